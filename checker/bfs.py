@@ -1,0 +1,259 @@
+"""The local (reference) engine: level-synchronous breadth-first search over fingerprints.
+
+- The seen set is a dict ``fingerprint -> (parent fingerprint, label)`` (``None`` for initial
+  states); only the current frontier keeps full states.
+- Invariants are checked when a state is first seen; transition properties and "sometimes"
+  guards on every generated transition.
+- Level by level, so the first level at which a property fails gives a shortest
+  counterexample. Ties are broken by value, not by visiting order, so that any engine and any
+  partitioning reports the same trace: a new state's parent is the smallest
+  ``(parent fingerprint, str(label))`` among its discoverers in that level, and the reported
+  violation of a property is the one with the smallest fingerprint (for transition
+  properties: the smallest ``(parent fingerprint, str(label))``).
+- After a property is violated the search goes on (unless ``stop_on_first``) so that every
+  other property gets its own verdict and shortest counterexample; it ends early once every
+  checked safety property is violated.
+"""
+
+from __future__ import annotations
+
+import gc
+import resource
+import time
+from dataclasses import dataclass
+from typing import Callable, Optional, Sequence
+
+from checker.fingerprint import fingerprint
+from checker.model import Label, Spec
+from checker.properties import INVARIANT, SOMETIMES, TRANSITION, Property
+from checker.result import CheckResult, Stats, Status, Step, Violation
+from checker.trace import rebuild
+
+
+@dataclass(frozen=True)
+class Progress:
+    """A progress report: ``depth`` (levels done, initial = 1), ``distinct`` and ``generated``
+    (states), ``frontier`` (states waiting at the next level), ``seconds`` since the start."""
+
+    depth: int
+    distinct: int
+    generated: int
+    frontier: int
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Bounds on a run: ``max_depth`` (states on the longest path explored, initial = 1),
+    ``time_limit`` (seconds of search), ``stop_on_first`` (end at the first violation, as TLC
+    does by default)."""
+
+    max_depth: Optional[int] = None
+    time_limit: Optional[float] = None
+    stop_on_first: bool = False
+
+
+class _Stop(Exception):
+    """Internal: a limit cut the search; the message says which."""
+
+
+def peak_rss_mb() -> float:
+    """Peak resident set size of this process, in MiB (Linux reports KiB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def _better(pfp: int, label: Label, best_pfp: int, best_label: Label) -> bool:
+    """The deterministic tie-break: smaller parent fingerprint, then smaller label text."""
+    return pfp < best_pfp or (pfp == best_pfp and str(label) < str(best_label))
+
+
+def explore(spec: Spec, properties: Sequence[Property], limits: Limits = Limits(),
+            on_progress: Optional[Callable[[Progress], None]] = None) -> CheckResult:
+    """Explore every reachable state of ``spec`` and check ``properties``.
+
+    Returns a ``CheckResult``: OK, VIOLATED (with a shortest counterexample per violated
+    property), VACUOUS (a "sometimes" guard never reached), INCOMPLETE (a limit or Ctrl-C cut
+    the search; ``reason`` says which) or ERROR (the spec raised; ``reason`` holds the message).
+    Never raises for those outcomes.
+    """
+    run = _Run(spec, properties, limits, on_progress)
+    gc_was_enabled = gc.isenabled()
+    gc.disable()  # states are acyclic tuples: the cyclic collector only costs time here
+    try:
+        run.search()
+    except _Stop as stop:
+        run.status, run.reason = Status.INCOMPLETE, str(stop)
+    except KeyboardInterrupt:
+        run.status, run.reason = Status.INCOMPLETE, "interrupted (Ctrl-C)"
+    except Exception as exc:  # a bug in the spec, not in the user's input
+        run.status = Status.ERROR
+        run.reason = f"the spec raised {type(exc).__name__}: {exc}"
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+    return run.result()
+
+
+class _Run:
+    """State of one search (kept out of ``explore`` to keep each function short)."""
+
+    def __init__(self, spec: Spec, properties: Sequence[Property], limits: Limits,
+                 on_progress: Optional[Callable[[Progress], None]]) -> None:
+        self.spec = spec
+        self.properties = tuple(properties)
+        self.invariants = [p for p in properties if p.kind == INVARIANT]
+        self.transitions = [p for p in properties if p.kind == TRANSITION]
+        self.pending = [p for p in properties if p.kind == SOMETIMES]
+        self.limits = limits
+        self.on_progress = on_progress
+        self.parents: dict[int, Optional[tuple[int, Label]]] = {}
+        self.stats = Stats(actions={name: [0, 0] for name in spec.action_names()})
+        self.violations: list[Violation] = []
+        self.status: Optional[Status] = None
+        self.reason = ""
+        self.start = time.perf_counter()
+        self.deadline = (self.start + limits.time_limit) if limits.time_limit else None
+
+    # -- the search -------------------------------------------------------------------------
+    def search(self) -> None:
+        level = {}
+        for state in self.spec.init_states():
+            self.stats.generated += 1
+            fp = fingerprint(state)
+            if fp not in self.parents and fp not in level:
+                level[fp] = state
+        for fp in level:
+            self.parents[fp] = None
+        self.stats.distinct = len(level)
+        self.stats.depth = 1 if level else 0
+        self._check_invariants({fp: (s, None, None) for fp, s in level.items()})
+        frontier = list(level.items())
+        while frontier and not self._done():
+            self._report(len(frontier))
+            if self.limits.max_depth is not None and self.stats.depth >= self.limits.max_depth:
+                if self._has_new_successor(frontier):
+                    self.stats.frontier = len(frontier)
+                    raise _Stop(f"depth bound {self.limits.max_depth} reached with states "
+                                "left to explore")
+                break
+            frontier = self._expand(frontier)
+        self._report(0)
+
+    def _done(self) -> bool:
+        """True once a violation ends the run: at the first one with ``stop_on_first``,
+        else when every checked safety property is violated."""
+        if not self.violations:
+            return False
+        return self.limits.stop_on_first or not (self.invariants or self.transitions)
+
+    def _expand(self, frontier: list) -> list:
+        """Expand one level; return the next frontier as ``[(fp, state)]``."""
+        parents, successors = self.parents, self.spec.successors
+        generated = {}
+        nxt: dict[int, list] = {}
+        transitions, broken = self.transitions, {}
+        count = 0
+        for pfp, state in frontier:
+            count += 1
+            if count & 1023 == 0:
+                self._tick(len(nxt))
+            for label, succ in successors(state):
+                action = label.action
+                generated[action] = generated.get(action, 0) + 1
+                if transitions:
+                    self._check_transition(pfp, state, label, succ, broken)
+                if self.pending:
+                    self._check_sometimes(state, label, succ)
+                fp = fingerprint(succ)
+                if fp in parents:
+                    continue
+                entry = nxt.get(fp)
+                if entry is None:
+                    nxt[fp] = [succ, pfp, label]
+                elif _better(pfp, label, entry[1], entry[2]):
+                    entry[1], entry[2] = pfp, label
+        self._commit_level(generated, nxt, broken)
+        return [(fp, entry[0]) for fp, entry in nxt.items()]
+
+    def _commit_level(self, generated: dict, nxt: dict, broken: dict) -> None:
+        actions = self.stats.actions
+        for action, n in generated.items():
+            actions.setdefault(action, [0, 0])[0] += n
+            self.stats.generated += n
+        for fp, (_, pfp, label) in nxt.items():
+            self.parents[fp] = (pfp, label)
+            actions[label.action][1] += 1
+        self.stats.distinct += len(nxt)
+        if nxt:
+            self.stats.depth += 1
+        for prop in sorted(broken, key=lambda p: p.name):
+            pfp, label, succ = broken[prop]
+            steps = rebuild(self.spec, self.parents, pfp)
+            steps.append(Step(label, succ, fingerprint(succ)))
+            self.violations.append(Violation(prop, tuple(steps)))
+            self.transitions = [p for p in self.transitions if p is not prop]
+        self._check_invariants(nxt)
+
+    def _check_invariants(self, states: dict) -> None:
+        """Check every still-unviolated invariant on newly seen states (``fp -> entry``)."""
+        found = []
+        for prop in self.invariants:
+            check = prop.predicate
+            worst = None
+            for fp, entry in states.items():
+                if (worst is None or fp < worst) and not check(entry[0]):
+                    worst = fp
+            if worst is not None:
+                found.append(prop)
+                self.violations.append(Violation(prop, tuple(rebuild(self.spec, self.parents,
+                                                                     worst))))
+        self.invariants = [p for p in self.invariants if p not in found]
+
+    def _check_transition(self, pfp, state, label, succ, broken) -> None:
+        for prop in self.transitions:
+            if not prop.predicate(state, label, succ):
+                old = broken.get(prop)
+                if old is None or _better(pfp, label, old[0], old[1]):
+                    broken[prop] = (pfp, label, succ)
+
+    def _check_sometimes(self, state, label, succ) -> None:
+        reached = [p for p in self.pending if p.predicate(state, label, succ)]
+        if reached:
+            self.pending = [p for p in self.pending if p not in reached]
+
+    def _has_new_successor(self, frontier: list) -> bool:
+        parents = self.parents
+        return any(fingerprint(succ) not in parents
+                   for _, state in frontier for _, succ in self.spec.successors(state))
+
+    # -- limits and progress ----------------------------------------------------------------
+    def _tick(self, discovered: int) -> None:
+        now = time.perf_counter()
+        if self.deadline is not None and now > self.deadline:
+            self.stats.frontier = discovered
+            raise _Stop(f"time limit of {self.limits.time_limit:g} s reached")
+
+    def _report(self, frontier: int) -> None:
+        self._tick(frontier)
+        if self.on_progress is not None:
+            self.on_progress(Progress(self.stats.depth, self.stats.distinct,
+                                      self.stats.generated, frontier,
+                                      time.perf_counter() - self.start))
+
+    def result(self) -> CheckResult:
+        self.stats.seconds = time.perf_counter() - self.start
+        self.stats.peak_rss_mb = peak_rss_mb()
+        status = self.status
+        unreached = [p.name for p in self.pending]
+        if self.violations and status == Status.INCOMPLETE:
+            status = Status.VIOLATED  # a counterexample stands even if the search was cut
+        if status is None:
+            if self.violations:
+                status = Status.VIOLATED
+            elif unreached:
+                status = Status.VACUOUS
+                self.reason = "never reached: " + ", ".join(unreached)
+            else:
+                status = Status.OK
+        return CheckResult(status, self.stats, self.properties, self.violations, unreached,
+                           self.reason)

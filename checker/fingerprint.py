@@ -1,0 +1,44 @@
+"""Stable 64-bit state fingerprints.
+
+A fingerprint is ``xxh3_64`` of the state's ``marshal`` encoding at format version 2. Format 2
+has no back-references (those came with version 3 and depend on reference counts), so the bytes
+depend only on the value: the same state gives the same fingerprint in every process, whatever
+``PYTHONHASHSEED`` is, which Python's own ``hash()`` does not guarantee (``hash(None)`` and
+``hash(str)`` vary between processes). States must be built from tuples, ints, bools, str and
+None only; a set or dict would make the encoding depend on iteration order.
+"""
+
+from __future__ import annotations
+
+import marshal
+
+import xxhash
+
+_MARSHAL_VERSION = 2
+_xxh3 = xxhash.xxh3_64_intdigest
+_dumps = marshal.dumps
+
+FP_BITS = 64
+
+
+def fingerprint(state: object) -> int:
+    """Return the state's fingerprint, an int in ``[0, 2**64)``.
+
+    Raises ``ValueError`` if the state holds a value ``marshal`` cannot encode.
+    """
+    return _xxh3(_dumps(state, _MARSHAL_VERSION))
+
+
+def collision_probability(distinct: int, generated: int) -> float:
+    """TLC's optimistic estimate of a fingerprint collision: ``n·(g−n)/2^64``.
+
+    ``distinct`` is n, the number of distinct states; ``generated`` is g, the number of states
+    generated (successors computed, duplicates included). Source: TLC's
+    ``AbstractChecker.calculateOptimisticProbability``.
+    """
+    return distinct * max(generated - distinct, 0) / float(2**FP_BITS)
+
+
+def fp_hex(fp: int) -> str:
+    """A fingerprint as 16 lowercase hex digits, as written in traces."""
+    return f"{fp:016x}"

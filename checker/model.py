@@ -1,0 +1,103 @@
+"""The generic ``Spec`` protocol that every model gives the checker, and action ``Label``s.
+
+The checker knows nothing about Kafka: a model is anything with ``init_states``,
+``successors`` and ``properties`` (the shape follows Stateright's ``Model`` trait, with the
+action and the next state produced in one pass as TLC's ``Next`` does).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from typing import Any, Hashable, Iterable, Protocol, Sequence
+
+from checker.properties import Property
+
+State = Hashable
+"""A model state: an immutable value built only from tuples, ints, bools, str and None."""
+
+
+@dataclass(frozen=True, slots=True)
+class Label:
+    """One action instance: ``action`` (PascalCase name) and ``args`` as ``(name, value)`` pairs.
+
+    ``str(label)`` is ``Fetch(follower=2, leader=0)``; ``Label.parse`` turns that back into an
+    equal ``Label``. Argument values are ints, bools, None or str (Python literals).
+    """
+
+    action: str
+    args: tuple[tuple[str, Any], ...] = ()
+
+    def __str__(self) -> str:
+        inner = ", ".join(f"{name}={value!r}" for name, value in self.args)
+        return f"{self.action}({inner})"
+
+    def arg(self, name: str) -> Any:
+        """The value of argument ``name``; raises ``KeyError`` if the label has none."""
+        for key, value in self.args:
+            if key == name:
+                return value
+        raise KeyError(name)
+
+    _PATTERN = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\((.*)\)\s*$")
+
+    @classmethod
+    def parse(cls, text: str) -> "Label":
+        """Parse ``Action(a=1, b=None)``; raises ``ValueError`` on anything else."""
+        match = cls._PATTERN.match(text)
+        if not match:
+            raise ValueError(f"not an action label: {text!r}")
+        action, inner = match.groups()
+        try:
+            call = ast.parse(f"f({inner})", mode="eval").body
+        except SyntaxError as exc:
+            raise ValueError(f"not an action label: {text!r}") from exc
+        if not isinstance(call, ast.Call) or call.args:
+            raise ValueError(f"label arguments must be named: {text!r}")
+        args = []
+        for keyword in call.keywords:
+            try:
+                value = ast.literal_eval(keyword.value)
+            except ValueError as exc:
+                raise ValueError(f"label argument is not a literal: {text!r}") from exc
+            args.append((keyword.arg, value))
+        return cls(action, tuple(args))
+
+
+class Spec(Protocol):
+    """What a model must provide to be explored.
+
+    - ``name``: short model name (``"kafka"``), written into reports.
+    - ``init_states()``: the initial states (usually one).
+    - ``successors(state)``: every enabled action with its next state, as ``(Label, State)``
+      pairs, in a fixed order (the checker relies on it for deterministic traces). Guards are
+      evaluated first; a disabled action yields nothing.
+    - ``properties()``: every property the model offers (invariants, transition properties and
+      "sometimes" vacuity guards); the user picks a subset.
+    - ``action_names()``: every action name, for coverage statistics and ``hwcheck list``.
+    - ``view(state)``: a JSON-friendly rendering of a state for people (trace viewers).
+    - ``config_dict()``: the model's bounds, JSON-friendly, written into reports.
+    """
+
+    name: str
+
+    def init_states(self) -> Sequence[State]: ...
+
+    def successors(self, state: State) -> Iterable[tuple[Label, State]]: ...
+
+    def properties(self) -> Sequence[Property]: ...
+
+    def action_names(self) -> Sequence[str]: ...
+
+    def view(self, state: State) -> Any: ...
+
+    def config_dict(self) -> dict[str, Any]: ...
+
+
+class NondeterministicSpec(RuntimeError):
+    """Replaying a trace did not reach the fingerprint recorded during the search.
+
+    The usual causes: iteration over a set or dict inside the spec, hidden global or random
+    state, or a state that holds something whose encoding is not canonical.
+    """

@@ -1,0 +1,52 @@
+"""Properties the checker evaluates: invariants, transition properties and "sometimes" guards.
+
+Kinds (the vocabulary of TLC and Stateright):
+
+- ``invariant``: ``predicate(state) -> bool`` must hold in every reachable state; it is
+  evaluated once per distinct state, when the state is first seen.
+- ``transition``: ``predicate(before, label, after) -> bool`` must hold for every transition
+  (TLC's action properties); evaluated on every generated transition.
+- ``sometimes``: ``predicate(before, label, after) -> bool`` must hold for *at least one*
+  transition. These are vacuity guards: "holds" over a model in which nothing ever crashes
+  means nothing, so a complete run in which a guard is never reached fails.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
+
+INVARIANT = "invariant"
+TRANSITION = "transition"
+SOMETIMES = "sometimes"
+KINDS = (INVARIANT, TRANSITION, SOMETIMES)
+
+
+@dataclass(frozen=True)
+class Property:
+    """A named property of a model.
+
+    ``name`` is PascalCase (``NoCommittedLoss``); ``description`` is one line shown beside every
+    violation and by ``hwcheck list``; ``kind`` is one of ``KINDS``; ``predicate`` has the
+    signature of its kind (see the module docstring); ``explain``, when given, takes the
+    violating state (for transition properties the ``(before, label, after)`` triple) and says
+    in words what is wrong.
+    """
+
+    name: str
+    description: str
+    kind: str
+    predicate: Callable[..., bool]
+    explain: Optional[Callable[..., str]] = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"property {self.name}: unknown kind {self.kind!r}")
+
+
+def property_from(kind: str, func: Callable[..., bool], *, name: str | None = None,
+                  explain: Callable[..., Any] | None = None) -> Property:
+    """Build a ``Property`` whose description is the first line of ``func``'s docstring."""
+    doc = (func.__doc__ or "").strip().splitlines()
+    description = doc[0].strip() if doc else ""
+    return Property(name or func.__name__, description, kind, func, explain)

@@ -1,0 +1,143 @@
+"""What a run returns: status, statistics, violations, and the exit codes CI depends on."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from checker.model import Label, State
+from checker.properties import Property
+
+
+class Status(str, Enum):
+    """Outcome of a run.
+
+    OK: every checked property holds on the whole reachable state space and every "sometimes"
+    guard was reached. VIOLATED: an invariant or transition property has a counterexample.
+    VACUOUS: the search completed, invariants hold, but a "sometimes" guard was never reached.
+    INCOMPLETE: a depth bound, time limit or Ctrl-C cut the search; nothing is proved.
+    ERROR: the spec raised an exception.
+    """
+
+    OK = "OK"
+    VIOLATED = "VIOLATED"
+    VACUOUS = "VACUOUS"
+    INCOMPLETE = "INCOMPLETE"
+    ERROR = "ERROR"
+
+
+EXIT_OK = 0
+EXIT_USAGE = 2
+EXIT_INCOMPLETE = 3
+EXIT_BAD_INPUT = 4
+EXIT_ENVIRONMENT = 5
+EXIT_VIOLATED = 12
+EXIT_VACUOUS = 13
+EXIT_SPEC_ERROR = 75
+
+EXIT_CODES = {
+    Status.OK: EXIT_OK,
+    Status.VIOLATED: EXIT_VIOLATED,
+    Status.VACUOUS: EXIT_VACUOUS,
+    Status.INCOMPLETE: EXIT_INCOMPLETE,
+    Status.ERROR: EXIT_SPEC_ERROR,
+}
+
+
+@dataclass
+class Stats:
+    """Search statistics.
+
+    ``distinct``: distinct states found (states). ``generated``: successor states computed,
+    duplicates included, plus the initial states (TLC's "states generated"). ``depth``: length
+    of the longest shortest path, the initial state counting as depth 1 (as TLC counts).
+    ``seconds``: wall time of the search. ``actions``: per action name,
+    ``[generated, distinct]`` (TLC's coverage: how often the action fired, how many of those
+    reached a new state). ``peak_rss_mb``: the process's peak resident memory (MiB).
+    ``levels``: per BFS level ``(depth, new states)``.
+    """
+
+    distinct: int = 0
+    generated: int = 0
+    depth: int = 0
+    seconds: float = 0.0
+    actions: dict[str, list[int]] = field(default_factory=dict)
+    peak_rss_mb: float = 0.0
+    frontier: int = 0
+
+    @property
+    def states_per_second(self) -> float:
+        """Distinct states per second of search (0 when no time elapsed)."""
+        return self.distinct / self.seconds if self.seconds > 0 else 0.0
+
+    @property
+    def collision_probability(self) -> float:
+        """TLC's estimate ``n·(g−n)/2^64`` of a fingerprint collision in this run."""
+        from checker.fingerprint import collision_probability
+
+        return collision_probability(self.distinct, self.generated)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-friendly form."""
+        return {
+            "distinct": self.distinct,
+            "generated": self.generated,
+            "depth": self.depth,
+            "seconds": round(self.seconds, 3),
+            "distinct_per_second": round(self.states_per_second, 1),
+            "collision_probability": self.collision_probability,
+            "peak_rss_mb": round(self.peak_rss_mb, 1),
+            "left_in_frontier": self.frontier,
+            "actions": {name: {"generated": g, "distinct": d}
+                        for name, (g, d) in self.actions.items()},
+        }
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of a trace: the action that led here (None for the initial state), the state
+    reached and its fingerprint."""
+
+    label: Label | None
+    state: State
+    fingerprint: int
+
+
+@dataclass(frozen=True)
+class Violation:
+    """A property with its shortest counterexample ``trace`` (initial state first).
+
+    For an invariant the last step's state violates it; for a transition property the last
+    step is the violating transition.
+    """
+
+    prop: Property
+    trace: tuple[Step, ...]
+
+    @property
+    def length(self) -> int:
+        """Number of states in the trace (TLC's convention: the initial state counts)."""
+        return len(self.trace)
+
+
+@dataclass
+class CheckResult:
+    """Everything a run found.
+
+    ``violations``: one per violated property, in the order found (shortest first).
+    ``unreached``: names of "sometimes" guards never reached. ``reason``: why a run is
+    INCOMPLETE or ERROR, in words.
+    """
+
+    status: Status
+    stats: Stats
+    checked: tuple[Property, ...]
+    violations: list[Violation] = field(default_factory=list)
+    unreached: list[str] = field(default_factory=list)
+    reason: str = ""
+
+    @property
+    def exit_code(self) -> int:
+        """The documented exit code for this outcome."""
+        return EXIT_CODES[self.status]

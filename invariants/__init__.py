@@ -1,0 +1,38 @@
+"""The Kafka replication properties, stated once over ``invariants.access.Replication``.
+
+``catalog(acc)`` lists every property a model offers, in a fixed order: invariants
+(``sanity``, ``safety``), transition properties (``transitions``), then the "sometimes"
+vacuity guards (``reachability``).
+"""
+
+from __future__ import annotations
+
+from checker.properties import Property
+from invariants import reachability, safety, sanity, transitions
+from invariants.access import Replication
+
+
+def catalog(acc: Replication, committed_history: bool = True,
+            lifecycle: bool = True) -> list[Property]:
+    """Every property for a model read through ``acc``.
+
+    ``committed_history``: the model keeps the ghost set of committed records (offers
+    NoCommittedLoss). ``lifecycle``: the model has crash and restart actions (offers their
+    guards).
+    """
+    return (sanity.properties(acc) + safety.properties(acc, committed_history)
+            + transitions.properties(acc) + reachability.properties(acc, lifecycle))
+
+
+def select(props: list[Property], names: list[str]) -> list[Property]:
+    """The properties named in ``names`` (all when empty), in catalog order.
+
+    Raises ``KeyError`` with the unknown name when a name is not in ``props``.
+    """
+    if not names:
+        return list(props)
+    known = {p.name: p for p in props}
+    for name in names:
+        if name not in known:
+            raise KeyError(name)
+    return [p for p in props if p.name in set(names)]

@@ -1,0 +1,42 @@
+"""The read-only accessors a model provides so that each invariant is stated once.
+
+Both hwcheck models have logs, HWs, leaders and ISRs; an invariant reads them through this
+protocol rather than through a model's tuple layout.
+"""
+
+from __future__ import annotations
+
+from typing import Optional, Protocol, Sequence
+
+from checker.model import Label
+
+Record = tuple  # (record id, epoch); compared as a whole
+
+
+class Replication(Protocol):
+    """What the invariants read off a state.
+
+    - ``logs(s)``: per replica (index = replica id), its log as a tuple of records.
+    - ``hws(s)``: per replica, its HW (offset, exclusive).
+    - ``presumed_leaders(s)``: ``(replica, cached ISR)`` for every live replica that believes
+      it leads, stale ones included.
+    - ``quorum(s)``: the controller's ``(leader or None, epoch, isr)``.
+    - ``committed(s)``: ghost ``(offset, record id)`` pairs ever committed, or None when the
+      model keeps no such history (then NoCommittedLoss is not offered).
+    - ``replica_epochs(s)``: per replica, its leader epoch, or None while it is down.
+    - ``event(label)``: ``"crash"``, ``"restart"``, ``"election"`` or None.
+    """
+
+    def logs(self, s) -> Sequence[Sequence[Record]]: ...
+
+    def hws(self, s) -> Sequence[int]: ...
+
+    def presumed_leaders(self, s) -> Sequence[tuple[int, Sequence[int]]]: ...
+
+    def quorum(self, s) -> tuple[Optional[int], int, Sequence[int]]: ...
+
+    def committed(self, s) -> Optional[Sequence[tuple[int, int]]]: ...
+
+    def replica_epochs(self, s) -> Sequence[Optional[int]]: ...
+
+    def event(self, label: Label) -> Optional[str]: ...

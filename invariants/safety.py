@@ -1,0 +1,102 @@
+"""Safety invariants: NoCommittedLoss, NoDivergence, WeakIsr, StrongIsr (protocol.md)."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from checker.properties import INVARIANT, Property
+from invariants.access import Replication
+
+
+def _missing(log, committed) -> Optional[tuple[int, int]]:
+    """The first committed ``(offset, id)`` that ``log`` does not hold at that offset."""
+    for offset, record_id in committed:
+        if offset >= len(log) or log[offset][0] != record_id:
+            return offset, record_id
+    return None
+
+
+def _first_gap(leader_log, hw: int, member_log) -> Optional[int]:
+    """First offset below ``hw`` where ``member_log`` differs from ``leader_log``."""
+    for offset in range(hw):
+        if offset >= len(member_log) or member_log[offset] != leader_log[offset]:
+            return offset
+    return None
+
+
+def _isr_holds(acc: Replication, s, strong: bool) -> Optional[str]:
+    """Why some presumed leader's committed prefix is not on every (cached or controller)
+    ISR member, or None when it is."""
+    logs, hws = acc.logs(s), acc.hws(s)
+    quorum_isr = acc.quorum(s)[2]
+    for leader, cached_isr in acc.presumed_leaders(s):
+        hw = hws[leader]
+        if hw == 0:
+            continue
+        for member in (quorum_isr if strong else cached_isr):
+            gap = _first_gap(logs[leader], hw, logs[member])
+            if gap is not None:
+                which = "controller's" if strong else "its own"
+                return (f"leader {leader} has HW {hw} but {which} ISR member {member} "
+                        f"differs from it at offset {gap}")
+    return None
+
+
+def properties(acc: Replication, committed_history: bool = True) -> list[Property]:
+    """The safety invariants over ``acc``; NoCommittedLoss only with ``committed_history``."""
+
+    def no_committed_loss(s) -> bool:
+        """Every committed record is in the current leader's log at its offset."""
+        leader = acc.quorum(s)[0]
+        return leader is None or _missing(acc.logs(s)[leader], acc.committed(s)) is None
+
+    def explain_loss(s) -> str:
+        leader, epoch, _ = acc.quorum(s)
+        offset, record_id = _missing(acc.logs(s)[leader], acc.committed(s))
+        return (f"record {record_id} was committed at offset {offset} but the leader of "
+                f"epoch {epoch}, replica {leader}, does not hold it there")
+
+    def no_divergence(s) -> bool:
+        """Any two replicas hold the same records below both of their HWs."""
+        logs, hws = acc.logs(s), acc.hws(s)
+        n = len(logs)
+        for a in range(n):
+            for b in range(a + 1, n):
+                h = min(hws[a], hws[b])
+                if h and logs[a][:h] != logs[b][:h]:
+                    return False
+        return True
+
+    def explain_divergence(s) -> str:
+        logs, hws = acc.logs(s), acc.hws(s)
+        for a in range(len(logs)):
+            for b in range(a + 1, len(logs)):
+                h = min(hws[a], hws[b])
+                gap = _first_gap(logs[a], h, logs[b])
+                if gap is not None:
+                    return (f"replicas {a} and {b} hold different records at offset {gap} "
+                            f"({logs[a][gap]} vs {logs[b][gap]}), below both HWs "
+                            f"({hws[a]} and {hws[b]})")
+        return ""
+
+    def weak_isr(s) -> bool:
+        """Each presumed leader's committed prefix is on every member of its own ISR."""
+        return _isr_holds(acc, s, strong=False) is None
+
+    def strong_isr(s) -> bool:
+        """Each presumed leader's committed prefix is on every member of the controller's ISR."""
+        return _isr_holds(acc, s, strong=True) is None
+
+    props = []
+    if committed_history:
+        props.append(Property("NoCommittedLoss", no_committed_loss.__doc__, INVARIANT,
+                              no_committed_loss, explain_loss))
+    props += [
+        Property("NoDivergence", no_divergence.__doc__, INVARIANT, no_divergence,
+                 explain_divergence),
+        Property("WeakIsr", weak_isr.__doc__, INVARIANT, weak_isr,
+                 lambda s: _isr_holds(acc, s, strong=False)),
+        Property("StrongIsr", strong_isr.__doc__, INVARIANT, strong_isr,
+                 lambda s: _isr_holds(acc, s, strong=True)),
+    ]
+    return props

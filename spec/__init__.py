@@ -1,0 +1,1 @@
+"""The Kafka replication models that hwcheck explores (``spec.kafka``; later ``spec.tla``)."""

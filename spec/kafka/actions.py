@@ -1,0 +1,162 @@
+"""The data-path actions of the Kafka model: produce, fetch, ISR shrink and expand.
+
+(protocol.md, "Actions"; the controller and broker lifecycle are in ``membership``.)
+
+Each action is a generator ``action(ctx, state)`` yielding ``(Label, next state)`` for every
+enabled choice: first the guards (``# enabled when``), then the effect. ``ctx`` is the
+``KafkaSpec`` (config, variant, interned labels). Replica ids and epochs are ints; offsets are
+0-based, LEO and HW exclusive.
+"""
+
+from __future__ import annotations
+
+from spec.kafka.state import (ALIVE, C_EPOCH, C_LEADER, CONTROLLER, G_COMMITTED, G_CRASHES,
+                              G_NEXT_ID, GHOST, HW, LOG, REMOTE, REPLICAS, REQUESTS, V_EPOCH,
+                              V_ISR, V_LEADER, VIEW, commit, leader_hw, put, with_member,
+                              without_member)
+
+
+def produce(ctx, s):
+    """Produce: a live replica that presumes it is leader (a stale one too) appends
+    ``(next id, its epoch)``; with acks=all only while its ISR has >= min.insync.replicas
+    members. Then it recomputes its HW. Source: protocol.md action 1; Kafka
+    ``Partition.appendRecordsToLeader`` (NotEnoughReplicas check)."""
+    replicas, ghost = s[REPLICAS], s[GHOST]
+    next_id = ghost[G_NEXT_ID]
+    # enabled when: records left, leader up, believes it leads, ISR large enough
+    if next_id >= ctx.config.max_records:
+        return
+    for r, rep in enumerate(replicas):
+        view = rep[VIEW]
+        if not rep[ALIVE] or view[V_LEADER] != r or len(view[V_ISR]) < ctx.config.min_isr:
+            continue
+        # effect
+        log = rep[LOG] + ((next_id, view[V_EPOCH]),)
+        hw = leader_hw(len(log), rep[HW], r, view[V_ISR], rep[REMOTE])
+        committed = commit(ghost[G_COMMITTED], log, rep[HW], hw)
+        new_rep = (log, hw, True, view, rep[REMOTE])
+        yield ctx.labels.produce[r], (put(replicas, r, new_rep), s[CONTROLLER], s[REQUESTS],
+                                      (next_id + 1, ghost[G_CRASHES], committed))
+
+
+def fetch(ctx, s):
+    """Fetch(follower, leader), request and response in one step.
+
+    Enabled when the follower is up and follows ``leader``, which is up and presumes
+    leadership (fenced variant: at the follower's epoch, KIP-320). If the fetch offset
+    ``LEO_f`` is past ``LEO_L`` the leader answers OFFSET_OUT_OF_RANGE and the follower
+    truncates to ``LEO_L`` (pre-KIP-101 handling). Otherwise the leader reads its records from
+    ``LEO_f`` on together with its HW *as it is before this fetch*, then records
+    ``remote LEO = LEO_f`` and recomputes its HW; the follower appends and sets
+    ``HW_f = min(response HW, new LEO_f)``. Reading before updating is Kafka's order
+    (``ReplicaManager.fetchMessages``: ``readFromLocalLog``, then
+    ``updateFollowerFetchState``), and is why a follower learns a higher HW only on its next
+    fetch. Source: protocol.md action 2; ``ReplicaFetcherThread.processPartitionData``.
+    """
+    replicas = s[REPLICAS]
+    fenced = ctx.variant.fenced
+    for f, rep in enumerate(replicas):
+        view = rep[VIEW]
+        leader = view[V_LEADER]
+        # enabled when: follower up, following someone else who is up and presumes leadership
+        if not rep[ALIVE] or leader is None or leader == f:
+            continue
+        lrep = replicas[leader]
+        lview = lrep[VIEW]
+        if not lrep[ALIVE] or lview[V_LEADER] != leader:
+            continue
+        if fenced and lview[V_EPOCH] != view[V_EPOCH]:
+            continue
+        # effect
+        flog, llog = rep[LOG], lrep[LOG]
+        offset, lleo = len(flog), len(llog)
+        if offset > lleo:  # OFFSET_OUT_OF_RANGE: truncate to the leader's LEO
+            new_rep = (flog[:lleo], min(rep[HW], lleo), True, view, ())
+            yield ctx.labels.fetch[f][leader], (put(replicas, f, new_rep),) + s[1:]
+            continue
+        response_hw = lrep[HW]
+        remote = put(lrep[REMOTE], f, offset)
+        hw = leader_hw(lleo, response_hw, leader, lview[V_ISR], remote)
+        new_leader = (llog, hw, True, lview, remote)
+        new_log = flog + llog[offset:] if offset < lleo else flog
+        new_follower = (new_log, min(response_hw, lleo), True, view, ())
+        new_replicas = put(put(replicas, leader, new_leader), f, new_follower)
+        ghost = s[GHOST]
+        if hw != response_hw:
+            ghost = put(ghost, G_COMMITTED, commit(ghost[G_COMMITTED], llog, response_hw, hw))
+        yield ctx.labels.fetch[f][leader], (new_replicas, s[CONTROLLER], s[REQUESTS], ghost)
+
+
+def _true_leader(s, r):
+    """``r`` is the true leader: up, presumes leadership, and the controller names it at the
+    same epoch (only it may change the ISR; Kafka's ZooKeeper/KRaft ISR update is fenced by
+    the leader epoch and version)."""
+    rep, ctrl = s[REPLICAS][r], s[CONTROLLER]
+    view = rep[VIEW]
+    return (rep[ALIVE] and view[V_LEADER] == r and ctrl[C_LEADER] == r
+            and ctrl[C_EPOCH] == view[V_EPOCH])
+
+
+def _record_isr(s, leader, isr):
+    """``(controller, requests)`` after the true leader changed the ISR to ``isr``.
+
+    The epoch stays. The latest LeaderAndIsr is rewritten to carry the new ISR, because it
+    stands for the partition state the controller sends from now on: to a broker that starts
+    (``KafkaController.onBrokerStartup`` sends the current leader and ISR) and, in KRaft, to
+    every replica through the metadata log. Without this a leader that crashed and restarted
+    would re-apply its own old ISR."""
+    epoch = s[CONTROLLER][C_EPOCH]
+    requests = s[REQUESTS][:-1] + ((epoch, leader, isr),)
+    return (epoch, leader, isr), requests
+
+
+def shrink_isr(ctx, s):
+    """ShrinkIsr(leader, follower): the true leader drops a follower that is not caught up
+    (its remote LEO is below the leader's LEO; ``replica.lag.time.max.ms`` may expire at any
+    moment). The controller's ISR changes with it, with no new epoch (other replicas' cached
+    ISRs go stale until they apply a newer request); the leader then recomputes its HW. Never empties
+    the ISR. Source: protocol.md action 3; ``Partition.maybeShrinkIsr``."""
+    replicas = s[REPLICAS]
+    for r in range(len(replicas)):
+        if not _true_leader(s, r):
+            continue
+        rep = replicas[r]
+        log, remote, view = rep[LOG], rep[REMOTE], rep[VIEW]
+        for f in view[V_ISR]:
+            # enabled when: f is another ISR member behind the leader's LEO
+            if f == r or remote[f] >= len(log):
+                continue
+            # effect
+            isr = without_member(view[V_ISR], f)
+            hw = leader_hw(len(log), rep[HW], r, isr, remote)
+            new_view = (r, view[V_EPOCH], isr)
+            ghost = s[GHOST]
+            if hw != rep[HW]:
+                ghost = put(ghost, G_COMMITTED, commit(ghost[G_COMMITTED], log, rep[HW], hw))
+            ctrl, requests = _record_isr(s, r, isr)
+            yield ctx.labels.shrink[r][f], (put(replicas, r, (log, hw, True, new_view, remote)),
+                                            ctrl, requests, ghost)
+
+
+def expand_isr(ctx, s):
+    """ExpandIsr(leader, follower): the true leader adds a follower whose fetches (in this
+    leadership) have reached the leader's HW. Fenced variant: only once the leader's HW has
+    reached the start of its own epoch (KIP-320 / KAFKA-7128), i.e. HW = LEO or the record at
+    HW carries the leader's epoch. Source: protocol.md action 3; ``Partition.maybeExpandIsr``."""
+    replicas = s[REPLICAS]
+    for r in range(len(replicas)):
+        if not _true_leader(s, r):
+            continue
+        rep = replicas[r]
+        log, hw, remote, view = rep[LOG], rep[HW], rep[REMOTE], rep[VIEW]
+        if ctx.variant.fenced and hw < len(log) and log[hw][1] != view[V_EPOCH]:
+            continue
+        for f in range(len(replicas)):
+            # enabled when: f is outside the ISR and has fetched up to the leader's HW
+            if f in view[V_ISR] or remote[f] < 0 or remote[f] < hw:
+                continue
+            isr = with_member(view[V_ISR], f)
+            new_rep = (log, hw, True, (r, view[V_EPOCH], isr), remote)
+            ctrl, requests = _record_isr(s, r, isr)
+            yield ctx.labels.expand[r][f], (put(replicas, r, new_rep), ctrl, requests, s[GHOST])
+

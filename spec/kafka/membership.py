@@ -1,0 +1,143 @@
+"""Controller decisions and the broker lifecycle: elections, the controller's ISR shrink,
+crash, restart, and applying a LeaderAndIsr (become leader / become follower).
+
+Same conventions as ``spec.kafka.actions``: generators ``action(ctx, state)`` yielding
+``(Label, next state)``, guards first.
+"""
+
+from __future__ import annotations
+
+from spec.kafka.state import (ALIVE, C_EPOCH, C_ISR, C_LEADER, CONTROLLER, G_COMMITTED, G_CRASHES, GHOST,
+                              HW, LOG, NO_VIEW, REMOTE, REPLICAS, REQUESTS, V_EPOCH, VIEW,
+                              commit, leader_hw, put, without_member)
+
+
+def _decide(s, leader, isr):
+    """``(controller, requests)`` after the controller takes the next epoch and decides
+    ``(leader, isr)``; the same triple is sent to every replica as a LeaderAndIsr."""
+    decision = (s[CONTROLLER][C_EPOCH] + 1, leader, isr)
+    return decision, s[REQUESTS] + (decision,)
+
+
+def controller_shrink_isr(ctx, s):
+    """ControllerShrinkIsr(replica): the controller saw a follower's broker die and removes it
+    from the ISR, bumping the leader epoch and sending a LeaderAndIsr (ZooKeeper-mode
+    controller: ``removeReplicasFromIsr`` makes a new leader epoch). Never empties the ISR and
+    never removes the leader (an election does that). Source: protocol.md action 3."""
+    ctrl, replicas = s[CONTROLLER], s[REPLICAS]
+    if ctrl[C_EPOCH] >= ctx.config.max_epoch or len(ctrl[C_ISR]) < 2:
+        return
+    for r in ctrl[C_ISR]:
+        # enabled when: r is a crashed ISR member other than the leader
+        if replicas[r][ALIVE] or r == ctrl[C_LEADER]:
+            continue
+        decision, requests = _decide(s, ctrl[C_LEADER], without_member(ctrl[C_ISR], r))
+        yield ctx.labels.controller_shrink[r], (replicas, decision, requests, s[GHOST])
+
+
+def elect(ctx, s):
+    """Elect(leader): clean election. The controller picks a live ISR member other than the
+    current leader (the leader may be down, or up: preferred-leader election, controlled
+    shutdown), takes the next epoch and keeps the live ISR members as the new ISR.
+    Source: protocol.md action 6; ``PartitionLeaderElectionAlgorithms`` and the ZooKeeper
+    controller's offline election (new ISR = live ISR members). Bounded by max_epoch."""
+    ctrl, replicas = s[CONTROLLER], s[REPLICAS]
+    if ctrl[C_EPOCH] >= ctx.config.max_epoch:
+        return
+    live = tuple(m for m in ctrl[C_ISR] if replicas[m][ALIVE])
+    for c in live:
+        if c == ctrl[C_LEADER]:
+            continue
+        decision, requests = _decide(s, c, live)
+        yield ctx.labels.elect[c], (replicas, decision, requests, s[GHOST])
+
+
+def unclean_elect(ctx, s):
+    """UncleanElect(leader): with unclean.leader.election.enable, when no ISR member is up,
+    the controller picks any live replica; the new ISR is that replica alone. Loses committed
+    data by design. Source: protocol.md action 6."""
+    ctrl, replicas = s[CONTROLLER], s[REPLICAS]
+    if not ctx.config.unclean_election or ctrl[C_EPOCH] >= ctx.config.max_epoch:
+        return
+    if any(replicas[m][ALIVE] for m in ctrl[C_ISR]):
+        return
+    for c, rep in enumerate(replicas):
+        if rep[ALIVE]:
+            decision, requests = _decide(s, c, (c,))
+            yield ctx.labels.unclean_elect[c], (replicas, decision, requests, s[GHOST])
+
+
+def crash(ctx, s):
+    """Crash(replica): the broker stops; its volatile state (view, remote LEOs) is lost, its
+    log and HW checkpoint stay. Bounded by max_crashes. Source: protocol.md action 4."""
+    ghost = s[GHOST]
+    if ghost[G_CRASHES] >= ctx.config.max_crashes:
+        return
+    replicas = s[REPLICAS]
+    new_ghost = put(ghost, G_CRASHES, ghost[G_CRASHES] + 1)
+    for r, rep in enumerate(replicas):
+        if rep[ALIVE]:
+            down = (rep[LOG], rep[HW], False, NO_VIEW, ())
+            yield ctx.labels.crash[r], (put(replicas, r, down), s[CONTROLLER], s[REQUESTS],
+                                        new_ghost)
+
+
+def restart(ctx, s):
+    """Restart(replica): the broker comes back with no leader in its view. It must apply a
+    LeaderAndIsr before it serves or fetches, and it only applies those sent from now on:
+    on broker startup the controller sends the current LeaderAndIsr, and requests in flight
+    before the crash died with the old connection (``KafkaController.onBrokerStartup``). The
+    view's epoch is set just below the controller's epoch to say exactly that.
+    Source: protocol.md action 5."""
+    replicas, ctrl = s[REPLICAS], s[CONTROLLER]
+    for r, rep in enumerate(replicas):
+        if not rep[ALIVE]:
+            up = (rep[LOG], rep[HW], True, (None, ctrl[C_EPOCH] - 1, ()), ())
+            yield ctx.labels.restart[r], (put(replicas, r, up),) + s[1:]
+
+
+def become_leader(ctx, s):
+    """BecomeLeader(replica, epoch): a live replica applies a LeaderAndIsr newer than its view
+    that names it leader. It keeps its log and its own HW (usually behind the old leader's),
+    forgets remote LEOs (unknown until followers fetch), then recomputes its HW (a sole ISR
+    member commits its whole log). Source: protocol.md action 7; ``Partition.makeLeader``."""
+    replicas = s[REPLICAS]
+    n = len(replicas)
+    for r, rep in enumerate(replicas):
+        if not rep[ALIVE]:
+            continue
+        for epoch, leader, isr in s[REQUESTS][rep[VIEW][V_EPOCH] + 1:]:
+            if leader != r:
+                continue
+            remote = (-1,) * n
+            log = rep[LOG]
+            hw = leader_hw(len(log), rep[HW], r, isr, remote)
+            ghost = s[GHOST]
+            if hw != rep[HW]:
+                ghost = put(ghost, G_COMMITTED, commit(ghost[G_COMMITTED], log, rep[HW], hw))
+            new_rep = (log, hw, True, (r, epoch, isr), remote)
+            yield ctx.labels.become_leader[r][epoch], (put(replicas, r, new_rep), s[CONTROLLER],
+                                                       s[REQUESTS], ghost)
+
+
+def become_follower(ctx, s):
+    """BecomeFollower(replica, epoch): a live replica applies a LeaderAndIsr newer than its
+    view that names another replica leader, and truncates its log by the variant's rule
+    (``spec.kafka.variants``); its HW drops to the truncation point if above it. Disabled while
+    the rule cannot answer (the leader to ask is not ready). A request naming no leader is
+    never applied. Source: protocol.md action 7; ``ReplicaFetcherThread.maybeTruncate``."""
+    replicas = s[REPLICAS]
+    rule = ctx.variant.rule
+    for r, rep in enumerate(replicas):
+        if not rep[ALIVE]:
+            continue
+        for epoch, leader, isr in s[REQUESTS][rep[VIEW][V_EPOCH] + 1:]:
+            if leader is None or leader == r:
+                continue
+            offset = rule(replicas, r, leader, epoch)
+            if offset is None:
+                continue
+            log = rep[LOG]
+            offset = min(offset, len(log))
+            new_rep = (log[:offset], min(rep[HW], offset), True, (leader, epoch, isr), ())
+            yield ctx.labels.become_follower[r][epoch], (put(replicas, r, new_rep),) + s[1:]

@@ -1,0 +1,152 @@
+"""``KafkaSpec``: the hwcheck model of Kafka replication as a ``checker.model.Spec``.
+
+It also provides the read-only accessors the invariants use (``invariants.access``), so each
+invariant is stated once for every model.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator, Optional
+
+from checker.model import Label
+from spec.kafka import actions, membership
+from spec.kafka.config import Config
+from spec.kafka.state import (ALIVE, C_EPOCH, C_ISR, C_LEADER, CONTROLLER, G_COMMITTED,
+                              G_CRASHES, G_NEXT_ID, GHOST, HW, LOG, REMOTE, REPLICAS,
+                              REQUESTS, V_EPOCH, V_ISR, V_LEADER, VIEW, initial_state)
+from spec.kafka.variants import VARIANTS
+
+ACTIONS = (
+    ("Produce", actions.produce),
+    ("Fetch", actions.fetch),
+    ("ShrinkIsr", actions.shrink_isr),
+    ("ExpandIsr", actions.expand_isr),
+    ("ControllerShrinkIsr", membership.controller_shrink_isr),
+    ("Elect", membership.elect),
+    ("UncleanElect", membership.unclean_elect),
+    ("Crash", membership.crash),
+    ("Restart", membership.restart),
+    ("BecomeLeader", membership.become_leader),
+    ("BecomeFollower", membership.become_follower),
+)
+"""Every action, in the fixed order successors are generated."""
+
+_EVENTS = {"Crash": "crash", "Restart": "restart", "Elect": "election",
+           "UncleanElect": "election"}
+
+
+class _Labels:
+    """Every label the model can produce, built once (labels are compared and hashed often)."""
+
+    def __init__(self, n: int, max_epoch: int) -> None:
+        def one(action: str, key: str) -> list[Label]:
+            return [Label(action, ((key, r),)) for r in range(n)]
+
+        def two(action: str, k1: str, k2: str, second: range) -> list[list[Label]]:
+            return [[Label(action, ((k1, a), (k2, b))) for b in second] for a in range(n)]
+
+        epochs = range(max_epoch + 1)
+        self.produce = one("Produce", "leader")
+        self.fetch = two("Fetch", "follower", "leader", range(n))
+        self.shrink = two("ShrinkIsr", "leader", "follower", range(n))
+        self.expand = two("ExpandIsr", "leader", "follower", range(n))
+        self.controller_shrink = one("ControllerShrinkIsr", "replica")
+        self.elect = one("Elect", "leader")
+        self.unclean_elect = one("UncleanElect", "leader")
+        self.crash = one("Crash", "replica")
+        self.restart = one("Restart", "replica")
+        self.become_leader = two("BecomeLeader", "replica", "epoch", epochs)
+        self.become_follower = two("BecomeFollower", "replica", "epoch", epochs)
+
+
+class KafkaSpec:
+    """The Kafka replication model (protocol.md) under ``config``.
+
+    Raises ``spec.kafka.ConfigError`` if the config is impossible (see ``Config.validate``).
+    """
+
+    name = "kafka"
+
+    def __init__(self, config: Config = Config()) -> None:
+        self.config = config.validate()
+        self.variant = VARIANTS[self.config.truncation]
+        self.labels = _Labels(self.config.replicas, self.config.max_epoch)
+        self._actions = tuple(func for _, func in ACTIONS)
+
+    # -- checker.model.Spec -----------------------------------------------------------------
+    def init_states(self) -> list[tuple]:
+        """The single initial state (``spec.kafka.state.initial_state``)."""
+        return [initial_state(self.config.replicas)]
+
+    def successors(self, state: tuple) -> Iterator[tuple[Label, tuple]]:
+        """Every enabled ``(label, next state)``, action by action in ``ACTIONS`` order."""
+        for action in self._actions:
+            yield from action(self, state)
+
+    def action_names(self) -> list[str]:
+        """The action names, in generation order."""
+        return [name for name, _ in ACTIONS]
+
+    def config_dict(self) -> dict[str, Any]:
+        """The bounds, as written into reports."""
+        return self.config.to_dict()
+
+    def view(self, state: tuple) -> dict[str, Any]:
+        """A JSON-friendly picture of a state: per replica its log (``[id, epoch]`` per offset),
+        HW, LEO, role, epoch, leader and ISR as it believes them; the controller; ghosts."""
+        replicas = []
+        for r, rep in enumerate(state[REPLICAS]):
+            leader, epoch, isr = rep[VIEW]
+            role = ("down" if not rep[ALIVE] else "leader" if leader == r
+                    else "follower" if leader is not None else "no leader")
+            replicas.append({
+                "replica": r, "alive": rep[ALIVE], "role": role, "leader": leader,
+                "epoch": epoch, "isr": list(isr), "log": [list(rec) for rec in rep[LOG]],
+                "hw": rep[HW], "leo": len(rep[LOG]), "remote_leo": list(rep[REMOTE]),
+            })
+        epoch, leader, isr = state[CONTROLLER]
+        ghost = state[GHOST]
+        return {
+            "replicas": replicas,
+            "controller": {"epoch": epoch, "leader": leader, "isr": list(isr)},
+            "requests": [{"epoch": e, "leader": lead, "isr": list(i)}
+                         for e, lead, i in state[REQUESTS]],
+            "records_produced": ghost[G_NEXT_ID],
+            "crashes": ghost[G_CRASHES],
+            "committed": [list(pair) for pair in ghost[G_COMMITTED]],
+        }
+
+    # -- invariants.access.Replication ------------------------------------------------------
+    def logs(self, state: tuple) -> tuple:
+        """Per replica, its log: a tuple of records ``(id, epoch)``."""
+        return tuple(rep[LOG] for rep in state[REPLICAS])
+
+    def hws(self, state: tuple) -> tuple:
+        """Per replica, its HW (offset, exclusive)."""
+        return tuple(rep[HW] for rep in state[REPLICAS])
+
+    def presumed_leaders(self, state: tuple) -> list[tuple[int, tuple]]:
+        """``(replica, its cached ISR)`` for every live replica that presumes leadership."""
+        return [(r, rep[VIEW][V_ISR]) for r, rep in enumerate(state[REPLICAS])
+                if rep[ALIVE] and rep[VIEW][V_LEADER] == r]
+
+    def quorum(self, state: tuple) -> tuple[Optional[int], int, tuple]:
+        """The controller's ``(leader, epoch, isr)``."""
+        ctrl = state[CONTROLLER]
+        return ctrl[C_LEADER], ctrl[C_EPOCH], ctrl[C_ISR]
+
+    def committed(self, state: tuple) -> tuple:
+        """Ghost: every ``(offset, record id)`` ever committed."""
+        return state[GHOST][G_COMMITTED]
+
+    def replica_epochs(self, state: tuple) -> tuple:
+        """Per replica, the leader epoch of its view, or None while it is down."""
+        return tuple(rep[VIEW][V_EPOCH] if rep[ALIVE] else None for rep in state[REPLICAS])
+
+    def event(self, label: Label) -> Optional[str]:
+        """``crash``, ``restart`` or ``election`` for labels of those kinds, else None."""
+        return _EVENTS.get(label.action)
+
+    def request_count(self, state: tuple) -> int:
+        """LeaderAndIsr requests issued so far."""
+        return len(state[REQUESTS])

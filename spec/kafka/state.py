@@ -1,0 +1,86 @@
+"""The immutable state of the Kafka model, and small helpers to read and rebuild it.
+
+Only tuples, ints, bools and None are used (no sets or dicts: their iteration order would
+break fingerprints and replay). ISRs are sorted tuples. LEO is derived (``len(log)``).
+
+A state is ``(replicas, controller, requests, ghost)``:
+
+- ``replicas[r] = (log, hw, alive, view, remote)``
+  - durable (survive a crash): ``log``, a tuple of records ``(record id, leader epoch)``;
+    ``hw``, the high-watermark checkpoint (an offset, exclusive).
+  - volatile (lost in a crash): ``alive``; ``view = (leader, leader_epoch, isr)`` from the
+    last LeaderAndIsr applied (``leader`` None when it knows of no leader); ``remote``, on a
+    replica that presumes leadership, the remote LEO of every replica (index = replica id,
+    -1 = unknown: no fetch seen since it became leader), else ``()``.
+- ``controller = (epoch, leader, isr)``: the controller's (ZooKeeper / KRaft) truth; epoch -1
+  and leader None before the first election.
+- ``requests``: every LeaderAndIsr ``(epoch, leader, isr)`` the controller issued, oldest
+  first; ``requests[e]`` has epoch ``e``. Grow-only: replicas apply them late and out of order.
+- ``ghost = (next_id, crashes, committed)``: records produced so far (the next record id),
+  crashes so far, and the sorted tuple of ``(offset, record id)`` pairs ever committed (some
+  leader's HW moved past them). Ghost variables only serve the bounds and the invariants.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+# replica fields
+LOG, HW, ALIVE, VIEW, REMOTE = range(5)
+# view fields
+V_LEADER, V_EPOCH, V_ISR = range(3)
+# state fields
+REPLICAS, CONTROLLER, REQUESTS, GHOST = range(4)
+# controller / request fields
+C_EPOCH, C_LEADER, C_ISR = range(3)
+# ghost fields
+G_NEXT_ID, G_CRASHES, G_COMMITTED = range(3)
+
+NO_VIEW = (None, -1, ())
+
+
+def initial_state(replicas: int) -> tuple:
+    """Every log empty, every HW 0, every replica up with no view; the controller has epoch -1,
+    no leader and every replica in its ISR; no request yet; nothing produced or committed."""
+    replica = ((), 0, True, NO_VIEW, ())
+    everyone = tuple(range(replicas))
+    return ((replica,) * replicas, (-1, None, everyone), (), (0, 0, ()))
+
+
+def put(values: tuple, index: int, value: object) -> tuple:
+    """``values`` with ``values[index]`` replaced by ``value``."""
+    return values[:index] + (value,) + values[index + 1:]
+
+
+def with_member(isr: tuple, replica: int) -> tuple:
+    """The sorted ISR with ``replica`` added."""
+    return tuple(sorted(isr + (replica,)))
+
+
+def without_member(isr: tuple, replica: int) -> tuple:
+    """The ISR with ``replica`` removed."""
+    return tuple(m for m in isr if m != replica)
+
+
+def commit(committed: tuple, log: tuple, old_hw: int, new_hw: int) -> tuple:
+    """The ghost ``committed`` set after a leader's HW moved from ``old_hw`` to ``new_hw``:
+    adds ``(offset, record id)`` for every offset in ``[old_hw, new_hw)``."""
+    if new_hw <= old_hw:
+        return committed
+    added = {(offset, log[offset][0]) for offset in range(old_hw, new_hw)}
+    return tuple(sorted(added.union(committed)))
+
+
+def leader_hw(log_len: int, hw: int, me: int, isr: Iterable[int], remote: tuple) -> int:
+    """A leader's new HW: ``max(hw, min(LEO, remote LEO of every other ISR member))``.
+
+    The HW never moves back on a leader (protocol.md, Fetch step 2; Kafka's
+    ``Partition.maybeIncrementLeaderHW``). An unknown remote LEO (-1) holds it where it is.
+    """
+    low = log_len
+    for member in isr:
+        if member != me:
+            value = remote[member]
+            if value < low:
+                low = value
+    return low if low > hw else hw
