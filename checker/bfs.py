@@ -111,6 +111,7 @@ class _Run:
         self.violations: list[Violation] = []
         self.status: Optional[Status] = None
         self.reason = ""
+        self.exhausted = False
         self.start = time.perf_counter()
         self.deadline = (self.start + limits.time_limit) if limits.time_limit else None
 
@@ -137,6 +138,7 @@ class _Run:
                                 "left to explore")
                 break
             frontier = self._expand(frontier)
+        self.exhausted = not frontier
         self._report(0)
 
     def _done(self) -> bool:
@@ -195,19 +197,25 @@ class _Run:
         self._check_invariants(nxt)
 
     def _check_invariants(self, states: dict) -> None:
-        """Check every still-unviolated invariant on newly seen states (``fp -> entry``)."""
-        found = []
+        """Check every still-unviolated invariant on newly seen states (``fp -> entry``);
+        per property keep the violating state with the smallest fingerprint. State by state,
+        so a model's accessors can reuse what they computed for the previous invariant."""
+        if not self.invariants:
+            return
+        checks = [(prop, prop.predicate) for prop in self.invariants]
+        worst: dict[Property, int] = {}
+        for fp, entry in states.items():
+            state = entry[0]
+            for prop, check in checks:
+                if not check(state):
+                    old = worst.get(prop)
+                    if old is None or fp < old:
+                        worst[prop] = fp
         for prop in self.invariants:
-            check = prop.predicate
-            worst = None
-            for fp, entry in states.items():
-                if (worst is None or fp < worst) and not check(entry[0]):
-                    worst = fp
-            if worst is not None:
-                found.append(prop)
-                self.violations.append(Violation(prop, tuple(rebuild(self.spec, self.parents,
-                                                                     worst))))
-        self.invariants = [p for p in self.invariants if p not in found]
+            if prop in worst:
+                trace = rebuild(self.spec, self.parents, worst[prop])
+                self.violations.append(Violation(prop, tuple(trace)))
+        self.invariants = [p for p in self.invariants if p not in worst]
 
     def _check_transition(self, pfp, state, label, succ, broken) -> None:
         for prop in self.transitions:
@@ -256,4 +264,4 @@ class _Run:
             else:
                 status = Status.OK
         return CheckResult(status, self.stats, self.properties, self.violations, unreached,
-                           self.reason)
+                           self.reason, self.exhausted)

@@ -127,7 +127,8 @@ class CheckResult:
 
     ``violations``: one per violated property, in the order found (shortest first).
     ``unreached``: names of "sometimes" guards never reached. ``reason``: why a run is
-    INCOMPLETE or ERROR, in words.
+    INCOMPLETE or ERROR, in words. ``exhausted``: the whole reachable state space was
+    explored, so a property with no counterexample holds.
     """
 
     status: Status
@@ -136,6 +137,18 @@ class CheckResult:
     violations: list[Violation] = field(default_factory=list)
     unreached: list[str] = field(default_factory=list)
     reason: str = ""
+    exhausted: bool = False
+
+    def verdict(self, prop: Property) -> str:
+        """``violated``, ``holds``, ``reached``, ``not reached`` or ``unknown`` (the search
+        ended before the property was settled)."""
+        if any(v.prop.name == prop.name for v in self.violations):
+            return "violated"
+        if prop.kind == "sometimes":
+            if prop.name not in self.unreached:
+                return "reached"
+            return "not reached" if self.exhausted else "unknown"
+        return "holds" if self.exhausted else "unknown"
 
     @property
     def exit_code(self) -> int:

@@ -25,6 +25,10 @@ class Replication(Protocol):
       model keeps no such history (then NoCommittedLoss is not offered).
     - ``replica_epochs(s)``: per replica, its leader epoch, or None while it is down.
     - ``event(label)``: ``"crash"``, ``"restart"``, ``"election"`` or None.
+    - ``log(s, r)``, ``replica_epoch(s, r)``: one replica's log, and its epoch (None while
+      down).
+    - ``changed_replicas(before, after)``: ids of the replicas whose state differs between the
+      two states (may over-approximate; it runs on every transition, so it should be cheap).
     """
 
     def logs(self, s) -> Sequence[Sequence[Record]]: ...
@@ -40,3 +44,9 @@ class Replication(Protocol):
     def replica_epochs(self, s) -> Sequence[Optional[int]]: ...
 
     def event(self, label: Label) -> Optional[str]: ...
+
+    def changed_replicas(self, before, after) -> Sequence[int]: ...
+
+    def log(self, s, r: int) -> Sequence[Record]: ...
+
+    def replica_epoch(self, s, r: int) -> Optional[int]: ...

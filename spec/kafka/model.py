@@ -6,6 +6,7 @@ invariant is stated once for every model.
 
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import Any, Iterator, Optional
 
 from checker.model import Label
@@ -30,6 +31,9 @@ ACTIONS = (
     ("BecomeFollower", membership.become_follower),
 )
 """Every action, in the fixed order successors are generated."""
+
+_get_log = itemgetter(LOG)
+_get_hw = itemgetter(HW)
 
 _EVENTS = {"Crash": "crash", "Restart": "restart", "Elect": "election",
            "UncleanElect": "election"}
@@ -72,6 +76,8 @@ class KafkaSpec:
         self.variant = VARIANTS[self.config.truncation]
         self.labels = _Labels(self.config.replicas, self.config.max_epoch)
         self._actions = tuple(func for _, func in ACTIONS)
+        self._memo_logs: tuple = (None, ())
+        self._memo_hws: tuple = (None, ())
 
     # -- checker.model.Spec -----------------------------------------------------------------
     def init_states(self) -> list[tuple]:
@@ -117,13 +123,21 @@ class KafkaSpec:
         }
 
     # -- invariants.access.Replication ------------------------------------------------------
+    # (map/itemgetter rather than generator expressions: these run on every transition)
     def logs(self, state: tuple) -> tuple:
-        """Per replica, its log: a tuple of records ``(id, epoch)``."""
-        return tuple(rep[LOG] for rep in state[REPLICAS])
+        """Per replica, its log: a tuple of records ``(id, epoch)``. Remembers the last
+        answer, since several invariants ask in a row about the same state."""
+        replicas = state[REPLICAS]
+        if replicas is not self._memo_logs[0]:
+            self._memo_logs = (replicas, tuple(map(_get_log, replicas)))
+        return self._memo_logs[1]
 
     def hws(self, state: tuple) -> tuple:
-        """Per replica, its HW (offset, exclusive)."""
-        return tuple(rep[HW] for rep in state[REPLICAS])
+        """Per replica, its HW (offset, exclusive); remembered like ``logs``."""
+        replicas = state[REPLICAS]
+        if replicas is not self._memo_hws[0]:
+            self._memo_hws = (replicas, tuple(map(_get_hw, replicas)))
+        return self._memo_hws[1]
 
     def presumed_leaders(self, state: tuple) -> list[tuple[int, tuple]]:
         """``(replica, its cached ISR)`` for every live replica that presumes leadership."""
@@ -142,6 +156,21 @@ class KafkaSpec:
     def replica_epochs(self, state: tuple) -> tuple:
         """Per replica, the leader epoch of its view, or None while it is down."""
         return tuple(rep[VIEW][V_EPOCH] if rep[ALIVE] else None for rep in state[REPLICAS])
+
+    def log(self, state: tuple, r: int) -> tuple:
+        """Replica ``r``'s log."""
+        return state[REPLICAS][r][LOG]
+
+    def replica_epoch(self, state: tuple, r: int) -> Optional[int]:
+        """Replica ``r``'s view epoch, or None while it is down."""
+        rep = state[REPLICAS][r]
+        return rep[VIEW][V_EPOCH] if rep[ALIVE] else None
+
+    def changed_replicas(self, before: tuple, after: tuple) -> list[int]:
+        """Replicas whose tuple is not the very same object (actions rebuild only what they
+        change, so identity is exact here and cheap)."""
+        return [r for r, (old, new) in enumerate(zip(before[REPLICAS], after[REPLICAS]))
+                if old is not new]
 
     def event(self, label: Label) -> Optional[str]:
         """``crash``, ``restart`` or ``election`` for labels of those kinds, else None."""

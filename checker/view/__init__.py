@@ -1,0 +1,1 @@
+"""Everything a person sees: terminal tables, progress, and run artefacts (JSON reports)."""

@@ -1,0 +1,121 @@
+"""Run artefacts: ``summary.json`` and one versioned ``trace.json`` per violation.
+
+Files are written to a temporary name and renamed into place, so a reader never sees half a
+file; ``summary.json`` is written last and carries the run's status, so an interrupted run is
+never presented as complete.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+from checker import __version__
+from checker.fingerprint import fp_hex
+from checker.model import Spec
+from checker.result import CheckResult, Violation
+
+TRACE_FORMAT = "hwcheck-trace"
+TRACE_VERSION = 1
+SUMMARY_FORMAT = "hwcheck-summary"
+SUMMARY_VERSION = 1
+
+
+def to_json(value: Any) -> Any:
+    """A state (nested tuples of ints, bools, None, str) as JSON-friendly nested lists."""
+    if isinstance(value, tuple):
+        return [to_json(item) for item in value]
+    return value
+
+
+def run_id(spec: Spec, variant: str) -> str:
+    """``<model>-<variant>-r<replicas>-<UTC time>``: a folder name for one run."""
+    replicas = spec.config_dict().get("replicas", "")
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    return f"{spec.name}-{variant}-r{replicas}-{stamp}"
+
+
+def explanation(violation: Violation) -> str:
+    """The property's own words on why the last step violates it ('' if it has none)."""
+    prop, last = violation.prop, violation.trace[-1]
+    if prop.explain is None:
+        return ""
+    if prop.kind == "transition":
+        return prop.explain(violation.trace[-2].state, last.label, last.state) or ""
+    return prop.explain(last.state) or ""
+
+
+def trace_document(spec: Spec, violation: Violation) -> dict[str, Any]:
+    """The versioned JSON document of one counterexample."""
+    config = spec.config_dict()
+    return {
+        "format": TRACE_FORMAT,
+        "version": TRACE_VERSION,
+        "hwcheck_version": __version__,
+        "model": spec.name,
+        "variant": config.get("truncation"),
+        "config": config,
+        "property": {"name": violation.prop.name, "kind": violation.prop.kind,
+                     "description": violation.prop.description},
+        "explanation": explanation(violation),
+        "length": violation.length,
+        "steps": [{"index": i, "action": None if step.label is None else str(step.label),
+                   "fingerprint": fp_hex(step.fingerprint), "state": to_json(step.state),
+                   "view": spec.view(step.state)}
+                  for i, step in enumerate(violation.trace)],
+    }
+
+
+def summary_document(spec: Spec, result: CheckResult, traces: dict[str, str]) -> dict[str, Any]:
+    """The JSON summary of a run; ``traces`` maps property name to its trace file."""
+    verdicts = {}
+    lengths = {v.prop.name: v.length for v in result.violations}
+    for prop in result.checked:
+        entry = {"kind": prop.kind, "description": prop.description,
+                 "verdict": result.verdict(prop)}
+        if prop.name in lengths:
+            entry.update(length=lengths[prop.name], trace=traces.get(prop.name))
+        verdicts[prop.name] = entry
+    return {
+        "format": SUMMARY_FORMAT,
+        "version": SUMMARY_VERSION,
+        "hwcheck_version": __version__,
+        "model": spec.name,
+        "config": spec.config_dict(),
+        "status": result.status.value,
+        "exit_code": result.exit_code,
+        "reason": result.reason,
+        "exhausted": result.exhausted,
+        "stats": result.stats.to_dict(),
+        "properties": verdicts,
+    }
+
+
+def write_json(path: Path, document: dict[str, Any]) -> None:
+    """Write ``document`` to ``path`` atomically (temporary file, then rename)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as handle:
+        json.dump(document, handle, indent=1, sort_keys=False)
+        handle.write("\n")
+    os.replace(tmp, path)
+
+
+def write_run(folder: Path, spec: Spec, result: CheckResult) -> dict[str, Any]:
+    """Write every trace, then ``summary.json``, into ``folder``; return the summary.
+
+    Raises ``OSError`` when the folder cannot be written.
+    """
+    traces = {}
+    for violation in result.violations:
+        name = re.sub(r"[^A-Za-z0-9_-]", "_", violation.prop.name)
+        path = folder / name / "trace.json"
+        write_json(path, trace_document(spec, violation))
+        traces[violation.prop.name] = str(path)
+    summary = summary_document(spec, result, traces)
+    write_json(folder / "summary.json", summary)
+    return summary
