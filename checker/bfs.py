@@ -20,8 +20,8 @@ from __future__ import annotations
 import gc
 import resource
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Optional, Sequence
 
 from checker.fingerprint import fingerprint
 from checker.model import Label, Spec
@@ -48,8 +48,8 @@ class Limits:
     ``time_limit`` (seconds of search), ``stop_on_first`` (end at the first violation, as TLC
     does by default)."""
 
-    max_depth: Optional[int] = None
-    time_limit: Optional[float] = None
+    max_depth: int | None = None
+    time_limit: float | None = None
     stop_on_first: bool = False
 
 
@@ -68,7 +68,7 @@ def _better(pfp: int, label: Label, best_pfp: int, best_label: Label) -> bool:
 
 
 def explore(spec: Spec, properties: Sequence[Property], limits: Limits = Limits(),
-            on_progress: Optional[Callable[[Progress], None]] = None) -> CheckResult:
+            on_progress: Callable[[Progress], None] | None = None) -> CheckResult:
     """Explore every reachable state of ``spec`` and check ``properties``.
 
     Returns a ``CheckResult``: OK, VIOLATED (with a shortest counterexample per violated
@@ -85,7 +85,7 @@ def explore(spec: Spec, properties: Sequence[Property], limits: Limits = Limits(
         run.status, run.reason = Status.INCOMPLETE, str(stop)
     except KeyboardInterrupt:
         run.status, run.reason = Status.INCOMPLETE, "interrupted (Ctrl-C)"
-    except Exception as exc:  # a bug in the spec, not in the user's input
+    except Exception as exc:  # noqa: BLE001 -- any exception is a bug in the spec: report it
         run.status = Status.ERROR
         run.reason = f"the spec raised {type(exc).__name__}: {exc}"
     finally:
@@ -98,7 +98,7 @@ class _Run:
     """State of one search (kept out of ``explore`` to keep each function short)."""
 
     def __init__(self, spec: Spec, properties: Sequence[Property], limits: Limits,
-                 on_progress: Optional[Callable[[Progress], None]]) -> None:
+                 on_progress: Callable[[Progress], None] | None) -> None:
         self.spec = spec
         self.properties = tuple(properties)
         self.invariants = [p for p in properties if p.kind == INVARIANT]
@@ -106,10 +106,10 @@ class _Run:
         self.pending = [p for p in properties if p.kind == SOMETIMES]
         self.limits = limits
         self.on_progress = on_progress
-        self.parents: dict[int, Optional[tuple[int, Label]]] = {}
+        self.parents: dict[int, tuple[int, Label] | None] = {}
         self.stats = Stats(actions={name: [0, 0] for name in spec.action_names()})
         self.violations: list[Violation] = []
-        self.status: Optional[Status] = None
+        self.status: Status | None = None
         self.reason = ""
         self.exhausted = False
         self.start = time.perf_counter()

@@ -138,7 +138,7 @@ def _print(spec, result, summary, folder: Path, as_json: bool) -> None:
 def list_cmd() -> None:
     """List truncation variants, actions, properties and the default bounds."""
     console = Console()
-    spec, props = build_model("kafka", DEFAULTS)
+    _, props = build_model("kafka", DEFAULTS)
     variants = Table(title="Truncation variants (--truncation)", title_justify="left")
     for column in ("variant", "Kafka", "fenced", "rule"):
         variants.add_column(column)

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Hashable, Iterable, Protocol, Sequence
+from typing import Any, Protocol
 
 from checker.properties import Property
 
@@ -43,7 +44,7 @@ class Label:
     _PATTERN = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\((.*)\)\s*$")
 
     @classmethod
-    def parse(cls, text: str) -> "Label":
+    def parse(cls, text: str) -> Label:
         """Parse ``Action(a=1, b=None)``; raises ``ValueError`` on anything else."""
         match = cls._PATTERN.match(text)
         if not match:

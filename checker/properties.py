@@ -13,8 +13,9 @@ Kinds (the vocabulary of TLC and Stateright):
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+from typing import Any
 
 INVARIANT = "invariant"
 TRANSITION = "transition"
@@ -37,7 +38,7 @@ class Property:
     description: str
     kind: str
     predicate: Callable[..., bool]
-    explain: Optional[Callable[..., str]] = field(default=None, compare=False)
+    explain: Callable[..., str] | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:

@@ -7,7 +7,7 @@ Stateright's ``Path::from_action_indices`` do.
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from checker.fingerprint import fingerprint, fp_hex
 from checker.model import Label, NondeterministicSpec, Spec

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
 from checker.properties import INVARIANT, Property
 from invariants.access import Replication
 
 
-def _missing(log, committed) -> Optional[tuple[int, int]]:
+def _missing(log, committed) -> tuple[int, int] | None:
     """The first committed ``(offset, id)`` that ``log`` does not hold at that offset."""
     for offset, record_id in committed:
         if offset >= len(log) or log[offset][0] != record_id:
@@ -16,7 +14,7 @@ def _missing(log, committed) -> Optional[tuple[int, int]]:
     return None
 
 
-def _first_gap(leader_log, hw: int, member_log) -> Optional[int]:
+def _first_gap(leader_log, hw: int, member_log) -> int | None:
     """First offset below ``hw`` where ``member_log`` differs from ``leader_log``."""
     for offset in range(hw):
         if offset >= len(member_log) or member_log[offset] != leader_log[offset]:
@@ -24,7 +22,7 @@ def _first_gap(leader_log, hw: int, member_log) -> Optional[int]:
     return None
 
 
-def _isr_problem(acc: Replication, s, strong: bool) -> Optional[str]:
+def _isr_problem(acc: Replication, s, strong: bool) -> str | None:
     """Why some presumed leader's committed prefix is not on every (cached or controller)
     ISR member, or None when it is."""
     logs, hws = acc.logs(s), acc.hws(s)

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
 from checker.properties import TRANSITION, Property
 from invariants.access import Replication
 
 
-def _epoch_problem(acc: Replication, before, after) -> Optional[str]:
+def _epoch_problem(acc: Replication, before, after) -> str | None:
     """Why the step ``before -> after`` moves an epoch backwards, or None.
 
     Only replicas that changed are examined: every log starts empty, so by induction an

@@ -8,7 +8,7 @@ these functions read epochs straight off the records.
 
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from collections.abc import Sequence
 
 Record = tuple[int, int]
 Log = tuple[Record, ...]
@@ -26,7 +26,7 @@ def last_epoch(log: Sequence[Record]) -> int:
     return log[-1][1] if log else UNDEFINED_EPOCH
 
 
-def end_offset_for_epoch(log: Sequence[Record], epoch: int) -> Optional[int]:
+def end_offset_for_epoch(log: Sequence[Record], epoch: int) -> int | None:
     """The leader's answer to OffsetsForLeaderEpoch(``epoch``) as Kafka 0.11 gave it.
 
     Returns the LEO when ``epoch`` is the log's latest epoch, else the start offset of the
@@ -43,7 +43,7 @@ def end_offset_for_epoch(log: Sequence[Record], epoch: int) -> Optional[int]:
     return None
 
 
-def epoch_start(log: Sequence[Record], epoch: int) -> Optional[int]:
+def epoch_start(log: Sequence[Record], epoch: int) -> int | None:
     """First offset holding a record of ``epoch``, or ``None`` if the log has none."""
     for offset, (_, record_epoch) in enumerate(log):
         if record_epoch == epoch:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from typing import Callable, Iterator, Optional
+from collections.abc import Callable, Iterator
 
 from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
@@ -13,7 +13,7 @@ from checker.bfs import Progress as SearchProgress
 
 
 @contextlib.contextmanager
-def for_search(enabled: bool = True) -> Iterator[Optional[Callable[[SearchProgress], None]]]:
+def for_search(enabled: bool = True) -> Iterator[Callable[[SearchProgress], None] | None]:
     """Yield a progress callback for ``checker.bfs.explore`` (None when disabled or when
     stderr is not a terminal, so logs and pipes stay clean)."""
     console = Console(stderr=True)

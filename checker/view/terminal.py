@@ -4,7 +4,7 @@ counterexample as a table of steps (one column per replica, changed cells highli
 from __future__ import annotations
 
 import json
-from typing import Any, Optional
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
@@ -103,7 +103,7 @@ def trace_table(violation: Violation, views: list[Any]) -> Table:
         for replica in views[0]["replicas"]:
             table.add_column(f"replica {replica['replica']}")
         table.add_column("controller")
-        previous: Optional[list[str]] = None
+        previous: list[str] | None = None
         for index, (step, view) in enumerate(zip(violation.trace, views)):
             cells = [_replica_cell(r) for r in view["replicas"]] + [_controller_cell(view)]
             styled = [Text(c, style="bold yellow" if previous and c != previous[i] else "")

@@ -10,10 +10,30 @@ enabled choice: first the guards (``# enabled when``), then the effect. ``ctx`` 
 
 from __future__ import annotations
 
-from spec.kafka.state import (ALIVE, C_EPOCH, C_LEADER, CONTROLLER, G_COMMITTED, G_CRASHES,
-                              G_NEXT_ID, GHOST, HW, LOG, REMOTE, REPLICAS, REQUESTS, V_EPOCH,
-                              V_ISR, V_LEADER, VIEW, commit, leader_hw, put, with_member,
-                              without_member)
+from spec.kafka.state import (
+    ALIVE,
+    C_EPOCH,
+    C_LEADER,
+    CONTROLLER,
+    G_COMMITTED,
+    G_CRASHES,
+    G_NEXT_ID,
+    GHOST,
+    HW,
+    LOG,
+    REMOTE,
+    REPLICAS,
+    REQUESTS,
+    V_EPOCH,
+    V_ISR,
+    V_LEADER,
+    VIEW,
+    commit,
+    leader_hw,
+    put,
+    with_member,
+    without_member,
+)
 
 
 def produce(ctx, s):

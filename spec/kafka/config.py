@@ -44,13 +44,13 @@ class Config:
 
     replicas: int = 3
     max_records: int = 2
-    max_epoch: int = 2
+    max_epoch: int = 1
     max_crashes: int = 1
     min_isr: int = 1
     unclean_election: bool = False
     truncation: str = "kip320"
 
-    def validate(self) -> "Config":
+    def validate(self) -> Config:
         """Return the config with the truncation alias resolved.
 
         Raises ``ConfigError`` naming the option and its allowed range when a bound is

@@ -7,9 +7,27 @@ Same conventions as ``spec.kafka.actions``: generators ``action(ctx, state)`` yi
 
 from __future__ import annotations
 
-from spec.kafka.state import (ALIVE, C_EPOCH, C_ISR, C_LEADER, CONTROLLER, G_COMMITTED, G_CRASHES, GHOST,
-                              HW, LOG, NO_VIEW, REMOTE, REPLICAS, REQUESTS, V_EPOCH, VIEW,
-                              commit, leader_hw, put, without_member)
+from spec.kafka.state import (
+    ALIVE,
+    C_EPOCH,
+    C_ISR,
+    C_LEADER,
+    CONTROLLER,
+    G_COMMITTED,
+    G_CRASHES,
+    GHOST,
+    HW,
+    LOG,
+    NO_VIEW,
+    REPLICAS,
+    REQUESTS,
+    V_EPOCH,
+    VIEW,
+    commit,
+    leader_hw,
+    put,
+    without_member,
+)
 
 
 def _decide(s, leader, isr):

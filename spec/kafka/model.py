@@ -6,15 +6,34 @@ invariant is stated once for every model.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from operator import itemgetter
-from typing import Any, Iterator, Optional
+from typing import Any
 
 from checker.model import Label
 from spec.kafka import actions, membership
 from spec.kafka.config import Config
-from spec.kafka.state import (ALIVE, C_EPOCH, C_ISR, C_LEADER, CONTROLLER, G_COMMITTED,
-                              G_CRASHES, G_NEXT_ID, GHOST, HW, LOG, REMOTE, REPLICAS,
-                              REQUESTS, V_EPOCH, V_ISR, V_LEADER, VIEW, initial_state)
+from spec.kafka.state import (
+    ALIVE,
+    C_EPOCH,
+    C_ISR,
+    C_LEADER,
+    CONTROLLER,
+    G_COMMITTED,
+    G_CRASHES,
+    G_NEXT_ID,
+    GHOST,
+    HW,
+    LOG,
+    REMOTE,
+    REPLICAS,
+    REQUESTS,
+    V_EPOCH,
+    V_ISR,
+    V_LEADER,
+    VIEW,
+    initial_state,
+)
 from spec.kafka.variants import VARIANTS
 
 ACTIONS = (
@@ -71,8 +90,8 @@ class KafkaSpec:
 
     name = "kafka"
 
-    def __init__(self, config: Config = Config()) -> None:
-        self.config = config.validate()
+    def __init__(self, config: Config | None = None) -> None:
+        self.config = (config or Config()).validate()
         self.variant = VARIANTS[self.config.truncation]
         self.labels = _Labels(self.config.replicas, self.config.max_epoch)
         self._actions = tuple(func for _, func in ACTIONS)
@@ -144,7 +163,7 @@ class KafkaSpec:
         return [(r, rep[VIEW][V_ISR]) for r, rep in enumerate(state[REPLICAS])
                 if rep[ALIVE] and rep[VIEW][V_LEADER] == r]
 
-    def quorum(self, state: tuple) -> tuple[Optional[int], int, tuple]:
+    def quorum(self, state: tuple) -> tuple[int | None, int, tuple]:
         """The controller's ``(leader, epoch, isr)``."""
         ctrl = state[CONTROLLER]
         return ctrl[C_LEADER], ctrl[C_EPOCH], ctrl[C_ISR]
@@ -161,7 +180,7 @@ class KafkaSpec:
         """Replica ``r``'s log."""
         return state[REPLICAS][r][LOG]
 
-    def replica_epoch(self, state: tuple, r: int) -> Optional[int]:
+    def replica_epoch(self, state: tuple, r: int) -> int | None:
         """Replica ``r``'s view epoch, or None while it is down."""
         rep = state[REPLICAS][r]
         return rep[VIEW][V_EPOCH] if rep[ALIVE] else None
@@ -172,7 +191,7 @@ class KafkaSpec:
         return [r for r, (old, new) in enumerate(zip(before[REPLICAS], after[REPLICAS]))
                 if old is not new]
 
-    def event(self, label: Label) -> Optional[str]:
+    def event(self, label: Label) -> str | None:
         """``crash``, ``restart`` or ``election`` for labels of those kinds, else None."""
         return _EVENTS.get(label.action)
 

@@ -23,7 +23,7 @@ A state is ``(replicas, controller, requests, ghost)``:
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 # replica fields
 LOG, HW, ALIVE, VIEW, REMOTE = range(5)
@@ -81,6 +81,5 @@ def leader_hw(log_len: int, hw: int, me: int, isr: Iterable[int], remote: tuple)
     for member in isr:
         if member != me:
             value = remote[member]
-            if value < low:
-                low = value
-    return low if low > hw else hw
+            low = min(low, value)
+    return max(hw, low)

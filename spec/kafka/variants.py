@@ -10,13 +10,13 @@ which is 0 there). The result is at most the follower's LEO.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Optional
 
 from spec.kafka.state import ALIVE, HW, LOG, V_EPOCH, V_LEADER, VIEW
 from spec.log import end_offset_for_epoch, last_epoch, last_match_end
 
-Rule = Callable[[tuple, int, int, int], Optional[int]]
+Rule = Callable[[tuple, int, int, int], int | None]
 
 
 def _ready(replicas: tuple, leader: int) -> bool:
@@ -25,12 +25,12 @@ def _ready(replicas: tuple, leader: int) -> bool:
     return state[ALIVE] and state[VIEW][V_LEADER] == leader
 
 
-def truncate_to_hw(replicas: tuple, r: int, leader: int, epoch: int) -> Optional[int]:
+def truncate_to_hw(replicas: tuple, r: int, leader: int, epoch: int) -> int | None:
     """Kafka < 0.11: truncate to the follower's own HW (the rule behind both canonical bugs)."""
     return replicas[r][HW]
 
 
-def truncate_kip101(replicas: tuple, r: int, leader: int, epoch: int) -> Optional[int]:
+def truncate_kip101(replicas: tuple, r: int, leader: int, epoch: int) -> int | None:
     """KIP-101 (Kafka 0.11): OffsetsForLeaderEpoch for the follower's latest epoch.
 
     The leader answers with ``end_offset_for_epoch`` (its LEO if that epoch is its latest, else
@@ -48,7 +48,7 @@ def truncate_kip101(replicas: tuple, r: int, leader: int, epoch: int) -> Optiona
     return min(answer, len(log))
 
 
-def truncate_kip279(replicas: tuple, r: int, leader: int, epoch: int) -> Optional[int]:
+def truncate_kip279(replicas: tuple, r: int, leader: int, epoch: int) -> int | None:
     """KIP-279 (Kafka 2.0): truncate just after the largest offset at which follower and
     leader hold the same record, asking the leader whatever epoch the leader is in.
     Source: KIP-279; protocol.md; Kip279.tla of the public TLA+ spec."""
@@ -60,7 +60,7 @@ def truncate_kip279(replicas: tuple, r: int, leader: int, epoch: int) -> Optiona
     return last_match_end(log, replicas[leader][LOG])
 
 
-def truncate_kip320(replicas: tuple, r: int, leader: int, epoch: int) -> Optional[int]:
+def truncate_kip320(replicas: tuple, r: int, leader: int, epoch: int) -> int | None:
     """KIP-320 (Kafka 2.1): as KIP-279, but only against a leader already in the request's
     epoch (the OffsetsForLeaderEpoch request carries the current leader epoch and is fenced).
     Source: KIP-320; Kip320.tla ``FencedBecomeFollowerAndTruncate``."""
