@@ -110,7 +110,7 @@ def restart(ctx, s):
     replicas, ctrl = s[REPLICAS], s[CONTROLLER]
     for r, rep in enumerate(replicas):
         if not rep[ALIVE]:
-            up = (rep[LOG], rep[HW], True, (None, ctrl[C_EPOCH] - 1, ()), ())
+            up = (rep[LOG], rep[HW], True, (None, max(ctrl[C_EPOCH] - 1, -1), ()), ())
             yield ctx.labels.restart[r], (put(replicas, r, up),) + s[1:]
 
 

@@ -1,0 +1,48 @@
+"""Shared helpers: build the Kafka model, replay label sequences, hand-build states."""
+
+from __future__ import annotations
+
+import pytest
+
+import invariants
+from checker.bfs import Limits, explore
+from checker.fingerprint import fingerprint
+from checker.model import Label
+from checker.trace import replay
+from spec.kafka import Config, KafkaSpec
+
+
+def kafka(**bounds) -> KafkaSpec:
+    """The Kafka model with ``bounds`` overriding ``Config``'s defaults."""
+    return KafkaSpec(Config(**bounds))
+
+
+def props_of(spec, *names):
+    """The spec's properties named ``names`` (all when none)."""
+    return invariants.select(invariants.catalog(spec), list(names))
+
+
+def check(spec, *names, **limits):
+    """Explore ``spec`` checking ``names`` (all when none)."""
+    return explore(spec, props_of(spec, *names), Limits(**limits))
+
+
+def play(spec, labels):
+    """Replay label texts from the initial state; returns the list of states (initial first).
+
+    Fails (NondeterministicSpec) if a label is not enabled where it is played.
+    """
+    init = spec.init_states()[0]
+    steps = replay(spec, fingerprint(init), [Label.parse(text) for text in labels])
+    return [step.state for step in steps]
+
+
+def holds(spec, name, state) -> bool:
+    """Whether invariant ``name`` holds in ``state``."""
+    return props_of(spec, name)[0].predicate(state)
+
+
+@pytest.fixture
+def two():
+    """Two replicas, default bounds, kip320."""
+    return kafka(replicas=2)
