@@ -173,3 +173,7 @@ def main() -> None:
         sys.exit(3)
     sys.exit(EXIT_OK)
 
+
+
+if __name__ == "__main__":
+    main()
