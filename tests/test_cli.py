@@ -44,7 +44,7 @@ def test_json_output_parses(tmp_path):
     assert result.exit_code == 12
     summary = json.loads(result.stdout)
     assert summary["status"] == "VIOLATED" and summary["exit_code"] == 12
-    assert list(summary["properties"])[0] == "NoCommittedLoss"
+    assert next(iter(summary["properties"])) == "NoCommittedLoss"
     assert summary["properties"]["NoCommittedLoss"]["length"] == 11
 
 

@@ -5,17 +5,16 @@ This is the cheap complement of exhaustive search that Stateright and hypothesis
 on: it reaches 3 replicas with 4 records, 4 epochs and 3 crashes, which BFS cannot.
 """
 
+from conftest import kafka, props_of
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from conftest import kafka, props_of
 
 BIG = {"replicas": 3, "max_records": 4, "max_epoch": 4, "max_crashes": 3}
 SAFETY = ["HwLeLeo", "LeaderInIsr", "NoCommittedLoss", "NoDivergence", "WeakIsr", "StrongIsr"]
 
 
 def well_formed(state, n):
-    replicas, (epoch, leader, isr), requests, (next_id, crashes, committed) = state
+    replicas, (epoch, leader, isr), requests, (next_id, _crashes, committed) = state
     assert len(replicas) == n and list(isr) == sorted(set(isr)) and isr
     assert [r[0] for r in requests] == list(range(len(requests))) and epoch == len(requests) - 1
     assert leader is None or 0 <= leader < n

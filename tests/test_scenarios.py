@@ -31,7 +31,7 @@ DIVERGENCE = COMMON + [
     "Restart(replica=0)", "BecomeFollower(replica=0, epoch=1)",
     "Fetch(follower=0, leader=1)",            # offset 2 = B's LEO: nothing out of range
 ]
-BOUNDS = dict(replicas=2, max_records=3, max_epoch=1, max_crashes=2, min_isr=1)
+BOUNDS = {"replicas": 2, "max_records": 3, "max_epoch": 1, "max_crashes": 2, "min_isr": 1}
 ALL = ["HwLeLeo", "LeaderInIsr", "NoCommittedLoss", "NoDivergence", "WeakIsr", "StrongIsr"]
 
 

@@ -2,8 +2,9 @@
 
 (protocol.md, "Actions"; the controller and broker lifecycle are in ``membership``.)
 
-Each action is a generator ``action(ctx, state)`` yielding ``(Label, next state)`` for every
-enabled choice: first the guards (``# enabled when``), then the effect. ``ctx`` is the
+Each action is a function ``action(ctx, state, out)`` that appends ``(Label, next state)`` to
+``out`` for every enabled choice: first the guards (``# enabled when``), then the effect.
+(Appending to one list is cheaper than chaining generators on this, the hottest, path.) ``ctx`` is the
 ``KafkaSpec`` (config, variant, interned labels). Replica ids and epochs are ints; offsets are
 0-based, LEO and HW exclusive.
 """
@@ -36,8 +37,10 @@ from spec.kafka.state import (
 )
 
 
-def produce(ctx, s):
-    """Produce: a live replica that presumes it is leader (a stale one too) appends
+def produce(ctx, s, out):
+    """Produce(leader): a leader appends a new record (id, its epoch) to its log.
+
+    Produce: a live replica that presumes it is leader (a stale one too) appends
     ``(next id, its epoch)``; with acks=all only while its ISR has >= min.insync.replicas
     members. Then it recomputes its HW. Source: protocol.md action 1; Kafka
     ``Partition.appendRecordsToLeader`` (NotEnoughReplicas check)."""
@@ -55,12 +58,14 @@ def produce(ctx, s):
         hw = leader_hw(len(log), rep[HW], r, view[V_ISR], rep[REMOTE])
         committed = commit(ghost[G_COMMITTED], log, rep[HW], hw)
         new_rep = (log, hw, True, view, rep[REMOTE])
-        yield ctx.labels.produce[r], (put(replicas, r, new_rep), s[CONTROLLER], s[REQUESTS],
-                                      (next_id + 1, ghost[G_CRASHES], committed))
+        out.append((ctx.labels.produce[r], (put(replicas, r, new_rep), s[CONTROLLER], s[REQUESTS],
+                                      (next_id + 1, ghost[G_CRASHES], committed))))
 
 
-def fetch(ctx, s):
-    """Fetch(follower, leader), request and response in one step.
+def fetch(ctx, s, out):
+    """Fetch(follower, leader): one fetch request and its response, with the HW rule.
+
+    Fetch(follower, leader), request and response in one step.
 
     Enabled when the follower is up and follows ``leader``, which is up and presumes
     leadership (fenced variant: at the follower's epoch, KIP-320). If the fetch offset
@@ -92,7 +97,7 @@ def fetch(ctx, s):
         offset, lleo = len(flog), len(llog)
         if offset > lleo:  # OFFSET_OUT_OF_RANGE: truncate to the leader's LEO
             new_rep = (flog[:lleo], min(rep[HW], lleo), True, view, ())
-            yield ctx.labels.fetch[f][leader], (put(replicas, f, new_rep),) + s[1:]
+            out.append((ctx.labels.fetch[f][leader], (put(replicas, f, new_rep),) + s[1:]))
             continue
         response_hw = lrep[HW]
         remote = put(lrep[REMOTE], f, offset)
@@ -104,7 +109,7 @@ def fetch(ctx, s):
         ghost = s[GHOST]
         if hw != response_hw:
             ghost = put(ghost, G_COMMITTED, commit(ghost[G_COMMITTED], llog, response_hw, hw))
-        yield ctx.labels.fetch[f][leader], (new_replicas, s[CONTROLLER], s[REQUESTS], ghost)
+        out.append((ctx.labels.fetch[f][leader], (new_replicas, s[CONTROLLER], s[REQUESTS], ghost)))
 
 
 def _true_leader(s, r):
@@ -130,16 +135,16 @@ def _record_isr(s, leader, isr):
     return (epoch, leader, isr), requests
 
 
-def shrink_isr(ctx, s):
-    """ShrinkIsr(leader, follower): the true leader drops a follower that is not caught up
+def shrink_isr(ctx, s, out):
+    """ShrinkIsr(leader, follower): the true leader drops a lagging follower from the ISR.
+
+    ShrinkIsr(leader, follower): the true leader drops a follower that is not caught up
     (its remote LEO is below the leader's LEO; ``replica.lag.time.max.ms`` may expire at any
     moment). The controller's ISR changes with it, with no new epoch (other replicas' cached
     ISRs go stale until they apply a newer request); the leader then recomputes its HW. Never empties
     the ISR. Source: protocol.md action 3; ``Partition.maybeShrinkIsr``."""
-    replicas = s[REPLICAS]
-    for r in range(len(replicas)):
-        if not _true_leader(s, r):
-            continue
+    replicas, r = s[REPLICAS], s[CONTROLLER][C_LEADER]
+    if r is not None and _true_leader(s, r):  # only the controller's leader can be it
         rep = replicas[r]
         log, remote, view = rep[LOG], rep[REMOTE], rep[VIEW]
         for f in view[V_ISR]:
@@ -154,23 +159,23 @@ def shrink_isr(ctx, s):
             if hw != rep[HW]:
                 ghost = put(ghost, G_COMMITTED, commit(ghost[G_COMMITTED], log, rep[HW], hw))
             ctrl, requests = _record_isr(s, r, isr)
-            yield ctx.labels.shrink[r][f], (put(replicas, r, (log, hw, True, new_view, remote)),
-                                            ctrl, requests, ghost)
+            out.append((ctx.labels.shrink[r][f], (put(replicas, r, (log, hw, True, new_view, remote)),
+                                            ctrl, requests, ghost)))
 
 
-def expand_isr(ctx, s):
-    """ExpandIsr(leader, follower): the true leader adds a follower whose fetches (in this
+def expand_isr(ctx, s, out):
+    """ExpandIsr(leader, follower): the true leader adds a caught-up follower to the ISR.
+
+    ExpandIsr(leader, follower): the true leader adds a follower whose fetches (in this
     leadership) have reached the leader's HW. Fenced variant: only once the leader's HW has
     reached the start of its own epoch (KIP-320 / KAFKA-7128), i.e. HW = LEO or the record at
     HW carries the leader's epoch. Source: protocol.md action 3; ``Partition.maybeExpandIsr``."""
-    replicas = s[REPLICAS]
-    for r in range(len(replicas)):
-        if not _true_leader(s, r):
-            continue
+    replicas, r = s[REPLICAS], s[CONTROLLER][C_LEADER]
+    if r is not None and _true_leader(s, r):  # only the controller's leader can be it
         rep = replicas[r]
         log, hw, remote, view = rep[LOG], rep[HW], rep[REMOTE], rep[VIEW]
         if ctx.variant.fenced and hw < len(log) and log[hw][1] != view[V_EPOCH]:
-            continue
+            return
         for f in range(len(replicas)):
             # enabled when: f is outside the ISR and has fetched up to the leader's HW
             if f in view[V_ISR] or remote[f] < 0 or remote[f] < hw:
@@ -178,5 +183,5 @@ def expand_isr(ctx, s):
             isr = with_member(view[V_ISR], f)
             new_rep = (log, hw, True, (r, view[V_EPOCH], isr), remote)
             ctrl, requests = _record_isr(s, r, isr)
-            yield ctx.labels.expand[r][f], (put(replicas, r, new_rep), ctrl, requests, s[GHOST])
+            out.append((ctx.labels.expand[r][f], (put(replicas, r, new_rep), ctrl, requests, s[GHOST])))
 

@@ -1,8 +1,8 @@
 """Controller decisions and the broker lifecycle: elections, the controller's ISR shrink,
 crash, restart, and applying a LeaderAndIsr (become leader / become follower).
 
-Same conventions as ``spec.kafka.actions``: generators ``action(ctx, state)`` yielding
-``(Label, next state)``, guards first.
+Same conventions as ``spec.kafka.actions``: ``action(ctx, state, out)`` appends
+``(Label, next state)`` to ``out``, guards first.
 """
 
 from __future__ import annotations
@@ -37,8 +37,10 @@ def _decide(s, leader, isr):
     return decision, s[REQUESTS] + (decision,)
 
 
-def controller_shrink_isr(ctx, s):
-    """ControllerShrinkIsr(replica): the controller saw a follower's broker die and removes it
+def controller_shrink_isr(ctx, s, out):
+    """ControllerShrinkIsr(replica): the controller drops a crashed follower from the ISR.
+
+    ControllerShrinkIsr(replica): the controller saw a follower's broker die and removes it
     from the ISR, bumping the leader epoch and sending a LeaderAndIsr (ZooKeeper-mode
     controller: ``removeReplicasFromIsr`` makes a new leader epoch). Never empties the ISR and
     never removes the leader (an election does that). Source: protocol.md action 3."""
@@ -50,11 +52,13 @@ def controller_shrink_isr(ctx, s):
         if replicas[r][ALIVE] or r == ctrl[C_LEADER]:
             continue
         decision, requests = _decide(s, ctrl[C_LEADER], without_member(ctrl[C_ISR], r))
-        yield ctx.labels.controller_shrink[r], (replicas, decision, requests, s[GHOST])
+        out.append((ctx.labels.controller_shrink[r], (replicas, decision, requests, s[GHOST])))
 
 
-def elect(ctx, s):
-    """Elect(leader): clean election. The controller picks a live ISR member other than the
+def elect(ctx, s, out):
+    """Elect(leader): the controller elects a live ISR member in a new epoch.
+
+    Elect(leader): clean election. The controller picks a live ISR member other than the
     current leader (the leader may be down, or up: preferred-leader election, controlled
     shutdown), takes the next epoch and keeps the live ISR members as the new ISR.
     Source: protocol.md action 6; ``PartitionLeaderElectionAlgorithms`` and the ZooKeeper
@@ -67,11 +71,13 @@ def elect(ctx, s):
         if c == ctrl[C_LEADER]:
             continue
         decision, requests = _decide(s, c, live)
-        yield ctx.labels.elect[c], (replicas, decision, requests, s[GHOST])
+        out.append((ctx.labels.elect[c], (replicas, decision, requests, s[GHOST])))
 
 
-def unclean_elect(ctx, s):
-    """UncleanElect(leader): with unclean.leader.election.enable, when no ISR member is up,
+def unclean_elect(ctx, s, out):
+    """UncleanElect(leader): with no ISR member up, any live replica is elected.
+
+    UncleanElect(leader): with unclean.leader.election.enable, when no ISR member is up,
     the controller picks any live replica; the new ISR is that replica alone. Loses committed
     data by design. Source: protocol.md action 6."""
     ctrl, replicas = s[CONTROLLER], s[REPLICAS]
@@ -82,11 +88,13 @@ def unclean_elect(ctx, s):
     for c, rep in enumerate(replicas):
         if rep[ALIVE]:
             decision, requests = _decide(s, c, (c,))
-            yield ctx.labels.unclean_elect[c], (replicas, decision, requests, s[GHOST])
+            out.append((ctx.labels.unclean_elect[c], (replicas, decision, requests, s[GHOST])))
 
 
-def crash(ctx, s):
-    """Crash(replica): the broker stops; its volatile state (view, remote LEOs) is lost, its
+def crash(ctx, s, out):
+    """Crash(replica): a broker stops and loses its volatile state.
+
+    Crash(replica): the broker stops; its volatile state (view, remote LEOs) is lost, its
     log and HW checkpoint stay. Bounded by max_crashes. Source: protocol.md action 4."""
     ghost = s[GHOST]
     if ghost[G_CRASHES] >= ctx.config.max_crashes:
@@ -96,12 +104,14 @@ def crash(ctx, s):
     for r, rep in enumerate(replicas):
         if rep[ALIVE]:
             down = (rep[LOG], rep[HW], False, NO_VIEW, ())
-            yield ctx.labels.crash[r], (put(replicas, r, down), s[CONTROLLER], s[REQUESTS],
-                                        new_ghost)
+            out.append((ctx.labels.crash[r], (put(replicas, r, down), s[CONTROLLER], s[REQUESTS],
+                                        new_ghost)))
 
 
-def restart(ctx, s):
-    """Restart(replica): the broker comes back with no leader in its view. It must apply a
+def restart(ctx, s, out):
+    """Restart(replica): a crashed broker comes back with no view.
+
+    Restart(replica): the broker comes back with no leader in its view. It must apply a
     LeaderAndIsr before it serves or fetches, and it only applies those sent from now on:
     on broker startup the controller sends the current LeaderAndIsr, and requests in flight
     before the crash died with the old connection (``KafkaController.onBrokerStartup``). The
@@ -111,11 +121,13 @@ def restart(ctx, s):
     for r, rep in enumerate(replicas):
         if not rep[ALIVE]:
             up = (rep[LOG], rep[HW], True, (None, max(ctrl[C_EPOCH] - 1, -1), ()), ())
-            yield ctx.labels.restart[r], (put(replicas, r, up),) + s[1:]
+            out.append((ctx.labels.restart[r], (put(replicas, r, up),) + s[1:]))
 
 
-def become_leader(ctx, s):
-    """BecomeLeader(replica, epoch): a live replica applies a LeaderAndIsr newer than its view
+def become_leader(ctx, s, out):
+    """BecomeLeader(replica, epoch): a replica applies a LeaderAndIsr naming it leader.
+
+    BecomeLeader(replica, epoch): a live replica applies a LeaderAndIsr newer than its view
     that names it leader. It keeps its log and its own HW (usually behind the old leader's),
     forgets remote LEOs (unknown until followers fetch), then recomputes its HW (a sole ISR
     member commits its whole log). Source: protocol.md action 7; ``Partition.makeLeader``."""
@@ -134,12 +146,14 @@ def become_leader(ctx, s):
             if hw != rep[HW]:
                 ghost = put(ghost, G_COMMITTED, commit(ghost[G_COMMITTED], log, rep[HW], hw))
             new_rep = (log, hw, True, (r, epoch, isr), remote)
-            yield ctx.labels.become_leader[r][epoch], (put(replicas, r, new_rep), s[CONTROLLER],
-                                                       s[REQUESTS], ghost)
+            out.append((ctx.labels.become_leader[r][epoch], (put(replicas, r, new_rep), s[CONTROLLER],
+                                                       s[REQUESTS], ghost)))
 
 
-def become_follower(ctx, s):
-    """BecomeFollower(replica, epoch): a live replica applies a LeaderAndIsr newer than its
+def become_follower(ctx, s, out):
+    """BecomeFollower(replica, epoch): a replica follows a new leader and truncates.
+
+    BecomeFollower(replica, epoch): a live replica applies a LeaderAndIsr newer than its
     view that names another replica leader, and truncates its log by the variant's rule
     (``spec.kafka.variants``); its HW drops to the truncation point if above it. Disabled while
     the rule cannot answer (the leader to ask is not ready). A request naming no leader is
@@ -158,4 +172,4 @@ def become_follower(ctx, s):
             log = rep[LOG]
             offset = min(offset, len(log))
             new_rep = (log[:offset], min(rep[HW], offset), True, (leader, epoch, isr), ())
-            yield ctx.labels.become_follower[r][epoch], (put(replicas, r, new_rep),) + s[1:]
+            out.append((ctx.labels.become_follower[r][epoch], (put(replicas, r, new_rep),) + s[1:]))

@@ -6,7 +6,6 @@ invariant is stated once for every model.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from operator import itemgetter
 from typing import Any
 
@@ -103,10 +102,12 @@ class KafkaSpec:
         """The single initial state (``spec.kafka.state.initial_state``)."""
         return [initial_state(self.config.replicas)]
 
-    def successors(self, state: tuple) -> Iterator[tuple[Label, tuple]]:
+    def successors(self, state: tuple) -> list[tuple[Label, tuple]]:
         """Every enabled ``(label, next state)``, action by action in ``ACTIONS`` order."""
+        out: list = []
         for action in self._actions:
-            yield from action(self, state)
+            action(self, state, out)
+        return out
 
     def action_names(self) -> list[str]:
         """The action names, in generation order."""
