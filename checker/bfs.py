@@ -62,6 +62,14 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
+def _checker(prop: Property, before) -> Callable:
+    """``check(label, after)`` for a transition property at ``before``."""
+    if prop.prepare is not None:
+        return prop.prepare(before)
+    predicate = prop.predicate
+    return lambda label, after: predicate(before, label, after)
+
+
 def _better(pfp: int, label: Label, best_pfp: int, best_label: Label) -> bool:
     """The deterministic tie-break: smaller parent fingerprint, then smaller label text."""
     return pfp < best_pfp or (pfp == best_pfp and str(label) < str(best_label))
@@ -159,11 +167,13 @@ class _Run:
             count += 1
             if count & 1023 == 0:
                 self._tick(len(nxt))
+            checks = [(prop, _checker(prop, state)) for prop in transitions]
             for label, succ in successors(state):
                 action = label.action
                 generated[action] = generated.get(action, 0) + 1
-                if transitions:
-                    self._check_transition(pfp, state, label, succ, broken)
+                for prop, check in checks:
+                    if not check(label, succ):
+                        self._broken(broken, prop, pfp, label, succ)
                 if self.pending:
                     self._check_sometimes(state, label, succ)
                 fp = fingerprint(succ)
@@ -217,12 +227,11 @@ class _Run:
                 self.violations.append(Violation(prop, tuple(trace)))
         self.invariants = [p for p in self.invariants if p not in worst]
 
-    def _check_transition(self, pfp, state, label, succ, broken) -> None:
-        for prop in self.transitions:
-            if not prop.predicate(state, label, succ):
-                old = broken.get(prop)
-                if old is None or _better(pfp, label, old[0], old[1]):
-                    broken[prop] = (pfp, label, succ)
+    def _broken(self, broken, prop, pfp, label, succ) -> None:
+        """Remember the violating transition of ``prop`` that wins the tie-break."""
+        old = broken.get(prop)
+        if old is None or _better(pfp, label, old[0], old[1]):
+            broken[prop] = (pfp, label, succ)
 
     def _check_sometimes(self, state, label, succ) -> None:
         reached = [p for p in self.pending if p.predicate(state, label, succ)]

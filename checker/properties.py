@@ -31,7 +31,10 @@ class Property:
     violation and by ``hwcheck list``; ``kind`` is one of ``KINDS``; ``predicate`` has the
     signature of its kind (see the module docstring); ``explain``, when given, takes the
     violating state (for transition properties the ``(before, label, after)`` triple) and says
-    in words what is wrong.
+    in words what is wrong. ``prepare``, optional and for transition properties only, takes
+    ``before`` and returns ``check(label, after) -> bool`` equal to ``predicate(before, label,
+    after)``; the engine calls it once per expanded state, so work that depends only on
+    ``before`` is done once rather than once per successor.
     """
 
     name: str
@@ -39,6 +42,7 @@ class Property:
     kind: str
     predicate: Callable[..., bool]
     explain: Callable[..., str] | None = field(default=None, compare=False)
+    prepare: Callable[..., Callable[..., bool]] | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:

@@ -24,12 +24,9 @@ class Replication(Protocol):
     - ``quorum(s)``: the controller's ``(leader or None, epoch, isr)``.
     - ``committed(s)``: ghost ``(offset, record id)`` pairs ever committed, or None when the
       model keeps no such history (then NoCommittedLoss is not offered).
-    - ``replica_epochs(s)``: per replica, its leader epoch, or None while it is down.
+    - ``epochs(s)``: the controller's epoch followed by each replica's leader epoch (None
+      while it is down), as one tuple. It runs on every transition, so it should be cheap.
     - ``event(label)``: ``"crash"``, ``"restart"``, ``"election"`` or None.
-    - ``log(s, r)``, ``replica_epoch(s, r)``: one replica's log, and its epoch (None while
-      down).
-    - ``changed_replicas(before, after)``: ids of the replicas whose state differs between the
-      two states (may over-approximate; it runs on every transition, so it should be cheap).
     """
 
     def logs(self, s) -> Sequence[Sequence[Record]]: ...
@@ -42,12 +39,6 @@ class Replication(Protocol):
 
     def committed(self, s) -> Sequence[tuple[int, int]] | None: ...
 
-    def replica_epochs(self, s) -> Sequence[int | None]: ...
+    def epochs(self, s) -> tuple[int | None, ...]: ...
 
     def event(self, label: Label) -> str | None: ...
-
-    def changed_replicas(self, before, after) -> Sequence[int]: ...
-
-    def log(self, s, r: int) -> Sequence[Record]: ...
-
-    def replica_epoch(self, s, r: int) -> int | None: ...

@@ -58,11 +58,21 @@ def test_weak_and_strong_isr():
 def test_epoch_monotonic_is_a_transition_property():
     prop = props_of(SPEC, "EpochMonotonic")[0]
     before = state([rep(log=[C], view=(0, 1, (0, 1))), rep(view=(0, 1, (0, 1)))])
-    appended_old_epoch = state([rep(log=[C, B], view=(0, 1, (0, 1))), before[0][1]])
-    assert not prop.predicate(before, None, appended_old_epoch)
-    assert "epoch 1 at offset 0 followed by epoch 0" in prop.explain(before, None,
-                                                                    appended_old_epoch)
     went_back = state([rep(log=[C], view=(0, 0, (0, 1))), before[0][1]])
     assert not prop.predicate(before, None, went_back)
+    assert "replica 0's leader epoch went back from 1 to 0" in prop.explain(before, None,
+                                                                           went_back)
     crashed = state([rep(log=[C], alive=False), before[0][1]])
     assert prop.predicate(before, None, crashed)
+    controller_back = state(before[0], controller=(-1, None, (0, 1)))
+    assert not prop.predicate(before, None, controller_back)
+    for after in (went_back, crashed, controller_back, before):
+        assert prop.prepare(before)(None, after) == prop.predicate(before, None, after)
+
+
+def test_record_epochs_monotonic():
+    assert holds(SPEC, "RecordEpochsMonotonic", state([rep(log=[A, C]), rep()]))
+    backwards = state([rep(log=[C, B]), rep()])
+    assert not holds(SPEC, "RecordEpochsMonotonic", backwards)
+    explain = props_of(SPEC, "RecordEpochsMonotonic")[0].explain(backwards)
+    assert "epoch 1 at offset 0 followed by epoch 0" in explain

@@ -11,7 +11,7 @@ from reference import enumerate_states
 from checker.result import Status
 
 SAFETY = ["HwLeLeo", "LeaderInIsr", "NoCommittedLoss", "NoDivergence", "WeakIsr", "StrongIsr",
-          "EpochMonotonic"]
+          "RecordEpochsMonotonic", "EpochMonotonic"]
 GUARDS = ["HwAdvances", "CrashHappens", "RestartHappens", "TruncationRemovesRecord",
           "SecondElection"]
 

@@ -57,6 +57,27 @@ _EVENTS = {"Crash": "crash", "Restart": "restart", "Elect": "election",
            "UncleanElect": "election"}
 
 
+class _LastTwo:
+    """Remembers ``compute(key)`` for the last two keys, compared by identity (a key stays
+    referenced while remembered, so its identity cannot be reused)."""
+
+    __slots__ = ("compute", "k1", "k2", "v1", "v2")
+
+    def __init__(self, compute) -> None:
+        self.compute = compute
+        self.k1 = self.v1 = self.k2 = self.v2 = None
+
+    def get(self, key):
+        if key is self.k1:
+            return self.v1
+        if key is self.k2:  # make it the most recent
+            self.k1, self.v1, self.k2, self.v2 = self.k2, self.v2, self.k1, self.v1
+            return self.v1
+        self.k2, self.v2 = self.k1, self.v1
+        self.k1, self.v1 = key, self.compute(key)
+        return self.v1
+
+
 class _Labels:
     """Every label the model can produce, built once (labels are compared and hashed often)."""
 
@@ -94,8 +115,10 @@ class KafkaSpec:
         self.variant = VARIANTS[self.config.truncation]
         self.labels = _Labels(self.config.replicas, self.config.max_epoch)
         self._actions = tuple(func for _, func in ACTIONS)
-        self._memo_logs: tuple = (None, ())
-        self._memo_hws: tuple = (None, ())
+        # the invariants ask about the same few states many times in a row (every transition
+        # from one state shares its ``before``): remember the last two answers
+        self._logs = _LastTwo(lambda replicas: tuple(map(_get_log, replicas)))
+        self._hws = _LastTwo(lambda replicas: tuple(map(_get_hw, replicas)))
 
     # -- checker.model.Spec -----------------------------------------------------------------
     def init_states(self) -> list[tuple]:
@@ -145,19 +168,12 @@ class KafkaSpec:
     # -- invariants.access.Replication ------------------------------------------------------
     # (map/itemgetter rather than generator expressions: these run on every transition)
     def logs(self, state: tuple) -> tuple:
-        """Per replica, its log: a tuple of records ``(id, epoch)``. Remembers the last
-        answer, since several invariants ask in a row about the same state."""
-        replicas = state[REPLICAS]
-        if replicas is not self._memo_logs[0]:
-            self._memo_logs = (replicas, tuple(map(_get_log, replicas)))
-        return self._memo_logs[1]
+        """Per replica, its log: a tuple of records ``(id, epoch)``."""
+        return self._logs.get(state[REPLICAS])
 
     def hws(self, state: tuple) -> tuple:
-        """Per replica, its HW (offset, exclusive); remembered like ``logs``."""
-        replicas = state[REPLICAS]
-        if replicas is not self._memo_hws[0]:
-            self._memo_hws = (replicas, tuple(map(_get_hw, replicas)))
-        return self._memo_hws[1]
+        """Per replica, its HW (offset, exclusive)."""
+        return self._hws.get(state[REPLICAS])
 
     def presumed_leaders(self, state: tuple) -> list[tuple[int, tuple]]:
         """``(replica, its cached ISR)`` for every live replica that presumes leadership."""
@@ -173,24 +189,10 @@ class KafkaSpec:
         """Ghost: every ``(offset, record id)`` ever committed."""
         return state[GHOST][G_COMMITTED]
 
-    def replica_epochs(self, state: tuple) -> tuple:
-        """Per replica, the leader epoch of its view, or None while it is down."""
-        return tuple(rep[VIEW][V_EPOCH] if rep[ALIVE] else None for rep in state[REPLICAS])
-
-    def log(self, state: tuple, r: int) -> tuple:
-        """Replica ``r``'s log."""
-        return state[REPLICAS][r][LOG]
-
-    def replica_epoch(self, state: tuple, r: int) -> int | None:
-        """Replica ``r``'s view epoch, or None while it is down."""
-        rep = state[REPLICAS][r]
-        return rep[VIEW][V_EPOCH] if rep[ALIVE] else None
-
-    def changed_replicas(self, before: tuple, after: tuple) -> list[int]:
-        """Replicas whose tuple is not the very same object (actions rebuild only what they
-        change, so identity is exact here and cheap)."""
-        return [r for r, (old, new) in enumerate(zip(before[REPLICAS], after[REPLICAS]))
-                if old is not new]
+    def epochs(self, state: tuple) -> tuple:
+        """``(controller epoch, epoch of replica 0, ...)``, None for a replica that is down."""
+        return (state[CONTROLLER][C_EPOCH],
+                *[rep[VIEW][V_EPOCH] if rep[ALIVE] else None for rep in state[REPLICAS]])
 
     def event(self, label: Label) -> str | None:
         """``crash``, ``restart`` or ``election`` for labels of those kinds, else None."""
