@@ -27,19 +27,26 @@ from spec.kafka import Config, ConfigError, KafkaSpec
 from spec.kafka.config import ALIASES, TRUNCATION_VARIANTS
 from spec.kafka.model import ACTIONS
 from spec.kafka.variants import VARIANTS
+from spec.tla import TlaSpec
+from spec.tla.typeok import type_ok_property
 
 DEFAULTS = Config()
 
 
-def build_model(model: str, config: Config) -> tuple[Any, list[Property]]:
-    """The spec and every property it offers, for model ``model`` (``kafka``).
+def build_model(model: str, config: Any) -> tuple[Any, list[Property]]:
+    """The spec and every property it offers: ``kafka`` (``spec.kafka.Config``) or ``tla``
+    (``spec.tla.TlaConfig``).
 
     Raises ``ConfigError`` for impossible bounds and ``ValueError`` for an unknown model.
     """
-    if model != "kafka":
-        raise ValueError(f"unknown model {model!r}")
-    spec = KafkaSpec(config)
-    return spec, invariants.catalog(spec)
+    if model == "kafka":
+        spec = KafkaSpec(config)
+        return spec, invariants.catalog(spec)
+    if model == "tla":
+        spec = TlaSpec(config)
+        props = invariants.tla_catalog(spec)
+        return spec, [*props[:1], type_ok_property(spec.config), *props[1:]]
+    raise ValueError(f"unknown model {model!r}")
 
 
 def _choose(props: list[Property], names: tuple[str, ...]) -> list[Property]:

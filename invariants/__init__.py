@@ -24,6 +24,15 @@ def catalog(acc: Replication, committed_history: bool = True,
             + transitions.properties(acc) + reachability.properties(acc, lifecycle))
 
 
+def tla_catalog(acc: Replication) -> list[Property]:
+    """The properties of the public TLA+ spec over ``acc``: HwLeLeo (ours), LeaderInIsr as the
+    spec writes it and LeaderInIsrOrNone, WeakIsr, StrongIsr, then the vacuity guards that
+    apply to a model without crashes. (TypeOk is the model's own: ``spec.tla.typeok``.)"""
+    return (sanity.properties(acc, strict_leader_in_isr=True)
+            + safety.properties(acc, committed_history=False, divergence=False)
+            + reachability.properties(acc, lifecycle=False))
+
+
 def select(props: list[Property], names: list[str]) -> list[Property]:
     """The properties named in ``names`` (all when empty), in catalog order.
 

@@ -6,29 +6,47 @@ from checker.properties import INVARIANT, Property
 from invariants.access import Replication
 
 
-def properties(acc: Replication) -> list[Property]:
-    """HwLeLeo and LeaderInIsr over the accessors ``acc``."""
+def properties(acc: Replication, strict_leader_in_isr: bool = False) -> list[Property]:
+    """HwLeLeo and LeaderInIsr over the accessors ``acc``.
+
+    ``strict_leader_in_isr`` states LeaderInIsr as the public TLA+ spec writes it (the quorum
+    leader is in the quorum ISR, which is false in its initial state, where there is no
+    leader) and adds LeaderInIsrOrNone, the form that holds while no leader exists. Without
+    it, LeaderInIsr is that second form.
+    """
 
     def hw_le_leo(s) -> bool:
         """Every replica's HW is at most its LEO."""
-        return all(hw <= len(log) for hw, log in zip(acc.hws(s), acc.logs(s)))
+        return all(hw <= len(log) for hw, log in zip(acc.hws(s), acc.logs(s), strict=True))
 
     def explain_hw(s) -> str:
         bad = [f"replica {r} has HW {hw} > LEO {len(log)}"
-               for r, (hw, log) in enumerate(zip(acc.hws(s), acc.logs(s))) if hw > len(log)]
+               for r, (hw, log) in enumerate(zip(acc.hws(s), acc.logs(s), strict=True))
+               if hw > len(log)]
         return "; ".join(bad)
 
-    def leader_in_isr(s) -> bool:
+    def leader_in_isr_or_none(s) -> bool:
         """The controller's leader, when there is one, is in the controller's ISR."""
         leader, _, isr = acc.quorum(s)
         return leader is None or leader in isr
+
+    def leader_in_isr(s) -> bool:
+        """The quorum leader is in the quorum ISR (as the TLA+ spec states it: false while
+        there is no leader)."""
+        leader, _, isr = acc.quorum(s)
+        return leader in isr
 
     def explain_leader(s) -> str:
         leader, epoch, isr = acc.quorum(s)
         return f"controller names leader {leader} in epoch {epoch} but its ISR is {list(isr)}"
 
-    return [
-        Property("HwLeLeo", hw_le_leo.__doc__, INVARIANT, hw_le_leo, explain_hw),
-        Property("LeaderInIsr", leader_in_isr.__doc__, INVARIANT, leader_in_isr,
-                 explain_leader),
-    ]
+    props = [Property("HwLeLeo", hw_le_leo.__doc__, INVARIANT, hw_le_leo, explain_hw)]
+    if strict_leader_in_isr:
+        props += [Property("LeaderInIsr", " ".join(leader_in_isr.__doc__.split()), INVARIANT,
+                           leader_in_isr, explain_leader),
+                  Property("LeaderInIsrOrNone", leader_in_isr_or_none.__doc__, INVARIANT,
+                           leader_in_isr_or_none, explain_leader)]
+    else:
+        props.append(Property("LeaderInIsr", leader_in_isr_or_none.__doc__, INVARIANT,
+                              leader_in_isr_or_none, explain_leader))
+    return props
