@@ -14,23 +14,22 @@ from typing import Any
 
 import click
 from rich.console import Console
-from rich.table import Table
 
 import invariants
 from checker import __version__
 from checker.bfs import Limits, explore
 from checker.properties import Property
 from checker.result import EXIT_ENVIRONMENT, EXIT_OK, Status
+from checker.view import listing, report, terminal
 from checker.view import progress as progress_view
-from checker.view import report, terminal
 from spec.kafka import Config, ConfigError, KafkaSpec
 from spec.kafka.config import ALIASES, TRUNCATION_VARIANTS
-from spec.kafka.model import ACTIONS
-from spec.kafka.variants import VARIANTS
-from spec.tla import TlaSpec
+from spec.tla import TlaConfig, TlaSpec
+from spec.tla.config import TLA_VARIANTS
 from spec.tla.typeok import type_ok_property
 
 DEFAULTS = Config()
+TLA = TlaConfig()
 
 
 def build_model(model: str, config: Any) -> tuple[Any, list[Property]]:
@@ -67,23 +66,50 @@ def cli() -> None:
     """hwcheck: an explicit-state model checker for Kafka's replication protocol."""
 
 
+MODEL_OPTIONS = {
+    "kafka": ("replicas", "truncation", "max_records", "max_epoch", "max_crashes", "min_isr",
+              "unclean_election"),
+    "tla": ("replicas", "truncation", "log_size", "max_records", "max_epoch"),
+}
+
+
+def _config(model: str, given: dict[str, Any]) -> Any:
+    """The model's config from the options the user gave (None = the model's default).
+
+    Raises ``click.BadParameter`` for an option the model does not have.
+    """
+    allowed = MODEL_OPTIONS[model]
+    for key, value in given.items():
+        if value is not None and key not in allowed:
+            option = "--unclean" if key == "unclean_election" else "--" + key.replace("_", "-")
+            raise click.BadParameter(f"{option} does not apply to --model {model}",
+                                     param_hint=f"'{option}'")
+    values = {k: v for k, v in given.items() if v is not None}
+    if "truncation" in values:
+        values["truncation"] = values["truncation"].lower()
+    return Config(**values) if model == "kafka" else TlaConfig(**values)
+
+
 @cli.command(name="explore")
-@click.option("--replicas", type=click.IntRange(1, 5), default=DEFAULTS.replicas,
-              show_default=True, help="Replication factor N (replica ids 0..N-1).")
-@click.option("--truncation", type=click.Choice(TRUNCATION_VARIANTS + tuple(ALIASES),
-                                                case_sensitive=False),
-              default=DEFAULTS.truncation, show_default=True,
-              help="Follower truncation rule; 'epoch' is kip320.")
-@click.option("--max-records", type=click.IntRange(min=0), default=DEFAULTS.max_records,
-              show_default=True, help="Records produced over the whole run.")
-@click.option("--max-epoch", type=click.IntRange(min=0), default=DEFAULTS.max_epoch,
-              show_default=True, help="Largest leader epoch (controller decisions - 1).")
-@click.option("--max-crashes", type=click.IntRange(min=0), default=DEFAULTS.max_crashes,
-              show_default=True, help="Broker crashes over the whole run.")
-@click.option("--min-isr", type=click.IntRange(min=1), default=DEFAULTS.min_isr,
-              show_default=True, help="min.insync.replicas (acks=all).")
-@click.option("--unclean/--clean", default=DEFAULTS.unclean_election, show_default=True,
-              help="unclean.leader.election.enable.")
+@click.option("--model", type=click.Choice(sorted(MODEL_OPTIONS)), default="kafka",
+              show_default=True, help="kafka: hwcheck's model; tla: the public TLA+ spec.")
+@click.option("--replicas", type=click.IntRange(1, 5), default=None,
+              help=f"Replication factor N [kafka: {DEFAULTS.replicas}, tla: {TLA.replicas}].")
+@click.option("--truncation", type=click.Choice(sorted(set(
+    TRUNCATION_VARIANTS + tuple(ALIASES) + TLA_VARIANTS)), case_sensitive=False), default=None,
+              help="Truncation variant [kip320; 'epoch' is kip320]; see 'hwcheck list'.")
+@click.option("--max-records", type=click.IntRange(min=0), default=None,
+              help=f"Records produced over the whole run [{DEFAULTS.max_records}].")
+@click.option("--max-epoch", type=click.IntRange(min=0), default=None,
+              help=f"Largest leader epoch [kafka: {DEFAULTS.max_epoch}, tla: {TLA.max_epoch}].")
+@click.option("--max-crashes", type=click.IntRange(min=0), default=None,
+              help=f"Broker crashes over the whole run (kafka) [{DEFAULTS.max_crashes}].")
+@click.option("--min-isr", type=click.IntRange(min=1), default=None,
+              help=f"min.insync.replicas, acks=all (kafka) [{DEFAULTS.min_isr}].")
+@click.option("--unclean/--clean", default=None,
+              help="unclean.leader.election.enable (kafka) [clean].")
+@click.option("--log-size", type=click.IntRange(min=0), default=None,
+              help=f"LogSize: slots per log (tla) [{TLA.log_size}].")
 @click.option("--invariant", "names", multiple=True, metavar="NAME",
               help="Check only this property (repeatable; default all). See 'hwcheck list'.")
 @click.option("--max-depth", type=click.IntRange(min=1), default=None,
@@ -96,13 +122,16 @@ def cli() -> None:
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Folder for summary.json and traces [default: reports/<run-id>].")
 @click.option("--no-progress", is_flag=True, help="No progress display on stderr.")
-def explore_cmd(replicas, truncation, max_records, max_epoch, max_crashes, min_isr, unclean,
-                names, max_depth, time_limit, stop_on_first, as_json, out, no_progress) -> None:
+def explore_cmd(model, replicas, truncation, max_records, max_epoch, max_crashes, min_isr,
+                unclean, log_size, names, max_depth, time_limit, stop_on_first, as_json, out,
+                no_progress) -> None:
     """Explore every interleaving and check the invariants."""
-    config = Config(replicas, max_records, max_epoch, max_crashes, min_isr, unclean,
-                    truncation.lower())
+    config = _config(model, {"replicas": replicas, "truncation": truncation,
+                             "max_records": max_records, "max_epoch": max_epoch,
+                             "max_crashes": max_crashes, "min_isr": min_isr,
+                             "unclean_election": unclean, "log_size": log_size})
     try:
-        spec, props = build_model("kafka", config)
+        spec, props = build_model(model, config)
     except ConfigError as exc:
         raise click.BadParameter(str(exc), param_hint=f"'{exc.option}'") from None
     chosen = _choose(props, names)
@@ -133,7 +162,7 @@ def _print(spec, result, summary, folder: Path, as_json: bool) -> None:
     console.print(terminal.verdict_table(result))
     console.print(terminal.coverage_table(result))
     console.print(f"Reports written to {folder}/")
-    if result.status == Status.OK and spec.config.truncation == "kip320":
+    if result.status == Status.OK and spec.name == "kafka" and spec.config.truncation == "kip320":
         console.print("Hint: the pre-0.11 protocol loses committed data; see it with "
                       "[bold]hwcheck explore --replicas 2 --truncation hw[/bold]")
     elif result.status == Status.VACUOUS:
@@ -143,32 +172,12 @@ def _print(spec, result, summary, folder: Path, as_json: bool) -> None:
 
 @cli.command(name="list")
 def list_cmd() -> None:
-    """List truncation variants, actions, properties and the default bounds."""
+    """List models, truncation variants, actions, properties and default bounds."""
     console = Console()
-    _, props = build_model("kafka", DEFAULTS)
-    variants = Table(title="Truncation variants (--truncation)", title_justify="left")
-    for column in ("variant", "Kafka", "fenced", "rule"):
-        variants.add_column(column)
-    for variant in VARIANTS.values():
-        variants.add_row(variant.name, variant.kafka, "yes" if variant.fenced else "no",
-                         variant.description)
-    actions = Table(title="Actions", title_justify="left")
-    actions.add_column("action")
-    actions.add_column("what it does")
-    for name, func in ACTIONS:
-        actions.add_row(name, (func.__doc__ or "").strip().splitlines()[0])
-    properties = Table(title="Properties (--invariant)", title_justify="left")
-    for column in ("property", "kind", "description"):
-        properties.add_column(column)
-    for prop in props:
-        properties.add_row(prop.name, prop.kind, prop.description)
-    bounds = Table(title="Default bounds", title_justify="left")
-    bounds.add_column("option")
-    bounds.add_column("default")
-    for key, value in DEFAULTS.to_dict().items():
-        bounds.add_row("--" + key.replace("_", "-"), str(value))
-    for table in (variants, actions, properties, bounds):
-        console.print(table)
+    for model, config in (("kafka", DEFAULTS), ("tla", TLA)):
+        spec, props = build_model(model, config)
+        for table in listing.tables(spec, props):
+            console.print(table)
 
 
 def main() -> None:

@@ -1,0 +1,57 @@
+"""``hwcheck list``: one set of tables per model (variants, actions, properties, bounds)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.table import Table
+
+from spec.kafka.variants import VARIANTS
+from spec.tla.config import TLA_VARIANTS
+from spec.tla.model import NEXT
+
+
+def _table(title: str, *columns: str) -> Table:
+    table = Table(title=title, title_justify="left")
+    for column in columns:
+        table.add_column(column)
+    return table
+
+
+def _first_line(func: Any) -> str:
+    return (func.__doc__ or "").strip().splitlines()[0]
+
+
+def tables(spec: Any, props: list) -> list[Table]:
+    """The tables describing ``spec`` (a Kafka or TLA model at its default bounds)."""
+    model = spec.name
+    variants = _table(f"{model} model: truncation variants (--model {model} --truncation)",
+                      "variant", "source", "rule")
+    actions = _table(f"{model} model: actions", "action", "what it does")
+    if model == "kafka":
+        for variant in VARIANTS.values():
+            variants.add_row(variant.name, f"Kafka {variant.kafka}", variant.description)
+        from spec.kafka.model import ACTIONS
+        for name, func in ACTIONS:
+            actions.add_row(name, _first_line(func))
+    else:
+        for name in TLA_VARIANTS:
+            ops = ", ".join(op for op, _ in NEXT[name][3:])
+            variants.add_row(name, "Next of " + _module(name), ops)
+        for name, func in NEXT[spec.config.truncation]:
+            actions.add_row(name, _first_line(func))
+    properties = _table(f"{model} model: properties (--invariant)", "property", "kind",
+                        "description")
+    for prop in props:
+        properties.add_row(prop.name, prop.kind, prop.description)
+    bounds = _table(f"{model} model: default bounds", "option", "default")
+    for key, value in spec.config_dict().items():
+        bounds.add_row("--" + key.replace("_", "-").replace("unclean-election", "unclean"),
+                       str(value))
+    return [variants, actions, properties, bounds]
+
+
+def _module(variant: str) -> str:
+    return {"hw": "KafkaTruncateToHighWatermark", "kip101": "Kip101", "kip279": "Kip279",
+            "kip320-first-try": "Kip320FirstTry", "kip320": "Kip320",
+            "kip320-kip279": "Kip320 with BecomeFollowerTruncateKip279"}[variant]
