@@ -1,14 +1,17 @@
-"""Throughput and memory of the local engine on the Kafka model.
+"""Throughput and memory of the local engine on both models.
 
 Usage::
 
-    python benchmarks/explore.py                 # every variant, 2 and 3 replicas, defaults
+    python benchmarks/explore.py                 # kafka model: every variant, 2 and 3 replicas
+    python benchmarks/explore.py --model tla     # the TLA+ port: every variant, 2 and 3 replicas
     python benchmarks/explore.py --replicas 2    # only 2 replicas
     python benchmarks/explore.py --profile kip320 --replicas 3   # where the time goes
 
 Each configuration runs in its own process, so the peak RSS column is that run's own peak.
-All properties are checked (as ``hwcheck explore`` does); the run ends when the state space
-is exhausted or every safety property is violated, as with the CLI.
+The kafka model is run as ``hwcheck explore`` runs it (default bounds, every property; the run
+ends when the space is exhausted or every safety property is violated). The tla model is run
+as TLC is timed on it: LogSize = MaxRecords = MaxLeaderEpoch = 2, checking only HwLeLeo, so the
+whole reachable graph is explored.
 """
 
 from __future__ import annotations
@@ -24,29 +27,35 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-VARIANTS = ("hw", "kip101", "kip279", "kip320")
+VARIANTS = {"kafka": ("hw", "kip101", "kip279", "kip320"),
+            "tla": ("hw", "kip101", "kip279", "kip320-first-try", "kip320", "kip320-kip279")}
 
 
-def one(variant: str, replicas: int) -> dict:
+def one(model: str, variant: str, replicas: int) -> dict:
     """Run one configuration in this process and return its numbers."""
-    import invariants
     from checker.bfs import explore
-    from spec.kafka import Config, KafkaSpec
+    from checker.cli import build_model
+    from spec.kafka import Config
+    from spec.tla import TlaConfig
 
-    spec = KafkaSpec(Config(replicas=replicas, truncation=variant))
-    result = explore(spec, invariants.catalog(spec))
+    if model == "kafka":
+        spec, props = build_model(model, Config(replicas=replicas, truncation=variant))
+    else:
+        spec, props = build_model(model, TlaConfig(replicas=replicas, truncation=variant))
+        props = [p for p in props if p.name == "HwLeLeo"]
+    result = explore(spec, props)
     stats = result.stats
-    return {"variant": variant, "replicas": replicas, "status": result.status.value,
+    return {"model": model, "variant": variant, "replicas": replicas, "status": result.status.value,
             "distinct": stats.distinct, "generated": stats.generated, "depth": stats.depth,
             "seconds": round(stats.seconds, 2), "per_second": round(stats.states_per_second),
             "peak_rss_mb": round(stats.peak_rss_mb)}
 
 
-def profile(variant: str, replicas: int) -> None:
+def profile(model: str, variant: str, replicas: int) -> None:
     """Print the 25 functions with the most own time for one configuration."""
     profiler = cProfile.Profile()
     profiler.enable()
-    row = one(variant, replicas)
+    row = one(model, variant, replicas)
     profiler.disable()
     out = io.StringIO()
     pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(25)
@@ -56,24 +65,26 @@ def profile(variant: str, replicas: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", choices=sorted(VARIANTS), default="kafka")
     parser.add_argument("--replicas", type=int, action="append")
-    parser.add_argument("--variant", action="append", choices=VARIANTS)
-    parser.add_argument("--profile", choices=VARIANTS)
-    parser.add_argument("--one", nargs=2, metavar=("VARIANT", "REPLICAS"), help=argparse.SUPPRESS)
+    parser.add_argument("--variant", action="append")
+    parser.add_argument("--profile", metavar="VARIANT")
+    parser.add_argument("--one", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
-        print(json.dumps(one(args.one[0], int(args.one[1]))))
+        print(json.dumps(one(args.one[0], args.one[1], int(args.one[2]))))
         return
     if args.profile:
-        profile(args.profile, (args.replicas or [3])[0])
+        profile(args.model, args.profile, (args.replicas or [3])[0])
         return
-    header = ("variant", "replicas", "status", "distinct", "generated", "depth", "seconds",
+    header = ("model", "variant", "replicas", "status", "distinct", "generated", "depth", "seconds",
               "per_second", "peak_rss_mb")
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
     for replicas in args.replicas or [2, 3]:
-        for variant in args.variant or VARIANTS:
-            proc = subprocess.run([sys.executable, __file__, "--one", variant, str(replicas)],
+        for variant in args.variant or VARIANTS[args.model]:
+            proc = subprocess.run([sys.executable, __file__, "--one", args.model, variant,
+                                   str(replicas)],
                                   capture_output=True, text=True, check=True)
             row = json.loads(proc.stdout)
             print("| " + " | ".join(f"{row[key]:,}" if isinstance(row[key], int) else
