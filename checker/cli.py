@@ -8,6 +8,8 @@ their properties (``invariants``). Exit codes are documented in README.md and
 from __future__ import annotations
 
 import json
+import os
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -16,11 +18,11 @@ import click
 from rich.console import Console
 
 import invariants
-from checker import __version__
+from checker import __version__, gate
 from checker.bfs import Limits, explore
 from checker.properties import Property
-from checker.result import EXIT_ENVIRONMENT, EXIT_OK, Status
-from checker.view import listing, report, terminal
+from checker.result import EXIT_BAD_INPUT, EXIT_ENVIRONMENT, EXIT_OK, EXIT_SPEC_ERROR, Status
+from checker.view import listing, matrix, report, terminal
 from checker.view import progress as progress_view
 from spec.kafka import Config, ConfigError, KafkaSpec
 from spec.kafka.config import ALIASES, TRUNCATION_VARIANTS
@@ -90,6 +92,29 @@ def _config(model: str, given: dict[str, Any]) -> Any:
     return Config(**values) if model == "kafka" else TlaConfig(**values)
 
 
+def _run(model: str, given: dict[str, Any], names, limits: Limits, on_progress=None):
+    """Build the model from the options ``given``, explore it; return ``(spec, result)``.
+
+    Raises ``click.BadParameter`` for options or bounds the model rejects.
+    """
+    config = _config(model, given)
+    try:
+        spec, props = build_model(model, config)
+    except ConfigError as exc:
+        raise click.BadParameter(str(exc), param_hint=f"'{exc.option}'") from None
+    return spec, explore(spec, _choose(props, names), limits, on_progress)
+
+
+def _write(folder: Path, spec, result) -> dict:
+    """``report.write_run``, or exit 5 with one message when the folder cannot be written."""
+    try:
+        return report.write_run(folder, spec, result)
+    except OSError as exc:
+        click.echo(f"Error: cannot write the reports to {folder}: {exc.strerror or exc}",
+                   err=True)
+        sys.exit(EXIT_ENVIRONMENT)
+
+
 @cli.command(name="explore")
 @click.option("--model", type=click.Choice(sorted(MODEL_OPTIONS)), default="kafka",
               show_default=True, help="kafka: hwcheck's model; tla: the public TLA+ spec.")
@@ -126,48 +151,112 @@ def explore_cmd(model, replicas, truncation, max_records, max_epoch, max_crashes
                 unclean, log_size, names, max_depth, time_limit, stop_on_first, as_json, out,
                 no_progress) -> None:
     """Explore every interleaving and check the invariants."""
-    config = _config(model, {"replicas": replicas, "truncation": truncation,
-                             "max_records": max_records, "max_epoch": max_epoch,
-                             "max_crashes": max_crashes, "min_isr": min_isr,
-                             "unclean_election": unclean, "log_size": log_size})
-    try:
-        spec, props = build_model(model, config)
-    except ConfigError as exc:
-        raise click.BadParameter(str(exc), param_hint=f"'{exc.option}'") from None
-    chosen = _choose(props, names)
+    given = {"replicas": replicas, "truncation": truncation, "max_records": max_records,
+             "max_epoch": max_epoch, "max_crashes": max_crashes, "min_isr": min_isr,
+             "unclean_election": unclean, "log_size": log_size}
     limits = Limits(max_depth=max_depth, time_limit=time_limit, stop_on_first=stop_on_first)
     with progress_view.for_search(enabled=not no_progress) as on_progress:
-        result = explore(spec, chosen, limits, on_progress)
+        spec, result = _run(model, given, names, limits, on_progress)
     folder = out or Path("reports") / report.run_id(spec, spec.config.truncation)
-    try:
-        summary = report.write_run(folder, spec, result)
-    except OSError as exc:
-        click.echo(f"Error: cannot write the reports to {folder}: {exc.strerror or exc}",
-                   err=True)
-        sys.exit(EXIT_ENVIRONMENT)
-    _print(spec, result, summary, folder, as_json)
+    summary = _write(folder, spec, result)
+    terminal.print_run(spec, result, summary, folder, as_json)
     sys.exit(result.exit_code)
 
 
-def _print(spec, result, summary, folder: Path, as_json: bool) -> None:
+@cli.command(name="compare")
+@click.option("--model", type=click.Choice(sorted(MODEL_OPTIONS)), default="kafka",
+              show_default=True, help="Which model's variants to compare.")
+@click.option("--replicas", type=click.IntRange(1, 5), default=None, help="Replication factor.")
+@click.option("--max-records", type=click.IntRange(min=0), default=None)
+@click.option("--max-epoch", type=click.IntRange(min=0), default=None)
+@click.option("--max-crashes", type=click.IntRange(min=0), default=None, help="(kafka)")
+@click.option("--min-isr", "min_isrs", type=click.IntRange(min=1), multiple=True,
+              help="min.insync.replicas (kafka); repeat to cross the matrix with each value.")
+@click.option("--log-size", type=click.IntRange(min=0), default=None, help="(tla)")
+@click.option("--cross-unclean", is_flag=True,
+              help="Run every variant with unclean leader election off and on (kafka).")
+@click.option("--engine", type=click.Choice(["local"]), default="local", show_default=True)
+@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None,
+              metavar="SECONDS", help="Per variant.")
+@click.option("--json", "as_json", is_flag=True, help="Print the matrix as JSON.")
+@click.option("--markdown", is_flag=True, help="Print the matrix as a markdown table.")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Folder for the reports [default: reports/compare-<model>-<time>].")
+def compare_cmd(model, replicas, max_records, max_epoch, max_crashes, min_isrs, log_size,
+                cross_unclean, engine, time_limit, as_json, markdown, out) -> None:
+    """Run every truncation variant and print a variant × property matrix."""
+    variants = TRUNCATION_VARIANTS if model == "kafka" else TLA_VARIANTS
+    folder = out or Path("reports") / f"compare-{model}-{report.stamp()}"
+    cells = []
+    for min_isr in min_isrs or (None,):
+        for unclean in ((False, True) if cross_unclean else (None,)):
+            for variant in variants:
+                given = {"replicas": replicas, "truncation": variant, "max_records": max_records,
+                         "max_epoch": max_epoch, "max_crashes": max_crashes, "min_isr": min_isr,
+                         "unclean_election": unclean, "log_size": log_size}
+                switches = {k: v for k, v in (("unclean", unclean), ("min_isr", min_isr))
+                            if v is not None}
+                spec, result = _run(model, given, (), Limits(time_limit=time_limit))
+                where = folder / "-".join([variant] + [f"{k}{v}" for k, v in switches.items()])
+                _write(where, spec, result)
+                cells.append(matrix.Cell(variant, switches, result, str(where)))
     if as_json:
-        click.echo(json.dumps(summary, indent=1))
-        return
-    console = Console(width=None if sys.stdout.isatty() else 120)
-    for violation in result.violations:
-        views = [spec.view(step.state) for step in violation.trace]
-        terminal.print_violation(console, violation, views)
-    title = f"hwcheck explore: model {spec.name}, truncation {spec.config.truncation}"
-    console.print(terminal.summary_table(title, spec.config_dict(), result))
-    console.print(terminal.verdict_table(result))
-    console.print(terminal.coverage_table(result))
-    console.print(f"Reports written to {folder}/")
-    if result.status == Status.OK and spec.name == "kafka" and spec.config.truncation == "kip320":
-        console.print("Hint: the pre-0.11 protocol loses committed data; see it with "
-                      "[bold]hwcheck explore --replicas 2 --truncation hw[/bold]")
-    elif result.status == Status.VACUOUS:
-        console.print("[yellow]Every invariant holds, but some behaviour was never reached: "
-                      "raise the bounds before trusting the verdict.[/yellow]")
+        click.echo(json.dumps(matrix.compare_json(cells), indent=1))
+    elif markdown:
+        click.echo(matrix.compare_markdown(cells), nl=False)
+    else:
+        Console(width=None if sys.stdout.isatty() else 160).print(matrix.compare_table(cells))
+        click.echo(f"Reports and traces: {folder}/")
+    errors = [c for c in cells if c.result.status == Status.ERROR]
+    sys.exit(EXIT_SPEC_ERROR if errors else EXIT_OK)
+
+
+@cli.command(name="gate")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path),
+              default=Path("pyproject.toml"), show_default=True,
+              help="TOML file with [[tool.hwcheck.gate]] checks.")
+@click.option("--junit-xml", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write a JUnit XML report here.")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Folder for reports of failing checks [default: reports/gate-<time>].")
+def gate_cmd(config_path, junit_xml, out) -> None:
+    """Run the checks of a gate configuration and judge them against their expectations."""
+    try:
+        checks = gate.load_checks(config_path)
+    except gate.GateConfigError as exc:
+        click.echo(f"Error: {exc}", err=True)
+        sys.exit(EXIT_BAD_INPUT)
+    folder = out or Path("reports") / f"gate-{report.stamp()}"
+    outcomes = []
+    for index, check in enumerate(checks):
+        given = {"truncation": check.truncation, **check.bounds}
+        given["unclean_election"] = given.pop("unclean", None)
+        try:
+            spec, result = _run(check.model, given, check.invariants,
+                                Limits(time_limit=check.time_limit))
+        except click.BadParameter as exc:
+            click.echo(f"Error: {config_path}:{check.line}: gate check {index + 1}: "
+                       f"{exc.format_message()}", err=True)
+            sys.exit(EXIT_BAD_INPUT)
+        outcome = gate.judge(check, result)
+        outcome.details = {v.prop.name: report.counterexample_text(v)
+                           for v in result.violations}
+        if outcome.status != gate.PASS:
+            where = folder / re.sub(r"[^A-Za-z0-9_.-]+", "-", check.name)
+            _write(where, spec, result)
+            outcome.report = str(where)
+        outcomes.append(outcome)
+    Console(width=None if sys.stdout.isatty() else 160).print(matrix.gate_table(outcomes))
+    if junit_xml is not None:
+        junit_xml.write_text(gate.junit_xml(outcomes), encoding="utf-8")
+    if os.environ.get("GITHUB_ACTIONS") == "true":
+        for line in gate.github_annotations(outcomes):
+            click.echo(line)
+        summary = os.environ.get("GITHUB_STEP_SUMMARY")
+        if summary:
+            with open(summary, "a", encoding="utf-8") as handle:
+                handle.write(gate.markdown_summary(outcomes))
+    sys.exit(gate.exit_code(outcomes))
 
 
 @cli.command(name="list")

@@ -32,11 +32,15 @@ def to_json(value: Any) -> Any:
     return value
 
 
+def stamp() -> str:
+    """The current UTC time as ``YYYYmmddTHHMMSSZ``, for folder names."""
+    return time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+
+
 def run_id(spec: Spec, variant: str) -> str:
     """``<model>-<variant>-r<replicas>-<UTC time>``: a folder name for one run."""
     replicas = spec.config_dict().get("replicas", "")
-    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-    return f"{spec.name}-{variant}-r{replicas}-{stamp}"
+    return f"{spec.name}-{variant}-r{replicas}-{stamp()}"
 
 
 def explanation(violation: Violation) -> str:
@@ -47,6 +51,13 @@ def explanation(violation: Violation) -> str:
     if prop.kind == "transition":
         return prop.explain(violation.trace[-2].state, last.label, last.state) or ""
     return prop.explain(last.state) or ""
+
+
+def counterexample_text(violation: Violation) -> str:
+    """A counterexample in words: the property, its explanation, then one action per line."""
+    steps = "\n".join(f"{i}. {step.label}" for i, step in enumerate(violation.trace[1:], 2))
+    return (f"{violation.prop.name} violated ({violation.length} states): "
+            f"{explanation(violation)}\n1. (initial state)\n{steps}")
 
 
 def trace_document(spec: Spec, violation: Violation) -> dict[str, Any]:

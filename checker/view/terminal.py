@@ -4,6 +4,7 @@ counterexample as a table of steps (one column per replica, changed cells highli
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
 
 from rich.console import Console
@@ -126,3 +127,26 @@ def print_violation(console: Console, violation: Violation, views: list[Any]) ->
     if why:
         console.print(Text(f"Why {violation.prop.name} fails: {why}", style="red"))
     console.print()
+
+
+def print_run(spec, result, summary, folder, as_json: bool) -> None:
+    """What ``hwcheck explore`` prints: JSON, or the counterexamples, summary, verdicts,
+    coverage and a hint."""
+    if as_json:
+        print(json.dumps(summary, indent=1))
+        return
+    console = Console(width=None if sys.stdout.isatty() else 120)
+    for violation in result.violations:
+        views = [spec.view(step.state) for step in violation.trace]
+        print_violation(console, violation, views)
+    title = f"hwcheck explore: model {spec.name}, truncation {spec.config.truncation}"
+    console.print(summary_table(title, spec.config_dict(), result))
+    console.print(verdict_table(result))
+    console.print(coverage_table(result))
+    console.print(f"Reports written to {folder}/")
+    if result.status == Status.OK and spec.name == "kafka" and spec.config.truncation == "kip320":
+        console.print("Hint: the pre-0.11 protocol loses committed data; see it with "
+                      "[bold]hwcheck explore --replicas 2 --truncation hw[/bold]")
+    elif result.status == Status.VACUOUS:
+        console.print("[yellow]Every invariant holds, but some behaviour was never reached: "
+                      "raise the bounds before trusting the verdict.[/yellow]")

@@ -1,0 +1,258 @@
+"""The CI invariant gate: checks with expectations, read from TOML, judged against results.
+
+A check names a model, a truncation variant, replicas, bounds, an engine, an optional time
+limit and its expectation: ``expect = "holds"`` (every property holds and every vacuity guard
+is reached) or ``violates = [names]`` (exactly these properties are violated: a known-buggy
+variant stays pinned as buggy, and a change that silently makes it stop failing fails too).
+This module knows no model: ``checker.cli`` runs each check and hands back the result.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from xml.etree import ElementTree
+
+import jsonschema
+
+from checker.result import CheckResult, Status
+
+PASS, FAIL, INCOMPLETE, ERROR = "PASS", "FAIL", "INCOMPLETE", "ERROR"
+EXIT_UNMET = 1
+
+BOUND_KEYS = ("replicas", "max_records", "max_epoch", "max_crashes", "min_isr", "unclean",
+              "log_size")
+CHECK_SCHEMA = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["truncation"],
+    "oneOf": [{"required": ["expect"]}, {"required": ["violates"]}],
+    "properties": {
+        "name": {"type": "string"},
+        "model": {"enum": ["kafka", "tla"]},
+        "truncation": {"type": "string"},
+        "engine": {"enum": ["local"]},
+        "time_limit": {"type": "number", "exclusiveMinimum": 0},
+        "expect": {"const": "holds"},
+        "violates": {"type": "array", "items": {"type": "string"}, "minItems": 1},
+        "invariants": {"type": "array", "items": {"type": "string"}},
+        **{key: {"type": "integer", "minimum": 0} for key in BOUND_KEYS if key != "unclean"},
+        "unclean": {"type": "boolean"},
+    },
+}
+
+
+class GateConfigError(ValueError):
+    """A malformed gate configuration; the message names the file, line and key."""
+
+
+@dataclass(frozen=True)
+class Check:
+    """One gate check. ``bounds`` maps option names (``replicas``, ``max_epoch``, ...) to
+    values; ``violates`` is None for ``expect = "holds"``."""
+
+    name: str
+    model: str
+    truncation: str
+    bounds: dict[str, Any]
+    engine: str = "local"
+    time_limit: float | None = None
+    violates: frozenset[str] | None = None
+    invariants: tuple[str, ...] = ()
+    line: int = 0
+
+    @property
+    def expectation(self) -> str:
+        """``holds`` or ``violates A, B``."""
+        return "holds" if self.violates is None else "violates " + ", ".join(sorted(self.violates))
+
+
+@dataclass
+class Outcome:
+    """A check, its result and the verdict: PASS, FAIL, INCOMPLETE or ERROR, with why."""
+
+    check: Check
+    status: str
+    message: str
+    result: CheckResult | None = None
+    report: str | None = None
+    details: dict[str, str] = field(default_factory=dict)
+
+
+def _line_of(text: str, index: int, key: str | None) -> int:
+    """Line (1-based) of check ``index``'s header, or of ``key`` inside that check."""
+    lines = text.splitlines()
+    headers = [i for i, line in enumerate(lines) if re.match(r"\s*\[\[\s*(tool\.hwcheck\.)?gate\s*\]\]", line)]
+    if index >= len(headers):
+        return 0
+    start = headers[index]
+    end = headers[index + 1] if index + 1 < len(headers) else len(lines)
+    if key:
+        for i in range(start, end):
+            if re.match(rf"\s*{re.escape(key)}\s*=", lines[i]):
+                return i + 1
+    return start + 1
+
+
+def load_checks(path: Path) -> list[Check]:
+    """Read ``[[tool.hwcheck.gate]]`` tables (or top-level ``[[gate]]``) from a TOML file.
+
+    Raises ``GateConfigError`` naming the line and key for unreadable TOML, a missing gate
+    list, an unknown key, a wrong type or a missing expectation.
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise GateConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    try:
+        document = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise GateConfigError(f"{path}: not valid TOML: {exc}") from None
+    table = document.get("tool", {}).get("hwcheck", document)
+    entries = table.get("gate")
+    if not isinstance(entries, list) or not entries:
+        raise GateConfigError(f"{path}: no [[tool.hwcheck.gate]] checks found")
+    checks = []
+    for index, entry in enumerate(entries):
+        errors = sorted(jsonschema.Draft202012Validator(CHECK_SCHEMA).iter_errors(entry),
+                        key=lambda e: list(e.path))
+        if errors:
+            error = errors[0]
+            key = error.path[0] if error.path else _unknown_key(entry)
+            line = _line_of(text, index, key)
+            what = f"key '{key}'" if key else "check"
+            raise GateConfigError(f"{path}:{line}: gate check {index + 1}, {what}: "
+                                  f"{_say(error)}")
+        checks.append(_check(entry, index, _line_of(text, index, None)))
+    return checks
+
+
+def _unknown_key(entry: dict) -> str | None:
+    extra = set(entry) - set(CHECK_SCHEMA["properties"])
+    return min(extra) if extra else None
+
+
+def _say(error: jsonschema.ValidationError) -> str:
+    if error.validator == "additionalProperties":
+        return "unknown key (allowed: " + ", ".join(sorted(CHECK_SCHEMA["properties"])) + ")"
+    if error.validator == "oneOf":
+        return 'needs exactly one of expect = "holds" or violates = [...]'
+    return error.message
+
+
+def _check(entry: dict, index: int, line: int) -> Check:
+    model = entry.get("model", "kafka")
+    bounds = {key: entry[key] for key in BOUND_KEYS if key in entry}
+    name = entry.get("name") or (f"{model} {entry['truncation']} "
+                                 f"r{bounds.get('replicas', 'default')}")
+    violates = frozenset(entry["violates"]) if "violates" in entry else None
+    return Check(name, model, entry["truncation"], bounds, entry.get("engine", "local"),
+                 entry.get("time_limit"), violates, tuple(entry.get("invariants", ())), line)
+
+
+def judge(check: Check, result: CheckResult) -> Outcome:
+    """Compare a result with the check's expectation (see the module docstring)."""
+    violated = {v.prop.name for v in result.violations}
+    if result.status == Status.ERROR:
+        return Outcome(check, ERROR, result.reason, result)
+    if check.violates is None:
+        if result.status == Status.OK:
+            return Outcome(check, PASS, "every property holds", result)
+        if violated:
+            return Outcome(check, FAIL, "expected to hold, but violates "
+                           + ", ".join(sorted(violated)), result)
+        if result.status == Status.VACUOUS:
+            return Outcome(check, FAIL, "vacuous: never reached " + ", ".join(result.unreached),
+                           result)
+        return Outcome(check, INCOMPLETE, result.reason or "search cut short", result)
+    unexpected, missing = violated - check.violates, check.violates - violated
+    if unexpected:
+        return Outcome(check, FAIL, "unexpected violation of " + ", ".join(sorted(unexpected)),
+                       result)
+    if not missing:
+        return Outcome(check, PASS, "violates " + ", ".join(sorted(violated)) + " as expected",
+                       result)
+    if result.exhausted:
+        return Outcome(check, FAIL, "expected violation not found (the model may have been "
+                       "weakened): " + ", ".join(sorted(missing)), result)
+    return Outcome(check, INCOMPLETE, (result.reason or "search cut short")
+                   + "; not yet violated: " + ", ".join(sorted(missing)), result)
+
+
+def exit_code(outcomes: list[Outcome]) -> int:
+    """0 when every check passed; 1 when any failed or errored; 3 when some were only
+    incomplete."""
+    statuses = {o.status for o in outcomes}
+    if statuses & {FAIL, ERROR}:
+        return EXIT_UNMET
+    return 3 if INCOMPLETE in statuses else 0
+
+
+def junit_xml(outcomes: list[Outcome]) -> str:
+    """JUnit XML: one testcase per check and property; a failure's message is the outcome
+    and the property's counterexample summary; INCOMPLETE is an error, never a pass."""
+    suite = ElementTree.Element("testsuite", name="hwcheck gate")
+    counts = {"tests": 0, "failures": 0, "errors": 0}
+    for outcome in outcomes:
+        result = outcome.result
+        props = result.checked if result is not None else ()
+        for prop in props or [None]:
+            name = prop.name if prop is not None else "run"
+            case = ElementTree.SubElement(suite, "testcase", classname=outcome.check.name,
+                                          name=name)
+            counts["tests"] += 1
+            bad = _property_problem(outcome, prop)
+            if bad is None:
+                continue
+            kind, message = bad
+            counts["failures" if kind == "failure" else "errors"] += 1
+            element = ElementTree.SubElement(case, kind, message=message)
+            element.text = outcome.details.get(name, message)
+    for key, value in counts.items():
+        suite.set(key, str(value))
+    return ElementTree.tostring(suite, encoding="unicode", xml_declaration=True)
+
+
+def _property_problem(outcome: Outcome, prop) -> tuple[str, str] | None:
+    """``(failure|error, message)`` when this property goes against the expectation."""
+    if outcome.status == ERROR or prop is None:
+        return ("error", outcome.message) if outcome.status != PASS else None
+    verdict = outcome.result.verdict(prop)
+    expected_bad = outcome.check.violates or frozenset()
+    if prop.kind == "sometimes":
+        if outcome.check.violates is None and verdict == "not reached":
+            return "failure", f"{prop.name} never reached: the verdict is vacuous"
+        return None
+    if verdict == "violated" and prop.name not in expected_bad:
+        return "failure", f"{prop.name} violated unexpectedly"
+    if verdict == "holds" and prop.name in expected_bad:
+        return "failure", f"{prop.name} expected to be violated but holds"
+    if verdict == "unknown" and outcome.status == INCOMPLETE:
+        return "error", f"INCOMPLETE: {outcome.message}"
+    return None
+
+
+def github_annotations(outcomes: list[Outcome]) -> list[str]:
+    """``::error`` workflow commands for every check that did not pass."""
+    lines = []
+    for o in outcomes:
+        if o.status != PASS:
+            message = f"{o.status}: {o.message}".replace("%", "%25").replace("\n", "%0A")
+            lines.append(f"::error title=hwcheck gate: {o.check.name}::{message}")
+    return lines
+
+
+def markdown_summary(outcomes: list[Outcome]) -> str:
+    """A markdown table of the outcomes, for $GITHUB_STEP_SUMMARY."""
+    icon = {PASS: "✅", FAIL: "❌", INCOMPLETE: "⚠️", ERROR: "💥"}
+    rows = ["| check | expectation | outcome | states | seconds | detail |",
+            "|---|---|---|---|---|---|"]
+    for o in outcomes:
+        stats = o.result.stats if o.result is not None else None
+        rows.append(f"| {o.check.name} | {o.check.expectation} | {icon[o.status]} {o.status} "
+                    f"| {stats.distinct if stats else '-'} "
+                    f"| {f'{stats.seconds:.1f}' if stats else '-'} | {o.message} |")
+    return "## hwcheck gate\n\n" + "\n".join(rows) + "\n"

@@ -1,0 +1,124 @@
+"""Tables for ``hwcheck compare`` (variant × property matrix) and ``hwcheck gate``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from rich.table import Table
+from rich.text import Text
+
+from checker.gate import Outcome
+from checker.result import CheckResult
+
+GATE_STYLE = {"PASS": "green", "FAIL": "red", "INCOMPLETE": "yellow", "ERROR": "red"}
+
+
+@dataclass
+class Cell:
+    """One row of the comparison: a variant under some switches, its result and the folder
+    its reports went to."""
+
+    variant: str
+    switches: dict[str, Any]
+    result: CheckResult
+    folder: str
+
+    @property
+    def title(self) -> str:
+        extra = " ".join(f"{k}={v}" for k, v in self.switches.items())
+        return f"{self.variant} {extra}".strip()
+
+
+def _verdict(cell: Cell, name: str) -> tuple[str, str | None]:
+    """``(✓ / ✗ n / ~ / ?, trace path or None)`` for property ``name`` in ``cell``."""
+    prop = next((p for p in cell.result.checked if p.name == name), None)
+    if prop is None:
+        return "–", None
+    verdict = cell.result.verdict(prop)
+    if verdict == "violated":
+        length = next(v.length for v in cell.result.violations if v.prop.name == name)
+        return f"✗ {length}", f"{cell.folder}/{name}/trace.json"
+    return {"holds": "✓", "reached": "✓", "not reached": "✗ never", "unknown": "?"}[verdict], None
+
+
+def property_names(cells: list[Cell]) -> list[str]:
+    """Every property checked in any cell, in catalog order."""
+    names: list[str] = []
+    for cell in cells:
+        for prop in cell.result.checked:
+            if prop.name not in names:
+                names.append(prop.name)
+    return names
+
+
+def compare_table(cells: list[Cell]) -> Table:
+    """The matrix, one column per variant (and switch combination), one row per property:
+    ✓ holds, ✗ n violated with an n-state shortest counterexample; then states and seconds."""
+    table = Table(title="hwcheck compare", title_justify="left",
+                  caption="✓ holds (guards: reached) · ✗ n violated, shortest "
+                          "counterexample n states · ? search cut short", caption_justify="left")
+    table.add_column("property")
+    for cell in cells:
+        table.add_column(cell.title, justify="center")
+    for name in property_names(cells):
+        marks = []
+        for cell in cells:
+            text, _ = _verdict(cell, name)
+            marks.append(Text(text, style="red" if text.startswith("✗") else
+                              "green" if text == "✓" else "yellow"))
+        table.add_row(name, *marks)
+    table.add_row("states", *[f"{c.result.stats.distinct:,}" for c in cells])
+    table.add_row("seconds", *[f"{c.result.stats.seconds:.1f}" for c in cells])
+    return table
+
+
+def compare_markdown(cells: list[Cell]) -> str:
+    """The matrix as a markdown table; each ✗ links to its trace file."""
+    names = property_names(cells)
+    lines = ["| variant | " + " | ".join(names) + " | states | seconds |",
+             "|---" * (len(names) + 3) + "|"]
+    for cell in cells:
+        marks = []
+        for name in names:
+            text, path = _verdict(cell, name)
+            marks.append(f"[{text}]({path})" if path else text)
+        lines.append(f"| {cell.title} | " + " | ".join(marks)
+                     + f" | {cell.result.stats.distinct} | {cell.result.stats.seconds:.1f} |")
+    return "\n".join(lines) + "\n"
+
+
+def compare_json(cells: list[Cell]) -> dict[str, Any]:
+    """The matrix for machines: per row the variant, switches, status, states, seconds and
+    per property its verdict, counterexample length and trace path."""
+    rows = []
+    for cell in cells:
+        props = {}
+        for prop in cell.result.checked:
+            _, path = _verdict(cell, prop.name)
+            entry = {"verdict": cell.result.verdict(prop)}
+            if path:
+                entry["length"] = next(v.length for v in cell.result.violations
+                                       if v.prop.name == prop.name)
+                entry["trace"] = path
+            props[prop.name] = entry
+        rows.append({"variant": cell.variant, **cell.switches,
+                     "status": cell.result.status.value, "states": cell.result.stats.distinct,
+                     "seconds": round(cell.result.stats.seconds, 3), "report": cell.folder,
+                     "properties": props})
+    return {"format": "hwcheck-compare", "version": 1, "rows": rows}
+
+
+def gate_table(outcomes: list[Outcome]) -> Table:
+    """One row per gate check: expectation, outcome, states, seconds, and why."""
+    table = Table(title="hwcheck gate", title_justify="left")
+    for column in ("check", "expectation", "outcome", "states", "seconds", "detail"):
+        table.add_column(column)
+    for o in outcomes:
+        stats = o.result.stats if o.result is not None else None
+        table.add_row(o.check.name, o.check.expectation,
+                      Text(o.status, style=GATE_STYLE[o.status]),
+                      f"{stats.distinct:,}" if stats else "-",
+                      f"{stats.seconds:.1f}" if stats else "-",
+                      o.message + (f" (report: {o.report})" if o.report else ""))
+    return table
