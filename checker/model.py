@@ -96,6 +96,25 @@ class Spec(Protocol):
     def config_dict(self) -> dict[str, Any]: ...
 
 
+class ActionSpec:
+    """A base for specs whose next-state relation is a list of actions, each a function
+    ``action(spec, state, out)`` that appends ``(Label, next state)`` for every way it is
+    enabled. Subclasses set ``self.actions``: ``(name, function)`` pairs in a fixed order."""
+
+    actions: tuple[tuple[str, Any], ...] = ()
+
+    def successors(self, state: State) -> list[tuple[Label, State]]:
+        """Every enabled ``(label, next state)``, action by action in ``actions`` order."""
+        out: list = []
+        for _, action in self.actions:
+            action(self, state, out)
+        return out
+
+    def action_names(self) -> list[str]:
+        """The action names, in generation order."""
+        return [name for name, _ in self.actions]
+
+
 class NondeterministicSpec(RuntimeError):
     """Replaying a trace did not reach the fingerprint recorded during the search.
 

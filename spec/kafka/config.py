@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
+from spec.bounds import ConfigError, require_non_negative, require_replicas, resolve_variant
+
 TRUNCATION_VARIANTS = ("hw", "kip101", "kip279", "kip320")
 """The truncation rules, oldest first (see ``spec.kafka.variants``)."""
 
@@ -12,15 +14,6 @@ ALIASES = {"epoch": "kip320"}
 """``epoch`` names the fenced protocol Kafka runs today (KIP-320)."""
 
 MAX_REPLICAS = 5
-
-
-class ConfigError(ValueError):
-    """An impossible bound. ``option`` is the CLI option at fault (``--min-isr``); the message
-    names it and the allowed range."""
-
-    def __init__(self, option: str, message: str) -> None:
-        super().__init__(message)
-        self.option = option
 
 
 @dataclass(frozen=True)
@@ -57,22 +50,14 @@ class Config:
         impossible (e.g. ``replicas`` 0, ``min_isr`` above ``replicas``, a negative bound or an
         unknown truncation variant).
         """
-        if not 1 <= self.replicas <= MAX_REPLICAS:
-            raise ConfigError("--replicas", f"--replicas must be between 1 and {MAX_REPLICAS}, "
-                                            f"got {self.replicas}")
-        for option, value in (("--max-records", self.max_records),
+        require_replicas(self.replicas, MAX_REPLICAS)
+        require_non_negative((("--max-records", self.max_records),
                               ("--max-epoch", self.max_epoch),
-                              ("--max-crashes", self.max_crashes)):
-            if value < 0:
-                raise ConfigError(option, f"{option} must be 0 or more, got {value}")
+                              ("--max-crashes", self.max_crashes)))
         if not 1 <= self.min_isr <= self.replicas:
             raise ConfigError("--min-isr", f"--min-isr must be between 1 and --replicas "
                                            f"({self.replicas}), got {self.min_isr}")
-        truncation = ALIASES.get(self.truncation, self.truncation)
-        if truncation not in TRUNCATION_VARIANTS:
-            allowed = ", ".join(TRUNCATION_VARIANTS + tuple(ALIASES))
-            raise ConfigError("--truncation", f"--truncation must be one of {allowed}, "
-                                              f"got {self.truncation!r}")
+        truncation = resolve_variant(self.truncation, TRUNCATION_VARIANTS, ALIASES)
         return replace(self, truncation=truncation)
 
     def to_dict(self) -> dict[str, Any]:

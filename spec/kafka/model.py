@@ -9,7 +9,7 @@ from __future__ import annotations
 from operator import itemgetter
 from typing import Any
 
-from checker.model import Label
+from checker.model import ActionSpec, Label
 from spec.kafka import actions, membership
 from spec.kafka.config import Config
 from spec.kafka.state import (
@@ -102,7 +102,7 @@ class _Labels:
         self.become_follower = two("BecomeFollower", "replica", "epoch", epochs)
 
 
-class KafkaSpec:
+class KafkaSpec(ActionSpec):
     """The Kafka replication model (protocol.md) under ``config``.
 
     Raises ``spec.kafka.ConfigError`` if the config is impossible (see ``Config.validate``).
@@ -114,7 +114,7 @@ class KafkaSpec:
         self.config = (config or Config()).validate()
         self.variant = VARIANTS[self.config.truncation]
         self.labels = _Labels(self.config.replicas, self.config.max_epoch)
-        self._actions = tuple(func for _, func in ACTIONS)
+        self.actions = ACTIONS
         # the invariants ask about the same few states many times in a row (every transition
         # from one state shares its ``before``): remember the last two answers
         self._logs = _LastTwo(lambda replicas: tuple(map(_get_log, replicas)))
@@ -124,17 +124,6 @@ class KafkaSpec:
     def init_states(self) -> list[tuple]:
         """The single initial state (``spec.kafka.state.initial_state``)."""
         return [initial_state(self.config.replicas)]
-
-    def successors(self, state: tuple) -> list[tuple[Label, tuple]]:
-        """Every enabled ``(label, next state)``, action by action in ``ACTIONS`` order."""
-        out: list = []
-        for action in self._actions:
-            action(self, state, out)
-        return out
-
-    def action_names(self) -> list[str]:
-        """The action names, in generation order."""
-        return [name for name, _ in ACTIONS]
 
     def config_dict(self) -> dict[str, Any]:
         """The bounds, as written into reports."""

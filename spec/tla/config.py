@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from spec.kafka.config import MAX_REPLICAS, ConfigError
+from spec.bounds import require_non_negative, require_replicas, resolve_variant
+from spec.kafka.config import MAX_REPLICAS
 
 TLA_VARIANTS = ("hw", "kip101", "kip279", "kip320-first-try", "kip320", "kip320-kip279")
 """Which module's Next relation: KafkaTruncateToHighWatermark, Kip101, Kip279,
@@ -30,18 +31,11 @@ class TlaConfig:
 
     def validate(self) -> TlaConfig:
         """The config with the alias resolved; raises ``ConfigError`` naming the option."""
-        if not 1 <= self.replicas <= MAX_REPLICAS:
-            raise ConfigError("--replicas", f"--replicas must be between 1 and {MAX_REPLICAS}, "
-                                            f"got {self.replicas}")
-        for option, value in (("--log-size", self.log_size), ("--max-records", self.max_records),
-                              ("--max-epoch", self.max_epoch)):
-            if value < 0:
-                raise ConfigError(option, f"{option} must be 0 or more, got {value}")
-        truncation = TLA_ALIASES.get(self.truncation, self.truncation)
-        if truncation not in TLA_VARIANTS:
-            allowed = ", ".join(TLA_VARIANTS + tuple(TLA_ALIASES))
-            raise ConfigError("--truncation", f"--truncation must be one of {allowed} with "
-                                              f"--model tla, got {self.truncation!r}")
+        require_replicas(self.replicas, MAX_REPLICAS)
+        require_non_negative((("--log-size", self.log_size), ("--max-records", self.max_records),
+                              ("--max-epoch", self.max_epoch)))
+        truncation = resolve_variant(self.truncation, TLA_VARIANTS, TLA_ALIASES,
+                                     " with --model tla")
         return replace(self, truncation=truncation)
 
     def to_dict(self) -> dict[str, Any]:

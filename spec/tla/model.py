@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from checker.model import Label
+from checker.model import ActionSpec, Label
 from spec.tla import actions as a
 from spec.tla import fenced as f
 from spec.tla.config import TlaConfig
@@ -101,7 +101,7 @@ def _names(next_actions: list) -> dict[str, str]:
                                                                "FencedBecomeFollower")))}
 
 
-class TlaSpec:
+class TlaSpec(ActionSpec):
     """The public TLA+ spec under ``config``; raises ``ConfigError`` for impossible
     constants (``TlaConfig.validate``)."""
 
@@ -112,22 +112,11 @@ class TlaSpec:
         self.next_actions = NEXT[self.config.truncation]
         self.labels = _Labels(self.config.replicas, self.config.max_epoch,
                               _names(self.next_actions))
-        self._actions = tuple(func for _, func in self.next_actions)
+        self.actions = tuple(self.next_actions)  # the variant's Next disjuncts
 
     def init_states(self) -> list[tuple]:
         """The spec's single initial state."""
         return [initial_state(self.config.replicas)]
-
-    def successors(self, state: tuple) -> list[tuple[Label, tuple]]:
-        """Every enabled ``(label, next state)`` of the variant's ``Next``."""
-        out: list = []
-        for action in self._actions:
-            action(self, state, out)
-        return out
-
-    def action_names(self) -> list[str]:
-        """The variant's ``Next`` disjuncts."""
-        return [name for name, _ in self.next_actions]
 
     def config_dict(self) -> dict[str, Any]:
         """The constants, as written into reports."""
