@@ -173,6 +173,8 @@ def explore_cmd(model, replicas, truncation, max_records, max_epoch, max_crashes
 @click.option("--min-isr", "min_isrs", type=click.IntRange(min=1), multiple=True,
               help="min.insync.replicas (kafka); repeat to cross the matrix with each value.")
 @click.option("--log-size", type=click.IntRange(min=0), default=None, help="(tla)")
+@click.option("--unclean/--no-unclean", default=None,
+              help="unclean.leader.election.enable for every run (kafka) [off].")
 @click.option("--cross-unclean", is_flag=True,
               help="Run every variant with unclean leader election off and on (kafka).")
 @click.option("--engine", type=click.Choice(["local"]), default="local", show_default=True)
@@ -183,18 +185,19 @@ def explore_cmd(model, replicas, truncation, max_records, max_epoch, max_crashes
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Folder for the reports [default: reports/compare-<model>-<time>].")
 def compare_cmd(model, replicas, max_records, max_epoch, max_crashes, min_isrs, log_size,
-                cross_unclean, engine, time_limit, as_json, markdown, out) -> None:
+                unclean, cross_unclean, engine, time_limit, as_json, markdown, out) -> None:
     """Run every truncation variant and print a variant × property matrix."""
     variants = TRUNCATION_VARIANTS if model == "kafka" else TLA_VARIANTS
     folder = out or Path("reports") / f"compare-{model}-{report.stamp()}"
     cells = []
     for min_isr in min_isrs or (None,):
-        for unclean in ((False, True) if cross_unclean else (None,)):
+        for switch in ((False, True) if cross_unclean else (unclean,)):
             for variant in variants:
                 given = {"replicas": replicas, "truncation": variant, "max_records": max_records,
                          "max_epoch": max_epoch, "max_crashes": max_crashes, "min_isr": min_isr,
-                         "unclean_election": unclean, "log_size": log_size}
-                switches = {k: v for k, v in (("unclean", unclean), ("min_isr", min_isr))
+                         "unclean_election": switch, "log_size": log_size}
+                shown = switch if cross_unclean else None
+                switches = {k: v for k, v in (("unclean", shown), ("min_isr", min_isr))
                             if v is not None}
                 spec, result = _run(model, given, (), Limits(time_limit=time_limit))
                 where = folder / "-".join([variant] + [f"{k}{v}" for k, v in switches.items()])
