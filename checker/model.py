@@ -99,14 +99,20 @@ class Spec(Protocol):
 class ActionSpec:
     """A base for specs whose next-state relation is a list of actions, each a function
     ``action(spec, state, out)`` that appends ``(Label, next state)`` for every way it is
-    enabled. Subclasses set ``self.actions``: ``(name, function)`` pairs in a fixed order."""
+    enabled. Subclasses call ``set_actions`` with ``(name, function)`` pairs in a fixed order."""
 
     actions: tuple[tuple[str, Any], ...] = ()
+    _functions: tuple[Any, ...] = ()
+
+    def set_actions(self, actions) -> None:
+        """Install the ``(name, function)`` pairs, in generation order."""
+        self.actions = tuple(actions)
+        self._functions = tuple(function for _, function in self.actions)
 
     def successors(self, state: State) -> list[tuple[Label, State]]:
         """Every enabled ``(label, next state)``, action by action in ``actions`` order."""
         out: list = []
-        for _, action in self.actions:
+        for action in self._functions:
             action(self, state, out)
         return out
 

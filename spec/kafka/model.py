@@ -114,7 +114,7 @@ class KafkaSpec(ActionSpec):
         self.config = (config or Config()).validate()
         self.variant = VARIANTS[self.config.truncation]
         self.labels = _Labels(self.config.replicas, self.config.max_epoch)
-        self.actions = ACTIONS
+        self.set_actions(ACTIONS)
         # the invariants ask about the same few states many times in a row (every transition
         # from one state shares its ``before``): remember the last two answers
         self._logs = _LastTwo(lambda replicas: tuple(map(_get_log, replicas)))

@@ -112,7 +112,7 @@ class TlaSpec(ActionSpec):
         self.next_actions = NEXT[self.config.truncation]
         self.labels = _Labels(self.config.replicas, self.config.max_epoch,
                               _names(self.next_actions))
-        self.actions = tuple(self.next_actions)  # the variant's Next disjuncts
+        self.set_actions(self.next_actions)  # the variant's Next disjuncts
 
     def init_states(self) -> list[tuple]:
         """The spec's single initial state."""
