@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 INVARIANT = "invariant"
 TRANSITION = "transition"
@@ -47,11 +46,3 @@ class Property:
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise ValueError(f"property {self.name}: unknown kind {self.kind!r}")
-
-
-def property_from(kind: str, func: Callable[..., bool], *, name: str | None = None,
-                  explain: Callable[..., Any] | None = None) -> Property:
-    """Build a ``Property`` whose description is the first line of ``func``'s docstring."""
-    doc = (func.__doc__ or "").strip().splitlines()
-    description = doc[0].strip() if doc else ""
-    return Property(name or func.__name__, description, kind, func, explain)

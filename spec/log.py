@@ -1,7 +1,7 @@
 """Pure helpers over a replica log, shared by the models.
 
 A log is a tuple of records ``(record id, leader epoch)``; offsets are 0-based and the log end
-offset (LEO) is exclusive, so ``leo(log) == len(log)``. The leader-epoch cache of Kafka
+offset (LEO) is exclusive, so a log's LEO is ``len(log)``. The leader-epoch cache of Kafka
 (``LeaderEpochFileCache``: the first offset written in each epoch) is derived from the log, so
 these functions read epochs straight off the records.
 """
@@ -14,11 +14,6 @@ Record = tuple[int, int]
 Log = tuple[Record, ...]
 
 UNDEFINED_EPOCH = -1
-
-
-def leo(log: Sequence[Record]) -> int:
-    """Log end offset: the offset the next record will get (= number of records)."""
-    return len(log)
 
 
 def last_epoch(log: Sequence[Record]) -> int:
@@ -43,14 +38,6 @@ def end_offset_for_epoch(log: Sequence[Record], epoch: int) -> int | None:
     return None
 
 
-def epoch_start(log: Sequence[Record], epoch: int) -> int | None:
-    """First offset holding a record of ``epoch``, or ``None`` if the log has none."""
-    for offset, (_, record_epoch) in enumerate(log):
-        if record_epoch == epoch:
-            return offset
-    return None
-
-
 def last_match_end(follower: Sequence[Record], leader: Sequence[Record]) -> int:
     """``1 + max{o : follower[o] == leader[o]}``, or 0 when no offset holds the same record.
 
@@ -62,8 +49,3 @@ def last_match_end(follower: Sequence[Record], leader: Sequence[Record]) -> int:
         if follower[offset] == leader[offset]:
             return offset + 1
     return 0
-
-
-def epochs_non_decreasing(log: Sequence[Record]) -> bool:
-    """True when record epochs never decrease along the log."""
-    return all(log[i][1] <= log[i + 1][1] for i in range(len(log) - 1))

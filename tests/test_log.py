@@ -2,19 +2,14 @@
 
 from spec.log import (
     end_offset_for_epoch,
-    epoch_start,
-    epochs_non_decreasing,
     last_epoch,
     last_match_end,
-    leo,
 )
 
 LOG = ((0, 0), (1, 0), (2, 2), (3, 2))
 
 
-def test_leo_and_last_epoch():
-    assert leo(LOG) == 4
-    assert leo(()) == 0
+def test_last_epoch():
     assert last_epoch(LOG) == 2
     assert last_epoch(()) == -1
 
@@ -27,10 +22,6 @@ def test_end_offset_for_epoch_follows_kip101():
     assert end_offset_for_epoch((), 0) is None    # empty log never answers
 
 
-def test_epoch_start():
-    assert epoch_start(LOG, 2) == 2
-    assert epoch_start(LOG, 1) is None
-
 
 def test_last_match_end_is_largest_match_not_prefix():
     assert last_match_end(LOG, LOG) == 4
@@ -38,8 +29,3 @@ def test_last_match_end_is_largest_match_not_prefix():
     assert last_match_end(((5, 0), (1, 0)), ((0, 0), (1, 0))) == 2  # match after a mismatch
     assert last_match_end(LOG, ()) == 0
     assert last_match_end(((7, 0),), ((8, 0),)) == 0
-
-
-def test_epochs_non_decreasing():
-    assert epochs_non_decreasing(LOG)
-    assert not epochs_non_decreasing(((0, 2), (1, 1)))

@@ -186,7 +186,3 @@ class KafkaSpec(ActionSpec):
     def event(self, label: Label) -> str | None:
         """``crash``, ``restart`` or ``election`` for labels of those kinds, else None."""
         return _EVENTS.get(label.action)
-
-    def request_count(self, state: tuple) -> int:
-        """LeaderAndIsr requests issued so far."""
-        return len(state[REQUESTS])

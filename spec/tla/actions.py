@@ -26,11 +26,6 @@ from spec.tla.state import (
 )
 
 
-def presumes(s, r) -> bool:
-    """``ReplicaPresumesLeadership(r)``."""
-    return s[RSTATES][r][LEADER] == r
-
-
 def _update_isr(ctx, s, out, label, leader, isr) -> None:
     """``ControllerUpdateIsr(leader, isr)``: take the next epoch, overwrite the quorum state,
     add the same record to the request set. Disabled once the epochs are used up."""
