@@ -16,8 +16,6 @@ from spec.kafka.state import (
     C_EPOCH,
     C_LEADER,
     CONTROLLER,
-    G_COMMITTED,
-    G_CRASHES,
     G_NEXT_ID,
     GHOST,
     HW,
@@ -56,10 +54,10 @@ def produce(ctx, s, out):
         # effect
         log = rep[LOG] + ((next_id, view[V_EPOCH]),)
         hw = leader_hw(len(log), rep[HW], r, view[V_ISR], rep[REMOTE])
-        committed = commit(ghost[G_COMMITTED], log, rep[HW], hw)
+        new_ghost = put(commit(ghost, log, rep[HW], hw), G_NEXT_ID, next_id + 1)
         new_rep = (log, hw, True, view, rep[REMOTE])
         out.append((ctx.labels.produce[r], (put(replicas, r, new_rep), s[CONTROLLER], s[REQUESTS],
-                                      (next_id + 1, ghost[G_CRASHES], committed))))
+                                            new_ghost)))
 
 
 def fetch(ctx, s, out):
@@ -106,9 +104,7 @@ def fetch(ctx, s, out):
         new_log = flog + llog[offset:] if offset < lleo else flog
         new_follower = (new_log, min(response_hw, lleo), True, view, ())
         new_replicas = put(put(replicas, leader, new_leader), f, new_follower)
-        ghost = s[GHOST]
-        if hw != response_hw:
-            ghost = put(ghost, G_COMMITTED, commit(ghost[G_COMMITTED], llog, response_hw, hw))
+        ghost = commit(s[GHOST], llog, response_hw, hw)
         out.append((ctx.labels.fetch[f][leader], (new_replicas, s[CONTROLLER], s[REQUESTS], ghost)))
 
 
@@ -155,9 +151,7 @@ def shrink_isr(ctx, s, out):
             isr = without_member(view[V_ISR], f)
             hw = leader_hw(len(log), rep[HW], r, isr, remote)
             new_view = (r, view[V_EPOCH], isr)
-            ghost = s[GHOST]
-            if hw != rep[HW]:
-                ghost = put(ghost, G_COMMITTED, commit(ghost[G_COMMITTED], log, rep[HW], hw))
+            ghost = commit(s[GHOST], log, rep[HW], hw)
             ctrl, requests = _record_isr(s, r, isr)
             out.append((ctx.labels.shrink[r][f], (put(replicas, r, (log, hw, True, new_view, remote)),
                                             ctrl, requests, ghost)))

@@ -13,7 +13,6 @@ from spec.kafka.state import (
     C_ISR,
     C_LEADER,
     CONTROLLER,
-    G_COMMITTED,
     G_CRASHES,
     GHOST,
     HW,
@@ -142,9 +141,7 @@ def become_leader(ctx, s, out):
             remote = (-1,) * n
             log = rep[LOG]
             hw = leader_hw(len(log), rep[HW], r, isr, remote)
-            ghost = s[GHOST]
-            if hw != rep[HW]:
-                ghost = put(ghost, G_COMMITTED, commit(ghost[G_COMMITTED], log, rep[HW], hw))
+            ghost = commit(s[GHOST], log, rep[HW], hw)
             new_rep = (log, hw, True, (r, epoch, isr), remote)
             out.append((ctx.labels.become_leader[r][epoch], (put(replicas, r, new_rep), s[CONTROLLER],
                                                        s[REQUESTS], ghost)))

@@ -25,6 +25,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from spec.tuples import put, with_member, without_member
+
+__all__ = ["commit", "initial_state", "leader_hw", "put", "with_member", "without_member"]
+
 # replica fields
 LOG, HW, ALIVE, VIEW, REMOTE = range(5)
 # view fields
@@ -47,28 +51,17 @@ def initial_state(replicas: int) -> tuple:
     return ((replica,) * replicas, (-1, None, everyone), (), (0, 0, ()))
 
 
-def put(values: tuple, index: int, value: object) -> tuple:
-    """``values`` with ``values[index]`` replaced by ``value``."""
-    return values[:index] + (value,) + values[index + 1:]
 
 
-def with_member(isr: tuple, replica: int) -> tuple:
-    """The sorted ISR with ``replica`` added."""
-    return tuple(sorted(isr + (replica,)))
 
-
-def without_member(isr: tuple, replica: int) -> tuple:
-    """The ISR with ``replica`` removed."""
-    return tuple(m for m in isr if m != replica)
-
-
-def commit(committed: tuple, log: tuple, old_hw: int, new_hw: int) -> tuple:
-    """The ghost ``committed`` set after a leader's HW moved from ``old_hw`` to ``new_hw``:
-    adds ``(offset, record id)`` for every offset in ``[old_hw, new_hw)``."""
+def commit(ghost: tuple, log: tuple, old_hw: int, new_hw: int) -> tuple:
+    """The ghost after a leader's HW moved from ``old_hw`` to ``new_hw``: ``(offset, record
+    id)`` is added to the committed set for every offset in ``[old_hw, new_hw)``. Returns
+    ``ghost`` itself when the HW did not advance."""
     if new_hw <= old_hw:
-        return committed
+        return ghost
     added = {(offset, log[offset][0]) for offset in range(old_hw, new_hw)}
-    return tuple(sorted(added.union(committed)))
+    return put(ghost, G_COMMITTED, tuple(sorted(added.union(ghost[G_COMMITTED]))))
 
 
 def leader_hw(log_len: int, hw: int, me: int, isr: Iterable[int], remote: tuple) -> int:

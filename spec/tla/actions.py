@@ -22,8 +22,8 @@ from spec.tla.state import (
     QUORUM,
     REQUESTS,
     RSTATES,
-    put,
 )
+from spec.tuples import put, with_member, without_member
 
 
 def _update_isr(ctx, s, out, label, leader, isr) -> None:
@@ -53,10 +53,10 @@ def controller_shrink_isr(ctx, s, out) -> None:
     for x in range(ctx.config.replicas):
         label = ctx.labels.controller_shrink[x]
         if q_leader == x:
-            isr = q_isr if q_isr == (x,) else tuple(m for m in q_isr if m != x)
+            isr = q_isr if q_isr == (x,) else without_member(q_isr, x)
             _update_isr(ctx, s, out, label, None, isr)
         elif x in q_isr:
-            _update_isr(ctx, s, out, label, q_leader, tuple(m for m in q_isr if m != x))
+            _update_isr(ctx, s, out, label, q_leader, without_member(q_isr, x))
 
 
 def become_leader(ctx, s, out) -> None:
@@ -113,7 +113,7 @@ def leader_shrink_isr(ctx, s, out) -> None:
         for member in isr:
             if member != leader and not _caught_up(s, leader, member, end):
                 quorum_update(ctx, s, out, ctx.labels.shrink[leader][member], leader,
-                              tuple(m for m in isr if m != member))
+                              without_member(isr, member))
 
 
 def leader_expand_isr(ctx, s, out) -> None:
@@ -123,7 +123,7 @@ def leader_expand_isr(ctx, s, out) -> None:
         for replica in range(ctx.config.replicas):
             if replica not in isr and _caught_up(s, leader, replica, hw):
                 quorum_update(ctx, s, out, ctx.labels.expand[leader][replica], leader,
-                              tuple(sorted(isr + (replica,))))
+                              with_member(isr, replica))
 
 
 def leader_inc_high_watermark(ctx, s, out) -> None:
@@ -136,8 +136,14 @@ def leader_inc_high_watermark(ctx, s, out) -> None:
         if mine[LEADER] != leader or hw >= ctx.config.log_size:
             continue
         if all(rstates[f][LEADER] == leader and hw < len(logs[f]) for f in mine[ISR]):
-            out.append((ctx.labels.inc_hw[leader],
-                        (logs, put(rstates, leader, (hw + 1,) + mine[1:])) + s[2:]))
+            inc_hw(ctx, s, out, leader)
+
+
+def inc_hw(ctx, s, out, leader) -> None:
+    """The effect shared by every HW-increment action: the leader's HW goes up by one."""
+    rstates = s[RSTATES]
+    new = (rstates[leader][HW] + 1,) + rstates[leader][1:]
+    out.append((ctx.labels.inc_hw[leader], (s[LOGS], put(rstates, leader, new)) + s[2:]))
 
 
 def become_follower_truncate(ctx, s, out, leader, replica, offset, label) -> None:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from spec.log import last_match_end
-from spec.tla.actions import quorum_update, replicate
-from spec.tla.state import EPOCH, HW, ISR, LEADER, LOGS, REQUESTS, RSTATES, put
+from spec.tla.actions import inc_hw, quorum_update, replicate
+from spec.tla.state import EPOCH, HW, ISR, LEADER, LOGS, REQUESTS, RSTATES
+from spec.tuples import put, with_member, without_member
 
 
 def following_epoch(s, leader, follower) -> bool:
@@ -35,8 +36,7 @@ def fenced_inc_high_watermark(ctx, s, out) -> None:
         if hw >= len(logs[leader]):
             continue
         if all(following_epoch(s, leader, f) and hw < len(logs[f]) for f in mine[ISR]):
-            out.append((ctx.labels.inc_hw[leader],
-                        (logs, put(rstates, leader, (hw + 1,) + mine[1:])) + s[2:]))
+            inc_hw(ctx, s, out, leader)
 
 
 def fenced_shrink_isr(ctx, s, out) -> None:
@@ -50,7 +50,7 @@ def fenced_shrink_isr(ctx, s, out) -> None:
                 continue
             if not following_epoch(s, leader, member) or len(logs[member]) < len(logs[leader]):
                 quorum_update(ctx, s, out, ctx.labels.shrink[leader][member], leader,
-                              tuple(m for m in isr if m != member))
+                              without_member(isr, member))
 
 
 def hw_reached_current_epoch(s, leader) -> bool:
@@ -74,7 +74,7 @@ def fenced_expand_isr(ctx, s, out) -> None:
             if (replica not in isr and following_epoch(s, leader, replica)
                     and (hw == 0 or hw - 1 < len(logs[replica]))):
                 quorum_update(ctx, s, out, ctx.labels.expand[leader][replica], leader,
-                              tuple(sorted(isr + (replica,))))
+                              with_member(isr, replica))
 
 
 def fenced_become_follower(ctx, s, out) -> None:
@@ -130,8 +130,7 @@ def first_try_inc_high_watermark(ctx, s, out) -> None:
         if mine[LEADER] != leader or hw >= len(logs[leader]):
             continue
         if all(caught_up_to_epoch(s, leader, f, hw + 1) for f in mine[ISR]):
-            out.append((ctx.labels.inc_hw[leader],
-                        (logs, put(rstates, leader, (hw + 1,) + mine[1:])) + s[2:]))
+            inc_hw(ctx, s, out, leader)
 
 
 def first_try_shrink_isr(ctx, s, out) -> None:
@@ -142,7 +141,7 @@ def first_try_shrink_isr(ctx, s, out) -> None:
         for member in isr:
             if member != leader and not caught_up_to_epoch(s, leader, member, end):
                 quorum_update(ctx, s, out, ctx.labels.shrink[leader][member], leader,
-                              tuple(m for m in isr if m != member))
+                              without_member(isr, member))
 
 
 def first_try_expand_isr(ctx, s, out) -> None:
@@ -155,7 +154,7 @@ def first_try_expand_isr(ctx, s, out) -> None:
         for replica in range(ctx.config.replicas):
             if replica not in mine[ISR] and caught_up_to_epoch(s, leader, replica, mine[HW]):
                 quorum_update(ctx, s, out, ctx.labels.expand[leader][replica], leader,
-                              tuple(sorted(mine[ISR] + (replica,))))
+                              with_member(mine[ISR], replica))
 
 
 def first_try_become_follower(ctx, s, out) -> None:

@@ -28,9 +28,3 @@ def initial_state(replicas: int) -> tuple:
     everyone = tuple(range(replicas))
     return (((),) * replicas, ((0, NIL, None, ()),) * replicas, 0, 0, (),
             (NIL, None, everyone))
-
-
-def put(values: tuple, index: int, value: object) -> tuple:
-    """``values`` with ``values[index]`` replaced by ``value``."""
-    return values[:index] + (value,) + values[index + 1:]
-
