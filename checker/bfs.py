@@ -33,13 +33,15 @@ from checker.trace import rebuild
 @dataclass(frozen=True)
 class Progress:
     """A progress report: ``depth`` (levels done, initial = 1), ``distinct`` and ``generated``
-    (states), ``frontier`` (states waiting at the next level), ``seconds`` since the start."""
+    (states), ``frontier`` (states waiting at the next level), ``seconds`` since the start, ``note``: where the
+    level runs (Spark engine)."""
 
     depth: int
     distinct: int
     generated: int
     frontier: int
     seconds: float
+    note: str = ""
 
 
 @dataclass(frozen=True)
@@ -53,8 +55,13 @@ class Limits:
     stop_on_first: bool = False
 
 
-class _Stop(Exception):
-    """Internal: a limit cut the search; the message says which."""
+class SpecFailed(Exception):
+    """The spec raised where the engine could not let it propagate (a Spark task); the
+    message is already the ERROR reason ("the spec raised ...")."""
+
+
+class LimitReached(Exception):
+    """A limit cut the search (raised inside a ``Search``); the message says which."""
 
 
 def peak_rss_mb() -> float:
@@ -62,15 +69,16 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
-def _checker(prop: Property, before) -> Callable:
-    """``check(label, after)`` for a transition property at ``before``."""
+def transition_checker(prop: Property, before) -> Callable:
+    """``check(label, after) -> bool`` for the transition property ``prop`` at state ``before``
+    (its ``prepare`` hook when it has one)."""
     if prop.prepare is not None:
         return prop.prepare(before)
     predicate = prop.predicate
     return lambda label, after: predicate(before, label, after)
 
 
-def _better(pfp: int, label: Label, best_pfp: int, best_label: Label) -> bool:
+def better(pfp: int, label: Label, best_pfp: int, best_label: Label) -> bool:
     """The deterministic tie-break: smaller parent fingerprint, then smaller label text."""
     return pfp < best_pfp or (pfp == best_pfp and str(label) < str(best_label))
 
@@ -84,15 +92,26 @@ def explore(spec: Spec, properties: Sequence[Property], limits: Limits = Limits(
     the search; ``reason`` says which) or ERROR (the spec raised; ``reason`` holds the message).
     Never raises for those outcomes.
     """
-    run = _Run(spec, properties, limits, on_progress)
+    return run_search(Search(spec, properties, limits, on_progress))
+
+
+def run_search(run: Search, passthrough: tuple[type[BaseException], ...] = ()) -> CheckResult:
+    """Run ``run.search()`` and turn how it ended into a ``CheckResult``: a limit or Ctrl-C
+    gives INCOMPLETE, any other exception ERROR ("the spec raised ..."), except the
+    ``passthrough`` exception types, which propagate (the Spark engine's environment errors).
+    """
     gc_was_enabled = gc.isenabled()
     gc.disable()  # states are acyclic tuples: the cyclic collector only costs time here
     try:
         run.search()
-    except _Stop as stop:
+    except LimitReached as stop:
         run.status, run.reason = Status.INCOMPLETE, str(stop)
     except KeyboardInterrupt:
         run.status, run.reason = Status.INCOMPLETE, "interrupted (Ctrl-C)"
+    except passthrough:
+        raise
+    except SpecFailed as exc:
+        run.status, run.reason = Status.ERROR, str(exc)
     except Exception as exc:  # noqa: BLE001 -- any exception is a bug in the spec: report it
         run.status = Status.ERROR
         run.reason = f"the spec raised {type(exc).__name__}: {exc}"
@@ -102,8 +121,11 @@ def explore(spec: Spec, properties: Sequence[Property], limits: Limits = Limits(
     return run.result()
 
 
-class _Run:
-    """State of one search (kept out of ``explore`` to keep each function short)."""
+class Search:
+    """State of one search: the local engine's level loop, and the bookkeeping (statistics,
+    limits, progress, verdict) that the Spark engine (``checker.spark.engine``) shares."""
+
+    engine = "local"
 
     def __init__(self, spec: Spec, properties: Sequence[Property], limits: Limits,
                  on_progress: Callable[[Progress], None] | None) -> None:
@@ -120,6 +142,7 @@ class _Run:
         self.status: Status | None = None
         self.reason = ""
         self.exhausted = False
+        self.note = ""
         self.start = time.perf_counter()
         self.deadline = (self.start + limits.time_limit) if limits.time_limit else None
 
@@ -142,7 +165,7 @@ class _Run:
             if self.limits.max_depth is not None and self.stats.depth >= self.limits.max_depth:
                 if self._has_new_successor(frontier):
                     self.stats.frontier = len(frontier)
-                    raise _Stop(f"depth bound {self.limits.max_depth} reached with states "
+                    raise LimitReached(f"depth bound {self.limits.max_depth} reached with states "
                                 "left to explore")
                 break
             frontier = self._expand(frontier)
@@ -167,7 +190,7 @@ class _Run:
             count += 1
             if count & 1023 == 0:
                 self._tick(len(nxt))
-            checks = [(prop, _checker(prop, state)) for prop in transitions]
+            checks = [(prop, transition_checker(prop, state)) for prop in transitions]
             for label, succ in successors(state):
                 action = label.action
                 generated[action] = generated.get(action, 0) + 1
@@ -182,7 +205,7 @@ class _Run:
                 entry = nxt.get(fp)
                 if entry is None:
                     nxt[fp] = [succ, pfp, label]
-                elif _better(pfp, label, entry[1], entry[2]):
+                elif better(pfp, label, entry[1], entry[2]):
                     entry[1], entry[2] = pfp, label
         self._commit_level(generated, nxt, broken)
         return [(fp, entry[0]) for fp, entry in nxt.items()]
@@ -230,7 +253,7 @@ class _Run:
     def _broken(self, broken, prop, pfp, label, succ) -> None:
         """Remember the violating transition of ``prop`` that wins the tie-break."""
         old = broken.get(prop)
-        if old is None or _better(pfp, label, old[0], old[1]):
+        if old is None or better(pfp, label, old[0], old[1]):
             broken[prop] = (pfp, label, succ)
 
     def _check_sometimes(self, state, label, succ) -> None:
@@ -248,17 +271,18 @@ class _Run:
         now = time.perf_counter()
         if self.deadline is not None and now > self.deadline:
             self.stats.frontier = discovered
-            raise _Stop(f"time limit of {self.limits.time_limit:g} s reached")
+            raise LimitReached(f"time limit of {self.limits.time_limit:g} s reached")
 
     def _report(self, frontier: int) -> None:
         self._tick(frontier)
         if self.on_progress is not None:
             self.on_progress(Progress(self.stats.depth, self.stats.distinct,
                                       self.stats.generated, frontier,
-                                      time.perf_counter() - self.start))
+                                      time.perf_counter() - self.start, self.note))
 
     def result(self) -> CheckResult:
         self.stats.seconds = time.perf_counter() - self.start
+        self.stats.engine = self.engine
         self.stats.peak_rss_mb = peak_rss_mb()
         status = self.status
         unreached = [p.name for p in self.pending]

@@ -12,97 +12,30 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import Any
 
 import click
 from rich.console import Console
 
-import invariants
 from checker import __version__, gate
-from checker.bfs import Limits, explore
-from checker.properties import Property
+from checker.bfs import Limits
+from checker.cli_run import engine_from, engine_options, run
+from checker.compose import MODEL_OPTIONS, build_model
 from checker.result import EXIT_BAD_INPUT, EXIT_ENVIRONMENT, EXIT_OK, EXIT_SPEC_ERROR, Status
 from checker.view import listing, matrix, report, terminal
 from checker.view import progress as progress_view
-from spec.kafka import Config, ConfigError, KafkaSpec
+from spec.kafka import Config
 from spec.kafka.config import ALIASES, TRUNCATION_VARIANTS
-from spec.tla import TlaConfig, TlaSpec
+from spec.tla import TlaConfig
 from spec.tla.config import TLA_VARIANTS
-from spec.tla.typeok import type_ok_property
 
 DEFAULTS = Config()
 TLA = TlaConfig()
-
-
-def build_model(model: str, config: Any) -> tuple[Any, list[Property]]:
-    """The spec and every property it offers: ``kafka`` (``spec.kafka.Config``) or ``tla``
-    (``spec.tla.TlaConfig``).
-
-    Raises ``ConfigError`` for impossible bounds and ``ValueError`` for an unknown model.
-    """
-    if model == "kafka":
-        spec = KafkaSpec(config)
-        return spec, invariants.catalog(spec)
-    if model == "tla":
-        spec = TlaSpec(config)
-        props = invariants.tla_catalog(spec)
-        return spec, [*props[:1], type_ok_property(spec.config), *props[1:]]
-    raise ValueError(f"unknown model {model!r}")
-
-
-def _choose(props: list[Property], names: tuple[str, ...]) -> list[Property]:
-    """The safety properties named (all if none) plus every "sometimes" guard."""
-    safety = [p for p in props if p.kind != "sometimes"]
-    try:
-        chosen = invariants.select(safety, list(names))
-    except KeyError as exc:
-        known = ", ".join(p.name for p in safety)
-        raise click.BadParameter(f"unknown property {exc.args[0]!r}; known: {known}",
-                                 param_hint="'--invariant'") from None
-    return chosen + [p for p in props if p.kind == "sometimes"]
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="hwcheck")
 def cli() -> None:
     """hwcheck: an explicit-state model checker for Kafka's replication protocol."""
-
-
-MODEL_OPTIONS = {
-    "kafka": ("replicas", "truncation", "max_records", "max_epoch", "max_crashes", "min_isr",
-              "unclean_election"),
-    "tla": ("replicas", "truncation", "log_size", "max_records", "max_epoch"),
-}
-
-
-def _config(model: str, given: dict[str, Any]) -> Any:
-    """The model's config from the options the user gave (None = the model's default).
-
-    Raises ``click.BadParameter`` for an option the model does not have.
-    """
-    allowed = MODEL_OPTIONS[model]
-    for key, value in given.items():
-        if value is not None and key not in allowed:
-            option = "--unclean" if key == "unclean_election" else "--" + key.replace("_", "-")
-            raise click.BadParameter(f"{option} does not apply to --model {model}",
-                                     param_hint=f"'{option}'")
-    values = {k: v for k, v in given.items() if v is not None}
-    if "truncation" in values:
-        values["truncation"] = values["truncation"].lower()
-    return Config(**values) if model == "kafka" else TlaConfig(**values)
-
-
-def _run(model: str, given: dict[str, Any], names, limits: Limits, on_progress=None):
-    """Build the model from the options ``given``, explore it; return ``(spec, result)``.
-
-    Raises ``click.BadParameter`` for options or bounds the model rejects.
-    """
-    config = _config(model, given)
-    try:
-        spec, props = build_model(model, config)
-    except ConfigError as exc:
-        raise click.BadParameter(str(exc), param_hint=f"'{exc.option}'") from None
-    return spec, explore(spec, _choose(props, names), limits, on_progress)
 
 
 def _write(folder: Path, spec, result) -> dict:
@@ -147,16 +80,18 @@ def _write(folder: Path, spec, result) -> dict:
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Folder for summary.json and traces [default: reports/<run-id>].")
 @click.option("--no-progress", is_flag=True, help="No progress display on stderr.")
+@engine_options
 def explore_cmd(model, replicas, truncation, max_records, max_epoch, max_crashes, min_isr,
                 unclean, log_size, names, max_depth, time_limit, stop_on_first, as_json, out,
-                no_progress) -> None:
+                no_progress, **engine_flags) -> None:
     """Explore every interleaving and check the invariants."""
     given = {"replicas": replicas, "truncation": truncation, "max_records": max_records,
              "max_epoch": max_epoch, "max_crashes": max_crashes, "min_isr": min_isr,
              "unclean_election": unclean, "log_size": log_size}
     limits = Limits(max_depth=max_depth, time_limit=time_limit, stop_on_first=stop_on_first)
+    engine = engine_from(engine_flags)
     with progress_view.for_search(enabled=not no_progress) as on_progress:
-        spec, result = _run(model, given, names, limits, on_progress)
+        spec, result = run(model, given, names, limits, on_progress, engine)
     folder = out or Path("reports") / report.run_id(spec, spec.config.truncation)
     summary = _write(folder, spec, result)
     terminal.print_run(spec, result, summary, folder, as_json)
@@ -177,16 +112,18 @@ def explore_cmd(model, replicas, truncation, max_records, max_epoch, max_crashes
               help="unclean.leader.election.enable for every run (kafka) [off].")
 @click.option("--cross-unclean", is_flag=True,
               help="Run every variant with unclean leader election off and on (kafka).")
-@click.option("--engine", type=click.Choice(["local"]), default="local", show_default=True)
 @click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None,
               metavar="SECONDS", help="Per variant.")
 @click.option("--json", "as_json", is_flag=True, help="Print the matrix as JSON.")
 @click.option("--markdown", is_flag=True, help="Print the matrix as a markdown table.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Folder for the reports [default: reports/compare-<model>-<time>].")
+@engine_options
 def compare_cmd(model, replicas, max_records, max_epoch, max_crashes, min_isrs, log_size,
-                unclean, cross_unclean, engine, time_limit, as_json, markdown, out) -> None:
+                unclean, cross_unclean, time_limit, as_json, markdown, out,
+                **engine_flags) -> None:
     """Run every truncation variant and print a variant × property matrix."""
+    engine = engine_from(engine_flags)
     variants = TRUNCATION_VARIANTS if model == "kafka" else TLA_VARIANTS
     folder = out or Path("reports") / f"compare-{model}-{report.stamp()}"
     cells = []
@@ -199,7 +136,8 @@ def compare_cmd(model, replicas, max_records, max_epoch, max_crashes, min_isrs, 
                 shown = switch if cross_unclean else None
                 switches = {k: v for k, v in (("unclean", shown), ("min_isr", min_isr))
                             if v is not None}
-                spec, result = _run(model, given, (), Limits(time_limit=time_limit))
+                spec, result = run(model, given, (), Limits(time_limit=time_limit),
+                                   engine=engine)
                 where = folder / "-".join([variant] + [f"{k}{v}" for k, v in switches.items()])
                 _write(where, spec, result)
                 cells.append(matrix.Cell(variant, switches, result, str(where)))
@@ -222,8 +160,10 @@ def compare_cmd(model, replicas, max_records, max_epoch, max_crashes, min_isrs, 
               help="Write a JUnit XML report here.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Folder for reports of failing checks [default: reports/gate-<time>].")
-def gate_cmd(config_path, junit_xml, out) -> None:
+@engine_options
+def gate_cmd(config_path, junit_xml, out, **engine_flags) -> None:
     """Run the checks of a gate configuration and judge them against their expectations."""
+    engine = engine_from(engine_flags)
     try:
         checks = gate.load_checks(config_path)
     except gate.GateConfigError as exc:
@@ -235,8 +175,8 @@ def gate_cmd(config_path, junit_xml, out) -> None:
         given = {"truncation": check.truncation, **check.bounds}
         given["unclean_election"] = given.pop("unclean", None)
         try:
-            spec, result = _run(check.model, given, check.invariants,
-                                Limits(time_limit=check.time_limit))
+            spec, result = run(check.model, given, check.invariants,
+                               Limits(time_limit=check.time_limit), engine=engine)
         except click.BadParameter as exc:
             click.echo(f"Error: {config_path}:{check.line}: gate check {index + 1}: "
                        f"{exc.format_message()}", err=True)

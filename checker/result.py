@@ -55,7 +55,10 @@ class Stats:
     ``seconds``: wall time of the search. ``actions``: per action name,
     ``[generated, distinct]`` (TLC's coverage: how often the action fired, how many of those
     reached a new state). ``peak_rss_mb``: the process's peak resident memory (MiB).
-    ``levels``: per BFS level ``(depth, new states)``.
+    ``frontier``: states left unexplored when a limit cut the search. ``engine``: which engine
+    ran (``local``, or ``spark`` with its master and partitions). ``levels``: per BFS level
+    (Spark engine) a dict of ``depth``, ``frontier``, ``new`` (states), ``seconds`` and
+    ``where`` (``driver`` or ``spark``); not written to reports.
     """
 
     distinct: int = 0
@@ -65,6 +68,8 @@ class Stats:
     actions: dict[str, list[int]] = field(default_factory=dict)
     peak_rss_mb: float = 0.0
     frontier: int = 0
+    engine: str = "local"
+    levels: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def states_per_second(self) -> float:
@@ -89,6 +94,7 @@ class Stats:
             "collision_probability": self.collision_probability,
             "peak_rss_mb": round(self.peak_rss_mb, 1),
             "left_in_frontier": self.frontier,
+            "engine": self.engine,
             "actions": {name: {"generated": g, "distinct": d}
                         for name, (g, d) in self.actions.items()},
         }

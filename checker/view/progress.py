@@ -28,6 +28,7 @@ def for_search(enabled: bool = True) -> Iterator[Callable[[SearchProgress], None
             rate = p.distinct / p.seconds if p.seconds > 0 else 0.0
             bar.update(task, description=(
                 f"depth {p.depth}  distinct {p.distinct:,}  frontier {p.frontier:,}  "
-                f"generated {p.generated:,}  {rate:,.0f} states/s"))
+                f"generated {p.generated:,}  {rate:,.0f} states/s"
+                + (f"  [{p.note}]" if p.note else "")))
 
         yield update

@@ -35,7 +35,11 @@ def summary_table(title: str, config: dict[str, Any], result: CheckResult) -> Ta
     table.add_row("seconds", f"{stats.seconds:.2f}")
     table.add_row("distinct states/s", f"{stats.states_per_second:,.0f}")
     table.add_row("fingerprint collision", f"{stats.collision_probability:.1e} (optimistic)")
-    table.add_row("peak memory", f"{stats.peak_rss_mb:,.0f} MiB")
+    on_spark = sum(1 for level in stats.levels if level["where"] == "spark")
+    table.add_row("engine", stats.engine + (
+        f", {on_spark} of {len(stats.levels)} levels as Spark jobs" if stats.levels else ""))
+    table.add_row("peak memory", f"{stats.peak_rss_mb:,.0f} MiB"
+                  + (" (driver process)" if stats.engine != "local" else ""))
     return table
 
 

@@ -1,0 +1,92 @@
+"""Compose a model and its properties from plain options: the one place, besides the CLI and
+the viewers, that knows both the generic checker and the Kafka models.
+
+The Spark engine needs this too: a ``Recipe`` is a small picklable value that every executor
+turns back into the same spec and properties, so workers never receive a pickled spec or a
+closure over one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import invariants
+from checker.properties import SOMETIMES, Property
+from spec.kafka import Config, KafkaSpec
+from spec.tla import TlaConfig, TlaSpec
+from spec.tla.typeok import type_ok_property
+
+MODEL_OPTIONS = {
+    "kafka": ("replicas", "truncation", "max_records", "max_epoch", "max_crashes", "min_isr",
+              "unclean_election"),
+    "tla": ("replicas", "truncation", "log_size", "max_records", "max_epoch"),
+}
+"""Per model, the bound options it takes (``spec.kafka.Config`` / ``spec.tla.TlaConfig`` fields)."""
+
+
+class OptionError(ValueError):
+    """An option that the chosen model does not have; ``option`` is its CLI spelling."""
+
+    def __init__(self, message: str, option: str) -> None:
+        super().__init__(message)
+        self.option = option
+
+
+def build_model(model: str, config: Any) -> tuple[Any, list[Property]]:
+    """The spec and every property it offers: ``kafka`` (``spec.kafka.Config``) or ``tla``
+    (``spec.tla.TlaConfig``).
+
+    Raises ``ConfigError`` for impossible bounds and ``ValueError`` for an unknown model.
+    """
+    if model == "kafka":
+        spec = KafkaSpec(config)
+        return spec, invariants.catalog(spec)
+    if model == "tla":
+        spec = TlaSpec(config)
+        props = invariants.tla_catalog(spec)
+        return spec, [*props[:1], type_ok_property(spec.config), *props[1:]]
+    raise ValueError(f"unknown model {model!r}")
+
+
+def make_config(model: str, given: dict[str, Any]) -> Any:
+    """The model's config from the options given (``None`` = the model's default).
+
+    Raises ``OptionError`` for an option the model does not have, ``ConfigError`` for
+    impossible bounds.
+    """
+    allowed = MODEL_OPTIONS[model]
+    for key, value in given.items():
+        if value is not None and key not in allowed:
+            option = "--unclean" if key == "unclean_election" else "--" + key.replace("_", "-")
+            raise OptionError(f"{option} does not apply to --model {model}", option)
+    values = {k: v for k, v in given.items() if v is not None}
+    if "truncation" in values:
+        values["truncation"] = values["truncation"].lower()
+    return Config(**values) if model == "kafka" else TlaConfig(**values)
+
+
+def choose(props: list[Property], names: tuple[str, ...] | list[str]) -> list[Property]:
+    """The safety properties named (all if none) plus every "sometimes" guard.
+
+    Raises ``KeyError`` with the first unknown name.
+    """
+    safety = [p for p in props if p.kind != SOMETIMES]
+    chosen = invariants.select(safety, list(names))
+    return chosen + [p for p in props if p.kind == SOMETIMES]
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """How to build a run's model: ``model`` name, its (frozen, picklable) ``config`` and the
+    safety property ``names`` to check (empty = all). Hashable, so workers can cache what it
+    builds."""
+
+    model: str
+    config: Any
+    names: tuple[str, ...] = ()
+
+    def build(self) -> tuple[Any, list[Property]]:
+        """``(spec, properties to check)``; raises as ``build_model`` and ``choose`` do."""
+        spec, props = build_model(self.model, self.config)
+        return spec, choose(props, self.names)

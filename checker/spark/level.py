@@ -1,0 +1,225 @@
+"""One BFS level as two functions over the level files, run either in the driver or as the map
+and reduce sides of one Spark job with exactly one shuffle (design.md, "Spark").
+
+- ``expand(job, p)`` (map side): read partition p's frontier, generate every successor, check
+  transition properties and "sometimes" guards, and bucket the successors by owner partition
+  ``fp % P``, keeping per fingerprint the discoverer that wins the tie-break (smallest parent
+  fingerprint, then smallest label text). Returns one record per owner plus one tally.
+- ``dedup(job, p, records)`` (reduce side): merge the buckets for partition p, drop the
+  fingerprints p has already seen, write p's files for the next level, check invariants on the
+  new states and return a ``Tally`` (counts, violations, errors): the only data that reaches
+  the driver.
+
+These are the local engine's rules (``checker.bfs``) stated per partition, so any partition
+count and any mix of driver and Spark levels gives the same answers.
+"""
+
+from __future__ import annotations
+
+import marshal
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import xxhash
+
+from checker.bfs import transition_checker
+from checker.spark import store
+
+_xxh3 = xxhash.xxh3_64_intdigest
+_dumps, _loads = marshal.dumps, marshal.loads
+BUCKET, TALLY = "B", "T"
+_MODELS: dict[Any, tuple[Any, dict]] = {}
+
+
+@dataclass(frozen=True)
+class LevelJob:
+    """What a task needs to run level ``k`` (the frontier being expanded): the model
+    ``recipe`` (``.build() -> (spec, properties)``), the ``work`` folder, the ``partitions``
+    count P, the names of the properties still to check, and ``dry`` (count new states only,
+    write nothing: used at a depth bound)."""
+
+    recipe: Any
+    work: str
+    partitions: int
+    k: int
+    invariants: tuple[str, ...] = ()
+    transitions: tuple[str, ...] = ()
+    sometimes: tuple[str, ...] = ()
+    dry: bool = False
+
+
+@dataclass
+class Tally:
+    """What a level reports to the driver. ``generated`` / ``distinct``: per action name,
+    successors computed and new states whose winning label is that action. ``new``: new states.
+    ``broken``: per transition property the winning violation ``(parent fp, label text,
+    successor bytes)``. ``worst``: per invariant the smallest violating new fingerprint.
+    ``reached``: "sometimes" guards reached. ``error``: the first exception the spec raised."""
+
+    generated: dict[str, int] = field(default_factory=dict)
+    distinct: dict[str, int] = field(default_factory=dict)
+    new: int = 0
+    broken: dict[str, tuple[int, str, bytes]] = field(default_factory=dict)
+    worst: dict[str, int] = field(default_factory=dict)
+    reached: set[str] = field(default_factory=set)
+    error: str | None = None
+
+    def merge(self, other: Tally) -> Tally:
+        """Fold ``other`` into this tally (order-independent); returns self."""
+        for mine, theirs in ((self.generated, other.generated), (self.distinct, other.distinct)):
+            for key, n in theirs.items():
+                mine[key] = mine.get(key, 0) + n
+        self.new += other.new
+        for name, entry in other.broken.items():
+            if name not in self.broken or entry[:2] < self.broken[name][:2]:
+                self.broken[name] = entry
+        for name, fp in other.worst.items():
+            self.worst[name] = min(fp, self.worst.get(name, fp))
+        self.reached |= other.reached
+        self.error = min(filter(None, (self.error, other.error)), default=None)
+        return self
+
+
+def model(recipe: Any) -> tuple[Any, dict]:
+    """``(spec, {property name: property})`` for ``recipe``, built once per process."""
+    built = _MODELS.get(recipe)
+    if built is None:
+        spec, props = recipe.build()
+        built = _MODELS[recipe] = (spec, {prop.name: prop for prop in props})
+    return built
+
+
+def _spec_error(exc: Exception) -> str:
+    return f"the spec raised {type(exc).__name__}: {exc}"
+
+
+def expand(job: LevelJob, p: int) -> list[tuple[int, tuple[str, Any]]]:
+    """Map side of level ``job.k`` for partition ``p``: ``[(owner, (BUCKET, {fp: (parent fp,
+    label text, state bytes)}))]`` for each owner that gets successors, and one
+    ``(p, (TALLY, Tally))``. Raises ``OSError`` if the frontier file is missing."""
+    spec, props = model(job.recipe)
+    frontier = store.read_frontier(job.work, job.k, p)
+    tally = Tally()
+    buckets: list[dict] = [{} for _ in range(job.partitions)]
+    try:
+        _expand(spec, props, job, frontier, buckets, tally)
+    except Exception as exc:  # noqa: BLE001 -- a bug in the spec is reported, not raised
+        tally.error, buckets = _spec_error(exc), []
+    records = [(owner, (BUCKET, {fp: (e[0], str(e[1]), e[2]) for fp, e in bucket.items()}))
+               for owner, bucket in enumerate(buckets) if bucket]
+    records.append((p, (TALLY, tally)))
+    return records
+
+
+def _expand(spec, props, job: LevelJob, frontier, buckets: list[dict], tally: Tally) -> None:
+    transitions = [props[name] for name in job.transitions]
+    pending = [props[name] for name in job.sometimes]
+    generated, broken = tally.generated, tally.broken
+    successors, P = spec.successors, job.partitions
+    for pfp, encoded in frontier:
+        state = _loads(encoded)
+        checks = [(prop.name, transition_checker(prop, state)) for prop in transitions]
+        for label, succ in successors(state):
+            action = label.action
+            generated[action] = generated.get(action, 0) + 1
+            for name, check in checks:
+                if not check(label, succ):
+                    entry = (pfp, str(label), _dumps(succ, 2))
+                    if name not in broken or entry[:2] < broken[name][:2]:
+                        broken[name] = entry
+            if pending:
+                reached = [g for g in pending if g.predicate(state, label, succ)]
+                if reached:
+                    tally.reached.update(g.name for g in reached)
+                    pending = [g for g in pending if g not in reached]
+            encoded_succ = _dumps(succ, 2)
+            fp = _xxh3(encoded_succ)
+            bucket = buckets[fp % P]
+            entry = bucket.get(fp)
+            if entry is None:
+                bucket[fp] = [pfp, label, encoded_succ]
+            elif pfp < entry[0] or (pfp == entry[0] and str(label) < str(entry[1])):
+                entry[0], entry[1] = pfp, label
+
+
+def dedup(job: LevelJob, p: int, records) -> Tally:
+    """Reduce side of level ``job.k`` for partition ``p``: merge the ``(kind, payload)``
+    records, keep fingerprints not seen before, write level ``k + 1``'s files for ``p``
+    (unless ``dry``) and check invariants on the new states. Returns the merged ``Tally``."""
+    tally, candidates = Tally(), {}
+    for kind, payload in records:
+        if kind == TALLY:
+            tally.merge(payload)
+            continue
+        for fp, entry in payload.items():
+            old = candidates.get(fp)
+            if old is None or entry[:2] < old[:2]:
+                candidates[fp] = entry
+    keys = np.fromiter(candidates, dtype=np.uint64, count=len(candidates))
+    keys.sort()
+    visited = store.read_visited(job.work, job.k, p)
+    fresh = _unseen(visited, keys)
+    tally.new = len(fresh)
+    if job.dry:
+        return tally
+    new_fps = fresh.tolist()
+    entries = [candidates[fp] for fp in new_fps]
+    parents = np.fromiter((e[0] for e in entries), dtype=np.uint64, count=len(entries))
+    store.write_parents(job.work, job.k + 1, p, fresh, parents)
+    store.write_frontier(job.work, job.k + 1, p, [(fp, e[2]) for fp, e in zip(new_fps, entries)])
+    merged = np.concatenate([visited, fresh])
+    merged.sort(kind="stable")  # two sorted runs: a linear merge
+    store.write_visited(job.work, job.k + 1, p, merged)
+    for _, label, _ in entries:
+        action = label[:label.index("(")]
+        tally.distinct[action] = tally.distinct.get(action, 0) + 1
+    try:
+        check_invariants(job, zip(new_fps, (e[2] for e in entries)), tally)
+    except Exception as exc:  # noqa: BLE001 -- a bug in the spec is reported, not raised
+        tally.error = _spec_error(exc)
+    return tally
+
+
+def _unseen(visited: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """The sorted ``keys`` that are not in the sorted array ``visited``."""
+    if not len(visited) or not len(keys):
+        return keys
+    at = np.minimum(np.searchsorted(visited, keys), len(visited) - 1)
+    return keys[visited[at] != keys]
+
+
+def check_invariants(job: LevelJob, states, tally: Tally) -> None:
+    """Check ``job.invariants`` on ``(fp, state bytes)`` pairs; per invariant keep the smallest
+    violating fingerprint in ``tally.worst``. Raises what a predicate raises."""
+    _, props = model(job.recipe)
+    checks = [(name, props[name].predicate) for name in job.invariants]
+    if not checks:
+        return
+    worst = tally.worst
+    for fp, encoded in states:
+        state = _loads(encoded)
+        for name, check in checks:
+            if not check(state) and (name not in worst or fp < worst[name]):
+                worst[name] = fp
+
+
+def run_in_driver(job: LevelJob) -> Tally:
+    """Run the level without Spark: the same ``expand`` and ``dedup`` calls, in this process."""
+    inbox: list[list] = [[] for _ in range(job.partitions)]
+    for p in range(job.partitions):
+        for owner, record in expand(job, p):
+            inbox[owner].append(record)
+    total = Tally()
+    for p in range(job.partitions):
+        total.merge(dedup(job, p, inbox[p]))
+    return total
+
+
+def probe(recipe: Any) -> tuple[str, list[int]]:
+    """What a worker computes for the start-up self-check: ``(Python version, fingerprints
+    of the initial states)``; the driver compares it with its own."""
+    import sys
+
+    spec, _ = model(recipe)
+    return sys.version.split()[0], sorted(_xxh3(_dumps(s, 2)) for s in spec.init_states())

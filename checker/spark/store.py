@@ -1,0 +1,103 @@
+"""The Spark engine's level files: what each partition owns between BFS levels.
+
+Partition ``p`` of ``P`` owns every fingerprint ``fp`` with ``fp % P == p``. For BFS level
+``k`` (initial states = 1) the work folder holds, per partition:
+
+- ``L{k}/frontier-{p}.bin``: the level's new states as a marshal'd list of
+  ``(fingerprint, state bytes)``, sorted by fingerprint; state bytes are the state's marshal
+  format-2 encoding, the same bytes its fingerprint is the xxh3 of.
+- ``L{k}/visited-{p}.npy``: every fingerprint seen up to level k, a sorted ``uint64`` array
+  (8 bytes per state).
+- ``L{k}/parents-{p}.npy``: a ``2 x n`` ``uint64`` array, the level's new fingerprints (sorted)
+  and each one's parent fingerprint; kept for the whole run to rebuild traces.
+
+Every file is written under a temporary name and renamed into place, so a task that Spark
+retries writes the same bytes again and a reader never sees half a file. On a cluster the work
+folder must be a path every executor sees (a shared mount).
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+import shutil
+from pathlib import Path
+
+import numpy as np
+
+EMPTY = np.zeros(0, dtype=np.uint64)
+
+
+def level_dir(work: str, k: int) -> Path:
+    """The folder of BFS level ``k``."""
+    return Path(work) / f"L{k:04d}"
+
+
+def _atomic(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(tmp, "wb") as handle:
+        handle.write(data)
+    os.replace(tmp, path)
+
+
+def _npy(array: np.ndarray) -> bytes:
+    import io
+
+    buffer = io.BytesIO()
+    np.save(buffer, array, allow_pickle=False)
+    return buffer.getvalue()
+
+
+def write_frontier(work: str, k: int, p: int, items: list[tuple[int, bytes]]) -> None:
+    """Write partition ``p``'s new states of level ``k``: ``[(fingerprint, state bytes)]``."""
+    _atomic(level_dir(work, k) / f"frontier-{p}.bin", marshal.dumps(items, 2))
+
+
+def read_frontier(work: str, k: int, p: int) -> list[tuple[int, bytes]]:
+    """Partition ``p``'s states of level ``k``; raises ``OSError`` when the file is missing."""
+    with open(level_dir(work, k) / f"frontier-{p}.bin", "rb") as handle:
+        return marshal.loads(handle.read())
+
+
+def write_visited(work: str, k: int, p: int, fps: np.ndarray) -> None:
+    """Write partition ``p``'s sorted ``uint64`` seen set after level ``k``."""
+    _atomic(level_dir(work, k) / f"visited-{p}.npy", _npy(fps))
+
+
+def read_visited(work: str, k: int, p: int) -> np.ndarray:
+    """Partition ``p``'s sorted seen set after level ``k`` (``uint64``)."""
+    return np.load(level_dir(work, k) / f"visited-{p}.npy", allow_pickle=False)
+
+
+def write_parents(work: str, k: int, p: int, fps: np.ndarray, parents: np.ndarray) -> None:
+    """Write the new fingerprints of level ``k`` owned by ``p`` (sorted) and their parents."""
+    _atomic(level_dir(work, k) / f"parents-{p}.npy", _npy(np.stack([fps, parents])))
+
+
+def parent_of(work: str, k: int, partitions: int, fp: int) -> int:
+    """The parent fingerprint of ``fp``, a new state of level ``k`` (k >= 2).
+
+    Raises ``KeyError`` when ``fp`` is not a state of that level.
+    """
+    table = np.load(level_dir(work, k) / f"parents-{fp % partitions}.npy", allow_pickle=False)
+    fps = table[0]
+    at = int(np.searchsorted(fps, np.uint64(fp)))
+    if at >= len(fps) or int(fps[at]) != fp:
+        raise KeyError(f"{fp:016x} is not a state of level {k}")
+    return int(table[1][at])
+
+
+def prune(work: str, k: int) -> None:
+    """Delete the frontier and seen set of level ``k`` (kept: its parents)."""
+    folder = level_dir(work, k)
+    if not folder.is_dir():
+        return
+    for path in folder.iterdir():
+        if not path.name.startswith("parents-"):
+            path.unlink(missing_ok=True)
+
+
+def remove(work: str) -> None:
+    """Delete the whole work folder."""
+    shutil.rmtree(work, ignore_errors=True)
