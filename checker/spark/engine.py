@@ -95,6 +95,8 @@ class SparkSearch(Search):
             self._commit(k, tally)
             store.prune(self.work, k)
             size, k = tally.new, k + 1
+        if not size:
+            store.prune(self.work, k)  # the last, empty level
         self.exhausted = not size
         self._report(0)
 
@@ -133,7 +135,8 @@ class SparkSearch(Search):
         if not dry:
             self.stats.levels.append({"depth": k + 1, "frontier": size, "new": tally.new,
                                       "seconds": time.perf_counter() - started,
-                                      "where": where})
+                                      "where": where, "expand_seconds": tally.expand_seconds,
+                                      "dedup_seconds": tally.dedup_seconds})
         return tally
 
     def _commit(self, k: int, tally: Tally) -> None:

@@ -17,6 +17,7 @@ count and any mix of driver and Spark levels gives the same answers.
 from __future__ import annotations
 
 import marshal
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -55,7 +56,9 @@ class Tally:
     successors computed and new states whose winning label is that action. ``new``: new states.
     ``broken``: per transition property the winning violation ``(parent fp, label text,
     successor bytes)``. ``worst``: per invariant the smallest violating new fingerprint.
-    ``reached``: "sometimes" guards reached. ``error``: the first exception the spec raised."""
+    ``reached``: "sometimes" guards reached. ``error``: the first exception the spec raised.
+    ``expand_seconds`` / ``dedup_seconds``: time spent in the two functions, summed over tasks
+    (seconds; for benchmarks)."""
 
     generated: dict[str, int] = field(default_factory=dict)
     distinct: dict[str, int] = field(default_factory=dict)
@@ -64,6 +67,8 @@ class Tally:
     worst: dict[str, int] = field(default_factory=dict)
     reached: set[str] = field(default_factory=set)
     error: str | None = None
+    expand_seconds: float = 0.0
+    dedup_seconds: float = 0.0
 
     def merge(self, other: Tally) -> Tally:
         """Fold ``other`` into this tally (order-independent); returns self."""
@@ -77,6 +82,8 @@ class Tally:
         for name, fp in other.worst.items():
             self.worst[name] = min(fp, self.worst.get(name, fp))
         self.reached |= other.reached
+        self.expand_seconds += other.expand_seconds
+        self.dedup_seconds += other.dedup_seconds
         self.error = min(filter(None, (self.error, other.error)), default=None)
         return self
 
@@ -98,6 +105,7 @@ def expand(job: LevelJob, p: int) -> list[tuple[int, tuple[str, Any]]]:
     """Map side of level ``job.k`` for partition ``p``: ``[(owner, (BUCKET, {fp: (parent fp,
     label text, state bytes)}))]`` for each owner that gets successors, and one
     ``(p, (TALLY, Tally))``. Raises ``OSError`` if the frontier file is missing."""
+    started = time.perf_counter()
     spec, props = model(job.recipe)
     frontier = store.read_frontier(job.work, job.k, p)
     tally = Tally()
@@ -108,6 +116,7 @@ def expand(job: LevelJob, p: int) -> list[tuple[int, tuple[str, Any]]]:
         tally.error, buckets = _spec_error(exc), []
     records = [(owner, (BUCKET, {fp: (e[0], str(e[1]), e[2]) for fp, e in bucket.items()}))
                for owner, bucket in enumerate(buckets) if bucket]
+    tally.expand_seconds = time.perf_counter() - started
     records.append((p, (TALLY, tally)))
     return records
 
@@ -147,6 +156,7 @@ def dedup(job: LevelJob, p: int, records) -> Tally:
     """Reduce side of level ``job.k`` for partition ``p``: merge the ``(kind, payload)``
     records, keep fingerprints not seen before, write level ``k + 1``'s files for ``p``
     (unless ``dry``) and check invariants on the new states. Returns the merged ``Tally``."""
+    started = time.perf_counter()
     tally, candidates = Tally(), {}
     for kind, payload in records:
         if kind == TALLY:
@@ -161,8 +171,14 @@ def dedup(job: LevelJob, p: int, records) -> Tally:
     visited = store.read_visited(job.work, job.k, p)
     fresh = _unseen(visited, keys)
     tally.new = len(fresh)
-    if job.dry:
-        return tally
+    if not job.dry:
+        _commit(job, p, visited, fresh, candidates, tally)
+    tally.dedup_seconds = time.perf_counter() - started
+    return tally
+
+
+def _commit(job: LevelJob, p: int, visited, fresh, candidates: dict, tally: Tally) -> None:
+    """Write partition p's files of level k + 1 and check invariants on its new states."""
     new_fps = fresh.tolist()
     entries = [candidates[fp] for fp in new_fps]
     parents = np.fromiter((e[0] for e in entries), dtype=np.uint64, count=len(entries))
@@ -178,7 +194,6 @@ def dedup(job: LevelJob, p: int, records) -> Tally:
         check_invariants(job, zip(new_fps, (e[2] for e in entries)), tally)
     except Exception as exc:  # noqa: BLE001 -- a bug in the spec is reported, not raised
         tally.error = _spec_error(exc)
-    return tally
 
 
 def _unseen(visited: np.ndarray, keys: np.ndarray) -> np.ndarray:

