@@ -35,7 +35,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 SIZES = {  # name -> kafka Config fields (kip320; all properties, as hwcheck explore runs)
     "1e5": {"replicas": 2, "max_records": 3, "max_epoch": 2, "max_crashes": 2},
     "1e6": {"replicas": 3},
-    "1e7": {"replicas": 3, "max_crashes": 2},
+    "4e6": {"replicas": 3, "max_crashes": 2},
+    "1e7": {"replicas": 3, "max_records": 3},
 }
 
 

@@ -48,12 +48,15 @@ def signature(result):
              for v in result.violations])
 
 
-def local(recipe: Recipe, limits: Limits = Limits()):
+NO_LIMITS = Limits()
+
+
+def local(recipe: Recipe, limits: Limits = NO_LIMITS):
     spec, props = recipe.build()
     return local_explore(spec, props, limits)
 
 
-def spark_run(recipe: Recipe, partitions: int, min_frontier: int, limits: Limits = Limits(),
+def spark_run(recipe: Recipe, partitions: int, min_frontier: int, limits: Limits = NO_LIMITS,
               **options):
     return engine.explore(recipe, limits, None,
                           SparkOptions(partitions=partitions, min_frontier=min_frontier,
@@ -141,7 +144,7 @@ class ExplodingSpec:
 
 class ExplodingRecipe(Recipe):
     def build(self):
-        spec, props = super().build()
+        _, props = super().build()
         return ExplodingSpec(self.config), props
 
 
