@@ -16,7 +16,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from checker import __version__, gate
+from checker import __version__, cli_trace, gate
 from checker.bfs import Limits
 from checker.cli_run import engine_from, engine_options, run
 from checker.compose import MODEL_OPTIONS, build_model
@@ -210,6 +210,10 @@ def list_cmd() -> None:
         spec, props = build_model(model, config)
         for table in listing.tables(spec, props):
             console.print(table)
+
+
+cli.add_command(cli_trace.show_cmd)
+cli.add_command(cli_trace.replay_cmd)
 
 
 def main() -> None:

@@ -26,7 +26,7 @@ def test_clean_epoch_run_exits_0_and_hints_at_hw(tmp_path):
 def test_hw_run_exits_12_and_writes_replayable_traces(tmp_path):
     result = run("explore", "--replicas", "2", "--truncation", "hw", tmp_path=tmp_path)
     assert result.exit_code == 12
-    assert "Why NoCommittedLoss fails: record" in result.stdout
+    assert "Why: record" in result.stdout
     trace = json.loads((tmp_path / "run" / "NoCommittedLoss" / "trace.json").read_text())
     assert trace["format"] == "hwcheck-trace" and trace["version"] == 1
     assert trace["length"] == len(trace["steps"]) == 11

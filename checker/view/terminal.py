@@ -12,6 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from checker.result import CheckResult, Status, Violation
+from checker.view import steps
 from checker.view.report import explanation
 
 STATUS_STYLE = {Status.OK: "bold green", Status.VIOLATED: "bold red",
@@ -72,64 +73,18 @@ def coverage_table(result: CheckResult) -> Table:
     return table
 
 
-def _log_text(replica: dict[str, Any]) -> str:
-    """``m0:0 m1:0 ┃ m2:1`` — records as id:epoch, ``┃`` where the HW falls."""
-    cells = [f"m{rid}:{epoch}" for rid, epoch in replica["log"]]
-    hw = replica["hw"]
-    cells.insert(min(hw, len(cells)), "┃")
-    return " ".join(cells)
-
-
-def _replica_cell(replica: dict[str, Any]) -> str:
-    role = replica["role"]
-    head = role if role in ("down", "no leader") else \
-        f"{role} e{replica['epoch']} isr{replica['isr']}"
-    if role == "follower":
-        head += f" →{replica['leader']}"
-    return f"{head}\n{_log_text(replica)}\nhw={replica['hw']} leo={replica['leo']}"
-
-
-def _controller_cell(view: dict[str, Any]) -> str:
-    ctrl = view["controller"]
-    committed = " ".join(f"{o}:m{i}" for o, i in view.get("committed", [])) or "-"
-    return f"e{ctrl['epoch']} leader={ctrl['leader']}\nisr{ctrl['isr']}\ncommitted {committed}"
-
-
-def trace_table(violation: Violation, views: list[Any]) -> Table:
-    """The counterexample, one row per step; a cell that changed since the previous step is
-    highlighted. ``views`` are the model's ``view(state)`` of each step."""
-    prop = violation.prop
-    table = Table(title=f"{prop.name}: {prop.description}", title_justify="left",
-                  caption="records as m<id>:<epoch>; ┃ marks the HW", caption_justify="left",
-                  show_lines=True)
-    table.add_column("#", justify="right")
-    table.add_column("action", min_width=20, overflow="fold")
-    if views and isinstance(views[0], dict) and "replicas" in views[0]:
-        for replica in views[0]["replicas"]:
-            table.add_column(f"replica {replica['replica']}")
-        table.add_column("controller")
-        previous: list[str] | None = None
-        for index, (step, view) in enumerate(zip(violation.trace, views)):
-            cells = [_replica_cell(r) for r in view["replicas"]] + [_controller_cell(view)]
-            styled = [Text(c, style="bold yellow" if previous and c != previous[i] else "")
-                      for i, c in enumerate(cells)]
-            label = "(initial state)" if step.label is None else str(step.label)
-            table.add_row(str(index + 1), label, *styled)
-            previous = cells
-    else:
-        table.add_column("state")
-        for index, (step, view) in enumerate(zip(violation.trace, views)):
-            label = "(initial state)" if step.label is None else str(step.label)
-            table.add_row(str(index + 1), label, json.dumps(view))
-    return table
-
-
 def print_violation(console: Console, violation: Violation, views: list[Any]) -> None:
-    """Print one counterexample: the steps, then the property's explanation."""
-    console.print(trace_table(violation, views))
-    why = explanation(violation)
-    if why:
-        console.print(Text(f"Why {violation.prop.name} fails: {why}", style="red"))
+    """Print one counterexample as ``hwcheck show`` draws it: the property, why it fails, then
+    one panel per state (``views``: the model's ``view`` of each state)."""
+    prop = violation.prop
+    header = f"{prop.name} violated ({violation.length} states): {prop.description}"
+    if views and isinstance(views[0], dict) and "replicas" in views[0]:
+        actions = [None if step.label is None else str(step.label) for step in violation.trace]
+        steps.print_trace(console, header, explanation(violation), actions, views)
+    else:  # a model without the replica picture: one line per state
+        console.print(Text(header, style="bold red"))
+        for index, (step, view) in enumerate(zip(violation.trace, views), 1):
+            console.print(f"state {index}: {step.label or 'initial state'}  {json.dumps(view)}")
     console.print()
 
 

@@ -1,0 +1,129 @@
+"""A counterexample drawn step by step in the terminal (rich): one panel per state.
+
+In each panel every replica is a row: role, leader epoch, alive, ISR as it believes it, then
+one cell per log offset (``id/epoch``, offsets 0-based as in Kafka), the HW and the LEO. Cells
+below the replica's HW are committed on it (green); the HW boundary is drawn as ``┃`` in front
+of the first offset at or past it; the empty dashed cell ``╌╌`` is the LEO (the next offset to
+be written; LEO and HW are exclusive). Cells that changed since the previous state are
+highlighted. Works on the model's ``view`` of each state, so it draws traces read from files
+and violations just found alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from rich.console import Console, Group
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+FIELDS = ("role", "epoch", "alive", "isr", "log", "hw", "leo", "controller")
+"""What ``--hide`` can hide."""
+
+CHANGED = "bold black on yellow"
+
+
+def _cells(replica: dict[str, Any], width: int) -> list[str]:
+    """The log columns of one replica: ``id/epoch`` per offset, ``╌╌`` at the LEO."""
+    cells = [f"m{rid}/{epoch}" for rid, epoch in replica["log"]]
+    if len(cells) < width:
+        cells.append("╌╌")
+    cells += [""] * (width - len(cells))
+    hw = replica["hw"]
+    return [("┃" if offset == hw else " ") + cell for offset, cell in enumerate(cells)]
+
+
+def _row(replica: dict[str, Any], width: int, hide: set[str]) -> dict[str, str]:
+    row = {"replica": str(replica["replica"])}
+    if "role" not in hide:
+        leader = replica.get("leader")
+        role = replica["role"]
+        row["role"] = f"{role} →{leader}" if role == "follower" else role
+    if "epoch" not in hide:
+        row["epoch"] = str(replica["epoch"])
+    if "alive" not in hide:
+        row["alive"] = "up" if replica["alive"] else "DOWN"
+    if "isr" not in hide:
+        row["isr"] = "{" + ",".join(map(str, replica["isr"])) + "}"
+    if "log" not in hide:
+        for offset, cell in enumerate(_cells(replica, width)):
+            row[f"{offset}"] = cell
+    if "hw" not in hide:
+        row["HW"] = str(replica["hw"])
+    if "leo" not in hide:
+        row["LEO"] = str(replica["leo"])
+    return row
+
+
+def _controller(view: dict[str, Any]) -> str:
+    ctrl = view["controller"]
+    committed = ", ".join(f"m{i}@{o}" for o, i in view.get("committed", [])) or "none"
+    return (f"controller: epoch {ctrl['epoch']}, leader {ctrl['leader']}, "
+            f"ISR {{{','.join(map(str, ctrl['isr']))}}}; committed: {committed}")
+
+
+def step_panel(number: int, action: str | None, view: dict[str, Any],
+               previous: dict[str, Any] | None, width: int, hide: Iterable[str] = (),
+               changes_only: bool = False) -> Panel:
+    """One state as a panel: ``number`` (1 = initial state), the ``action`` that led to it, the
+    replicas' rows with changes against ``previous`` highlighted, and the controller line.
+    ``width``: log columns to draw (the longest LEO in the trace, plus one)."""
+    hide = set(hide)
+    rows = [_row(r, width, hide) for r in view["replicas"]]
+    before = ([_row(r, width, hide) for r in previous["replicas"]] if previous else None)
+    table = Table(box=None, pad_edge=False, show_edge=False)
+    columns = list(rows[0])
+    for column in columns:
+        table.add_column(column, justify="right" if column in ("HW", "LEO") else "left",
+                         no_wrap=True)
+    for index, row in enumerate(rows):
+        old = before[index] if before else None
+        if changes_only and old == row:
+            continue
+        table.add_row(*[_styled(column, row[column], old, row) for column in columns])
+    parts: list[Any] = [table]
+    if "controller" not in hide:
+        line = _controller(view)
+        changed = previous is not None and _controller(previous) != line
+        if not (changes_only and not changed):
+            parts.append(Text(line, style=CHANGED if changed else "dim"))
+    title = f"state {number}: " + ("initial state" if action is None else action)
+    return Panel(Group(*parts), title=title, title_align="left")
+
+
+def _styled(column: str, value: str, old: dict[str, str] | None, row: dict[str, str]) -> Text:
+    if old is not None and old.get(column) != value:
+        return Text(value, style=CHANGED)
+    if column.isdigit() and value.strip() not in ("", "╌╌"):
+        committed = int(column) < int(row.get("HW", "-1")) if "HW" in row else False
+        return Text(value, style="green" if committed else "")
+    return Text(value, style="dim" if value.strip() == "╌╌" else "")
+
+
+def trace_panels(actions: Sequence[str | None], views: Sequence[dict[str, Any]],
+                 step: int | None = None, hide: Iterable[str] = (),
+                 changes_only: bool = False) -> list[Panel]:
+    """Panels for a whole trace (or only state ``step``, 1-based)."""
+    width = max(len(r["log"]) for v in views for r in v["replicas"]) + 1
+    panels = []
+    for index, (action, view) in enumerate(zip(actions, views)):
+        if step is not None and index + 1 != step:
+            continue
+        previous = views[index - 1] if index else None
+        panels.append(step_panel(index + 1, action, view, previous, width, hide, changes_only))
+    return panels
+
+
+def print_trace(console: Console, header: str, explanation: str,
+                actions: Sequence[str | None], views: Sequence[dict[str, Any]], **options) -> None:
+    """Print a counterexample: the property line, the explanation, then the state panels
+    (``options``: ``step``, ``hide``, ``changes_only`` as ``trace_panels`` takes them)."""
+    console.print(Text(header, style="bold red"))
+    if explanation:
+        console.print(Text(f"Why: {explanation}", style="red"))
+    for panel in trace_panels(actions, views, **options):
+        console.print(panel)
+    console.print(Text("log cells m<id>/<epoch> by offset; ┃ marks the HW; ╌╌ is the LEO; "
+                       "green: below the replica's HW; highlighted: changed", style="dim"))

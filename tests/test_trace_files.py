@@ -1,0 +1,134 @@
+"""Trace files: the JSON schema, clear errors (exit 4) for bad files, ``hwcheck replay`` and
+``hwcheck show``."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from checker.cli import cli
+from checker.view import tracefile
+
+
+@pytest.fixture(scope="module")
+def traces(tmp_path_factory):
+    """The traces of ``explore --replicas 2 --truncation hw`` and of the TLA+ port's hw."""
+    out = tmp_path_factory.mktemp("runs")
+    runner = CliRunner()
+    for name, args in (("kafka", ["--truncation", "hw"]),
+                       ("tla", ["--model", "tla", "--truncation", "hw"])):
+        result = runner.invoke(cli, ["explore", "--replicas", "2", *args, "--no-progress",
+                                     "--out", str(out / name)])
+        assert result.exit_code == 12, result.output
+    return out
+
+
+def invoke(*args):
+    return CliRunner().invoke(cli, [str(a) for a in args])
+
+
+def test_every_written_trace_matches_the_schema(traces):
+    paths = sorted(traces.rglob("trace.json"))
+    assert [p.parent.name for p in paths if p.parts[-3] == "kafka"] == [
+        "NoCommittedLoss", "NoDivergence", "StrongIsr", "WeakIsr"]
+    for path in paths:
+        document = tracefile.load(path)
+        assert document["length"] == len(document["steps"])
+
+
+def test_replay_checks_every_fingerprint(traces):
+    path = traces / "kafka" / "NoCommittedLoss" / "trace.json"
+    result = invoke("replay", path)
+    assert result.exit_code == 0
+    assert "replayed 10 actions" in result.output
+    assert "all 11 fingerprints match and the last state violates NoCommittedLoss" in result.output
+
+
+def test_replay_of_tla_trace(traces):
+    result = invoke("replay", traces / "tla" / "StrongIsr" / "trace.json")
+    assert result.exit_code == 0, result.output
+
+
+def _rewrite(source, target, change):
+    document = json.loads(source.read_text())
+    change(document)
+    target.write_text(json.dumps(document))
+    return target
+
+
+def test_trace_of_another_model_version_is_rejected(traces, tmp_path):
+    def older(document):
+        document["hwcheck_version"] = "0.0.9"
+        document["steps"][5]["fingerprint"] = "0123456789abcdef"
+
+    path = _rewrite(traces / "kafka" / "NoCommittedLoss" / "trace.json",
+                    tmp_path / "old.json", older)
+    result = invoke("replay", path)
+    assert result.exit_code == 4
+    assert "rejected: written by hwcheck 0.0.9, and this model does not reproduce it" in \
+        result.output
+    assert "step 5" in result.output and "Traceback" not in result.output
+
+
+def test_action_that_is_not_enabled_is_rejected(traces, tmp_path):
+    def other(document):
+        document["steps"][2]["action"] = "Crash(replica=1)"
+
+    path = _rewrite(traces / "kafka" / "NoCommittedLoss" / "trace.json",
+                    tmp_path / "bad.json", other)
+    result = invoke("replay", path)
+    assert result.exit_code == 4
+    assert "step 2: action Crash(replica=1) is not enabled" in result.output
+
+
+@pytest.mark.parametrize(("mangle", "message"), [
+    (lambda text: text[: len(text) // 2], "(the file ends early: truncated?)"),
+    (lambda text: "{not json", "not valid JSON at line 1, column 2"),
+    (lambda text: text.replace('"version": 1', '"version": 2'),
+     "trace format version 2; this hwcheck reads version 1"),
+    (lambda text: text.replace('"hwcheck-trace"', '"something-else"'), "not an hwcheck trace"),
+    (lambda text: text.replace('"fingerprint": "', '"fingerprint": "zz', 1),
+     "field steps/0/fingerprint: 'zz"),
+    (lambda text: text.replace('"explanation"', '"explained"'),
+     "'explanation' is a required property"),
+])
+def test_bad_files_end_in_one_message_and_exit_4(traces, tmp_path, mangle, message):
+    source = (traces / "kafka" / "WeakIsr" / "trace.json").read_text()
+    path = tmp_path / "trace.json"
+    path.write_text(mangle(json.dumps(json.loads(source), indent=1)))
+    for command in ("show", "replay"):
+        result = invoke(command, path)
+        assert result.exit_code == 4, result.output
+        assert message in result.output
+        assert result.output.count("Error:") == 1 and "Traceback" not in result.output
+
+
+def test_missing_file(tmp_path):
+    result = invoke("show", tmp_path / "nowhere.json")
+    assert result.exit_code == 4
+    assert "cannot read it (No such file or directory)" in result.output
+
+
+def test_show_draws_every_state(traces):
+    result = invoke("show", traces / "kafka" / "NoCommittedLoss" / "trace.json")
+    assert result.exit_code == 0
+    assert [line.split(":")[0].strip("╭─ ") for line in result.output.splitlines()
+            if line.startswith("╭─ state")] == [f"state {n}" for n in range(1, 12)]
+    assert "Why: record 0 was committed at offset 0" in result.output
+    assert "state 11: BecomeFollower(replica=0, epoch=0)" in result.output
+
+
+def test_show_options(traces):
+    path = traces / "kafka" / "NoCommittedLoss" / "trace.json"
+    one = invoke("show", path, "--step", "8")
+    assert one.exit_code == 0
+    assert "state 8: Crash(replica=0)" in one.output and "state 7" not in one.output
+    assert "DOWN" in one.output
+    hidden = invoke("show", path, "--step", "8", "--hide", "controller", "--hide", "isr")
+    assert "controller:" not in hidden.output and "{0,1}" not in hidden.output
+    changes = invoke("show", path, "--step", "8", "--changes-only")
+    rows = [line for line in changes.output.splitlines() if line.startswith("│ ")]
+    assert len(rows) == 2  # the header and replica 0, the one that crashed
+    assert invoke("show", path, "--step", "12").exit_code == 2
