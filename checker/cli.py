@@ -21,6 +21,7 @@ from checker.bfs import Limits
 from checker.cli_run import engine_from, engine_options, run
 from checker.compose import MODEL_OPTIONS, build_model
 from checker.result import EXIT_BAD_INPUT, EXIT_ENVIRONMENT, EXIT_OK, EXIT_SPEC_ERROR, Status
+from checker.view import graph as graph_view
 from checker.view import listing, matrix, report, terminal
 from checker.view import progress as progress_view
 from spec.kafka import Config
@@ -48,28 +49,41 @@ def _write(folder: Path, spec, result) -> dict:
         sys.exit(EXIT_ENVIRONMENT)
 
 
+MODEL_FLAGS = (
+    click.option("--model", type=click.Choice(sorted(MODEL_OPTIONS)), default="kafka",
+                  show_default=True, help="kafka: hwcheck's model; tla: the public TLA+ spec."),
+    click.option("--replicas", type=click.IntRange(1, 5), default=None,
+                  help=f"Replication factor N [kafka: {DEFAULTS.replicas}, tla: {TLA.replicas}]."),
+    click.option("--truncation", type=click.Choice(sorted(set(
+        TRUNCATION_VARIANTS + tuple(ALIASES) + TLA_VARIANTS)), case_sensitive=False), default=None,
+                  help="Truncation variant [kip320; 'epoch' is kip320]; see 'hwcheck list'."),
+    click.option("--max-records", type=click.IntRange(min=0), default=None,
+                  help=f"Records produced over the whole run [{DEFAULTS.max_records}]."),
+    click.option("--max-epoch", type=click.IntRange(min=0), default=None,
+                  help=f"Largest leader epoch [kafka: {DEFAULTS.max_epoch}, tla: {TLA.max_epoch}]."),
+    click.option("--max-crashes", type=click.IntRange(min=0), default=None,
+                  help=f"Broker crashes over the whole run (kafka) [{DEFAULTS.max_crashes}]."),
+    click.option("--min-isr", type=click.IntRange(min=1), default=None,
+                  help=f"min.insync.replicas, acks=all (kafka) [{DEFAULTS.min_isr}]."),
+    click.option("--unclean/--clean", default=None,
+                  help="unclean.leader.election.enable (kafka) [clean]."),
+    click.option("--log-size", type=click.IntRange(min=0), default=None,
+                  help=f"LogSize: slots per log (tla) [{TLA.log_size}]."),
+    click.option("--invariant", "names", multiple=True, metavar="NAME",
+                  help="Check only this property (repeatable; default all). See 'hwcheck list'."),
+)
+"""The model and property flags that ``explore`` and ``graph`` share."""
+
+
+def model_options(command):
+    """Decorate a click command with ``MODEL_FLAGS``."""
+    for option in reversed(MODEL_FLAGS):
+        command = option(command)
+    return command
+
+
 @cli.command(name="explore")
-@click.option("--model", type=click.Choice(sorted(MODEL_OPTIONS)), default="kafka",
-              show_default=True, help="kafka: hwcheck's model; tla: the public TLA+ spec.")
-@click.option("--replicas", type=click.IntRange(1, 5), default=None,
-              help=f"Replication factor N [kafka: {DEFAULTS.replicas}, tla: {TLA.replicas}].")
-@click.option("--truncation", type=click.Choice(sorted(set(
-    TRUNCATION_VARIANTS + tuple(ALIASES) + TLA_VARIANTS)), case_sensitive=False), default=None,
-              help="Truncation variant [kip320; 'epoch' is kip320]; see 'hwcheck list'.")
-@click.option("--max-records", type=click.IntRange(min=0), default=None,
-              help=f"Records produced over the whole run [{DEFAULTS.max_records}].")
-@click.option("--max-epoch", type=click.IntRange(min=0), default=None,
-              help=f"Largest leader epoch [kafka: {DEFAULTS.max_epoch}, tla: {TLA.max_epoch}].")
-@click.option("--max-crashes", type=click.IntRange(min=0), default=None,
-              help=f"Broker crashes over the whole run (kafka) [{DEFAULTS.max_crashes}].")
-@click.option("--min-isr", type=click.IntRange(min=1), default=None,
-              help=f"min.insync.replicas, acks=all (kafka) [{DEFAULTS.min_isr}].")
-@click.option("--unclean/--clean", default=None,
-              help="unclean.leader.election.enable (kafka) [clean].")
-@click.option("--log-size", type=click.IntRange(min=0), default=None,
-              help=f"LogSize: slots per log (tla) [{TLA.log_size}].")
-@click.option("--invariant", "names", multiple=True, metavar="NAME",
-              help="Check only this property (repeatable; default all). See 'hwcheck list'.")
+@model_options
 @click.option("--max-depth", type=click.IntRange(min=1), default=None,
               help="Stop after this many BFS levels (initial state = 1): INCOMPLETE, exit 3.")
 @click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None,
@@ -210,6 +224,40 @@ def list_cmd() -> None:
         spec, props = build_model(model, config)
         for table in listing.tables(spec, props):
             console.print(table)
+
+
+@cli.command(name="graph")
+@model_options
+@click.option("--format", "form", type=click.Choice(["dot", "graphml"]), default="dot",
+              show_default=True, help="DOT (Graphviz) or GraphML.")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="The file to write.")
+@click.option("--max-states", type=click.IntRange(min=1), default=20_000, show_default=True,
+              help="Refuse to draw a graph with more states than this.")
+def graph_cmd(model, replicas, truncation, max_records, max_epoch, max_crashes, min_isr,
+              unclean, log_size, names, form, out, max_states) -> None:
+    """Write the full reachable state graph, each shortest counterexample marked."""
+    given = {"replicas": replicas, "truncation": truncation, "max_records": max_records,
+             "max_epoch": max_epoch, "max_crashes": max_crashes, "min_isr": min_isr,
+             "unclean_election": unclean, "log_size": log_size}
+    spec, counted = run(model, given, (), Limits(), props_filter=lambda props: [])
+    if counted.stats.distinct > max_states:
+        raise click.UsageError(f"the graph would have {counted.stats.distinct:,} states, more "
+                               f"than --max-states {max_states:,}: raise it or lower the bounds")
+    spec, result = run(model, given, names, Limits())
+    if result.status == Status.ERROR:
+        click.echo(f"Error: {result.reason}", err=True)
+        sys.exit(EXIT_SPEC_ERROR)
+    drawn = graph_view.state_graph(spec, result)
+    try:
+        graph_view.write(drawn, out, form)
+    except OSError as exc:
+        click.echo(f"Error: cannot write {out}: {exc.strerror or exc}", err=True)
+        sys.exit(EXIT_ENVIRONMENT)
+    marked = ", ".join(f"{v.prop.name} ({v.length} states)" for v in result.violations)
+    click.echo(f"Wrote {out}: {drawn.number_of_nodes():,} states, "
+               f"{drawn.number_of_edges():,} transitions; counterexamples marked: "
+               f"{marked or 'none (every property holds)'}")
 
 
 cli.add_command(cli_trace.show_cmd)

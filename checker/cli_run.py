@@ -110,8 +110,9 @@ def choose(props: list, names: tuple[str, ...]) -> list:
 
 
 def run(model: str, given: dict[str, Any], names, limits: Limits, on_progress=None,
-        engine: Engine = Engine()):
+        engine: Engine = Engine(), props_filter=None):
     """Build the model from the options ``given`` and explore it; return ``(spec, result)``.
+    ``props_filter``, when given, maps the chosen properties to the ones checked (local engine).
 
     Raises ``click.BadParameter`` for options or bounds the model rejects; exits 5 with one
     message when the Spark engine cannot run here.
@@ -122,6 +123,8 @@ def run(model: str, given: dict[str, Any], names, limits: Limits, on_progress=No
     except ConfigError as exc:
         raise click.BadParameter(str(exc), param_hint=f"'{exc.option}'") from None
     chosen = choose(props, names)
+    if props_filter is not None:
+        chosen = props_filter(chosen)
     if engine.name == "local":
         return spec, explore(spec, chosen, limits, on_progress)
     from checker.spark import engine as spark_engine
