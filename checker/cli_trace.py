@@ -12,8 +12,8 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from checker.result import EXIT_BAD_INPUT, EXIT_OK
-from checker.view import steps, tracefile
+from checker.result import EXIT_BAD_INPUT, EXIT_ENVIRONMENT, EXIT_OK
+from checker.view import html, report, steps, tracefile
 
 TRACE = click.argument("trace", type=click.Path(dir_okay=False, path_type=Path))
 
@@ -34,9 +34,19 @@ def _load(path: Path) -> dict:
               help="In each state, show only the rows that changed.")
 @click.option("--hide", multiple=True, type=click.Choice(steps.FIELDS),
               help="Hide a column or the controller line (repeatable).")
-def show_cmd(trace: Path, step, changes_only, hide) -> None:
+@click.option("--html", "html_out", type=click.Path(dir_okay=False, path_type=Path),
+              default=None, help="Write the trace as a self-contained HTML page instead.")
+def show_cmd(trace: Path, step, changes_only, hide, html_out) -> None:
     """Draw a counterexample trace (trace.json) state by state."""
     document = _load(trace)
+    if html_out is not None:
+        try:
+            report.write_text(html_out, html.render(document))
+        except OSError as exc:
+            click.echo(f"Error: cannot write {html_out}: {exc.strerror or exc}", err=True)
+            sys.exit(EXIT_ENVIRONMENT)
+        click.echo(f"Wrote {html_out}")
+        sys.exit(EXIT_OK)
     if step is not None and step > document["length"]:
         raise click.BadParameter(f"the trace has {document['length']} states",
                                  param_hint="'--step'")

@@ -18,6 +18,7 @@ from checker import __version__
 from checker.fingerprint import fp_hex
 from checker.model import Spec
 from checker.result import CheckResult, Violation
+from checker.view import html
 
 TRACE_FORMAT = "hwcheck-trace"
 TRACE_VERSION = 1
@@ -116,8 +117,17 @@ def write_json(path: Path, document: dict[str, Any]) -> None:
     os.replace(tmp, path)
 
 
+def write_text(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically (temporary file, then rename)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
 def write_run(folder: Path, spec: Spec, result: CheckResult) -> dict[str, Any]:
-    """Write every trace, then ``summary.json``, into ``folder``; return the summary.
+    """Write every trace (``trace.json`` and its page ``trace.html``), then ``summary.json``,
+    into ``folder``; return the summary.
 
     Raises ``OSError`` when the folder cannot be written.
     """
@@ -125,7 +135,9 @@ def write_run(folder: Path, spec: Spec, result: CheckResult) -> dict[str, Any]:
     for violation in result.violations:
         name = re.sub(r"[^A-Za-z0-9_-]", "_", violation.prop.name)
         path = folder / name / "trace.json"
-        write_json(path, trace_document(spec, violation))
+        document = trace_document(spec, violation)
+        write_json(path, document)
+        write_text(path.with_name("trace.html"), html.render(document))
         traces[violation.prop.name] = str(path)
     summary = summary_document(spec, result, traces)
     write_json(folder / "summary.json", summary)

@@ -1,0 +1,71 @@
+"""``reports/gallery/``: the canonical counterexamples, each as ``trace.json`` + ``trace.html``.
+
+Regenerate with ``python -m checker.view.gallery`` (a test fails when the committed files are
+out of date). Each entry is a search, not a hand-written trace: the shortest counterexample
+the local engine finds for a property under a configuration (protocol.md's scenarios).
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from checker.bfs import explore
+from checker.compose import build_model, choose, make_config
+from checker.view import html, report
+
+ROOT = Path(__file__).resolve().parents[2] / "reports" / "gallery"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One gallery item: ``folder`` name, ``title``, the kafka model ``options`` and the
+    violated ``property`` to show."""
+
+    folder: str
+    title: str
+    options: tuple[tuple[str, Any], ...]
+    prop: str
+
+
+ENTRIES = (
+    Entry("hw-truncation-loss", "HW truncation loses a committed record (2 replicas)",
+          (("replicas", 2), ("truncation", "hw")), "NoCommittedLoss"),
+    Entry("hw-truncation-divergence", "HW truncation forks the committed log (2 replicas)",
+          (("replicas", 2), ("truncation", "hw")), "NoDivergence"),
+    Entry("kip101-hole", "KIP-101's epoch lookup still diverges after fast leader changes "
+          "(2 replicas, 3 records, epoch 2, 2 crashes)",
+          (("replicas", 2), ("truncation", "kip101"), ("max_records", 3), ("max_epoch", 2),
+           ("max_crashes", 2)), "NoDivergence"),
+    Entry("unclean-election", "Unclean leader election loses committed data even with KIP-320 "
+          "(2 replicas)",
+          (("replicas", 2), ("truncation", "kip320"), ("unclean_election", True)),
+          "NoCommittedLoss"),
+)
+
+
+def build(folder: Path = ROOT) -> list[Path]:
+    """Search every entry and write its ``trace.json`` and ``trace.html`` under ``folder``;
+    return the files written. Raises ``RuntimeError`` if an entry's property holds."""
+    written = []
+    for entry in ENTRIES:
+        config = make_config("kafka", dict(entry.options))
+        spec, props = build_model("kafka", config)
+        result = explore(spec, choose(props, (entry.prop,)))
+        found = [v for v in result.violations if v.prop.name == entry.prop]
+        if not found:
+            raise RuntimeError(f"{entry.folder}: {entry.prop} holds; the gallery is wrong")
+        document = report.trace_document(spec, found[0])
+        path = folder / entry.folder / "trace.json"
+        report.write_json(path, document)
+        report.write_text(path.with_name("trace.html"), html.render(document))
+        written += [path, path.with_name("trace.html")]
+    return written
+
+
+if __name__ == "__main__":
+    target = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT
+    for path in build(target):
+        print(path)
