@@ -57,7 +57,7 @@ def show_cmd(trace: Path, step, changes_only, hide, html_out) -> None:
     console = Console(width=None if sys.stdout.isatty() else 120)
     steps.print_trace(console, header, document["explanation"],
                       [s["action"] for s in document["steps"]],
-                      [s["view"] for s in document["steps"]],
+                      [s["view"] for s in document["steps"]], document.get("story", ()),
                       step=step, hide=hide, changes_only=changes_only)
     sys.exit(EXIT_OK)
 

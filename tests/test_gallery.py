@@ -26,3 +26,34 @@ def test_gallery_traces_validate_and_replay():
         lengths[entry.folder] = violation.length
     assert lengths == {"hw-truncation-loss": 11, "hw-truncation-divergence": 14,
                        "kip101-hole": 13, "unclean-election": 7}
+
+
+def _story(folder):
+    import json
+
+    return json.loads((gallery.ROOT / folder / "trace.json").read_text())["story"]
+
+
+def test_loss_story_names_commit_removal_and_election():
+    assert _story("hw-truncation-loss") == [
+        ("Record m0 (written in leader epoch 0) at offset 0 was committed and is not in the log "
+        "of the current leader, replica 0."),
+        ("State 7 (Fetch(follower=0, leader=1)): m0 became committed: replica 1's HW moved past "
+        "offset 0."),
+        ("State 10 (Elect(leader=0)): the controller chose replica 0, which held m0 at offset 0, "
+        "as leader of epoch 1."),
+        ("State 11 (BecomeFollower(replica=0, epoch=0)): replica 0 truncated its log to its own "
+        "HW 0 on becoming follower (pre-KIP-101 rule), removing m0."),
+    ]
+    unclean = _story("unclean-election")
+    assert unclean[-1] == ("State 7 (UncleanElect(leader=1)): the controller chose replica 1, "
+                           "which did not hold m0 at offset 0, as leader of epoch 1.")
+
+
+def test_divergence_story_says_how_each_replica_got_its_record():
+    assert _story("hw-truncation-divergence") == [
+        ("At offset 0, below both HWs (1 and 1), replica 0 holds m0 (epoch 0) and replica 1 "
+        "holds m1 (epoch 1)."),
+        "State 5 (Produce(leader=0)): replica 0 wrote m0 as leader.",
+        "State 14 (Produce(leader=1)): replica 1 wrote m1 as leader.",
+    ]

@@ -134,6 +134,9 @@ def render(document: dict[str, Any]) -> str:
         f'{e(str(document["variant"]))}; {e(config)}; hwcheck '
         f'{e(document["hwcheck_version"])}</p>'
         + (f'<p class="why" id="why">{e(explanation)}</p>' if explanation else "")
+        + ('<ol class="story" id="story">' + "".join(f"<li>{e(line)}</li>" for line in
+                                                    document.get("story", [])) + "</ol>"
+           if document.get("story") else "")
         + '<div class="nav"><button id="prev" type="button">◀ Previous</button>'
         f'<input id="slider" type="range" min="1" max="{len(steps)}" value="1" '
         'aria-label="state">'

@@ -19,6 +19,7 @@ from checker.fingerprint import fp_hex
 from checker.model import Spec
 from checker.result import CheckResult, Violation
 from checker.view import html
+from invariants import story
 
 TRACE_FORMAT = "hwcheck-trace"
 TRACE_VERSION = 1
@@ -64,6 +65,8 @@ def counterexample_text(violation: Violation) -> str:
 def trace_document(spec: Spec, violation: Violation) -> dict[str, Any]:
     """The versioned JSON document of one counterexample."""
     config = spec.config_dict()
+    views = [spec.view(step.state) for step in violation.trace]
+    actions = [None if step.label is None else str(step.label) for step in violation.trace]
     return {
         "format": TRACE_FORMAT,
         "version": TRACE_VERSION,
@@ -74,11 +77,11 @@ def trace_document(spec: Spec, violation: Violation) -> dict[str, Any]:
         "property": {"name": violation.prop.name, "kind": violation.prop.kind,
                      "description": violation.prop.description},
         "explanation": explanation(violation),
+        "story": story.tell(violation.prop.name, str(config.get("truncation")), actions, views),
         "length": violation.length,
-        "steps": [{"index": i, "action": None if step.label is None else str(step.label),
-                   "fingerprint": fp_hex(step.fingerprint), "state": to_json(step.state),
-                   "view": spec.view(step.state)}
-                  for i, step in enumerate(violation.trace)],
+        "steps": [{"index": i, "action": action, "fingerprint": fp_hex(step.fingerprint),
+                   "state": to_json(step.state), "view": view}
+                  for i, (step, action, view) in enumerate(zip(violation.trace, actions, views))],
     }
 
 

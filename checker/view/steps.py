@@ -117,12 +117,15 @@ def trace_panels(actions: Sequence[str | None], views: Sequence[dict[str, Any]],
 
 
 def print_trace(console: Console, header: str, explanation: str,
-                actions: Sequence[str | None], views: Sequence[dict[str, Any]], **options) -> None:
-    """Print a counterexample: the property line, the explanation, then the state panels
-    (``options``: ``step``, ``hide``, ``changes_only`` as ``trace_panels`` takes them)."""
+                actions: Sequence[str | None], views: Sequence[dict[str, Any]],
+                story: Sequence[str] = (), **options) -> None:
+    """Print a counterexample: the property line, the explanation and its ``story``, then the
+    state panels (``options``: ``step``, ``hide``, ``changes_only`` as ``trace_panels``)."""
     console.print(Text(header, style="bold red"))
     if explanation:
         console.print(Text(f"Why: {explanation}", style="red"))
+    for line in story:
+        console.print(Text(f"  - {line}"))
     for panel in trace_panels(actions, views, **options):
         console.print(panel)
     console.print(Text("log cells m<id>/<epoch> by offset; ┃ marks the HW; ╌╌ is the LEO; "

@@ -14,6 +14,7 @@ from rich.text import Text
 from checker.result import CheckResult, Status, Violation
 from checker.view import steps
 from checker.view.report import explanation
+from invariants import story
 
 STATUS_STYLE = {Status.OK: "bold green", Status.VIOLATED: "bold red",
                 Status.VACUOUS: "bold yellow", Status.INCOMPLETE: "bold yellow",
@@ -73,14 +74,17 @@ def coverage_table(result: CheckResult) -> Table:
     return table
 
 
-def print_violation(console: Console, violation: Violation, views: list[Any]) -> None:
-    """Print one counterexample as ``hwcheck show`` draws it: the property, why it fails, then
-    one panel per state (``views``: the model's ``view`` of each state)."""
+def print_violation(console: Console, violation: Violation, views: list[Any],
+                    variant: str = "") -> None:
+    """Print one counterexample as ``hwcheck show`` draws it: the property, why it fails (the
+    story told for truncation ``variant``), then one panel per state (``views``: the model's
+    ``view`` of each state)."""
     prop = violation.prop
     header = f"{prop.name} violated ({violation.length} states): {prop.description}"
     if views and isinstance(views[0], dict) and "replicas" in views[0]:
         actions = [None if step.label is None else str(step.label) for step in violation.trace]
-        steps.print_trace(console, header, explanation(violation), actions, views)
+        told = story.tell(prop.name, variant, actions, views)
+        steps.print_trace(console, header, explanation(violation), actions, views, told)
     else:  # a model without the replica picture: one line per state
         console.print(Text(header, style="bold red"))
         for index, (step, view) in enumerate(zip(violation.trace, views), 1):
@@ -97,7 +101,7 @@ def print_run(spec, result, summary, folder, as_json: bool) -> None:
     console = Console(width=None if sys.stdout.isatty() else 120)
     for violation in result.violations:
         views = [spec.view(step.state) for step in violation.trace]
-        print_violation(console, violation, views)
+        print_violation(console, violation, views, str(spec.config.truncation))
     title = f"hwcheck explore: model {spec.name}, truncation {spec.config.truncation}"
     console.print(summary_table(title, spec.config_dict(), result))
     console.print(verdict_table(result))
