@@ -16,14 +16,14 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from checker import __version__, cli_trace, gate
-from checker.bfs import Limits
-from checker.cli_run import engine_from, engine_options, run
-from checker.compose import MODEL_OPTIONS, build_model
+from checker import __version__, gate
+from checker.bfs import Limits, explore
 from checker.result import EXIT_BAD_INPUT, EXIT_ENVIRONMENT, EXIT_OK, EXIT_SPEC_ERROR, Status
 from checker.view import graph as graph_view
-from checker.view import listing, matrix, report, terminal
+from checker.view import listing, matrix, report, terminal, trace_commands
 from checker.view import progress as progress_view
+from checker.view.compose import MODEL_OPTIONS, build_model
+from checker.view.run import build, engine_from, engine_options, run
 from spec.kafka import Config
 from spec.kafka.config import ALIASES, TRUNCATION_VARIANTS
 from spec.tla import TlaConfig
@@ -75,6 +75,14 @@ MODEL_FLAGS = (
 """The model and property flags that ``explore`` and ``graph`` share."""
 
 
+def _bounds(replicas=None, truncation=None, max_records=None, max_epoch=None,
+            max_crashes=None, min_isr=None, unclean=None, log_size=None) -> dict:
+    """The model options as ``compose.make_config`` takes them (None: the model's default)."""
+    return {"replicas": replicas, "truncation": truncation, "max_records": max_records,
+            "max_epoch": max_epoch, "max_crashes": max_crashes, "min_isr": min_isr,
+            "unclean_election": unclean, "log_size": log_size}
+
+
 def model_options(command):
     """Decorate a click command with ``MODEL_FLAGS``."""
     for option in reversed(MODEL_FLAGS):
@@ -99,9 +107,8 @@ def explore_cmd(model, replicas, truncation, max_records, max_epoch, max_crashes
                 unclean, log_size, names, max_depth, time_limit, stop_on_first, as_json, out,
                 no_progress, **engine_flags) -> None:
     """Explore every interleaving and check the invariants."""
-    given = {"replicas": replicas, "truncation": truncation, "max_records": max_records,
-             "max_epoch": max_epoch, "max_crashes": max_crashes, "min_isr": min_isr,
-             "unclean_election": unclean, "log_size": log_size}
+    given = _bounds(replicas, truncation, max_records, max_epoch, max_crashes, min_isr, unclean,
+                    log_size)
     limits = Limits(max_depth=max_depth, time_limit=time_limit, stop_on_first=stop_on_first)
     engine = engine_from(engine_flags)
     with progress_view.for_search(enabled=not no_progress) as on_progress:
@@ -144,9 +151,8 @@ def compare_cmd(model, replicas, max_records, max_epoch, max_crashes, min_isrs, 
     for min_isr in min_isrs or (None,):
         for switch in ((False, True) if cross_unclean else (unclean,)):
             for variant in variants:
-                given = {"replicas": replicas, "truncation": variant, "max_records": max_records,
-                         "max_epoch": max_epoch, "max_crashes": max_crashes, "min_isr": min_isr,
-                         "unclean_election": switch, "log_size": log_size}
+                given = _bounds(replicas, variant, max_records, max_epoch, max_crashes,
+                                min_isr, switch, log_size)
                 shown = switch if cross_unclean else None
                 switches = {k: v for k, v in (("unclean", shown), ("min_isr", min_isr))
                             if v is not None}
@@ -237,10 +243,10 @@ def list_cmd() -> None:
 def graph_cmd(model, replicas, truncation, max_records, max_epoch, max_crashes, min_isr,
               unclean, log_size, names, form, out, max_states) -> None:
     """Write the full reachable state graph, each shortest counterexample marked."""
-    given = {"replicas": replicas, "truncation": truncation, "max_records": max_records,
-             "max_epoch": max_epoch, "max_crashes": max_crashes, "min_isr": min_isr,
-             "unclean_election": unclean, "log_size": log_size}
-    spec, counted = run(model, given, (), Limits(), props_filter=lambda props: [])
+    given = _bounds(replicas, truncation, max_records, max_epoch, max_crashes, min_isr, unclean,
+                    log_size)
+    _, spec, _ = build(model, given)
+    counted = explore(spec, [])  # no property: the count of the whole reachable graph
     if counted.stats.distinct > max_states:
         raise click.UsageError(f"the graph would have {counted.stats.distinct:,} states, more "
                                f"than --max-states {max_states:,}: raise it or lower the bounds")
@@ -260,8 +266,8 @@ def graph_cmd(model, replicas, truncation, max_records, max_epoch, max_crashes, 
                f"{marked or 'none (every property holds)'}")
 
 
-cli.add_command(cli_trace.show_cmd)
-cli.add_command(cli_trace.replay_cmd)
+cli.add_command(trace_commands.show_cmd)
+cli.add_command(trace_commands.replay_cmd)
 
 
 def main() -> None:

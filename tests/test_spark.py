@@ -17,9 +17,9 @@ from pyspark import cloudpickle
 
 from checker.bfs import Limits
 from checker.bfs import explore as local_explore
-from checker.compose import Recipe
 from checker.spark import engine, session
 from checker.spark.session import SparkOptions
+from checker.view.compose import Recipe
 from spec.kafka import Config, KafkaSpec
 from spec.kafka.config import TRUNCATION_VARIANTS
 from spec.tla import TlaConfig

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from checker.bfs import explore
-from checker.compose import build_model, choose, make_config
 from checker.view import html, report
+from checker.view.compose import build_model, choose, make_config
 
 ROOT = Path(__file__).resolve().parents[2] / "reports" / "gallery"
 

@@ -15,11 +15,11 @@ from typing import Any
 
 import jsonschema
 
-from checker import compose
 from checker.fingerprint import fp_hex
 from checker.model import Label, NondeterministicSpec
 from checker.result import Step, Violation
 from checker.trace import replay as replay_labels
+from checker.view import compose
 from checker.view.report import TRACE_FORMAT, TRACE_VERSION
 
 SCHEMA_PATH = Path(__file__).with_name("trace.schema.json")

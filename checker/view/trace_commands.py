@@ -1,4 +1,5 @@
-"""Part of the CLI: ``hwcheck show`` and ``hwcheck replay`` on trace files.
+"""The CLI's trace commands, registered by ``checker/cli.py``: ``hwcheck show`` and
+``hwcheck replay`` on trace files.
 
 A missing, corrupt, truncated or wrong-version file, or a trace this model cannot reproduce,
 ends in one message and exit code 4.

@@ -1,4 +1,4 @@
-"""Part of the CLI: build a model from command-line options and run it on the chosen engine.
+"""For the CLI (``checker/cli.py``): build a model from command-line options and run it on the chosen engine.
 
 ``engine_options`` adds the engine flags to a click command; ``run`` explores with the local
 engine (``checker.bfs``) or the Spark engine (``checker.spark.engine``). Usage mistakes become
@@ -13,9 +13,9 @@ from typing import Any
 
 import click
 
-from checker import compose
 from checker.bfs import Limits, explore
 from checker.result import EXIT_ENVIRONMENT
+from checker.view import compose
 from spec.kafka import ConfigError
 
 
@@ -109,22 +109,28 @@ def choose(props: list, names: tuple[str, ...]) -> list:
                                  param_hint="'--invariant'") from None
 
 
-def run(model: str, given: dict[str, Any], names, limits: Limits, on_progress=None,
-        engine: Engine = Engine(), props_filter=None):
-    """Build the model from the options ``given`` and explore it; return ``(spec, result)``.
-    ``props_filter``, when given, maps the chosen properties to the ones checked (local engine).
+def build(model: str, given: dict[str, Any]) -> tuple[Any, Any, list]:
+    """``(config, spec, every property)`` of the model built from the options ``given``.
 
-    Raises ``click.BadParameter`` for options or bounds the model rejects; exits 5 with one
-    message when the Spark engine cannot run here.
+    Raises ``click.BadParameter`` for options or bounds the model rejects.
     """
     cfg = config(model, given)
     try:
         spec, props = compose.build_model(model, cfg)
     except ConfigError as exc:
         raise click.BadParameter(str(exc), param_hint=f"'{exc.option}'") from None
+    return cfg, spec, props
+
+
+def run(model: str, given: dict[str, Any], names, limits: Limits, on_progress=None,
+        engine: Engine = Engine()):
+    """Build the model from the options ``given`` and explore it; return ``(spec, result)``.
+
+    Raises ``click.BadParameter`` for options or bounds the model rejects; exits 5 with one
+    message when the Spark engine cannot run here.
+    """
+    cfg, spec, props = build(model, given)
     chosen = choose(props, names)
-    if props_filter is not None:
-        chosen = props_filter(chosen)
     if engine.name == "local":
         return spec, explore(spec, chosen, limits, on_progress)
     from checker.spark import engine as spark_engine
