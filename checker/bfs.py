@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from checker.fingerprint import fingerprint
 from checker.model import Label, Spec
-from checker.properties import INVARIANT, SOMETIMES, TRANSITION, Property
+from checker.properties import INVARIANT, SOMETIMES, TRANSITION, Property, transition_checker
 from checker.result import CheckResult, Stats, Status, Step, Violation
 from checker.trace import rebuild
 
@@ -33,8 +33,8 @@ from checker.trace import rebuild
 @dataclass(frozen=True)
 class Progress:
     """A progress report: ``depth`` (levels done, initial = 1), ``distinct`` and ``generated``
-    (states), ``frontier`` (states waiting at the next level), ``seconds`` since the start, ``note``: where the
-    level runs (Spark engine)."""
+    (states), ``frontier`` (states waiting at the next level), ``seconds`` since the start,
+    ``note``: where the level runs (Spark engine)."""
 
     depth: int
     distinct: int
@@ -67,15 +67,6 @@ class LimitReached(Exception):
 def peak_rss_mb() -> float:
     """Peak resident set size of this process, in MiB (Linux reports KiB)."""
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
-
-
-def transition_checker(prop: Property, before) -> Callable:
-    """``check(label, after) -> bool`` for the transition property ``prop`` at state ``before``
-    (its ``prepare`` hook when it has one)."""
-    if prop.prepare is not None:
-        return prop.prepare(before)
-    predicate = prop.predicate
-    return lambda label, after: predicate(before, label, after)
 
 
 def better(pfp: int, label: Label, best_pfp: int, best_label: Label) -> bool:
@@ -147,19 +138,21 @@ class Search:
         self.deadline = (self.start + limits.time_limit) if limits.time_limit else None
 
     # -- the search -------------------------------------------------------------------------
-    def search(self) -> None:
-        level = {}
+    def initial_level(self) -> dict[int, object]:
+        """Fingerprint and record the initial states (level 1), check the invariants on them;
+        return ``{fingerprint: state}``. Both engines start here."""
+        level: dict[int, object] = {}
         for state in self.spec.init_states():
             self.stats.generated += 1
-            fp = fingerprint(state)
-            if fp not in self.parents and fp not in level:
-                level[fp] = state
-        for fp in level:
-            self.parents[fp] = None
+            level.setdefault(fingerprint(state), state)
+        self.parents.update(dict.fromkeys(level))
         self.stats.distinct = len(level)
         self.stats.depth = 1 if level else 0
         self._check_invariants({fp: (s, None, None) for fp, s in level.items()})
-        frontier = list(level.items())
+        return level
+
+    def search(self) -> None:
+        frontier = list(self.initial_level().items())
         while frontier and not self._done():
             self._report(len(frontier))
             if self.limits.max_depth is not None and self.stats.depth >= self.limits.max_depth:

@@ -14,19 +14,32 @@ import marshal
 
 import xxhash
 
-_MARSHAL_VERSION = 2
+MARSHAL_VERSION = 2
+"""The marshal format of the canonical encoding (``marshal.dumps(state, MARSHAL_VERSION)``)."""
 _xxh3 = xxhash.xxh3_64_intdigest
 _dumps = marshal.dumps
 
 FP_BITS = 64
 
+fingerprint_bytes = _xxh3
+"""``fingerprint_bytes(encoded) -> int``: the fingerprint of a state from its encoding (the
+bytes ``encode`` returns); for engines that keep or ship the encoding anyway."""
 
-def fingerprint(state: object) -> int:
-    """Return the state's fingerprint, an int in ``[0, 2**64)``.
+
+def encode(state: object) -> bytes:
+    """The state's canonical encoding: marshal format 2 (``marshal.loads`` decodes it).
 
     Raises ``ValueError`` if the state holds a value ``marshal`` cannot encode.
     """
-    return _xxh3(_dumps(state, _MARSHAL_VERSION))
+    return _dumps(state, MARSHAL_VERSION)
+
+
+def fingerprint(state: object) -> int:
+    """Return the state's fingerprint, an int in ``[0, 2**64)``: ``fingerprint_bytes(encode(state))``.
+
+    Raises ``ValueError`` if the state holds a value ``marshal`` cannot encode.
+    """
+    return _xxh3(_dumps(state, MARSHAL_VERSION))
 
 
 def collision_probability(distinct: int, generated: int) -> float:

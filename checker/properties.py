@@ -46,3 +46,12 @@ class Property:
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise ValueError(f"property {self.name}: unknown kind {self.kind!r}")
+
+
+def transition_checker(prop: Property, before) -> Callable[..., bool]:
+    """``check(label, after) -> bool`` for the transition property ``prop`` at state ``before``
+    (its ``prepare`` hook when it has one)."""
+    if prop.prepare is not None:
+        return prop.prepare(before)
+    predicate = prop.predicate
+    return lambda label, after: predicate(before, label, after)

@@ -12,9 +12,10 @@ LEO gets OFFSET_OUT_OF_RANGE and truncates to it.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
+
+from checker.model import Label
 
 TRUNCATE_WHY = {
     "hw": "truncated its log to its own HW {hw} on becoming follower (pre-KIP-101 rule)",
@@ -27,9 +28,9 @@ TRUNCATE_WHY = {
 }
 
 
-def _arg(action: str | None, name: str) -> int | None:
-    match = re.search(rf"\b{name}=(-?\d+)", action or "")
-    return int(match.group(1)) if match else None
+def _arg(action: str, name: str) -> object:
+    """Argument ``name`` of an action label's text (``Fetch(follower=1, leader=0)``)."""
+    return Label.parse(action).arg(name)
 
 
 def _holds(view: dict, r: int, offset: int, rid: int) -> bool:

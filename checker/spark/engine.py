@@ -11,7 +11,6 @@ smallest label text, which is the label the local engine records).
 
 from __future__ import annotations
 
-import marshal
 import os
 import re
 import tempfile
@@ -20,10 +19,9 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-import xxhash
 
 from checker.bfs import LimitReached, Limits, Progress, Search, SpecFailed, run_search
-from checker.fingerprint import fingerprint, fp_hex
+from checker.fingerprint import encode, fingerprint, fingerprint_bytes, fp_hex
 from checker.model import NondeterministicSpec
 from checker.result import CheckResult, Step, Violation
 from checker.spark import session, store
@@ -62,14 +60,16 @@ class SparkSearch(Search):
         super().__init__(spec, props, limits, on_progress)
         self.recipe, self.options = recipe, options
         self.sc = None
-        self.partitions = options.partitions or 1
+        self.partitions = options.partitions or 0  # 0: taken from Spark in search()
         self.work = options.work_dir or tempfile.mkdtemp(
             prefix="levels-", dir=session.session_folder())
         self.engine = "spark"
 
     def _start_spark(self) -> None:
+        """Start (or reuse) the context; P from it when not known yet; check the workers."""
         if self.sc is None:
             self.sc = session.context(self.options)
+            self.partitions = self.partitions or self.sc.defaultParallelism
             session.check_workers(self.sc, self.recipe, self.partitions)
 
     # -- the search -------------------------------------------------------------------------
@@ -77,9 +77,7 @@ class SparkSearch(Search):
         if self.options.partitions is None:  # P = the cores Spark has
             self.partitions = local_cores(session.master_url(self.options)) or 0
             if not self.partitions:  # a cluster: ask it
-                self.sc = session.context(self.options)
-                self.partitions = self.sc.defaultParallelism
-                session.check_workers(self.sc, self.recipe, self.partitions)
+                self._start_spark()
         self.engine = f"spark ({self.partitions} partitions)"
         size = self._init_level()
         k = 1
@@ -101,21 +99,14 @@ class SparkSearch(Search):
         self._report(0)
 
     def _init_level(self) -> int:
-        level: dict[int, Any] = {}
-        for state in self.spec.init_states():
-            self.stats.generated += 1
-            level.setdefault(fingerprint(state), state)
-        self.parents = dict.fromkeys(level)
-        self.stats.distinct = len(level)
-        self.stats.depth = 1 if level else 0
+        """Level 1 as the local engine does it, written to partition p's files."""
+        level = self.initial_level()
         owned: list[list] = [[] for _ in range(self.partitions)]
         for fp in sorted(level):
             owned[fp % self.partitions].append(fp)
         for p, fps in enumerate(owned):
-            items = [(fp, marshal.dumps(level[fp], 2)) for fp in fps]
-            store.write_frontier(self.work, 1, p, items)
+            store.write_frontier(self.work, 1, p, [(fp, encode(level[fp])) for fp in fps])
             store.write_visited(self.work, 1, p, np.array(fps, dtype=np.uint64))
-        self._check_invariants({fp: (s, None, None) for fp, s in level.items()})
         return len(level)
 
     def _level(self, k: int, size: int, dry: bool = False) -> Tally:
@@ -192,11 +183,6 @@ class SparkSearch(Search):
             raise NondeterministicSpec(f"no transition reaches {fp_hex(want)} when rebuilding "
                                        "a trace: the spec is not deterministic")
         return Step(best[1], best[2], want)
-
-
-def fingerprint_bytes(encoded: bytes) -> int:
-    """The fingerprint of a state given as its marshal format-2 bytes."""
-    return xxhash.xxh3_64_intdigest(encoded)
 
 
 def local_cores(master: str | None) -> int | None:

@@ -22,13 +22,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import xxhash
 
-from checker.bfs import transition_checker
+from checker.fingerprint import MARSHAL_VERSION, encode, fingerprint, fingerprint_bytes
+from checker.properties import transition_checker
 from checker.spark import store
 
-_xxh3 = xxhash.xxh3_64_intdigest
-_dumps, _loads = marshal.dumps, marshal.loads
+_loads = marshal.loads
 BUCKET, TALLY = "B", "T"
 _MODELS: dict[Any, tuple[Any, dict]] = {}
 
@@ -126,6 +125,7 @@ def _expand(spec, props, job: LevelJob, frontier, buckets: list[dict], tally: Ta
     pending = [props[name] for name in job.sometimes]
     generated, broken = tally.generated, tally.broken
     successors, P = spec.successors, job.partitions
+    dumps, version, fp_of = marshal.dumps, MARSHAL_VERSION, fingerprint_bytes  # hot loop
     for pfp, encoded in frontier:
         state = _loads(encoded)
         checks = [(prop.name, transition_checker(prop, state)) for prop in transitions]
@@ -134,7 +134,7 @@ def _expand(spec, props, job: LevelJob, frontier, buckets: list[dict], tally: Ta
             generated[action] = generated.get(action, 0) + 1
             for name, check in checks:
                 if not check(label, succ):
-                    entry = (pfp, str(label), _dumps(succ, 2))
+                    entry = (pfp, str(label), encode(succ))
                     if name not in broken or entry[:2] < broken[name][:2]:
                         broken[name] = entry
             if pending:
@@ -142,8 +142,8 @@ def _expand(spec, props, job: LevelJob, frontier, buckets: list[dict], tally: Ta
                 if reached:
                     tally.reached.update(g.name for g in reached)
                     pending = [g for g in pending if g not in reached]
-            encoded_succ = _dumps(succ, 2)
-            fp = _xxh3(encoded_succ)
+            encoded_succ = dumps(succ, version)
+            fp = fp_of(encoded_succ)
             bucket = buckets[fp % P]
             entry = bucket.get(fp)
             if entry is None:
@@ -237,4 +237,4 @@ def probe(recipe: Any) -> tuple[str, list[int]]:
     import sys
 
     spec, _ = model(recipe)
-    return sys.version.split()[0], sorted(_xxh3(_dumps(s, 2)) for s in spec.init_states())
+    return sys.version.split()[0], sorted(fingerprint(s) for s in spec.init_states())

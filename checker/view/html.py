@@ -13,6 +13,8 @@ from __future__ import annotations
 import html
 from typing import Any
 
+from checker.view.steps import controller_line
+
 STYLE = """
 body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222;max-width:70em}
 h1{font-size:1.3em;margin:0 0 .2em} .meta{color:#555;margin:0 0 .8em}
@@ -96,13 +98,6 @@ def _log(replica: dict[str, Any], old: dict[str, Any] | None) -> str:
     return '<div class="log">' + "".join(boxes) + "</div>"
 
 
-def _controller(view: dict[str, Any]) -> str:
-    ctrl = view["controller"]
-    committed = ", ".join(f"m{i} at offset {o}" for o, i in view.get("committed", [])) or "none"
-    return (f"controller: epoch {ctrl['epoch']}, leader {ctrl['leader']}, ISR "
-            f"{{{','.join(map(str, ctrl['isr']))}}} · committed: {committed}")
-
-
 def _step(number: int, step: dict[str, Any], previous: dict[str, Any] | None) -> str:
     view = step["view"]
     action = "initial state" if step["action"] is None else step["action"]
@@ -111,8 +106,8 @@ def _step(number: int, step: dict[str, Any], previous: dict[str, Any] | None) ->
         old = previous["replicas"][index] if previous else None
         down = "" if replica["alive"] else " down"
         rows.append(f'<div class="replica{down}">{_who(replica, old)}{_log(replica, old)}</div>')
-    line = _controller(view)
-    changed = previous is not None and _controller(previous) != line
+    line = controller_line(view)
+    changed = previous is not None and controller_line(previous) != line
     return (f'<section class="step" data-step="{number}" hidden>'
             f'<div class="action">state {number}: {e(action)}</div>' + "".join(rows) +
             f'<div class="controller{" changed" if changed else ""}">{e(line)}</div></section>')

@@ -112,12 +112,7 @@ def summary_document(spec: Spec, result: CheckResult, traces: dict[str, str]) ->
 
 def write_json(path: Path, document: dict[str, Any]) -> None:
     """Write ``document`` to ``path`` atomically (temporary file, then rename)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as handle:
-        json.dump(document, handle, indent=1, sort_keys=False)
-        handle.write("\n")
-    os.replace(tmp, path)
+    write_text(path, json.dumps(document, indent=1, sort_keys=False) + "\n")
 
 
 def write_text(path: Path, text: str) -> None:

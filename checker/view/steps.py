@@ -57,9 +57,11 @@ def _row(replica: dict[str, Any], width: int, hide: set[str]) -> dict[str, str]:
     return row
 
 
-def _controller(view: dict[str, Any]) -> str:
+def controller_line(view: dict[str, Any]) -> str:
+    """The controller's epoch, leader and ISR and the committed records, in one line (the
+    terminal panels and the HTML page both show it)."""
     ctrl = view["controller"]
-    committed = ", ".join(f"m{i}@{o}" for o, i in view.get("committed", [])) or "none"
+    committed = ", ".join(f"m{i} at offset {o}" for o, i in view.get("committed", [])) or "none"
     return (f"controller: epoch {ctrl['epoch']}, leader {ctrl['leader']}, "
             f"ISR {{{','.join(map(str, ctrl['isr']))}}}; committed: {committed}")
 
@@ -85,8 +87,8 @@ def step_panel(number: int, action: str | None, view: dict[str, Any],
         table.add_row(*[_styled(column, row[column], old, row) for column in columns])
     parts: list[Any] = [table]
     if "controller" not in hide:
-        line = _controller(view)
-        changed = previous is not None and _controller(previous) != line
+        line = controller_line(view)
+        changed = previous is not None and controller_line(previous) != line
         if not (changes_only and not changed):
             parts.append(Text(line, style=CHANGED if changed else "dim"))
     title = f"state {number}: " + ("initial state" if action is None else action)
