@@ -18,13 +18,12 @@ from typing import Any
 from checker.model import Label
 
 TRUNCATE_WHY = {
-    "hw": "truncated its log to its own HW {hw} on becoming follower (pre-KIP-101 rule)",
+    "hw": "truncated its log to its own HW {hw} (pre-KIP-101 rule)",
     "kip101": "truncated to the leader's end offset for its latest epoch "
-              "(OffsetsForLeaderEpoch, KIP-101) on becoming follower",
-    "kip279": "truncated just after the last offset where it matches the leader (KIP-279) "
-              "on becoming follower",
+              "(OffsetsForLeaderEpoch, KIP-101)",
+    "kip279": "truncated just after the last offset where it matches the leader (KIP-279)",
     "kip320": "truncated just after the last offset where it matches the leader of its own "
-              "epoch (KIP-320) on becoming follower",
+              "epoch (KIP-320)",
 }
 
 
@@ -38,15 +37,39 @@ def _holds(view: dict, r: int, offset: int, rid: int) -> bool:
     return offset < len(log) and log[offset][0] == rid
 
 
-def _removal(action: str | None, variant: str, before: dict, r: int) -> str:
+def _removal(action: str | None, variant: str, before: dict, after: dict, r: int) -> str:
+    """Why replica ``r`` lost a record between the views ``before`` and ``after``."""
     if action and action.startswith("BecomeFollower"):
-        return TRUNCATE_WHY.get(variant, "truncated on becoming follower").format(
-            hw=before["replicas"][r]["hw"])
+        why = TRUNCATE_WHY.get(variant, "truncated").format(hw=before["replicas"][r]["hw"])
+        return f"{why} on becoming follower{_follower_of(before, after, r)}"
     if action and action.startswith("Fetch"):
         leader = _arg(action, "leader")
         return (f"fetched from leader {leader} at an offset past its LEO: OFFSET_OUT_OF_RANGE, "
                 "so it truncated to the leader's LEO")
     return f"lost it in {action}"
+
+
+def _follower_of(before: dict, after: dict, r: int) -> str:
+    """`` of replica L in epoch E (whose log then held n records)``, from the views."""
+    view = after["replicas"][r]
+    leader = view.get("leader")
+    if leader is None:
+        return ""
+    held = len(before["replicas"][leader]["log"])
+    log = "was then empty" if held == 0 else \
+        f"then held {held} record{'' if held == 1 else 's'}"
+    return f" of replica {leader} in epoch {view.get('epoch')} (whose log {log})"
+
+
+def _stale(action: str | None, after: dict, r: int) -> str:
+    """A sentence when replica ``r`` just became follower under a LeaderAndIsr older than the
+    controller's epoch (requests reach replicas late and out of order), else ``""``."""
+    epoch, current = after["replicas"][r].get("epoch"), after["controller"]["epoch"]
+    if not (action or "").startswith("BecomeFollower") or not isinstance(epoch, int) \
+            or epoch >= current:
+        return ""
+    return (f" That LeaderAndIsr (epoch {epoch}) was stale: the controller was already at "
+            f"epoch {current}.")
 
 
 def committed_loss(variant: str, actions: Sequence[str | None],
@@ -72,11 +95,15 @@ def committed_loss(variant: str, actions: Sequence[str | None],
                       if old["hw"] <= offset < r["hw"]]
             who = f"replica {movers[0]}'s HW moved past offset {offset}" if movers else \
                 "its HW moved past it"
+            if movers:
+                members = [m for m in after["replicas"][movers[0]]["isr"] if m != movers[0]]
+                who += _lacking(actions, views, k, movers[0], members, offset, rid)
             lines.append(f"State {k + 1} ({actions[k]}): m{rid} became committed: {who}.")
         for r in range(len(after["replicas"])):
             if _holds(before, r, offset, rid) and not _holds(after, r, offset, rid):
                 lines.append(f"State {k + 1} ({actions[k]}): replica {r} "
-                             f"{_removal(actions[k], variant, before, r)}, removing m{rid}.")
+                             f"{_removal(actions[k], variant, before, after, r)}, removing m{rid}."
+                             + _stale(actions[k], after, r))
         if leader is not None and before["controller"]["leader"] != leader == \
                 after["controller"]["leader"]:
             held = "which held" if _holds(after, leader, offset, rid) else "which did not hold"
@@ -115,14 +142,80 @@ def _origin(actions, views, r: int, offset: int) -> str:
     return f"Replica {r} held m{record[0]} from the initial state."
 
 
+def isr_gap(prop: str, variant: str, actions: Sequence[str | None],
+            views: Sequence[dict[str, Any]]) -> list[str]:
+    """WeakIsr / StrongIsr: the presumed leader, its HW, the ISR member (its own ISR for
+    WeakIsr, the controller's for StrongIsr) whose log differs below that HW and at which
+    offset; then every step that removed the leader's record from that member and why, and the
+    step where the leader's HW moved past the offset. Empty when the last state shows no gap."""
+    last = views[-1]
+    for leader, rep in enumerate(last["replicas"]):
+        if rep["role"] != "leader":
+            continue
+        members = last["controller"]["isr"] if prop == "StrongIsr" else rep["isr"]
+        for member in members:
+            gap = next((o for o in range(min(rep["hw"], len(rep["log"])))
+                        if not _holds(last, member, o, rep["log"][o][0])), None)
+            if gap is not None:
+                return _isr_story(prop, variant, actions, views, leader, member, gap)
+    return []
+
+
+def _isr_story(prop, variant, actions, views, leader: int, member: int,
+               gap: int) -> list[str]:
+    last = views[-1]
+    rep, mine = last["replicas"][leader], last["replicas"][member]["log"]
+    rid, epoch = rep["log"][gap]
+    which = "the controller's ISR" if prop == "StrongIsr" else "its own ISR"
+    holds = (f"m{mine[gap][0]} (epoch {mine[gap][1]})" if gap < len(mine)
+             else "nothing")
+    lines = [(f"Leader {leader} (epoch {rep['epoch']}) has HW {rep['hw']}, so m{rid} "
+              f"(epoch {epoch}) at offset {gap} is committed, but replica {member}, a member "
+              f"of {which}, holds {holds} there (its LEO is {len(mine)}).")]
+    for k in range(1, len(views)):
+        before, after = views[k - 1], views[k]
+        if _holds(before, member, gap, rid) and not _holds(after, member, gap, rid):
+            lines.append(f"State {k + 1} ({actions[k]}): replica {member} "
+                         f"{_removal(actions[k], variant, before, after, member)}, "
+                         f"removing m{rid}." + _stale(actions[k], after, member))
+        old, new = before["replicas"][leader], after["replicas"][leader]
+        if new["role"] == "leader" and old["hw"] <= gap < new["hw"]:
+            lines.append(f"State {k + 1} ({actions[k]}): leader {leader}'s HW moved past "
+                         f"offset {gap}"
+                         f"{_lacking(actions, views, k, leader, [member], gap, rid)}.")
+    return lines
+
+
+def _lacking(actions, views, k: int, leader: int, members, offset: int, rid: int) -> str:
+    """``, though replica M no longer held it: ...`` for each of ``members`` that does not hold
+    record ``rid`` at ``offset`` in state ``k + 1`` (empty when they all do)."""
+    return "".join(f", though replica {m} did not hold it{_counted(actions, views, k, leader, m)}"
+                   for m in members if not _holds(views[k], m, offset, rid))
+
+
+def _counted(actions, views, k: int, leader: int, member: int) -> str:
+    """``: it still counted replica M at LEO n, reported by the fetch of state K`` when the
+    leader's view at step ``k`` keeps a remote LEO for ``member`` (kafka model), else ``""``."""
+    remote = views[k]["replicas"][leader].get("remote_leo") or []
+    if member >= len(remote) or remote[member] < 0:
+        return ""
+    since = next((j for j in range(k, 0, -1)
+                  if (views[j - 1]["replicas"][leader].get("remote_leo") or [None] * (member + 1))
+                  [member] != remote[member]), None)
+    told = f", reported by the fetch of state {since + 1} ({actions[since]})" if since else ""
+    return f": it still counted replica {member} at LEO {remote[member]}{told}"
+
+
 def tell(prop: str, variant: str, actions: Sequence[str | None],
          views: Sequence[dict[str, Any]]) -> list[str]:
-    """The story of a counterexample of ``prop`` as sentences (empty when there is none to
-    tell beyond the property's own explanation, e.g. for the ISR properties)."""
+    """The story of a counterexample of ``prop`` as sentences (empty for the properties
+    whose own explanation says it all, e.g. HwLeLeo or TypeOk)."""
     if not views or not isinstance(views[-1], dict) or "replicas" not in views[-1]:
         return []
     if prop == "NoCommittedLoss":
         return committed_loss(variant, actions, views)
     if prop == "NoDivergence":
         return divergence(actions, views)
+    if prop in ("WeakIsr", "StrongIsr"):
+        return isr_gap(prop, variant, actions, views)
     return []

@@ -25,7 +25,8 @@ def test_gallery_traces_validate_and_replay():
         assert tracefile.still_violated(violation)
         lengths[entry.folder] = violation.length
     assert lengths == {"hw-truncation-loss": 11, "hw-truncation-divergence": 14,
-                       "kip101-hole": 13, "unclean-election": 7}
+                       "kip101-hole": 13, "kip279-hole": 13, "kip279-hole-tla": 11,
+                       "unclean-election": 7}
 
 
 def _story(folder):
@@ -43,7 +44,9 @@ def test_loss_story_names_commit_removal_and_election():
         ("State 10 (Elect(leader=0)): the controller chose replica 0, which held m0 at offset 0, "
         "as leader of epoch 1."),
         ("State 11 (BecomeFollower(replica=0, epoch=0)): replica 0 truncated its log to its own "
-        "HW 0 on becoming follower (pre-KIP-101 rule), removing m0."),
+        "HW 0 (pre-KIP-101 rule) on becoming follower of replica 1 in epoch 0 (whose log then "
+        "held 1 record), removing m0. That LeaderAndIsr (epoch 0) was stale: the controller was "
+        "already at epoch 1."),
     ]
     unclean = _story("unclean-election")
     assert unclean[-1] == ("State 7 (UncleanElect(leader=1)): the controller chose replica 1, "
@@ -57,3 +60,38 @@ def test_divergence_story_says_how_each_replica_got_its_record():
         "State 5 (Produce(leader=0)): replica 0 wrote m0 as leader.",
         "State 14 (Produce(leader=1)): replica 1 wrote m1 as leader.",
     ]
+
+
+def test_kip279_story_names_the_stale_leader_and_the_counted_fetch():
+    """KIP-279 needs 3 replicas and a late LeaderAndIsr: a follower matches its log against a
+    replica that still leads an older epoch with an empty log, while the true leader counts
+    the follower's earlier fetch towards its HW (protocol.md: kip279 "needs async
+    LeaderAndIsr")."""
+    assert _story("kip279-hole") == [
+        ("Record m0 (written in leader epoch 2) at offset 0 was committed and is not in the log "
+         "of the current leader, replica 2."),
+        ("State 11 (BecomeFollower(replica=2, epoch=1)): replica 2 truncated just after the "
+         "last offset where it matches the leader (KIP-279) on becoming follower of replica 1 "
+         "in epoch 1 (whose log was then empty), removing m0. That LeaderAndIsr (epoch 1) was "
+         "stale: the controller was already at epoch 2."),
+        ("State 12 (ShrinkIsr(leader=0, follower=1)): m0 became committed: replica 0's HW moved "
+         "past offset 0, though replica 2 did not hold it: it still counted replica 2 at LEO 1, "
+         "reported by the fetch of state 9 (Fetch(follower=2, leader=0))."),
+        ("State 13 (Elect(leader=2)): the controller chose replica 2, which did not hold m0 at "
+         "offset 0, as leader of epoch 3."),
+    ]
+
+
+def test_isr_story_names_leader_member_and_offset():
+    """StrongIsr in the public spec's Kip279 module: the leader, its HW, the controller's ISR
+    member that lacks the record, and the step that removed it."""
+    story = _story("kip279-hole-tla")
+    assert story[0] == ("Leader 1 (epoch 2) has HW 1, so m0 (epoch 2) at offset 0 is committed, "
+                        "but replica 0, a member of the controller's ISR, holds nothing there "
+                        "(its LEO is 0).")
+    assert story[1] == "State 10 (LeaderIncHighWatermark(leader=1)): leader 1's HW moved past offset 0."
+    assert story[2].startswith("State 11 (BecomeFollowerTruncateKip279(leader=2, replica=0, "
+                               "epoch=1)): replica 0 truncated just after the last offset where "
+                               "it matches the leader (KIP-279)")
+    assert story[2].endswith("removing m0. That LeaderAndIsr (epoch 1) was stale: the controller "
+                             "was already at epoch 2.")

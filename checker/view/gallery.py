@@ -21,13 +21,14 @@ ROOT = Path(__file__).resolve().parents[2] / "reports" / "gallery"
 
 @dataclass(frozen=True)
 class Entry:
-    """One gallery item: ``folder`` name, ``title``, the kafka model ``options`` and the
-    violated ``property`` to show."""
+    """One gallery item: ``folder`` name, ``title``, the model ``options`` (``MODEL_OPTIONS``
+    names), the violated ``prop`` to show and the ``model`` (``kafka`` or ``tla``)."""
 
     folder: str
     title: str
     options: tuple[tuple[str, Any], ...]
     prop: str
+    model: str = "kafka"
 
 
 ENTRIES = (
@@ -39,6 +40,13 @@ ENTRIES = (
           "(2 replicas, 3 records, epoch 2, 2 crashes)",
           (("replicas", 2), ("truncation", "kip101"), ("max_records", 3), ("max_epoch", 2),
            ("max_crashes", 2)), "NoDivergence"),
+    Entry("kip279-hole", "KIP-279 matches against a stale leader and loses a committed record "
+          "(3 replicas, 1 record, epoch 3, no crash)",
+          (("replicas", 3), ("truncation", "kip279"), ("max_records", 1), ("max_epoch", 3),
+           ("max_crashes", 0)), "NoCommittedLoss"),
+    Entry("kip279-hole-tla", "The same KIP-279 hole in the public TLA+ spec: StrongIsr fails "
+          "(tla model, 3 replicas)",
+          (("replicas", 3), ("truncation", "kip279")), "StrongIsr", model="tla"),
     Entry("unclean-election", "Unclean leader election loses committed data even with KIP-320 "
           "(2 replicas)",
           (("replicas", 2), ("truncation", "kip320"), ("unclean_election", True)),
@@ -51,8 +59,8 @@ def build(folder: Path = ROOT) -> list[Path]:
     return the files written. Raises ``RuntimeError`` if an entry's property holds."""
     written = []
     for entry in ENTRIES:
-        config = make_config("kafka", dict(entry.options))
-        spec, props = build_model("kafka", config)
+        config = make_config(entry.model, dict(entry.options))
+        spec, props = build_model(entry.model, config)
         result = explore(spec, choose(props, (entry.prop,)))
         found = [v for v in result.violations if v.prop.name == entry.prop]
         if not found:
