@@ -113,8 +113,11 @@ def committed_loss(variant: str, actions: Sequence[str | None],
     return lines
 
 
-def divergence(actions: Sequence[str | None], views: Sequence[dict[str, Any]]) -> list[str]:
-    """NoDivergence: the offset, the two records, and how each replica came to hold its own."""
+def divergence(variant: str, actions: Sequence[str | None],
+               views: Sequence[dict[str, Any]]) -> list[str]:
+    """NoDivergence: the offset and the two records; then, in order, how each replica came to
+    hold its own (and any record it lost at that offset before, and why), and the step where
+    the fork went below both HWs."""
     last = views[-1]["replicas"]
     for a in range(len(last)):
         for b in range(a + 1, len(last)):
@@ -125,21 +128,59 @@ def divergence(actions: Sequence[str | None], views: Sequence[dict[str, Any]]) -
                              f"{last[b]['hw']}), replica {a} holds m{last[a]['log'][offset][0]} "
                              f"(epoch {last[a]['log'][offset][1]}) and replica {b} holds "
                              f"m{last[b]['log'][offset][0]} (epoch {last[b]['log'][offset][1]}).")]
-                    lines += [_origin(actions, views, r, offset) for r in (a, b)]
-                    return lines
+                    events = [*_history(variant, actions, views, a, offset),
+                              *_history(variant, actions, views, b, offset),
+                              *_exposed(actions, views, a, b, offset)]
+                    return lines + [text for _, text in sorted(events)]
     return []
 
 
-def _origin(actions, views, r: int, offset: int) -> str:
+def _history(variant, actions, views, r: int, offset: int) -> list[tuple[int, str]]:
+    """``(step, sentence)``: where replica ``r`` got the record it ends with at ``offset``, and
+    every other record it lost there before that (with why)."""
     record = views[-1]["replicas"][r]["log"][offset]
+    events, got = [], 0
     for k in range(len(views) - 1, 0, -1):
         log = views[k - 1]["replicas"][r]["log"]
         if offset >= len(log) or log[offset] != record:
             how = (f"wrote m{record[0]} as leader" if (actions[k] or "").startswith("Produce")
                    else f"copied m{record[0]} from leader {_arg(actions[k], 'leader')}"
                    if (actions[k] or "").startswith("Fetch") else f"got m{record[0]}")
-            return f"State {k + 1} ({actions[k]}): replica {r} {how}."
-    return f"Replica {r} held m{record[0]} from the initial state."
+            events.append((k, f"State {k + 1} ({actions[k]}): replica {r} {how}."))
+            got = k
+            break
+    else:
+        events.append((0, f"Replica {r} held m{record[0]} from the initial state."))
+    for k in range(1, got):
+        before, after = views[k - 1], views[k]
+        old = before["replicas"][r]["log"]
+        if offset < len(old) and not _holds(after, r, offset, old[offset][0]):
+            events.append((k, f"State {k + 1} ({actions[k]}): replica {r} "
+                              f"{_removal(actions[k], variant, before, after, r)}, removing "
+                              f"m{old[offset][0]}." + _stale(actions[k], after, r)))
+    return events
+
+
+def _exposed(actions, views, a: int, b: int, offset: int) -> list[tuple[int, str]]:
+    """The step after which both replicas keep their final records at ``offset`` below their
+    HWs, naming whose HW moved."""
+    final = [views[-1]["replicas"][r]["log"][offset] for r in (a, b)]
+
+    def forked(view) -> bool:
+        reps = [view["replicas"][r] for r in (a, b)]
+        return all(offset < min(rep["hw"], len(rep["log"])) and rep["log"][offset] == rec
+                   for rep, rec in zip(reps, final))
+
+    k = len(views) - 1
+    while k > 0 and forked(views[k - 1]):
+        k -= 1
+    if k == 0:
+        return []
+    movers = [r for r in (a, b) if views[k - 1]["replicas"][r]["hw"] <= offset]
+    who = " and ".join(f"replica {r}'s" for r in movers) or "a"
+    text = (f"State {k + 1} ({actions[k]}): {who} HW moved past offset {offset}; both "
+            "records are now below the HWs, visible to consumers.")
+    return [(k, text)]
 
 
 def isr_gap(prop: str, variant: str, actions: Sequence[str | None],
@@ -215,7 +256,7 @@ def tell(prop: str, variant: str, actions: Sequence[str | None],
     if prop == "NoCommittedLoss":
         return committed_loss(variant, actions, views)
     if prop == "NoDivergence":
-        return divergence(actions, views)
+        return divergence(variant, actions, views)
     if prop in ("WeakIsr", "StrongIsr"):
         return isr_gap(prop, variant, actions, views)
     return []

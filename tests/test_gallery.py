@@ -25,7 +25,8 @@ def test_gallery_traces_validate_and_replay():
         assert tracefile.still_violated(violation)
         lengths[entry.folder] = violation.length
     assert lengths == {"hw-truncation-loss": 11, "hw-truncation-divergence": 14,
-                       "kip101-hole": 13, "kip279-hole": 13, "kip279-hole-tla": 11,
+                       "kip101-hole": 13, "kip279-hole": 13, "kip279-divergence": 15,
+                       "kip279-hole-tla": 11,
                        "unclean-election": 7}
 
 
@@ -56,9 +57,33 @@ def test_loss_story_names_commit_removal_and_election():
 def test_divergence_story_says_how_each_replica_got_its_record():
     assert _story("hw-truncation-divergence") == [
         ("At offset 0, below both HWs (1 and 1), replica 0 holds m0 (epoch 0) and replica 1 "
-        "holds m1 (epoch 1)."),
+         "holds m1 (epoch 1)."),
         "State 5 (Produce(leader=0)): replica 0 wrote m0 as leader.",
+        ("State 11 (BecomeFollower(replica=1, epoch=0)): replica 1 truncated its log to its own "
+         "HW 0 (pre-KIP-101 rule) on becoming follower of replica 0 in epoch 0 (whose log then "
+         "held 1 record), removing m0. That LeaderAndIsr (epoch 0) was stale: the controller was "
+         "already at epoch 1."),
         "State 14 (Produce(leader=1)): replica 1 wrote m1 as leader.",
+        ("State 14 (Produce(leader=1)): replica 1's HW moved past offset 0; both records are now "
+         "below the HWs, visible to consumers."),
+    ]
+
+
+def test_kip279_divergence_story_shows_the_unfenced_fetch():
+    """Replica 2 copies m0 from replica 0, then replica 0 drops m0 (KIP-279 matching against a
+    stale, empty leader), writes m1 there as leader of epoch 2, and replica 2's next fetch,
+    which checks no epoch (fenced only from KIP-320 on), raises its HW over m0."""
+    story = _story("kip279-divergence")
+    assert story[0] == ("At offset 0, below both HWs (1 and 1), replica 0 holds m1 (epoch 2) and "
+                        "replica 2 holds m0 (epoch 0).")
+    assert story[1] == "State 10 (Fetch(follower=2, leader=0)): replica 2 copied m0 from leader 0."
+    assert story[2].startswith("State 11 (BecomeFollower(replica=0, epoch=1)): replica 0 "
+                               "truncated just after the last offset where it matches the "
+                               "leader (KIP-279) on becoming follower of replica 1 in epoch 1")
+    assert story[3:] == [
+        "State 13 (Produce(leader=0)): replica 0 wrote m1 as leader.",
+        ("State 15 (Fetch(follower=2, leader=0)): replica 2's HW moved past offset 0; both "
+         "records are now below the HWs, visible to consumers."),
     ]
 
 

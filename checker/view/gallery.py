@@ -44,6 +44,10 @@ ENTRIES = (
           "(3 replicas, 1 record, epoch 3, no crash)",
           (("replicas", 3), ("truncation", "kip279"), ("max_records", 1), ("max_epoch", 3),
            ("max_crashes", 0)), "NoCommittedLoss"),
+    Entry("kip279-divergence", "KIP-279 without fenced fetch forks the committed log "
+          "(3 replicas, 2 records, epoch 2, no crash)",
+          (("replicas", 3), ("truncation", "kip279"), ("max_records", 2), ("max_epoch", 2),
+           ("max_crashes", 0)), "NoDivergence"),
     Entry("kip279-hole-tla", "The same KIP-279 hole in the public TLA+ spec: StrongIsr fails "
           "(tla model, 3 replicas)",
           (("replicas", 3), ("truncation", "kip279")), "StrongIsr", model="tla"),
