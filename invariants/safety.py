@@ -14,8 +14,9 @@ def _missing(log, committed) -> tuple[int, int] | None:
     return None
 
 
-def _first_gap(leader_log, hw: int, member_log) -> int | None:
-    """First offset below ``hw`` where ``member_log`` differs from ``leader_log``."""
+def first_gap(leader_log, hw: int, member_log) -> int | None:
+    """First offset below ``hw`` where ``member_log`` differs from ``leader_log`` (whole
+    records compared; ``leader_log`` must reach ``hw``), or None. Also used by the story."""
     for offset in range(hw):
         if offset >= len(member_log) or member_log[offset] != leader_log[offset]:
             return offset
@@ -32,7 +33,7 @@ def _isr_problem(acc: Replication, s, strong: bool) -> str | None:
         if hw > len(logs[leader]):
             return f"leader {leader} has HW {hw} beyond its own LEO {len(logs[leader])}"
         for member in (quorum_isr if strong else cached_isr):
-            gap = _first_gap(logs[leader], hw, logs[member])
+            gap = first_gap(logs[leader], hw, logs[member])
             if gap is not None:
                 which = "controller's" if strong else "its own"
                 return (f"leader {leader} has HW {hw} but {which} ISR member {member} "
@@ -89,7 +90,7 @@ def properties(acc: Replication, committed_history: bool = True,
         for a in range(len(logs)):
             for b in range(a + 1, len(logs)):
                 h = min(hws[a], hws[b])
-                gap = _first_gap(logs[a], h, logs[b])
+                gap = first_gap(logs[a], h, logs[b])
                 if gap is not None:
                     return (f"replicas {a} and {b} hold different records at offset {gap} "
                             f"({logs[a][gap]} vs {logs[b][gap]}), below both HWs "

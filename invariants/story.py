@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from checker.model import Label
+from invariants.safety import first_gap
 
 TRUNCATE_WHY = {
     "hw": "truncated its log to its own HW {hw} (pre-KIP-101 rule)",
@@ -30,6 +31,11 @@ TRUNCATE_WHY = {
 def _arg(action: str, name: str) -> object:
     """Argument ``name`` of an action label's text (``Fetch(follower=1, leader=0)``)."""
     return Label.parse(action).arg(name)
+
+
+def _at(actions: Sequence[str | None], k: int) -> str:
+    """The prefix of a sentence about step ``k`` (state ``k + 1``, 1-based as shown)."""
+    return f"State {k + 1} ({actions[k]}): "
 
 
 def _holds(view: dict, r: int, offset: int, rid: int) -> bool:
@@ -59,6 +65,14 @@ def _follower_of(before: dict, after: dict, r: int) -> str:
     log = "was then empty" if held == 0 else \
         f"then held {held} record{'' if held == 1 else 's'}"
     return f" of replica {leader} in epoch {view.get('epoch')} (whose log {log})"
+
+
+def _removed(variant: str, actions, views, k: int, r: int, rid: int) -> str:
+    """The sentence for replica ``r`` losing record ``rid`` in step ``k``: how and why, and
+    whether the LeaderAndIsr it applied was stale."""
+    before, after = views[k - 1], views[k]
+    return (f"{_at(actions, k)}replica {r} {_removal(actions[k], variant, before, after, r)}, "
+            f"removing m{rid}." + _stale(actions[k], after, r))
 
 
 def _stale(action: str | None, after: dict, r: int) -> str:
@@ -98,16 +112,14 @@ def committed_loss(variant: str, actions: Sequence[str | None],
             if movers:
                 members = [m for m in after["replicas"][movers[0]]["isr"] if m != movers[0]]
                 who += _lacking(actions, views, k, movers[0], members, offset, rid)
-            lines.append(f"State {k + 1} ({actions[k]}): m{rid} became committed: {who}.")
+            lines.append(f"{_at(actions, k)}m{rid} became committed: {who}.")
         for r in range(len(after["replicas"])):
             if _holds(before, r, offset, rid) and not _holds(after, r, offset, rid):
-                lines.append(f"State {k + 1} ({actions[k]}): replica {r} "
-                             f"{_removal(actions[k], variant, before, after, r)}, removing m{rid}."
-                             + _stale(actions[k], after, r))
+                lines.append(_removed(variant, actions, views, k, r, rid))
         if leader is not None and before["controller"]["leader"] != leader == \
                 after["controller"]["leader"]:
             held = "which held" if _holds(after, leader, offset, rid) else "which did not hold"
-            lines.append(f"State {k + 1} ({actions[k]}): the controller chose replica {leader}, "
+            lines.append(f"{_at(actions, k)}the controller chose replica {leader}, "
                          f"{held} m{rid} at offset {offset}, as leader of epoch "
                          f"{after['controller']['epoch']}.")
     return lines
@@ -122,16 +134,16 @@ def divergence(variant: str, actions: Sequence[str | None],
     for a in range(len(last)):
         for b in range(a + 1, len(last)):
             bound = min(last[a]["hw"], last[b]["hw"], len(last[a]["log"]), len(last[b]["log"]))
-            for offset in range(bound):
-                if last[a]["log"][offset] != last[b]["log"][offset]:
-                    lines = [(f"At offset {offset}, below both HWs ({last[a]['hw']} and "
-                             f"{last[b]['hw']}), replica {a} holds m{last[a]['log'][offset][0]} "
-                             f"(epoch {last[a]['log'][offset][1]}) and replica {b} holds "
-                             f"m{last[b]['log'][offset][0]} (epoch {last[b]['log'][offset][1]}).")]
-                    events = [*_history(variant, actions, views, a, offset),
-                              *_history(variant, actions, views, b, offset),
-                              *_exposed(actions, views, a, b, offset)]
-                    return lines + [text for _, text in sorted(events)]
+            offset = first_gap(last[a]["log"], bound, last[b]["log"])
+            if offset is not None:
+                lines = [(f"At offset {offset}, below both HWs ({last[a]['hw']} and "
+                         f"{last[b]['hw']}), replica {a} holds m{last[a]['log'][offset][0]} "
+                         f"(epoch {last[a]['log'][offset][1]}) and replica {b} holds "
+                         f"m{last[b]['log'][offset][0]} (epoch {last[b]['log'][offset][1]}).")]
+                events = [*_history(variant, actions, views, a, offset),
+                          *_history(variant, actions, views, b, offset),
+                          *_exposed(actions, views, a, b, offset)]
+                return lines + [text for _, text in sorted(events)]
     return []
 
 
@@ -146,7 +158,7 @@ def _history(variant, actions, views, r: int, offset: int) -> list[tuple[int, st
             how = (f"wrote m{record[0]} as leader" if (actions[k] or "").startswith("Produce")
                    else f"copied m{record[0]} from leader {_arg(actions[k], 'leader')}"
                    if (actions[k] or "").startswith("Fetch") else f"got m{record[0]}")
-            events.append((k, f"State {k + 1} ({actions[k]}): replica {r} {how}."))
+            events.append((k, f"{_at(actions, k)}replica {r} {how}."))
             got = k
             break
     else:
@@ -155,9 +167,7 @@ def _history(variant, actions, views, r: int, offset: int) -> list[tuple[int, st
         before, after = views[k - 1], views[k]
         old = before["replicas"][r]["log"]
         if offset < len(old) and not _holds(after, r, offset, old[offset][0]):
-            events.append((k, f"State {k + 1} ({actions[k]}): replica {r} "
-                              f"{_removal(actions[k], variant, before, after, r)}, removing "
-                              f"m{old[offset][0]}." + _stale(actions[k], after, r)))
+            events.append((k, _removed(variant, actions, views, k, r, old[offset][0])))
     return events
 
 
@@ -178,7 +188,7 @@ def _exposed(actions, views, a: int, b: int, offset: int) -> list[tuple[int, str
         return []
     movers = [r for r in (a, b) if views[k - 1]["replicas"][r]["hw"] <= offset]
     who = " and ".join(f"replica {r}'s" for r in movers) or "a"
-    text = (f"State {k + 1} ({actions[k]}): {who} HW moved past offset {offset}; both "
+    text = (f"{_at(actions, k)}{who} HW moved past offset {offset}; both "
             "records are now below the HWs, visible to consumers.")
     return [(k, text)]
 
@@ -195,8 +205,8 @@ def isr_gap(prop: str, variant: str, actions: Sequence[str | None],
             continue
         members = last["controller"]["isr"] if prop == "StrongIsr" else rep["isr"]
         for member in members:
-            gap = next((o for o in range(min(rep["hw"], len(rep["log"])))
-                        if not _holds(last, member, o, rep["log"][o][0])), None)
+            gap = first_gap(rep["log"], min(rep["hw"], len(rep["log"])),
+                            last["replicas"][member]["log"])
             if gap is not None:
                 return _isr_story(prop, variant, actions, views, leader, member, gap)
     return []
@@ -216,12 +226,10 @@ def _isr_story(prop, variant, actions, views, leader: int, member: int,
     for k in range(1, len(views)):
         before, after = views[k - 1], views[k]
         if _holds(before, member, gap, rid) and not _holds(after, member, gap, rid):
-            lines.append(f"State {k + 1} ({actions[k]}): replica {member} "
-                         f"{_removal(actions[k], variant, before, after, member)}, "
-                         f"removing m{rid}." + _stale(actions[k], after, member))
+            lines.append(_removed(variant, actions, views, k, member, rid))
         old, new = before["replicas"][leader], after["replicas"][leader]
         if new["role"] == "leader" and old["hw"] <= gap < new["hw"]:
-            lines.append(f"State {k + 1} ({actions[k]}): leader {leader}'s HW moved past "
+            lines.append(f"{_at(actions, k)}leader {leader}'s HW moved past "
                          f"offset {gap}"
                          f"{_lacking(actions, views, k, leader, [member], gap, rid)}.")
     return lines
@@ -237,14 +245,17 @@ def _lacking(actions, views, k: int, leader: int, members, offset: int, rid: int
 def _counted(actions, views, k: int, leader: int, member: int) -> str:
     """``: it still counted replica M at LEO n, reported by the fetch of state K`` when the
     leader's view at step ``k`` keeps a remote LEO for ``member`` (kafka model), else ``""``."""
-    remote = views[k]["replicas"][leader].get("remote_leo") or []
-    if member >= len(remote) or remote[member] < 0:
+
+    def remote(view) -> int | None:
+        known = view["replicas"][leader].get("remote_leo") or []
+        return known[member] if member < len(known) else None
+
+    leo = remote(views[k])
+    if leo is None or leo < 0:
         return ""
-    since = next((j for j in range(k, 0, -1)
-                  if (views[j - 1]["replicas"][leader].get("remote_leo") or [None] * (member + 1))
-                  [member] != remote[member]), None)
+    since = next((j for j in range(k, 0, -1) if remote(views[j - 1]) != leo), None)
     told = f", reported by the fetch of state {since + 1} ({actions[since]})" if since else ""
-    return f": it still counted replica {member} at LEO {remote[member]}{told}"
+    return f": it still counted replica {member} at LEO {leo}{told}"
 
 
 def tell(prop: str, variant: str, actions: Sequence[str | None],
