@@ -27,7 +27,8 @@ from checker.fingerprint import fingerprint
 from checker.model import Label, Spec
 from checker.properties import INVARIANT, SOMETIMES, TRANSITION, Property, transition_checker
 from checker.result import CheckResult, Stats, Status, Step, Violation
-from checker.trace import rebuild
+from checker.symmetry import for_spec
+from checker.trace import concrete_step, rebuild
 
 
 @dataclass(frozen=True)
@@ -75,15 +76,19 @@ def better(pfp: int, label: Label, best_pfp: int, best_label: Label) -> bool:
 
 
 def explore(spec: Spec, properties: Sequence[Property], limits: Limits = Limits(),
-            on_progress: Callable[[Progress], None] | None = None) -> CheckResult:
+            on_progress: Callable[[Progress], None] | None = None,
+            symmetry: bool = False) -> CheckResult:
     """Explore every reachable state of ``spec`` and check ``properties``.
+
+    ``symmetry``: one state per orbit of replica renamings (``checker.symmetry``); traces stay
+    concrete and as short. Raises ``SymmetryError`` where symmetry is unsound.
 
     Returns a ``CheckResult``: OK, VIOLATED (with a shortest counterexample per violated
     property), VACUOUS (a "sometimes" guard never reached), INCOMPLETE (a limit or Ctrl-C cut
     the search; ``reason`` says which) or ERROR (the spec raised; ``reason`` holds the message).
     Never raises for those outcomes.
     """
-    return run_search(Search(spec, properties, limits, on_progress))
+    return run_search(Search(spec, properties, limits, on_progress, symmetry))
 
 
 def run_search(run: Search, passthrough: tuple[type[BaseException], ...] = ()) -> CheckResult:
@@ -119,8 +124,10 @@ class Search:
     engine = "local"
 
     def __init__(self, spec: Spec, properties: Sequence[Property], limits: Limits,
-                 on_progress: Callable[[Progress], None] | None) -> None:
+                 on_progress: Callable[[Progress], None] | None, symmetry: bool = False) -> None:
         self.spec = spec
+        self.canon = for_spec(spec, properties).canonical if symmetry else None
+        self.symmetry = symmetry
         self.properties = tuple(properties)
         self.invariants = [p for p in properties if p.kind == INVARIANT]
         self.transitions = [p for p in properties if p.kind == TRANSITION]
@@ -144,6 +151,7 @@ class Search:
         level: dict[int, object] = {}
         for state in self.spec.init_states():
             self.stats.generated += 1
+            state = self.canon(state) if self.canon is not None else state
             level.setdefault(fingerprint(state), state)
         self.parents.update(dict.fromkeys(level))
         self.stats.distinct = len(level)
@@ -174,7 +182,7 @@ class Search:
 
     def _expand(self, frontier: list) -> list:
         """Expand one level; return the next frontier as ``[(fp, state)]``."""
-        parents, successors = self.parents, self.spec.successors
+        parents, successors, canon = self.parents, self.spec.successors, self.canon
         generated = {}
         nxt: dict[int, list] = {}
         transitions, broken = self.transitions, {}
@@ -192,6 +200,8 @@ class Search:
                         self._broken(broken, prop, pfp, label, succ)
                 if self.pending:
                     self._check_sometimes(state, label, succ)
+                if canon is not None:
+                    succ = canon(succ)
                 fp = fingerprint(succ)
                 if fp in parents:
                     continue
@@ -216,8 +226,12 @@ class Search:
             self.stats.depth += 1
         for prop in sorted(broken, key=lambda p: p.name):
             pfp, label, succ = broken[prop]
-            steps = rebuild(self.spec, self.parents, pfp)
-            steps.append(Step(label, succ, fingerprint(succ)))
+            steps = rebuild(self.spec, self.parents, pfp, self.canon)
+            if self.canon is None:
+                steps.append(Step(label, succ, fingerprint(succ)))
+            else:
+                steps.append(concrete_step(self.spec, steps[-1].state,
+                                           fingerprint(self.canon(succ)), self.canon, prop))
             self.violations.append(Violation(prop, tuple(steps)))
             self.transitions = [p for p in self.transitions if p is not prop]
         self._check_invariants(nxt)
@@ -239,7 +253,7 @@ class Search:
                         worst[prop] = fp
         for prop in self.invariants:
             if prop in worst:
-                trace = rebuild(self.spec, self.parents, worst[prop])
+                trace = rebuild(self.spec, self.parents, worst[prop], self.canon)
                 self.violations.append(Violation(prop, tuple(trace)))
         self.invariants = [p for p in self.invariants if p not in worst]
 
@@ -255,8 +269,8 @@ class Search:
             self.pending = [p for p in self.pending if p not in reached]
 
     def _has_new_successor(self, frontier: list) -> bool:
-        parents = self.parents
-        return any(fingerprint(succ) not in parents
+        parents, canon = self.parents, self.canon or (lambda state: state)
+        return any(fingerprint(canon(succ)) not in parents
                    for _, state in frontier for _, succ in self.spec.successors(state))
 
     # -- limits and progress ----------------------------------------------------------------
@@ -277,6 +291,7 @@ class Search:
         self.stats.seconds = time.perf_counter() - self.start
         self.stats.engine = self.engine
         self.stats.peak_rss_mb = peak_rss_mb()
+        self.stats.symmetry = self.canon is not None
         status = self.status
         unreached = [p.name for p in self.pending]
         if self.violations and status == Status.INCOMPLETE:

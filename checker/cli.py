@@ -11,6 +11,7 @@ import json
 import os
 import re
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -23,7 +24,7 @@ from checker.view import graph as graph_view
 from checker.view import listing, matrix, report, terminal, trace_commands
 from checker.view import progress as progress_view
 from checker.view.compose import MODEL_OPTIONS, build_model
-from checker.view.run import build, engine_from, engine_options, run
+from checker.view.run import Engine, build, engine_from, engine_options, run
 from spec.kafka import Config
 from spec.kafka.config import ALIASES, TRUNCATION_VARIANTS
 from spec.tla import TlaConfig
@@ -180,8 +181,10 @@ def compare_cmd(model, replicas, max_records, max_epoch, max_crashes, min_isrs, 
               help="Write a JUnit XML report here.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Folder for reports of failing checks [default: reports/gate-<time>].")
+@click.option("--fail-fast", is_flag=True,
+              help="Stop at the first check that does not pass (the rest are not run).")
 @engine_options
-def gate_cmd(config_path, junit_xml, out, **engine_flags) -> None:
+def gate_cmd(config_path, junit_xml, out, fail_fast, **engine_flags) -> None:
     """Run the checks of a gate configuration and judge them against their expectations."""
     engine = engine_from(engine_flags)
     try:
@@ -195,8 +198,12 @@ def gate_cmd(config_path, junit_xml, out, **engine_flags) -> None:
         given = {"truncation": check.truncation, **check.bounds}
         given["unclean_election"] = given.pop("unclean", None)
         try:
-            spec, result = run(check.model, given, check.invariants,
-                               Limits(time_limit=check.time_limit), engine=engine)
+            chosen = engine if check.symmetry is None else replace(engine,
+                                                                   symmetry=check.symmetry)
+            # with --fail-fast a "holds" check ends at its first violation, as TLC does
+            limits = Limits(time_limit=check.time_limit,
+                            stop_on_first=fail_fast and check.violates is None)
+            spec, result = run(check.model, given, check.invariants, limits, engine=chosen)
         except click.BadParameter as exc:
             click.echo(f"Error: {config_path}:{check.line}: gate check {index + 1}: "
                        f"{exc.format_message()}", err=True)
@@ -209,7 +216,11 @@ def gate_cmd(config_path, junit_xml, out, **engine_flags) -> None:
             _write(where, spec, result)
             outcome.report = str(where)
         outcomes.append(outcome)
+        if fail_fast and outcome.status != gate.PASS:
+            break
     Console(width=None if sys.stdout.isatty() else 160).print(matrix.gate_table(outcomes))
+    if len(outcomes) < len(checks):
+        click.echo(f"--fail-fast: stopped after {len(outcomes)} of {len(checks)} checks")
     if junit_xml is not None:
         junit_xml.write_text(gate.junit_xml(outcomes), encoding="utf-8")
     if os.environ.get("GITHUB_ACTIONS") == "true":
@@ -250,7 +261,7 @@ def graph_cmd(model, replicas, truncation, max_records, max_epoch, max_crashes, 
     if counted.stats.distinct > max_states:
         raise click.UsageError(f"the graph would have {counted.stats.distinct:,} states, more "
                                f"than --max-states {max_states:,}: raise it or lower the bounds")
-    spec, result = run(model, given, names, Limits())
+    spec, result = run(model, given, names, Limits(), engine=Engine(symmetry=False))
     if result.status == Status.ERROR:
         click.echo(f"Error: {result.reason}", err=True)
         sys.exit(EXIT_SPEC_ERROR)

@@ -41,6 +41,7 @@ CHECK_SCHEMA = {
         "invariants": {"type": "array", "items": {"type": "string"}},
         **{key: {"type": "integer", "minimum": 0} for key in BOUND_KEYS if key != "unclean"},
         "unclean": {"type": "boolean"},
+        "symmetry": {"type": "boolean"},
     },
 }
 
@@ -63,6 +64,7 @@ class Check:
     violates: frozenset[str] | None = None
     invariants: tuple[str, ...] = ()
     line: int = 0
+    symmetry: bool | None = None
 
     @property
     def expectation(self) -> str:
@@ -150,7 +152,8 @@ def _check(entry: dict, index: int, line: int) -> Check:
                                  f"r{bounds.get('replicas', 'default')}")
     violates = frozenset(entry["violates"]) if "violates" in entry else None
     return Check(name, model, entry["truncation"], bounds, entry.get("engine", "local"),
-                 entry.get("time_limit"), violates, tuple(entry.get("invariants", ())), line)
+                 entry.get("time_limit"), violates, tuple(entry.get("invariants", ())), line,
+                 entry.get("symmetry"))
 
 
 def judge(check: Check, result: CheckResult) -> Outcome:

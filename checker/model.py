@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Hashable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from checker.properties import Property
@@ -29,10 +29,15 @@ class Label:
 
     action: str
     args: tuple[tuple[str, Any], ...] = ()
+    text: str = field(init=False, compare=False, repr=False)
+    """``str(label)``, built once (the engines compare label texts in their tie-breaks)."""
+
+    def __post_init__(self) -> None:
+        inner = ", ".join(f"{name}={value!r}" for name, value in self.args)
+        object.__setattr__(self, "text", f"{self.action}({inner})")
 
     def __str__(self) -> str:
-        inner = ", ".join(f"{name}={value!r}" for name, value in self.args)
-        return f"{self.action}({inner})"
+        return self.text
 
     def arg(self, name: str) -> Any:
         """The value of argument ``name``; raises ``KeyError`` if the label has none."""

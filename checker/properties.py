@@ -33,7 +33,9 @@ class Property:
     in words what is wrong. ``prepare``, optional and for transition properties only, takes
     ``before`` and returns ``check(label, after) -> bool`` equal to ``predicate(before, label,
     after)``; the engine calls it once per expanded state, so work that depends only on
-    ``before`` is done once rather than once per successor.
+    ``before`` is done once rather than once per successor. ``symmetric`` is False for a
+    property that names a replica (its verdict can change when replicas are renamed): symmetry
+    reduction (``checker.symmetry``) refuses to run with such a property.
     """
 
     name: str
@@ -42,6 +44,7 @@ class Property:
     predicate: Callable[..., bool]
     explain: Callable[..., str] | None = field(default=None, compare=False)
     prepare: Callable[..., Callable[..., bool]] | None = field(default=None, compare=False)
+    symmetric: bool = True
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:

@@ -58,7 +58,10 @@ class Stats:
     ``frontier``: states left unexplored when a limit cut the search. ``engine``: which engine
     ran (``local``, or ``spark`` with its master and partitions). ``levels``: per BFS level
     (Spark engine) a dict of ``depth``, ``frontier``, ``new`` (states), ``seconds`` and
-    ``where`` (``driver`` or ``spark``); not written to reports.
+    ``where`` (``driver``, ``workers`` or ``spark``); not written to reports. ``symmetry``:
+    states were reduced to one per orbit of replica renamings (``distinct`` counts orbits).
+    ``workers_peak_rss_mb``: the largest peak resident memory of a worker process (MiB; 0
+    when the search ran in one process).
     """
 
     distinct: int = 0
@@ -70,6 +73,8 @@ class Stats:
     frontier: int = 0
     engine: str = "local"
     levels: list[dict[str, Any]] = field(default_factory=list)
+    symmetry: bool = False
+    workers_peak_rss_mb: float = 0.0
 
     @property
     def states_per_second(self) -> float:
@@ -95,6 +100,8 @@ class Stats:
             "peak_rss_mb": round(self.peak_rss_mb, 1),
             "left_in_frontier": self.frontier,
             "engine": self.engine,
+            "symmetry": self.symmetry,
+            "workers_peak_rss_mb": round(self.workers_peak_rss_mb, 1),
             "actions": {name: {"generated": g, "distinct": d}
                         for name, (g, d) in self.actions.items()},
         }

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 
 from checker.fingerprint import fingerprint, fp_hex
 from checker.model import Label, NondeterministicSpec, Spec
+from checker.properties import transition_checker
 from checker.result import Step
 
 Parents = Mapping[int, "tuple[int, Label] | None"]
@@ -67,8 +68,19 @@ def replay(spec: Spec, init_fp: int, labels: Sequence[Label],
     return steps
 
 
-def rebuild(spec: Spec, parents: Parents, fp: int) -> list[Step]:
-    """The shortest trace to ``fp`` recorded in ``parents``, with its states regenerated."""
+def rebuild(spec: Spec, parents: Parents, fp: int, canon=None) -> list[Step]:
+    """The shortest trace to ``fp`` recorded in ``parents``, with its states regenerated.
+
+    With ``canon`` (symmetry reduction: ``parents`` holds fingerprints of canonical states),
+    the trace is a concrete behaviour from the real initial state whose states lie, step by
+    step, in the recorded orbits (``concrete_walk``).
+    """
+    if canon is not None:
+        chain = [fp]
+        while parents[chain[-1]] is not None:
+            chain.append(parents[chain[-1]][0])
+        chain.reverse()
+        return concrete_walk(spec, chain, canon)
     init_fp, labels = labels_to(parents, fp)
     fps = []
     cursor = fp
@@ -77,3 +89,49 @@ def rebuild(spec: Spec, parents: Parents, fp: int) -> list[Step]:
         cursor = parents[cursor][0]
     fps.reverse()
     return replay(spec, init_fp, labels, fps)
+
+
+def concrete_walk(spec: Spec, chain: Sequence[int], canon=None) -> list[Step]:
+    """A behaviour through the fingerprints ``chain`` (of canonical states when ``canon`` is
+    given, else of the states themselves), from the initial state whose fingerprint is
+    ``chain[0]``: at each step the successor that lands in the next fingerprint, the one with
+    the smallest label text when several do. Every state is the real one (its own
+    fingerprint in the step), so ``hwcheck replay`` accepts the trace. Raises
+    ``NondeterministicSpec`` when a fingerprint cannot be reached."""
+    canon = canon or _same
+    init = [s for s in spec.init_states() if fingerprint(canon(s)) == chain[0]]
+    if not init:
+        raise NondeterministicSpec(f"no initial state has fingerprint {fp_hex(chain[0])}: the "
+                                   "spec's init states changed between search and replay")
+    steps = [Step(None, init[0], fingerprint(init[0]))]
+    for want in chain[1:]:
+        steps.append(concrete_step(spec, steps[-1].state, want, canon))
+    return steps
+
+
+def concrete_step(spec: Spec, state, want: int, canon=None, prop=None,
+                  label_text: str | None = None) -> Step:
+    """The step from ``state`` to a successor whose (canonical, with ``canon``) fingerprint is
+    ``want``; with ``prop``, a transition property, only a step that violates it; with
+    ``label_text``, only a step with that label. Of those, the smallest label text (the
+    engines' tie-break). Raises ``NondeterministicSpec`` when there is none."""
+    canon = canon or _same
+    check = transition_checker(prop, state) if prop is not None else None
+    best = None
+    for label, succ in spec.successors(state):
+        text = str(label)
+        if label_text is not None and text != label_text:
+            continue
+        if best is not None and text >= best[0]:
+            continue
+        if fingerprint(canon(succ)) != want or (check is not None and check(label, succ)):
+            continue
+        best = (text, label, succ)
+    if best is None:
+        raise NondeterministicSpec(f"no transition reaches {fp_hex(want)} when rebuilding a "
+                                   "trace: the spec is not deterministic")
+    return Step(best[1], best[2], fingerprint(best[2]))
+
+
+def _same(state):
+    return state

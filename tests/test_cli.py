@@ -15,7 +15,7 @@ def run(*args, tmp_path=None):
 
 
 def test_clean_epoch_run_exits_0_and_hints_at_hw(tmp_path):
-    result = run("explore", "--replicas", "2", "--no-progress", tmp_path=tmp_path)
+    result = run("explore", "--replicas", "2", "--max-epoch", "1", "--no-symmetry", "--no-progress", tmp_path=tmp_path)
     assert result.exit_code == 0, result.output
     assert "✓ holds" in result.stdout and "--truncation hw" in result.stdout
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
@@ -24,7 +24,7 @@ def test_clean_epoch_run_exits_0_and_hints_at_hw(tmp_path):
 
 
 def test_hw_run_exits_12_and_writes_replayable_traces(tmp_path):
-    result = run("explore", "--replicas", "2", "--truncation", "hw", tmp_path=tmp_path)
+    result = run("explore", "--replicas", "2", "--max-epoch", "1", "--no-symmetry", "--truncation", "hw", tmp_path=tmp_path)
     assert result.exit_code == 12
     assert "Why: record" in result.stdout
     trace = json.loads((tmp_path / "run" / "NoCommittedLoss" / "trace.json").read_text())
@@ -39,7 +39,7 @@ def test_hw_run_exits_12_and_writes_replayable_traces(tmp_path):
 
 
 def test_json_output_parses(tmp_path):
-    result = run("explore", "--replicas", "2", "--truncation", "hw", "--json",
+    result = run("explore", "--replicas", "2", "--max-epoch", "1", "--no-symmetry", "--truncation", "hw", "--json",
                  "--invariant", "NoCommittedLoss", tmp_path=tmp_path)
     assert result.exit_code == 12
     summary = json.loads(result.stdout)
@@ -51,7 +51,7 @@ def test_json_output_parses(tmp_path):
 @pytest.mark.parametrize("args, option", [
     (["--replicas", "0"], "--replicas"),
     (["--replicas", "6"], "--replicas"),
-    (["--replicas", "2", "--min-isr", "3"], "--min-isr"),
+    (["--replicas", "2", "--max-epoch", "1", "--no-symmetry", "--min-isr", "3"], "--min-isr"),
     (["--truncation", "kip999"], "--truncation"),
     (["--max-records", "-1"], "--max-records"),
     (["--invariant", "NoSuchThing"], "--invariant"),
@@ -66,12 +66,12 @@ def test_bad_input_is_one_message_and_exit_2(tmp_path, args, option):
 
 
 def test_min_isr_message_names_the_allowed_range(tmp_path):
-    result = run("explore", "--replicas", "2", "--min-isr", "3", tmp_path=tmp_path)
+    result = run("explore", "--replicas", "2", "--max-epoch", "1", "--no-symmetry", "--min-isr", "3", tmp_path=tmp_path)
     assert "between 1 and --replicas (2)" in result.output
 
 
 def test_depth_bound_exits_3_and_says_so(tmp_path):
-    result = run("explore", "--replicas", "2", "--max-depth", "4", tmp_path=tmp_path)
+    result = run("explore", "--replicas", "2", "--max-epoch", "1", "--no-symmetry", "--max-depth", "4", tmp_path=tmp_path)
     assert result.exit_code == 3
     assert "INCOMPLETE" in result.stdout and "depth bound 4" in result.stdout
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
@@ -80,7 +80,7 @@ def test_depth_bound_exits_3_and_says_so(tmp_path):
 
 
 def test_unreachable_guard_exits_13(tmp_path):
-    result = run("explore", "--replicas", "2", "--max-crashes", "0", tmp_path=tmp_path)
+    result = run("explore", "--replicas", "2", "--max-epoch", "1", "--no-symmetry", "--max-crashes", "0", tmp_path=tmp_path)
     assert result.exit_code == 13
     assert "never reached" in result.stdout and "VACUOUS" in result.stdout
 

@@ -31,12 +31,14 @@ HW_PINNED = """
 name = "hw pinned"
 truncation = "hw"
 replicas = 2
+max_epoch = 1
 violates = ["NoCommittedLoss", "NoDivergence", "WeakIsr", "StrongIsr"]
 
 [[tool.hwcheck.gate]]
 name = "kip320 holds"
 truncation = "kip320"
 replicas = 2
+max_epoch = 1
 expect = "holds"
 """
 
@@ -57,6 +59,7 @@ def test_a_variant_that_stops_failing_fails_the_gate(tmp_path):
 name = "kip320 pinned as buggy"
 truncation = "kip320"
 replicas = 2
+max_epoch = 1
 violates = ["NoCommittedLoss"]
 """
     result = run_gate(tmp_path, text)
@@ -70,6 +73,7 @@ def test_unexpected_violation_fails_with_traces_junit_and_github_output(tmp_path
 name = "hw expected to hold"
 truncation = "hw"
 replicas = 2
+max_epoch = 1
 expect = "holds"
 """
     summary = tmp_path / "summary.md"
@@ -145,7 +149,7 @@ def test_ci_examples_parse_and_run_the_gate(name):
 
 
 def test_compare_matrix_json_markdown(tmp_path):
-    args = ["compare", "--replicas", "2", "--out", str(tmp_path / "cmp")]
+    args = ["compare", "--replicas", "2", "--max-epoch", "1", "--out", str(tmp_path / "cmp")]
     result = CliRunner().invoke(cli, [*args, "--json"])
     assert result.exit_code == 0
     rows = json.loads(result.stdout)["rows"]
@@ -161,7 +165,7 @@ def test_compare_matrix_json_markdown(tmp_path):
 
 
 def test_compare_crosses_unclean_and_min_isr(tmp_path):
-    result = CliRunner().invoke(cli, ["compare", "--replicas", "2", "--cross-unclean",
+    result = CliRunner().invoke(cli, ["compare", "--replicas", "2", "--max-epoch", "1", "--cross-unclean",
                                       "--min-isr", "1", "--min-isr", "2", "--json",
                                       "--out", str(tmp_path / "cmp")])
     assert result.exit_code == 0

@@ -16,7 +16,7 @@ def graph(*args):
 
 def test_graphml_holds_every_state_and_marks_each_counterexample(tmp_path):
     out = tmp_path / "g.graphml"
-    result = graph("--replicas", "2", "--truncation", "hw", "--format", "graphml", "--out", out)
+    result = graph("--replicas", "2", "--max-epoch", "1", "--truncation", "hw", "--format", "graphml", "--out", out)
     assert result.exit_code == 0, result.output
     g = nx.read_graphml(out)
     assert g.number_of_nodes() == 5198  # the distinct count of explore --replicas 2 --truncation hw
@@ -42,7 +42,7 @@ def test_dot_of_one_replica_is_the_golden_graph(tmp_path):
 
 
 def test_refuses_above_the_limit_with_the_state_count(tmp_path):
-    result = graph("--replicas", "2", "--max-states", "1000", "--out", tmp_path / "g.dot")
+    result = graph("--replicas", "2", "--max-epoch", "1", "--max-states", "1000", "--out", tmp_path / "g.dot")
     assert result.exit_code == 2
     assert "the graph would have 4,230 states, more than --max-states 1,000" in result.output
     assert not (tmp_path / "g.dot").exists()

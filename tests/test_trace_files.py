@@ -19,7 +19,7 @@ def traces(tmp_path_factory):
     runner = CliRunner()
     for name, args in (("kafka", ["--truncation", "hw"]),
                        ("tla", ["--model", "tla", "--truncation", "hw"])):
-        result = runner.invoke(cli, ["explore", "--replicas", "2", *args, "--no-progress",
+        result = runner.invoke(cli, ["explore", "--replicas", "2", "--max-epoch", "1", "--no-symmetry", *args, "--no-progress",
                                      "--out", str(out / name)])
         assert result.exit_code == 12, result.output
     return out

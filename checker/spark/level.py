@@ -26,10 +26,12 @@ import numpy as np
 from checker.fingerprint import MARSHAL_VERSION, encode, fingerprint, fingerprint_bytes
 from checker.properties import transition_checker
 from checker.spark import store
+from checker.symmetry import for_spec
 
 _loads = marshal.loads
 BUCKET, TALLY = "B", "T"
 _MODELS: dict[Any, tuple[Any, dict]] = {}
+_CANONS: dict[Any, Any] = {}
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,7 @@ class LevelJob:
     transitions: tuple[str, ...] = ()
     sometimes: tuple[str, ...] = ()
     dry: bool = False
+    symmetry: bool = False
 
 
 @dataclass
@@ -96,6 +99,15 @@ def model(recipe: Any) -> tuple[Any, dict]:
     return built
 
 
+def canonicaliser(recipe: Any):
+    """The canonical-form function of ``recipe``'s model (symmetry), built once per process."""
+    spec, props = model(recipe)
+    canon = _CANONS.get(recipe)
+    if canon is None:
+        canon = _CANONS[recipe] = for_spec(spec, list(props.values())).canonical
+    return canon
+
+
 def _spec_error(exc: Exception) -> str:
     return f"the spec raised {type(exc).__name__}: {exc}"
 
@@ -103,7 +115,8 @@ def _spec_error(exc: Exception) -> str:
 def expand(job: LevelJob, p: int) -> list[tuple[int, tuple[str, Any]]]:
     """Map side of level ``job.k`` for partition ``p``: ``[(owner, (BUCKET, {fp: (parent fp,
     label text, state bytes)}))]`` for each owner that gets successors, and one
-    ``(p, (TALLY, Tally))``. Raises ``OSError`` if the frontier file is missing."""
+    ``(p, (TALLY, Tally))``. With ``job.symmetry`` successors are canonicalised
+    (``checker.symmetry``) before they are fingerprinted. Raises ``OSError`` if the frontier file is missing."""
     started = time.perf_counter()
     spec, props = model(job.recipe)
     frontier = store.read_frontier(job.work, job.k, p)
@@ -125,6 +138,7 @@ def _expand(spec, props, job: LevelJob, frontier, buckets: list[dict], tally: Ta
     pending = [props[name] for name in job.sometimes]
     generated, broken = tally.generated, tally.broken
     successors, P = spec.successors, job.partitions
+    canon = canonicaliser(job.recipe) if job.symmetry else None
     dumps, version, fp_of = marshal.dumps, MARSHAL_VERSION, fingerprint_bytes  # hot loop
     for pfp, encoded in frontier:
         state = _loads(encoded)
@@ -142,6 +156,8 @@ def _expand(spec, props, job: LevelJob, frontier, buckets: list[dict], tally: Ta
                 if reached:
                     tally.reached.update(g.name for g in reached)
                     pending = [g for g in pending if g not in reached]
+            if canon is not None:
+                succ = canon(succ)
             encoded_succ = dumps(succ, version)
             fp = fp_of(encoded_succ)
             bucket = buckets[fp % P]
@@ -217,6 +233,25 @@ def check_invariants(job: LevelJob, states, tally: Tally) -> None:
         for name, check in checks:
             if not check(state) and (name not in worst or fp < worst[name]):
                 worst[name] = fp
+
+
+def expand_to_files(job: LevelJob, p: int) -> Tally:
+    """``expand`` for a process-pool executor: the buckets go to level files
+    (``store.write_bucket``) instead of a shuffle; returns the expand tally."""
+    tally = Tally()
+    for owner, (kind, payload) in expand(job, p):
+        if kind == TALLY:
+            tally = payload
+        else:
+            store.write_bucket(job.work, job.k, p, owner, payload)
+    return tally
+
+
+def dedup_from_files(job: LevelJob, p: int) -> Tally:
+    """``dedup`` for a process-pool executor: reads partition ``p``'s buckets of level
+    ``job.k`` from the level files."""
+    buckets = store.read_buckets(job.work, job.k, job.partitions, p)
+    return dedup(job, p, [(BUCKET, bucket) for bucket in buckets])
 
 
 def run_in_driver(job: LevelJob) -> Tally:

@@ -60,6 +60,23 @@ def read_frontier(work: str, k: int, p: int) -> list[tuple[int, bytes]]:
         return marshal.loads(handle.read())
 
 
+def write_bucket(work: str, k: int, p: int, owner: int, bucket: dict) -> None:
+    """Write the successors partition ``p`` expanded at level ``k`` for partition ``owner``
+    (``{fp: (parent fp, label text, state bytes)}``; the process-pool executor's shuffle)."""
+    _atomic(level_dir(work, k) / f"bucket-{p}-{owner}.bin", marshal.dumps(bucket, 2))
+
+
+def read_buckets(work: str, k: int, partitions: int, owner: int) -> list[dict]:
+    """Every bucket written for ``owner`` at level ``k``, by partition order."""
+    found = []
+    for p in range(partitions):
+        path = level_dir(work, k) / f"bucket-{p}-{owner}.bin"
+        if path.exists():
+            with open(path, "rb") as handle:
+                found.append(marshal.loads(handle.read()))
+    return found
+
+
 def write_visited(work: str, k: int, p: int, fps: np.ndarray) -> None:
     """Write partition ``p``'s sorted ``uint64`` seen set after level ``k``."""
     _atomic(level_dir(work, k) / f"visited-{p}.npy", _npy(fps))

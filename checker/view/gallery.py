@@ -33,9 +33,9 @@ class Entry:
 
 ENTRIES = (
     Entry("hw-truncation-loss", "HW truncation loses a committed record (2 replicas)",
-          (("replicas", 2), ("truncation", "hw")), "NoCommittedLoss"),
+          (("replicas", 2), ("truncation", "hw"), ("max_epoch", 1)), "NoCommittedLoss"),
     Entry("hw-truncation-divergence", "HW truncation forks the committed log (2 replicas)",
-          (("replicas", 2), ("truncation", "hw")), "NoDivergence"),
+          (("replicas", 2), ("truncation", "hw"), ("max_epoch", 1)), "NoDivergence"),
     Entry("kip101-hole", "KIP-101's epoch lookup still diverges after fast leader changes "
           "(2 replicas, 3 records, epoch 2, 2 crashes)",
           (("replicas", 2), ("truncation", "kip101"), ("max_records", 3), ("max_epoch", 2),
@@ -53,7 +53,7 @@ ENTRIES = (
           (("replicas", 3), ("truncation", "kip279")), "StrongIsr", model="tla"),
     Entry("unclean-election", "Unclean leader election loses committed data even with KIP-320 "
           "(2 replicas)",
-          (("replicas", 2), ("truncation", "kip320"), ("unclean_election", True)),
+          (("replicas", 2), ("truncation", "kip320"), ("unclean_election", True), ("max_epoch", 1)),
           "NoCommittedLoss"),
 )
 

@@ -7,25 +7,31 @@ click errors (exit 2); a Spark that cannot run ends the process with one message
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass
 from typing import Any
 
 import click
 
+from checker import pool
 from checker.bfs import Limits, explore
 from checker.result import EXIT_ENVIRONMENT
+from checker.symmetry import SymmetryError, for_spec
 from checker.view import compose
 from spec.kafka import ConfigError
 
 
 @dataclass(frozen=True)
 class Engine:
-    """The engine a command runs on: ``name`` (``local`` or ``spark``) and, for Spark, its
-    ``checker.spark.session.SparkOptions``."""
+    """The engine a command runs on: ``name`` (``local`` or ``spark``); for Spark, its
+    ``checker.spark.session.SparkOptions``; ``symmetry`` (None: the model's default, on for
+    kafka, off for tla); ``workers``, the local engine's processes (1: in-process)."""
 
     name: str = "local"
     spark: Any = None
+    symmetry: bool | None = None
+    workers: int = 1
 
 
 def _conf_pairs(ctx, param, values: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
@@ -39,6 +45,12 @@ def _conf_pairs(ctx, param, values: tuple[str, ...]) -> tuple[tuple[str, str], .
 
 
 ENGINE_OPTIONS = (
+    click.option("--symmetry/--no-symmetry", default=None,
+                 help="Explore one state per orbit of replica renamings (exact; traces stay "
+                      "concrete) [kafka: on, tla: off, so counts are TLC's]."),
+    click.option("--workers", type=click.IntRange(min=1), default=None, metavar="N",
+                 help="Processes for the local engine; same answers as 1 [every core: "
+                      f"{os.cpu_count() or 1}]."),
     click.option("--engine", type=click.Choice(["local", "spark"]), default="local",
                  show_default=True,
                  help="local: the in-process reference engine; spark: frontier split across "
@@ -73,6 +85,7 @@ def engine_from(kwargs: dict[str, Any]) -> Engine:
     Raises ``click.UsageError`` when a Spark flag is given with ``--engine local``.
     """
     name = kwargs.pop("engine")
+    symmetry, workers = kwargs.pop("symmetry"), kwargs.pop("workers")
     flags = {key: kwargs.pop(key) for key in ("master", "partitions", "spark_conf",
                                               "spark_min_frontier", "work_dir", "spark_ui")}
     if name == "local":
@@ -82,13 +95,23 @@ def engine_from(kwargs: dict[str, Any]) -> Engine:
         if given:
             option = "--" + given[0].replace("_", "-")
             raise click.UsageError(f"{option} applies only to --engine spark")
-        return Engine()
+        return Engine(symmetry=symmetry, workers=workers or default_workers())
+    if workers is not None:
+        raise click.UsageError("--workers applies only to --engine local (Spark: --partitions)")
     from checker.spark.session import SparkOptions
 
     return Engine("spark", SparkOptions(
         master=flags["master"], partitions=flags["partitions"], conf=flags["spark_conf"],
         min_frontier=flags["spark_min_frontier"], work_dir=flags["work_dir"],
-        ui=flags["spark_ui"]))
+        ui=flags["spark_ui"]), symmetry=symmetry)
+
+
+def default_workers() -> int:
+    """Every core of this machine (``os.sched_getaffinity``: the cores this process may use)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
 
 
 def config(model: str, given: dict[str, Any]) -> Any:
@@ -131,13 +154,21 @@ def run(model: str, given: dict[str, Any], names, limits: Limits, on_progress=No
     """
     cfg, spec, props = build(model, given)
     chosen = choose(props, names)
+    symmetry = spec.default_symmetry if engine.symmetry is None else engine.symmetry
+    if symmetry:
+        try:
+            for_spec(spec, chosen)
+        except SymmetryError as exc:
+            raise click.UsageError(str(exc)) from None
+    recipe = compose.Recipe(model, cfg, tuple(names))
+    if engine.name == "local" and engine.workers <= 1:
+        return spec, explore(spec, chosen, limits, on_progress, symmetry)
     if engine.name == "local":
-        return spec, explore(spec, chosen, limits, on_progress)
+        return spec, pool.explore(recipe, engine.workers, limits, on_progress, symmetry)
     from checker.spark import engine as spark_engine
 
-    recipe = compose.Recipe(model, cfg, tuple(names))
     try:
-        return spec, spark_engine.explore(recipe, limits, on_progress, engine.spark)
+        return spec, spark_engine.explore(recipe, limits, on_progress, engine.spark, symmetry)
     except spark_engine.SparkUnavailable as exc:
         click.echo(f"Error: the Spark engine cannot run: {exc}", err=True)
         sys.exit(EXIT_ENVIRONMENT)

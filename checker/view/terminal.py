@@ -31,7 +31,8 @@ def summary_table(title: str, config: dict[str, Any], result: CheckResult) -> Ta
     if result.reason:
         table.add_row("reason", result.reason)
     table.add_row("config", ", ".join(f"{k}={v}" for k, v in config.items()))
-    table.add_row("distinct states", f"{stats.distinct:,}")
+    table.add_row("distinct states", f"{stats.distinct:,}" + (
+        " (orbits: one state per renaming of the replicas)" if stats.symmetry else ""))
     table.add_row("states generated", f"{stats.generated:,}")
     table.add_row("depth", str(stats.depth))
     table.add_row("seconds", f"{stats.seconds:.2f}")
@@ -39,9 +40,14 @@ def summary_table(title: str, config: dict[str, Any], result: CheckResult) -> Ta
     table.add_row("fingerprint collision", f"{stats.collision_probability:.1e} (optimistic)")
     on_spark = sum(1 for level in stats.levels if level["where"] == "spark")
     table.add_row("engine", stats.engine + (
-        f", {on_spark} of {len(stats.levels)} levels as Spark jobs" if stats.levels else ""))
-    table.add_row("peak memory", f"{stats.peak_rss_mb:,.0f} MiB"
-                  + (" (driver process)" if stats.engine != "local" else ""))
+        f", {on_spark} of {len(stats.levels)} levels as Spark jobs"
+        if stats.engine.startswith("spark") and stats.levels else ""))
+    memory = f"{stats.peak_rss_mb:,.0f} MiB"
+    if stats.workers_peak_rss_mb:
+        memory += f" (driver process; largest worker {stats.workers_peak_rss_mb:,.0f} MiB)"
+    elif stats.engine != "local":
+        memory += " (driver process)"
+    table.add_row("peak memory", memory)
     return table
 
 
@@ -106,6 +112,9 @@ def print_run(spec, result, summary, folder, as_json: bool) -> None:
     console.print(summary_table(title, spec.config_dict(), result))
     console.print(verdict_table(result))
     console.print(coverage_table(result))
+    line = bounds_line(spec, result)
+    if line:
+        console.print(line)
     console.print(f"Reports written to {folder}/")
     if result.status == Status.OK and spec.name == "kafka" and spec.config.truncation == "kip320":
         console.print("Hint: the pre-0.11 protocol loses committed data; see it with "
@@ -113,3 +122,23 @@ def print_run(spec, result, summary, folder, as_json: bool) -> None:
     elif result.status == Status.VACUOUS:
         console.print("[yellow]Every invariant holds, but some behaviour was never reached: "
                       "raise the bounds before trusting the verdict.[/yellow]")
+
+
+def bounds_line(spec, result) -> str:
+    """One line saying what the bounds meant in Kafka terms, and how much of that space was
+    checked ("every interleaving" only when the search was exhausted)."""
+    cfg = spec.config
+    epochs = (f"leader epochs 0-{cfg.max_epoch} ({cfg.max_epoch + 1} controller decisions)"
+              if cfg.max_epoch else "leader epoch 0 only (one election)")
+    parts = [f"{cfg.replicas} replicas", f"at most {cfg.max_records} records", epochs]
+    if spec.name == "kafka":
+        parts.append(f"at most {cfg.max_crashes} crash{'es' if cfg.max_crashes != 1 else ''}")
+        parts.append(f"min.insync.replicas={cfg.min_isr}")
+        parts.append("unclean election" if cfg.unclean_election else "clean elections only")
+    else:
+        parts.append(f"LogSize {cfg.log_size}")
+    if result.exhausted:
+        done = "every interleaving of them was checked"
+    else:
+        done = "the search stopped before every interleaving was checked"
+    return "Bounds: " + ", ".join(parts) + f"; {done}."

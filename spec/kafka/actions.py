@@ -77,7 +77,7 @@ def fetch(ctx, s, out):
     fetch. Source: protocol.md action 2; ``ReplicaFetcherThread.processPartitionData``.
     """
     replicas = s[REPLICAS]
-    fenced = ctx.variant.fenced
+    fenced = ctx.variant.fenced_fetch
     for f, rep in enumerate(replicas):
         view = rep[VIEW]
         leader = view[V_LEADER]
@@ -168,7 +168,7 @@ def expand_isr(ctx, s, out):
     if r is not None and _true_leader(s, r):  # only the controller's leader can be it
         rep = replicas[r]
         log, hw, remote, view = rep[LOG], rep[HW], rep[REMOTE], rep[VIEW]
-        if ctx.variant.fenced and hw < len(log) and log[hw][1] != view[V_EPOCH]:
+        if ctx.variant.fenced_expand and hw < len(log) and log[hw][1] != view[V_EPOCH]:
             return
         for f in range(len(replicas)):
             # enabled when: f is outside the ISR and has fetched up to the leader's HW

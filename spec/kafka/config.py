@@ -37,7 +37,7 @@ class Config:
 
     replicas: int = 3
     max_records: int = 2
-    max_epoch: int = 1
+    max_epoch: int = 2
     max_crashes: int = 1
     min_isr: int = 1
     unclean_election: bool = False

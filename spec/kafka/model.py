@@ -10,7 +10,7 @@ from operator import itemgetter
 from typing import Any
 
 from checker.model import ActionSpec, Label
-from spec.kafka import actions, membership
+from spec.kafka import actions, membership, symmetry
 from spec.kafka.config import Config
 from spec.kafka.state import (
     ALIVE,
@@ -109,12 +109,18 @@ class KafkaSpec(ActionSpec):
     """
 
     name = "kafka"
+    default_symmetry = True
+    """Replicas are interchangeable (``spec.kafka.symmetry``): ``explore`` reduces by symmetry
+    unless told ``--no-symmetry``."""
+    replica_keys = staticmethod(symmetry.replica_keys)
+    permute = staticmethod(symmetry.permute)
 
     def __init__(self, config: Config | None = None) -> None:
         self.config = (config or Config()).validate()
         self.variant = VARIANTS[self.config.truncation]
         self.labels = _Labels(self.config.replicas, self.config.max_epoch)
         self.set_actions(ACTIONS)
+        self.symmetric_ids = self.config.replicas
         # the invariants ask about the same few states many times in a row (every transition
         # from one state shares its ``before``): remember the last two answers
         self._logs = _LastTwo(lambda replicas: tuple(map(_get_log, replicas)))

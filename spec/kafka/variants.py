@@ -74,15 +74,23 @@ def truncate_kip320(replicas: tuple, r: int, leader: int, epoch: int) -> int | N
 
 @dataclass(frozen=True)
 class Variant:
-    """A truncation variant: its ``rule``; ``fenced`` (KIP-320: fetches are rejected unless the
-    follower's leader epoch equals the leader's, and ISR expansion waits until the leader's HW
-    reaches the start of its epoch); ``kafka``, the versions that used it."""
+    """A truncation variant: its ``rule``; ``fenced_fetch`` (KIP-320: a fetch is rejected
+    unless the follower's leader epoch equals the leader's); ``fenced_expand`` (KIP-320 /
+    KAFKA-7128: ISR expansion waits until the leader's HW reaches the start of its epoch);
+    ``kafka``, the versions that used it. The two fences are separate switches so that a
+    protocol change (or a test) can remove one."""
 
     name: str
     rule: Rule
-    fenced: bool
+    fenced_fetch: bool
     kafka: str
     description: str
+    fenced_expand: bool = False
+
+    @property
+    def fenced(self) -> bool:
+        """Both KIP-320 fences are on."""
+        return self.fenced_fetch and self.fenced_expand
 
 
 VARIANTS = {
@@ -93,5 +101,6 @@ VARIANTS = {
     "kip279": Variant("kip279", truncate_kip279, False, "2.0",
                       "truncate after the last record follower and leader share"),
     "kip320": Variant("kip320", truncate_kip320, True, ">= 2.1",
-                      "as kip279 against a leader in the same epoch; fetch and ISR fenced"),
+                      "as kip279 against a leader in the same epoch; fetch and ISR fenced",
+                      fenced_expand=True),
 }

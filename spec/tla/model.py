@@ -1,8 +1,9 @@
 """``TlaSpec``: the port of the public TLA+ spec as a ``checker.model.Spec``.
 
 Actions are named after the TLA+ operators; labels carry the operator's bound variables.
-Replicas are plain ids 0..N-1 and no symmetry is applied, so the distinct-state counts are
-those TLC reports for the same constants.
+Replicas are plain ids 0..N-1; by default no symmetry is applied, so the distinct-state counts
+are those TLC reports for the same constants (with ``--symmetry``, TLC's counts under
+``SYMMETRY Permutations(Replicas)``).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Any
 from checker.model import ActionSpec, Label
 from spec.tla import actions as a
 from spec.tla import fenced as f
+from spec.tla import symmetry
 from spec.tla.config import TlaConfig
 from spec.tla.state import (
     EPOCH,
@@ -106,6 +108,11 @@ class TlaSpec(ActionSpec):
     constants (``TlaConfig.validate``)."""
 
     name = "tla"
+    default_symmetry = False
+    """Off by default so that plain counts are TLC's; ``--symmetry`` gives TLC's counts under
+    ``SYMMETRY Permutations(Replicas)`` (``spec.tla.symmetry``)."""
+    replica_keys = staticmethod(symmetry.replica_keys)
+    permute = staticmethod(symmetry.permute)
 
     def __init__(self, config: TlaConfig | None = None) -> None:
         self.config = (config or TlaConfig()).validate()
@@ -113,6 +120,7 @@ class TlaSpec(ActionSpec):
         self.labels = _Labels(self.config.replicas, self.config.max_epoch,
                               _names(self.next_actions))
         self.set_actions(self.next_actions)  # the variant's Next disjuncts
+        self.symmetric_ids = self.config.replicas
 
     def init_states(self) -> list[tuple]:
         """The spec's single initial state."""

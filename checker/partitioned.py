@@ -1,0 +1,132 @@
+"""The partitioned engine's driver loop: the local engine's level-synchronous BFS with the
+frontier, the new states and the seen set split into P fingerprint partitions (``fp % P``).
+
+Per level, ``checker.spark.level``'s two functions (``expand``, then ``dedup``) do the work;
+an *executor* runs them: in this process, on a pool of local processes (``checker.pool``,
+``--workers N``) or as one Spark job (``checker.spark.engine``). The driver keeps only counts;
+the first violating level and the local engine's tie-breaks give the same shortest
+counterexamples, rebuilt from the per-level parent files (``checker.trace.concrete_walk``).
+"""
+
+from __future__ import annotations
+
+import marshal
+import time
+from typing import Any
+
+import numpy as np
+
+from checker.bfs import LimitReached, Limits, Search, SpecFailed
+from checker.fingerprint import encode, fingerprint
+from checker.result import Step, Violation
+from checker.spark import store
+from checker.spark.level import LevelJob, Tally, run_in_driver
+from checker.trace import concrete_step, concrete_walk
+
+
+class PartitionedSearch(Search):
+    """One partitioned search over ``recipe``'s model, its level files in ``work``, with
+    ``partitions`` P (set by the executor before ``search`` if 0). Subclasses decide where a
+    level runs (``run_level``)."""
+
+    engine = "partitioned"
+
+    def __init__(self, recipe: Any, spec, props, limits: Limits, on_progress, work: str,
+                 partitions: int, symmetry: bool = False) -> None:
+        super().__init__(spec, props, limits, on_progress, symmetry)
+        self.recipe, self.work, self.partitions = recipe, work, partitions
+
+    def run_level(self, job: LevelJob, size: int) -> tuple[str, Tally]:
+        """Run one level; return ``(where it ran, its tally)``. Here: in this process."""
+        return "driver", run_in_driver(job)
+
+    def prepare(self) -> None:
+        """Called once before the first level (set ``partitions``, start workers)."""
+
+    # -- the search -------------------------------------------------------------------------
+    def search(self) -> None:
+        self.prepare()
+        size = self._init_level()
+        k = 1
+        while size and not self._done():
+            self._report(size)
+            if self.limits.max_depth is not None and self.stats.depth >= self.limits.max_depth:
+                if self._level(k, size, dry=True).new:
+                    self.stats.frontier = size
+                    raise LimitReached(f"depth bound {self.limits.max_depth} reached with "
+                                       "states left to explore")
+                break
+            tally = self._level(k, size)
+            self._commit(k, tally)
+            store.prune(self.work, k)
+            size, k = tally.new, k + 1
+        if not size:
+            store.prune(self.work, k)  # the last, empty level
+        self.exhausted = not size
+        self._report(0)
+
+    def _init_level(self) -> int:
+        """Level 1 as the local engine does it, written to partition p's files."""
+        level = self.initial_level()
+        owned: list[list] = [[] for _ in range(self.partitions)]
+        for fp in sorted(level):
+            owned[fp % self.partitions].append(fp)
+        for p, fps in enumerate(owned):
+            store.write_frontier(self.work, 1, p, [(fp, encode(level[fp])) for fp in fps])
+            store.write_visited(self.work, 1, p, np.array(fps, dtype=np.uint64))
+        return len(level)
+
+    def _level(self, k: int, size: int, dry: bool = False) -> Tally:
+        job = LevelJob(self.recipe, self.work, self.partitions, k,
+                       tuple(p.name for p in self.invariants),
+                       tuple(p.name for p in self.transitions),
+                       tuple(p.name for p in self.pending), dry, self.symmetry)
+        started = time.perf_counter()
+        where, tally = self.run_level(job, size)
+        if not dry:
+            self.stats.levels.append({"depth": k + 1, "frontier": size, "new": tally.new,
+                                      "seconds": time.perf_counter() - started,
+                                      "where": where, "expand_seconds": tally.expand_seconds,
+                                      "dedup_seconds": tally.dedup_seconds})
+        return tally
+
+    def _commit(self, k: int, tally: Tally) -> None:
+        """Fold level ``k``'s tally into the run, in the local engine's order."""
+        if tally.error:
+            raise SpecFailed(tally.error)
+        actions = self.stats.actions
+        for action, n in tally.generated.items():
+            actions.setdefault(action, [0, 0])[0] += n
+            self.stats.generated += n
+        for action, n in tally.distinct.items():
+            actions[action][1] += n
+        self.stats.distinct += tally.new
+        if tally.new:
+            self.stats.depth += 1
+        for prop in sorted((p for p in self.transitions if p.name in tally.broken),
+                           key=lambda p: p.name):
+            pfp, label_text, encoded = tally.broken[prop.name]
+            steps = self.trace_to(pfp, k)
+            after = marshal.loads(encoded)
+            if self.canon is not None:
+                after = self.canon(after)
+            steps.append(concrete_step(self.spec, steps[-1].state, fingerprint(after),
+                                       self.canon, prop if self.canon else None,
+                                       None if self.canon else label_text))
+            self.violations.append(Violation(prop, tuple(steps)))
+            self.transitions = [p for p in self.transitions if p is not prop]
+        for prop in list(self.invariants):
+            if prop.name in tally.worst:
+                trace = self.trace_to(tally.worst[prop.name], k + 1)
+                self.violations.append(Violation(prop, tuple(trace)))
+                self.invariants = [p for p in self.invariants if p is not prop]
+        self.pending = [p for p in self.pending if p.name not in tally.reached]
+
+    # -- traces -----------------------------------------------------------------------------
+    def trace_to(self, fp: int, k: int) -> list[Step]:
+        """The shortest trace to ``fp``, a state first seen at level ``k``."""
+        chain = [fp]
+        for depth in range(k, 1, -1):
+            chain.append(store.parent_of(self.work, depth, self.partitions, chain[-1]))
+        chain.reverse()
+        return concrete_walk(self.spec, chain, self.canon)

@@ -1,0 +1,86 @@
+"""The local engine on every core: the partitioned search (``checker.partitioned``) with each
+level's ``expand`` and ``dedup`` tasks run by a pool of worker processes, no JVM.
+
+One algorithm, two executors: the tasks are the Spark engine's level functions
+(``checker.spark.level``), the shuffle is the level files (each expand task writes one bucket
+file per owner partition, each dedup task reads its own). So ``--workers N`` gives exactly the
+answers of ``--workers 1`` and of ``--engine spark``: counts, depth, coverage, verdicts and
+shortest counterexamples. Levels with fewer than ``min_frontier`` states run in this process,
+where starting tasks would cost more than they save.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import resource
+import tempfile
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any
+
+from checker.bfs import Limits, Progress, run_search
+from checker.partitioned import PartitionedSearch
+from checker.result import CheckResult
+from checker.spark import store
+from checker.spark.level import LevelJob, Tally, dedup_from_files, expand_to_files, run_in_driver
+
+MIN_FRONTIER = 2_000
+"""Levels with a smaller frontier run in the driver process (states)."""
+
+
+def explore(recipe: Any, workers: int, limits: Limits | None = None,
+            on_progress: Callable[[Progress], None] | None = None, symmetry: bool = False,
+            min_frontier: int = MIN_FRONTIER) -> CheckResult:
+    """Explore ``recipe``'s model (``recipe.build() -> (spec, properties)``) on ``workers``
+    processes with ``workers`` fingerprint partitions; the result equals
+    ``checker.bfs.explore``'s (same ``symmetry``) in every count, verdict and counterexample.
+
+    Raises ``SymmetryError`` as ``checker.bfs.explore`` does. The spec's own exceptions give
+    an ERROR result; Ctrl-C gives INCOMPLETE after the workers are stopped.
+    """
+    spec, props = recipe.build()
+    work = tempfile.mkdtemp(prefix="hwcheck-levels-")
+    run = PoolSearch(recipe, spec, props, limits or Limits(), on_progress, work, workers,
+                     symmetry, min_frontier)
+    try:
+        result = run_search(run)
+    finally:
+        run.close()
+        store.remove(work)
+    # the largest peak of a finished child process: the workers, all stopped by close()
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024.0
+    result.stats.workers_peak_rss_mb = children
+    return result
+
+
+class PoolSearch(PartitionedSearch):
+    """A partitioned search whose large levels run on a ``ProcessPoolExecutor``."""
+
+    def __init__(self, recipe, spec, props, limits, on_progress, work: str, workers: int,
+                 symmetry: bool, min_frontier: int) -> None:
+        super().__init__(recipe, spec, props, limits, on_progress, work, workers, symmetry)
+        self.workers, self.min_frontier = workers, min_frontier
+        self.engine = f"local ({workers} workers)"
+        self.executor: ProcessPoolExecutor | None = None
+
+    def run_level(self, job: LevelJob, size: int) -> tuple[str, Tally]:
+        if size < self.min_frontier:
+            return "driver", run_in_driver(job)
+        if self.executor is None:
+            # fork where there is one: the workers start at once, with the code loaded
+            method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+            self.executor = ProcessPoolExecutor(
+                self.workers, mp_context=multiprocessing.get_context(method))
+        parts = range(self.partitions)
+        total = Tally()
+        for tally in self.executor.map(expand_to_files, [job] * len(parts), parts):
+            total.merge(tally)
+        for tally in self.executor.map(dedup_from_files, [job] * len(parts), parts):
+            total.merge(tally)
+        return "workers", total
+
+    def close(self) -> None:
+        """Stop the worker processes (at once, cancelling queued tasks, on Ctrl-C too)."""
+        if self.executor is not None:
+            self.executor.shutdown(wait=True, cancel_futures=True)
+            self.executor = None

@@ -1,0 +1,70 @@
+"""Replica-id symmetry of the Kafka model: per-replica keys and renaming (see
+``checker.symmetry``).
+
+Every action is enabled for every replica id alike, the initial state names every replica
+alike, and no property names a replica, so the model is symmetric under any renaming of the
+replica ids. Replica ids occur in: the position of each replica in ``replicas``, a view's
+leader and ISR, a leader's remote LEOs (indexed by id), the controller's leader and ISR, and
+every LeaderAndIsr request. Record ids, epochs and offsets are not replica ids.
+"""
+
+from __future__ import annotations
+
+from spec.kafka.state import C_ISR, C_LEADER, CONTROLLER, REPLICAS
+
+
+def replica_keys(state: tuple) -> list[tuple]:
+    """Per replica a key that renaming does not change: ``(log, HW, alive, view epoch, role,
+    is the controller's leader, in the controller's ISR)``, role 0 = no leader known,
+    1 = presumes it leads, 2 = follows another. (Cheap rather than complete: replicas whose
+    keys tie are ordered by trying their renamings.)"""
+    replicas, ctrl = state[REPLICAS], state[CONTROLLER]
+    c_leader, c_isr = ctrl[C_LEADER], ctrl[C_ISR]
+    keys = []
+    r = 0
+    for log, hw, alive, view, _ in replicas:
+        leader = view[0]
+        keys.append((log, hw, alive, view[1], 0 if leader is None else 1 if leader == r else 2,
+                     r == c_leader, r in c_isr))
+        r += 1
+    return keys
+
+
+_SORTED: dict = {}
+"""``(perm, isr) -> renamed sorted ISR`` and ``(perm, requests) -> renamed requests``: a
+model has few distinct ISRs and request lists, and each is renamed many times."""
+
+
+def permute(state: tuple, perm: tuple[int, ...]) -> tuple:
+    """``state`` with replica ``r`` renamed ``perm[r]``; ISRs stay sorted tuples."""
+    replicas, ctrl, requests, ghost = state
+    n = len(replicas)
+    inverse = [0] * n
+    for old, new in enumerate(perm):
+        inverse[new] = old
+    moved = []
+    for old in inverse:
+        log, hw, alive, (leader, epoch, isr), remote = replicas[old]
+        view = (None if leader is None else perm[leader], epoch, _isr(perm, isr))
+        if remote:
+            remote = tuple([remote[j] for j in inverse])
+        moved.append((log, hw, alive, view, remote))
+    key = (perm, requests)
+    renamed = _SORTED.get(key)
+    if renamed is None:
+        renamed = _SORTED[key] = tuple([_decision(request, perm) for request in requests])
+    return (tuple(moved), _decision(ctrl, perm), renamed, ghost)
+
+
+def _isr(perm: tuple[int, ...], isr: tuple) -> tuple:
+    key = (perm, isr)
+    renamed = _SORTED.get(key)
+    if renamed is None:
+        renamed = _SORTED[key] = tuple(sorted([perm[m] for m in isr]))
+    return renamed
+
+
+def _decision(decision: tuple, perm: tuple[int, ...]) -> tuple:
+    """A controller state or LeaderAndIsr ``(epoch, leader, isr)`` renamed."""
+    epoch, leader, isr = decision
+    return (epoch, None if leader is None else perm[leader], _isr(perm, isr))

@@ -1,0 +1,176 @@
+"""Symmetry reduction over replica ids (``--symmetry``): exact, TLC's counts, concrete traces.
+
+The orbit counts are checked against an independent brute force: every state of a run without
+symmetry is enumerated here, renamed by every permutation with this file's own renaming code,
+and the classes are counted.
+"""
+
+from __future__ import annotations
+
+import marshal
+from itertools import permutations
+
+import pytest
+
+from checker.bfs import Limits, explore, run_search
+from checker.fingerprint import fingerprint
+from checker.partitioned import PartitionedSearch
+from checker.properties import INVARIANT, Property
+from checker.symmetry import SymmetryError
+from checker.trace import replay
+from checker.view import gallery
+from checker.view.compose import Recipe, build_model, choose, make_config
+from spec.kafka import Config
+from spec.tla import TlaConfig
+
+
+def all_states(spec) -> set:
+    """Every reachable state, by a plain breadth-first enumeration (no engine involved)."""
+    seen = set(spec.init_states())
+    frontier = list(seen)
+    while frontier:
+        nxt = []
+        for state in frontier:
+            for _, succ in spec.successors(state):
+                if succ not in seen:
+                    seen.add(succ)
+                    nxt.append(succ)
+        frontier = nxt
+    return seen
+
+
+def _ids(perm, ids):
+    return tuple(sorted(perm[i] for i in ids))
+
+
+def _who(perm, r):
+    return None if r is None else perm[r]
+
+
+def rename_kafka(state, perm):
+    """The Kafka state with replica r called perm[r] (written apart from spec/kafka)."""
+    replicas, (c_epoch, c_leader, c_isr), requests, ghost = state
+    slots = [None] * len(replicas)
+    for r, (log, hw, alive, (leader, epoch, isr), remote) in enumerate(replicas):
+        moved_remote = [0] * len(remote)
+        for i, value in enumerate(remote):
+            moved_remote[perm[i]] = value
+        slots[perm[r]] = (log, hw, alive, (_who(perm, leader), epoch, _ids(perm, isr)),
+                          tuple(moved_remote))
+    return (tuple(slots), (c_epoch, _who(perm, c_leader), _ids(perm, c_isr)),
+            tuple((e, _who(perm, l), _ids(perm, i)) for e, l, i in requests), ghost)
+
+
+def rename_tla(state, perm):
+    """The TLA+ port's state with replica r called perm[r]."""
+    logs, rstates, next_id, next_epoch, requests, (q_epoch, q_leader, q_isr) = state
+    new_logs, new_states = [None] * len(logs), [None] * len(logs)
+    for r, (log, (hw, epoch, leader, isr)) in enumerate(zip(logs, rstates)):
+        new_logs[perm[r]] = log
+        new_states[perm[r]] = (hw, epoch, _who(perm, leader), _ids(perm, isr))
+    return (tuple(new_logs), tuple(new_states), next_id, next_epoch,
+            tuple((e, _who(perm, l), _ids(perm, i)) for e, l, i in requests),
+            (q_epoch, _who(perm, q_leader), _ids(perm, q_isr)))
+
+
+def orbit_count(states, rename, n) -> int:
+    perms = list(permutations(range(n)))
+    return len({min(marshal.dumps(rename(s, p), 2) for p in perms) for s in states})
+
+
+@pytest.mark.parametrize("model,config,rename", [
+    ("kafka", Config(replicas=2, max_epoch=2), rename_kafka),
+    ("kafka", Config(replicas=3, max_records=1, max_epoch=1, max_crashes=0), rename_kafka),
+    ("kafka", Config(replicas=3, max_records=1, max_epoch=1, max_crashes=1,
+                     truncation="hw"), rename_kafka),
+    ("tla", TlaConfig(replicas=2), rename_tla),
+    ("tla", TlaConfig(replicas=3, log_size=1, max_records=1, max_epoch=1), rename_tla),
+])
+def test_distinct_count_is_the_number_of_orbits(model, config, rename):
+    spec, _ = build_model(model, config)
+    states = all_states(spec)
+    plain = explore(spec, [])
+    reduced = explore(spec, [], symmetry=True)
+    assert plain.stats.distinct == len(states)
+    assert reduced.stats.distinct == orbit_count(states, rename, config.replicas)
+    assert reduced.stats.distinct < plain.stats.distinct
+    assert reduced.stats.depth == plain.stats.depth
+    assert reduced.stats.symmetry and not plain.stats.symmetry
+
+
+@pytest.mark.parametrize("variant,distinct,depth", [("kip320", 2_987, 18), ("hw", 5_066, 20)])
+def test_tla_counts_equal_tlc_with_symmetry(variant, distinct, depth):
+    """TLC 2.18, 2 replicas, LogSize = MaxRecords = MaxLeaderEpoch = 2, HwLeLeo only,
+    SYMMETRY Permutations(Replicas)."""
+    spec, props = build_model("tla", TlaConfig(replicas=2, truncation=variant))
+    result = explore(spec, choose(props, ("HwLeLeo",)), symmetry=True)
+    assert (result.stats.distinct, result.stats.depth) == (distinct, depth)
+
+
+def test_tla_plain_counts_stay_tlcs_by_default():
+    spec, _ = build_model("tla", TlaConfig(replicas=2, truncation="kip320"))
+    assert spec.default_symmetry is False
+    assert explore(spec, []).stats.distinct == 5_973
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("entry", gallery.ENTRIES, ids=lambda e: e.folder)
+def test_gallery_counterexamples_are_concrete_and_as_short_with_symmetry(entry):
+    spec, props = build_model(entry.model, make_config(entry.model, dict(entry.options)))
+    chosen = choose(props, (entry.prop,))
+    plain = {v.prop.name: v for v in explore(spec, chosen).violations}[entry.prop]
+    reduced = {v.prop.name: v for v in explore(spec, chosen, symmetry=True).violations}
+    trace = reduced[entry.prop].trace
+    assert len(trace) == len(plain.trace)
+    assert trace[0].state == spec.init_states()[0]   # the real initial state
+    steps = replay(spec, trace[0].fingerprint, [s.label for s in trace[1:]],
+                   [s.fingerprint for s in trace[1:]])
+    assert [s.state for s in steps] == [s.state for s in trace]
+    assert all(s.fingerprint == fingerprint(s.state) for s in trace)
+    prop = {p.name: p for p in chosen}[entry.prop]
+    assert not prop.predicate(trace[-1].state)
+
+
+def test_counterexamples_are_the_same_on_every_run():
+    spec, props = build_model("kafka", Config(replicas=2, truncation="hw", max_epoch=1))
+    runs = [[(v.prop.name, [(str(s.label), s.fingerprint) for s in v.trace])
+             for v in explore(spec, props, symmetry=True).violations] for _ in range(2)]
+    assert runs[0] == runs[1] and runs[0]
+
+
+def test_a_property_that_names_a_replica_refuses_symmetry():
+    spec, props = build_model("kafka", Config(replicas=2))
+    named = Property("ReplicaZeroLeads", "Replica 0 is the leader.", INVARIANT,
+                     lambda s: True, symmetric=False)
+    with pytest.raises(SymmetryError, match="ReplicaZeroLeads names a replica"):
+        explore(spec, [*props, named], symmetry=True)
+    assert explore(spec, [named]).status.value == "OK"   # fine without symmetry
+
+
+def test_vacuity_guards_still_work_with_symmetry():
+    spec, props = build_model("kafka", Config(replicas=3, max_records=1, max_epoch=1,
+                                              max_crashes=0))
+    result = explore(spec, props, symmetry=True)
+    assert result.status.value == "VACUOUS"
+    assert result.unreached == ["CrashHappens", "RestartHappens"]
+
+
+def _signature(result):
+    stats = result.stats
+    return (result.status, stats.distinct, stats.generated, stats.depth, stats.actions,
+            result.unreached,
+            [(v.prop.name, [(str(s.label), s.fingerprint) for s in v.trace])
+             for v in result.violations])
+
+
+@pytest.mark.parametrize("partitions", [1, 2, 7])
+@pytest.mark.parametrize("config", [Config(replicas=2, truncation="hw", max_epoch=1),
+                                    Config(replicas=3, max_records=1, max_epoch=1)])
+def test_partitioned_level_functions_give_the_same_answers_with_symmetry(tmp_path, config,
+                                                                         partitions):
+    recipe = Recipe("kafka", config)
+    spec, props = recipe.build()
+    local = explore(spec, props, symmetry=True)
+    run = PartitionedSearch(recipe, spec, props, Limits(), None, str(tmp_path), partitions,
+                            symmetry=True)
+    assert _signature(run_search(run)) == _signature(local)
