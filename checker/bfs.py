@@ -18,7 +18,6 @@
 from __future__ import annotations
 
 import gc
-import resource
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -26,16 +25,15 @@ from dataclasses import dataclass
 from checker.fingerprint import fingerprint
 from checker.model import Label, Spec
 from checker.properties import INVARIANT, SOMETIMES, TRANSITION, Property, transition_checker
-from checker.result import CheckResult, Stats, Status, Step, Violation
+from checker.result import CheckResult, Stats, Status, Step, Violation, peak_rss_mb
 from checker.symmetry import for_spec
 from checker.trace import concrete_step, rebuild
 
 
 @dataclass(frozen=True)
 class Progress:
-    """A progress report: ``depth`` (levels done, initial = 1), ``distinct`` and ``generated``
-    (states), ``frontier`` (states waiting at the next level), ``seconds`` since the start,
-    ``note``: where the level runs (Spark engine)."""
+    """``depth`` (levels done, initial = 1), ``distinct`` and ``generated`` (states),
+    ``frontier`` (states waiting), ``seconds`` since the start, ``note`` (Spark engine)."""
 
     depth: int
     distinct: int
@@ -47,9 +45,8 @@ class Progress:
 
 @dataclass(frozen=True)
 class Limits:
-    """Bounds on a run: ``max_depth`` (states on the longest path explored, initial = 1),
-    ``time_limit`` (seconds of search), ``stop_on_first`` (end at the first violation, as TLC
-    does by default)."""
+    """``max_depth`` (states on a path, initial = 1), ``time_limit`` (seconds),
+    ``stop_on_first`` (end at the first violation, as TLC does by default)."""
 
     max_depth: int | None = None
     time_limit: float | None = None
@@ -57,17 +54,14 @@ class Limits:
 
 
 class SpecFailed(Exception):
-    """The spec raised where the engine could not let it propagate (a Spark task); the
-    message is already the ERROR reason ("the spec raised ...")."""
+    """The spec raised inside a level task; the message is the ERROR reason."""
 
 
 class LimitReached(Exception):
     """A limit cut the search (raised inside a ``Search``); the message says which."""
 
 
-def peak_rss_mb() -> float:
-    """Peak resident set size of this process, in MiB (Linux reports KiB)."""
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+DEPTH_REACHED = "depth bound {} reached with states left to explore"
 
 
 def better(pfp: int, label: Label, best_pfp: int, best_label: Label) -> bool:
@@ -166,16 +160,14 @@ class Search:
             if self.limits.max_depth is not None and self.stats.depth >= self.limits.max_depth:
                 if self._has_new_successor(frontier):
                     self.stats.frontier = len(frontier)
-                    raise LimitReached(f"depth bound {self.limits.max_depth} reached with states "
-                                "left to explore")
+                    raise LimitReached(DEPTH_REACHED.format(self.limits.max_depth))
                 break
             frontier = self._expand(frontier)
         self.exhausted = not frontier
         self._report(0)
 
     def _done(self) -> bool:
-        """True once a violation ends the run: at the first one with ``stop_on_first``,
-        else when every checked safety property is violated."""
+        """A violation ends the run (``stop_on_first``, or every safety property violated)."""
         if not self.violations:
             return False
         return self.limits.stop_on_first or not (self.invariants or self.transitions)
@@ -264,19 +256,16 @@ class Search:
             broken[prop] = (pfp, label, succ)
 
     def _check_sometimes(self, state, label, succ) -> None:
-        reached = [p for p in self.pending if p.predicate(state, label, succ)]
-        if reached:
-            self.pending = [p for p in self.pending if p not in reached]
+        self.pending = [p for p in self.pending if not p.predicate(state, label, succ)]
 
     def _has_new_successor(self, frontier: list) -> bool:
-        parents, canon = self.parents, self.canon or (lambda state: state)
-        return any(fingerprint(canon(succ)) not in parents
+        canon = self.canon or (lambda state: state)
+        return any(fingerprint(canon(succ)) not in self.parents
                    for _, state in frontier for _, succ in self.spec.successors(state))
 
     # -- limits and progress ----------------------------------------------------------------
     def _tick(self, discovered: int) -> None:
-        now = time.perf_counter()
-        if self.deadline is not None and now > self.deadline:
+        if self.deadline is not None and time.perf_counter() > self.deadline:
             self.stats.frontier = discovered
             raise LimitReached(f"time limit of {self.limits.time_limit:g} s reached")
 

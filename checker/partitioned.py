@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from checker.bfs import LimitReached, Limits, Search, SpecFailed
+from checker.bfs import DEPTH_REACHED, LimitReached, Limits, Search, SpecFailed
 from checker.fingerprint import encode, fingerprint
 from checker.result import Step, Violation
 from checker.spark import store
@@ -53,8 +53,7 @@ class PartitionedSearch(Search):
             if self.limits.max_depth is not None and self.stats.depth >= self.limits.max_depth:
                 if self._level(k, size, dry=True).new:
                     self.stats.frontier = size
-                    raise LimitReached(f"depth bound {self.limits.max_depth} reached with "
-                                       "states left to explore")
+                    raise LimitReached(DEPTH_REACHED.format(self.limits.max_depth))
                 break
             tally = self._level(k, size)
             self._commit(k, tally)

@@ -167,3 +167,10 @@ class CheckResult:
     def exit_code(self) -> int:
         """The documented exit code for this outcome."""
         return EXIT_CODES[self.status]
+
+
+def peak_rss_mb() -> float:
+    """Peak resident set size of this process, in MiB (Linux reports KiB)."""
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0

@@ -11,7 +11,6 @@ from checker.model import Label
 from checker.trace import replay
 from spec.kafka import Config, KafkaSpec
 
-
 CLASSIC = {"max_records": 2, "max_epoch": 1, "max_crashes": 1}
 """The bounds the unit tests' golden numbers were measured and hand-counted at (hwcheck's
 defaults before the default epoch bound went to 2)."""

@@ -29,10 +29,10 @@ def _variant(monkeypatch, **changes) -> None:
 
 def _gate_fails(tmp_path) -> str:
     result = CliRunner().invoke(cli, ["gate", "--config", str(ROOT / "pyproject.toml"),
-                                      "--fail-fast", "--workers", "1",
+                                      "--fail-fast",
                                       "--out", str(tmp_path / "reports")])
     assert result.exit_code == 1, result.output
-    assert "FAIL" in result.output
+    assert "FAIL" in result.output, result.output
     return result.output
 
 
