@@ -33,7 +33,7 @@ def run(tree: Path, args: list[str]) -> dict:
         env = {**os.environ, "PYTHONPATH": str(tree)}
         proc = subprocess.run([sys.executable, "-m", "checker.cli", "explore", "--json",
                                "--no-progress", "--out", out, *args],
-                              capture_output=True, text=True, env=env, cwd=tree)
+                              capture_output=True, text=True, env=env, cwd=tree, check=True)
         summary = json.loads(proc.stdout)
     return summary["stats"]
 

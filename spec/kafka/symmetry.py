@@ -21,12 +21,10 @@ def replica_keys(state: tuple) -> list[tuple]:
     replicas, ctrl = state[REPLICAS], state[CONTROLLER]
     c_leader, c_isr = ctrl[C_LEADER], ctrl[C_ISR]
     keys = []
-    r = 0
-    for log, hw, alive, view, _ in replicas:
+    for r, (log, hw, alive, view, _) in enumerate(replicas):
         leader = view[0]
         keys.append((log, hw, alive, view[1], 0 if leader is None else 1 if leader == r else 2,
                      r == c_leader, r in c_isr))
-        r += 1
     return keys
 
 
