@@ -8,6 +8,12 @@ de-duplication or level accounting in ``checker.bfs`` would show up as a differe
 
 def enumerate_states(spec):
     """Return ``(distinct states, depth)``; depth counts the initial level as 1."""
+    seen, depth = reachable(spec)
+    return len(seen), depth
+
+
+def reachable(spec):
+    """Return ``(set of every reachable state, depth)``."""
     seen = set(spec.init_states())
     level = list(seen)
     depth = 1 if level else 0
@@ -21,4 +27,4 @@ def enumerate_states(spec):
         if nxt:
             depth += 1
         level = nxt
-    return len(seen), depth
+    return seen, depth

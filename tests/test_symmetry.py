@@ -11,6 +11,7 @@ import marshal
 from itertools import permutations
 
 import pytest
+from reference import reachable
 
 from checker.bfs import Limits, explore, run_search
 from checker.fingerprint import fingerprint
@@ -22,21 +23,6 @@ from checker.view import gallery
 from checker.view.compose import Recipe, build_model, choose, make_config
 from spec.kafka import Config
 from spec.tla import TlaConfig
-
-
-def all_states(spec) -> set:
-    """Every reachable state, by a plain breadth-first enumeration (no engine involved)."""
-    seen = set(spec.init_states())
-    frontier = list(seen)
-    while frontier:
-        nxt = []
-        for state in frontier:
-            for _, succ in spec.successors(state):
-                if succ not in seen:
-                    seen.add(succ)
-                    nxt.append(succ)
-        frontier = nxt
-    return seen
 
 
 def _ids(perm, ids):
@@ -88,7 +74,7 @@ def orbit_count(states, rename, n) -> int:
 ])
 def test_distinct_count_is_the_number_of_orbits(model, config, rename):
     spec, _ = build_model(model, config)
-    states = all_states(spec)
+    states, _ = reachable(spec)
     plain = explore(spec, [])
     reduced = explore(spec, [], symmetry=True)
     assert plain.stats.distinct == len(states)
