@@ -43,7 +43,8 @@ def browser():
 def loss_page(tmp_path_factory):
     out = tmp_path_factory.mktemp("run")
     result = CliRunner().invoke(cli, ["explore", "--replicas", "2", "--truncation", "hw",
-                                      "--no-progress", "--out", str(out)])
+                                      "--max-epoch", "1", "--no-symmetry", "--no-progress",
+                                      "--out", str(out)])
     assert result.exit_code == 12
     return out / "NoCommittedLoss" / "trace.html"
 

@@ -9,6 +9,7 @@ fail (exit 1). The unchanged model passes the same gate in ``.ci/run``.
 from __future__ import annotations
 
 import dataclasses
+from xml.etree import ElementTree
 
 import pytest
 from click.testing import CliRunner
@@ -36,13 +37,18 @@ def _variant(monkeypatch, **changes) -> None:
     monkeypatch.setitem(variants.VARIANTS, "kip320", weakened)
 
 
-def _gate_fails(tmp_path) -> str:
+def _gate_fails(tmp_path) -> set[str]:
+    """Run the project gate with --fail-fast; assert it fails on a check that says KIP-320
+    holds (not on some unrelated check). Returns the failed checks' names."""
+    junit = tmp_path / "gate.xml"
     result = CliRunner().invoke(cli, ["gate", "--config", str(ROOT / "pyproject.toml"),
-                                      "--fail-fast",
+                                      "--fail-fast", "--junit-xml", str(junit),
                                       "--out", str(tmp_path / "reports")])
     assert result.exit_code == 1, result.output
-    assert "FAIL" in result.output, result.output
-    return result.output
+    failed = {case.get("classname") for case in ElementTree.parse(junit).getroot()
+              if case.find("failure") is not None or case.find("error") is not None}
+    assert failed and all(name.startswith("kafka kip320 holds") for name in failed), failed
+    return failed
 
 
 def test_removing_the_fetch_epoch_fence_fails_the_gate(monkeypatch, tmp_path):

@@ -13,6 +13,7 @@ import hashlib
 import sys
 
 import pytest
+from conftest import CLASSIC
 from pyspark import cloudpickle
 
 from checker.bfs import Limits
@@ -51,19 +52,24 @@ def signature(result):
 NO_LIMITS = Limits()
 
 
-def local(recipe: Recipe, limits: Limits = NO_LIMITS):
+def kconfig(**fields) -> Config:
+    """A kafka Config at the unit tests' bounds (``conftest.CLASSIC``) with ``fields`` over them."""
+    return Config(**{**CLASSIC, **fields})
+
+
+def local(recipe: Recipe, limits: Limits = NO_LIMITS, symmetry: bool = False):
     spec, props = recipe.build()
-    return local_explore(spec, props, limits)
+    return local_explore(spec, props, limits, symmetry=symmetry)
 
 
 def spark_run(recipe: Recipe, partitions: int, min_frontier: int, limits: Limits = NO_LIMITS,
-              **options):
+              symmetry: bool = False, **options):
     return engine.explore(recipe, limits, None,
                           SparkOptions(partitions=partitions, min_frontier=min_frontier,
-                                       **options))
+                                       **options), symmetry)
 
 
-KAFKA = [Recipe("kafka", Config(replicas=r, truncation=v))
+KAFKA = [Recipe("kafka", kconfig(replicas=r, truncation=v))
          for r in (1, 2) for v in TRUNCATION_VARIANTS]
 TLA = [Recipe("tla", TlaConfig(replicas=2, truncation=v)) for v in TLA_VARIANTS]
 THREE = Recipe("tla", TlaConfig(replicas=3, log_size=1, max_records=1, max_epoch=1,
@@ -78,14 +84,14 @@ def test_level_functions_match_local_engine(recipe, partitions):
 
 
 SPARK_CASES = [
-    (Recipe("kafka", Config(replicas=2, truncation="hw")), 1),
-    (Recipe("kafka", Config(replicas=2, truncation="hw")), 2),
-    (Recipe("kafka", Config(replicas=2, truncation="hw")), 7),
-    (Recipe("kafka", Config(replicas=2, truncation="kip101")), 2),
-    (Recipe("kafka", Config(replicas=2, truncation="kip279")), 2),
-    (Recipe("kafka", Config(replicas=2, truncation="kip320")), 2),
-    (Recipe("kafka", Config(replicas=2, truncation="kip320", unclean_election=True)), 2),
-    (Recipe("kafka", Config(replicas=2, truncation="hw"), ("NoDivergence",)), 2),
+    (Recipe("kafka", kconfig(replicas=2, truncation="hw")), 1),
+    (Recipe("kafka", kconfig(replicas=2, truncation="hw")), 2),
+    (Recipe("kafka", kconfig(replicas=2, truncation="hw")), 7),
+    (Recipe("kafka", kconfig(replicas=2, truncation="kip101")), 2),
+    (Recipe("kafka", kconfig(replicas=2, truncation="kip279")), 2),
+    (Recipe("kafka", kconfig(replicas=2, truncation="kip320")), 2),
+    (Recipe("kafka", kconfig(replicas=2, truncation="kip320", unclean_election=True)), 2),
+    (Recipe("kafka", kconfig(replicas=2, truncation="hw"), ("NoDivergence",)), 2),
     (Recipe("tla", TlaConfig(replicas=2, truncation="hw")), 7),
     (Recipe("tla", TlaConfig(replicas=2, truncation="kip320")), 2),
     (THREE, 2),
@@ -110,7 +116,7 @@ def test_spark_jobs_match_local_engine(spark, recipe, partitions):
 def test_mixed_driver_and_spark_levels_match(spark):
     """Small levels in the driver, large ones on Spark, in one run (3 replicas, 362,951
     states: the hw variant's loss and ISR counterexamples)."""
-    recipe = Recipe("kafka", Config(replicas=3, max_records=1, truncation="hw"))
+    recipe = Recipe("kafka", kconfig(replicas=3, max_records=1, truncation="hw"))
     result = spark_run(recipe, 2, 20_000)
     where = {lv["where"] for lv in result.stats.levels}
     assert where == {"driver", "spark"}
@@ -118,8 +124,34 @@ def test_mixed_driver_and_spark_levels_match(spark):
     assert result.stats.distinct == 362_951
 
 
+SYMMETRIC_CASES = [
+    (Recipe("kafka", kconfig(replicas=3, max_records=1, truncation="hw")), 2),
+    (Recipe("kafka", kconfig(replicas=2, truncation="kip320")), 7),
+    (Recipe("tla", TlaConfig(replicas=2, truncation="kip320")), 2),
+]
+
+
+@pytest.mark.parametrize(("recipe", "partitions"), SYMMETRIC_CASES,
+                         ids=[f"{r.model}-{r.config.truncation}-r{r.config.replicas}-P{p}"
+                              for r, p in SYMMETRIC_CASES])
+def test_symmetric_spark_jobs_match_local_engine(spark, recipe, partitions):
+    """With symmetry every worker canonicalises as the driver does: the same orbit counts,
+    verdicts and concrete counterexamples as the local engine with symmetry."""
+    result = spark_run(recipe, partitions, ON_SPARK, symmetry=True)
+    assert result.stats.symmetry
+    assert signature(result) == signature(local(recipe, symmetry=True))
+
+
+def test_symmetric_tla_spark_job_counts_tlc_orbits(spark):
+    """TLC 2.18 with SYMMETRY Permutations(Replicas), 2 replicas, LogSize = MaxRecords =
+    MaxLeaderEpoch = 2: kip320 has 2,987 distinct states, depth 18."""
+    result = spark_run(Recipe("tla", TlaConfig(replicas=2, truncation="kip320"), ("HwLeLeo",)),
+                       2, ON_SPARK, symmetry=True)
+    assert (result.stats.distinct, result.stats.depth) == (2987, 18)
+
+
 def test_depth_bound_matches(spark):
-    recipe = Recipe("kafka", Config(replicas=2, truncation="kip320"))
+    recipe = Recipe("kafka", kconfig(replicas=2, truncation="kip320"))
     for bound in (5, 18):
         limits = Limits(max_depth=bound)
         assert signature(spark_run(recipe, 2, ON_SPARK, limits)) == signature(
@@ -150,7 +182,7 @@ class ExplodingRecipe(Recipe):
 
 @pytest.mark.parametrize("min_frontier", [IN_DRIVER, ON_SPARK])
 def test_spec_exception_gives_the_same_error(spark, min_frontier):
-    recipe = ExplodingRecipe("kafka", Config(replicas=2))
+    recipe = ExplodingRecipe("kafka", kconfig(replicas=2))
     result = spark_run(recipe, 2, min_frontier)
     assert result.status.value == "ERROR"
     assert result.reason.startswith("the spec raised RuntimeError: boom in Crash(")
@@ -159,7 +191,7 @@ def test_spec_exception_gives_the_same_error(spark, min_frontier):
 
 def test_level_files_are_byte_identical_across_runs(spark, tmp_path):
     """Sorted, deterministic level files: two runs write the same bytes."""
-    recipe = Recipe("kafka", Config(replicas=2, truncation="hw"))
+    recipe = Recipe("kafka", kconfig(replicas=2, truncation="hw"))
     digests = []
     for run in ("a", "b"):
         work = tmp_path / run

@@ -58,7 +58,7 @@ def test_no_java_at_all_says_how_to_get_it(no_system_java, monkeypatch):
 
 def _explore(*args):
     return CliRunner().invoke(cli, ["explore", "--replicas", "2", "--no-progress", "--json",
-                                    *args])
+                                    "--max-epoch", "1", "--no-symmetry", *args])
 
 
 def test_no_java_exits_5_with_one_message(no_system_java, monkeypatch, tmp_path):
@@ -109,8 +109,9 @@ def _counts(stdout: str) -> tuple:
             stats["engine"])
 
 
-EXPLORE = ["explore", "--replicas", "2", "--truncation", "hw", "--engine", "spark",
-           "--spark-min-frontier", "0", "--json", "--no-progress"]
+EXPLORE = ["explore", "--replicas", "2", "--truncation", "hw", "--max-epoch", "1",
+           "--no-symmetry", "--engine", "spark", "--spark-min-frontier", "0", "--json",
+           "--no-progress"]
 EXPECTED_HW = ("VIOLATED", 5198, 11301, 20)
 
 
