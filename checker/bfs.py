@@ -1,7 +1,9 @@
 """The local (reference) engine: level-synchronous breadth-first search over fingerprints.
 
-- The seen set is a dict ``fingerprint -> (parent fingerprint, label)`` (``None`` for initial
-  states); only the current frontier keeps full states.
+- The seen set and parent pointers are sorted ``uint64`` arrays, level by level
+  (``checker.seen``: 24 bytes a state); only the current frontier keeps full states. Within a
+  level, successors are deduplicated in a dict, after a cheap look at the last two levels'
+  fingerprints; the rest of the seen set is consulted once per level, in one batch.
 - Invariants are checked when a state is first seen; transition properties and "sometimes"
   guards on every generated transition.
 - Level by level, so the first level at which a property fails gives a shortest
@@ -20,48 +22,22 @@ from __future__ import annotations
 import gc
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 from checker.fingerprint import fingerprint
+from checker.limits import (
+    DEPTH_REACHED,
+    NO_LIMITS,
+    LimitReached,
+    Limits,
+    Progress,
+    SpecFailed,
+)
 from checker.model import Label, Spec
 from checker.properties import INVARIANT, SOMETIMES, TRANSITION, Property, transition_checker
 from checker.result import CheckResult, Stats, Status, Step, Violation, peak_rss_mb
+from checker.seen import SeenLevels
 from checker.symmetry import for_spec
-from checker.trace import concrete_step, rebuild
-
-
-@dataclass(frozen=True)
-class Progress:
-    """``depth`` (levels done, initial = 1), ``distinct`` and ``generated`` (states),
-    ``frontier`` (states waiting), ``seconds`` since the start, ``note`` (Spark engine)."""
-
-    depth: int
-    distinct: int
-    generated: int
-    frontier: int
-    seconds: float
-    note: str = ""
-
-
-@dataclass(frozen=True)
-class Limits:
-    """``max_depth`` (states on a path, initial = 1), ``time_limit`` (seconds),
-    ``stop_on_first`` (end at the first violation, as TLC does by default)."""
-
-    max_depth: int | None = None
-    time_limit: float | None = None
-    stop_on_first: bool = False
-
-
-class SpecFailed(Exception):
-    """The spec raised inside a level task; the message is the ERROR reason."""
-
-
-class LimitReached(Exception):
-    """A limit cut the search (raised inside a ``Search``); the message says which."""
-
-
-DEPTH_REACHED = "depth bound {} reached with states left to explore"
+from checker.trace import concrete_step, concrete_walk
 
 
 def better(pfp: int, label: Label, best_pfp: int, best_label: Label) -> bool:
@@ -69,7 +45,7 @@ def better(pfp: int, label: Label, best_pfp: int, best_label: Label) -> bool:
     return pfp < best_pfp or (pfp == best_pfp and str(label) < str(best_label))
 
 
-def explore(spec: Spec, properties: Sequence[Property], limits: Limits = Limits(),
+def explore(spec: Spec, properties: Sequence[Property], limits: Limits = NO_LIMITS,
             on_progress: Callable[[Progress], None] | None = None,
             symmetry: bool = False) -> CheckResult:
     """Explore every reachable state of ``spec`` and check ``properties``.
@@ -128,7 +104,8 @@ class Search:
         self.pending = [p for p in properties if p.kind == SOMETIMES]
         self.limits = limits
         self.on_progress = on_progress
-        self.parents: dict[int, tuple[int, Label] | None] = {}
+        self.seen = SeenLevels()
+        self.recent: set[int] = set()  # the fingerprints of the level before the frontier
         self.stats = Stats(actions={name: [0, 0] for name in spec.action_names()})
         self.violations: list[Violation] = []
         self.status: Status | None = None
@@ -147,7 +124,7 @@ class Search:
             self.stats.generated += 1
             state = self.canon(state) if self.canon is not None else state
             level.setdefault(fingerprint(state), state)
-        self.parents.update(dict.fromkeys(level))
+        self.seen.add_level(level)
         self.stats.distinct = len(level)
         self.stats.depth = 1 if level else 0
         self._check_invariants({fp: (s, None, None) for fp, s in level.items()})
@@ -174,7 +151,9 @@ class Search:
 
     def _expand(self, frontier: list) -> list:
         """Expand one level; return the next frontier as ``[(fp, state)]``."""
-        parents, successors, canon = self.parents, self.spec.successors, self.canon
+        successors, canon = self.spec.successors, self.canon
+        recent = self.recent
+        current = {fp for fp, _ in frontier}
         generated = {}
         nxt: dict[int, list] = {}
         transitions, broken = self.transitions, {}
@@ -195,13 +174,18 @@ class Search:
                 if canon is not None:
                     succ = canon(succ)
                 fp = fingerprint(succ)
-                if fp in parents:
+                if fp in current or fp in recent:
                     continue
                 entry = nxt.get(fp)
                 if entry is None:
                     nxt[fp] = [succ, pfp, label]
                 elif better(pfp, label, entry[1], entry[2]):
                     entry[1], entry[2] = pfp, label
+        if nxt:
+            fresh = self.seen.unseen(nxt, len(nxt))
+            if len(fresh) < len(nxt):
+                nxt = {fp: entry for fp, entry in nxt.items() if fp in fresh}
+        self.recent = current
         self._commit_level(generated, nxt, broken)
         return [(fp, entry[0]) for fp, entry in nxt.items()]
 
@@ -210,15 +194,16 @@ class Search:
         for action, n in generated.items():
             actions.setdefault(action, [0, 0])[0] += n
             self.stats.generated += n
-        for fp, (_, pfp, label) in nxt.items():
-            self.parents[fp] = (pfp, label)
+        for _, _, label in nxt.values():
             actions[label.action][1] += 1
-        self.stats.distinct += len(nxt)
+        level = self.stats.depth  # the frontier's level; the new states are one deeper
         if nxt:
+            self.seen.add_level(nxt, [entry[1] for entry in nxt.values()])
             self.stats.depth += 1
+        self.stats.distinct += len(nxt)
         for prop in sorted(broken, key=lambda p: p.name):
             pfp, label, succ = broken[prop]
-            steps = rebuild(self.spec, self.parents, pfp, self.canon)
+            steps = self.trace_to(pfp, level)
             if self.canon is None:
                 steps.append(Step(label, succ, fingerprint(succ)))
             else:
@@ -245,7 +230,7 @@ class Search:
                         worst[prop] = fp
         for prop in self.invariants:
             if prop in worst:
-                trace = rebuild(self.spec, self.parents, worst[prop], self.canon)
+                trace = self.trace_to(worst[prop], self.stats.depth)
                 self.violations.append(Violation(prop, tuple(trace)))
         self.invariants = [p for p in self.invariants if p not in worst]
 
@@ -260,8 +245,14 @@ class Search:
 
     def _has_new_successor(self, frontier: list) -> bool:
         canon = self.canon or (lambda state: state)
-        return any(fingerprint(canon(succ)) not in self.parents
-                   for _, state in frontier for _, succ in self.spec.successors(state))
+        fps = {fingerprint(canon(succ)) for _, state in frontier
+               for _, succ in self.spec.successors(state)}
+        return bool(self.seen.unseen(fps, len(fps)))
+
+    def trace_to(self, fp: int, level: int) -> list[Step]:
+        """The shortest trace to ``fp``, a state first seen at ``level`` (initial = 1), its
+        states regenerated and concrete (``checker.trace.concrete_walk``)."""
+        return concrete_walk(self.spec, self.seen.chain(fp, level), self.canon)
 
     # -- limits and progress ----------------------------------------------------------------
     def _tick(self, discovered: int) -> None:

@@ -78,10 +78,15 @@ def properties(acc: Replication, committed_history: bool = True,
         """Any two replicas hold the same records below both of their HWs."""
         logs, hws = acc.logs(s), acc.hws(s)
         n = len(logs)
-        for a in range(n):
+        for a in range(n - 1):
+            ha = hws[a]
+            if not ha:
+                continue
+            log = logs[a]
             for b in range(a + 1, n):
-                h = min(hws[a], hws[b])
-                if h and logs[a][:h] != logs[b][:h]:
+                h = hws[b]
+                h = ha if ha < h else h
+                if h and log[:h] != logs[b][:h]:
                     return False
         return True
 

@@ -54,9 +54,12 @@ def properties(acc: Replication) -> list[Property]:
     def record_epochs_monotonic(s) -> bool:
         """Record epochs never decrease along any replica's log."""
         for log in acc.logs(s):
-            for i in range(len(log) - 1):
-                if log[i][1] > log[i + 1][1]:
-                    return False
+            if len(log) > 1:
+                epoch = log[0][1]
+                for record in log:
+                    if record[1] < epoch:
+                        return False
+                    epoch = record[1]
         return True
 
     return [

@@ -113,8 +113,8 @@ def _spec_error(exc: Exception) -> str:
 
 
 def expand(job: LevelJob, p: int) -> list[tuple[int, tuple[str, Any]]]:
-    """Map side of level ``job.k`` for partition ``p``: ``[(owner, (BUCKET, {fp: (parent fp,
-    label text, state bytes)}))]`` for each owner that gets successors, and one
+    """Map side of level ``job.k`` for partition ``p``: ``[(owner, (BUCKET, {fp: [parent fp,
+    label text, state bytes]}))]`` for each owner that gets successors, and one
     ``(p, (TALLY, Tally))``. With ``job.symmetry`` successors are canonicalised
     (``checker.symmetry``) before they are fingerprinted. Raises ``OSError`` if the frontier file is missing."""
     started = time.perf_counter()
@@ -126,8 +126,7 @@ def expand(job: LevelJob, p: int) -> list[tuple[int, tuple[str, Any]]]:
         _expand(spec, props, job, frontier, buckets, tally)
     except Exception as exc:  # noqa: BLE001 -- a bug in the spec is reported, not raised
         tally.error, buckets = _spec_error(exc), []
-    records = [(owner, (BUCKET, {fp: (e[0], str(e[1]), e[2]) for fp, e in bucket.items()}))
-               for owner, bucket in enumerate(buckets) if bucket]
+    records = [(owner, (BUCKET, bucket)) for owner, bucket in enumerate(buckets) if bucket]
     tally.expand_seconds = time.perf_counter() - started
     records.append((p, (TALLY, tally)))
     return records
@@ -163,9 +162,9 @@ def _expand(spec, props, job: LevelJob, frontier, buckets: list[dict], tally: Ta
             bucket = buckets[fp % P]
             entry = bucket.get(fp)
             if entry is None:
-                bucket[fp] = [pfp, label, encoded_succ]
-            elif pfp < entry[0] or (pfp == entry[0] and str(label) < str(entry[1])):
-                entry[0], entry[1] = pfp, label
+                bucket[fp] = [pfp, label.text, encoded_succ]
+            elif pfp < entry[0] or (pfp == entry[0] and label.text < entry[1]):
+                entry[0], entry[1] = pfp, label.text
 
 
 def dedup(job: LevelJob, p: int, records) -> Tally:

@@ -62,7 +62,7 @@ def read_frontier(work: str, k: int, p: int) -> list[tuple[int, bytes]]:
 
 def write_bucket(work: str, k: int, p: int, owner: int, bucket: dict) -> None:
     """Write the successors partition ``p`` expanded at level ``k`` for partition ``owner``
-    (``{fp: (parent fp, label text, state bytes)}``; the process-pool executor's shuffle)."""
+    (``{fp: [parent fp, label text, state bytes]}``; the process-pool executor's shuffle)."""
     _atomic(level_dir(work, k) / f"bucket-{p}-{owner}.bin", marshal.dumps(bucket, 2))
 
 

@@ -125,6 +125,9 @@ class KafkaSpec(ActionSpec):
         # from one state shares its ``before``): remember the last two answers
         self._logs = _LastTwo(lambda replicas: tuple(map(_get_log, replicas)))
         self._hws = _LastTwo(lambda replicas: tuple(map(_get_hw, replicas)))
+        self._leaders = _LastTwo(lambda replicas: [
+            (r, rep[VIEW][V_ISR]) for r, rep in enumerate(replicas)
+            if rep[ALIVE] and rep[VIEW][V_LEADER] == r])
 
     # -- checker.model.Spec -----------------------------------------------------------------
     def init_states(self) -> list[tuple]:
@@ -172,8 +175,7 @@ class KafkaSpec(ActionSpec):
 
     def presumed_leaders(self, state: tuple) -> list[tuple[int, tuple]]:
         """``(replica, its cached ISR)`` for every live replica that presumes leadership."""
-        return [(r, rep[VIEW][V_ISR]) for r, rep in enumerate(state[REPLICAS])
-                if rep[ALIVE] and rep[VIEW][V_LEADER] == r]
+        return self._leaders.get(state[REPLICAS])
 
     def quorum(self, state: tuple) -> tuple[int | None, int, tuple]:
         """The controller's ``(leader, epoch, isr)``."""

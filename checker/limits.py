@@ -1,0 +1,43 @@
+"""What bounds a search and what it reports while it runs (shared by every engine)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Progress:
+    """``depth`` (levels done, initial = 1), ``distinct`` and ``generated`` (states),
+    ``frontier`` (states waiting), ``seconds`` since the start, ``note`` (Spark engine)."""
+
+    depth: int
+    distinct: int
+    generated: int
+    frontier: int
+    seconds: float
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """``max_depth`` (states on a path, initial = 1), ``time_limit`` (seconds),
+    ``stop_on_first`` (end at the first violation, as TLC does by default)."""
+
+    max_depth: int | None = None
+    time_limit: float | None = None
+    stop_on_first: bool = False
+
+
+NO_LIMITS = Limits()
+"""No depth bound, no time limit, every property to its verdict."""
+
+
+class SpecFailed(Exception):
+    """The spec raised inside a level task; the message is the ERROR reason."""
+
+
+class LimitReached(Exception):
+    """A limit cut the search (raised inside a ``Search``); the message says which."""
+
+
+DEPTH_REACHED = "depth bound {} reached with states left to explore"

@@ -1,0 +1,85 @@
+"""The local engine's seen set and parent pointers, as sorted ``uint64`` arrays per level.
+
+A Python dict ``fingerprint -> (parent, label)`` costs about 200 bytes per state (two int
+objects, a tuple and the dict's slots); at ten million states that is 2 GiB before the
+frontier. Here every state costs 24 bytes: its fingerprint in the merged seen array, and its
+fingerprint and parent fingerprint in its level's table. Labels are not stored: a trace is
+rebuilt from the chain of fingerprints by re-running the spec (``checker.trace.concrete_walk``
+takes, at each step, the smallest label text that lands in the next fingerprint, which is
+the label the search recorded, because its tie-break keeps the smallest label text too).
+The partitioned engines keep the same two arrays in files (``checker.spark.store``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+
+_EMPTY = np.empty(0, dtype=np.uint64)
+
+
+class SeenLevels:
+    """Every fingerprint seen so far, level by level, with each state's parent fingerprint.
+
+    Level 1 holds the initial states (no parent); level ``k`` the states first seen ``k - 1``
+    steps from an initial state.
+    """
+
+    def __init__(self) -> None:
+        self._visited = _EMPTY
+        self._levels: list[tuple[np.ndarray, np.ndarray]] = []
+
+    def __len__(self) -> int:
+        return len(self._visited)
+
+    def __contains__(self, fp: int) -> bool:
+        at = int(np.searchsorted(self._visited, np.uint64(fp)))
+        return at < len(self._visited) and int(self._visited[at]) == fp
+
+    @property
+    def depth(self) -> int:
+        """How many levels are stored."""
+        return len(self._levels)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held by the arrays (8 per state in the seen array, 16 in the level tables)."""
+        return self._visited.nbytes + sum(f.nbytes + p.nbytes for f, p in self._levels)
+
+    def unseen(self, fps: Iterable[int], count: int = -1) -> set[int]:
+        """The fingerprints of ``fps`` (ints, ``count`` of them when known) not seen yet."""
+        keys = np.fromiter(fps, dtype=np.uint64, count=count)
+        if len(self._visited) and len(keys):
+            at = np.minimum(np.searchsorted(self._visited, keys), len(self._visited) - 1)
+            keys = keys[self._visited[at] != keys]
+        return set(keys.tolist())
+
+    def add_level(self, fps: Iterable[int], parents: Iterable[int] | None = None) -> None:
+        """Record a new level: ``fps`` (unseen fingerprints) and, except for level 1, each
+        one's parent fingerprint, in the same order. Raises ``ValueError`` when the lengths
+        differ."""
+        keys = np.fromiter(fps, dtype=np.uint64)
+        pfps = (np.zeros(len(keys), dtype=np.uint64) if parents is None
+                else np.fromiter(parents, dtype=np.uint64))
+        if len(pfps) != len(keys):
+            raise ValueError(f"{len(keys)} fingerprints but {len(pfps)} parents")
+        order = np.argsort(keys)
+        keys, pfps = keys[order], pfps[order]
+        self._levels.append((keys, pfps))
+        merged = np.concatenate([self._visited, keys])
+        merged.sort(kind="stable")  # two sorted runs: a linear merge
+        self._visited = merged
+
+    def chain(self, fp: int, level: int) -> list[int]:
+        """The fingerprints from an initial state to ``fp``, a state of ``level`` (1-based),
+        initial first. Raises ``KeyError`` when ``fp`` is not a state of that level."""
+        chain = [fp]
+        for k in range(level, 1, -1):
+            keys, pfps = self._levels[k - 1]
+            at = int(np.searchsorted(keys, np.uint64(chain[-1])))
+            if at >= len(keys) or int(keys[at]) != chain[-1]:
+                raise KeyError(f"{chain[-1]:016x} is not a state of level {k}")
+            chain.append(int(pfps[at]))
+        chain.reverse()
+        return chain

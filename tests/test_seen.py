@@ -1,0 +1,52 @@
+"""The local engine's seen set and parent pointers (``checker.seen``): exact membership,
+parent chains, 24 bytes a state. (That traces rebuilt from fingerprint chains are the ones
+the search found: tests/test_gallery.py regenerates every gallery trace byte for byte.)"""
+
+from __future__ import annotations
+
+import pytest
+from conftest import kafka
+
+from checker.bfs import Search
+from checker.limits import NO_LIMITS
+from checker.seen import SeenLevels
+
+
+def test_unseen_and_contains_are_exact():
+    seen = SeenLevels()
+    seen.add_level([5, 2**64 - 1])
+    seen.add_level([7, 3], parents=[5, 2**64 - 1])
+    assert len(seen) == 4 and seen.depth == 2
+    assert all(fp in seen for fp in (3, 5, 7, 2**64 - 1))
+    assert 4 not in seen and 0 not in seen
+    assert seen.unseen([1, 3, 4, 5, 2**64 - 2]) == {1, 4, 2**64 - 2}
+    assert seen.unseen([]) == set()
+    assert seen.nbytes == 8 * 4 + 16 * 4
+
+
+def test_chain_walks_parents_back_to_the_initial_state():
+    seen = SeenLevels()
+    seen.add_level([10, 20])
+    seen.add_level([30, 31], parents=[20, 10])
+    seen.add_level([40], parents=[31])
+    assert seen.chain(40, 3) == [10, 31, 40]
+    assert seen.chain(30, 2) == [20, 30]
+    assert seen.chain(10, 1) == [10]
+    with pytest.raises(KeyError, match="not a state of level 2"):
+        seen.chain(40, 2)
+
+
+def test_lengths_must_agree():
+    with pytest.raises(ValueError, match="2 fingerprints but 1 parents"):
+        SeenLevels().add_level([1, 2], parents=[0])
+
+
+def test_the_search_keeps_24_bytes_per_state():
+    """Seen array (8 bytes) and level table (16 bytes) per distinct state, nothing else."""
+    spec = kafka(replicas=2)
+    run = Search(spec, [], NO_LIMITS, None)
+    run.search()
+    assert len(run.seen) == run.stats.distinct == 4_230
+    assert run.seen.nbytes == 24 * run.stats.distinct
+    assert run.seen.depth == run.stats.depth
+
