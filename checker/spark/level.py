@@ -126,10 +126,27 @@ def expand(job: LevelJob, p: int) -> list[tuple[int, tuple[str, Any]]]:
         _expand(spec, props, job, frontier, buckets, tally)
     except Exception as exc:  # noqa: BLE001 -- a bug in the spec is reported, not raised
         tally.error, buckets = _spec_error(exc), []
+    _drop_seen(job, buckets)
     records = [(owner, (BUCKET, bucket)) for owner, bucket in enumerate(buckets) if bucket]
     tally.expand_seconds = time.perf_counter() - started
     records.append((p, (TALLY, tally)))
     return records
+
+
+def _drop_seen(job: LevelJob, buckets: list[dict]) -> None:
+    """Remove from each owner's bucket what that owner has seen by level ``job.k`` (its seen
+    file): ``dedup`` would drop them, and most successors are such repeats, so they stay out
+    of the shuffle. One batch lookup per owner; ``dedup`` still checks what is left."""
+    for owner, bucket in enumerate(buckets):
+        if not bucket:
+            continue
+        visited = store.read_visited(job.work, job.k, owner)
+        if not len(visited):
+            continue
+        keys = np.fromiter(bucket, dtype=np.uint64, count=len(bucket))
+        at = np.minimum(np.searchsorted(visited, keys), len(visited) - 1)
+        for fp in keys[visited[at] == keys].tolist():
+            del bucket[fp]
 
 
 def _expand(spec, props, job: LevelJob, frontier, buckets: list[dict], tally: Tally) -> None:
