@@ -85,7 +85,7 @@ def properties(acc: Replication, committed_history: bool = True,
             log = logs[a]
             for b in range(a + 1, n):
                 h = hws[b]
-                h = ha if ha < h else h
+                h = min(h, ha)
                 if h and log[:h] != logs[b][:h]:
                     return False
         return True
