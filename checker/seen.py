@@ -19,6 +19,23 @@ import numpy as np
 _EMPTY = np.empty(0, dtype=np.uint64)
 
 
+def in_sorted(visited: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """A boolean mask over ``keys`` (``uint64``): which are in the sorted array ``visited``.
+    One batch lookup; shared by this engine and the partitioned level functions."""
+    if not len(visited) or not len(keys):
+        return np.zeros(len(keys), dtype=bool)
+    at = np.minimum(np.searchsorted(visited, keys), len(visited) - 1)
+    return visited[at] == keys
+
+
+def merge_sorted(visited: np.ndarray, fresh: np.ndarray) -> np.ndarray:
+    """The sorted union of two sorted, disjoint ``uint64`` arrays (a linear merge: a stable
+    sort of two sorted runs)."""
+    merged = np.concatenate([visited, fresh])
+    merged.sort(kind="stable")
+    return merged
+
+
 class SeenLevels:
     """Every fingerprint seen so far, level by level, with each state's parent fingerprint.
 
@@ -50,10 +67,7 @@ class SeenLevels:
     def unseen(self, fps: Iterable[int], count: int = -1) -> set[int]:
         """The fingerprints of ``fps`` (ints, ``count`` of them when known) not seen yet."""
         keys = np.fromiter(fps, dtype=np.uint64, count=count)
-        if len(self._visited) and len(keys):
-            at = np.minimum(np.searchsorted(self._visited, keys), len(self._visited) - 1)
-            keys = keys[self._visited[at] != keys]
-        return set(keys.tolist())
+        return set(keys[~in_sorted(self._visited, keys)].tolist())
 
     def add_level(self, fps: Iterable[int], parents: Iterable[int] | None = None) -> None:
         """Record a new level: ``fps`` (unseen fingerprints) and, except for level 1, each
@@ -67,9 +81,7 @@ class SeenLevels:
         order = np.argsort(keys)
         keys, pfps = keys[order], pfps[order]
         self._levels.append((keys, pfps))
-        merged = np.concatenate([self._visited, keys])
-        merged.sort(kind="stable")  # two sorted runs: a linear merge
-        self._visited = merged
+        self._visited = merge_sorted(self._visited, keys)
 
     def chain(self, fp: int, level: int) -> list[int]:
         """The fingerprints from an initial state to ``fp``, a state of ``level`` (1-based),

@@ -25,6 +25,7 @@ import numpy as np
 
 from checker.fingerprint import MARSHAL_VERSION, encode, fingerprint, fingerprint_bytes
 from checker.properties import transition_checker
+from checker.seen import in_sorted, merge_sorted
 from checker.spark import store
 from checker.symmetry import for_spec
 
@@ -144,8 +145,7 @@ def _drop_seen(job: LevelJob, buckets: list[dict]) -> None:
         if not len(visited):
             continue
         keys = np.fromiter(bucket, dtype=np.uint64, count=len(bucket))
-        at = np.minimum(np.searchsorted(visited, keys), len(visited) - 1)
-        for fp in keys[visited[at] == keys].tolist():
+        for fp in keys[in_sorted(visited, keys)].tolist():
             del bucket[fp]
 
 
@@ -201,7 +201,7 @@ def dedup(job: LevelJob, p: int, records) -> Tally:
     keys = np.fromiter(candidates, dtype=np.uint64, count=len(candidates))
     keys.sort()
     visited = store.read_visited(job.work, job.k, p)
-    fresh = _unseen(visited, keys)
+    fresh = keys[~in_sorted(visited, keys)]
     tally.new = len(fresh)
     if not job.dry:
         _commit(job, p, visited, fresh, candidates, tally)
@@ -216,9 +216,7 @@ def _commit(job: LevelJob, p: int, visited, fresh, candidates: dict, tally: Tall
     parents = np.fromiter((e[0] for e in entries), dtype=np.uint64, count=len(entries))
     store.write_parents(job.work, job.k + 1, p, fresh, parents)
     store.write_frontier(job.work, job.k + 1, p, [(fp, e[2]) for fp, e in zip(new_fps, entries)])
-    merged = np.concatenate([visited, fresh])
-    merged.sort(kind="stable")  # two sorted runs: a linear merge
-    store.write_visited(job.work, job.k + 1, p, merged)
+    store.write_visited(job.work, job.k + 1, p, merge_sorted(visited, fresh))
     for _, label, _ in entries:
         action = label[:label.index("(")]
         tally.distinct[action] = tally.distinct.get(action, 0) + 1
@@ -226,14 +224,6 @@ def _commit(job: LevelJob, p: int, visited, fresh, candidates: dict, tally: Tall
         check_invariants(job, zip(new_fps, (e[2] for e in entries)), tally)
     except Exception as exc:  # noqa: BLE001 -- a bug in the spec is reported, not raised
         tally.error = _spec_error(exc)
-
-
-def _unseen(visited: np.ndarray, keys: np.ndarray) -> np.ndarray:
-    """The sorted ``keys`` that are not in the sorted array ``visited``."""
-    if not len(visited) or not len(keys):
-        return keys
-    at = np.minimum(np.searchsorted(visited, keys), len(visited) - 1)
-    return keys[visited[at] != keys]
 
 
 def check_invariants(job: LevelJob, states, tally: Tally) -> None:
