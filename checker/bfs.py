@@ -203,14 +203,7 @@ class Search:
         self.stats.distinct += len(nxt)
         for prop in sorted(broken, key=lambda p: p.name):
             pfp, label, succ = broken[prop]
-            steps = self.trace_to(pfp, level)
-            if self.canon is None:
-                steps.append(Step(label, succ, fingerprint(succ)))
-            else:
-                steps.append(concrete_step(self.spec, steps[-1].state,
-                                           fingerprint(self.canon(succ)), self.canon, prop))
-            self.violations.append(Violation(prop, tuple(steps)))
-            self.transitions = [p for p in self.transitions if p is not prop]
+            self.transition_violated(prop, pfp, level, str(label), succ)
         self._check_invariants(nxt)
 
     def _check_invariants(self, states: dict) -> None:
@@ -248,6 +241,22 @@ class Search:
         fps = {fingerprint(canon(succ)) for _, state in frontier
                for _, succ in self.spec.successors(state)}
         return bool(self.seen.unseen(fps, len(fps)))
+
+    def transition_violated(self, prop: Property, pfp: int, level: int, label_text: str,
+                            after) -> None:
+        """Record the winning violation of transition property ``prop``: the step labelled
+        ``label_text`` from ``pfp`` (a state of ``level``) to ``after`` (as generated, not
+        canonical). With symmetry the last step is re-found from the concrete trace: the
+        smallest label that lands in ``after``'s orbit and breaks ``prop``. Every engine
+        records its violations here."""
+        steps = self.trace_to(pfp, level)
+        if self.canon is None:
+            want, check, text = fingerprint(after), None, label_text
+        else:
+            want, check, text = fingerprint(self.canon(after)), prop, None
+        steps.append(concrete_step(self.spec, steps[-1].state, want, self.canon, check, text))
+        self.violations.append(Violation(prop, tuple(steps)))
+        self.transitions = [p for p in self.transitions if p is not prop]
 
     def trace_to(self, fp: int, level: int) -> list[Step]:
         """The shortest trace to ``fp``, a state first seen at ``level`` (initial = 1), its

@@ -17,11 +17,11 @@ from typing import Any
 import numpy as np
 
 from checker.bfs import DEPTH_REACHED, LimitReached, Limits, Search, SpecFailed
-from checker.fingerprint import encode, fingerprint
+from checker.fingerprint import encode
 from checker.result import Step, Violation
 from checker.spark import store
 from checker.spark.level import LevelJob, Tally, run_in_driver
-from checker.trace import concrete_step, concrete_walk
+from checker.trace import concrete_walk
 
 
 class PartitionedSearch(Search):
@@ -105,15 +105,7 @@ class PartitionedSearch(Search):
         for prop in sorted((p for p in self.transitions if p.name in tally.broken),
                            key=lambda p: p.name):
             pfp, label_text, encoded = tally.broken[prop.name]
-            steps = self.trace_to(pfp, k)
-            after = marshal.loads(encoded)
-            if self.canon is not None:
-                after = self.canon(after)
-            steps.append(concrete_step(self.spec, steps[-1].state, fingerprint(after),
-                                       self.canon, prop if self.canon else None,
-                                       None if self.canon else label_text))
-            self.violations.append(Violation(prop, tuple(steps)))
-            self.transitions = [p for p in self.transitions if p is not prop]
+            self.transition_violated(prop, pfp, k, label_text, marshal.loads(encoded))
         for prop in list(self.invariants):
             if prop.name in tally.worst:
                 trace = self.trace_to(tally.worst[prop.name], k + 1)
