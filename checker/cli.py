@@ -23,10 +23,11 @@ from checker.result import EXIT_BAD_INPUT, EXIT_ENVIRONMENT, EXIT_OK, EXIT_SPEC_
 from checker.view import graph as graph_view
 from checker.view import listing, matrix, report, terminal, trace_commands
 from checker.view import progress as progress_view
+from checker.view import simulate as simulate_view
 from checker.view.compose import MODEL_OPTIONS, build_model
-from checker.view.run import Engine, build, engine_from, engine_options, run
+from checker.view.run import Engine, bounds, build, engine_from, engine_options, model_options, run
 from spec.kafka import Config
-from spec.kafka.config import ALIASES, TRUNCATION_VARIANTS
+from spec.kafka.config import MAX_REPLICAS, TRUNCATION_VARIANTS
 from spec.tla import TlaConfig
 from spec.tla.config import TLA_VARIANTS
 
@@ -50,47 +51,6 @@ def _write(folder: Path, spec, result) -> dict:
         sys.exit(EXIT_ENVIRONMENT)
 
 
-MODEL_FLAGS = (
-    click.option("--model", type=click.Choice(sorted(MODEL_OPTIONS)), default="kafka",
-                  show_default=True, help="kafka: hwcheck's model; tla: the public TLA+ spec."),
-    click.option("--replicas", type=click.IntRange(1, 5), default=None,
-                  help=f"Replication factor N [kafka: {DEFAULTS.replicas}, tla: {TLA.replicas}]."),
-    click.option("--truncation", type=click.Choice(sorted(set(
-        TRUNCATION_VARIANTS + tuple(ALIASES) + TLA_VARIANTS)), case_sensitive=False), default=None,
-                  help="Truncation variant [kip320; 'epoch' is kip320]; see 'hwcheck list'."),
-    click.option("--max-records", type=click.IntRange(min=0), default=None,
-                  help=f"Records produced over the whole run [{DEFAULTS.max_records}]."),
-    click.option("--max-epoch", type=click.IntRange(min=0), default=None,
-                  help=f"Largest leader epoch [kafka: {DEFAULTS.max_epoch}, tla: {TLA.max_epoch}]."),
-    click.option("--max-crashes", type=click.IntRange(min=0), default=None,
-                  help=f"Broker crashes over the whole run (kafka) [{DEFAULTS.max_crashes}]."),
-    click.option("--min-isr", type=click.IntRange(min=1), default=None,
-                  help=f"min.insync.replicas, acks=all (kafka) [{DEFAULTS.min_isr}]."),
-    click.option("--unclean/--clean", default=None,
-                  help="unclean.leader.election.enable (kafka) [clean]."),
-    click.option("--log-size", type=click.IntRange(min=0), default=None,
-                  help=f"LogSize: slots per log (tla) [{TLA.log_size}]."),
-    click.option("--invariant", "names", multiple=True, metavar="NAME",
-                  help="Check only this property (repeatable; default all). See 'hwcheck list'."),
-)
-"""The model and property flags that ``explore`` and ``graph`` share."""
-
-
-def _bounds(replicas=None, truncation=None, max_records=None, max_epoch=None,
-            max_crashes=None, min_isr=None, unclean=None, log_size=None) -> dict:
-    """The model options as ``compose.make_config`` takes them (None: the model's default)."""
-    return {"replicas": replicas, "truncation": truncation, "max_records": max_records,
-            "max_epoch": max_epoch, "max_crashes": max_crashes, "min_isr": min_isr,
-            "unclean_election": unclean, "log_size": log_size}
-
-
-def model_options(command):
-    """Decorate a click command with ``MODEL_FLAGS``."""
-    for option in reversed(MODEL_FLAGS):
-        command = option(command)
-    return command
-
-
 @cli.command(name="explore")
 @model_options
 @click.option("--max-depth", type=click.IntRange(min=1), default=None,
@@ -108,7 +68,7 @@ def explore_cmd(model, replicas, truncation, max_records, max_epoch, max_crashes
                 unclean, log_size, names, max_depth, time_limit, stop_on_first, as_json, out,
                 no_progress, **engine_flags) -> None:
     """Explore every interleaving and check the invariants."""
-    given = _bounds(replicas, truncation, max_records, max_epoch, max_crashes, min_isr, unclean,
+    given = bounds(replicas, truncation, max_records, max_epoch, max_crashes, min_isr, unclean,
                     log_size)
     limits = Limits(max_depth=max_depth, time_limit=time_limit, stop_on_first=stop_on_first)
     engine = engine_from(engine_flags)
@@ -123,7 +83,8 @@ def explore_cmd(model, replicas, truncation, max_records, max_epoch, max_crashes
 @cli.command(name="compare")
 @click.option("--model", type=click.Choice(sorted(MODEL_OPTIONS)), default="kafka",
               show_default=True, help="Which model's variants to compare.")
-@click.option("--replicas", type=click.IntRange(1, 5), default=None, help="Replication factor.")
+@click.option("--replicas", type=click.IntRange(1, MAX_REPLICAS), default=None,
+              help="Replication factor.")
 @click.option("--max-records", type=click.IntRange(min=0), default=None)
 @click.option("--max-epoch", type=click.IntRange(min=0), default=None)
 @click.option("--max-crashes", type=click.IntRange(min=0), default=None, help="(kafka)")
@@ -152,7 +113,7 @@ def compare_cmd(model, replicas, max_records, max_epoch, max_crashes, min_isrs, 
     for min_isr in min_isrs or (None,):
         for switch in ((False, True) if cross_unclean else (unclean,)):
             for variant in variants:
-                given = _bounds(replicas, variant, max_records, max_epoch, max_crashes,
+                given = bounds(replicas, variant, max_records, max_epoch, max_crashes,
                                 min_isr, switch, log_size)
                 shown = switch if cross_unclean else None
                 switches = {k: v for k, v in (("unclean", shown), ("min_isr", min_isr))
@@ -203,7 +164,10 @@ def gate_cmd(config_path, junit_xml, out, fail_fast, **engine_flags) -> None:
             # with --fail-fast a "holds" check ends at its first violation, as TLC does
             limits = Limits(time_limit=check.time_limit,
                             stop_on_first=fail_fast and check.violates is None)
-            spec, result = run(check.model, given, check.invariants, limits, engine=chosen)
+            if check.mode == "simulate":
+                spec, result = simulate_view.for_gate(check, given, engine)
+            else:
+                spec, result = run(check.model, given, check.invariants, limits, engine=chosen)
         except click.BadParameter as exc:
             click.echo(f"Error: {config_path}:{check.line}: gate check {index + 1}: "
                        f"{exc.format_message()}", err=True)
@@ -254,7 +218,7 @@ def list_cmd() -> None:
 def graph_cmd(model, replicas, truncation, max_records, max_epoch, max_crashes, min_isr,
               unclean, log_size, names, form, out, max_states) -> None:
     """Write the full reachable state graph, each shortest counterexample marked."""
-    given = _bounds(replicas, truncation, max_records, max_epoch, max_crashes, min_isr, unclean,
+    given = bounds(replicas, truncation, max_records, max_epoch, max_crashes, min_isr, unclean,
                     log_size)
     _, spec, _ = build(model, given)
     counted = explore(spec, [])  # no property: the count of the whole reachable graph
@@ -279,6 +243,7 @@ def graph_cmd(model, replicas, truncation, max_records, max_epoch, max_crashes, 
 
 cli.add_command(trace_commands.show_cmd)
 cli.add_command(trace_commands.replay_cmd)
+cli.add_command(simulate_view.simulate_cmd)
 
 
 def main() -> None:

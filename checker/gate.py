@@ -1,7 +1,8 @@
 """The CI invariant gate: checks with expectations, read from TOML, judged against results.
 
 A check names a model, a truncation variant, replicas, bounds, an engine, an optional time
-limit and its expectation: ``expect = "holds"`` (every property holds and every vacuity guard
+limit, a ``mode`` (``explore``, the default, or ``simulate`` with ``seed``, ``walks`` and
+``depth``: random walks, where "holds" means no walk found a violation) and its expectation: ``expect = "holds"`` (every property holds and every vacuity guard
 is reached) or ``violates = [names]`` (exactly these properties are violated: a known-buggy
 variant stays pinned as buggy, and a change that silently makes it stop failing fails too).
 This module knows no model: ``checker.cli`` runs each check and hands back the result.
@@ -42,8 +43,16 @@ CHECK_SCHEMA = {
         **{key: {"type": "integer", "minimum": 0} for key in BOUND_KEYS if key != "unclean"},
         "unclean": {"type": "boolean"},
         "symmetry": {"type": "boolean"},
+        "mode": {"enum": ["explore", "simulate"]},
+        "seed": {"type": "integer"},
+        "walks": {"type": "integer", "minimum": 1},
+        "depth": {"type": "integer", "minimum": 1},
     },
 }
+GATE_WALKS = 1000
+"""Walks of a ``mode = "simulate"`` check that does not say ``walks``."""
+SIMULATE_KEYS = ("seed", "walks", "depth")
+"""Keys of a ``mode = "simulate"`` check (and of no other)."""
 
 
 class GateConfigError(ValueError):
@@ -65,11 +74,16 @@ class Check:
     invariants: tuple[str, ...] = ()
     line: int = 0
     symmetry: bool | None = None
+    mode: str = "explore"
+    walks: dict[str, int] = field(default_factory=dict)
+    """For ``mode = "simulate"``: ``seed``, ``walks`` and ``depth`` as given."""
 
     @property
     def expectation(self) -> str:
-        """``holds`` or ``violates A, B``."""
-        return "holds" if self.violates is None else "violates " + ", ".join(sorted(self.violates))
+        """``holds`` or ``violates A, B`` (with ``, in N walks`` for a simulation)."""
+        said = "holds" if self.violates is None else "violates " + ", ".join(sorted(self.violates))
+        return said + (f", in {self.walks.get('walks', GATE_WALKS):,} walks" if self.mode == "simulate"
+                       else "")
 
 
 @dataclass
@@ -128,6 +142,12 @@ def load_checks(path: Path) -> list[Check]:
             what = f"key '{key}'" if key else "check"
             raise GateConfigError(f"{path}:{line}: gate check {index + 1}, {what}: "
                                   f"{_say(error)}")
+        if entry.get("mode", "explore") != "simulate":
+            for key in SIMULATE_KEYS:
+                if key in entry:
+                    raise GateConfigError(f"{path}:{_line_of(text, index, key)}: gate check "
+                                          f"{index + 1}, key '{key}': applies only to "
+                                          'mode = "simulate"')
         checks.append(_check(entry, index, _line_of(text, index, None)))
     return checks
 
@@ -153,7 +173,8 @@ def _check(entry: dict, index: int, line: int) -> Check:
     violates = frozenset(entry["violates"]) if "violates" in entry else None
     return Check(name, model, entry["truncation"], bounds, entry.get("engine", "local"),
                  entry.get("time_limit"), violates, tuple(entry.get("invariants", ())), line,
-                 entry.get("symmetry"))
+                 entry.get("symmetry"), entry.get("mode", "explore"),
+                 {key: entry[key] for key in SIMULATE_KEYS if key in entry})
 
 
 def judge(check: Check, result: CheckResult) -> Outcome:
@@ -163,7 +184,9 @@ def judge(check: Check, result: CheckResult) -> Outcome:
         return Outcome(check, ERROR, result.reason, result)
     if check.violates is None:
         if result.status == Status.OK:
-            return Outcome(check, PASS, "every property holds", result)
+            said = (f"no violation in {result.sampled:,} walks (simulation: not a proof)"
+                    if result.sampled else "every property holds")
+            return Outcome(check, PASS, said, result)
         if violated:
             return Outcome(check, FAIL, "expected to hold, but violates "
                            + ", ".join(sorted(violated)), result)
@@ -181,6 +204,10 @@ def judge(check: Check, result: CheckResult) -> Outcome:
     if result.exhausted:
         return Outcome(check, FAIL, "expected violation not found (the model may have been "
                        "weakened): " + ", ".join(sorted(missing)), result)
+    if result.sampled and result.status != Status.INCOMPLETE:
+        return Outcome(check, FAIL, f"expected violation not found in {result.sampled:,} walks "
+                       "(the model may have been weakened): " + ", ".join(sorted(missing)),
+                       result)
     return Outcome(check, INCOMPLETE, (result.reason or "search cut short")
                    + "; not yet violated: " + ", ".join(sorted(missing)), result)
 
@@ -233,6 +260,9 @@ def _property_problem(outcome: Outcome, prop) -> tuple[str, str] | None:
         return "failure", f"{prop.name} violated unexpectedly"
     if verdict == "holds" and prop.name in expected_bad:
         return "failure", f"{prop.name} expected to be violated but holds"
+    if verdict == "not found" and prop.name in expected_bad:
+        return "failure", (f"{prop.name} expected to be violated, but no walk of "
+                           f"{outcome.result.sampled:,} violated it")
     if verdict == "unknown" and outcome.status == INCOMPLETE:
         return "error", f"INCOMPLETE: {outcome.message}"
     return None

@@ -141,7 +141,8 @@ class CheckResult:
     ``violations``: one per violated property, in the order found (shortest first).
     ``unreached``: names of "sometimes" guards never reached. ``reason``: why a run is
     INCOMPLETE or ERROR, in words. ``exhausted``: the whole reachable state space was
-    explored, so a property with no counterexample holds.
+    explored, so a property with no counterexample holds. ``sampled``: for a simulation
+    (``hwcheck simulate``, a gate check in mode ``simulate``), the walks run; 0 for a search.
     """
 
     status: Status
@@ -151,16 +152,20 @@ class CheckResult:
     unreached: list[str] = field(default_factory=list)
     reason: str = ""
     exhausted: bool = False
+    sampled: int = 0
 
     def verdict(self, prop: Property) -> str:
-        """``violated``, ``holds``, ``reached``, ``not reached`` or ``unknown`` (the search
-        ended before the property was settled)."""
+        """``violated``, ``holds``, ``reached``, ``not reached``, ``not found`` (a simulation
+        whose walks did not violate it) or ``unknown`` (the search ended before the property
+        was settled)."""
         if any(v.prop.name == prop.name for v in self.violations):
             return "violated"
         if prop.kind == "sometimes":
             if prop.name not in self.unreached:
                 return "reached"
-            return "not reached" if self.exhausted else "unknown"
+            return "not reached" if self.exhausted or self.sampled else "unknown"
+        if self.sampled:
+            return "not found"
         return "holds" if self.exhausted else "unknown"
 
     @property

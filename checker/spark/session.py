@@ -214,3 +214,14 @@ def stop() -> None:
     sc = _CONTEXT.pop("sc", None)
     if sc is not None:
         sc.stop()
+
+
+def close() -> None:
+    """Stop the context and delete this process's session folder (``spark.log`` included):
+    for a run that ended well. A failed run keeps the folder, which its message names."""
+    stop()
+    folder = _CONTEXT.pop("folder", None)
+    if folder is not None:
+        import shutil
+
+        shutil.rmtree(folder, ignore_errors=True)

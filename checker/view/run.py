@@ -19,7 +19,13 @@ from checker.bfs import Limits, explore
 from checker.result import EXIT_ENVIRONMENT
 from checker.symmetry import SymmetryError, for_spec
 from checker.view import compose
-from spec.kafka import ConfigError
+from spec.kafka import Config, ConfigError
+from spec.kafka.config import ALIASES, MAX_REPLICAS, TRUNCATION_VARIANTS
+from spec.tla import TlaConfig
+from spec.tla.config import TLA_MAX_REPLICAS, TLA_VARIANTS
+
+DEFAULTS = Config()
+TLA = TlaConfig()
 
 
 @dataclass(frozen=True)
@@ -32,6 +38,47 @@ class Engine:
     spark: Any = None
     symmetry: bool | None = None
     workers: int = 1
+
+
+MODEL_FLAGS = (
+    click.option("--model", type=click.Choice(sorted(compose.MODEL_OPTIONS)), default="kafka",
+                  show_default=True, help="kafka: hwcheck's model; tla: the public TLA+ spec."),
+    click.option("--replicas", type=click.IntRange(1, MAX_REPLICAS), default=None,
+                  help=f"Replication factor N [kafka: {DEFAULTS.replicas}, tla: {TLA.replicas}; tla at most {TLA_MAX_REPLICAS}]."),
+    click.option("--truncation", type=click.Choice(sorted(set(
+        TRUNCATION_VARIANTS + tuple(ALIASES) + TLA_VARIANTS)), case_sensitive=False), default=None,
+                  help="Truncation variant [kip320; 'epoch' is kip320]; see 'hwcheck list'."),
+    click.option("--max-records", type=click.IntRange(min=0), default=None,
+                  help=f"Records produced over the whole run [{DEFAULTS.max_records}]."),
+    click.option("--max-epoch", type=click.IntRange(min=0), default=None,
+                  help=f"Largest leader epoch [kafka: {DEFAULTS.max_epoch}, tla: {TLA.max_epoch}]."),
+    click.option("--max-crashes", type=click.IntRange(min=0), default=None,
+                  help=f"Broker crashes over the whole run (kafka) [{DEFAULTS.max_crashes}]."),
+    click.option("--min-isr", type=click.IntRange(min=1), default=None,
+                  help=f"min.insync.replicas, acks=all (kafka) [{DEFAULTS.min_isr}]."),
+    click.option("--unclean/--clean", default=None,
+                  help="unclean.leader.election.enable (kafka) [clean]."),
+    click.option("--log-size", type=click.IntRange(min=0), default=None,
+                  help=f"LogSize: slots per log (tla) [{TLA.log_size}]."),
+    click.option("--invariant", "names", multiple=True, metavar="NAME",
+                  help="Check only this property (repeatable; default all). See 'hwcheck list'."),
+)
+"""The model and property flags that ``explore`` and ``graph`` share."""
+
+
+def bounds(replicas=None, truncation=None, max_records=None, max_epoch=None,
+            max_crashes=None, min_isr=None, unclean=None, log_size=None) -> dict:
+    """The model options as ``compose.make_config`` takes them (None: the model's default)."""
+    return {"replicas": replicas, "truncation": truncation, "max_records": max_records,
+            "max_epoch": max_epoch, "max_crashes": max_crashes, "min_isr": min_isr,
+            "unclean_election": unclean, "log_size": log_size}
+
+
+def model_options(command):
+    """Decorate a click command with ``MODEL_FLAGS``."""
+    for option in reversed(MODEL_FLAGS):
+        command = option(command)
+    return command
 
 
 def _conf_pairs(ctx, param, values: tuple[str, ...]) -> tuple[tuple[str, str], ...]:

@@ -13,14 +13,16 @@ TRUNCATION_VARIANTS = ("hw", "kip101", "kip279", "kip320")
 ALIASES = {"epoch": "kip320"}
 """``epoch`` names the fenced protocol Kafka runs today (KIP-320)."""
 
-MAX_REPLICAS = 5
+MAX_REPLICAS = 7
+"""The kafka model's largest replication factor (exhaustive search is practical to 3 or 4;
+``hwcheck simulate`` reaches 7)."""
 
 
 @dataclass(frozen=True)
 class Config:
     """Bounds of one exploration.
 
-    - ``replicas``: replication factor N (replica ids 0..N-1), 1..5.
+    - ``replicas``: replication factor N (replica ids 0..N-1), 1..7.
     - ``max_records``: producer writes over the whole run (record ids 0..max_records-1).
     - ``max_epoch``: the largest leader epoch. Every controller decision (election or ISR
       shrink after a failure) takes the next epoch, starting at 0, so there are at most

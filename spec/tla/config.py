@@ -6,7 +6,6 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from spec.bounds import require_non_negative, require_replicas, resolve_variant
-from spec.kafka.config import MAX_REPLICAS
 
 TLA_VARIANTS = ("hw", "kip101", "kip279", "kip320-first-try", "kip320", "kip320-kip279")
 """Which module's Next relation: KafkaTruncateToHighWatermark, Kip101, Kip279,
@@ -14,6 +13,9 @@ Kip320FirstTry, Kip320, and Kip320 with its fenced truncation replaced by Kip279
 experiment Kip320's own comment describes)."""
 
 TLA_ALIASES = {"epoch": "kip320"}
+
+TLA_MAX_REPLICAS = 5
+"""The TLA+ port's largest ``Replicas`` set."""
 
 
 @dataclass(frozen=True)
@@ -31,7 +33,7 @@ class TlaConfig:
 
     def validate(self) -> TlaConfig:
         """The config with the alias resolved; raises ``ConfigError`` naming the option."""
-        require_replicas(self.replicas, MAX_REPLICAS)
+        require_replicas(self.replicas, TLA_MAX_REPLICAS)
         require_non_negative((("--log-size", self.log_size), ("--max-records", self.max_records),
                               ("--max-epoch", self.max_epoch)))
         truncation = resolve_variant(self.truncation, TLA_VARIANTS, TLA_ALIASES,

@@ -1,0 +1,213 @@
+"""``hwcheck simulate``'s driver: seeded random walks in chunks, on this process, on a pool of
+worker processes or as Spark jobs, then the first violating walk of each property shrunk.
+
+Walks are cut into chunks of ``CHUNK`` consecutive walk indices, the same chunks whatever runs
+them; chunk results are merged in walk order, so statistics, first violating walks and shrunk
+counterexamples are identical on 1 or N workers and on any number of Spark partitions. Under
+``time_limit`` the run ends after the last whole *wave* of chunks finished in time (each walk
+is still the same; only how many there are depends on the machine's speed).
+"""
+
+from __future__ import annotations
+
+import functools
+import multiprocessing
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from checker.properties import SOMETIMES
+from checker.result import (
+    EXIT_INCOMPLETE,
+    EXIT_OK,
+    EXIT_SPEC_ERROR,
+    EXIT_VACUOUS,
+    EXIT_VIOLATED,
+    CheckResult,
+    Stats,
+    Status,
+    peak_rss_mb,
+)
+from checker.shrink import BUDGET, Shrunk, shrink
+from checker.walks import Batch, WalkPlan, run_batch
+
+CHUNK = 20
+"""Walks per task (walks): small enough for an even spread, large enough to amortise a task."""
+
+
+@dataclass(frozen=True)
+class Tick:
+    """Progress: ``walks`` done (of ``total``, None under a time limit), ``steps``,
+    ``seconds`` since the start, ``violations`` (properties violated so far), ``note``."""
+
+    walks: int
+    total: int | None
+    steps: int
+    seconds: float
+    violations: int
+    note: str = ""
+
+
+@dataclass
+class Simulation:
+    """What a simulation found. ``batch``: the merged statistics of every finished walk;
+    ``checked``: the properties checked; ``shrunk``: per violated property, in the order of
+    ``checked`` (the model's catalog: loss and divergence first), the shrunk counterexample; ``status``: ``violated``, ``none found``,
+    ``vacuous`` (none found, a guard never reached), ``incomplete`` (Ctrl-C before any
+    violation) or ``error``; ``reason``: why, in words; ``seconds`` (wall time, shrinking
+    included), ``walk_seconds`` (wall time of the walks alone); ``engine``; ``interrupted``:
+    Ctrl-C ended it; ``peak_rss_mb``: this process's peak memory (MiB)."""
+
+    plan: WalkPlan
+    batch: Batch
+    checked: tuple[Any, ...]
+    shrunk: list[Shrunk] = field(default_factory=list)
+    status: str = "none found"
+    reason: str = ""
+    seconds: float = 0.0
+    walk_seconds: float = 0.0
+    engine: str = "local"
+    interrupted: bool = False
+    peak_rss_mb: float = 0.0
+
+    @property
+    def unreached(self) -> list[str]:
+        """Names of the "sometimes" guards no walk reached."""
+        return [p.name for p in self.checked
+                if p.kind == SOMETIMES and p.name not in self.batch.guards]
+
+    @property
+    def exit_code(self) -> int:
+        """12 violated, 0 none found, 13 a guard never reached, 3 Ctrl-C, 75 the spec raised."""
+        return {"violated": EXIT_VIOLATED, "none found": EXIT_OK, "vacuous": EXIT_VACUOUS,
+                "incomplete": EXIT_INCOMPLETE, "error": EXIT_SPEC_ERROR}[self.status]
+
+
+@functools.lru_cache(maxsize=4)
+def _built(recipe) -> tuple[Any, list]:
+    return recipe.build()
+
+
+def walk_chunk(recipe, plan: WalkPlan, start: int, count: int) -> Batch | str:
+    """Walks ``start .. start + count - 1`` of ``recipe``'s model (built once per process);
+    their ``Batch``, or the spec's exception as text (``Type: message``)."""
+    spec, props = _built(recipe)
+    try:
+        return run_batch(spec, props, plan, start, count)
+    except Exception as exc:  # noqa: BLE001 -- a bug in the model: an ERROR result
+        return f"{type(exc).__name__}: {exc}"
+
+
+Runner = Callable[[list[tuple[int, int]]], Iterator[Batch | str]]
+"""Runs a wave of ``(start, count)`` chunks; yields their results in chunk order."""
+
+
+def simulate(recipe, plan: WalkPlan, walks: int | None = None, time_limit: float | None = None,
+             workers: int = 1, on_progress: Callable[[Tick], None] | None = None,
+             spark: Any = None, budget: int = BUDGET) -> Simulation:
+    """Run ``walks`` walks (or as many as ``time_limit`` seconds allow; one of the two must be
+    given) of ``recipe``'s model and shrink each property's first violating walk.
+
+    ``workers`` > 1 runs chunks on that many forked processes; ``spark`` (a
+    ``checker.spark.session.SparkOptions``) runs them as Spark jobs instead. Raises
+    ``ValueError`` when neither ``walks`` nor ``time_limit`` is given; ``SparkUnavailable`` as
+    the Spark engine does. Ctrl-C ends the run with the walks finished so far.
+    """
+    if walks is None and time_limit is None:
+        raise ValueError("give walks or time_limit")
+    spec, props = _built(recipe)
+    began = time.perf_counter()
+    total = Batch()
+    result = Simulation(plan, total, tuple(props))
+    executor = None
+    if spark is not None:
+        from checker.spark import walks as spark_walks
+
+        runner, width, result.engine = spark_walks.runner(recipe, plan, spark)
+    elif workers > 1:
+        method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+        executor = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method))
+        width, result.engine = workers * 4, f"local ({workers} workers)"
+
+        def runner(chunks):
+            return executor.map(walk_chunk, *zip(*[(recipe, plan, s, c) for s, c in chunks]))
+    else:
+        width = 1
+
+        def runner(chunks):
+            return (walk_chunk(recipe, plan, s, c) for s, c in chunks)
+    try:
+        _waves(runner, width, walks, time_limit, began, result, on_progress)
+    except KeyboardInterrupt:
+        result.interrupted = True
+    finally:
+        if executor is not None:
+            executor.shutdown(wait=True, cancel_futures=True)
+    result.walk_seconds = time.perf_counter() - began
+    if result.status != "error":
+        # catalog order: NoCommittedLoss and NoDivergence before the ISR properties
+        found = [p.name for p in props if p.name in total.first]
+        byname = {p.name: p for p in props}
+        for index, name in enumerate(found):
+            if on_progress:
+                on_progress(Tick(total.walks, walks, total.steps, time.perf_counter() - began,
+                                 len(found), f"shrinking {name} ({index + 1}/{len(found)})"))
+            result.shrunk.append(shrink(spec, byname[name], total.first[name][1], budget))
+        result.status, result.reason = _verdict(result, walks)
+    result.seconds = time.perf_counter() - began
+    result.peak_rss_mb = peak_rss_mb()
+    return result
+
+
+def _waves(runner: Runner, width: int, walks, time_limit, began, result: Simulation,
+           on_progress) -> None:
+    """Run chunks wave by wave (``width`` chunks a wave), merging results in order."""
+    total, start = result.batch, 0
+    while walks is None or start < walks:
+        if time_limit is not None and time.perf_counter() - began >= time_limit:
+            return
+        chunks = []
+        while len(chunks) < width and (walks is None or start < walks):
+            count = CHUNK if walks is None else min(CHUNK, walks - start)
+            chunks.append((start, count))
+            start += count
+        for batch in runner(chunks):
+            if isinstance(batch, str):
+                result.status, result.reason = "error", f"the spec raised {batch}"
+                return
+            total.merge(batch)
+            if on_progress:
+                on_progress(Tick(total.walks, walks, total.steps, time.perf_counter() - began,
+                                 len(total.first)))
+
+
+def _verdict(result: Simulation, walks: int | None) -> tuple[str, str]:
+    done = result.batch.walks
+    cut = "; interrupted (Ctrl-C)" if result.interrupted else ""
+    if result.shrunk:
+        return "violated", f"{len(result.shrunk)} properties violated in {done:,} walks{cut}"
+    if result.interrupted:
+        return "incomplete", f"interrupted (Ctrl-C) after {done:,} walks"
+    if walks is not None and done < walks:
+        return "incomplete", f"the time limit ended the run after {done:,} of {walks:,} walks"
+    if result.unreached:
+        return "vacuous", (f"no violation in {done:,} walks, but no walk reached "
+                           + ", ".join(result.unreached))
+    return "none found", f"no violation in {done:,} walks (simulation proves nothing)"
+
+
+def as_check_result(result: Simulation) -> CheckResult:
+    """The simulation as a ``CheckResult`` (``sampled`` = walks run) for the gate's judgement
+    and reports: its shrunk counterexamples as violations, steps as states generated."""
+    status = {"violated": Status.VIOLATED, "none found": Status.OK, "vacuous": Status.VACUOUS,
+              "incomplete": Status.INCOMPLETE, "error": Status.ERROR}[result.status]
+    batch = result.batch
+    stats = Stats(distinct=batch.distinct, generated=batch.steps,
+                  depth=max(batch.lengths, default=0), seconds=result.seconds,
+                  actions={name: [taken, taken] for name, (_, taken) in batch.actions.items()},
+                  peak_rss_mb=result.peak_rss_mb, engine=f"simulate, {result.engine}")
+    return CheckResult(status, stats, result.checked, [s.violation for s in result.shrunk],
+                       result.unreached, result.reason, exhausted=False,
+                       sampled=max(batch.walks, 1))

@@ -1,0 +1,45 @@
+"""Random walks as Spark jobs (``hwcheck simulate --engine spark``).
+
+Walks are the one job that spreads perfectly: each wave of chunks (``checker.simulation``) is
+one Spark job of P tasks, every task running whole chunks of walks from the recipe it rebuilds
+the model from. What reaches the driver is statistics (counts per action, end and length, the
+guards reached, the sorted fingerprints of the states visited, to count distinct states) and,
+per violated property, the label texts of the first violating walk: never a state.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from checker.spark import session
+from checker.spark.engine import local_cores
+
+WAVE_PER_PARTITION = 4
+"""Chunks per partition in one Spark job (one wave)."""
+
+
+def runner(recipe: Any, plan: Any, options: Any):
+    """``(run_wave, chunks per wave, engine text)`` for ``checker.simulation.simulate``.
+
+    ``run_wave(chunks)`` runs a list of ``(start, count)`` chunks as one Spark job and returns
+    their results in chunk order. Raises ``SparkUnavailable`` when Spark cannot start, the
+    workers disagree with the driver or a job fails.
+    """
+    sc = session.context(options)
+    partitions = (options.partitions or local_cores(session.master_url(options))
+                  or sc.defaultParallelism)
+    session.check_workers(sc, recipe, partitions)
+
+    def run_wave(chunks: list[tuple[int, int]]):
+        from checker.simulation import walk_chunk
+
+        slices = min(partitions, len(chunks))
+        try:
+            return sc.parallelize(chunks, slices).map(
+                lambda chunk: walk_chunk(recipe, plan, chunk[0], chunk[1])).collect()
+        except Exception as exc:  # noqa: BLE001 -- Py4J/Python errors from the cluster
+            raise session.SparkUnavailable(
+                f"a Spark job of walks failed: {session.job_error(exc)}; "
+                f"see {session.session_folder() / 'spark.log'}") from None
+
+    return run_wave, partitions * WAVE_PER_PARTITION, f"spark ({partitions} partitions)"

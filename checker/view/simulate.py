@@ -1,0 +1,174 @@
+"""``hwcheck simulate``: seeded random walks beyond exhaustive reach (``checker.simulation``),
+with the shrunk counterexamples drawn and written as ``explore`` writes them.
+
+Bounds default larger than ``explore``'s (``SIMULATE_BOUNDS``): walks do not pay for every
+interleaving, so more records, epochs and crashes cost little. Exit codes are ``explore``'s:
+12 a violation, 0 none found (which proves nothing), 13 a vacuity guard never reached, 3 Ctrl-C
+before any violation, 2 a usage error, 5 Spark cannot run, 75 the spec raised.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from checker import gate, simulation
+from checker.result import EXIT_ENVIRONMENT, EXIT_SPEC_ERROR
+from checker.view import report
+from checker.view import simulate_output as output
+from checker.view.compose import Recipe
+from checker.view.run import (
+    ENGINE_OPTIONS,
+    bounds,
+    build,
+    choose,
+    default_workers,
+    model_options,
+)
+
+SIMULATE_BOUNDS = {
+    "kafka": {"max_records": 4, "max_epoch": 6, "max_crashes": 3},
+    "tla": {"log_size": 3, "max_records": 3, "max_epoch": 4},
+}
+"""Bounds ``simulate`` uses where the user gives none (per model; the rest are the model's)."""
+
+DEFAULT_WALKS = 50_000
+"""Walks when neither ``--walks`` nor ``--time-limit`` is given: about a minute for
+``--replicas 5`` on 2 cores (README, Benchmarks)."""
+
+WALK_ENGINE = tuple(ENGINE_OPTIONS[i] for i in (1, 2, 3, 4, 5))
+"""``--workers``, ``--engine``, ``--master``, ``--partitions``, ``--spark-conf``."""
+
+
+def walk_engine(command):
+    """Decorate a click command with ``WALK_ENGINE``."""
+    for option in reversed(WALK_ENGINE):
+        command = option(command)
+    return command
+
+
+def _weights(ctx, param, values: tuple[str, ...]) -> tuple[tuple[str, float], ...]:
+    pairs = []
+    for value in values:
+        name, sep, number = value.partition("=")
+        try:
+            weight = float(number)
+        except ValueError:
+            weight = -1.0
+        if not sep or not name.strip() or not weight >= 0:
+            raise click.BadParameter(f"{value!r} is not ACTION=WEIGHT with a weight of 0 or "
+                                     "more", ctx=ctx, param=param)
+        pairs.append((name.strip(), weight))
+    return tuple(pairs)
+
+
+@click.command(name="simulate")
+@model_options
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Walk i draws from a generator seeded by (SEED, i).")
+@click.option("--walks", type=click.IntRange(min=1), default=None,
+              help=f"Walks to run [{DEFAULT_WALKS:,} unless --time-limit is given].")
+@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None,
+              metavar="SECONDS", help="Stop starting walks after this many seconds.")
+@click.option("--depth", type=click.IntRange(min=1), default=50, show_default=True,
+              help="Most states on a walk (the initial state counts).")
+@click.option("--weight", "weights", multiple=True, metavar="ACTION=WEIGHT",
+              callback=_weights, help="Relative weight of an action's instances (default 1; "
+                                      "0 never takes it). Repeatable.")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON on stdout.")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Folder for summary.json and traces [reports/simulate-<model>-...].")
+@click.option("--no-progress", is_flag=True, help="No progress display on stderr.")
+@walk_engine
+def simulate_cmd(model, replicas, truncation, max_records, max_epoch, max_crashes, min_isr,
+                 unclean, log_size, names, seed, walks, time_limit, depth, weights, as_json,
+                 out, no_progress, **engine_flags) -> None:
+    """Run seeded random walks, check every property on each step, shrink what fails."""
+    given = bounds(replicas, truncation, max_records, max_epoch, max_crashes, min_isr, unclean,
+                   log_size)
+    for key, value in SIMULATE_BOUNDS[model].items():
+        if given[key] is None:
+            given[key] = value
+    cfg, spec, props = build(model, given)
+    choose(props, names)  # an unknown --invariant: usage error
+    known = set(spec.action_names())
+    for name, _ in weights:
+        if name not in known:
+            raise click.BadParameter(f"no action {name!r}; actions: {', '.join(sorted(known))}",
+                                     param_hint="'--weight'")
+    workers, spark = _engine(engine_flags)
+    if walks is None and time_limit is None:
+        walks = DEFAULT_WALKS
+    plan = simulation.WalkPlan(seed=seed, depth=depth, weights=weights)
+    recipe = Recipe(model, cfg, tuple(names))
+    with output.progress(not no_progress, time_limit if walks is None else None) as on_progress:
+        try:
+            result = simulation.simulate(recipe, plan, walks, time_limit, workers, on_progress,
+                                         spark)
+        except _spark_unavailable() as exc:
+            click.echo(f"Error: the Spark engine cannot run: {exc}", err=True)
+            sys.exit(EXIT_ENVIRONMENT)
+    if spark is not None:
+        from checker.spark import session
+
+        session.close()
+    folder = out or Path("reports") / ("simulate-" + report.run_id(spec, spec.config.truncation))
+    try:
+        summary = output.write(folder, spec, result, walks, time_limit)
+    except OSError as exc:
+        click.echo(f"Error: cannot write the reports to {folder}: {exc.strerror or exc}",
+                   err=True)
+        sys.exit(EXIT_ENVIRONMENT)
+    output.print_simulation(spec, result, summary, folder, as_json)
+    sys.exit(EXIT_SPEC_ERROR if result.status == "error" else result.exit_code)
+
+
+def _engine(flags: dict[str, Any]) -> tuple[int, Any]:
+    """``(workers, SparkOptions or None)`` from the engine flags; usage errors as click's."""
+    if flags["engine"] == "local":
+        for key in ("master", "partitions", "spark_conf"):
+            if flags[key]:
+                raise click.UsageError(f"--{key.replace('_', '-')} applies only to --engine "
+                                       "spark")
+        return flags["workers"] or default_workers(), None
+    if flags["workers"] is not None:
+        raise click.UsageError("--workers applies only to --engine local (Spark: --partitions)")
+    from checker.spark.session import SparkOptions
+
+    return 1, SparkOptions(master=flags["master"], partitions=flags["partitions"],
+                           conf=flags["spark_conf"])
+
+
+def _spark_unavailable() -> type[Exception]:
+    from checker.spark.session import SparkUnavailable
+
+    return SparkUnavailable
+
+
+
+
+def for_gate(check, given: dict[str, Any], engine) -> tuple[Any, Any]:
+    """Run a gate check of ``mode = "simulate"`` (``check.walks``: ``seed``, ``walks``,
+    ``depth``) on ``engine``'s workers or Spark; ``(spec, CheckResult)``. Bounds the check does
+    not give are ``SIMULATE_BOUNDS``'. Raises ``click.BadParameter`` for a bad bound or
+    property name; exits 5 when Spark cannot run."""
+    given = dict(given)
+    for key, value in SIMULATE_BOUNDS[check.model].items():
+        if given.get(key) is None:
+            given[key] = value
+    cfg, spec, props = build(check.model, given)
+    choose(props, check.invariants)
+    plan = simulation.WalkPlan(seed=check.walks.get("seed", 0),
+                               depth=check.walks.get("depth", 50))
+    recipe = Recipe(check.model, cfg, tuple(check.invariants))
+    spark = engine.spark if engine.name == "spark" else None
+    try:
+        result = simulation.simulate(recipe, plan, check.walks.get("walks", gate.GATE_WALKS),
+                                     check.time_limit, engine.workers, None, spark)
+    except _spark_unavailable() as exc:
+        click.echo(f"Error: the Spark engine cannot run: {exc}", err=True)
+        sys.exit(EXIT_ENVIRONMENT)
+    return spec, simulation.as_check_result(result)
