@@ -106,14 +106,18 @@ Runner = Callable[[list[tuple[int, int]]], Iterator[Batch | str]]
 
 def simulate(recipe, plan: WalkPlan, walks: int | None = None, time_limit: float | None = None,
              workers: int = 1, on_progress: Callable[[Tick], None] | None = None,
-             spark: Any = None, budget: int = BUDGET) -> Simulation:
+             spark: Any = None, budget: int = BUDGET,
+             until: Callable[[Batch], bool] | None = None) -> Simulation:
     """Run ``walks`` walks (or as many as ``time_limit`` seconds allow; one of the two must be
     given) of ``recipe``'s model and shrink each property's first violating walk.
 
     ``workers`` > 1 runs chunks on that many forked processes; ``spark`` (a
     ``checker.spark.session.SparkOptions``) runs them as Spark jobs instead. Raises
     ``ValueError`` when neither ``walks`` nor ``time_limit`` is given; ``SparkUnavailable`` as
-    the Spark engine does. Ctrl-C ends the run with the walks finished so far.
+    the Spark engine does. Ctrl-C ends the run with the walks finished so far. ``until``
+    (for benchmarks), given the merged statistics after each wave, ends the run when it says
+    True: the first violating walks stay the same, but how many walks ran then depends on
+    the wave width, so the statistics do not.
     """
     if walks is None and time_limit is None:
         raise ValueError("give walks or time_limit")
@@ -139,7 +143,7 @@ def simulate(recipe, plan: WalkPlan, walks: int | None = None, time_limit: float
         def runner(chunks):
             return (walk_chunk(recipe, plan, s, c) for s, c in chunks)
     try:
-        _waves(runner, width, walks, time_limit, began, result, on_progress)
+        _waves(runner, width, walks, time_limit, began, result, on_progress, until)
     except KeyboardInterrupt:
         result.interrupted = True
     finally:
@@ -162,11 +166,13 @@ def simulate(recipe, plan: WalkPlan, walks: int | None = None, time_limit: float
 
 
 def _waves(runner: Runner, width: int, walks, time_limit, began, result: Simulation,
-           on_progress) -> None:
+           on_progress, until=None) -> None:
     """Run chunks wave by wave (``width`` chunks a wave), merging results in order."""
     total, start = result.batch, 0
     while walks is None or start < walks:
         if time_limit is not None and time.perf_counter() - began >= time_limit:
+            return
+        if until is not None and start and until(total):
             return
         chunks = []
         while len(chunks) < width and (walks is None or start < walks):

@@ -210,3 +210,20 @@ def test_local_cores_from_master_url():
     assert engine.local_cores("local-cluster[2,1,1024]") == 2
     assert engine.local_cores("spark://host:7077") is None
     assert engine.local_cores(None) is None
+
+
+def test_simulation_on_spark_matches_local_workers(spark):
+    """hwcheck simulate --engine spark: the same walks, statistics and shrunk traces with 1
+    and 3 partitions as on 1 local worker."""
+    from test_simulate import BIG, comparable, recipe
+
+    from checker.simulation import simulate
+    from checker.walks import WalkPlan
+
+    run, plan = recipe(replicas=3, truncation="kip101", **BIG), WalkPlan(seed=5, depth=40)
+    local = comparable(simulate(run, plan, walks=130, workers=1))
+    for partitions in (1, 3):
+        on_spark = simulate(run, plan, walks=130,
+                            spark=SparkOptions(master="local[2]", partitions=partitions))
+        assert on_spark.engine == f"spark ({partitions} partitions)"
+        assert comparable(on_spark) == local
