@@ -8,7 +8,10 @@ where it is taken, replayed from the initial state) that still violates the *sam
 2. **loops**: a state visited twice means the steps between are a loop, and go;
 3. **deletion** (delta debugging, as QuickCheck and hypothesis shrink): delete blocks of
    steps, halving the block size down to single steps, keeping a deletion whenever the rest
-   still replays and still violates the property (where it violates earlier, it is cut there);
+   still replays and still violates the property (where it violates earlier, it is cut there).
+   Replay is loose here: a label no longer enabled is replaced by the enabled instance of the
+   same action that differs in one argument (an election deleted, a later
+   ``BecomeFollower(replica=0, epoch=6)`` becomes ``epoch=5``);
 4. **neighbourhood search**, when cheap: a breadth-first search from the initial state that
    takes only the action instances (labels) the shrunk trace uses, for a behaviour shorter
    than it, giving up after ``budget`` distinct states. What it finds is the shortest
@@ -28,7 +31,7 @@ from checker.properties import INVARIANT, Property, transition_checker
 from checker.result import Violation
 from checker.trace import replay
 
-BUDGET = 20_000
+BUDGET = 100_000
 """States the neighbourhood search may visit before it gives up (states)."""
 
 
@@ -69,6 +72,48 @@ def violates_at(spec, prop: Property, labels: Sequence[str]) -> int | None:
     return None
 
 
+def replay_loose(spec, prop: Property, labels: Sequence[str]) -> list[str] | None:
+    """Replay label texts as ``violates_at`` does, but where a label is not enabled take the
+    enabled instance of the same action that differs from it in exactly one argument (the
+    smallest label text): deleting an election shifts the epochs named by later labels, and
+    this keeps the rest of the behaviour. Returns the labels actually taken, up to the first
+    violation of ``prop``, or None when a step has no such instance or ``prop`` is never
+    violated."""
+    state = spec.init_states()[0]
+    if prop.kind == INVARIANT and not prop.predicate(state):
+        return []
+    taken: list[str] = []
+    for text in labels:
+        moves = spec.successors(state)
+        chosen = next(((label, after) for label, after in moves if label.text == text), None)
+        if chosen is None:
+            chosen = _nearest(moves, Label.parse(text))
+            if chosen is None:
+                return None
+        label, after = chosen
+        taken.append(label.text)
+        if prop.kind == INVARIANT:
+            bad = not prop.predicate(after)
+        else:
+            bad = not transition_checker(prop, state)(label, after)
+        if bad:
+            return taken
+        state = after
+    return None
+
+
+def _nearest(moves, wanted: Label):
+    """The move whose label has ``wanted``'s action and differs in exactly one argument."""
+    best = None
+    for label, after in moves:
+        if label.action != wanted.action or len(label.args) != len(wanted.args):
+            continue
+        differ = sum(1 for a, b in zip(label.args, wanted.args) if a != b)
+        if differ == 1 and (best is None or label.text < best[0].text):
+            best = (label, after)
+    return best
+
+
 def drop_loops(spec, labels: list[str]) -> list[str]:
     """The labels with every loop removed: each state keeps only its last visit."""
     state = spec.init_states()[0]
@@ -92,10 +137,9 @@ def delete_blocks(spec, prop: Property, labels: list[str]) -> list[str]:
     while True:
         start = len(labels) - size
         while start >= 0:
-            trial = labels[:start] + labels[start + size:]
-            states = violates_at(spec, prop, trial)
-            if states is not None:
-                labels = trial[:states - 1]
+            taken = replay_loose(spec, prop, labels[:start] + labels[start + size:])
+            if taken is not None:
+                labels = taken
                 start = min(start, len(labels)) - size
             else:
                 start -= 1

@@ -57,7 +57,7 @@ class Simulation:
     ``checked`` (the model's catalog: loss and divergence first), the shrunk counterexample; ``status``: ``violated``, ``none found``,
     ``vacuous`` (none found, a guard never reached), ``incomplete`` (Ctrl-C before any
     violation) or ``error``; ``reason``: why, in words; ``seconds`` (wall time, shrinking
-    included), ``walk_seconds`` (wall time of the walks alone); ``engine``; ``interrupted``:
+    included), ``walk_seconds`` (wall time of the walks alone, without Spark's start-up); ``engine``; ``interrupted``:
     Ctrl-C ended it; ``peak_rss_mb``: this process's peak memory (MiB)."""
 
     plan: WalkPlan
@@ -142,14 +142,15 @@ def simulate(recipe, plan: WalkPlan, walks: int | None = None, time_limit: float
 
         def runner(chunks):
             return (walk_chunk(recipe, plan, s, c) for s, c in chunks)
+    walking = time.perf_counter()  # after Spark's start-up, which walk_seconds leaves out
     try:
-        _waves(runner, width, walks, time_limit, began, result, on_progress, until)
+        _waves(runner, width, walks, time_limit, walking, result, on_progress, until)
     except KeyboardInterrupt:
         result.interrupted = True
     finally:
         if executor is not None:
             executor.shutdown(wait=True, cancel_futures=True)
-    result.walk_seconds = time.perf_counter() - began
+    result.walk_seconds = time.perf_counter() - walking
     if result.status != "error":
         # catalog order: NoCommittedLoss and NoDivergence before the ISR properties
         found = [p.name for p in props if p.name in total.first]

@@ -172,10 +172,8 @@ def stats_table(spec, result: Simulation, summary: dict[str, Any]) -> Table:
     table.add_row("walk ends", f"depth bound {ends['depth']:,}, all checked properties "
                                f"violated {ends['violation']:,}, deadlock {ends['deadlock']:,}")
     table.add_row("walk length", length_line(batch.lengths))
-    shrinking = result.seconds - result.walk_seconds
-    table.add_row("seconds", f"{result.seconds:.2f}" + (
-        f" ({result.walk_seconds:.2f} walking, {shrinking:.2f} shrinking)" if result.shrunk
-        else ""))
+    table.add_row("seconds", f"{result.seconds:.2f} ({result.walk_seconds:.2f} walking; the "
+                             "rest starting workers and shrinking)")
     table.add_row("engine", result.engine)
     table.add_row("peak memory", f"{result.peak_rss_mb:,.0f} MiB (this process)")
     return table
