@@ -14,7 +14,7 @@ from typing import Any
 from checker.spark import session
 from checker.spark.engine import local_cores
 
-WAVE_PER_PARTITION = 4
+WAVE_PER_PARTITION = 32
 """Chunks per partition in one Spark job (one wave)."""
 
 
