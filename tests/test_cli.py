@@ -50,7 +50,7 @@ def test_json_output_parses(tmp_path):
 
 @pytest.mark.parametrize("args, option", [
     (["--replicas", "0"], "--replicas"),
-    (["--replicas", "6"], "--replicas"),
+    (["--replicas", "8"], "--replicas"),
     (["--replicas", "2", "--max-epoch", "1", "--no-symmetry", "--min-isr", "3"], "--min-isr"),
     (["--truncation", "kip999"], "--truncation"),
     (["--max-records", "-1"], "--max-records"),
