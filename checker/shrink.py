@@ -53,32 +53,18 @@ def violates_at(spec, prop: Property, labels: Sequence[str]) -> int | None:
     """Replay label texts from the first initial state; the number of states up to the first
     violation of ``prop``, or None when a label is not enabled where it is taken or ``prop``
     is never violated."""
-    state = spec.init_states()[0]
-    if prop.kind == INVARIANT and not prop.predicate(state):
-        return 1
-    for count, text in enumerate(labels, 2):
-        for label, after in spec.successors(state):
-            if label.text == text:
-                break
-        else:
-            return None
-        if prop.kind == INVARIANT:
-            bad = not prop.predicate(after)
-        else:
-            bad = not transition_checker(prop, state)(label, after)
-        if bad:
-            return count
-        state = after
-    return None
+    taken = replay_to_violation(spec, prop, labels, loose=False)
+    return None if taken is None else len(taken) + 1
 
 
-def replay_loose(spec, prop: Property, labels: Sequence[str]) -> list[str] | None:
-    """Replay label texts as ``violates_at`` does, but where a label is not enabled take the
-    enabled instance of the same action that differs from it in exactly one argument (the
-    smallest label text): deleting an election shifts the epochs named by later labels, and
-    this keeps the rest of the behaviour. Returns the labels actually taken, up to the first
-    violation of ``prop``, or None when a step has no such instance or ``prop`` is never
-    violated."""
+def replay_to_violation(spec, prop: Property, labels: Sequence[str],
+                        loose: bool = True) -> list[str] | None:
+    """Replay label texts as ``violates_at`` does, but (``loose``) where a label is not
+    enabled take the enabled instance of the same action that differs from it in exactly one
+    argument (the smallest label text): deleting an election shifts the epochs named by later
+    labels, and this keeps the rest of the behaviour. Returns the labels actually taken, up
+    to the first violation of ``prop``, or None when a step has no such instance or ``prop``
+    is never violated."""
     state = spec.init_states()[0]
     if prop.kind == INVARIANT and not prop.predicate(state):
         return []
@@ -86,20 +72,23 @@ def replay_loose(spec, prop: Property, labels: Sequence[str]) -> list[str] | Non
     for text in labels:
         moves = spec.successors(state)
         chosen = next(((label, after) for label, after in moves if label.text == text), None)
-        if chosen is None:
+        if chosen is None and loose:
             chosen = _nearest(moves, Label.parse(text))
-            if chosen is None:
-                return None
+        if chosen is None:
+            return None
         label, after = chosen
         taken.append(label.text)
-        if prop.kind == INVARIANT:
-            bad = not prop.predicate(after)
-        else:
-            bad = not transition_checker(prop, state)(label, after)
-        if bad:
+        if _violates(prop, state, label, after):
             return taken
         state = after
     return None
+
+
+def _violates(prop: Property, state, label, after) -> bool:
+    """The step ``state --label--> after`` violates ``prop`` (an invariant: at ``after``)."""
+    if prop.kind == INVARIANT:
+        return not prop.predicate(after)
+    return not transition_checker(prop, state)(label, after)
 
 
 def _nearest(moves, wanted: Label):
@@ -137,7 +126,7 @@ def delete_blocks(spec, prop: Property, labels: list[str]) -> list[str]:
     while True:
         start = len(labels) - size
         while start >= 0:
-            taken = replay_loose(spec, prop, labels[:start] + labels[start + size:])
+            taken = replay_to_violation(spec, prop, labels[:start] + labels[start + size:])
             if taken is not None:
                 labels = taken
                 start = min(start, len(labels)) - size
@@ -159,21 +148,21 @@ def neighbourhood(spec, prop: Property, labels: list[str],
     for _ in range(len(labels) - 1):
         nxt = []
         for state in frontier:
-            check = transition_checker(prop, state) if prop.kind != INVARIANT else None
             here = fingerprint(state)
             for label, after in spec.successors(state):
                 if label.text not in alphabet:
                     continue
                 fp = fingerprint(after)
-                bad = not check(label, after) if check else not prop.predicate(after)
-                if fp in parents and not bad:
-                    continue
-                if bad:
+                if fp in parents and prop.kind == INVARIANT:
+                    continue  # checked when first seen
+                if _violates(prop, state, label, after):
                     path = [label.text]
                     while parents[here] is not None:
                         here, text = parents[here]
                         path.append(text)
                     return path[::-1]
+                if fp in parents:
+                    continue
                 parents[fp] = (here, label.text)
                 nxt.append(after)
                 if len(parents) > budget:
@@ -193,9 +182,9 @@ def shrink(spec, prop: Property, labels: Sequence[str], budget: int = BUDGET) ->
         raise ValueError(f"the walk does not violate {prop.name} when replayed")
     current = list(labels[:cut - 1])
     walk = len(current) + 1
-    looped = drop_loops(spec, current)
-    if violates_at(spec, prop, looped) is not None:
-        current = looped[:violates_at(spec, prop, looped) - 1]
+    # a loop removed before a transition property's violating step can take that step away
+    looped = replay_to_violation(spec, prop, drop_loops(spec, current), loose=False)
+    current = current if looped is None else looped
     loops = len(current) + 1
     current = delete_blocks(spec, prop, current)
     deletion = len(current) + 1
