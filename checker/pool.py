@@ -53,6 +53,13 @@ def explore(recipe: Any, workers: int, limits: Limits | None = None,
     return result
 
 
+def executor(workers: int) -> ProcessPoolExecutor:
+    """A pool of ``workers`` processes, forked where the platform can (the workers start at
+    once, with the code loaded), else spawned."""
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method))
+
+
 class PoolSearch(PartitionedSearch):
     """A partitioned search whose large levels run on a ``ProcessPoolExecutor``."""
 
@@ -67,10 +74,7 @@ class PoolSearch(PartitionedSearch):
         if size < self.min_frontier:
             return "driver", run_in_driver(job)
         if self.executor is None:
-            # fork where there is one: the workers start at once, with the code loaded
-            method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-            self.executor = ProcessPoolExecutor(
-                self.workers, mp_context=multiprocessing.get_context(method))
+            self.executor = executor(self.workers)
         parts = range(self.partitions)
         total = Tally()
         for tally in self.executor.map(expand_to_files, [job] * len(parts), parts):

@@ -11,30 +11,23 @@ is still the same; only how many there are depends on the machine's speed).
 from __future__ import annotations
 
 import functools
-import multiprocessing
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from checker import pool
 from checker.properties import SOMETIMES
-from checker.result import (
-    EXIT_INCOMPLETE,
-    EXIT_OK,
-    EXIT_SPEC_ERROR,
-    EXIT_VACUOUS,
-    EXIT_VIOLATED,
-    CheckResult,
-    Stats,
-    Status,
-    peak_rss_mb,
-)
+from checker.result import EXIT_CODES, CheckResult, Stats, Status, peak_rss_mb
 from checker.shrink import BUDGET, Shrunk, shrink
 from checker.walks import Batch, WalkPlan, run_batch
 
 CHUNK = 20
 """Walks per task (walks): small enough for an even spread, large enough to amortise a task."""
+
+STATUS = {"violated": Status.VIOLATED, "none found": Status.OK, "vacuous": Status.VACUOUS,
+          "incomplete": Status.INCOMPLETE, "error": Status.ERROR}
+"""A simulation's status in words, and the search ``Status`` it stands for."""
 
 
 @dataclass(frozen=True)
@@ -80,9 +73,9 @@ class Simulation:
 
     @property
     def exit_code(self) -> int:
-        """12 violated, 0 none found, 13 a guard never reached, 3 Ctrl-C, 75 the spec raised."""
-        return {"violated": EXIT_VIOLATED, "none found": EXIT_OK, "vacuous": EXIT_VACUOUS,
-                "incomplete": EXIT_INCOMPLETE, "error": EXIT_SPEC_ERROR}[self.status]
+        """12 violated, 0 none found, 13 a guard never reached, 3 Ctrl-C, 75 the spec raised
+        (``explore``'s codes for the same ``Status``)."""
+        return EXIT_CODES[STATUS[self.status]]
 
 
 @functools.lru_cache(maxsize=4)
@@ -131,8 +124,7 @@ def simulate(recipe, plan: WalkPlan, walks: int | None = None, time_limit: float
 
         runner, width, result.engine = spark_walks.runner(recipe, plan, spark)
     elif workers > 1:
-        method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-        executor = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method))
+        executor = pool.executor(workers)
         width, result.engine = workers * 4, f"local ({workers} workers)"
 
         def runner(chunks):
@@ -208,8 +200,7 @@ def _verdict(result: Simulation, walks: int | None) -> tuple[str, str]:
 def as_check_result(result: Simulation) -> CheckResult:
     """The simulation as a ``CheckResult`` (``sampled`` = walks run) for the gate's judgement
     and reports: its shrunk counterexamples as violations, steps as states generated."""
-    status = {"violated": Status.VIOLATED, "none found": Status.OK, "vacuous": Status.VACUOUS,
-              "incomplete": Status.INCOMPLETE, "error": Status.ERROR}[result.status]
+    status = STATUS[result.status]
     batch = result.batch
     stats = Stats(distinct=batch.distinct, generated=batch.steps,
                   depth=max(batch.lengths, default=0), seconds=result.seconds,

@@ -82,16 +82,11 @@ def run_walk(spec, props: Sequence[Any], plan: WalkPlan, index: int,
     labels: list[str] = []
     violated = {p.name: 1 for p in invariants if not p.predicate(state)}
     checked = len(invariants) + len(transitions)
-    end = DEPTH
-    while len(fps) < plan.depth:
-        if checked and len(violated) == checked:
-            end = VIOLATION
-            break
+    while len(fps) < plan.depth and not (checked and len(violated) == checked):
         moves = spec.successors(state)
         chances = [weights.get(label.action, 1.0) for label, _ in moves] if weights else None
         if not moves or (chances is not None and not any(chances)):
-            end = DEADLOCK
-            break
+            return Walk(index, labels, DEADLOCK, violated, fps)
         if chances is None:
             label, after = moves[rng.randrange(len(moves))]
         else:
@@ -111,24 +106,20 @@ def run_walk(spec, props: Sequence[Any], plan: WalkPlan, index: int,
         state = after
         labels.append(label.text)
         fps.append(fingerprint(state))
-    else:
-        if checked and len(violated) == checked:
-            end = VIOLATION
+    end = VIOLATION if checked and len(violated) == checked else DEPTH
     return Walk(index, labels, end, violated, fps)
 
 
 @dataclass
 class Batch:
-    """The statistics of walks ``start .. start + count - 1`` (or of several merged batches,
-    in walk order): ``walks``, ``steps`` (transitions taken), ``ends`` (walks per end),
+    """The statistics of a run of consecutive walks (or of several merged batches, in walk
+    order): ``walks``, ``steps`` (transitions taken), ``ends`` (walks per end),
     ``lengths`` (walks per length in states), ``actions`` (per action name ``[enabled,
     taken]``: how often an instance was enabled at a step, how often one was taken), ``guards``
     (names of "sometimes" guards reached), ``first`` (per violated property, the first
-    violating walk: ``(index, labels to its first violation)``), ``violating`` (per property, walks that violated it),
-    ``fps`` (sorted unique ``uint64`` fingerprints of every visited state) and ``seconds``
-    (time spent walking, summed over processes)."""
+    violating walk: ``(index, labels to its first violation)``), ``violating`` (per
+    property, walks that violated it) and ``fps`` (sorted unique ``uint64`` fingerprints of every visited state)."""
 
-    start: int = 0
     walks: int = 0
     steps: int = 0
     ends: dict[str, int] = field(default_factory=lambda: dict.fromkeys(ENDS, 0))
@@ -138,7 +129,6 @@ class Batch:
     first: dict[str, tuple[int, list[str]]] = field(default_factory=dict)
     violating: dict[str, int] = field(default_factory=dict)
     fps: Any = field(default_factory=lambda: np.empty(0, dtype=np.uint64))
-    seconds: float = 0.0
     _parts: list = field(default_factory=list, repr=False)
 
     def take(self, moves, label) -> None:
@@ -182,7 +172,6 @@ class Batch:
         self._parts.append(other.fps)
         if len(self._parts) >= 64:
             self._compact()
-        self.seconds += other.seconds
 
     def _compact(self) -> None:
         if self._parts:
@@ -199,10 +188,7 @@ class Batch:
 def run_batch(spec, props: Sequence[Any], plan: WalkPlan, start: int, count: int) -> Batch:
     """Walks ``start .. start + count - 1`` of ``plan``; their ``Batch``. Raises whatever the
     spec raises."""
-    import time
-
-    began = time.perf_counter()
-    batch = Batch(start=start)
+    batch = Batch()
     for name in spec.action_names():
         batch.actions[name] = [0, 0]
     seen: list[int] = []
@@ -211,5 +197,4 @@ def run_batch(spec, props: Sequence[Any], plan: WalkPlan, start: int, count: int
         batch.add(walk)
         seen.extend(walk.fps)
     batch.fps = np.unique(np.array(seen, dtype=np.uint64))
-    batch.seconds = time.perf_counter() - began
     return batch
