@@ -75,14 +75,14 @@ class Check:
     line: int = 0
     symmetry: bool | None = None
     mode: str = "explore"
-    walks: dict[str, int] = field(default_factory=dict)
+    plan: dict[str, int] = field(default_factory=dict)
     """For ``mode = "simulate"``: ``seed``, ``walks`` and ``depth`` as given."""
 
     @property
     def expectation(self) -> str:
         """``holds`` or ``violates A, B`` (with ``, in N walks`` for a simulation)."""
         said = "holds" if self.violates is None else "violates " + ", ".join(sorted(self.violates))
-        return said + (f", in {self.walks.get('walks', GATE_WALKS):,} walks" if self.mode == "simulate"
+        return said + (f", in {self.plan.get('walks', GATE_WALKS):,} walks" if self.mode == "simulate"
                        else "")
 
 

@@ -74,11 +74,19 @@ def bounds(replicas=None, truncation=None, max_records=None, max_epoch=None,
             "unclean_election": unclean, "log_size": log_size}
 
 
-def model_options(command):
-    """Decorate a click command with ``MODEL_FLAGS``."""
-    for option in reversed(MODEL_FLAGS):
-        command = option(command)
-    return command
+def with_options(options):
+    """A decorator adding the click ``options`` (in order) to a command."""
+
+    def decorate(command):
+        for option in reversed(options):
+            command = option(command)
+        return command
+
+    return decorate
+
+
+model_options = with_options(MODEL_FLAGS)
+"""Decorate a click command with ``MODEL_FLAGS``."""
 
 
 def _conf_pairs(ctx, param, values: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
@@ -91,10 +99,12 @@ def _conf_pairs(ctx, param, values: tuple[str, ...]) -> tuple[tuple[str, str], .
     return tuple(pairs)
 
 
-ENGINE_OPTIONS = (
-    click.option("--symmetry/--no-symmetry", default=None,
-                 help="Explore one state per orbit of replica renamings (exact; traces stay "
-                      "concrete) [kafka: on, tla: off, so counts are TLC's]."),
+SYMMETRY_OPTION = click.option(
+    "--symmetry/--no-symmetry", default=None,
+    help="Explore one state per orbit of replica renamings (exact; traces stay concrete) "
+         "[kafka: on, tla: off, so counts are TLC's].")
+
+JOB_OPTIONS = (
     click.option("--workers", type=click.IntRange(min=1), default=None, metavar="N",
                  help="Processes for the local engine; same answers as 1 [every core: "
                       f"{os.cpu_count() or 1}]."),
@@ -108,6 +118,12 @@ ENGINE_OPTIONS = (
                  help="Fingerprint partitions P (spark engine) [the cores Spark has]."),
     click.option("--spark-conf", "spark_conf", multiple=True, metavar="KEY=VALUE",
                  callback=_conf_pairs, help="A Spark setting (repeatable)."),
+)
+"""Where the work runs: local workers or Spark (``explore``, ``simulate``)."""
+
+ENGINE_OPTIONS = (
+    SYMMETRY_OPTION,
+    *JOB_OPTIONS,
     click.option("--spark-min-frontier", type=click.IntRange(min=0), default=20_000,
                  show_default=True, metavar="STATES",
                  help="Levels with a smaller frontier run in the driver (0: all on Spark)."),
@@ -118,23 +134,22 @@ ENGINE_OPTIONS = (
 )
 
 
-def engine_options(command):
-    """Decorate a click command with the engine flags (they arrive as keyword arguments;
-    turn them into an ``Engine`` with ``engine_from``)."""
-    for option in reversed(ENGINE_OPTIONS):
-        command = option(command)
-    return command
+engine_options = with_options(ENGINE_OPTIONS)
+"""Decorate a click command with the engine flags (they arrive as keyword arguments; turn
+them into an ``Engine`` with ``engine_from``)."""
 
 
 def engine_from(kwargs: dict[str, Any]) -> Engine:
-    """Pop the engine flags out of a command's ``kwargs``; return the ``Engine``.
+    """Pop the engine flags out of a command's ``kwargs`` (``ENGINE_OPTIONS``, or only
+    ``JOB_OPTIONS``: the others take their defaults); return the ``Engine``.
 
     Raises ``click.UsageError`` when a Spark flag is given with ``--engine local``.
     """
     name = kwargs.pop("engine")
-    symmetry, workers = kwargs.pop("symmetry"), kwargs.pop("workers")
-    flags = {key: kwargs.pop(key) for key in ("master", "partitions", "spark_conf",
-                                              "spark_min_frontier", "work_dir", "spark_ui")}
+    symmetry, workers = kwargs.pop("symmetry", None), kwargs.pop("workers")
+    defaults = {"master": None, "partitions": None, "spark_conf": (),
+                "spark_min_frontier": 20_000, "work_dir": None, "spark_ui": False}
+    flags = {key: kwargs.pop(key, default) for key, default in defaults.items()}
     if name == "local":
         given = [key for key in ("master", "partitions", "work_dir") if flags[key]]
         given += ["spark_conf"] if flags["spark_conf"] else []

@@ -16,17 +16,18 @@ from typing import Any
 import click
 
 from checker import gate, simulation
-from checker.result import EXIT_ENVIRONMENT, EXIT_SPEC_ERROR
+from checker.result import EXIT_ENVIRONMENT
 from checker.view import report
 from checker.view import simulate_output as output
 from checker.view.compose import Recipe
 from checker.view.run import (
-    ENGINE_OPTIONS,
+    JOB_OPTIONS,
     bounds,
     build,
     choose,
-    default_workers,
+    engine_from,
     model_options,
+    with_options,
 )
 
 SIMULATE_BOUNDS = {
@@ -38,17 +39,6 @@ SIMULATE_BOUNDS = {
 DEFAULT_WALKS = 50_000
 """Walks when neither ``--walks`` nor ``--time-limit`` is given: about a minute for
 ``--replicas 5`` on 2 cores (README, Benchmarks)."""
-
-WALK_ENGINE = tuple(ENGINE_OPTIONS[i] for i in (1, 2, 3, 4, 5))
-"""``--workers``, ``--engine``, ``--master``, ``--partitions``, ``--spark-conf``."""
-
-
-def walk_engine(command):
-    """Decorate a click command with ``WALK_ENGINE``."""
-    for option in reversed(WALK_ENGINE):
-        command = option(command)
-    return command
-
 
 def _weights(ctx, param, values: tuple[str, ...]) -> tuple[tuple[str, float], ...]:
     pairs = []
@@ -82,36 +72,27 @@ def _weights(ctx, param, values: tuple[str, ...]) -> tuple[tuple[str, float], ..
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Folder for summary.json and traces [reports/simulate-<model>-...].")
 @click.option("--no-progress", is_flag=True, help="No progress display on stderr.")
-@walk_engine
+@with_options(JOB_OPTIONS)
 def simulate_cmd(model, replicas, truncation, max_records, max_epoch, max_crashes, min_isr,
                  unclean, log_size, names, seed, walks, time_limit, depth, weights, as_json,
                  out, no_progress, **engine_flags) -> None:
     """Run seeded random walks, check every property on each step, shrink what fails."""
     given = bounds(replicas, truncation, max_records, max_epoch, max_crashes, min_isr, unclean,
                    log_size)
-    for key, value in SIMULATE_BOUNDS[model].items():
-        if given[key] is None:
-            given[key] = value
-    cfg, spec, props = build(model, given)
-    choose(props, names)  # an unknown --invariant: usage error
+    cfg, spec = _build(model, given, names)
     known = set(spec.action_names())
     for name, _ in weights:
         if name not in known:
             raise click.BadParameter(f"no action {name!r}; actions: {', '.join(sorted(known))}",
                                      param_hint="'--weight'")
-    workers, spark = _engine(engine_flags)
+    engine = engine_from(engine_flags)
     if walks is None and time_limit is None:
         walks = DEFAULT_WALKS
     plan = simulation.WalkPlan(seed=seed, depth=depth, weights=weights)
-    recipe = Recipe(model, cfg, tuple(names))
     with output.progress(not no_progress, time_limit if walks is None else None) as on_progress:
-        try:
-            result = simulation.simulate(recipe, plan, walks, time_limit, workers, on_progress,
-                                         spark)
-        except _spark_unavailable() as exc:
-            click.echo(f"Error: the Spark engine cannot run: {exc}", err=True)
-            sys.exit(EXIT_ENVIRONMENT)
-    if spark is not None:
+        result = _simulate(Recipe(model, cfg, tuple(names)), plan, walks, time_limit, engine,
+                           on_progress)
+    if engine.spark is not None:
         from checker.spark import session
 
         session.close()
@@ -123,52 +104,38 @@ def simulate_cmd(model, replicas, truncation, max_records, max_epoch, max_crashe
                    err=True)
         sys.exit(EXIT_ENVIRONMENT)
     output.print_simulation(spec, result, summary, folder, as_json)
-    sys.exit(EXIT_SPEC_ERROR if result.status == "error" else result.exit_code)
+    sys.exit(result.exit_code)
 
 
-def _engine(flags: dict[str, Any]) -> tuple[int, Any]:
-    """``(workers, SparkOptions or None)`` from the engine flags; usage errors as click's."""
-    if flags["engine"] == "local":
-        for key in ("master", "partitions", "spark_conf"):
-            if flags[key]:
-                raise click.UsageError(f"--{key.replace('_', '-')} applies only to --engine "
-                                       "spark")
-        return flags["workers"] or default_workers(), None
-    if flags["workers"] is not None:
-        raise click.UsageError("--workers applies only to --engine local (Spark: --partitions)")
-    from checker.spark.session import SparkOptions
-
-    return 1, SparkOptions(master=flags["master"], partitions=flags["partitions"],
-                           conf=flags["spark_conf"])
+def _build(model: str, given: dict[str, Any], names) -> tuple[Any, Any]:
+    """``(config, spec)`` as ``run.build`` makes them, with ``SIMULATE_BOUNDS`` where
+    ``given`` has None; an unknown property name is a usage error too."""
+    given = {**SIMULATE_BOUNDS[model], **{k: v for k, v in given.items() if v is not None}}
+    cfg, spec, props = build(model, given)
+    choose(props, names)
+    return cfg, spec
 
 
-def _spark_unavailable() -> type[Exception]:
+def _simulate(recipe, plan, walks, time_limit, engine, on_progress=None):
+    """``simulation.simulate`` on ``engine``'s workers or Spark; exit 5 when Spark cannot
+    run."""
     from checker.spark.session import SparkUnavailable
 
-    return SparkUnavailable
-
-
+    try:
+        return simulation.simulate(recipe, plan, walks, time_limit, engine.workers,
+                                   on_progress, engine.spark)
+    except SparkUnavailable as exc:
+        click.echo(f"Error: the Spark engine cannot run: {exc}", err=True)
+        sys.exit(EXIT_ENVIRONMENT)
 
 
 def for_gate(check, given: dict[str, Any], engine) -> tuple[Any, Any]:
-    """Run a gate check of ``mode = "simulate"`` (``check.walks``: ``seed``, ``walks``,
+    """Run a gate check of ``mode = "simulate"`` (``check.plan``: ``seed``, ``walks``,
     ``depth``) on ``engine``'s workers or Spark; ``(spec, CheckResult)``. Bounds the check does
     not give are ``SIMULATE_BOUNDS``'. Raises ``click.BadParameter`` for a bad bound or
     property name; exits 5 when Spark cannot run."""
-    given = dict(given)
-    for key, value in SIMULATE_BOUNDS[check.model].items():
-        if given.get(key) is None:
-            given[key] = value
-    cfg, spec, props = build(check.model, given)
-    choose(props, check.invariants)
-    plan = simulation.WalkPlan(seed=check.walks.get("seed", 0),
-                               depth=check.walks.get("depth", 50))
-    recipe = Recipe(check.model, cfg, tuple(check.invariants))
-    spark = engine.spark if engine.name == "spark" else None
-    try:
-        result = simulation.simulate(recipe, plan, check.walks.get("walks", gate.GATE_WALKS),
-                                     check.time_limit, engine.workers, None, spark)
-    except _spark_unavailable() as exc:
-        click.echo(f"Error: the Spark engine cannot run: {exc}", err=True)
-        sys.exit(EXIT_ENVIRONMENT)
+    cfg, spec = _build(check.model, given, check.invariants)
+    plan = simulation.WalkPlan(seed=check.plan.get("seed", 0), depth=check.plan.get("depth", 50))
+    result = _simulate(Recipe(check.model, cfg, tuple(check.invariants)), plan,
+                       check.plan.get("walks", gate.GATE_WALKS), check.time_limit, engine)
     return spec, simulation.as_check_result(result)
