@@ -19,7 +19,7 @@ from rich.table import Table
 from rich.text import Text
 
 from checker import __version__
-from checker.simulation import Simulation, Tick
+from checker.simulation import Simulation, Tick, as_check_result
 from checker.view import html, report, terminal
 
 SUMMARY_FORMAT = "hwcheck-simulation"
@@ -67,12 +67,12 @@ def _found_by(result: Simulation, name: str, shrunk) -> dict[str, Any]:
 def summary_document(spec, result: Simulation, walks: int | None, time_limit: float | None,
                      traces: dict[str, str]) -> dict[str, Any]:
     """The JSON summary of a simulation (``traces``: property name -> its trace file)."""
-    batch = result.batch
+    batch, judged = result.batch, as_check_result(result)
     shrunk = {s.violation.prop.name: s for s in result.shrunk}
     properties = {}
     for prop in result.checked:
         entry: dict[str, Any] = {"kind": prop.kind, "description": prop.description,
-                                 "verdict": verdict(result, prop)}
+                                 "verdict": judged.verdict(prop)}
         if prop.name in shrunk:
             entry.update(walks_violating=batch.violating[prop.name],
                          length=shrunk[prop.name].violation.length, trace=traces.get(prop.name),
@@ -97,13 +97,6 @@ def summary_document(spec, result: Simulation, walks: int | None, time_limit: fl
                   "engine": result.engine, "peak_rss_mb": round(result.peak_rss_mb, 1)},
         "properties": properties,
     }
-
-
-def verdict(result: Simulation, prop) -> str:
-    """``violated``, ``not found`` (no walk violated it), ``reached`` or ``not reached``."""
-    if prop.kind == "sometimes":
-        return "reached" if prop.name in result.batch.guards else "not reached"
-    return "violated" if prop.name in result.batch.first else "not found"
 
 
 def write(folder: Path, spec, result: Simulation, walks, time_limit) -> dict[str, Any]:
@@ -202,8 +195,9 @@ def property_table(result: Simulation) -> Table:
     table = Table(title="Properties", title_justify="left")
     for column in ("property", "kind", "verdict", "walks", "first walk", "description"):
         table.add_column(column)
+    judged = as_check_result(result)
     for prop in result.checked:
-        said = verdict(result, prop)
+        said = judged.verdict(prop)
         text = {"violated": Text(f"✗ violated ({shrunk[prop.name].violation.length} states)"
                                  if prop.name in shrunk else "✗ violated", style="red"),
                 "not found": Text("– no violation found", style="green"),
