@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import multiprocessing
 import resource
+import signal
 import tempfile
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
@@ -53,11 +54,18 @@ def explore(recipe: Any, workers: int, limits: Limits | None = None,
     return result
 
 
-def executor(workers: int) -> ProcessPoolExecutor:
+def executor(workers: int, quiet_interrupt: bool = False) -> ProcessPoolExecutor:
     """A pool of ``workers`` processes, forked where the platform can (the workers start at
-    once, with the code loaded), else spawned."""
+    once, with the code loaded), else spawned.
+
+    ``quiet_interrupt``: the workers ignore Ctrl-C (SIGINT reaches the whole process group),
+    so an idle worker prints no traceback and the parent alone stops the run; for pools
+    whose tasks are short (``simulate``'s chunks), since running tasks then finish first.
+    """
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method))
+    start = (signal.signal, (signal.SIGINT, signal.SIG_IGN)) if quiet_interrupt else (None, ())
+    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method),
+                               initializer=start[0], initargs=start[1])
 
 
 class PoolSearch(PartitionedSearch):

@@ -124,7 +124,7 @@ def simulate(recipe, plan: WalkPlan, walks: int | None = None, time_limit: float
 
         runner, width, result.engine = spark_walks.runner(recipe, plan, spark)
     elif workers > 1:
-        executor = pool.executor(workers)
+        executor = pool.executor(workers, quiet_interrupt=True)
         width, result.engine = workers * 4, f"local ({workers} workers)"
 
         def runner(chunks):
