@@ -160,7 +160,8 @@ def test_cli_writes_a_shrunk_trace_that_replay_accepts(tmp_path):
     assert entry["verdict"] == "violated" and entry["length"] == 11
     trace = out / "NoCommittedLoss" / "trace.json"
     assert json.loads(trace.read_text())["found_by"]["seed"] == 0
-    assert (out / "NoCommittedLoss" / "trace.html").exists()
+    page = (out / "NoCommittedLoss" / "trace.html").read_text()
+    assert "found by hwcheck simulate: walk" in page and "of seed 0" in page
     replayed = invoke("replay", str(trace))
     assert replayed.exit_code == 0, replayed.output
 

@@ -121,13 +121,17 @@ def render(document: dict[str, Any]) -> str:
                 for i, step in enumerate(steps)]
     title = f"{prop['name']} violated ({document['length']} states)"
     explanation = document.get("explanation") or ""
+    found = document.get("found_by")
+    origin = (f'<br>found by hwcheck simulate: walk {found["walk"]:,} of seed {found["seed"]}, '
+              f'shrunk from {found["lengths"]["walk"]} to {document["length"]} states'
+              if found else "")
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         f"<title>{e(title)}</title><style>{STYLE}</style></head><body>"
         f"<h1>{e(title)}</h1>"
         f'<p class="meta">{e(prop["description"])}<br>model {e(document["model"])}, '
         f'{e(str(document["variant"]))}; {e(config)}; hwcheck '
-        f'{e(document["hwcheck_version"])}</p>'
+        f'{e(document["hwcheck_version"])}{origin}</p>'
         + (f'<p class="why" id="why">{e(explanation)}</p>' if explanation else "")
         + ('<ol class="story" id="story">' + "".join(f"<li>{e(line)}</li>" for line in
                                                     document.get("story", [])) + "</ol>"
