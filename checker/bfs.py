@@ -26,6 +26,7 @@ from collections.abc import Callable, Sequence
 from checker.fingerprint import fingerprint
 from checker.limits import (
     DEPTH_REACHED,
+    INTERRUPTED,
     NO_LIMITS,
     LimitReached,
     Limits,
@@ -73,7 +74,7 @@ def run_search(run: Search, passthrough: tuple[type[BaseException], ...] = ()) -
     except LimitReached as stop:
         run.status, run.reason = Status.INCOMPLETE, str(stop)
     except KeyboardInterrupt:
-        run.status, run.reason = Status.INCOMPLETE, "interrupted (Ctrl-C)"
+        run.status, run.reason = Status.INCOMPLETE, INTERRUPTED
     except passthrough:
         raise
     except SpecFailed as exc:

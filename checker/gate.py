@@ -77,6 +77,8 @@ class Check:
     mode: str = "explore"
     plan: dict[str, int] = field(default_factory=dict)
     """For ``mode = "simulate"``: ``seed``, ``walks`` and ``depth`` as given."""
+    lines: dict[str, int] = field(default_factory=dict)
+    """The line (1-based) of each key the check gives, for messages."""
 
     @property
     def expectation(self) -> str:
@@ -148,7 +150,9 @@ def load_checks(path: Path) -> list[Check]:
                     raise GateConfigError(f"{path}:{_line_of(text, index, key)}: gate check "
                                           f"{index + 1}, key '{key}': applies only to "
                                           'mode = "simulate"')
-        checks.append(_check(entry, index, _line_of(text, index, None)))
+        check = _check(entry, index, _line_of(text, index, None))
+        check.lines.update({key: _line_of(text, index, key) for key in entry})
+        checks.append(check)
     return checks
 
 

@@ -40,4 +40,13 @@ class LimitReached(Exception):
     """A limit cut the search (raised inside a ``Search``); the message says which."""
 
 
+INTERRUPTED = "interrupted (Ctrl-C)"
+"""The reason (or the start of it) of a run that Ctrl-C ended, in every engine."""
+
+
+def interrupted(reason: str) -> bool:
+    """Whether a result's ``reason`` says Ctrl-C ended the run (searches and simulations)."""
+    return INTERRUPTED in reason
+
+
 DEPTH_REACHED = "depth bound {} reached with states left to explore"

@@ -20,6 +20,7 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from checker.bfs import Limits, Progress, run_search
+from checker.limits import interrupted
 from checker.partitioned import PartitionedSearch
 from checker.result import CheckResult
 from checker.spark import store
@@ -81,8 +82,8 @@ class PoolSearch(PartitionedSearch):
     def run_level(self, job: LevelJob, size: int) -> tuple[str, Tally]:
         if size < self.min_frontier:
             return "driver", run_in_driver(job)
-        if self.executor is None:
-            self.executor = executor(self.workers)
+        if self.executor is None:  # Ctrl-C reaches this process alone; close() stops them
+            self.executor = executor(self.workers, quiet_interrupt=True)
         parts = range(self.partitions)
         total = Tally()
         for tally in self.executor.map(expand_to_files, [job] * len(parts), parts):
@@ -92,7 +93,13 @@ class PoolSearch(PartitionedSearch):
         return "workers", total
 
     def close(self) -> None:
-        """Stop the worker processes (at once, cancelling queued tasks, on Ctrl-C too)."""
-        if self.executor is not None:
-            self.executor.shutdown(wait=True, cancel_futures=True)
-            self.executor = None
+        """Stop the worker processes: after Ctrl-C at once (a running level task may take
+        minutes, and its results are no longer wanted), else when their tasks are done."""
+        if self.executor is None:
+            return
+        if interrupted(self.reason):
+            # ProcessPoolExecutor has no public way to stop running tasks
+            for process in list(getattr(self.executor, "_processes", {}).values()):
+                process.terminate()
+        self.executor.shutdown(wait=True, cancel_futures=True)
+        self.executor = None

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from checker import pool
+from checker.limits import INTERRUPTED
 from checker.properties import SOMETIMES
 from checker.result import EXIT_CODES, CheckResult, Stats, Status, peak_rss_mb
 from checker.shrink import BUDGET, Shrunk, shrink
@@ -184,11 +185,11 @@ def _waves(runner: Runner, width: int, walks, time_limit, began, result: Simulat
 
 def _verdict(result: Simulation, walks: int | None) -> tuple[str, str]:
     done = result.batch.walks
-    cut = "; interrupted (Ctrl-C)" if result.interrupted else ""
+    cut = f"; {INTERRUPTED}" if result.interrupted else ""
     if result.shrunk:
         return "violated", f"{len(result.shrunk)} properties violated in {done:,} walks{cut}"
     if result.interrupted:
-        return "incomplete", f"interrupted (Ctrl-C) after {done:,} walks"
+        return "incomplete", f"{INTERRUPTED} after {done:,} walks"
     if walks is not None and done < walks:
         return "incomplete", f"the time limit ended the run after {done:,} of {walks:,} walks"
     if result.unreached:

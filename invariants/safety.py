@@ -6,6 +6,12 @@ from checker.properties import INVARIANT, Property
 from invariants.access import Replication
 
 
+def record_text(record) -> str:
+    """A record as the trace pictures name it: ``m<id> (epoch <e>)``, or ``nothing`` for a
+    missing one (``record`` is ``(record id, leader epoch)`` or None)."""
+    return "nothing" if record is None else f"m{record[0]} (epoch {record[1]})"
+
+
 def _missing(log, committed) -> tuple[int, int] | None:
     """The first committed ``(offset, id)`` that ``log`` does not hold at that offset."""
     for offset, record_id in committed:
@@ -36,8 +42,10 @@ def _isr_problem(acc: Replication, s, strong: bool) -> str | None:
             gap = first_gap(logs[leader], hw, logs[member])
             if gap is not None:
                 which = "controller's" if strong else "its own"
+                mine = logs[member][gap] if gap < len(logs[member]) else None
                 return (f"leader {leader} has HW {hw} but {which} ISR member {member} "
-                        f"differs from it at offset {gap}")
+                        f"differs from it at offset {gap} ({record_text(logs[leader][gap])} "
+                        f"vs {record_text(mine)})")
     return None
 
 
@@ -70,9 +78,12 @@ def properties(acc: Replication, committed_history: bool = True,
 
     def explain_loss(s) -> str:
         leader, epoch, _ = acc.quorum(s)
-        offset, record_id = _missing(acc.logs(s)[leader], acc.committed(s))
-        return (f"record {record_id} was committed at offset {offset} but the leader of "
-                f"epoch {epoch}, replica {leader}, does not hold it there")
+        log = acc.logs(s)[leader]
+        offset, record_id = _missing(log, acc.committed(s))
+        held = (f"{record_text(log[offset])} there" if offset < len(log)
+                else f"nothing there (its LEO is {len(log)})")
+        return (f"record m{record_id} was committed at offset {offset} but the leader of "
+                f"epoch {epoch}, replica {leader}, holds {held}")
 
     def no_divergence(s) -> bool:
         """Any two replicas hold the same records below both of their HWs."""
@@ -98,8 +109,8 @@ def properties(acc: Replication, committed_history: bool = True,
                 gap = first_gap(logs[a], h, logs[b])
                 if gap is not None:
                     return (f"replicas {a} and {b} hold different records at offset {gap} "
-                            f"({logs[a][gap]} vs {logs[b][gap]}), below both HWs "
-                            f"({hws[a]} and {hws[b]})")
+                            f"({record_text(logs[a][gap])} vs {record_text(logs[b][gap])}), "
+                            f"below both HWs ({hws[a]} and {hws[b]})")
         return ""
 
     def weak_isr(s) -> bool:

@@ -16,16 +16,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from checker.model import Label
+from invariants import truncation
 from invariants.safety import first_gap
-
-TRUNCATE_WHY = {
-    "hw": "truncated its log to its own HW {hw} (pre-KIP-101 rule)",
-    "kip101": "truncated to the leader's end offset for its latest epoch "
-              "(OffsetsForLeaderEpoch, KIP-101)",
-    "kip279": "truncated just after the last offset where it matches the leader (KIP-279)",
-    "kip320": "truncated just after the last offset where it matches the leader of its own "
-              "epoch (KIP-320)",
-}
 
 
 def _arg(action: str, name: str) -> object:
@@ -46,8 +38,8 @@ def _holds(view: dict, r: int, offset: int, rid: int) -> bool:
 def _removal(action: str | None, variant: str, before: dict, after: dict, r: int) -> str:
     """Why replica ``r`` lost a record between the views ``before`` and ``after``."""
     if action and action.startswith("BecomeFollower"):
-        why = TRUNCATE_WHY.get(variant, "truncated").format(hw=before["replicas"][r]["hw"])
-        return f"{why} on becoming follower{_follower_of(before, after, r)}"
+        return (f"became follower{_follower_of(before, after, r)} and "
+                f"{truncation.explain(variant, before, after, r)}")
     if action and action.startswith("Fetch"):
         leader = _arg(action, "leader")
         return (f"fetched from leader {leader} at an offset past its LEO: OFFSET_OUT_OF_RANGE, "
@@ -168,6 +160,11 @@ def _history(variant, actions, views, r: int, offset: int) -> list[tuple[int, st
         old = before["replicas"][r]["log"]
         if offset < len(old) and not _holds(after, r, offset, old[offset][0]):
             events.append((k, _removed(variant, actions, views, k, r, old[offset][0])))
+    for k in range(got + 1, len(views)):  # truncations that kept the record: by which rule
+        if (actions[k] or "").startswith("BecomeFollower") and _arg(actions[k], "replica") == r:
+            before, after = views[k - 1], views[k]
+            said = _removal(actions[k], variant, before, after, r)
+            events.append((k, f"{_at(actions, k)}replica {r} {said}."))
     return events
 
 

@@ -44,10 +44,10 @@ def test_loss_story_names_commit_removal_and_election():
         "offset 0."),
         ("State 10 (Elect(leader=0)): the controller chose replica 0, which held m0 at offset 0, "
         "as leader of epoch 1."),
-        ("State 11 (BecomeFollower(replica=0, epoch=0)): replica 0 truncated its log to its own "
-        "HW 0 (pre-KIP-101 rule) on becoming follower of replica 1 in epoch 0 (whose log then "
-        "held 1 record), removing m0. That LeaderAndIsr (epoch 0) was stale: the controller was "
-        "already at epoch 1."),
+        ("State 11 (BecomeFollower(replica=0, epoch=0)): replica 0 became follower of replica 1 "
+         "in epoch 0 (whose log then held 1 record) and truncated its log to its own HW 0 "
+         "(pre-KIP-101 rule: the follower's HW, which lags the leader's, decides), removing m0. "
+         "That LeaderAndIsr (epoch 0) was stale: the controller was already at epoch 1."),
     ]
     unclean = _story("unclean-election")
     assert unclean[-1] == ("State 7 (UncleanElect(leader=1)): the controller chose replica 1, "
@@ -59,10 +59,10 @@ def test_divergence_story_says_how_each_replica_got_its_record():
         ("At offset 0, below both HWs (1 and 1), replica 0 holds m0 (epoch 0) and replica 1 "
          "holds m1 (epoch 1)."),
         "State 5 (Produce(leader=0)): replica 0 wrote m0 as leader.",
-        ("State 11 (BecomeFollower(replica=1, epoch=0)): replica 1 truncated its log to its own "
-         "HW 0 (pre-KIP-101 rule) on becoming follower of replica 0 in epoch 0 (whose log then "
-         "held 1 record), removing m0. That LeaderAndIsr (epoch 0) was stale: the controller was "
-         "already at epoch 1."),
+        ("State 11 (BecomeFollower(replica=1, epoch=0)): replica 1 became follower of replica 0 "
+         "in epoch 0 (whose log then held 1 record) and truncated its log to its own HW 0 "
+         "(pre-KIP-101 rule: the follower's HW, which lags the leader's, decides), removing m0. "
+         "That LeaderAndIsr (epoch 0) was stale: the controller was already at epoch 1."),
         "State 14 (Produce(leader=1)): replica 1 wrote m1 as leader.",
         ("State 14 (Produce(leader=1)): replica 1's HW moved past offset 0; both records are now "
          "below the HWs, visible to consumers."),
@@ -78,13 +78,30 @@ def test_kip279_divergence_story_shows_the_unfenced_fetch():
                         "replica 2 holds m0 (epoch 0).")
     assert story[1] == "State 10 (Fetch(follower=2, leader=0)): replica 2 copied m0 from leader 0."
     assert story[2].startswith("State 11 (BecomeFollower(replica=0, epoch=1)): replica 0 "
-                               "truncated just after the last offset where it matches the "
-                               "leader (KIP-279) on becoming follower of replica 1 in epoch 1")
+                               "became follower of replica 1 in epoch 1 (whose log was then "
+                               "empty) and compared its log with leader 1's (KIP-279): no "
+                               "offset holds the same record in both logs, so it truncated to 0")
     assert story[3:] == [
         "State 13 (Produce(leader=0)): replica 0 wrote m1 as leader.",
         ("State 15 (Fetch(follower=2, leader=0)): replica 2's HW moved past offset 0; both "
          "records are now below the HWs, visible to consumers."),
     ]
+
+
+def test_kip101_story_says_what_offsets_for_leader_epoch_answered():
+    """KIP-101's hole (KAFKA-6361): replica 0 wrote m2 in epoch 1 at offset 0 where the leader
+    of epoch 2 holds m0 (epoch 0). Asked where epoch 1 ends, that leader, which has no epoch 1,
+    answers 1, the start of its epoch 2 (``LeaderEpochFileCache.endOffsetFor``); the follower
+    keeps offset 0 and the logs fork. Worked by hand from the trace's logs."""
+    story = _story("kip101-hole")
+    assert story[3] == (
+        "State 11 (BecomeFollower(replica=0, epoch=2)): replica 0 became follower of replica 1 "
+        "in epoch 2 (whose log then held 2 records) and asked leader 1 where its latest epoch 1 "
+        "ends (OffsetsForLeaderEpoch, KIP-101); the leader answered 1 (the start of its next "
+        "epoch 2), so it truncated to min(1, its LEO 1) = 1, keeping m2 (epoch 1) at offset 0, "
+        "where leader 1 holds m0 (epoch 0). That answer was wrong for this log: the leader's end "
+        "offset for epoch 1 says where that epoch ends in the leader's log, not that the records "
+        "before it are the leader's (KIP-101's hole, closed by KIP-279).")
 
 
 def test_kip279_story_names_the_stale_leader_and_the_counted_fetch():
@@ -95,10 +112,10 @@ def test_kip279_story_names_the_stale_leader_and_the_counted_fetch():
     assert _story("kip279-hole") == [
         ("Record m0 (written in leader epoch 2) at offset 0 was committed and is not in the log "
          "of the current leader, replica 2."),
-        ("State 11 (BecomeFollower(replica=2, epoch=1)): replica 2 truncated just after the "
-         "last offset where it matches the leader (KIP-279) on becoming follower of replica 1 "
-         "in epoch 1 (whose log was then empty), removing m0. That LeaderAndIsr (epoch 1) was "
-         "stale: the controller was already at epoch 2."),
+        ("State 11 (BecomeFollower(replica=2, epoch=1)): replica 2 became follower of replica 1 "
+         "in epoch 1 (whose log was then empty) and compared its log with leader 1's (KIP-279): "
+         "no offset holds the same record in both logs, so it truncated to 0, removing m0. That "
+         "LeaderAndIsr (epoch 1) was stale: the controller was already at epoch 2."),
         ("State 12 (ShrinkIsr(leader=0, follower=1)): m0 became committed: replica 0's HW moved "
          "past offset 0, though replica 2 did not hold it: it still counted replica 2 at LEO 1, "
          "reported by the fetch of state 9 (Fetch(follower=2, leader=0))."),
@@ -116,7 +133,8 @@ def test_isr_story_names_leader_member_and_offset():
                         "(its LEO is 0).")
     assert story[1] == "State 10 (LeaderIncHighWatermark(leader=1)): leader 1's HW moved past offset 0."
     assert story[2].startswith("State 11 (BecomeFollowerTruncateKip279(leader=2, replica=0, "
-                               "epoch=1)): replica 0 truncated just after the last offset where "
-                               "it matches the leader (KIP-279)")
+                               "epoch=1)): replica 0 became follower of replica 2 in epoch 1 "
+                               "(whose log was then empty) and compared its log with leader 2's "
+                               "(KIP-279)")
     assert story[2].endswith("removing m0. That LeaderAndIsr (epoch 1) was stale: the controller "
                              "was already at epoch 2.")

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import networkx as nx
 import pydot
+import pytest
 from click.testing import CliRunner
 
 from checker.cli import cli
+from checker.view import graph as graph_view
+from checker.view.run import bounds, build
 
 
 def graph(*args):
@@ -41,8 +44,25 @@ def test_dot_of_one_replica_is_the_golden_graph(tmp_path):
     assert all(e.get("label") for e in dot.get_edges())
 
 
-def test_refuses_above_the_limit_with_the_state_count(tmp_path):
+def test_refuses_above_the_limit(tmp_path):
     result = graph("--replicas", "2", "--max-epoch", "1", "--max-states", "1000", "--out", tmp_path / "g.dot")
     assert result.exit_code == 2
-    assert "the graph would have 4,230 states, more than --max-states 1,000" in result.output
+    assert "the graph has more than --max-states 1,000 states" in result.output
     assert not (tmp_path / "g.dot").exists()
+
+
+def test_stops_as_soon_as_the_graph_passes_the_limit():
+    """The 4,230-state graph of 2 replicas at epoch 1 with a limit of 100: the walk must stop
+    within the level that passes 100 states, not expand the whole space first."""
+    _, spec, _ = build("kafka", bounds(replicas=2, max_epoch=1))
+    expanded = []
+    successors = spec.successors
+
+    def counting(state):
+        expanded.append(state)
+        return successors(state)
+
+    spec.successors = counting
+    with pytest.raises(graph_view.TooLarge):
+        graph_view.state_graph(spec, None, max_states=100)
+    assert len(expanded) <= 100

@@ -27,7 +27,7 @@ def test_no_committed_loss():
     lost = state([rep(log=[A], hw=1), rep(log=[A, B])], ghost=(2, 0, ((0, 0), (1, 1))))
     assert not holds(SPEC, "NoCommittedLoss", lost)
     prop = props_of(SPEC, "NoCommittedLoss")[0]
-    assert "record 1 was committed at offset 1" in prop.explain(lost)
+    assert "record m1 was committed at offset 1" in prop.explain(lost)
     replaced = state([rep(log=[A, C], hw=2), rep()], ghost=(3, 0, ((0, 0), (1, 1))))
     assert not holds(SPEC, "NoCommittedLoss", replaced)
 

@@ -227,3 +227,32 @@ def test_simulation_on_spark_matches_local_workers(spark):
                             spark=SparkOptions(master="local[2]", partitions=partitions))
         assert on_spark.engine == f"spark ({partitions} partitions)"
         assert comparable(on_spark) == local
+
+
+def test_ctrl_c_on_spark_prints_one_line_and_leaves_nothing_behind(tmp_path):
+    """A terminal's Ctrl-C reaches hwcheck, the JVM and its Python workers at once. Expected:
+    one line on stderr (no py4j ``ERROR:root:`` tracebacks), the partial summary, exit 3, no
+    JVM or worker alive afterwards and no ``hwcheck-spark-*`` folder left (TMPDIR)."""
+    from test_interrupts import interrupt_after
+
+    code, out, err, left = interrupt_after(
+        ["explore", "--replicas", "3", "--engine", "spark", "--spark-min-frontier", "0",
+         "--no-progress", "--out", "x"], 35, tmp_path, wait=90)
+    assert code == 3, err
+    assert err.strip() == "Interrupted (Ctrl-C): the results below are partial.", err
+    assert "INCOMPLETE" in out
+    assert not left, "a JVM or Python worker outlived the command"
+    assert not list(tmp_path.glob("hwcheck-spark-*"))
+
+
+def test_a_spark_run_removes_its_temporary_folder(tmp_path):
+    import os
+    import subprocess
+
+    run = subprocess.run([sys.executable, "-c", "from checker.cli import main; main()",
+                          "explore", "--replicas", "2", "--max-epoch", "1", "--engine", "spark",
+                          "--spark-min-frontier", "0", "--out", str(tmp_path / "x")],
+                         check=False, capture_output=True, text=True, timeout=180,
+                         env={**os.environ, "TMPDIR": str(tmp_path)})
+    assert run.returncode == 0, run.stderr
+    assert not list(tmp_path.glob("hwcheck-spark-*"))

@@ -116,7 +116,7 @@ def test_show_draws_every_state(traces):
     assert result.exit_code == 0
     assert [line.split(":")[0].strip("╭─ ") for line in result.output.splitlines()
             if line.startswith("╭─ state")] == [f"state {n}" for n in range(1, 12)]
-    assert "Why: record 0 was committed at offset 0" in result.output
+    assert "Why: record m0 was committed at offset 0" in result.output
     assert "state 11: BecomeFollower(replica=0, epoch=0)" in result.output
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import re
 import tempfile
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -65,7 +66,11 @@ class SparkSearch(PartitionedSearch):
     def _start_spark(self) -> None:
         """Start (or reuse) the context; P from it when not known yet; check the workers."""
         if self.sc is None:
+            if not session.started():
+                self.note = "starting Spark (the JVM takes about 10 s)"
+                self._report(0)
             self.sc = session.context(self.options)
+            self.note = ""
             self.partitions = self.partitions or self.sc.defaultParallelism
             session.check_workers(self.sc, self.recipe, self.partitions)
 
@@ -82,9 +87,20 @@ class SparkSearch(PartitionedSearch):
         self._start_spark()
         self.note = f"level {job.k} on Spark, {self.partitions} partitions"
         self._report(size)
-        tally = session.run_level(self.sc, job)
+        tally = session.run_level(self.sc, job, lambda done, total: self._tasks(
+            job.k, size, done, total))
         self.note = ""
         return "spark", tally
+
+    def _tasks(self, k: int, size: int, done: int, total: int) -> None:
+        """Progress inside level ``k``'s Spark job (called from ``session``'s watcher thread,
+        so no limit is checked here): tasks done of its two stages."""
+        if self.on_progress is not None and total:
+            self.on_progress(Progress(self.stats.depth, self.stats.distinct,
+                                      self.stats.generated, size,
+                                      time.perf_counter() - self.start,
+                                      f"level {k} on Spark, {self.partitions} partitions: "
+                                      f"{done} of {total} tasks done"))
 
 
 def local_cores(master: str | None) -> int | None:

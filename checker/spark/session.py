@@ -14,9 +14,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
 import sys
 import tempfile
+import threading
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -96,6 +99,8 @@ def context(options: SparkOptions):
         except JavaNotFound as exc:
             raise SparkUnavailable(str(exc)) from None
         os.environ["JAVA_HOME"] = str(java.home)
+    # py4j logs every socket it drops on Ctrl-C (about 45 lines) on the root logger
+    logging.getLogger().addFilter(_not_py4j)
     (folder / "conf").mkdir(exist_ok=True)
     (folder / "conf" / "log4j2.properties").write_text(LOG4J2)
     os.environ["SPARK_CONF_DIR"] = str(folder / "conf")
@@ -111,6 +116,11 @@ def context(options: SparkOptions):
         sc.addPyFile(str(_bundle(folder)))
     _CONTEXT["sc"] = sc
     return sc
+
+
+def _not_py4j(record: logging.LogRecord) -> bool:
+    """A root-logger filter dropping py4j's records (its gateway logs to the root logger)."""
+    return "py4j" not in record.pathname
 
 
 def _conf(options: SparkOptions, master: str | None):
@@ -186,13 +196,55 @@ def job_error(exc: Exception) -> str:
     return (useful or lines or [type(exc).__name__])[-1][:300]
 
 
-def run_level(sc, job: level.LevelJob) -> level.Tally:
+def run_level(sc, job: level.LevelJob, on_tasks=None) -> level.Tally:
     """Level ``job.k`` as one Spark job with one shuffle; returns the merged tally.
 
     Each job starts from ``parallelize(range(P))`` and all state between levels is in the
-    level files, so the lineage never grows. Raises ``SparkUnavailable`` when the job fails.
+    level files, so the lineage never grows. ``on_tasks(done, total)`` is called about twice
+    a second from a watcher thread while the job runs. Raises ``SparkUnavailable`` when the
+    job fails.
     """
     partitions = job.partitions
+    with _watching(sc, on_tasks):
+        return _run_level(sc, job, partitions)
+
+
+@contextlib.contextmanager
+def _watching(sc, on_tasks):
+    """Run a thread that reports the running jobs' tasks (``statusTracker``) to
+    ``on_tasks(done, total)`` until the block ends."""
+    if on_tasks is None:
+        yield
+        return
+    stop = threading.Event()
+
+    def watch() -> None:
+        tracker = sc.statusTracker()
+        while not stop.wait(0.5):
+            try:
+                done = total = 0
+                for job_id in tracker.getActiveJobsIds():
+                    info = tracker.getJobInfo(job_id)
+                    for stage_id in (info.stageIds if info else ()):
+                        stage = tracker.getStageInfo(stage_id)
+                        if stage is not None:
+                            done += stage.numCompletedTasks
+                            total += stage.numTasks
+                if total:
+                    on_tasks(done, total)
+            except Exception:  # noqa: BLE001 -- progress only; the job reports its own errors
+                return
+
+    thread = threading.Thread(target=watch, name="hwcheck-spark-progress", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join(timeout=2)
+
+
+def _run_level(sc, job: level.LevelJob, partitions: int) -> level.Tally:
     try:
         tallies = (sc.parallelize(range(partitions), partitions)
                    .flatMap(lambda p: level.expand(job, p))
@@ -209,6 +261,17 @@ def run_level(sc, job: level.LevelJob) -> level.Tally:
     return total
 
 
+def started() -> bool:
+    """Whether this process's SparkContext is running."""
+    return "sc" in _CONTEXT
+
+
+def failed() -> None:
+    """Keep the session folder (its ``spark.log``) at ``close``: a run failed, and its
+    message names the log."""
+    _CONTEXT["keep"] = True
+
+
 def stop() -> None:
     """Stop the context (if any); the next ``context`` call starts a new one."""
     sc = _CONTEXT.pop("sc", None)
@@ -221,7 +284,7 @@ def close() -> None:
     for a run that ended well. A failed run keeps the folder, which its message names."""
     stop()
     folder = _CONTEXT.pop("folder", None)
-    if folder is not None:
+    if folder is not None and not _CONTEXT.pop("keep", False):
         import shutil
 
         shutil.rmtree(folder, ignore_errors=True)

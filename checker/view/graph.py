@@ -30,11 +30,17 @@ def summary(view: Any) -> str:
     return "; ".join(parts)
 
 
-def state_graph(spec: Any, result: CheckResult) -> nx.DiGraph:
+class TooLarge(Exception):
+    """The graph passed ``max_states``; ``args[0]`` is the limit (states)."""
+
+
+def state_graph(spec: Any, result: CheckResult | None, max_states: int | None = None) -> nx.DiGraph:
     """Every reachable state of ``spec`` and every transition between them, breadth first.
 
-    ``result`` is the exhausted search of the same spec: its violations' traces are marked.
+    ``result`` is the exhausted search of the same spec: its violations' traces are marked
+    (None: ``mark`` them later).
     Cost: one more full search that keeps every state (use only on small configurations).
+    Raises ``TooLarge`` as soon as the graph has more than ``max_states`` states.
     """
     graph = nx.DiGraph()
     frontier = []
@@ -55,6 +61,8 @@ def state_graph(spec: Any, result: CheckResult) -> nx.DiGraph:
                     graph.add_node(target, depth=depth, summary=summary(spec.view(succ)),
                                    initial=False)
                     following.append(succ)
+                    if max_states is not None and graph.number_of_nodes() > max_states:
+                        raise TooLarge(max_states)
                 if graph.has_edge(source, target):
                     labels = graph.edges[source, target]["label"].split(" | ")
                     graph.edges[source, target]["label"] = " | ".join(
@@ -62,11 +70,14 @@ def state_graph(spec: Any, result: CheckResult) -> nx.DiGraph:
                 else:
                     graph.add_edge(source, target, label=str(label))
         frontier = following
-    _mark(graph, result)
+    if result is not None:
+        mark(graph, result)
     return graph
 
 
-def _mark(graph: nx.DiGraph, result: CheckResult) -> None:
+def mark(graph: nx.DiGraph, result: CheckResult) -> None:
+    """Mark every node and edge on a violation's trace in ``result`` (attribute
+    ``counterexample``: the property names, comma-separated; empty elsewhere)."""
     for node in graph.nodes:
         graph.nodes[node]["counterexample"] = ""
     for source, target in graph.edges:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 from rich.table import Table
+from rich.text import Text
 
 from spec.kafka.variants import VARIANTS
 from spec.tla.config import TLA_VARIANTS
@@ -18,8 +20,11 @@ def _table(title: str, *columns: str) -> Table:
     return table
 
 
-def _first_line(func: Any) -> str:
-    return (func.__doc__ or "").strip().splitlines()[0]
+def _first_line(func: Any) -> Text:
+    """The docstring's first paragraph, whole and joined into one line, as plain text (a
+    ``[...]`` in it is text, not rich markup)."""
+    paragraph = inspect.cleandoc(func.__doc__ or "").split("\n\n")[0]
+    return Text(" ".join(paragraph.replace("``", "").split()))
 
 
 def tables(spec: Any, props: list) -> list[Table]:
@@ -30,20 +35,20 @@ def tables(spec: Any, props: list) -> list[Table]:
     actions = _table(f"{model} model: actions", "action", "what it does")
     if model == "kafka":
         for variant in VARIANTS.values():
-            variants.add_row(variant.name, f"Kafka {variant.kafka}", variant.description)
+            variants.add_row(variant.name, f"Kafka {variant.kafka}", Text(variant.description))
         from spec.kafka.model import ACTIONS
         for name, func in ACTIONS:
             actions.add_row(name, _first_line(func))
     else:
         for name in TLA_VARIANTS:
             ops = ", ".join(op for op, _ in NEXT[name][3:])
-            variants.add_row(name, "Next of " + _module(name), ops)
+            variants.add_row(name, "Next of " + _module(name), Text(ops))
         for name, func in NEXT[spec.config.truncation]:
             actions.add_row(name, _first_line(func))
     properties = _table(f"{model} model: properties (--invariant)", "property", "kind",
                         "description")
     for prop in props:
-        properties.add_row(prop.name, prop.kind, prop.description)
+        properties.add_row(prop.name, prop.kind, Text(prop.description))
     bounds = _table(f"{model} model: default bounds", "option", "default")
     for key, value in spec.config_dict().items():
         bounds.add_row("--" + key.replace("_", "-").replace("unclean-election", "unclean"),

@@ -58,9 +58,9 @@ def compare_table(cells: list[Cell]) -> Table:
     table = Table(title="hwcheck compare", title_justify="left",
                   caption="✓ holds (guards: reached) · ✗ n violated, shortest "
                           "counterexample n states · ? search cut short", caption_justify="left")
-    table.add_column("property")
+    table.add_column("property", overflow="fold")
     for cell in cells:
-        table.add_column(cell.title, justify="center")
+        table.add_column(cell.title, justify="center", overflow="fold")
     for name in property_names(cells):
         marks = []
         for cell in cells:
@@ -113,7 +113,7 @@ def gate_table(outcomes: list[Outcome]) -> Table:
     """One row per gate check: expectation, outcome, states, seconds, and why."""
     table = Table(title="hwcheck gate", title_justify="left")
     for column in ("check", "expectation", "outcome", "states", "seconds", "detail"):
-        table.add_column(column)
+        table.add_column(column, overflow="fold")  # long names and paths wrap, never cut
     for o in outcomes:
         stats = o.result.stats if o.result is not None else None
         table.add_row(o.check.name, o.check.expectation,

@@ -7,6 +7,7 @@ import sys
 from collections.abc import Callable, Iterator
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from checker.bfs import Progress as SearchProgress
@@ -29,6 +30,6 @@ def for_search(enabled: bool = True) -> Iterator[Callable[[SearchProgress], None
             bar.update(task, description=(
                 f"depth {p.depth}  distinct {p.distinct:,}  frontier {p.frontier:,}  "
                 f"generated {p.generated:,}  {rate:,.0f} states/s"
-                + (f"  [{p.note}]" if p.note else "")))
+                + (f"  ({escape(p.note)})" if p.note else "")))
 
         yield update

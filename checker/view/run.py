@@ -232,5 +232,6 @@ def run(model: str, given: dict[str, Any], names, limits: Limits, on_progress=No
     try:
         return spec, spark_engine.explore(recipe, limits, on_progress, engine.spark, symmetry)
     except spark_engine.SparkUnavailable as exc:
+        spark_engine.session.failed()  # keep spark.log, which the message names
         click.echo(f"Error: the Spark engine cannot run: {exc}", err=True)
         sys.exit(EXIT_ENVIRONMENT)

@@ -107,11 +107,15 @@ def simulate_cmd(model, replicas, truncation, max_records, max_epoch, max_crashe
     sys.exit(result.exit_code)
 
 
+def simulate_bounds(model: str, given: dict[str, Any]) -> dict[str, Any]:
+    """The options ``given``, with ``SIMULATE_BOUNDS`` where they are None."""
+    return {**SIMULATE_BOUNDS[model], **{k: v for k, v in given.items() if v is not None}}
+
+
 def _build(model: str, given: dict[str, Any], names) -> tuple[Any, Any]:
     """``(config, spec)`` as ``run.build`` makes them, with ``SIMULATE_BOUNDS`` where
     ``given`` has None; an unknown property name is a usage error too."""
-    given = {**SIMULATE_BOUNDS[model], **{k: v for k, v in given.items() if v is not None}}
-    cfg, spec, props = build(model, given)
+    cfg, spec, props = build(model, simulate_bounds(model, given))
     choose(props, names)
     return cfg, spec
 
@@ -119,23 +123,26 @@ def _build(model: str, given: dict[str, Any], names) -> tuple[Any, Any]:
 def _simulate(recipe, plan, walks, time_limit, engine, on_progress=None):
     """``simulation.simulate`` on ``engine``'s workers or Spark; exit 5 when Spark cannot
     run."""
-    from checker.spark.session import SparkUnavailable
+    from checker.spark import session
 
     try:
         return simulation.simulate(recipe, plan, walks, time_limit, engine.workers,
                                    on_progress, engine.spark)
-    except SparkUnavailable as exc:
+    except session.SparkUnavailable as exc:
+        session.failed()  # keep spark.log, which the message names
         click.echo(f"Error: the Spark engine cannot run: {exc}", err=True)
         sys.exit(EXIT_ENVIRONMENT)
 
 
-def for_gate(check, given: dict[str, Any], engine) -> tuple[Any, Any]:
+def for_gate(check, given: dict[str, Any], engine, on_progress=None) -> tuple[Any, Any]:
     """Run a gate check of ``mode = "simulate"`` (``check.plan``: ``seed``, ``walks``,
-    ``depth``) on ``engine``'s workers or Spark; ``(spec, CheckResult)``. Bounds the check does
+    ``depth``) on ``engine``'s workers or Spark, ``on_progress`` getting its ticks;
+    ``(spec, CheckResult)``. Bounds the check does
     not give are ``SIMULATE_BOUNDS``'. Raises ``click.BadParameter`` for a bad bound or
     property name; exits 5 when Spark cannot run."""
     cfg, spec = _build(check.model, given, check.invariants)
     plan = simulation.WalkPlan(seed=check.plan.get("seed", 0), depth=check.plan.get("depth", 50))
     result = _simulate(Recipe(check.model, cfg, tuple(check.invariants)), plan,
-                       check.plan.get("walks", gate.GATE_WALKS), check.time_limit, engine)
+                       check.plan.get("walks", gate.GATE_WALKS), check.time_limit, engine,
+                       on_progress)
     return spec, simulation.as_check_result(result)

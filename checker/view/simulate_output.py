@@ -21,6 +21,7 @@ from rich.text import Text
 from checker import __version__
 from checker.simulation import Simulation, Tick, as_check_result
 from checker.view import html, report, terminal
+from checker.view.batch import stdout_console
 
 SUMMARY_FORMAT = "hwcheck-simulation"
 SUMMARY_VERSION = 1
@@ -123,7 +124,7 @@ def print_simulation(spec, result: Simulation, summary: dict[str, Any], folder: 
     if as_json:
         print(json.dumps(summary, indent=1))
         return
-    console = Console(width=None if sys.stdout.isatty() else 120)
+    console = stdout_console(120)
     for shrunk in result.shrunk:
         name = shrunk.violation.prop.name
         console.print(Text(

@@ -4,7 +4,6 @@ counterexample as a table of steps (one column per replica, changed cells highli
 from __future__ import annotations
 
 import json
-import sys
 from typing import Any
 
 from rich.console import Console
@@ -13,6 +12,7 @@ from rich.text import Text
 
 from checker.result import CheckResult, Status, Violation
 from checker.view import steps
+from checker.view.batch import stdout_console
 from checker.view.report import explanation
 from invariants import story
 
@@ -37,7 +37,10 @@ def summary_table(title: str, config: dict[str, Any], result: CheckResult) -> Ta
     table.add_row("depth", str(stats.depth))
     table.add_row("seconds", f"{stats.seconds:.2f}")
     table.add_row("distinct states/s", f"{stats.states_per_second:,.0f}")
-    table.add_row("fingerprint collision", f"{stats.collision_probability:.1e} (optimistic)")
+    table.add_row("fingerprint collision", Text(
+        f"{stats.collision_probability:.1e}: the chance that two distinct states shared a 64-bit "
+        "fingerprint, so one was never explored (TLC's optimistic estimate n·(g−n)/2^64, "
+        "n distinct, g generated)"))
     on_spark = sum(1 for level in stats.levels if level["where"] == "spark")
     table.add_row("engine", stats.engine + (
         f", {on_spark} of {len(stats.levels)} levels as Spark jobs"
@@ -98,14 +101,22 @@ def print_violation(console: Console, violation: Violation, views: list[Any],
     console.print()
 
 
+def by_catalog(result: CheckResult) -> list[Violation]:
+    """The violations in the order the properties are listed (``result.checked``: the
+    models' catalogs put NoCommittedLoss and NoDivergence before WeakIsr, StrongIsr and the
+    sanity checks), not in the order found (shortest first)."""
+    order = {prop.name: i for i, prop in enumerate(result.checked)}
+    return sorted(result.violations, key=lambda v: order.get(v.prop.name, len(order)))
+
+
 def print_run(spec, result, summary, folder, as_json: bool) -> None:
     """What ``hwcheck explore`` prints: JSON, or the counterexamples, summary, verdicts,
     coverage and a hint."""
     if as_json:
         print(json.dumps(summary, indent=1))
         return
-    console = Console(width=None if sys.stdout.isatty() else 120)
-    for violation in result.violations:
+    console = stdout_console(120)
+    for violation in by_catalog(result):
         views = [spec.view(step.state) for step in violation.trace]
         print_violation(console, violation, views, str(spec.config.truncation))
     title = f"hwcheck explore: model {spec.name}, truncation {spec.config.truncation}"

@@ -11,10 +11,10 @@ import sys
 from pathlib import Path
 
 import click
-from rich.console import Console
 
 from checker.result import EXIT_BAD_INPUT, EXIT_ENVIRONMENT, EXIT_OK
 from checker.view import html, report, steps, tracefile
+from checker.view.batch import stdout_console
 
 TRACE = click.argument("trace", type=click.Path(dir_okay=False, path_type=Path))
 
@@ -55,7 +55,7 @@ def show_cmd(trace: Path, step, changes_only, hide, html_out) -> None:
     header = (f"{prop['name']} violated ({document['length']} states): {prop['description']}  "
               f"[{document['model']} {document['variant']}, "
               + ", ".join(f"{k}={v}" for k, v in document["config"].items()) + "]")
-    console = Console(width=None if sys.stdout.isatty() else 120)
+    console = stdout_console(120)
     steps.print_trace(console, header, document["explanation"],
                       [s["action"] for s in document["steps"]],
                       [s["view"] for s in document["steps"]], document.get("story", ()),

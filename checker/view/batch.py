@@ -1,0 +1,131 @@
+"""What ``compare`` and ``gate`` share: runs in a row under one progress display and one Ctrl-C.
+
+- ``progress``: on stderr (a terminal only), a bar of runs done out of all with elapsed time
+  and an ETA, and below it the current run: its name, depth, states and states/s (or walks
+  for a simulation), and what Spark is doing.
+- ``Interrupt``: the first Ctrl-C ends the whole batch; the run it cut is kept as INCOMPLETE
+  and the runs never started are listed, so the caller prints partial results marked as
+  such and exits 3 (``EXIT_INCOMPLETE``).
+- ``stdout_console``: the width of a table on stdout: the terminal's, else ``COLUMNS``, else a
+  fixed width for logs; long cells wrap instead of being cut.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+from checker.limits import interrupted
+from checker.result import EXIT_ENVIRONMENT
+from checker.view import report
+
+
+def stdout_console(piped_width: int = 160) -> Console:
+    """A console for stdout: the terminal's width, or ``COLUMNS`` when set (rich reads it),
+    else ``piped_width`` columns so that logs and pipes get whole rows."""
+    wide = sys.stdout.isatty() or os.environ.get("COLUMNS", "").isdigit()
+    return Console(width=None if wide else piped_width)
+
+
+def write_reports(folder: Path, spec, result) -> dict:
+    """``report.write_run``, or exit 5 with one message when the folder cannot be written."""
+    try:
+        return report.write_run(folder, spec, result)
+    except OSError as exc:
+        click.echo(f"Error: cannot write the reports to {folder}: {exc.strerror or exc}",
+                   err=True)
+        sys.exit(EXIT_ENVIRONMENT)
+
+
+class Board:
+    """The progress of a batch: ``begin(title)`` a run, feed it ``search`` (a
+    ``checker.limits.Progress``) or ``walks`` (a ``checker.simulation.Tick``) callbacks,
+    ``done()`` when it ends. Without a terminal every method does nothing."""
+
+    def __init__(self, bar: Progress | None, total: int, noun: str) -> None:
+        self.bar, self.total, self.noun, self.index = bar, total, noun, 0
+        if bar is not None:
+            self.overall = bar.add_task(f"{noun}s", total=total, detail="")
+            self.current = bar.add_task("", total=None, detail="", visible=False)
+
+    def begin(self, title: str) -> None:
+        self.index += 1
+        if self.bar is not None:
+            self.bar.update(self.overall, description=escape(
+                f"{self.noun} {self.index} of {self.total}: {title}"))
+            self.bar.update(self.current, description="  starting", detail="", visible=True)
+            self.bar.refresh()  # draw it now: a short run may end before the next refresh
+
+    def search(self, p: Any) -> None:
+        """A search's progress (``checker.limits.Progress``)."""
+        if self.bar is not None:
+            rate = p.distinct / p.seconds if p.seconds > 0 else 0.0
+            self.bar.update(self.current, description=(
+                f"  depth {p.depth}  states {p.distinct:,}  frontier {p.frontier:,}  "
+                f"{rate:,.0f} states/s" + (f"  ({escape(p.note)})" if p.note else "")))
+
+    def walks(self, tick: Any) -> None:
+        """A simulation's progress (``checker.simulation.Tick``)."""
+        if self.bar is not None:
+            rate = tick.steps / tick.seconds if tick.seconds > 0 else 0.0
+            done = f"{tick.walks:,}" + (f" of {tick.total:,}" if tick.total else "")
+            self.bar.update(self.current, description=escape(tick.note) or (
+                f"  walks {done}  {tick.steps:,} steps  {rate:,.0f} steps/s  "
+                f"{tick.violations} properties violated"))
+
+    def done(self) -> None:
+        if self.bar is not None:
+            self.bar.advance(self.overall)
+            self.bar.update(self.current, visible=False)
+
+
+@contextlib.contextmanager
+def progress(total: int, noun: str, enabled: bool = True) -> Iterator[Board]:
+    """A ``Board`` for ``total`` runs called ``noun`` (``variant``, ``check``), drawn on
+    stderr when it is a terminal and ``enabled``. The ETA is the mean time of the runs done so
+    far times the runs left (rich's estimate over the whole batch)."""
+    if not enabled or not sys.stderr.isatty():
+        yield Board(None, total, noun)
+        return
+    columns = (TextColumn("{task.description}"), BarColumn(bar_width=20), MofNCompleteColumn(),
+               TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn())
+    # a long estimate period: the ETA averages every run so far, not the last 30 s
+    with Progress(*columns, console=Console(stderr=True), transient=True,
+                  speed_estimate_period=24 * 3600.0) as bar:
+        yield Board(bar, total, noun)
+
+
+class Interrupt:
+    """Ctrl-C bookkeeping of a batch: ``cut(result)`` after each run (True when Ctrl-C ended
+    that run, or came between runs), ``caught()`` in an ``except KeyboardInterrupt``."""
+
+    def __init__(self) -> None:
+        self.hit = False
+
+    def cut(self, result) -> bool:
+        self.hit = self.hit or (result is not None and interrupted(result.reason))
+        return self.hit
+
+    def caught(self) -> None:
+        self.hit = True
+
+    def line(self, done: int, total: int, noun: str) -> str:
+        """The one line saying the results are partial."""
+        return (f"Interrupted (Ctrl-C) during {noun} {done} of {total}: the results above "
+                f"are partial ({total - done} {noun}s not run).")

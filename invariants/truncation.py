@@ -1,0 +1,116 @@
+"""The truncation step of a story in words: which rule ran, its inputs and its answer.
+
+A follower that applies a LeaderAndIsr truncates its log before it fetches. The rules, as
+protocol.md and the model state them (offsets 0-based, LEO and HW exclusive):
+
+- ``hw`` (Kafka < 0.11): to the follower's own HW.
+- ``kip101`` (Kafka 0.11 - 1.1): OffsetsForLeaderEpoch for the follower's latest epoch E; the
+  leader answers its LEO when E is its own latest epoch, else the start offset of its first
+  epoch above E (``LeaderEpochFileCache.endOffsetFor``), else nothing (the follower falls back
+  to its HW); the follower truncates to ``min(answer, its LEO)``.
+- ``kip279`` and later: just after the largest offset where follower and leader hold the same
+  record (KIP-279; KIP-320 asks only a leader already in the request's epoch).
+
+The story mirrors these rules on the views of a trace (``spec.view``: logs as ``[id, epoch]``
+lists), so it explains any trace file; it never changes what the model does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def record_text(record) -> str:
+    """``m<id> (epoch <e>)`` for a ``[id, epoch]`` record, ``nothing`` for None."""
+    return "nothing" if record is None else f"m{record[0]} (epoch {record[1]})"
+
+
+def rule_of(variant: str) -> str:
+    """``hw``, ``epoch`` (KIP-101's lookup) or ``match`` (KIP-279 and every later variant,
+    the TLA+ port's ``kip320-first-try`` and ``kip320-kip279`` included)."""
+    return {"hw": "hw", "kip101": "epoch"}.get(variant, "match")
+
+
+def end_offset_for_epoch(log, epoch: int) -> int | None:
+    """The leader's OffsetsForLeaderEpoch answer for ``epoch`` on ``log`` (KIP-101): its LEO
+    when ``epoch`` is its latest, else the start of its first larger epoch, else None."""
+    if not log:
+        return None
+    if log[-1][1] == epoch:
+        return len(log)
+    return next((o for o, rec in enumerate(log) if rec[1] > epoch), None)
+
+
+def last_match_end(mine, theirs) -> int:
+    """One past the largest offset where both logs hold the same record; 0 if none."""
+    for offset in range(min(len(mine), len(theirs)) - 1, -1, -1):
+        if list(mine[offset]) == list(theirs[offset]):
+            return offset + 1
+    return 0
+
+
+def first_difference(mine, theirs, below: int) -> int | None:
+    """The first offset under ``below`` where ``mine`` holds a record that ``theirs`` does not
+    hold there (None when ``mine`` agrees with ``theirs`` up to ``below``)."""
+    for offset in range(min(below, len(mine))):
+        if offset >= len(theirs) or list(mine[offset]) != list(theirs[offset]):
+            return offset
+    return None
+
+
+def explain(variant: str, before: dict[str, Any], after: dict[str, Any], r: int) -> str:
+    """Replica ``r``'s truncation on becoming follower between the views ``before`` and
+    ``after``: the rule's inputs, its answer, what was kept, and, when it kept a record the
+    leader does not hold, why the rule's answer was wrong (a clause without a final period).
+    """
+    mine = before["replicas"][r]["log"]
+    cut = len(after["replicas"][r]["log"])
+    leader = after["replicas"][r].get("leader")
+    theirs = before["replicas"][leader]["log"] if isinstance(leader, int) else None
+    rule = rule_of(variant)
+    if rule == "hw" or theirs is None or not mine:
+        hw = before["replicas"][r]["hw"]
+        said = (f"truncated its log to its own HW {hw} (pre-KIP-101 rule: the follower's HW, "
+                "which lags the leader's, decides)" if rule == "hw" else
+                f"truncated its log to offset {cut}")
+        return said + _kept(mine, theirs, cut, leader)
+    if rule == "epoch":
+        epoch = mine[-1][1]
+        answer = end_offset_for_epoch(theirs, epoch)
+        asked = (f"asked leader {leader} where its latest epoch {epoch} ends "
+                 f"(OffsetsForLeaderEpoch, KIP-101)")
+        if answer is None:
+            told = (f"; the leader has no epoch up to {epoch} and gave no offset, so it fell "
+                    f"back to its own HW {before['replicas'][r]['hw']}")
+        else:
+            how = (f"its LEO, as {epoch} is its latest epoch" if theirs[-1][1] == epoch
+                   else f"the start of its next epoch {theirs[answer][1]}")
+            told = (f"; the leader answered {answer} ({how}), so it truncated to "
+                    f"min({answer}, its LEO {len(mine)}) = {cut}")
+        wrong = first_difference(mine, theirs, cut)
+        why = "" if wrong is None else (
+            f". That answer was wrong for this log: the leader's end offset for epoch {epoch} "
+            "says where that epoch ends in the leader's log, not that the records before it "
+            "are the leader's (KIP-101's hole, closed by KIP-279)")
+        return asked + told + _kept(mine, theirs, cut, leader) + why
+    fence = (" in the request's epoch (KIP-320 fences the lookup)"
+             if variant.startswith("kip320") else "")
+    answer = last_match_end(mine, theirs)
+    where = ("no offset holds the same record in both logs" if answer == 0 else
+             f"the last offset where both hold the same record is {answer - 1} "
+             f"({record_text(mine[answer - 1])})")
+    return (f"compared its log with leader {leader}'s{fence} (KIP-279): {where}, so it "
+            f"truncated to {cut}") + _kept(mine, theirs, cut, leader)
+
+
+def _kept(mine, theirs, cut: int, leader) -> str:
+    """``, keeping m.. at offset o, where the leader holds ..`` for the first record kept that
+    the leader does not hold there (empty when there is none or no leader is known)."""
+    if theirs is None:
+        return ""
+    wrong = first_difference(mine, theirs, cut)
+    if wrong is None:
+        return ""
+    other = theirs[wrong] if wrong < len(theirs) else None
+    return (f", keeping {record_text(mine[wrong])} at offset {wrong}, where leader {leader} "
+            f"holds {record_text(other)}")

@@ -1,0 +1,164 @@
+"""One Ctrl-C, as a terminal sends it (SIGINT to the whole process group: the command, its
+worker processes and a JVM), ends ``explore``, ``compare`` and ``gate`` once: exit 3, the
+results so far marked as partial, no traceback, no process left behind. And the progress a
+terminal shows for ``compare`` and ``gate`` (run under a pseudo-terminal)."""
+
+from __future__ import annotations
+
+import os
+import pty
+import select
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HWCHECK = [sys.executable, "-c", "from checker.cli import main; main()"]
+SLOW_GATE = """
+[[tool.hwcheck.gate]]
+name = "kip320 r3"
+truncation = "kip320"
+replicas = 3
+expect = "holds"
+
+[[tool.hwcheck.gate]]
+name = "kip101 r3"
+truncation = "kip101"
+replicas = 3
+violates = ["NoDivergence"]
+"""
+
+
+def descendants(pid: int) -> set[int]:
+    """Every process below ``pid`` (from /proc's children lists)."""
+    found, todo = set(), [pid]
+    while todo:
+        parent = todo.pop()
+        for task in Path(f"/proc/{parent}/task").glob("*"):
+            try:
+                children = (task / "children").read_text().split()
+            except OSError:
+                continue
+            for child in map(int, children):
+                if child not in found:
+                    found.add(child)
+                    todo.append(child)
+    return found
+
+
+def alive(pids: set[int]) -> set[int]:
+    """The ``pids`` still running (zombies count as gone)."""
+    left = set()
+    for pid in pids:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != "Z":
+            left.add(pid)
+    return left
+
+
+def interrupt_after(args: list[str], seconds: float, tmp: Path, wait: float = 60.0):
+    """Run hwcheck ``args`` in its own process group, send one SIGINT to the group after
+    ``seconds``; return ``(exit code, stdout, stderr, processes alive 5 s after the exit)``."""
+    proc = subprocess.Popen([*HWCHECK, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True, cwd=tmp,
+                            env={**os.environ, "COLUMNS": "200", "TMPDIR": str(tmp)})
+    time.sleep(seconds)
+    family = descendants(proc.pid)
+    os.killpg(proc.pid, signal.SIGINT)
+    out, err = proc.communicate(timeout=wait)
+    deadline = time.time() + 5
+    while alive(family) and time.time() < deadline:
+        time.sleep(0.2)
+    return proc.returncode, out, err, alive(family)
+
+
+def test_one_ctrl_c_ends_compare_with_a_partial_matrix(tmp_path):
+    code, out, err, left = interrupt_after(
+        ["compare", "--replicas", "3", "--workers", "2", "--no-progress", "--out", "cmp"],
+        8, tmp_path)
+    assert code == 3, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err
+    assert "Interrupted (Ctrl-C) during variant 1 of 4" in err
+    assert "(3 variants not run)" in err
+    assert "hwcheck compare" in out and " hw " in out and "kip320" not in out
+    assert not left, "worker processes outlived the command"
+    assert (tmp_path / "cmp" / "hw" / "summary.json").exists()
+
+
+def test_one_ctrl_c_ends_gate_and_lists_the_checks_not_run(tmp_path):
+    (tmp_path / "gate.toml").write_text(SLOW_GATE)
+    code, out, err, left = interrupt_after(
+        ["gate", "--config", "gate.toml", "--workers", "2", "--junit-xml", "j.xml",
+         "--no-progress", "--out", "g"], 8, tmp_path)
+    assert code == 3, err
+    assert "Traceback" not in err
+    assert "Interrupted (Ctrl-C) during check 1 of 2" in err
+    assert "not run: interrupted (Ctrl-C)" in out and "INCOMPLETE" in out
+    junit = (tmp_path / "j.xml").read_text()
+    assert 'errors="' in junit and "not run: interrupted" in junit
+    assert not left
+
+
+def test_one_ctrl_c_ends_explore_on_workers_without_tracebacks(tmp_path):
+    code, out, err, left = interrupt_after(
+        ["explore", "--replicas", "3", "--workers", "2", "--no-progress", "--out", "x"],
+        12, tmp_path)
+    assert code == 3
+    assert err.strip() == "Interrupted (Ctrl-C): the results below are partial."
+    assert "INCOMPLETE" in out and "interrupted (Ctrl-C)" in out
+    assert not left
+
+
+def read_terminal(args: list[str], tmp: Path, timeout: float = 120.0) -> tuple[int, str]:
+    """Run hwcheck under a pseudo-terminal (stdout and stderr a tty, 120 columns); return
+    its exit code and everything it drew."""
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: hwcheck in tmp
+        os.chdir(tmp)
+        os.environ.update(COLUMNS="120", LINES="40", TERM="xterm")
+        os.execv(sys.executable, [*HWCHECK, *args])
+    chunks, deadline = [], time.time() + timeout
+    while time.time() < deadline:
+        ready, _, _ = select.select([fd], [], [], 1.0)
+        if ready:
+            try:
+                data = os.read(fd, 65536)
+            except OSError:
+                break
+            if not data:
+                break
+            chunks.append(data)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status), b"".join(chunks).decode(errors="replace")
+
+
+def test_gate_shows_which_check_runs_and_its_search(tmp_path):
+    (tmp_path / "gate.toml").write_text("""
+[[tool.hwcheck.gate]]
+name = "hw r2"
+truncation = "hw"
+replicas = 2
+violates = ["NoCommittedLoss", "NoDivergence", "WeakIsr", "StrongIsr", "RecordEpochsMonotonic"]
+
+[[tool.hwcheck.gate]]
+name = "kip320 r2"
+truncation = "kip320"
+replicas = 2
+expect = "holds"
+""")
+    code, drawn = read_terminal(["gate", "--config", "gate.toml", "--workers", "1"], tmp_path)
+    assert code == 0, drawn
+    assert "check 1 of 2: hw r2" in drawn and "check 2 of 2: kip320 r2" in drawn
+    assert "states/s" in drawn and "ETA" in drawn
+
+
+def test_compare_shows_which_variant_runs(tmp_path):
+    code, drawn = read_terminal(["compare", "--replicas", "1", "--workers", "1", "--out", "c"],
+                                tmp_path)
+    assert code == 0, drawn
+    for index, variant in enumerate(("hw", "kip101", "kip279", "kip320"), 1):
+        assert f"variant {index} of 4: {variant}" in drawn
