@@ -17,7 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 from checker.cli import cli
-from checker.view import html
+from checker.view import gallery, html
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 sync_api = pytest.importorskip("playwright.sync_api",
@@ -71,21 +71,56 @@ def test_keyboard_steps_through_the_counterexample(browser, loss_page):
     assert page.inner_text("#caption") == "state 11 of 11"
     assert visible(page) == "state 11: BecomeFollower(replica=0, epoch=0)"
     last = page.locator("section.step:not([hidden])")
-    follower, leader = last.locator(".replica").all()
-    assert follower.locator(".cell.removed").inner_text().split() == ["m0", "e0"]
-    assert follower.locator(".cell.leo").inner_text() == "LEO 0"
+    header, follower, leader = last.locator(".replica").all()
+    assert header.locator(".head").all_inner_texts() == ["offset", "0", "1", "HW · LEO"]
+    # m0 was truncated away at offset 0, which is now the follower's LEO: drawn there, struck
+    removed = follower.locator(".cell.removed")
+    assert removed.inner_text().split() == ["m0", "e0"]
+    assert "leo" in removed.get_attribute("class").split()
+    assert "removed in this step" in removed.get_attribute("title")
+    assert follower.locator(".marks").inner_text().split() == ["HW", "0", "LEO", "1→0"]
+    assert follower.locator(".marks .changed").inner_text() == "LEO 1→0"
     assert leader.locator(".cell.committed").count() == 1  # m0 below the leader's HW 1
     assert last.locator(".who .changed").count() >= 1
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "NoCommittedLoss-state-11.png"), full_page=True)
     page.keyboard.press("ArrowLeft")
     assert visible(page) == "state 10: Elect(leader=0)"
+    page.locator("#slider").fill("7")
+    assert visible(page) == "state 7: Fetch(follower=0, leader=1)"
+    # the key event of the loss: the leader's HW passes m0
+    moved = page.locator("section.step:not([hidden]) .cell.hw-moved")
+    assert moved.count() == 1 and "the HW (1)" in moved.get_attribute("title")
     page.locator("#slider").fill("8")
     assert visible(page) == "state 8: Crash(replica=0)"
     assert page.locator("#why").inner_text().startswith("record m0 was committed at offset 0")
     story = page.locator("#story li").all_inner_texts()
     assert len(story) == 4 and "truncated its log to its own HW 0" in story[-1]
     assert all(url.startswith("file://") for url in requests) and len(requests) == 1
+
+
+def test_gallery_pages_align_offsets_and_keep_labels_on_one_line(browser):
+    """Every gallery case at 1400 px, at its last state: the box of each offset starts at
+    the same x on every replica row, each replica label is one line, and a screenshot is
+    kept per case."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    for entry in gallery.ENTRIES:
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        page.goto((gallery.ROOT / entry.folder / "trace.html").as_uri())
+        page.keyboard.press("End")
+        page.locator("#slider").fill(page.locator("#slider").get_attribute("max"))
+        state = page.locator("section.step:not([hidden])")
+        rows = state.locator(".replica:not(.header)").all()
+        lefts = [[round(cell.bounding_box()["x"]) for cell in row.locator(".cell").all()]
+                 for row in rows]
+        assert all(row == lefts[0] for row in lefts), (entry.folder, lefts)
+        heads = [round(h.bounding_box()["x"]) for h in state.locator(".head").all()[1:-1]]
+        assert len(heads) == len(lefts[0])
+        line = state.locator(".action").bounding_box()["height"]
+        for who in state.locator(".replica:not(.header) .who").all():
+            assert who.bounding_box()["height"] <= line * 1.2, (entry.folder, who.inner_text())
+        page.screenshot(path=str(ARTIFACTS / f"gallery-{entry.folder}.png"), full_page=True)
+        page.close()
 
 
 def test_text_from_the_trace_is_escaped(browser, loss_page, tmp_path):

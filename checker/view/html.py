@@ -1,10 +1,13 @@
 """A counterexample as one self-contained HTML page: no network, no CDN, no external file.
 
-Each state is drawn as the Kafka docs draw logs: every replica a row of boxes, one per offset
-(``m<id>`` with its leader epoch), a thick line at the HW (exclusive: the first offset not yet
-committed on that replica) and a dashed box at the LEO (the next offset to be written). Boxes
-and fields that changed since the previous state are highlighted. A slider, Previous / Next
-buttons and the left / right arrow keys step through the states; the explanation is on top.
+Each state is drawn as the Kafka docs draw logs, on one grid whose columns are the offsets
+(0-based, with a header): every replica a row of boxes (``m<id>`` with its leader epoch),
+then its HW and LEO as numbers. The HW (exclusive: the first offset not yet committed on that
+replica) is a red bar on the left edge of the box at that offset, the LEO (the next offset to
+be written) a dashed box; a record removed in this step is struck through at its own offset.
+What changed since the previous state is highlighted: boxes, fields, a moved HW (an orange
+bar) and the HW / LEO numbers (``old→new``). A slider, Previous / Next buttons and the left /
+right arrow keys step through the states; the explanation and the story are on top.
 Every text that comes from the trace is escaped with ``html.escape``; the script holds no data.
 """
 
@@ -16,20 +19,29 @@ from typing import Any
 from checker.view.steps import controller_line
 
 STYLE = """
-body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222;max-width:70em}
+body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222;max-width:90em}
 h1{font-size:1.3em;margin:0 0 .2em} .meta{color:#555;margin:0 0 .8em}
 .why{background:#fdecea;border-left:4px solid #c62828;padding:.6em .8em;margin:0 0 1em}
 .nav{display:flex;gap:.6em;align-items:center;margin:0 0 1em} .nav input{flex:1}
 .step{border:1px solid #ccc;border-radius:6px;padding:.6em .9em}
-.action{font-weight:600;margin:0 0 .6em} .replica{display:flex;align-items:center;margin:.45em 0}
-.who{width:23em;font-size:.9em} .who .changed{background:#ffe082}
-.log{display:flex;align-items:center;min-height:2.6em}
-.cell{width:3.6em;height:2.2em;border:1px solid #555;display:flex;flex-direction:column;
- align-items:center;justify-content:center;font-size:.8em;margin-right:2px;background:#fff}
+.action{font-weight:600;margin:0 0 .6em}
+.grid{display:grid;grid-template-columns:max-content repeat(var(--offsets),4.1em) max-content;
+ gap:.35em 0;align-items:center}
+.replica{display:contents} .head{font-size:.8em;color:#666;text-align:center}
+.head.who,.head.marks{text-align:left}
+.who{white-space:nowrap;font-size:.9em;padding-right:1em} .who .changed{background:#ffe082}
+.cell{position:relative;box-sizing:border-box;width:3.6em;height:2.7em;margin:0 .2em;
+ border:1px solid #555;display:flex;flex-direction:column;align-items:center;
+ justify-content:center;font-size:.85em;background:#fff}
+.cell.empty{border:none;background:none}
 .cell .epoch{color:#666;font-size:.85em} .cell.committed{background:#c8e6c9}
 .cell.changed{outline:3px solid #f9a825} .cell.leo{border:2px dashed #888;color:#888}
-.cell.removed{text-decoration:line-through;border-color:#c62828;color:#c62828;opacity:.7}
-.hw{width:4px;height:2.8em;background:#c62828;margin:0 3px 0 1px}
+.cell.removed{text-decoration:line-through;border-color:#c62828;color:#c62828;opacity:.75}
+.cell.hw-here::before{content:"";position:absolute;left:-.3em;top:-.25em;bottom:-.25em;
+ width:4px;background:#c62828}
+.cell.hw-moved::before{width:7px;left:-.4em;background:#ef6c00;box-shadow:0 0 6px #ef6c00}
+.marks{white-space:nowrap;font-size:.9em;padding-left:.8em}
+.marks span{padding:0 .25em} .marks .changed{background:#ffe082;font-weight:600}
 .down .cell{opacity:.45} .controller{margin-top:.6em;color:#444;font-size:.9em}
 .controller.changed{background:#ffe082} .legend{color:#666;font-size:.85em;margin-top:1em}
 """
@@ -72,52 +84,95 @@ def _who(replica: dict[str, Any], old: dict[str, Any] | None) -> str:
         " · ".join(parts) + "</div>"
 
 
-def _log(replica: dict[str, Any], old: dict[str, Any] | None) -> str:
+def _record(rid, epoch) -> str:
+    return f'<span>m{e(str(rid))}</span><span class="epoch">e{e(str(epoch))}</span>'
+
+
+def _cells(replica: dict[str, Any], old: dict[str, Any] | None, width: int) -> list[str]:
+    """One grid cell per offset 0..width-1: a record (green below the HW, outlined when new),
+    the dashed LEO box, a record removed in this step struck through at its own offset, or
+    an empty slot. The cell at offset HW carries the red HW bar on its left edge (orange and
+    thicker when the HW moved in this step)."""
     hw, log = replica["hw"], replica["log"]
-    before = old["log"] if old is not None else None
-    boxes = []
-    for offset, (rid, epoch) in enumerate(log):
+    before = old["log"] if old is not None else []
+    hw_moved = old is not None and old["hw"] != hw
+    cells = []
+    for offset in range(width):
+        classes, inner, title = ["cell"], "", f"offset {offset}"
+        if offset < len(log):
+            rid, epoch = log[offset]
+            inner = _record(rid, epoch)
+            if offset < hw:
+                classes.append("committed")
+            if old is not None and (offset >= len(before) or before[offset] != [rid, epoch]):
+                classes.append("changed")
+        else:
+            if offset == len(log):
+                classes.append("leo")
+                title += f": the LEO ({len(log)})"
+            if offset < len(before):  # truncated away in this step
+                classes.append("removed")
+                inner = _record(*before[offset])
+                title += ": removed in this step"
+            elif offset == len(log):
+                inner = "LEO"
+            else:
+                classes.append("empty")
         if offset == hw:
-            boxes.append(f'<span class="hw" title="HW {hw}"></span>')
-        classes = ["cell"]
-        if offset < hw:
-            classes.append("committed")
-        if before is not None and (offset >= len(before) or before[offset] != [rid, epoch]):
-            classes.append("changed")
-        boxes.append(f'<span class="{" ".join(classes)}" title="offset {offset}">'
-                     f'<span>m{e(str(rid))}</span><span class="epoch">e{e(str(epoch))}</span>'
-                     "</span>")
-    if hw >= len(log):
-        boxes.append(f'<span class="hw" title="HW {hw}"></span>')
-    boxes.append(f'<span class="cell leo" title="LEO {len(log)}">LEO {len(log)}</span>')
-    for offset in range(len(log), len(before or ())):  # truncated away in this step
-        rid, epoch = before[offset]
-        boxes.append(f'<span class="cell removed" title="offset {offset}: removed">'
-                     f'<span>m{e(str(rid))}</span><span class="epoch">e{e(str(epoch))}</span>'
-                     "</span>")
-    return '<div class="log">' + "".join(boxes) + "</div>"
+            classes.append("hw-here" + (" hw-moved" if hw_moved else ""))
+            title += f"; the HW ({hw}) is on this box's left edge"
+        cells.append(f'<span class="{" ".join(classes)}" title="{e(title)}">{inner}</span>')
+    return cells
 
 
-def _step(number: int, step: dict[str, Any], previous: dict[str, Any] | None) -> str:
+def _marks(replica: dict[str, Any], old: dict[str, Any] | None) -> str:
+    """The replica's HW and LEO as numbers, each highlighted when it changed."""
+    parts = []
+    for key, value in (("hw", replica["hw"]), ("leo", len(replica["log"]))):
+        before = None if old is None else (old["hw"] if key == "hw" else len(old["log"]))
+        moved = before is not None and before != value
+        arrow = f"{before}→" if moved else ""
+        parts.append(f'<span class="{key}-value{" changed" if moved else ""}">'
+                     f'{key.upper()} {arrow}{value}</span>')
+    return '<div class="marks">' + " ".join(parts) + "</div>"
+
+
+def _step(number: int, step: dict[str, Any], previous: dict[str, Any] | None,
+          width: int) -> str:
     view = step["view"]
     action = "initial state" if step["action"] is None else step["action"]
+    header = ['<div class="head who">offset</div>']
+    header += [f'<div class="head">{offset}</div>' for offset in range(width)]
+    header.append('<div class="head marks">HW · LEO</div>')
     rows = []
     for index, replica in enumerate(view["replicas"]):
         old = previous["replicas"][index] if previous else None
         down = "" if replica["alive"] else " down"
-        rows.append(f'<div class="replica{down}">{_who(replica, old)}{_log(replica, old)}</div>')
+        rows.append(f'<div class="replica{down}">{_who(replica, old)}'
+                    + "".join(_cells(replica, old, width)) + _marks(replica, old) + "</div>")
     line = controller_line(view)
     changed = previous is not None and controller_line(previous) != line
     return (f'<section class="step" data-step="{number}" hidden>'
-            f'<div class="action">state {number}: {e(action)}</div>' + "".join(rows) +
+            f'<div class="action">state {number}: {e(action)}</div>'
+            f'<div class="grid" style="--offsets:{width}">'
+            '<div class="replica header">' + "".join(header) + "</div>"
+            + "".join(rows) + "</div>"
             f'<div class="controller{" changed" if changed else ""}">{e(line)}</div></section>')
+
+
+def width_of(steps: list[dict[str, Any]]) -> int:
+    """Offset columns for every state of a trace: one past the longest log or HW, so each
+    state has room for the LEO box and the HW bar, and columns line up across states."""
+    return 1 + max((max(len(r["log"]), r["hw"]) for step in steps
+                    for r in step["view"]["replicas"]), default=0)
 
 
 def render(document: dict[str, Any]) -> str:
     """The page for a trace document (the content of a ``trace.json``, format version 1)."""
     prop, steps = document["property"], document["steps"]
     config = ", ".join(f"{k}={v}" for k, v in document["config"].items())
-    sections = [_step(i + 1, step, steps[i - 1]["view"] if i else None)
+    width = width_of(steps)
+    sections = [_step(i + 1, step, steps[i - 1]["view"] if i else None, width)
                 for i, step in enumerate(steps)]
     title = f"{prop['name']} violated ({document['length']} states)"
     explanation = document.get("explanation") or ""
@@ -141,9 +196,11 @@ def render(document: dict[str, Any]) -> str:
         'aria-label="state">'
         '<button id="next" type="button">Next ▶</button><span id="caption"></span></div>'
         + "".join(sections)
-        + '<p class="legend">Boxes are log offsets (0-based) holding m&lt;id&gt; written in '
-        "leader epoch e&lt;epoch&gt;; green boxes are below the replica's HW; the red line is "
-        "the HW and the dashed box the LEO (both exclusive); highlighted: changed since the "
-        "previous state; struck-through red boxes were removed from the log in this step. "
-        "Keys: ← →.</p>"
+        + '<p class="legend">Columns are log offsets (0-based); a box holds m&lt;id&gt; '
+        "written in leader epoch e&lt;epoch&gt;; green boxes are below the replica's HW; the "
+        "red bar is the HW and the dashed box the LEO (both exclusive: the first offset not "
+        "yet committed, the next offset to write); an orange bar and a highlighted number: "
+        "the HW or LEO moved in this step; outlined: new since the previous state; "
+        "struck-through red boxes were removed from the log in this step, at their own "
+        "offsets. Keys: ← →.</p>"
         f"<script>{SCRIPT}</script></body></html>\n")
