@@ -3,8 +3,9 @@
 Loads a ``trace.html`` that ``hwcheck explore`` wrote, steps through it with the keyboard,
 checks what the DOM shows after the script ran, that nothing is fetched from the network, and
 that text from the trace is escaped. A screenshot of the violating state is saved as a test
-artefact in ``reports/test-artifacts/``. ``.ci/run`` installs chromium when it is missing; the
-tests skip, saying why, only where it could not be installed.
+artefact in ``reports/test-artifacts/``. ``.ci/chromium`` (which the README's test command and
+``.ci/run`` call) installs chromium when it is missing; without it these tests skip, saying
+what to run.
 """
 
 from __future__ import annotations
@@ -23,8 +24,9 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 sync_api = pytest.importorskip("playwright.sync_api",
                                reason="playwright is not installed (pip install -e '.[test]')")
 if CHROMIUM is None:
-    pytest.skip("no chromium on this machine (.ci/run installs Debian's 'chromium' package; "
-                "it could not be installed here)", allow_module_level=True)
+    pytest.skip("no chromium on PATH: run .ci/chromium (Debian's package, needs root or sudo; "
+                "the README's test command runs it) or install chromium yourself",
+                allow_module_level=True)
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "reports" / "test-artifacts"
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

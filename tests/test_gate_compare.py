@@ -117,7 +117,7 @@ expect = "holds"
      ":7: gate check 2, key 'expect'"),
     ('[[tool.hwcheck.gate]\ntruncation = "hw"\n', "not valid TOML"),
     ('[tool.other]\nx = 1\n', "no [[tool.hwcheck.gate]] checks found"),
-    ('[[tool.hwcheck.gate]]\ntruncation = "nope"\nexpect = "holds"\n', ":1: gate check 1"),
+    ('[[tool.hwcheck.gate]]\ntruncation = "nope"\nexpect = "holds"\n', ":2: gate check 1, key 'truncation'"),
 ])
 def test_malformed_config_names_line_and_key_exit_4(tmp_path, text, where):
     result = run_gate(tmp_path, text)
