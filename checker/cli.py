@@ -138,6 +138,7 @@ def _close_spark() -> None:
     if session is not None:
         try:
             session.close()
+            session.stop_jvm()
         except KeyboardInterrupt:  # a second Ctrl-C while the JVM stops
             pass
 

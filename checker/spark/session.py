@@ -17,9 +17,12 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import signal
+import subprocess
 import sys
 import tempfile
 import threading
+import time
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -288,3 +291,55 @@ def close() -> None:
         import shutil
 
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def stop_jvm(timeout: float = 15.0) -> None:
+    """Stop the JVM this process launched and Spark's Python workers under it, and wait for
+    them, so that nothing outlives the command (by itself the JVM notices only some time
+    after this process has exited). Nothing to do under ``spark-submit``, whose JVM is not
+    ours."""
+    from pyspark import SparkContext
+
+    gateway = SparkContext._gateway
+    if gateway is None or submitted():
+        return
+    proc = getattr(gateway, "proc", None)
+    with contextlib.suppress(Exception):  # the JVM may be gone already (Ctrl-C reaches it too)
+        gateway.shutdown()
+    SparkContext._gateway = SparkContext._jvm = None
+    if proc is None:
+        return
+    workers = _descendants(proc.pid)
+    if proc.poll() is None:
+        proc.terminate()  # SIGTERM: Spark's shutdown hooks stop its Python workers
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    _reap(workers, timeout=5.0)
+
+
+def _descendants(pid: int) -> set[int]:
+    """The processes below ``pid`` (Linux ``/proc``; empty elsewhere)."""
+    found, todo = set(), [pid]
+    while todo:
+        for task in Path(f"/proc/{todo.pop()}/task").glob("*"):
+            with contextlib.suppress(OSError):
+                for child in map(int, (task / "children").read_text().split()):
+                    if child not in found:
+                        found.add(child)
+                        todo.append(child)
+    return found
+
+
+def _reap(pids: set[int], timeout: float) -> None:
+    """Wait up to ``timeout`` seconds for ``pids`` (not our children) to end, then kill the
+    rest."""
+    deadline = time.monotonic() + timeout
+    while pids and time.monotonic() < deadline:
+        pids = {pid for pid in pids if Path(f"/proc/{pid}").exists()}
+        time.sleep(0.05)
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)

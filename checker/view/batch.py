@@ -125,7 +125,8 @@ class Interrupt:
     def caught(self) -> None:
         self.hit = True
 
-    def line(self, done: int, total: int, noun: str) -> str:
-        """The one line saying the results are partial."""
-        return (f"Interrupted (Ctrl-C) during {noun} {done} of {total}: the results above "
-                f"are partial ({total - done} {noun}s not run).")
+    def line(self, index: int, total: int, noun: str) -> str:
+        """The one line saying the results are partial (``index``: the run Ctrl-C cut,
+        1-based)."""
+        return (f"Interrupted (Ctrl-C) during {noun} {index} of {total}: the results above "
+                f"are partial ({total - index} {noun}s not run).")

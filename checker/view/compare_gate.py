@@ -97,11 +97,14 @@ def compare_cmd(model, replicas, max_records, max_epoch, max_crashes, min_isrs, 
         click.echo(json.dumps(document, indent=1))
     elif markdown:
         click.echo(matrix.compare_markdown(cells), nl=False)
+        if stop.hit:
+            click.echo(f"\n_Partial: interrupted (Ctrl-C) during variant {board.index} of "
+                       f"{len(runs)}._")
     else:
         batch.stdout_console().print(matrix.compare_table(cells))
         click.echo(f"Reports and traces: {folder}/")
     if stop.hit:
-        click.echo(stop.line(len(cells), len(runs), "variant"), err=True)
+        click.echo(stop.line(board.index, len(runs), "variant"), err=True)
         sys.exit(EXIT_INCOMPLETE)
     errors = [c for c in cells if c.result.status == Status.ERROR]
     sys.exit(EXIT_SPEC_ERROR if errors else EXIT_OK)
@@ -155,7 +158,7 @@ def gate_cmd(config_path, junit_xml, out, fail_fast, no_progress, **engine_flags
                      for check, _ in plans[ran:]]
     batch.stdout_console().print(matrix.gate_table(outcomes))
     if stop.hit:
-        click.echo(stop.line(ran, len(plans), "check"), err=True)
+        click.echo(stop.line(board.index, len(plans), "check"), err=True)
     elif ran < len(plans):
         click.echo(f"--fail-fast: stopped after {ran} of {len(plans)} checks")
     if junit_xml is not None:
