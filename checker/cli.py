@@ -134,14 +134,15 @@ def main() -> None:
 def _close_spark() -> None:
     """Stop Spark if a command started it and delete its ``hwcheck-spark-*`` folder, unless
     a failed run asked to keep it (``session.failed``: its message names ``spark.log``)."""
-    session = sys.modules.get("checker.spark.session")
-    if session is not None:
-        try:
-            session.close()
-            session.stop_jvm()
-        except KeyboardInterrupt:  # a second Ctrl-C while the JVM stops
-            pass
+    if "checker.spark.session" not in sys.modules:  # no Spark in this command
+        return
+    from checker.spark import lifecycle, session
 
+    try:
+        session.close()
+        lifecycle.stop_jvm()
+    except KeyboardInterrupt:  # a second Ctrl-C while the JVM stops
+        pass
 
 
 if __name__ == "__main__":

@@ -256,3 +256,30 @@ def test_a_spark_run_removes_its_temporary_folder(tmp_path):
                          env={**os.environ, "TMPDIR": str(tmp_path)})
     assert run.returncode == 0, run.stderr
     assert not list(tmp_path.glob("hwcheck-spark-*"))
+
+
+def test_the_task_watcher_reports_tasks_done_of_the_running_job():
+    """``lifecycle.watching`` polls Spark's status tracker (here a stand-in with one job of
+    two stages, 3 of 4 and 0 of 4 tasks done) and reports ``(done, total)`` until the block
+    ends."""
+    import threading
+    from types import SimpleNamespace
+
+    from checker.spark import lifecycle
+
+    stages = {7: SimpleNamespace(numCompletedTasks=3, numTasks=4),
+              8: SimpleNamespace(numCompletedTasks=0, numTasks=4)}
+    tracker = SimpleNamespace(getActiveJobsIds=lambda: [1],
+                              getJobInfo=lambda job: SimpleNamespace(stageIds=[7, 8]),
+                              getStageInfo=stages.get)
+    seen, called = [], threading.Event()
+
+    def on_tasks(done, total):
+        seen.append((done, total))
+        called.set()
+
+    with lifecycle.watching(SimpleNamespace(statusTracker=lambda: tracker), on_tasks):
+        assert called.wait(5)
+    count = len(seen)
+    threading.Event().wait(1.2)
+    assert seen[0] == (3, 8) and len(seen) == count  # nothing after the block ended

@@ -87,8 +87,9 @@ class SparkSearch(PartitionedSearch):
         self._start_spark()
         self.note = f"level {job.k} on Spark, {self.partitions} partitions"
         self._report(size)
-        tally = session.run_level(self.sc, job, lambda done, total: self._tasks(
-            job.k, size, done, total))
+        watch = None if self.on_progress is None else (
+            lambda done, total: self._tasks(job.k, size, done, total))
+        tally = session.run_level(self.sc, job, watch)
         self.note = ""
         return "spark", tally
 

@@ -14,21 +14,16 @@
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
-import signal
-import subprocess
 import sys
 import tempfile
-import threading
-import time
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from checker.spark import level
+from checker.spark import level, lifecycle
 from checker.spark.java import JavaNotFound, find_java
 
 LOG4J2 = """rootLogger.level = error
@@ -208,43 +203,8 @@ def run_level(sc, job: level.LevelJob, on_tasks=None) -> level.Tally:
     job fails.
     """
     partitions = job.partitions
-    with _watching(sc, on_tasks):
+    with lifecycle.watching(sc, on_tasks):
         return _run_level(sc, job, partitions)
-
-
-@contextlib.contextmanager
-def _watching(sc, on_tasks):
-    """Run a thread that reports the running jobs' tasks (``statusTracker``) to
-    ``on_tasks(done, total)`` until the block ends."""
-    if on_tasks is None:
-        yield
-        return
-    stop = threading.Event()
-
-    def watch() -> None:
-        tracker = sc.statusTracker()
-        while not stop.wait(0.5):
-            try:
-                done = total = 0
-                for job_id in tracker.getActiveJobsIds():
-                    info = tracker.getJobInfo(job_id)
-                    for stage_id in (info.stageIds if info else ()):
-                        stage = tracker.getStageInfo(stage_id)
-                        if stage is not None:
-                            done += stage.numCompletedTasks
-                            total += stage.numTasks
-                if total:
-                    on_tasks(done, total)
-            except Exception:  # noqa: BLE001 -- progress only; the job reports its own errors
-                return
-
-    thread = threading.Thread(target=watch, name="hwcheck-spark-progress", daemon=True)
-    thread.start()
-    try:
-        yield
-    finally:
-        stop.set()
-        thread.join(timeout=2)
 
 
 def _run_level(sc, job: level.LevelJob, partitions: int) -> level.Tally:
@@ -291,55 +251,3 @@ def close() -> None:
         import shutil
 
         shutil.rmtree(folder, ignore_errors=True)
-
-
-def stop_jvm(timeout: float = 15.0) -> None:
-    """Stop the JVM this process launched and Spark's Python workers under it, and wait for
-    them, so that nothing outlives the command (by itself the JVM notices only some time
-    after this process has exited). Nothing to do under ``spark-submit``, whose JVM is not
-    ours."""
-    from pyspark import SparkContext
-
-    gateway = SparkContext._gateway
-    if gateway is None or submitted():
-        return
-    proc = getattr(gateway, "proc", None)
-    with contextlib.suppress(Exception):  # the JVM may be gone already (Ctrl-C reaches it too)
-        gateway.shutdown()
-    SparkContext._gateway = SparkContext._jvm = None
-    if proc is None:
-        return
-    workers = _descendants(proc.pid)
-    if proc.poll() is None:
-        proc.terminate()  # SIGTERM: Spark's shutdown hooks stop its Python workers
-        try:
-            proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-    _reap(workers, timeout=5.0)
-
-
-def _descendants(pid: int) -> set[int]:
-    """The processes below ``pid`` (Linux ``/proc``; empty elsewhere)."""
-    found, todo = set(), [pid]
-    while todo:
-        for task in Path(f"/proc/{todo.pop()}/task").glob("*"):
-            with contextlib.suppress(OSError):
-                for child in map(int, (task / "children").read_text().split()):
-                    if child not in found:
-                        found.add(child)
-                        todo.append(child)
-    return found
-
-
-def _reap(pids: set[int], timeout: float) -> None:
-    """Wait up to ``timeout`` seconds for ``pids`` (not our children) to end, then kill the
-    rest."""
-    deadline = time.monotonic() + timeout
-    while pids and time.monotonic() < deadline:
-        pids = {pid for pid in pids if Path(f"/proc/{pid}").exists()}
-        time.sleep(0.05)
-    for pid in pids:
-        with contextlib.suppress(OSError):
-            os.kill(pid, signal.SIGKILL)
