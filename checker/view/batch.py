@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import contextlib
+import datetime
 import os
 import sys
 from collections.abc import Iterator
@@ -26,10 +27,11 @@ from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
     Progress,
+    ProgressColumn,
     TextColumn,
     TimeElapsedColumn,
-    TimeRemainingColumn,
 )
+from rich.text import Text
 
 from checker.limits import interrupted
 from checker.result import EXIT_ENVIRONMENT
@@ -98,17 +100,39 @@ class Board:
 @contextlib.contextmanager
 def progress(total: int, noun: str, enabled: bool = True) -> Iterator[Board]:
     """A ``Board`` for ``total`` runs called ``noun`` (``variant``, ``check``), drawn on
-    stderr when it is a terminal and ``enabled``. The ETA is the mean time of the runs done so
-    far times the runs left (rich's estimate over the whole batch)."""
+    stderr when it is a terminal and ``enabled``, with an ETA (``Eta``)."""
     if not enabled or not sys.stderr.isatty():
         yield Board(None, total, noun)
         return
-    columns = (TextColumn("{task.description}"), BarColumn(bar_width=20), MofNCompleteColumn(),
-               TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn())
-    # a long estimate period: the ETA averages every run so far, not the last 30 s
-    with Progress(*columns, console=Console(stderr=True), transient=True,
-                  speed_estimate_period=24 * 3600.0) as bar:
+    columns = (TextColumn("{task.description}"),
+               *(Overall(c) for c in (BarColumn(bar_width=20), MofNCompleteColumn(),
+                                      TimeElapsedColumn(), Eta())))
+    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
         yield Board(bar, total, noun)
+
+
+class Eta(ProgressColumn):
+    """``ETA h:mm:ss``: the mean time of the runs done so far times the runs left (``ETA
+    -`` before the first run ends)."""
+
+    def render(self, task):
+        if not task.completed or task.elapsed is None or task.total is None:
+            return Text("ETA -", style="progress.remaining")
+        left = task.elapsed / task.completed * (task.total - task.completed)
+        return Text(f"ETA {datetime.timedelta(seconds=round(left))}",
+                    style="progress.remaining")
+
+
+class Overall(ProgressColumn):
+    """A column drawn on the batch's own line only (the task with a total), blank on the
+    line of the running search."""
+
+    def __init__(self, column: ProgressColumn) -> None:
+        super().__init__()
+        self.column = column
+
+    def render(self, task):
+        return self.column(task) if task.total is not None else ""
 
 
 class Interrupt:
