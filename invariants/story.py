@@ -17,7 +17,7 @@ from typing import Any
 
 from checker.model import Label
 from invariants import truncation
-from invariants.safety import first_gap
+from invariants.safety import first_gap, record_text
 
 
 def _arg(action: str, name: str) -> object:
@@ -129,9 +129,9 @@ def divergence(variant: str, actions: Sequence[str | None],
             offset = first_gap(last[a]["log"], bound, last[b]["log"])
             if offset is not None:
                 lines = [(f"At offset {offset}, below both HWs ({last[a]['hw']} and "
-                         f"{last[b]['hw']}), replica {a} holds m{last[a]['log'][offset][0]} "
-                         f"(epoch {last[a]['log'][offset][1]}) and replica {b} holds "
-                         f"m{last[b]['log'][offset][0]} (epoch {last[b]['log'][offset][1]}).")]
+                         f"{last[b]['hw']}), replica {a} holds "
+                         f"{record_text(last[a]['log'][offset])} and replica {b} holds "
+                         f"{record_text(last[b]['log'][offset])}.")]
                 events = [*_history(variant, actions, views, a, offset),
                           *_history(variant, actions, views, b, offset),
                           *_exposed(actions, views, a, b, offset)]
@@ -215,8 +215,7 @@ def _isr_story(prop, variant, actions, views, leader: int, member: int,
     rep, mine = last["replicas"][leader], last["replicas"][member]["log"]
     rid, epoch = rep["log"][gap]
     which = "the controller's ISR" if prop == "StrongIsr" else "its own ISR"
-    holds = (f"m{mine[gap][0]} (epoch {mine[gap][1]})" if gap < len(mine)
-             else "nothing")
+    holds = record_text(mine[gap] if gap < len(mine) else None)
     lines = [(f"Leader {leader} (epoch {rep['epoch']}) has HW {rep['hw']}, so m{rid} "
               f"(epoch {epoch}) at offset {gap} is committed, but replica {member}, a member "
               f"of {which}, holds {holds} there (its LEO is {len(mine)}).")]

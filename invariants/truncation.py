@@ -19,10 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-
-def record_text(record) -> str:
-    """``m<id> (epoch <e>)`` for a ``[id, epoch]`` record, ``nothing`` for None."""
-    return "nothing" if record is None else f"m{record[0]} (epoch {record[1]})"
+from invariants.safety import first_gap, record_text
 
 
 def rule_of(variant: str) -> str:
@@ -44,18 +41,9 @@ def end_offset_for_epoch(log, epoch: int) -> int | None:
 def last_match_end(mine, theirs) -> int:
     """One past the largest offset where both logs hold the same record; 0 if none."""
     for offset in range(min(len(mine), len(theirs)) - 1, -1, -1):
-        if list(mine[offset]) == list(theirs[offset]):
+        if mine[offset] == theirs[offset]:
             return offset + 1
     return 0
-
-
-def first_difference(mine, theirs, below: int) -> int | None:
-    """The first offset under ``below`` where ``mine`` holds a record that ``theirs`` does not
-    hold there (None when ``mine`` agrees with ``theirs`` up to ``below``)."""
-    for offset in range(min(below, len(mine))):
-        if offset >= len(theirs) or list(mine[offset]) != list(theirs[offset]):
-            return offset
-    return None
 
 
 def explain(variant: str, before: dict[str, Any], after: dict[str, Any], r: int) -> str:
@@ -87,7 +75,7 @@ def explain(variant: str, before: dict[str, Any], after: dict[str, Any], r: int)
                    else f"the start of its next epoch {theirs[answer][1]}")
             told = (f"; the leader answered {answer} ({how}), so it truncated to "
                     f"min({answer}, its LEO {len(mine)}) = {cut}")
-        wrong = first_difference(mine, theirs, cut)
+        wrong = first_gap(mine, min(cut, len(mine)), theirs)
         why = "" if wrong is None else (
             f". That answer was wrong for this log: the leader's end offset for epoch {epoch} "
             "says where that epoch ends in the leader's log, not that the records before it "
@@ -108,7 +96,7 @@ def _kept(mine, theirs, cut: int, leader) -> str:
     the leader does not hold there (empty when there is none or no leader is known)."""
     if theirs is None:
         return ""
-    wrong = first_difference(mine, theirs, cut)
+    wrong = first_gap(mine, min(cut, len(mine)), theirs)
     if wrong is None:
         return ""
     other = theirs[wrong] if wrong < len(theirs) else None
