@@ -35,6 +35,7 @@ from rich.text import Text
 
 from checker.limits import interrupted
 from checker.result import EXIT_ENVIRONMENT
+from checker.view import progress as progress_view
 from checker.view import report
 
 
@@ -63,33 +64,27 @@ class Board:
     def __init__(self, bar: Progress | None, total: int, noun: str) -> None:
         self.bar, self.total, self.noun, self.index = bar, total, noun, 0
         if bar is not None:
-            self.overall = bar.add_task(f"{noun}s", total=total, detail="")
-            self.current = bar.add_task("", total=None, detail="", visible=False)
+            self.overall = bar.add_task(f"{noun}s", total=total)
+            self.current = bar.add_task("", total=None, visible=False)
 
     def begin(self, title: str) -> None:
         self.index += 1
         if self.bar is not None:
             self.bar.update(self.overall, description=escape(
                 f"{self.noun} {self.index} of {self.total}: {title}"))
-            self.bar.update(self.current, description="  starting", detail="", visible=True)
+            self.bar.update(self.current, description="  starting", visible=True)
             self.bar.refresh()  # draw it now: a short run may end before the next refresh
 
     def search(self, p: Any) -> None:
         """A search's progress (``checker.limits.Progress``)."""
         if self.bar is not None:
-            rate = p.distinct / p.seconds if p.seconds > 0 else 0.0
-            self.bar.update(self.current, description=(
-                f"  depth {p.depth}  states {p.distinct:,}  frontier {p.frontier:,}  "
-                f"{rate:,.0f} states/s" + (f"  ({escape(p.note)})" if p.note else "")))
+            self.bar.update(self.current, description="  " + progress_view.search_line(p))
 
     def walks(self, tick: Any) -> None:
         """A simulation's progress (``checker.simulation.Tick``)."""
         if self.bar is not None:
-            rate = tick.steps / tick.seconds if tick.seconds > 0 else 0.0
-            done = f"{tick.walks:,}" + (f" of {tick.total:,}" if tick.total else "")
-            self.bar.update(self.current, description=escape(tick.note) or (
-                f"  walks {done}  {tick.steps:,} steps  {rate:,.0f} steps/s  "
-                f"{tick.violations} properties violated"))
+            self.bar.update(self.current,
+                            description=escape(tick.note) or "  " + progress_view.walk_line(tick))
 
     def done(self) -> None:
         if self.bar is not None:

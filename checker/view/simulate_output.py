@@ -22,6 +22,7 @@ from checker import __version__
 from checker.simulation import Simulation, Tick, as_check_result
 from checker.view import html, report, terminal
 from checker.view.batch import stdout_console
+from checker.view.progress import walk_line
 
 SUMMARY_FORMAT = "hwcheck-simulation"
 SUMMARY_VERSION = 1
@@ -44,9 +45,7 @@ def progress(enabled: bool = True, time_limit: float | None = None) -> Iterator[
         task = bar.add_task("starting", total=None, what="")
 
         def update(tick: Tick) -> None:
-            rate = tick.steps / tick.seconds if tick.seconds > 0 else 0.0
-            what = (f"{tick.walks:,} walks  {tick.steps:,} steps  {rate:,.0f} steps/s  "
-                    f"{tick.violations} properties violated")
+            what = walk_line(tick)
             if tick.note:
                 bar.update(task, description=tick.note, what=what)
             elif tick.total is not None:
