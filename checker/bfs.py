@@ -270,8 +270,9 @@ class Search:
             self.stats.frontier = discovered
             raise LimitReached(f"time limit of {self.limits.time_limit:g} s reached")
 
-    def _report(self, frontier: int) -> None:
-        self._tick(frontier)
+    def _report(self, frontier: int, limits: bool = True) -> None:
+        if limits:  # not from another thread (checker.spark.engine's task watcher)
+            self._tick(frontier)
         if self.on_progress is not None:
             self.on_progress(Progress(self.stats.depth, self.stats.distinct,
                                       self.stats.generated, frontier,

@@ -14,7 +14,6 @@ from __future__ import annotations
 import os
 import re
 import tempfile
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -96,12 +95,10 @@ class SparkSearch(PartitionedSearch):
     def _tasks(self, k: int, size: int, done: int, total: int) -> None:
         """Progress inside level ``k``'s Spark job (called from ``session``'s watcher thread,
         so no limit is checked here): tasks done of its two stages."""
-        if self.on_progress is not None and total:
-            self.on_progress(Progress(self.stats.depth, self.stats.distinct,
-                                      self.stats.generated, size,
-                                      time.perf_counter() - self.start,
-                                      f"level {k} on Spark, {self.partitions} partitions: "
-                                      f"{done} of {total} tasks done"))
+        if total:
+            self.note = (f"level {k} on Spark, {self.partitions} partitions: {done} of {total} "
+                         "tasks done")
+            self._report(size, limits=False)
 
 
 def local_cores(master: str | None) -> int | None:
