@@ -92,7 +92,7 @@ def graph_cmd(model, replicas, truncation, max_records, max_epoch, max_crashes, 
                     log_size)
     _, spec, _ = build(model, given)
     try:  # first the graph, which stops as soon as it passes the limit
-        drawn = graph_view.state_graph(spec, None, max_states)
+        drawn = graph_view.state_graph(spec, max_states)
     except graph_view.TooLarge:
         raise click.UsageError(f"the graph has more than --max-states {max_states:,} states: "
                                "raise it or lower the bounds") from None

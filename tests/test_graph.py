@@ -64,5 +64,5 @@ def test_stops_as_soon_as_the_graph_passes_the_limit():
 
     spec.successors = counting
     with pytest.raises(graph_view.TooLarge):
-        graph_view.state_graph(spec, None, max_states=100)
+        graph_view.state_graph(spec, max_states=100)
     assert len(expanded) <= 100

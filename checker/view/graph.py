@@ -34,12 +34,11 @@ class TooLarge(Exception):
     """The graph passed ``max_states``; ``args[0]`` is the limit (states)."""
 
 
-def state_graph(spec: Any, result: CheckResult | None, max_states: int | None = None) -> nx.DiGraph:
+def state_graph(spec: Any, max_states: int | None = None) -> nx.DiGraph:
     """Every reachable state of ``spec`` and every transition between them, breadth first.
 
-    ``result`` is the exhausted search of the same spec: its violations' traces are marked
-    (None: ``mark`` them later).
-    Cost: one more full search that keeps every state (use only on small configurations).
+    ``mark`` then marks a search's counterexamples on it (it sets every ``counterexample``
+    attribute). Cost: one more full search that keeps every state (use only on small configurations).
     Raises ``TooLarge`` as soon as the graph has more than ``max_states`` states.
     """
     graph = nx.DiGraph()
@@ -70,8 +69,6 @@ def state_graph(spec: Any, result: CheckResult | None, max_states: int | None = 
                 else:
                     graph.add_edge(source, target, label=str(label))
         frontier = following
-    if result is not None:
-        mark(graph, result)
     return graph
 
 
