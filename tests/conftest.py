@@ -50,3 +50,15 @@ def holds(spec, name, state) -> bool:
 def two():
     """Two replicas, default bounds, kip320."""
     return kafka(replicas=2)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _spark_folder_removed():
+    """The in-process Spark tests share one session folder (``hwcheck-spark-*`` in the temp
+    directory); remove it when the test session ends, as ``hwcheck`` does for a command."""
+    yield
+    import sys
+
+    session = sys.modules.get("checker.spark.session")
+    if session is not None:
+        session.close()

@@ -92,10 +92,6 @@ def simulate_cmd(model, replicas, truncation, max_records, max_epoch, max_crashe
     with output.progress(not no_progress, time_limit if walks is None else None) as on_progress:
         result = _simulate(Recipe(model, cfg, tuple(names)), plan, walks, time_limit, engine,
                            on_progress)
-    if engine.spark is not None:
-        from checker.spark import session
-
-        session.close()
     folder = out or Path("reports") / ("simulate-" + report.run_id(spec, spec.config.truncation))
     try:
         summary = output.write(folder, spec, result, walks, time_limit)
