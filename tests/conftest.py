@@ -61,4 +61,5 @@ def _spark_folder_removed():
 
     session = sys.modules.get("checker.spark.session")
     if session is not None:
+        session._CONTEXT.pop("keep", None)  # a test's failed run, not a log for a user
         session.close()

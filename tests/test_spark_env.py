@@ -69,6 +69,9 @@ def test_no_java_exits_5_with_one_message(no_system_java, monkeypatch, tmp_path)
     assert result.exit_code == 5
     assert "Error: the Spark engine cannot run: the Spark engine needs Java 17" in result.output
     assert "Traceback" not in result.output
+    folder = session._CONTEXT.get("folder")
+    session.close()  # what hwcheck's main() does at the end of the command
+    assert folder is not None and not folder.exists()  # no JVM, no spark.log: nothing kept
 
 
 def test_small_models_never_start_spark(no_system_java, monkeypatch, tmp_path):

@@ -230,8 +230,8 @@ def started() -> bool:
 
 
 def failed() -> None:
-    """Keep the session folder (its ``spark.log``) at ``close``: a run failed, and its
-    message names the log."""
+    """Keep the session folder at ``close`` if it holds a ``spark.log`` (the JVM was
+    launched): a run failed, and its message names the log."""
     _CONTEXT["keep"] = True
 
 
@@ -247,7 +247,8 @@ def close() -> None:
     for a run that ended well. A failed run keeps the folder, which its message names."""
     stop()
     folder = _CONTEXT.pop("folder", None)
-    if folder is not None and not _CONTEXT.pop("keep", False):
+    keep = _CONTEXT.pop("keep", False) and folder is not None and (folder / "spark.log").exists()
+    if folder is not None and not keep:  # no JVM started (no Java): nothing worth keeping
         import shutil
 
         shutil.rmtree(folder, ignore_errors=True)
