@@ -23,6 +23,7 @@ from checker.view import progress as progress_view
 from checker.view import simulate as simulate_view
 from checker.view.compose import build_model
 from checker.view.run import Engine, bounds, build, engine_from, engine_options, model_options, run
+from checker.view.web.serve import serve_cmd
 from spec.kafka import Config
 from spec.tla import TlaConfig
 
@@ -117,6 +118,7 @@ cli.add_command(compare_gate.gate_cmd)
 cli.add_command(trace_commands.show_cmd)
 cli.add_command(trace_commands.replay_cmd)
 cli.add_command(simulate_view.simulate_cmd)
+cli.add_command(serve_cmd)
 
 
 def main() -> None:

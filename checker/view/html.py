@@ -137,10 +137,15 @@ def _marks(replica: dict[str, Any], old: dict[str, Any] | None) -> str:
     return '<div class="marks">' + " ".join(parts) + "</div>"
 
 
-def _step(number: int, step: dict[str, Any], previous: dict[str, Any] | None,
-          width: int) -> str:
-    view = step["view"]
-    action = "initial state" if step["action"] is None else step["action"]
+def state_section(number: int, action: str | None, view: dict[str, Any],
+                  previous: dict[str, Any] | None, width: int, hidden: bool = True,
+                  extra: str = "") -> str:
+    """One state as a ``<section class="step">``: ``number`` (1 = the initial state), the
+    ``action`` that led to it (None: the initial state), the grid of ``width`` offset columns
+    with changes against the ``previous`` view highlighted, then the controller line.
+    ``extra`` is trusted HTML appended to the section (``hwcheck serve``'s "branch here" link);
+    every text from the view is escaped. Used by the trace page and ``hwcheck serve``."""
+    caption = "initial state" if action is None else action
     header = ['<div class="head who">offset</div>']
     header += [f'<div class="head">{offset}</div>' for offset in range(width)]
     header.append('<div class="head marks">HW · LEO</div>')
@@ -152,12 +157,20 @@ def _step(number: int, step: dict[str, Any], previous: dict[str, Any] | None,
                     + "".join(_cells(replica, old, width)) + _marks(replica, old) + "</div>")
     line = controller_line(view)
     changed = previous is not None and controller_line(previous) != line
-    return (f'<section class="step" data-step="{number}" hidden>'
-            f'<div class="action">state {number}: {e(action)}</div>'
+    return (f'<section class="step" data-step="{number}"{" hidden" if hidden else ""}>'
+            f'<div class="action">state {number}: {e(caption)}</div>'
             f'<div class="grid" style="--offsets:{width}">'
             '<div class="replica header">' + "".join(header) + "</div>"
             + "".join(rows) + "</div>"
-            f'<div class="controller{" changed" if changed else ""}">{e(line)}</div></section>')
+            f'<div class="controller{" changed" if changed else ""}">{e(line)}</div>'
+            f"{extra}</section>")
+
+
+def _branch_link(branch, index: int) -> str:
+    if branch is None:
+        return ""
+    return (f'<p class="branch"><a href="{e(branch(index))}">Branch here: explore on from '
+            f"state {index + 1} in the explorer</a></p>")
 
 
 def width_of(steps: list[dict[str, Any]]) -> int:
@@ -167,12 +180,17 @@ def width_of(steps: list[dict[str, Any]]) -> int:
                     for r in step["view"]["replicas"]), default=0)
 
 
-def render(document: dict[str, Any]) -> str:
-    """The page for a trace document (the content of a ``trace.json``, format version 1)."""
+def render(document: dict[str, Any], branch=None) -> str:
+    """The page for a trace document (the content of a ``trace.json``, format version 1).
+
+    ``branch``, when given (``hwcheck serve``), maps a state's index (0 = the initial state)
+    to the explorer's URL of that state, and every state gets a "branch here" link to it."""
     prop, steps = document["property"], document["steps"]
     config = ", ".join(f"{k}={v}" for k, v in document["config"].items())
     width = width_of(steps)
-    sections = [_step(i + 1, step, steps[i - 1]["view"] if i else None, width)
+    sections = [state_section(i + 1, step["action"], step["view"],
+                              steps[i - 1]["view"] if i else None, width,
+                              extra=_branch_link(branch, i))
                 for i, step in enumerate(steps)]
     title = f"{prop['name']} violated ({document['length']} states)"
     explanation = document.get("explanation") or ""

@@ -1,0 +1,1 @@
+"""``hwcheck serve``: the interactive explorer (Flask app, page, JSON API, background search)."""
