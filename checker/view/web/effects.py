@@ -21,7 +21,7 @@ def _role(replica: dict[str, Any]) -> str:
 
 
 def _log_change(old: list, new: list) -> str:
-    """``appends m3/e1``, ``truncates to LEO 1 (removes m2)`` or ''."""
+    """``appends m3/e1``, ``truncates to offset 1 (removes m2)`` or ''."""
     keep = 0
     while keep < min(len(old), len(new)) and old[keep] == new[keep]:
         keep += 1
@@ -29,7 +29,7 @@ def _log_change(old: list, new: list) -> str:
     added = [f"m{rid}/e{epoch}" for rid, epoch in new[keep:]]
     parts = []
     if removed:
-        parts.append(f"truncates to LEO {keep} (removes {', '.join(removed)})")
+        parts.append(f"truncates to offset {keep} (removes {', '.join(removed)})")
     if added:
         parts.append(f"{'then ' if removed else ''}appends {', '.join(added)}")
     return " ".join(parts)
@@ -40,7 +40,7 @@ def replica_change(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
     parts = []
     if old["alive"] != new["alive"]:
         parts.append("goes DOWN" if not new["alive"] else "comes back up")
-    if _role(old) != _role(new):
+    if _role(old) != _role(new) and old["alive"] == new["alive"]:
         parts.append(f"{_role(old)} → {_role(new)}")
     if old["epoch"] != new["epoch"]:
         parts.append(f"epoch {old['epoch']}→{new['epoch']}")

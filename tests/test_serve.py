@@ -1,0 +1,320 @@
+"""``hwcheck serve`` without a browser: the explorer's walk, verdicts and effects, the
+background "jump to a violation" search, the JSON API over HTTP (httpx against a real server
+process) and the command's errors.
+
+Expected values come from the gallery's HW-truncation loss (``reports/gallery``, found by
+``hwcheck explore``), from TLC's count for the TLA+ spec (5,973 states, Kip320, 2 replicas)
+and from the Kafka semantics of protocol.md (a follower learns the HW one fetch late).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from checker.bfs import explore
+from checker.view.compose import build_model, choose
+from checker.view.web import effects
+from checker.view.web.explorer import Explorer
+from checker.view.web.jump import Jump, Jumps
+from spec.kafka import Config
+from spec.tla import TlaConfig
+
+ROOT = Path(__file__).resolve().parents[1]
+GALLERY = ROOT / "reports" / "gallery"
+LOSS = json.loads((GALLERY / "hw-truncation-loss" / "trace.json").read_text())
+LOSS_PATH = [step["action"] for step in LOSS["steps"][1:]]
+HW2 = Config(replicas=2, truncation="hw", max_epoch=1)
+
+
+@pytest.fixture(scope="module")
+def hw2():
+    return Explorer("kafka", HW2)
+
+
+def violated(explorer, walk):
+    return [v["name"] for v in explorer.verdicts(walk) if not v["holds"]]
+
+
+# -- the explorer -------------------------------------------------------------------------------
+def test_walking_the_gallery_loss_reaches_its_states(hw2):
+    walk = hw2.walk(LOSS_PATH)
+    assert walk.error is None and len(walk.states) == LOSS["length"] == 11
+    assert walk.views == [step["view"] for step in LOSS["steps"]]
+    assert hw2.state_document(walk)["fingerprint"] == LOSS["steps"][-1]["fingerprint"]
+
+
+def test_the_loss_is_violated_first_at_the_last_state_with_the_trace_story(hw2):
+    for k in range(len(LOSS_PATH)):
+        assert violated(hw2, hw2.walk(LOSS_PATH[:k])) == [], f"state {k + 1}"
+    walk = hw2.walk(LOSS_PATH)
+    verdicts = {v["name"]: v for v in hw2.verdicts(walk)}
+    loss = verdicts["NoCommittedLoss"]
+    assert not loss["holds"] and loss["since"] == 11
+    assert loss["explanation"] == LOSS["explanation"]
+    assert loss["story"] == LOSS["story"]
+    assert violated(hw2, walk) == ["NoCommittedLoss", "WeakIsr", "StrongIsr"]
+
+
+def test_labels_parse_without_spaces_and_a_bad_label_stops_the_walk(hw2):
+    compact = [text.replace(" ", "") for text in LOSS_PATH]
+    assert hw2.walk(compact).views == hw2.walk(LOSS_PATH).views
+    walk = hw2.walk(LOSS_PATH[:3] + ["Fetch(follower=0, leader=1)"] + LOSS_PATH[3:])
+    assert walk.error is not None and walk.error.index == 3 and len(walk.states) == 4
+    assert "step 4: Fetch(follower=0, leader=1) is not enabled in state 4" in str(walk.error)
+    walk = hw2.walk(["Elect(leader=1)", "not a label"])
+    assert walk.error.index == 1 and len(walk.states) == 2
+
+
+def test_enabled_actions_in_the_initial_state(hw2):
+    enabled = hw2.enabled(hw2.walk([]))
+    # two replicas may be elected, or crash; nothing else is enabled before an election
+    assert [a["label"] for a in enabled] == ["Elect(leader=0)", "Elect(leader=1)",
+                                             "Crash(replica=0)", "Crash(replica=1)"]
+    assert enabled[0]["summary"] == "The controller elects a live ISR member in a new epoch."
+    assert enabled[1]["effect"] == "controller: epoch -1→0, leader None→1"
+
+
+def test_effects_of_the_loss_steps(hw2):
+    views = hw2.walk(LOSS_PATH).views
+    said = [effects.describe(a, b) for a, b in itertools.pairwise(views)]
+    assert said[2] == "replica 1: appends m0/e0, LEO 0→1"           # Produce(leader=1)
+    assert said[4] == "replica 0: appends m0/e0, LEO 0→1"           # first Fetch
+    # second Fetch: the leader's HW passes m0; the follower learns it only next fetch
+    assert said[5] == "replica 1: HW 0→1; commits m0 at offset 0"
+    assert said[6].startswith("replica 0: goes DOWN")               # Crash(replica=0)
+    assert said[9] == ("replica 0: no leader → follower of 1, epoch -1→0, truncates to offset "
+                       "0 (removes m0), LEO 1→0, ISR {}→{0,1}")
+
+
+def test_tla_model_actions_have_summaries_without_their_signature():
+    explorer = Explorer("tla", TlaConfig(replicas=2))
+    assert explorer.summaries["LeaderWrite"].startswith("A presumed leader (stale ones too)")
+    assert all(not s.startswith(name) for name, s in explorer.summaries.items())
+    # the TLA+ spec's LeaderInIsr, as written, fails in Init (tla-spec-notes.md)
+    assert violated(explorer, explorer.walk([])) == ["LeaderInIsr"]
+
+
+# -- jump to a violation ------------------------------------------------------------------------
+def finished(job: Jump, seconds: float = 120) -> dict:
+    job.join(seconds)
+    document = job.document()
+    assert document["status"] != "running"
+    return document
+
+
+def test_jump_from_the_initial_state_finds_explores_shortest_counterexample(hw2):
+    document = finished(Jump(hw2, [], ["NoCommittedLoss"], 60).start())
+    assert document["status"] == "found" and document["property"] == "NoCommittedLoss"
+    spec, props = build_model("kafka", HW2)
+    result = explore(spec, choose(props, ("NoCommittedLoss",)), symmetry=True)
+    shortest = next(v for v in result.violations if v.prop.name == "NoCommittedLoss")
+    assert document["path"] == [str(step.label) for step in shortest.trace[1:]]
+    assert len(document["path"]) + 1 == 11
+
+
+def test_jump_from_a_middle_state_keeps_the_path_and_ends_in_a_violation(hw2):
+    prefix = LOSS_PATH[:6]  # m0 is on both replicas, not yet committed
+    document = finished(Jump(hw2, prefix, ["NoCommittedLoss"], 60).start())
+    assert document["status"] == "found" and document["path"][:6] == prefix
+    assert len(document["path"]) <= len(LOSS_PATH)  # the gallery's own ending is one way
+    assert "NoCommittedLoss" in violated(hw2, hw2.walk(document["path"]))
+
+
+def test_jump_where_nothing_is_violated_checks_tlcs_whole_state_space():
+    explorer = Explorer("tla", TlaConfig(replicas=2, truncation="kip320"))
+    document = finished(Jump(explorer, [], ["HwLeLeo"], 120).start())
+    assert document["status"] == "none" and document["path"] is None
+    assert document["states"] == 5_973  # TLC, Kip320 with 2 replicas (tla-spec-notes.md)
+
+
+def test_jump_is_cut_by_its_time_limit_and_by_cancel():
+    explorer = Explorer("kafka", Config(replicas=3))
+    cut = finished(Jump(explorer, [], [], 0.5).start())
+    assert cut["status"] == "incomplete" and cut["reason"] == "time limit of 0.5 s reached"
+    jumps = Jumps(600)
+    job = jumps.start(explorer, [], [])
+    time.sleep(0.5)
+    jumps.stop_all()
+    assert finished(job, 10)["status"] == "cancelled"
+
+
+# -- the server ---------------------------------------------------------------------------------
+def start_server(*args: str) -> tuple[subprocess.Popen, str]:
+    """``hwcheck serve --port 0 ARGS``; returns the process and its base URL."""
+    proc = subprocess.Popen([sys.executable, "-m", "checker.cli", "serve", "--port", "0", *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            cwd=ROOT)
+    line = proc.stdout.readline()
+    assert line.startswith("hwcheck explorer: http://127.0.0.1:"), line + proc.stderr.read()
+    return proc, line.split()[2].rstrip("/")
+
+
+def stop_server(proc: subprocess.Popen) -> tuple[int, str]:
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=20)
+    return proc.returncode, err
+
+
+@pytest.fixture(scope="module")
+def server():
+    proc, url = start_server("--replicas", "2", "--truncation", "hw", "--max-epoch", "1")
+    with httpx.Client(base_url=url, timeout=30) as client:
+        yield client
+    code, err = stop_server(proc)
+    assert code == 0 and "Traceback" not in err and "stopped" in err
+
+
+def test_api_model(server):
+    model = server.get("/api/model").json()
+    assert (model["model"], model["variant"], model["config"]["replicas"]) == ("kafka", "hw", 2)
+    assert "Elect" in [a["name"] for a in model["actions"]]
+    assert "NoCommittedLoss" in [p["name"] for p in model["properties"]]
+
+
+def test_api_state_actions_step_and_check_follow_the_loss(server):
+    state = server.get("/api/state", params={"step": LOSS_PATH}).json()
+    assert state["number"] == 11 and state["fingerprint"] == LOSS["steps"][-1]["fingerprint"]
+    assert state["view"] == LOSS["steps"][-1]["view"]
+    stepped = server.post("/api/step", json={"path": LOSS_PATH[:-1],
+                                             "action": LOSS_PATH[-1]}).json()
+    assert stepped == state
+    actions = server.get("/api/actions", params={"step": LOSS_PATH[:-1]}).json()
+    assert LOSS_PATH[-1] in [a["label"] for a in actions["enabled"]]
+    check = server.get("/api/check", params={"step": LOSS_PATH}).json()
+    bad = [p["name"] for p in check["properties"] if not p["holds"]]
+    assert bad == ["NoCommittedLoss", "WeakIsr", "StrongIsr"]
+
+
+def test_api_jump_then_poll(server):
+    started = server.post("/api/jump", json={"path": [], "invariant": "NoCommittedLoss"})
+    assert started.status_code == 202
+    for _ in range(200):
+        status = server.get(started.json()["url"]).json()
+        if status["status"] != "running":
+            break
+        time.sleep(0.1)
+    assert status["status"] == "found" and len(status["path"]) == 10
+    assert status["page"].startswith("/?step=")
+
+
+def test_api_errors_are_one_json_message(server):
+    bad = server.get("/api/state", params={"step": ["Elect(leader=1)", "Produce(leader=7)"]})
+    assert bad.status_code == 400
+    assert bad.json() == {"error": "step 2: Produce(leader=7) is not enabled in state 2 of "
+                                   "this kafka model (hw); the path stops there"}
+    assert server.post("/api/step", json={"path": []}).json()["error"] == \
+        "field (top level): 'action' is a required property"
+    assert server.post("/api/step", content=b"{not json").status_code == 400
+    assert server.post("/api/jump", json={"invariant": "Nope"}).json()["error"].startswith(
+        "no property 'Nope' here")
+    assert server.get("/api/jump/999").status_code == 404
+    assert server.get("/api/nothing").json()["error"].startswith("404 Not Found")
+    assert server.post("/api/state").status_code == 405
+
+
+def test_page_with_an_unknown_label_says_so_and_shows_the_prefix(server):
+    page = server.get("/", params={"step": ["Elect(leader=1)", "Nope(x=1"]})
+    assert page.status_code == 400 and "Traceback" not in page.text
+    assert "step 2: &#39;Nope(x=1&#39; is not an action label" in page.text
+    assert "state 2, 1 step from the initial state" in page.text
+    page = server.get("/", params={"step": ["Elect(leader=1)", "Nope(x=1)"]})
+    assert page.status_code == 400
+    assert "step 2: Nope(x=1) is not enabled in state 2" in page.text
+    assert server.get("/trace").status_code == 404  # no --trace given
+
+
+def test_the_server_listens_on_loopback_only():
+    from checker.view.web.app import create_app
+    from checker.view.web.serve import _bind
+
+    server = _bind(create_app(Explorer("kafka", HW2), Jumps(1)), 0)
+    try:
+        assert server.effective_host == "127.0.0.1"
+    finally:
+        server.close()
+
+
+# -- the command's errors -----------------------------------------------------------------------
+def hwcheck(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "checker.cli", *args], capture_output=True,
+                          text=True, cwd=ROOT, timeout=60, check=False)
+
+
+def test_a_port_in_use_is_one_message_exit_5():
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = hwcheck("serve", "--port", str(port))
+    assert done.returncode == 5 and "Traceback" not in done.stderr
+    assert done.stderr.strip() == (f"Error: port {port} on 127.0.0.1 is in use (another hwcheck "
+                                   "serve?); choose another with --port N, or --port 0 for any "
+                                   "free port.")
+
+
+def test_trace_errors(tmp_path):
+    trace = GALLERY / "hw-truncation-loss" / "trace.json"
+    mixed = hwcheck("serve", "--trace", str(trace), "--replicas", "3")
+    assert mixed.returncode == 2 and "--trace takes the model and bounds from the trace; drop " \
+        "--replicas" in mixed.stderr
+    other = dict(LOSS, steps=[dict(s) for s in LOSS["steps"]])
+    other["steps"][4]["fingerprint"] = "0" * 16  # as another model version would
+    changed = tmp_path / "other.json"
+    changed.write_text(json.dumps(other))
+    done = hwcheck("serve", "--trace", str(changed))
+    assert done.returncode == 4 and "Traceback" not in done.stderr
+    assert done.stderr.startswith(f"Error: {changed}: rejected: written by hwcheck")
+
+
+def test_serve_from_a_trace_prints_its_urls_and_serves_its_page():
+    proc, url = start_server("--trace", str(GALLERY / "kip101-hole" / "trace.json"))
+    try:
+        lines = [proc.stdout.readline() for _ in range(2)]
+        assert lines[0].strip().startswith("the trace's last state: " + url + "/?step=")
+        page = httpx.get(url + "/trace", timeout=30)
+        assert page.status_code == 200 and page.text.count("Branch here") == json.loads(
+            (GALLERY / "kip101-hole" / "trace.json").read_text())["length"]
+    finally:
+        code, err = stop_server(proc)
+    assert code == 0 and "Traceback" not in err
+
+
+@pytest.mark.skipif(os.name != "posix", reason="SIGINT to a process")
+def test_ctrl_c_stops_a_running_jump_and_the_server():
+    proc, url = start_server("--replicas", "3")
+    httpx.post(url + "/api/jump", json={"path": []}, timeout=30)
+    time.sleep(1)
+    start = time.monotonic()
+    code, err = stop_server(proc)
+    assert code == 0 and err.strip() == "hwcheck explorer stopped."
+    assert time.monotonic() - start < 10
+
+
+@pytest.mark.parametrize("case", sorted(p.name for p in GALLERY.iterdir() if p.is_dir()))
+def test_every_state_of_every_gallery_trace_renders(case):
+    """Flask's test client: the page of each state of each gallery trace (both models)."""
+    from checker.view.compose import make_config
+    from checker.view.web.app import create_app, path_url
+
+    document = json.loads((GALLERY / case / "trace.json").read_text())
+    explorer = Explorer(document["model"], make_config(document["model"], document["config"]))
+    client = create_app(explorer, Jumps(1), document).test_client()
+    texts = [step["action"] for step in document["steps"][1:]]
+    for k in range(len(texts) + 1):
+        page = client.get(path_url(texts[:k]))
+        assert page.status_code == 200, page.text
+        assert f"state {k + 1}: " in page.text
+    last = page.text
+    assert f'data-property="{document["property"]["name"]}"' in last
+    assert client.get("/trace").status_code == 200
