@@ -266,9 +266,10 @@ class Search:
 
     # -- limits and progress ----------------------------------------------------------------
     def _tick(self, discovered: int) -> None:
-        if self.deadline is not None and time.perf_counter() > self.deadline:
+        reason = self.limits.cut(self.deadline)
+        if reason:
             self.stats.frontier = discovered
-            raise LimitReached(f"time limit of {self.limits.time_limit:g} s reached")
+            raise LimitReached(reason)
 
     def _report(self, frontier: int, limits: bool = True) -> None:
         if limits:  # not from another thread (checker.spark.engine's task watcher)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import itertools
 import json
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -21,6 +20,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from serving import start_server, stop_server
 
 from checker.bfs import explore
 from checker.view.compose import build_model, choose
@@ -150,22 +150,6 @@ def test_jump_is_cut_by_its_time_limit_and_by_cancel():
 
 
 # -- the server ---------------------------------------------------------------------------------
-def start_server(*args: str) -> tuple[subprocess.Popen, str]:
-    """``hwcheck serve --port 0 ARGS``; returns the process and its base URL."""
-    proc = subprocess.Popen([sys.executable, "-m", "checker.cli", "serve", "--port", "0", *args],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            cwd=ROOT)
-    line = proc.stdout.readline()
-    assert line.startswith("hwcheck explorer: http://127.0.0.1:"), line + proc.stderr.read()
-    return proc, line.split()[2].rstrip("/")
-
-
-def stop_server(proc: subprocess.Popen) -> tuple[int, str]:
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=20)
-    return proc.returncode, err
-
-
 @pytest.fixture(scope="module")
 def server():
     proc, url = start_server("--replicas", "2", "--truncation", "hw", "--max-epoch", "1")
@@ -318,3 +302,16 @@ def test_every_state_of_every_gallery_trace_renders(case):
     last = page.text
     assert f'data-property="{document["property"]["name"]}"' in last
     assert client.get("/trace").status_code == 200
+
+
+def test_limits_cut_says_why():
+    import threading
+
+    from checker.limits import Limits
+
+    event = threading.Event()
+    limits = Limits(time_limit=1.0, cancel=event)
+    assert limits.cut(None) == "" and limits.cut(time.perf_counter() + 60) == ""
+    assert limits.cut(time.perf_counter() - 1) == "time limit of 1 s reached"
+    event.set()
+    assert limits.cut(None) == "cancelled"

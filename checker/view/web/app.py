@@ -20,6 +20,7 @@ from markupsafe import Markup
 from werkzeug.exceptions import HTTPException
 
 from checker import __version__
+from checker.fingerprint import fingerprint, fp_hex
 from checker.view import html
 from checker.view.web.explorer import Explorer, Walk, compact
 from checker.view.web.jump import Jumps
@@ -178,4 +179,5 @@ def _page(explorer: Explorer, walk: Walk, trace) -> dict[str, Any]:
                      for i, t in enumerate(texts)],
             "back": path_url(texts[:-1]) if texts else None, "number": number,
             "error": None if walk.error is None else str(walk.error),
-            "texts": texts, "trace": trace is not None, "version": __version__}
+            "texts": texts, "trace": trace is not None, "version": __version__,
+            "fingerprint": fp_hex(fingerprint(walk.states[-1]))}

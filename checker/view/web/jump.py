@@ -15,12 +15,10 @@ import time
 from typing import Any
 
 from checker.bfs import explore
-from checker.limits import LimitReached, Limits, Progress
+from checker.limits import CANCELLED, Limits, Progress
 from checker.result import Status
 from checker.view import compose
 from checker.view.web.explorer import Explorer
-
-CANCELLED = "cancelled"
 
 
 class StartAt:
@@ -76,8 +74,6 @@ class Jump:
 
     def _on_progress(self, progress: Progress) -> None:
         self.progress = progress
-        if self._cancel.is_set():
-            raise LimitReached(CANCELLED)
 
     def _run(self) -> None:
         try:
@@ -99,7 +95,7 @@ class Jump:
         if not chosen:
             self.status, self.reason = "error", f"no such property: {', '.join(self.names)}"
             return
-        limits = Limits(time_limit=self.time_limit, stop_on_first=True)
+        limits = Limits(time_limit=self.time_limit, stop_on_first=True, cancel=self._cancel)
         result = explore(StartAt(spec, walk.states[-1]), chosen, limits, self._on_progress,
                          getattr(spec, "default_symmetry", False))
         if result.violations:

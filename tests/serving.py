@@ -1,0 +1,26 @@
+"""Start and stop ``hwcheck serve`` as a real process, for the API and browser tests."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def start_server(*args: str) -> tuple[subprocess.Popen, str]:
+    """``hwcheck serve --port 0 ARGS``; returns the process and its base URL."""
+    proc = subprocess.Popen([sys.executable, "-m", "checker.cli", "serve", "--port", "0", *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            cwd=ROOT)
+    line = proc.stdout.readline()
+    assert line.startswith("hwcheck explorer: http://127.0.0.1:"), line + proc.stderr.read()
+    return proc, line.split()[2].rstrip("/")
+
+
+def stop_server(proc: subprocess.Popen) -> tuple[int, str]:
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=20)
+    return proc.returncode, err
