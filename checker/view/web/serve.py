@@ -70,8 +70,8 @@ def serve_cmd(ctx, model, replicas, truncation, max_records, max_epoch, max_cras
     if document is not None:
         click.echo(f"  the trace's last state: {start}\n  the trace page:        {url}trace")
     sys.stdout.flush()
-    if open_browser:
-        webbrowser.open(start)
+    if open_browser and not webbrowser.open(start):
+        click.echo("  (no browser to open here: open the URL yourself)")
     try:
         server.run()
     except KeyboardInterrupt:
