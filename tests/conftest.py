@@ -63,3 +63,14 @@ def _spark_folder_removed():
     if session is not None:
         session._CONTEXT.pop("keep", None)  # a test's failed run, not a log for a user
         session.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Headless chromium (Playwright), for the modules that call ``chromium.require()``."""
+    from chromium import CHROMIUM, FLAGS, require
+
+    with require().sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield chromium
+        chromium.close()

@@ -11,35 +11,16 @@ what to run.
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
+from chromium import ARTIFACTS, require
 from click.testing import CliRunner
 
 from checker.cli import cli
 from checker.view import gallery, html
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-sync_api = pytest.importorskip("playwright.sync_api",
-                               reason="playwright is not installed (pip install -e '.[test]')")
-if CHROMIUM is None:
-    pytest.skip("no chromium on PATH: run .ci/chromium (Debian's package, needs root or sudo; "
-                "the README's test command runs it) or install chromium yourself",
-                allow_module_level=True)
-
-ARTIFACTS = Path(__file__).resolve().parents[1] / "reports" / "test-artifacts"
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        yield chromium
-        chromium.close()
-
+require()
 
 @pytest.fixture(scope="module")
 def loss_page(tmp_path_factory):

@@ -9,35 +9,18 @@ Skips, saying what to run, without chromium (``.ci/chromium`` installs it).
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
+from chromium import ARTIFACTS, require
 from serving import start_server, stop_server
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-sync_api = pytest.importorskip("playwright.sync_api",
-                               reason="playwright is not installed (pip install -e '.[test]')")
-if CHROMIUM is None:
-    pytest.skip("no chromium on PATH: run .ci/chromium (Debian's package, needs root or sudo; "
-                "the README's test command runs it) or install chromium yourself",
-                allow_module_level=True)
+require()
 
 ROOT = Path(__file__).resolve().parents[1]
-ARTIFACTS = ROOT / "reports" / "test-artifacts"
 GALLERY = ROOT / "reports" / "gallery"
 LOSS = json.loads((GALLERY / "hw-truncation-loss" / "trace.json").read_text())
 LOSS_PATH = [step["action"] for step in LOSS["steps"][1:]]
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture(scope="module")
