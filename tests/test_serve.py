@@ -315,3 +315,25 @@ def test_limits_cut_says_why():
     assert limits.cut(time.perf_counter() - 1) == "time limit of 1 s reached"
     event.set()
     assert limits.cut(None) == "cancelled"
+
+
+def test_random_paths_are_judged_and_told_without_error(hw2):
+    """Seeded random walks of up to 30 steps (hw, 2 replicas; half of them from the loss's
+    state 7): every state's verdicts and
+    enabled actions are computed without error, and a NoCommittedLoss violation, when a walk
+    meets one, comes with its story."""
+    import random
+
+    rng = random.Random(7)
+    for n in range(40):
+        texts: list[str] = LOSS_PATH[:6] if n % 2 else []  # half from m0 on both replicas
+        for _ in range(30):
+            walk = hw2.walk(texts)
+            assert walk.error is None
+            for verdict in hw2.verdicts(walk):
+                if verdict["name"] == "NoCommittedLoss" and not verdict["holds"]:
+                    assert verdict["story"][0].startswith("Record m")
+            enabled = hw2.enabled(walk)
+            if not enabled:
+                break
+            texts.append(rng.choice(enabled)["label"])
