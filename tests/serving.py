@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import signal
 import subprocess
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+GALLERY = ROOT / "reports" / "gallery"
+LOSS = json.loads((GALLERY / "hw-truncation-loss" / "trace.json").read_text())
+"""The gallery's HW-truncation loss (2 replicas, hw, epoch 1), found by ``hwcheck explore``."""
+LOSS_PATH = [step["action"] for step in LOSS["steps"][1:]]
 
 
 def start_server(*args: str) -> tuple[subprocess.Popen, str]:

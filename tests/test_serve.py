@@ -16,11 +16,10 @@ import socket
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import httpx
 import pytest
-from serving import start_server, stop_server
+from serving import GALLERY, LOSS, LOSS_PATH, ROOT, start_server, stop_server
 
 from checker.bfs import explore
 from checker.view.compose import build_model, choose
@@ -30,10 +29,6 @@ from checker.view.web.jump import Jump, Jumps
 from spec.kafka import Config
 from spec.tla import TlaConfig
 
-ROOT = Path(__file__).resolve().parents[1]
-GALLERY = ROOT / "reports" / "gallery"
-LOSS = json.loads((GALLERY / "hw-truncation-loss" / "trace.json").read_text())
-LOSS_PATH = [step["action"] for step in LOSS["steps"][1:]]
 HW2 = Config(replicas=2, truncation="hw", max_epoch=1)
 
 

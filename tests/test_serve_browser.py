@@ -9,18 +9,13 @@ Skips, saying what to run, without chromium (``.ci/chromium`` installs it).
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from chromium import ARTIFACTS, require
-from serving import start_server, stop_server
+from serving import GALLERY, LOSS, LOSS_PATH, start_server, stop_server
 
 require()
 
-ROOT = Path(__file__).resolve().parents[1]
-GALLERY = ROOT / "reports" / "gallery"
-LOSS = json.loads((GALLERY / "hw-truncation-loss" / "trace.json").read_text())
-LOSS_PATH = [step["action"] for step in LOSS["steps"][1:]]
 
 
 @pytest.fixture(scope="module")

@@ -20,11 +20,16 @@ def _table(title: str, *columns: str) -> Table:
     return table
 
 
-def _first_line(func: Any) -> Text:
-    """The docstring's first paragraph, whole and joined into one line, as plain text (a
-    ``[...]`` in it is text, not rich markup)."""
+def first_paragraph(func: Any) -> str:
+    """The docstring's first paragraph, whole and joined into one line, without the ``\\`\\``
+    marks ('' when there is no docstring). ``hwcheck list`` and ``hwcheck serve`` show it."""
     paragraph = inspect.cleandoc(func.__doc__ or "").split("\n\n")[0]
-    return Text(" ".join(paragraph.replace("``", "").split()))
+    return " ".join(paragraph.replace("``", "").split())
+
+
+def _first_line(func: Any) -> Text:
+    """``first_paragraph`` as plain rich text (a ``[...]`` in it is text, not markup)."""
+    return Text(first_paragraph(func))
 
 
 def tables(spec: Any, props: list) -> list[Table]:

@@ -9,7 +9,6 @@ model of ``checker.view.compose`` (kafka or tla); the states are concrete (no sy
 
 from __future__ import annotations
 
-import inspect
 import re
 import threading
 from dataclasses import dataclass, field
@@ -19,6 +18,7 @@ from checker.fingerprint import fingerprint, fp_hex
 from checker.model import Label
 from checker.properties import INVARIANT, SOMETIMES, TRANSITION
 from checker.view import compose
+from checker.view.listing import first_paragraph
 from checker.view.web import effects
 from invariants import story
 
@@ -57,9 +57,7 @@ def compact(text: str) -> str:
 def action_summary(func: Any) -> str:
     """An action function's docstring's first sentence, on one line, without ``\\`\\``
     marks and without a leading ``Name(args):`` signature ('' when it has no docstring)."""
-    paragraph = inspect.cleandoc(func.__doc__ or "").split("\n\n")[0]
-    text = " ".join(paragraph.replace("``", "").split())
-    text = _SIGNATURE.sub("", text, count=1)
+    text = _SIGNATURE.sub("", first_paragraph(func), count=1)
     end = text.find(". ")
     text = text if end < 0 else text[:end + 1]
     return text[:1].upper() + text[1:]
