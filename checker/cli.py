@@ -22,7 +22,16 @@ from checker.view import graph as graph_view
 from checker.view import progress as progress_view
 from checker.view import simulate as simulate_view
 from checker.view.compose import build_model
-from checker.view.run import Engine, bounds, build, engine_from, engine_options, model_options, run
+from checker.view.run import (
+    Engine,
+    bounds,
+    build,
+    engine_from,
+    engine_options,
+    model_options,
+    protocol_from,
+    run,
+)
 from checker.view.web.serve import serve_cmd
 from spec.kafka import Config
 from spec.tla import TlaConfig
@@ -52,17 +61,17 @@ def cli() -> None:
 @engine_options
 def explore_cmd(model, replicas, truncation, max_records, max_epoch, max_crashes, min_isr,
                 unclean, log_size, names, max_depth, time_limit, stop_on_first, as_json, out,
-                no_progress, **engine_flags) -> None:
+                no_progress, **flags) -> None:
     """Explore every interleaving and check the invariants."""
     given = bounds(replicas, truncation, max_records, max_epoch, max_crashes, min_isr, unclean,
-                    log_size)
+                    log_size, **protocol_from(flags))
     limits = Limits(max_depth=max_depth, time_limit=time_limit, stop_on_first=stop_on_first)
-    engine = engine_from(engine_flags)
+    engine = engine_from(flags)
     with progress_view.for_search(enabled=not no_progress) as on_progress:
         spec, result = run(model, given, names, limits, on_progress, engine)
     if interrupted(result.reason):
         click.echo("Interrupted (Ctrl-C): the results below are partial.", err=True)
-    folder = out or Path("reports") / report.run_id(spec, spec.config.truncation)
+    folder = out or Path("reports") / report.run_id(spec)
     summary = batch.write_reports(folder, spec, result)
     terminal.print_run(spec, result, summary, folder, as_json)
     sys.exit(result.exit_code)
@@ -87,10 +96,10 @@ def list_cmd() -> None:
 @click.option("--max-states", type=click.IntRange(min=1), default=20_000, show_default=True,
               help="Refuse to draw a graph with more states than this.")
 def graph_cmd(model, replicas, truncation, max_records, max_epoch, max_crashes, min_isr,
-              unclean, log_size, names, form, out, max_states) -> None:
+              unclean, log_size, names, form, out, max_states, **flags) -> None:
     """Write the full reachable state graph, each shortest counterexample marked."""
     given = bounds(replicas, truncation, max_records, max_epoch, max_crashes, min_isr, unclean,
-                    log_size)
+                    log_size, **protocol_from(flags))
     _, spec, _ = build(model, given)
     try:  # first the graph, which stops as soon as it passes the limit
         drawn = graph_view.state_graph(spec, max_states)

@@ -21,11 +21,32 @@ from typing import Any
 
 from invariants.safety import first_gap, record_text
 
+_RULES = {"+hw-truncation": "hw", "+leader-epoch-truncation": "epoch",
+          "+last-match-truncation": "match"}
+
 
 def rule_of(variant: str) -> str:
     """``hw``, ``epoch`` (KIP-101's lookup) or ``match`` (KIP-279 and every later variant,
-    the TLA+ port's ``kip320-first-try`` and ``kip320-kip279`` included)."""
-    return {"hw": "hw", "kip101": "epoch"}.get(variant, "match")
+    the TLA+ port's ``kip320-first-try`` and ``kip320-kip279`` included).
+
+    ``variant`` is a variant name as ``spec.kafka.variants.resolve`` writes it: a preset,
+    then ``+mechanism`` / ``-mechanism`` changes (``kip101 +last-match-truncation``); a
+    ``+...-truncation`` change names the rule. Any other rule (a user's) reads as ``other``."""
+    words = variant.split()
+    for word in words[1:]:
+        if word in _RULES:
+            return _RULES[word]
+        if word.startswith("+") and word.endswith("-truncation"):
+            return "other"
+    return {"hw": "hw", "kip101": "epoch"}.get(words[0] if words else variant, "match")
+
+
+def fenced_lookup(variant: str) -> bool:
+    """OffsetsForLeaderEpoch is fenced by the current epoch in ``variant`` (KIP-320)."""
+    words = variant.split()
+    if "-fenced-lookup" in words:
+        return False
+    return "+fenced-lookup" in words or (bool(words) and words[0].startswith("kip320"))
 
 
 def end_offset_for_epoch(log, epoch: int) -> int | None:
@@ -56,7 +77,7 @@ def explain(variant: str, before: dict[str, Any], after: dict[str, Any], r: int)
     leader = after["replicas"][r].get("leader")
     theirs = before["replicas"][leader]["log"] if isinstance(leader, int) else None
     rule = rule_of(variant)
-    if rule == "hw" or theirs is None or not mine:
+    if rule in ("hw", "other") or theirs is None or not mine:
         hw = before["replicas"][r]["hw"]
         said = (f"truncated its log to its own HW {hw} (pre-KIP-101 rule: the follower's HW, "
                 "which lags the leader's, decides)" if rule == "hw" else
@@ -82,7 +103,7 @@ def explain(variant: str, before: dict[str, Any], after: dict[str, Any], r: int)
             "are the leader's (KIP-101's hole, closed by KIP-279)")
         return asked + told + _kept(mine, theirs, cut, leader) + why
     fence = (" in the request's epoch (KIP-320 fences the lookup)"
-             if variant.startswith("kip320") else "")
+             if fenced_lookup(variant) else "")
     answer = last_match_end(mine, theirs)
     where = ("no offset holds the same record in both logs" if answer == 0 else
              f"the last offset where both hold the same record is {answer - 1} "

@@ -33,8 +33,12 @@ def fresh_models(monkeypatch):
 
 def _variant(monkeypatch, **changes) -> None:
     """Change the kip320 variant (the protocol the gate says must hold)."""
-    weakened = dataclasses.replace(variants.VARIANTS["kip320"], **changes)
-    monkeypatch.setitem(variants.VARIANTS, "kip320", weakened)
+    weakened = dataclasses.replace(variants.PRESETS["kip320"], **changes)
+    monkeypatch.setitem(variants.PRESETS, "kip320", weakened)
+
+
+def _without(switch: str) -> frozenset:
+    return variants.PRESETS["kip320"].switches - {switch}
 
 
 def _gate_fails(tmp_path) -> set[str]:
@@ -53,25 +57,25 @@ def _gate_fails(tmp_path) -> set[str]:
 
 def test_removing_the_fetch_epoch_fence_fails_the_gate(monkeypatch, tmp_path):
     """KIP-320's fence on Fetch (a follower in another epoch is refused) deleted."""
-    _variant(monkeypatch, fenced_fetch=False)
+    _variant(monkeypatch, switches=_without("fenced-fetch"))
     _gate_fails(tmp_path)
 
 
 def test_unfenced_offsets_for_leader_epoch_fails_the_gate(monkeypatch, tmp_path):
     """Truncation asks a leader of any epoch (KIP-279's rule), not one in the request's epoch."""
-    _variant(monkeypatch, rule=variants.truncate_kip279)
+    _variant(monkeypatch, switches=_without("fenced-lookup"))
     _gate_fails(tmp_path)
 
 
 def test_truncating_to_the_high_watermark_fails_the_gate(monkeypatch, tmp_path):
     """Back to the pre-KIP-101 rule: a new follower truncates to its own HW."""
-    _variant(monkeypatch, rule=variants.truncate_to_hw)
+    _variant(monkeypatch, rule=variants.RULES["hw-truncation"])
     _gate_fails(tmp_path)
 
 
 def test_kip101_truncation_fails_the_gate(monkeypatch, tmp_path):
     """KIP-101's epoch lookup with KIP-320's fences kept."""
-    _variant(monkeypatch, rule=variants.truncate_kip101)
+    _variant(monkeypatch, rule=variants.RULES["leader-epoch-truncation"])
     _gate_fails(tmp_path)
 
 

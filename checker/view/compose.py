@@ -19,10 +19,16 @@ from spec.tla.typeok import type_ok_property
 
 MODEL_OPTIONS = {
     "kafka": ("replicas", "truncation", "max_records", "max_epoch", "max_crashes", "min_isr",
-              "unclean_election"),
+              "unclean_election", "with_mechanisms", "without_mechanisms",
+              "max_unclean_shutdowns", "flush", "acks"),
     "tla": ("replicas", "truncation", "log_size", "max_records", "max_epoch"),
 }
 """Per model, the bound options it takes (``spec.kafka.Config`` / ``spec.tla.TlaConfig`` fields)."""
+
+
+SPELLING = {"unclean_election": "--unclean", "with_mechanisms": "--with",
+            "without_mechanisms": "--without"}
+"""Config fields whose CLI option is not ``--`` + the field name with dashes."""
 
 
 class OptionError(ValueError):
@@ -58,11 +64,14 @@ def make_config(model: str, given: dict[str, Any]) -> Any:
     allowed = MODEL_OPTIONS[model]
     for key, value in given.items():
         if value is not None and key not in allowed:
-            option = "--unclean" if key == "unclean_election" else "--" + key.replace("_", "-")
+            option = SPELLING.get(key, "--" + key.replace("_", "-"))
             raise OptionError(f"{option} does not apply to --model {model}", option)
     values = {k: v for k, v in given.items() if v is not None}
     if "truncation" in values:
         values["truncation"] = values["truncation"].lower()
+    for key in ("with_mechanisms", "without_mechanisms"):
+        if key in values:
+            values[key] = tuple(values[key])
     return Config(**values) if model == "kafka" else TlaConfig(**values)
 
 

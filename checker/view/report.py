@@ -39,10 +39,21 @@ def stamp() -> str:
     return time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
 
 
-def run_id(spec: Spec, variant: str) -> str:
+def variant_of(spec: Spec) -> str:
+    """The spec's protocol variant as shown to people: a preset (``kip320``) or a preset with
+    changed mechanisms (``kip320 -fenced-fetch``); the TLA+ port's variant name."""
+    return str(getattr(spec, "variant_name", None) or spec.config_dict().get("truncation"))
+
+
+def slug(variant: str) -> str:
+    """A variant name as a folder name part: ``kip320 -fenced-fetch`` -> ``kip320-no-fenced-fetch``."""
+    return variant.replace(" +", "+").replace(" -", "-no-").replace(" ", "-")
+
+
+def run_id(spec: Spec, variant: str | None = None) -> str:
     """``<model>-<variant>-r<replicas>-<UTC time>``: a folder name for one run."""
     replicas = spec.config_dict().get("replicas", "")
-    return f"{spec.name}-{variant}-r{replicas}-{stamp()}"
+    return f"{spec.name}-{slug(variant or variant_of(spec))}-r{replicas}-{stamp()}"
 
 
 def explanation(violation: Violation) -> str:
@@ -72,12 +83,12 @@ def trace_document(spec: Spec, violation: Violation) -> dict[str, Any]:
         "version": TRACE_VERSION,
         "hwcheck_version": __version__,
         "model": spec.name,
-        "variant": config.get("truncation"),
+        "variant": variant_of(spec),
         "config": config,
         "property": {"name": violation.prop.name, "kind": violation.prop.kind,
                      "description": violation.prop.description},
         "explanation": explanation(violation),
-        "story": story.tell(violation.prop.name, str(config.get("truncation")), actions, views),
+        "story": story.tell(violation.prop.name, variant_of(spec), actions, views),
         "length": violation.length,
         "steps": [{"index": i, "action": action, "fingerprint": fp_hex(step.fingerprint),
                    "state": to_json(step.state), "view": view}

@@ -20,7 +20,8 @@ from checker.result import EXIT_ENVIRONMENT
 from checker.symmetry import SymmetryError, for_spec
 from checker.view import compose
 from spec.kafka import Config, ConfigError
-from spec.kafka.config import ALIASES, MAX_REPLICAS, TRUNCATION_VARIANTS
+from spec.kafka.config import ACKS, ALIASES, FLUSH_MODES, MAX_REPLICAS, TRUNCATION_VARIANTS
+from spec.kafka.variants import MECHANISMS
 from spec.tla import TlaConfig
 from spec.tla.config import TLA_MAX_REPLICAS, TLA_VARIANTS
 
@@ -58,6 +59,20 @@ MODEL_FLAGS = (
                   help=f"min.insync.replicas, acks=all (kafka) [{DEFAULTS.min_isr}]."),
     click.option("--unclean/--clean", default=None,
                   help="unclean.leader.election.enable (kafka) [clean]."),
+    click.option("--with", "with_mechanisms", multiple=True, metavar="MECHANISM",
+                  help="Turn a mechanism on, on top of --truncation (kafka; repeatable): "
+                       + ", ".join(MECHANISMS) + ". See 'hwcheck list'."),
+    click.option("--without", "without_mechanisms", multiple=True, metavar="MECHANISM",
+                  help="Turn a mechanism of the --truncation preset off (kafka; repeatable)."),
+    click.option("--max-unclean-shutdowns", type=click.IntRange(min=0), default=None,
+                  help="Unclean shutdowns (power loss: the unflushed tail is lost) over the "
+                       f"whole run (kafka) [{DEFAULTS.max_unclean_shutdowns}: logs durable]."),
+    click.option("--flush", type=click.Choice(FLUSH_MODES), default=None,
+                  help="background: the OS flushes when it likes (Kafka's default); always: "
+                       f"fsync per append (kafka) [{DEFAULTS.flush}]."),
+    click.option("--acks", type=click.Choice(ACKS), default=None,
+                  help="Producer acks: all (acknowledged once committed) or 1 (on the "
+                       f"leader's append) (kafka) [{DEFAULTS.acks}]."),
     click.option("--log-size", type=click.IntRange(min=0), default=None,
                   help=f"LogSize: slots per log (tla) [{TLA.log_size}]."),
     click.option("--invariant", "names", multiple=True, metavar="NAME",
@@ -66,12 +81,27 @@ MODEL_FLAGS = (
 """The model and property flags that ``explore`` and ``graph`` share."""
 
 
+PROTOCOL_KEYS = ("with_mechanisms", "without_mechanisms", "max_unclean_shutdowns", "flush",
+                 "acks")
+"""The model flags a command receives as keyword arguments (``protocol_from``)."""
+
+
+def protocol_from(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """Pop the ``PROTOCOL_KEYS`` flags out of a command's ``kwargs``; an empty ``--with`` /
+    ``--without`` list becomes None (the model's default)."""
+    flags = {key: kwargs.pop(key, None) for key in PROTOCOL_KEYS}
+    return {key: (value or None) if isinstance(value, tuple) else value
+            for key, value in flags.items()}
+
+
 def bounds(replicas=None, truncation=None, max_records=None, max_epoch=None,
-            max_crashes=None, min_isr=None, unclean=None, log_size=None) -> dict:
-    """The model options as ``compose.make_config`` takes them (None: the model's default)."""
+            max_crashes=None, min_isr=None, unclean=None, log_size=None, **protocol) -> dict:
+    """The model options as ``compose.make_config`` takes them (None: the model's default);
+    ``protocol`` holds ``PROTOCOL_KEYS`` values (see ``protocol_from``)."""
     return {"replicas": replicas, "truncation": truncation, "max_records": max_records,
             "max_epoch": max_epoch, "max_crashes": max_crashes, "min_isr": min_isr,
-            "unclean_election": unclean, "log_size": log_size}
+            "unclean_election": unclean, "log_size": log_size,
+            **{key: protocol.get(key) for key in PROTOCOL_KEYS}}
 
 
 def with_options(options):

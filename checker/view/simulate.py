@@ -27,6 +27,7 @@ from checker.view.run import (
     choose,
     engine_from,
     model_options,
+    protocol_from,
     with_options,
 )
 
@@ -78,7 +79,7 @@ def simulate_cmd(model, replicas, truncation, max_records, max_epoch, max_crashe
                  out, no_progress, **engine_flags) -> None:
     """Run seeded random walks, check every property on each step, shrink what fails."""
     given = bounds(replicas, truncation, max_records, max_epoch, max_crashes, min_isr, unclean,
-                   log_size)
+                   log_size, **protocol_from(engine_flags))
     cfg, spec = _build(model, given, names)
     known = set(spec.action_names())
     for name, _ in weights:
@@ -92,7 +93,7 @@ def simulate_cmd(model, replicas, truncation, max_records, max_epoch, max_crashe
     with output.progress(not no_progress, time_limit if walks is None else None) as on_progress:
         result = _simulate(Recipe(model, cfg, tuple(names)), plan, walks, time_limit, engine,
                            on_progress)
-    folder = out or Path("reports") / ("simulate-" + report.run_id(spec, spec.config.truncation))
+    folder = out or Path("reports") / ("simulate-" + report.run_id(spec))
     try:
         summary = output.write(folder, spec, result, walks, time_limit)
     except OSError as exc:

@@ -132,7 +132,7 @@ def print_simulation(spec, result: Simulation, summary: dict[str, Any], folder: 
             f" → {shrunk.deletion} (steps deleted) → {shrunk.search} states (neighbourhood "
             "search)", style="bold"))
         views = [spec.view(step.state) for step in shrunk.violation.trace]
-        terminal.print_violation(console, shrunk.violation, views, str(spec.config.truncation))
+        terminal.print_violation(console, shrunk.violation, views, report.variant_of(spec))
     console.print(stats_table(spec, result, summary))
     console.print(property_table(result))
     console.print(coverage_table(result))
@@ -147,8 +147,8 @@ def print_simulation(spec, result: Simulation, summary: dict[str, Any], folder: 
 def stats_table(spec, result: Simulation, summary: dict[str, Any]) -> Table:
     """Status, bounds, seed and the walk statistics as a two-column table."""
     batch, stats = result.batch, summary["stats"]
-    table = Table(title=f"hwcheck simulate: model {spec.name}, truncation "
-                        f"{spec.config.truncation}", show_header=False, title_justify="left")
+    table = Table(title=f"hwcheck simulate: model {spec.name}, variant "
+                        f"{report.variant_of(spec)}", show_header=False, title_justify="left")
     table.add_column(style="bold")
     table.add_column()
     table.add_row("status", Text(result.status.upper(), style=STATUS_STYLE[result.status]))

@@ -13,7 +13,7 @@ from rich.text import Text
 from checker.result import CheckResult, Status, Violation
 from checker.view import steps
 from checker.view.batch import stdout_console
-from checker.view.report import explanation
+from checker.view.report import explanation, variant_of
 from invariants import story
 
 STATUS_STYLE = {Status.OK: "bold green", Status.VIOLATED: "bold red",
@@ -118,8 +118,8 @@ def print_run(spec, result, summary, folder, as_json: bool) -> None:
     console = stdout_console(120)
     for violation in by_catalog(result):
         views = [spec.view(step.state) for step in violation.trace]
-        print_violation(console, violation, views, str(spec.config.truncation))
-    title = f"hwcheck explore: model {spec.name}, truncation {spec.config.truncation}"
+        print_violation(console, violation, views, variant_of(spec))
+    title = f"hwcheck explore: model {spec.name}, variant {variant_of(spec)}"
     console.print(summary_table(title, spec.config_dict(), result))
     console.print(verdict_table(result))
     console.print(coverage_table(result))
@@ -127,7 +127,7 @@ def print_run(spec, result, summary, folder, as_json: bool) -> None:
     if line:
         console.print(line)
     console.print(f"Reports written to {folder}/")
-    if result.status == Status.OK and spec.name == "kafka" and spec.config.truncation == "kip320":
+    if result.status == Status.OK and spec.name == "kafka" and variant_of(spec) == "kip320":
         console.print("Hint: the pre-0.11 protocol loses committed data; see it with "
                       "[bold]hwcheck explore --replicas 2 --truncation hw[/bold]")
     elif result.status == Status.VACUOUS:

@@ -48,7 +48,9 @@ def load(path: Path) -> dict[str, Any]:
     try:
         document = json.loads(text)
     except json.JSONDecodeError as exc:
-        ending = " (the file ends early: truncated?)" if exc.pos >= len(text.rstrip()) else ""
+        # a string cut by the end of the file reports where the string starts
+        early = exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string")
+        ending = " (the file ends early: truncated?)" if early else ""
         raise TraceFileError(f"{path}: not valid JSON at line {exc.lineno}, column {exc.colno}: "
                              f"{exc.msg}{ending}") from None
     if not isinstance(document, dict) or document.get("format") != TRACE_FORMAT:

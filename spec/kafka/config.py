@@ -6,12 +6,19 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from spec.bounds import ConfigError, require_non_negative, require_replicas, resolve_variant
+from spec.kafka import variants
 
 TRUNCATION_VARIANTS = ("hw", "kip101", "kip279", "kip320")
 """The truncation rules, oldest first (see ``spec.kafka.variants``)."""
 
 ALIASES = {"epoch": "kip320"}
 """``epoch`` names the fenced protocol Kafka runs today (KIP-320)."""
+
+FLUSH_MODES = ("background", "always")
+"""``--flush``: the OS writes the log at its own time (Kafka's default), or fsync per append."""
+
+ACKS = ("all", "1")
+"""``--acks``: acknowledged once committed, or on the leader's append."""
 
 MAX_REPLICAS = 7
 """The kafka model's largest replication factor (exhaustive search is practical to 3 or 4;
@@ -31,8 +38,16 @@ class Config:
     - ``min_isr``: ``min.insync.replicas``; with ``acks=all`` a leader accepts a write only
       while its ISR has at least this many members (1..replicas).
     - ``unclean_election``: ``unclean.leader.election.enable``.
-    - ``truncation``: the follower truncation rule, one of ``TRUNCATION_VARIANTS``
-      (``epoch`` is accepted as an alias of ``kip320``).
+    - ``truncation``: the protocol preset, one of ``TRUNCATION_VARIANTS`` (``epoch`` is
+      accepted as an alias of ``kip320``); ``with_mechanisms`` / ``without_mechanisms``: the
+      mechanisms (``spec.kafka.variants.MECHANISMS``) turned on / off on top of it.
+    - ``max_unclean_shutdowns``: unclean shutdowns (power loss) over the whole run; 0 keeps
+      every log durable, as before. ``flush``: ``background`` (Kafka's default: the OS writes
+      the log when it likes, so an unclean shutdown loses the unflushed tail) or ``always``
+      (an fsync on every append, ``log.flush.interval.messages=1``).
+    - ``acks``: the producer's ``acks``: ``all`` (acknowledged once committed; the leader
+      takes a write only with ``min_isr`` ISR members) or ``1`` (acknowledged on the leader's
+      append).
 
     The defaults are the ones ``hwcheck explore`` uses; README.md says how they were chosen.
     """
@@ -44,6 +59,11 @@ class Config:
     min_isr: int = 1
     unclean_election: bool = False
     truncation: str = "kip320"
+    with_mechanisms: tuple[str, ...] = ()
+    without_mechanisms: tuple[str, ...] = ()
+    max_unclean_shutdowns: int = 0
+    flush: str = "background"
+    acks: str = "all"
 
     def validate(self) -> Config:
         """Return the config with the truncation alias resolved.
@@ -59,9 +79,35 @@ class Config:
         if not 1 <= self.min_isr <= self.replicas:
             raise ConfigError("--min-isr", f"--min-isr must be between 1 and --replicas "
                                            f"({self.replicas}), got {self.min_isr}")
+        require_non_negative((("--max-unclean-shutdowns", self.max_unclean_shutdowns),))
+        if self.flush not in FLUSH_MODES:
+            raise ConfigError("--flush", f"--flush must be one of {', '.join(FLUSH_MODES)}, "
+                                         f"got {self.flush!r}")
+        if str(self.acks) not in ACKS:
+            raise ConfigError("--acks", f"--acks must be one of {', '.join(ACKS)}, "
+                                        f"got {self.acks!r}")
         truncation = resolve_variant(self.truncation, TRUNCATION_VARIANTS, ALIASES)
-        return replace(self, truncation=truncation)
+        enable = tuple(sorted(set(self.with_mechanisms)))
+        disable = tuple(sorted(set(self.without_mechanisms)))
+        try:
+            variants.resolve(truncation, enable, disable)
+        except ValueError as error:
+            raise ConfigError("--with", f"--with/--without: {error}") from None
+        return replace(self, truncation=truncation, with_mechanisms=enable,
+                       without_mechanisms=disable, acks=str(self.acks))
+
+    @property
+    def variant(self) -> variants.Variant:
+        """The protocol variant: the preset with the mechanisms switched (call on a validated
+        config; raises ``ValueError`` as ``variants.resolve`` does otherwise)."""
+        return variants.resolve(ALIASES.get(self.truncation, self.truncation),
+                                self.with_mechanisms, self.without_mechanisms)
+
+    @property
+    def durability(self) -> bool:
+        """Unclean shutdowns are possible: states carry the flushed offsets."""
+        return self.max_unclean_shutdowns > 0
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-friendly form, as written into reports."""
-        return asdict(self)
+        """JSON-friendly form, as written into reports (tuples become lists)."""
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}

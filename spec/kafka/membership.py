@@ -27,6 +27,7 @@ from spec.kafka.state import (
     put,
     without_member,
 )
+from spec.kafka.variants import truncation_point
 
 
 def _decide(s, leader, isr):
@@ -156,17 +157,16 @@ def become_follower(ctx, s, out):
     the rule cannot answer (the leader to ask is not ready). A request naming no leader is
     never applied. Source: protocol.md action 7; ``ReplicaFetcherThread.maybeTruncate``."""
     replicas = s[REPLICAS]
-    rule = ctx.variant.rule
+    variant = ctx.variant
     for r, rep in enumerate(replicas):
         if not rep[ALIVE]:
             continue
         for epoch, leader, isr in s[REQUESTS][rep[VIEW][V_EPOCH] + 1:]:
             if leader is None or leader == r:
                 continue
-            offset = rule(replicas, r, leader, epoch)
+            offset = truncation_point(variant, replicas, r, leader, epoch)
             if offset is None:
                 continue
             log = rep[LOG]
-            offset = min(offset, len(log))
             new_rep = (log[:offset], min(rep[HW], offset), True, (leader, epoch, isr), ())
             out.append((ctx.labels.become_follower[r][epoch], (put(replicas, r, new_rep),) + s[1:]))

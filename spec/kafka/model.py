@@ -33,7 +33,6 @@ from spec.kafka.state import (
     VIEW,
     initial_state,
 )
-from spec.kafka.variants import VARIANTS
 
 ACTIONS = (
     ("Produce", actions.produce),
@@ -117,7 +116,8 @@ class KafkaSpec(ActionSpec):
 
     def __init__(self, config: Config | None = None) -> None:
         self.config = (config or Config()).validate()
-        self.variant = VARIANTS[self.config.truncation]
+        self.variant = self.config.variant
+        self.variant_name = self.variant.name
         self.labels = _Labels(self.config.replicas, self.config.max_epoch)
         self.set_actions(ACTIONS)
         self.symmetric_ids = self.config.replicas

@@ -1,11 +1,22 @@
-"""The follower truncation rules, one per Kafka generation.
+"""Protocol variants as sets of mechanisms: one truncation rule plus on/off switches.
 
-Each rule answers: when replica ``r`` applies a LeaderAndIsr of ``epoch`` naming ``leader``,
-to which offset does it truncate its log? ``None`` means the answer cannot be had yet (the
-leader it must ask is down or not ready), so becoming follower waits, as Kafka's fetcher
-retries OffsetsForLeaderEpoch until the leader answers. A follower with an empty log has
-nothing to truncate and needs no leader (Kafka truncates partitions without epochs to the HW,
-which is 0 there). The result is at most the follower's LEO.
+A variant is what a follower does when it applies a LeaderAndIsr (its truncation rule) and
+which of Kafka's fences and rules are on. The named presets are the Kafka generations
+(``PRESETS``); ``resolve`` changes one mechanism of a preset (``--with`` / ``--without``).
+
+A truncation rule is ``rule(log, hw, leader_log) -> offset | None``:
+
+- ``log``: the follower's log, a tuple of records ``(record id, leader epoch)``, offset 0
+  first; ``hw``: its HW (an offset, exclusive); ``leader_log``: the log of the leader it must
+  ask, or None for a rule that asks nobody (``asks_leader`` False).
+- returns the offset (0-based, exclusive) to truncate to; it is clamped to ``[0, len(log)]``.
+  None means "no answer yet": becoming follower stays disabled and is retried later, as
+  Kafka's fetcher retries OffsetsForLeaderEpoch.
+
+A rule that asks the leader is only called when the follower's log is non-empty (an empty log
+has nothing to truncate) and the leader is up and presumes leadership (it answers
+OffsetsForLeaderEpoch); with ``fenced-lookup`` also only when the leader is already in the
+request's epoch (KIP-320: the request carries the current leader epoch).
 """
 
 from __future__ import annotations
@@ -16,91 +27,173 @@ from dataclasses import dataclass
 from spec.kafka.state import ALIVE, HW, LOG, V_EPOCH, V_LEADER, VIEW
 from spec.log import end_offset_for_epoch, last_epoch, last_match_end
 
-Rule = Callable[[tuple, int, int, int], int | None]
+RuleFunction = Callable[[tuple, int, "tuple | None"], "int | None"]
 
 
-def _ready(replicas: tuple, leader: int) -> bool:
-    """The leader is up and presumes leadership (any epoch): it answers OffsetsForLeaderEpoch."""
-    state = replicas[leader]
-    return state[ALIVE] and state[VIEW][V_LEADER] == leader
+def to_hw(log: tuple, hw: int, leader_log: tuple | None) -> int | None:
+    """Kafka < 0.11: truncate to the follower's own HW (the rule behind KAFKA-1211)."""
+    return hw
 
 
-def truncate_to_hw(replicas: tuple, r: int, leader: int, epoch: int) -> int | None:
-    """Kafka < 0.11: truncate to the follower's own HW (the rule behind both canonical bugs)."""
-    return replicas[r][HW]
-
-
-def truncate_kip101(replicas: tuple, r: int, leader: int, epoch: int) -> int | None:
+def by_leader_epoch(log: tuple, hw: int, leader_log: tuple | None) -> int | None:
     """KIP-101 (Kafka 0.11): OffsetsForLeaderEpoch for the follower's latest epoch.
 
-    The leader answers with ``end_offset_for_epoch`` (its LEO if that epoch is its latest, else
-    the start of the next epoch it has); with no answer the follower falls back to its HW.
-    Source: KIP-101; ``ReplicaFetcherThread.maybeTruncate`` in 0.11.
-    """
-    log = replicas[r][LOG]
-    if not log:
-        return 0
-    if not _ready(replicas, leader):
-        return None
-    answer = end_offset_for_epoch(replicas[leader][LOG], last_epoch(log))
-    if answer is None:
-        return replicas[r][HW]
-    return min(answer, len(log))
+    The leader answers ``end_offset_for_epoch`` (its LEO if that epoch is its latest, else the
+    start of its next larger epoch); with no answer the follower falls back to its HW.
+    Source: KIP-101; ``ReplicaFetcherThread.maybeTruncate`` and
+    ``LeaderEpochFileCache.endOffsetFor`` in 0.11."""
+    answer = end_offset_for_epoch(leader_log, last_epoch(log))
+    return hw if answer is None else answer
 
 
-def truncate_kip279(replicas: tuple, r: int, leader: int, epoch: int) -> int | None:
-    """KIP-279 (Kafka 2.0): truncate just after the largest offset at which follower and
-    leader hold the same record, asking the leader whatever epoch the leader is in.
-    Source: KIP-279; protocol.md; Kip279.tla of the public TLA+ spec."""
-    log = replicas[r][LOG]
-    if not log:
-        return 0
-    if not _ready(replicas, leader):
-        return None
-    return last_match_end(log, replicas[leader][LOG])
+def after_last_match(log: tuple, hw: int, leader_log: tuple | None) -> int | None:
+    """KIP-279 (Kafka 2.0): just after the largest offset where follower and leader hold the
+    same record. Source: KIP-279; protocol.md; Kip279.tla of the public TLA+ spec."""
+    return last_match_end(log, leader_log)
 
 
-def truncate_kip320(replicas: tuple, r: int, leader: int, epoch: int) -> int | None:
-    """KIP-320 (Kafka 2.1): as KIP-279, but only against a leader already in the request's
-    epoch (the OffsetsForLeaderEpoch request carries the current leader epoch and is fenced).
-    Source: KIP-320; Kip320.tla ``FencedBecomeFollowerAndTruncate``."""
-    log = replicas[r][LOG]
-    if not log:
-        return 0
-    if not _ready(replicas, leader) or replicas[leader][VIEW][V_EPOCH] != epoch:
-        return None
-    return last_match_end(log, replicas[leader][LOG])
+@dataclass(frozen=True)
+class TruncationRule:
+    """A truncation rule: its mechanism ``name``, the ``function`` (see the module docstring),
+    whether it ``asks_leader`` (OffsetsForLeaderEpoch) and a one-line ``description``."""
+
+    name: str
+    function: RuleFunction
+    asks_leader: bool
+    description: str
+
+
+RULES = {
+    "hw-truncation": TruncationRule("hw-truncation", to_hw, False,
+                                    "truncate to the follower's own HW (Kafka < 0.11)"),
+    "leader-epoch-truncation": TruncationRule(
+        "leader-epoch-truncation", by_leader_epoch, True,
+        "truncate to the leader's end offset for the follower's latest epoch (KIP-101)"),
+    "last-match-truncation": TruncationRule(
+        "last-match-truncation", after_last_match, True,
+        "truncate after the last record follower and leader share (KIP-279)"),
+}
+"""Every truncation rule, by mechanism name (exactly one per variant)."""
+
+SWITCHES = {
+    "fenced-lookup": "OffsetsForLeaderEpoch carries the current leader epoch and is answered "
+                     "only by a leader in that epoch (KIP-320)",
+    "fenced-fetch": "a fetch is rejected unless follower and leader are in the same leader "
+                    "epoch (KIP-320, KAFKA-6880)",
+    "fenced-expand": "ISR expansion waits until the leader's HW reaches the start of its "
+                     "epoch (KIP-320, KAFKA-7128)",
+}
+"""Every on/off mechanism and what it does when on."""
+
+MECHANISMS = tuple(RULES) + tuple(SWITCHES)
+"""Every mechanism name ``--with`` / ``--without`` accept."""
 
 
 @dataclass(frozen=True)
 class Variant:
-    """A truncation variant: its ``rule``; ``fenced_fetch`` (KIP-320: a fetch is rejected
-    unless the follower's leader epoch equals the leader's); ``fenced_expand`` (KIP-320 /
-    KAFKA-7128: ISR expansion waits until the leader's HW reaches the start of its epoch);
-    ``kafka``, the versions that used it. The two fences are separate switches so that a
-    protocol change (or a test) can remove one."""
+    """A protocol variant: its ``name`` (a preset, or a preset with changes), its truncation
+    ``rule``, the ``switches`` that are on, the Kafka versions that ran it and a
+    ``description``. Hashable and picklable."""
 
     name: str
-    rule: Rule
-    fenced_fetch: bool
-    kafka: str
-    description: str
-    fenced_expand: bool = False
+    rule: TruncationRule
+    switches: frozenset[str]
+    kafka: str = ""
+    description: str = ""
 
     @property
-    def fenced(self) -> bool:
-        """Both KIP-320 fences are on."""
-        return self.fenced_fetch and self.fenced_expand
+    def mechanisms(self) -> tuple[str, ...]:
+        """The rule's name and the switches that are on, in ``MECHANISMS`` order."""
+        known = [m for m in MECHANISMS if m == self.rule.name or m in self.switches]
+        return tuple(known) + tuple(sorted(self.switches - set(MECHANISMS)))
+
+    @property
+    def fenced_lookup(self) -> bool:
+        return "fenced-lookup" in self.switches
+
+    @property
+    def fenced_fetch(self) -> bool:
+        return "fenced-fetch" in self.switches
+
+    @property
+    def fenced_expand(self) -> bool:
+        return "fenced-expand" in self.switches
 
 
-VARIANTS = {
-    "hw": Variant("hw", truncate_to_hw, False, "< 0.11",
-                  "truncate to the follower's own HW"),
-    "kip101": Variant("kip101", truncate_kip101, False, "0.11 - 1.1",
+def _preset(name: str, rule: str, switches: tuple[str, ...], kafka: str, description: str):
+    return Variant(name, RULES[rule], frozenset(switches), kafka, description)
+
+
+KIP320_FENCES = ("fenced-lookup", "fenced-fetch", "fenced-expand")
+
+PRESETS = {
+    "hw": _preset("hw", "hw-truncation", (), "< 0.11", "truncate to the follower's own HW"),
+    "kip101": _preset("kip101", "leader-epoch-truncation", (), "0.11 - 1.1",
                       "truncate to the leader's end offset for the follower's latest epoch"),
-    "kip279": Variant("kip279", truncate_kip279, False, "2.0",
+    "kip279": _preset("kip279", "last-match-truncation", (), "2.0",
                       "truncate after the last record follower and leader share"),
-    "kip320": Variant("kip320", truncate_kip320, True, ">= 2.1",
-                      "as kip279 against a leader in the same epoch; fetch and ISR fenced",
-                      fenced_expand=True),
+    "kip320": _preset("kip320", "last-match-truncation", KIP320_FENCES, ">= 2.1",
+                      "as kip279 against a leader in the same epoch; fetch and ISR fenced"),
 }
+"""The named variants, oldest first: fixed combinations of mechanisms."""
+
+VARIANTS = PRESETS
+"""Kept for readers of the old name: the presets."""
+
+
+def resolve(preset: str, enable: tuple[str, ...] = (), disable: tuple[str, ...] = ()) -> Variant:
+    """``preset`` with the mechanisms in ``enable`` turned on and those in ``disable`` off.
+
+    Enabling a truncation rule replaces the preset's rule. The name is the preset's, followed
+    by ``+mechanism`` / ``-mechanism`` for every change that alters the preset (``kip320
+    -fenced-fetch``). Raises ``ValueError`` naming the offending mechanism when one is unknown,
+    named in both lists, or when a truncation rule is disabled (a variant has exactly one).
+    """
+    base = PRESETS[preset]
+    for name in (*enable, *disable):
+        if name not in MECHANISMS:
+            raise ValueError(f"unknown mechanism {name!r}; one of {', '.join(MECHANISMS)}")
+    both = sorted(set(enable) & set(disable))
+    if both:
+        raise ValueError(f"{both[0]} is both enabled and disabled")
+    rules = [m for m in enable if m in RULES]
+    if len(set(rules)) > 1:
+        raise ValueError(f"one truncation rule per variant: {' and '.join(sorted(set(rules)))}")
+    for name in disable:
+        if name in RULES:
+            raise ValueError(f"{name} cannot be disabled: a variant needs one truncation rule; "
+                             f"enable another instead")
+    rule = RULES[rules[0]] if rules else base.rule
+    switches = (base.switches | {m for m in enable if m in SWITCHES}) - set(disable)
+    changes = [f"+{rule.name}"] if rule != base.rule else []
+    changes += [f"+{m}" for m in SWITCHES if m in switches - base.switches]
+    changes += [f"-{m}" for m in SWITCHES if m in base.switches - switches]
+    if not changes:
+        return base
+    return Variant(" ".join([preset, *changes]), rule, frozenset(switches), "",
+                   "; ".join([base.description, *changes]))
+
+
+def truncation_point(variant: Variant, replicas: tuple, r: int, leader: int,
+                     epoch: int) -> int | None:
+    """Where replica ``r`` truncates when it applies a LeaderAndIsr of ``epoch`` naming
+    ``leader``: an offset in ``[0, LEO of r]``, or None while the rule has no answer (the leader
+    to ask is down, not leading, or, with ``fenced-lookup``, not yet in ``epoch``)."""
+    rep = replicas[r]
+    log = rep[LOG]
+    rule = variant.rule
+    if not rule.asks_leader:
+        offset = rule.function(log, rep[HW], None)
+    else:
+        if not log:
+            return 0
+        lrep = replicas[leader]
+        lview = lrep[VIEW]
+        if not lrep[ALIVE] or lview[V_LEADER] != leader:
+            return None
+        if variant.fenced_lookup and lview[V_EPOCH] != epoch:
+            return None
+        offset = rule.function(log, rep[HW], lrep[LOG])
+    if offset is None:
+        return None
+    return max(0, min(offset, len(log)))

@@ -17,7 +17,7 @@ from typing import Any
 from checker.fingerprint import fingerprint, fp_hex
 from checker.model import Label
 from checker.properties import INVARIANT, SOMETIMES, TRANSITION
-from checker.view import compose
+from checker.view import compose, report
 from checker.view.listing import first_paragraph
 from checker.view.web import effects
 from invariants import story
@@ -79,7 +79,7 @@ class Explorer:
         self.model, self.config, self.names = model, config, tuple(names)
         self.spec, every = compose.build_model(model, config)
         self.props = [p for p in compose.choose(every, self.names) if p.kind != SOMETIMES]
-        self.variant = str(self.spec.config_dict().get("truncation"))
+        self.variant = report.variant_of(self.spec)
         self.summaries = {name: action_summary(func) for name, func in self.spec.actions}
         self._lock = threading.Lock()
 

@@ -17,7 +17,8 @@ from click.core import ParameterSource
 
 from checker.result import EXIT_BAD_INPUT, EXIT_ENVIRONMENT, EXIT_OK
 from checker.view import compose, tracefile
-from checker.view.run import bounds, build, model_options
+from checker.view.compose import SPELLING
+from checker.view.run import bounds, build, model_options, protocol_from
 from checker.view.web.app import create_app, path_url
 from checker.view.web.explorer import Explorer
 from checker.view.web.jump import Jumps
@@ -41,14 +42,16 @@ DEFAULT_PORT = 8765
               help="Cut a \"jump to a violation\" search after this many seconds.")
 @click.pass_context
 def serve_cmd(ctx, model, replicas, truncation, max_records, max_epoch, max_crashes, min_isr,
-              unclean, log_size, names, trace, port, open_browser, jump_time_limit) -> None:
+              unclean, log_size, names, trace, port, open_browser, jump_time_limit,
+              **flags) -> None:
     """Explore the state space in the browser: step through actions, branch, jump to a
     violation."""
     given = bounds(replicas, truncation, max_records, max_epoch, max_crashes, min_isr, unclean,
-                   log_size)
+                   log_size, **protocol_from(flags))
     document = None
     if trace is not None:
-        named = [f"--{k.replace('_', '-')}" for k, v in given.items() if v is not None]
+        named = [SPELLING.get(k, f"--{k.replace('_', '-')}") for k, v in given.items()
+                 if v is not None]
         if ctx.get_parameter_source("model") != ParameterSource.DEFAULT:
             named.insert(0, "--model")
         if named:
