@@ -25,7 +25,13 @@ PASS, FAIL, INCOMPLETE, ERROR = "PASS", "FAIL", "INCOMPLETE", "ERROR"
 EXIT_UNMET = 1
 
 BOUND_KEYS = ("replicas", "max_records", "max_epoch", "max_crashes", "min_isr", "unclean",
-              "log_size")
+              "log_size", "max_unclean_shutdowns", "with", "without", "flush", "acks")
+"""The model options a check may give (as ``hwcheck explore``'s flags, ``_`` for ``-``)."""
+_OPTION_TYPES = {"unclean": {"type": "boolean"},
+                 "with": {"type": "array", "items": {"type": "string"}},
+                 "without": {"type": "array", "items": {"type": "string"}},
+                 "flush": {"enum": ["background", "always"]},
+                 "acks": {"enum": ["all", "1"]}}
 CHECK_SCHEMA = {
     "type": "object",
     "additionalProperties": False,
@@ -40,8 +46,7 @@ CHECK_SCHEMA = {
         "expect": {"const": "holds"},
         "violates": {"type": "array", "items": {"type": "string"}, "minItems": 1},
         "invariants": {"type": "array", "items": {"type": "string"}},
-        **{key: {"type": "integer", "minimum": 0} for key in BOUND_KEYS if key != "unclean"},
-        "unclean": {"type": "boolean"},
+        **{key: _OPTION_TYPES.get(key, {"type": "integer", "minimum": 0}) for key in BOUND_KEYS},
         "symmetry": {"type": "boolean"},
         "mode": {"enum": ["explore", "simulate"]},
         "seed": {"type": "integer"},

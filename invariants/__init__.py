@@ -8,7 +8,7 @@ vacuity guards (``reachability``).
 from __future__ import annotations
 
 from checker.properties import Property
-from invariants import reachability, safety, sanity, transitions
+from invariants import acked, reachability, safety, sanity, transitions
 from invariants.access import Replication
 
 
@@ -16,12 +16,15 @@ def catalog(acc: Replication, committed_history: bool = True,
             lifecycle: bool = True) -> list[Property]:
     """Every property for a model read through ``acc``.
 
-    ``committed_history``: the model keeps the ghost set of committed records (offers
-    NoCommittedLoss). ``lifecycle``: the model has crash and restart actions (offers their
+    ``committed_history``: the model keeps the ghost sets of committed and acknowledged
+    records (offers NoCommittedLoss and NoAckedLoss). ``lifecycle``: the model has crash and restart actions (offers their
     guards).
     """
-    return (sanity.properties(acc) + safety.properties(acc, committed_history)
-            + transitions.properties(acc) + reachability.properties(acc, lifecycle))
+    safe = safety.properties(acc, committed_history)
+    if committed_history:  # NoAckedLoss right after NoCommittedLoss
+        safe = safe[:1] + acked.properties(acc) + safe[1:]
+    return (sanity.properties(acc) + safe + transitions.properties(acc)
+            + reachability.properties(acc, lifecycle))
 
 
 def tla_catalog(acc: Replication) -> list[Property]:

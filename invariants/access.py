@@ -24,6 +24,8 @@ class Replication(Protocol):
     - ``quorum(s)``: the controller's ``(leader or None, epoch, isr)``.
     - ``committed(s)``: ghost ``(offset, record id)`` pairs ever committed, or None when the
       model keeps no such history (then NoCommittedLoss is not offered).
+    - ``acked(s)``: ghost ids of every record the producer was told was written (a model
+      with ``committed`` history has it; NoAckedLoss reads it).
     - ``epochs(s)``: the controller's epoch followed by each replica's leader epoch (None
       while it is down), as one tuple. It runs on every transition, so it should be cheap.
     - ``event(label)``: ``"crash"``, ``"restart"``, ``"election"`` or None.
@@ -38,6 +40,8 @@ class Replication(Protocol):
     def quorum(self, s) -> tuple[int | None, int, Sequence[int]]: ...
 
     def committed(self, s) -> Sequence[tuple[int, int]] | None: ...
+
+    def acked(self, s) -> Sequence[int]: ...
 
     def epochs(self, s) -> tuple[int | None, ...]: ...
 

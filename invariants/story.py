@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from checker.model import Label
-from invariants import truncation
+from invariants import acked, truncation
 from invariants.safety import first_gap, record_text
 
 
@@ -44,6 +44,10 @@ def _removal(action: str | None, variant: str, before: dict, after: dict, r: int
         leader = _arg(action, "leader")
         return (f"fetched from leader {leader} at an offset past its LEO: OFFSET_OUT_OF_RANGE, "
                 "so it truncated to the leader's LEO")
+    if action and action.startswith("UncleanShutdown"):
+        flushed = before["replicas"][r].get("flushed", "?")
+        return (f"lost power (an unclean shutdown) with its log flushed to disk only up to "
+                f"offset {flushed}, so it lost the unflushed tail")
     return f"lost it in {action}"
 
 
@@ -264,6 +268,9 @@ def tell(prop: str, variant: str, actions: Sequence[str | None],
         return committed_loss(variant, actions, views)
     if prop == "NoDivergence":
         return divergence(variant, actions, views)
+    if prop == "NoAckedLoss":
+        return acked.story(variant, actions, views,
+                           lambda k, r, rid: _removed(variant, actions, views, k, r, rid))
     if prop in ("WeakIsr", "StrongIsr"):
         return isr_gap(prop, variant, actions, views)
     return []

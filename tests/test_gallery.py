@@ -26,14 +26,28 @@ def test_gallery_traces_validate_and_replay():
         lengths[entry.folder] = violation.length
     assert lengths == {"hw-truncation-loss": 11, "hw-truncation-divergence": 14,
                        "kip101-hole": 13, "kip279-hole": 13, "kip279-divergence": 15,
-                       "kip279-hole-tla": 11,
-                       "unclean-election": 7}
+                       "kip279-hole-tla": 11, "zombie-follower": 15,
+                       "unclean-election": 7, "acks-1-loss": 5, "unclean-shutdown-loss": 6}
 
 
 def _story(folder):
+    """The story of a gallery trace, without a zoo entry's last sentence (the fix, checked
+    in ``test_zoo_stories_end_with_the_fix``)."""
     import json
 
-    return json.loads((gallery.ROOT / folder / "trace.json").read_text())["story"]
+    told = json.loads((gallery.ROOT / folder / "trace.json").read_text())["story"]
+    return told[:-1] if told and told[-1].startswith("The fix (") else told
+
+
+def test_zoo_stories_end_with_the_fix():
+    import json
+
+    for entry in gallery.ENTRIES:
+        told = json.loads((gallery.ROOT / entry.folder / "trace.json").read_text())["story"]
+        if entry.ticket:
+            assert told[-1] == f"The fix ({entry.ticket}): {entry.fix}"
+        else:
+            assert not told[-1].startswith("The fix")
 
 
 def test_loss_story_names_commit_removal_and_election():

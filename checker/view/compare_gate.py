@@ -30,7 +30,17 @@ from checker.result import (
 from checker.view import batch, matrix, report
 from checker.view import simulate as simulate_view
 from checker.view.compose import MODEL_OPTIONS
-from checker.view.run import bounds, build, choose, engine_from, engine_options, run
+from checker.view.run import (
+    PROTOCOL_FLAGS,
+    bounds,
+    build,
+    choose,
+    engine_from,
+    engine_options,
+    protocol_from,
+    run,
+    with_options,
+)
 from spec.kafka.config import MAX_REPLICAS, TRUNCATION_VARIANTS
 from spec.tla.config import TLA_VARIANTS
 
@@ -50,6 +60,7 @@ from spec.tla.config import TLA_VARIANTS
               help="unclean.leader.election.enable for every run (kafka) [off].")
 @click.option("--cross-unclean", is_flag=True,
               help="Run every variant with unclean leader election off and on (kafka).")
+@with_options(PROTOCOL_FLAGS)
 @click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None,
               metavar="SECONDS", help="Per variant.")
 @click.option("--json", "as_json", is_flag=True, help="Print the matrix as JSON.")
@@ -61,7 +72,11 @@ from spec.tla.config import TLA_VARIANTS
 def compare_cmd(model, replicas, max_records, max_epoch, max_crashes, min_isrs, log_size,
                 unclean, cross_unclean, time_limit, as_json, markdown, out, no_progress,
                 **engine_flags) -> None:
-    """Run every truncation variant and print a variant × property matrix."""
+    """Run every truncation variant and print a variant × property matrix.
+
+    --with / --without change every preset alike (a column per preset, named by the
+    result: ``kip101 +fenced-fetch``)."""
+    protocol = protocol_from(engine_flags)
     engine = engine_from(engine_flags)
     variants = TRUNCATION_VARIANTS if model == "kafka" else TLA_VARIANTS
     folder = out or Path("reports") / f"compare-{model}-{report.stamp()}"
@@ -73,9 +88,9 @@ def compare_cmd(model, replicas, max_records, max_epoch, max_crashes, min_isrs, 
                 switches = {k: v for k, v in (("unclean", shown), ("min_isr", min_isr))
                             if v is not None}
                 given = bounds(replicas, variant, max_records, max_epoch, max_crashes,
-                               min_isr, switch, log_size)
-                build(model, given)  # a bad bound fails before any run starts
-                runs.append((variant, switches, given))
+                               min_isr, switch, log_size, **protocol)
+                _, spec, _ = build(model, given)  # a bad bound fails before any run starts
+                runs.append((report.variant_of(spec), switches, given))
     cells, stop = [], batch.Interrupt()
     with batch.progress(len(runs), "variant", not no_progress) as board:
         try:
@@ -83,7 +98,8 @@ def compare_cmd(model, replicas, max_records, max_epoch, max_crashes, min_isrs, 
                 board.begin(matrix.Cell(variant, switches, None, "").title)
                 spec, result = run(model, given, (), Limits(time_limit=time_limit),
                                    board.search, engine)
-                where = folder / "-".join([variant] + [f"{k}{v}" for k, v in switches.items()])
+                where = folder / "-".join([report.slug(variant)]
+                                          + [f"{k}{v}" for k, v in switches.items()])
                 batch.write_reports(where, spec, result)
                 cells.append(matrix.Cell(variant, switches, result, str(where)))
                 board.done()
@@ -181,6 +197,8 @@ def _config_error(message: str) -> None:
 def _given(check: gate.Check) -> dict:
     given = {"truncation": check.truncation, **check.bounds}
     given["unclean_election"] = given.pop("unclean", None)
+    given["with_mechanisms"] = given.pop("with", None)
+    given["without_mechanisms"] = given.pop("without", None)
     return given
 
 

@@ -22,40 +22,103 @@ ROOT = Path(__file__).resolve().parents[2] / "reports" / "gallery"
 @dataclass(frozen=True)
 class Entry:
     """One gallery item: ``folder`` name, ``title``, the model ``options`` (``MODEL_OPTIONS``
-    names), the violated ``prop`` to show and the ``model`` (``kafka`` or ``tla``)."""
+    names), the violated ``prop`` to show and the ``model`` (``kafka`` or ``tla``). A bug-zoo
+    entry also names its Kafka ``ticket``, the ``fixed`` options (changed from ``options``)
+    under which ``prop`` holds at the same bounds, and ``fix``: what the fix changed (the
+    story's last sentence)."""
 
     folder: str
     title: str
     options: tuple[tuple[str, Any], ...]
     prop: str
     model: str = "kafka"
+    ticket: str = ""
+    fixed: tuple[tuple[str, Any], ...] = ()
+    fix: str = ""
 
+    def fixed_options(self) -> dict[str, Any]:
+        """The options of the fixed variant (empty when the entry has none)."""
+        return {**dict(self.options), **dict(self.fixed)} if self.fixed else {}
+
+
+_R2 = (("replicas", 2), ("max_epoch", 1))
 
 ENTRIES = (
     Entry("hw-truncation-loss", "HW truncation loses a committed record (2 replicas)",
-          (("replicas", 2), ("truncation", "hw"), ("max_epoch", 1)), "NoCommittedLoss"),
+          (("replicas", 2), ("truncation", "hw"), ("max_epoch", 1)), "NoCommittedLoss",
+          ticket="KAFKA-1211", fixed=(("truncation", "kip101"),),
+          fix="KIP-101 (kip101) truncates to the leader's end offset for the follower's "
+              "latest epoch instead of the follower's own HW, so the follower keeps m0."),
     Entry("hw-truncation-divergence", "HW truncation forks the committed log (2 replicas)",
-          (("replicas", 2), ("truncation", "hw"), ("max_epoch", 1)), "NoDivergence"),
+          (("replicas", 2), ("truncation", "hw"), ("max_epoch", 1)), "NoDivergence",
+          ticket="KIP-101", fixed=(("truncation", "kip101"),),
+          fix="KIP-101 (kip101) asks the new leader where the follower's epoch ends, so the "
+              "follower drops the record the leader does not hold instead of keeping it "
+              "below its HW."),
     Entry("kip101-hole", "KIP-101's epoch lookup still diverges after fast leader changes "
           "(2 replicas, 3 records, epoch 2, 2 crashes)",
           (("replicas", 2), ("truncation", "kip101"), ("max_records", 3), ("max_epoch", 2),
-           ("max_crashes", 2)), "NoDivergence"),
+           ("max_crashes", 2)), "NoDivergence",
+          ticket="KAFKA-6361", fixed=(("truncation", "kip279"),),
+          fix="KIP-279 (kip279) truncates after the last record both logs share, not at the "
+              "end offset of an epoch, so records of different epochs at the same offset "
+              "are never kept."),
     Entry("kip279-hole", "KIP-279 matches against a stale leader and loses a committed record "
           "(3 replicas, 1 record, epoch 3, no crash)",
           (("replicas", 3), ("truncation", "kip279"), ("max_records", 1), ("max_epoch", 3),
-           ("max_crashes", 0)), "NoCommittedLoss"),
+           ("max_crashes", 0)), "NoCommittedLoss",
+          ticket="KIP-320", fixed=(("truncation", "kip320"),),
+          fix="KIP-320 (kip320) fences OffsetsForLeaderEpoch with the current leader epoch: "
+              "a leader not yet in the request's epoch does not answer, so no follower "
+              "truncates against a stale leader."),
     Entry("kip279-divergence", "KIP-279 without fenced fetch forks the committed log "
           "(3 replicas, 2 records, epoch 2, no crash)",
           (("replicas", 3), ("truncation", "kip279"), ("max_records", 2), ("max_epoch", 2),
            ("max_crashes", 0)), "NoDivergence"),
+    Entry("zombie-follower", "A zombie follower's unfenced fetch forks the committed log "
+          "(kip320 without fenced-fetch; 3 replicas, 2 records, epoch 2, no crash)",
+          (("replicas", 3), ("truncation", "kip320"), ("without_mechanisms", ("fenced-fetch",)),
+           ("max_records", 2), ("max_epoch", 2), ("max_crashes", 0)), "NoDivergence",
+          ticket="KAFKA-6880", fixed=(("without_mechanisms", ()),),
+          fix="KIP-320's fetch fence (fenced-fetch) rejects a fetch whose leader epoch is not "
+              "the leader's, so a follower of an old epoch cannot count towards the HW."),
     Entry("kip279-hole-tla", "The same KIP-279 hole in the public TLA+ spec: StrongIsr fails "
           "(tla model, 3 replicas)",
           (("replicas", 3), ("truncation", "kip279")), "StrongIsr", model="tla"),
     Entry("unclean-election", "Unclean leader election loses committed data even with KIP-320 "
           "(2 replicas)",
           (("replicas", 2), ("truncation", "kip320"), ("unclean_election", True), ("max_epoch", 1)),
-          "NoCommittedLoss"),
+          "NoCommittedLoss", ticket="unclean.leader.election.enable",
+          fixed=(("unclean_election", False),),
+          fix="With unclean.leader.election.enable=false the controller waits for an ISR "
+              "member instead of electing a replica that lacks committed records."),
+    Entry("acks-1-loss", "acks=1 loses an acknowledged write (kip320, 2 replicas)",
+          (*_R2, ("truncation", "kip320"), ("acks", "1")), "NoAckedLoss",
+          ticket="acks=1", fixed=(("acks", "all"),),
+          fix="With acks=all the leader acknowledges a write only once it is committed, on "
+              "every ISR member."),
+    Entry("unclean-shutdown-loss", "The last ISR member loses its unflushed tail in a power "
+          "loss (kip320, 2 replicas, 1 unclean shutdown)",
+          (*_R2, ("truncation", "kip320"), ("max_unclean_shutdowns", 1)), "NoCommittedLoss",
+          ticket="unflushed data", fixed=(("flush", "always"),),
+          fix="With an fsync on every append (flush always) a power loss keeps the whole log. "
+              "(KIP-966 keeps Kafka's background flush and fixes this in the protocol; "
+              "hwcheck does not model KIP-966 yet.)"),
 )
+"""The gallery and the bug zoo (the entries with a ``ticket``), oldest problem first."""
+
+
+def holds_when_fixed(entry: Entry) -> tuple[bool, int, float, str]:
+    """Explore ``entry``'s fixed variant for its property: ``(holds, distinct states,
+    seconds, the fixed variant's name)``. Raises ``ValueError`` for an entry without a fix."""
+    if not entry.fixed:
+        raise ValueError(f"{entry.folder} has no fixed variant")
+    config = make_config(entry.model, entry.fixed_options())
+    spec, props = build_model(entry.model, config)
+    result = explore(spec, choose(props, (entry.prop,)))
+    holds = not any(v.prop.name == entry.prop for v in result.violations)
+    return holds and result.status.value != "INCOMPLETE", result.stats.distinct, \
+        result.stats.seconds, report.variant_of(spec)
 
 
 def build(folder: Path = ROOT) -> list[Path]:
@@ -70,6 +133,8 @@ def build(folder: Path = ROOT) -> list[Path]:
         if not found:
             raise RuntimeError(f"{entry.folder}: {entry.prop} holds; the gallery is wrong")
         document = report.trace_document(spec, found[0])
+        if entry.fix:
+            document["story"].append(f"The fix ({entry.ticket}): {entry.fix}")
         path = folder / entry.folder / "trace.json"
         report.write_json(path, document)
         report.write_text(path.with_name("trace.html"), html.render(document))
@@ -77,7 +142,25 @@ def build(folder: Path = ROOT) -> list[Path]:
     return written
 
 
+def zoo_table() -> list[str]:
+    """Markdown rows ``| ticket | entry | property | fixed | holds | states | seconds |`` for
+    every zoo entry, each fixed variant explored now (the seconds are this machine's)."""
+    rows = ["| ticket | gallery entry | property | fixed by | fixed holds | states | seconds |",
+            "|---|---|---|---|---|---|---|"]
+    for entry in ENTRIES:
+        if entry.fixed:
+            holds, states, seconds, name = holds_when_fixed(entry)
+            change = ", ".join([name] + [f"{k}={v}" for k, v in entry.fixed
+                                         if k not in ("truncation", "without_mechanisms")])
+            rows.append(f"| {entry.ticket} | {entry.folder} | {entry.prop} | {change} | "
+                        f"{'yes' if holds else 'NO'} | {states:,} | {seconds:.1f} |")
+    return rows
+
+
 if __name__ == "__main__":
+    if sys.argv[1:] == ["--zoo"]:
+        print("\n".join(zoo_table()))
+        sys.exit(0)
     target = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT
     for path in build(target):
         print(path)

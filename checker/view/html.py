@@ -16,7 +16,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from checker.view.steps import controller_line
+from checker.view.steps import config_text, controller_line
 
 STYLE = """
 body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222;max-width:90em}
@@ -128,12 +128,15 @@ def _cells(replica: dict[str, Any], old: dict[str, Any] | None, width: int) -> l
 def _marks(replica: dict[str, Any], old: dict[str, Any] | None) -> str:
     """The replica's HW and LEO as numbers, each highlighted when it changed."""
     parts = []
-    for key, value in (("hw", replica["hw"]), ("leo", len(replica["log"]))):
-        before = None if old is None else (old["hw"] if key == "hw" else len(old["log"]))
+    shown = [("hw", replica["hw"]), ("leo", len(replica["log"]))]
+    if "flushed" in replica:  # with unclean shutdowns: how far the log is on disk
+        shown.append(("flushed", replica["flushed"]))
+    for key, value in shown:
+        before = None if old is None else (len(old["log"]) if key == "leo" else old.get(key))
         moved = before is not None and before != value
         arrow = f"{before}→" if moved else ""
         parts.append(f'<span class="{key}-value{" changed" if moved else ""}">'
-                     f'{key.upper()} {arrow}{value}</span>')
+                     f'{key.upper() if key != "flushed" else "flushed"} {arrow}{value}</span>')
     return '<div class="marks">' + " ".join(parts) + "</div>"
 
 
@@ -186,7 +189,7 @@ def render(document: dict[str, Any], branch=None) -> str:
     ``branch``, when given (``hwcheck serve``), maps a state's index (0 = the initial state)
     to the explorer's URL of that state, and every state gets a "branch here" link to it."""
     prop, steps = document["property"], document["steps"]
-    config = ", ".join(f"{k}={v}" for k, v in document["config"].items())
+    config = config_text(document["config"])
     width = width_of(steps)
     sections = [state_section(i + 1, step["action"], step["view"],
                               steps[i - 1]["view"] if i else None, width,

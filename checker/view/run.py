@@ -41,6 +41,24 @@ class Engine:
     workers: int = 1
 
 
+PROTOCOL_FLAGS = (
+    click.option("--with", "with_mechanisms", multiple=True, metavar="MECHANISM",
+                  help="Turn a mechanism on, on top of --truncation (kafka; repeatable): "
+                       + ", ".join(MECHANISMS) + ". See 'hwcheck list'."),
+    click.option("--without", "without_mechanisms", multiple=True, metavar="MECHANISM",
+                  help="Turn a mechanism of the --truncation preset off (kafka; repeatable)."),
+    click.option("--max-unclean-shutdowns", type=click.IntRange(min=0), default=None,
+                  help="Unclean shutdowns (power loss: the unflushed tail is lost) over the "
+                       f"whole run (kafka) [{DEFAULTS.max_unclean_shutdowns}: logs durable]."),
+    click.option("--flush", type=click.Choice(FLUSH_MODES), default=None,
+                  help="background: the OS flushes when it likes (Kafka's default); always: "
+                       f"fsync per append (kafka) [{DEFAULTS.flush}]."),
+    click.option("--acks", type=click.Choice(ACKS), default=None,
+                  help="Producer acks: all (acknowledged once committed) or 1 (on the "
+                       f"leader's append) (kafka) [{DEFAULTS.acks}]."),
+)
+"""The kafka model's mechanism, durability and acks flags (also on ``compare``)."""
+
 MODEL_FLAGS = (
     click.option("--model", type=click.Choice(sorted(compose.MODEL_OPTIONS)), default="kafka",
                   show_default=True, help="kafka: hwcheck's model; tla: the public TLA+ spec."),
@@ -59,20 +77,7 @@ MODEL_FLAGS = (
                   help=f"min.insync.replicas, acks=all (kafka) [{DEFAULTS.min_isr}]."),
     click.option("--unclean/--clean", default=None,
                   help="unclean.leader.election.enable (kafka) [clean]."),
-    click.option("--with", "with_mechanisms", multiple=True, metavar="MECHANISM",
-                  help="Turn a mechanism on, on top of --truncation (kafka; repeatable): "
-                       + ", ".join(MECHANISMS) + ". See 'hwcheck list'."),
-    click.option("--without", "without_mechanisms", multiple=True, metavar="MECHANISM",
-                  help="Turn a mechanism of the --truncation preset off (kafka; repeatable)."),
-    click.option("--max-unclean-shutdowns", type=click.IntRange(min=0), default=None,
-                  help="Unclean shutdowns (power loss: the unflushed tail is lost) over the "
-                       f"whole run (kafka) [{DEFAULTS.max_unclean_shutdowns}: logs durable]."),
-    click.option("--flush", type=click.Choice(FLUSH_MODES), default=None,
-                  help="background: the OS flushes when it likes (Kafka's default); always: "
-                       f"fsync per append (kafka) [{DEFAULTS.flush}]."),
-    click.option("--acks", type=click.Choice(ACKS), default=None,
-                  help="Producer acks: all (acknowledged once committed) or 1 (on the "
-                       f"leader's append) (kafka) [{DEFAULTS.acks}]."),
+    *PROTOCOL_FLAGS,
     click.option("--log-size", type=click.IntRange(min=0), default=None,
                   help=f"LogSize: slots per log (tla) [{TLA.log_size}]."),
     click.option("--invariant", "names", multiple=True, metavar="NAME",

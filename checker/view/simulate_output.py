@@ -20,7 +20,7 @@ from rich.text import Text
 
 from checker import __version__
 from checker.simulation import Simulation, Tick, as_check_result
-from checker.view import html, report, terminal
+from checker.view import html, report, steps, terminal
 from checker.view.batch import stdout_console
 from checker.view.progress import walk_line
 
@@ -153,7 +153,7 @@ def stats_table(spec, result: Simulation, summary: dict[str, Any]) -> Table:
     table.add_column()
     table.add_row("status", Text(result.status.upper(), style=STATUS_STYLE[result.status]))
     table.add_row("reason", result.reason)
-    table.add_row("config", ", ".join(f"{k}={v}" for k, v in spec.config_dict().items()))
+    table.add_row("config", steps.config_text(spec.config_dict()))
     weights = ", ".join(f"{k}={v:g}" for k, v in result.plan.weights)
     table.add_row("walks", f"{batch.walks:,} (seed {result.plan.seed}, at most "
                            f"{result.plan.depth} states each; uniform over enabled actions"

@@ -19,7 +19,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-FIELDS = ("role", "epoch", "alive", "isr", "log", "hw", "leo", "controller")
+FIELDS = ("role", "epoch", "alive", "isr", "log", "hw", "leo", "flushed", "controller")
 """What ``--hide`` can hide."""
 
 CHANGED = "bold black on yellow"
@@ -54,7 +54,16 @@ def _row(replica: dict[str, Any], width: int, hide: set[str]) -> dict[str, str]:
         row["HW"] = str(replica["hw"])
     if "leo" not in hide:
         row["LEO"] = str(replica["leo"])
+    if "flushed" in replica and "flushed" not in hide:
+        row["flushed"] = str(replica["flushed"])
     return row
+
+
+def config_text(config: dict[str, Any]) -> str:
+    """``key=value, ...`` for a run's config (``spec.config_dict()``): an empty list (no
+    ``--with``) is left out and a list is written ``a,b``."""
+    return ", ".join(f"{k}={','.join(v) if isinstance(v, (list, tuple)) else v}"
+                     for k, v in config.items() if v != [] and v != ())
 
 
 def controller_line(view: dict[str, Any]) -> str:
@@ -62,8 +71,11 @@ def controller_line(view: dict[str, Any]) -> str:
     terminal panels and the HTML page both show it)."""
     ctrl = view["controller"]
     committed = ", ".join(f"m{i} at offset {o}" for o, i in view.get("committed", [])) or "none"
-    return (f"controller: epoch {ctrl['epoch']}, leader {ctrl['leader']}, "
+    line = (f"controller: epoch {ctrl['epoch']}, leader {ctrl['leader']}, "
             f"ISR {{{','.join(map(str, ctrl['isr']))}}}; committed: {committed}")
+    if view.get("acks") == "1":  # acks=all acknowledges exactly the committed records
+        line += "; acknowledged (acks=1): " + (", ".join(f"m{i}" for i in view["acked"]) or "none")
+    return line
 
 
 def step_panel(number: int, action: str | None, view: dict[str, Any],
@@ -78,7 +90,7 @@ def step_panel(number: int, action: str | None, view: dict[str, Any],
     table = Table(box=None, pad_edge=False, show_edge=False)
     columns = list(rows[0])
     for column in columns:
-        table.add_column(column, justify="right" if column in ("HW", "LEO") else "left",
+        table.add_column(column, justify="right" if column in ("HW", "LEO", "flushed") else "left",
                          no_wrap=True)
     for index, row in enumerate(rows):
         old = before[index] if before else None

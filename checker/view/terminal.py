@@ -30,7 +30,7 @@ def summary_table(title: str, config: dict[str, Any], result: CheckResult) -> Ta
     table.add_row("status", Text(result.status.value, style=STATUS_STYLE[result.status]))
     if result.reason:
         table.add_row("reason", result.reason)
-    table.add_row("config", ", ".join(f"{k}={v}" for k, v in config.items()))
+    table.add_row("config", steps.config_text(config))
     table.add_row("distinct states", f"{stats.distinct:,}" + (
         " (orbits: one state per renaming of the replicas)" if stats.symmetry else ""))
     table.add_row("states generated", f"{stats.generated:,}")

@@ -54,7 +54,7 @@ def show_cmd(trace: Path, step, changes_only, hide, html_out) -> None:
     prop = document["property"]
     header = (f"{prop['name']} violated ({document['length']} states): {prop['description']}  "
               f"[{document['model']} {document['variant']}, "
-              + ", ".join(f"{k}={v}" for k, v in document["config"].items()) + "]")
+              + steps.config_text(document["config"]) + "]")
     console = stdout_console(120)
     steps.print_trace(console, header, document["explanation"],
                       [s["action"] for s in document["steps"]],

@@ -16,6 +16,7 @@ from spec.kafka.state import (
     C_EPOCH,
     C_LEADER,
     CONTROLLER,
+    DURABLE,
     G_NEXT_ID,
     GHOST,
     HW,
@@ -30,6 +31,7 @@ from spec.kafka.state import (
     commit,
     leader_hw,
     put,
+    truncated,
     with_member,
     without_member,
 )
@@ -44,12 +46,13 @@ def produce(ctx, s, out):
     ``Partition.appendRecordsToLeader`` (NotEnoughReplicas check)."""
     replicas, ghost = s[REPLICAS], s[GHOST]
     next_id = ghost[G_NEXT_ID]
-    # enabled when: records left, leader up, believes it leads, ISR large enough
+    # enabled when: records left, leader up, believes it leads, ISR large enough (acks=all)
     if next_id >= ctx.config.max_records:
         return
+    min_isr = ctx.config.min_isr if ctx.config.acks == "all" else 1
     for r, rep in enumerate(replicas):
         view = rep[VIEW]
-        if not rep[ALIVE] or view[V_LEADER] != r or len(view[V_ISR]) < ctx.config.min_isr:
+        if not rep[ALIVE] or view[V_LEADER] != r or len(view[V_ISR]) < min_isr:
             continue
         # effect
         log = rep[LOG] + ((next_id, view[V_EPOCH]),)
@@ -57,7 +60,7 @@ def produce(ctx, s, out):
         new_ghost = put(commit(ghost, log, rep[HW], hw), G_NEXT_ID, next_id + 1)
         new_rep = (log, hw, True, view, rep[REMOTE])
         out.append((ctx.labels.produce[r], (put(replicas, r, new_rep), s[CONTROLLER], s[REQUESTS],
-                                            new_ghost)))
+                                            new_ghost) + s[DURABLE:]))
 
 
 def fetch(ctx, s, out):
@@ -95,7 +98,8 @@ def fetch(ctx, s, out):
         offset, lleo = len(flog), len(llog)
         if offset > lleo:  # OFFSET_OUT_OF_RANGE: truncate to the leader's LEO
             new_rep = (flog[:lleo], min(rep[HW], lleo), True, view, ())
-            out.append((ctx.labels.fetch[f][leader], (put(replicas, f, new_rep),) + s[1:]))
+            out.append((ctx.labels.fetch[f][leader], (put(replicas, f, new_rep),) + s[1:DURABLE]
+                        + truncated(s, f, lleo)))
             continue
         response_hw = lrep[HW]
         remote = put(lrep[REMOTE], f, offset)
@@ -105,7 +109,8 @@ def fetch(ctx, s, out):
         new_follower = (new_log, min(response_hw, lleo), True, view, ())
         new_replicas = put(put(replicas, leader, new_leader), f, new_follower)
         ghost = commit(s[GHOST], llog, response_hw, hw)
-        out.append((ctx.labels.fetch[f][leader], (new_replicas, s[CONTROLLER], s[REQUESTS], ghost)))
+        out.append((ctx.labels.fetch[f][leader], (new_replicas, s[CONTROLLER], s[REQUESTS], ghost)
+                    + s[DURABLE:]))
 
 
 def _true_leader(s, r):
@@ -154,7 +159,7 @@ def shrink_isr(ctx, s, out):
             ghost = commit(s[GHOST], log, rep[HW], hw)
             ctrl, requests = _record_isr(s, r, isr)
             out.append((ctx.labels.shrink[r][f], (put(replicas, r, (log, hw, True, new_view, remote)),
-                                            ctrl, requests, ghost)))
+                                            ctrl, requests, ghost) + s[DURABLE:]))
 
 
 def expand_isr(ctx, s, out):
@@ -177,5 +182,6 @@ def expand_isr(ctx, s, out):
             isr = with_member(view[V_ISR], f)
             new_rep = (log, hw, True, (r, view[V_EPOCH], isr), remote)
             ctrl, requests = _record_isr(s, r, isr)
-            out.append((ctx.labels.expand[r][f], (put(replicas, r, new_rep), ctrl, requests, s[GHOST])))
+            out.append((ctx.labels.expand[r][f], (put(replicas, r, new_rep), ctrl, requests, s[GHOST])
+                        + s[DURABLE:]))
 

@@ -13,6 +13,7 @@ from spec.kafka.state import (
     C_ISR,
     C_LEADER,
     CONTROLLER,
+    DURABLE,
     G_CRASHES,
     GHOST,
     HW,
@@ -25,6 +26,7 @@ from spec.kafka.state import (
     commit,
     leader_hw,
     put,
+    truncated,
     without_member,
 )
 from spec.kafka.variants import truncation_point
@@ -52,7 +54,8 @@ def controller_shrink_isr(ctx, s, out):
         if replicas[r][ALIVE] or r == ctrl[C_LEADER]:
             continue
         decision, requests = _decide(s, ctrl[C_LEADER], without_member(ctrl[C_ISR], r))
-        out.append((ctx.labels.controller_shrink[r], (replicas, decision, requests, s[GHOST])))
+        out.append((ctx.labels.controller_shrink[r], (replicas, decision, requests, s[GHOST])
+                    + s[DURABLE:]))
 
 
 def elect(ctx, s, out):
@@ -71,7 +74,7 @@ def elect(ctx, s, out):
         if c == ctrl[C_LEADER]:
             continue
         decision, requests = _decide(s, c, live)
-        out.append((ctx.labels.elect[c], (replicas, decision, requests, s[GHOST])))
+        out.append((ctx.labels.elect[c], (replicas, decision, requests, s[GHOST]) + s[DURABLE:]))
 
 
 def unclean_elect(ctx, s, out):
@@ -88,7 +91,8 @@ def unclean_elect(ctx, s, out):
     for c, rep in enumerate(replicas):
         if rep[ALIVE]:
             decision, requests = _decide(s, c, (c,))
-            out.append((ctx.labels.unclean_elect[c], (replicas, decision, requests, s[GHOST])))
+            out.append((ctx.labels.unclean_elect[c], (replicas, decision, requests, s[GHOST])
+                        + s[DURABLE:]))
 
 
 def crash(ctx, s, out):
@@ -105,7 +109,7 @@ def crash(ctx, s, out):
         if rep[ALIVE]:
             down = (rep[LOG], rep[HW], False, NO_VIEW, ())
             out.append((ctx.labels.crash[r], (put(replicas, r, down), s[CONTROLLER], s[REQUESTS],
-                                        new_ghost)))
+                                              new_ghost) + s[DURABLE:]))
 
 
 def restart(ctx, s, out):
@@ -145,7 +149,7 @@ def become_leader(ctx, s, out):
             ghost = commit(s[GHOST], log, rep[HW], hw)
             new_rep = (log, hw, True, (r, epoch, isr), remote)
             out.append((ctx.labels.become_leader[r][epoch], (put(replicas, r, new_rep), s[CONTROLLER],
-                                                       s[REQUESTS], ghost)))
+                                                             s[REQUESTS], ghost) + s[DURABLE:]))
 
 
 def become_follower(ctx, s, out):
@@ -169,4 +173,5 @@ def become_follower(ctx, s, out):
                 continue
             log = rep[LOG]
             new_rep = (log[:offset], min(rep[HW], offset), True, (leader, epoch, isr), ())
-            out.append((ctx.labels.become_follower[r][epoch], (put(replicas, r, new_rep),) + s[1:]))
+            out.append((ctx.labels.become_follower[r][epoch], (put(replicas, r, new_rep),)
+                        + s[1:DURABLE] + truncated(s, r, offset)))

@@ -10,7 +10,7 @@ from operator import itemgetter
 from typing import Any
 
 from checker.model import ActionSpec, Label
-from spec.kafka import actions, membership, symmetry
+from spec.kafka import actions, durability, membership, symmetry
 from spec.kafka.config import Config
 from spec.kafka.state import (
     ALIVE,
@@ -18,6 +18,9 @@ from spec.kafka.state import (
     C_ISR,
     C_LEADER,
     CONTROLLER,
+    D_FLUSHED,
+    D_UNCLEAN,
+    DURABLE,
     G_COMMITTED,
     G_CRASHES,
     G_NEXT_ID,
@@ -49,11 +52,17 @@ ACTIONS = (
 )
 """Every action, in the fixed order successors are generated."""
 
+DURABILITY_ACTIONS = (
+    ("Flush", durability.flush),
+    ("UncleanShutdown", durability.unclean_shutdown),
+)
+"""Appended to ``ACTIONS`` when unclean shutdowns are possible (``Config.durability``)."""
+
 _get_log = itemgetter(LOG)
 _get_hw = itemgetter(HW)
 
-_EVENTS = {"Crash": "crash", "Restart": "restart", "Elect": "election",
-           "UncleanElect": "election"}
+_EVENTS = {"Crash": "crash", "UncleanShutdown": "crash", "Restart": "restart",
+           "Elect": "election", "UncleanElect": "election"}
 
 
 class _LastTwo:
@@ -99,6 +108,8 @@ class _Labels:
         self.restart = one("Restart", "replica")
         self.become_leader = two("BecomeLeader", "replica", "epoch", epochs)
         self.become_follower = two("BecomeFollower", "replica", "epoch", epochs)
+        self.flush = one("Flush", "replica")
+        self.unclean_shutdown = one("UncleanShutdown", "replica")
 
 
 class KafkaSpec(ActionSpec):
@@ -119,7 +130,7 @@ class KafkaSpec(ActionSpec):
         self.variant = self.config.variant
         self.variant_name = self.variant.name
         self.labels = _Labels(self.config.replicas, self.config.max_epoch)
-        self.set_actions(ACTIONS)
+        self.set_actions(ACTIONS + (DURABILITY_ACTIONS if self.config.durability else ()))
         self.symmetric_ids = self.config.replicas
         # the invariants ask about the same few states many times in a row (every transition
         # from one state shares its ``before``): remember the last two answers
@@ -132,7 +143,8 @@ class KafkaSpec(ActionSpec):
     # -- checker.model.Spec -----------------------------------------------------------------
     def init_states(self) -> list[tuple]:
         """The single initial state (``spec.kafka.state.initial_state``)."""
-        return [initial_state(self.config.replicas)]
+        config = self.config
+        return [initial_state(config.replicas, config.durability, config.flush == "always")]
 
     def config_dict(self) -> dict[str, Any]:
         """The bounds, as written into reports."""
@@ -151,8 +163,13 @@ class KafkaSpec(ActionSpec):
                 "epoch": epoch, "isr": list(isr), "log": [list(rec) for rec in rep[LOG]],
                 "hw": rep[HW], "leo": len(rep[LOG]), "remote_leo": list(rep[REMOTE]),
             })
+        if len(state) > DURABLE:
+            flushed = state[DURABLE][D_FLUSHED]
+            for r, replica in enumerate(replicas):
+                replica["flushed"] = flushed[r] if flushed else replica["leo"]
         epoch, leader, isr = state[CONTROLLER]
         ghost = state[GHOST]
+        extra = {"unclean_shutdowns": state[DURABLE][D_UNCLEAN]} if len(state) > DURABLE else {}
         return {
             "replicas": replicas,
             "controller": {"epoch": epoch, "leader": leader, "isr": list(isr)},
@@ -161,6 +178,9 @@ class KafkaSpec(ActionSpec):
             "records_produced": ghost[G_NEXT_ID],
             "crashes": ghost[G_CRASHES],
             "committed": [list(pair) for pair in ghost[G_COMMITTED]],
+            **extra,
+            "acks": self.config.acks,
+            "acked": list(self.acked(state)),
         }
 
     # -- invariants.access.Replication ------------------------------------------------------
@@ -185,6 +205,15 @@ class KafkaSpec(ActionSpec):
     def committed(self, state: tuple) -> tuple:
         """Ghost: every ``(offset, record id)`` ever committed."""
         return state[GHOST][G_COMMITTED]
+
+    def acked(self, state: tuple) -> tuple:
+        """Ghost: the ids of every record the producer was told was written. With acks=1 a
+        write is acknowledged on the leader's append, so every record produced; with
+        acks=all once committed (a leader's HW passed it; Kafka's ``DelayedProduce``)."""
+        ghost = state[GHOST]
+        if self.config.acks == "1":
+            return tuple(range(ghost[G_NEXT_ID]))
+        return tuple(sorted({rid for _, rid in ghost[G_COMMITTED]}))
 
     def epochs(self, state: tuple) -> tuple:
         """``(controller epoch, epoch of replica 0, ...)``, None for a replica that is down."""

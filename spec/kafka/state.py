@@ -19,6 +19,11 @@ A state is ``(replicas, controller, requests, ghost)``:
 - ``ghost = (next_id, crashes, committed)``: records produced so far (the next record id),
   crashes so far, and the sorted tuple of ``(offset, record id)`` pairs ever committed (some
   leader's HW moved past them). Ghost variables only serve the bounds and the invariants.
+- only when unclean shutdowns are possible (``Config.durability``), a fifth component
+  ``durable = (flushed, unclean)``: ``flushed[r]``, the offset (exclusive) up to which replica
+  ``r``'s log is on disk (``--flush background``; ``()`` with ``--flush always``, where all of
+  it is), and ``unclean``, the unclean shutdowns so far. Without it the state is exactly the
+  four components above, so today's states and fingerprints do not change.
 """
 
 from __future__ import annotations
@@ -39,21 +44,34 @@ REPLICAS, CONTROLLER, REQUESTS, GHOST = range(4)
 C_EPOCH, C_LEADER, C_ISR = range(3)
 # ghost fields
 G_NEXT_ID, G_CRASHES, G_COMMITTED = range(3)
+# the optional fifth state component and its fields
+DURABLE = 4
+D_FLUSHED, D_UNCLEAN = range(2)
 
 NO_VIEW = (None, -1, ())
 
 
-def initial_state(replicas: int) -> tuple:
+def initial_state(replicas: int, durable: bool = False, flush_always: bool = False) -> tuple:
     """Every log empty, every HW 0, every replica up with no view; the controller has epoch -1,
-    no leader and every replica in its ISR; no request yet; nothing produced or committed."""
+    no leader and every replica in its ISR; no request yet; nothing produced or committed.
+    With ``durable``, the ``durable`` component: nothing flushed, no unclean shutdown."""
     replica = ((), 0, True, NO_VIEW, ())
     everyone = tuple(range(replicas))
-    return ((replica,) * replicas, (-1, None, everyone), (), (0, 0, ()))
+    state = ((replica,) * replicas, (-1, None, everyone), (), (0, 0, ()))
+    if durable:
+        state += ((() if flush_always else (0,) * replicas, 0),)
+    return state
 
 
-
-
-
+def truncated(state: tuple, r: int, leo: int) -> tuple:
+    """The components after ``ghost`` once replica ``r``'s log was cut to ``leo`` records: its
+    flushed offset drops to at most ``leo`` (Kafka's truncation is durable). ``()`` for a
+    state without the ``durable`` component."""
+    extra = state[DURABLE:]
+    if not extra or not extra[0][D_FLUSHED] or extra[0][D_FLUSHED][r] <= leo:
+        return extra
+    flushed, unclean = extra[0]
+    return ((put(flushed, r, leo), unclean),)
 def commit(ghost: tuple, log: tuple, old_hw: int, new_hw: int) -> tuple:
     """The ghost after a leader's HW moved from ``old_hw`` to ``new_hw``: ``(offset, record
     id)`` is added to the committed set for every offset in ``[old_hw, new_hw)``. Returns

@@ -5,12 +5,13 @@ Every action is enabled for every replica id alike, the initial state names ever
 alike, and no property names a replica, so the model is symmetric under any renaming of the
 replica ids. Replica ids occur in: the position of each replica in ``replicas``, a view's
 leader and ISR, a leader's remote LEOs (indexed by id), the controller's leader and ISR, and
-every LeaderAndIsr request. Record ids, epochs and offsets are not replica ids.
+every LeaderAndIsr request, and (with unclean shutdowns) the flushed offsets, indexed by id.
+Record ids, epochs and offsets are not replica ids.
 """
 
 from __future__ import annotations
 
-from spec.kafka.state import C_ISR, C_LEADER, CONTROLLER, REPLICAS
+from spec.kafka.state import C_ISR, C_LEADER, CONTROLLER, D_FLUSHED, DURABLE, REPLICAS
 
 
 def replica_keys(state: tuple) -> list[tuple]:
@@ -20,11 +21,12 @@ def replica_keys(state: tuple) -> list[tuple]:
     keys tie are ordered by trying their renamings.)"""
     replicas, ctrl = state[REPLICAS], state[CONTROLLER]
     c_leader, c_isr = ctrl[C_LEADER], ctrl[C_ISR]
+    flushed = state[DURABLE][D_FLUSHED] if len(state) > DURABLE else ()
     keys = []
     for r, (log, hw, alive, view, _) in enumerate(replicas):
         leader = view[0]
         keys.append((log, hw, alive, view[1], 0 if leader is None else 1 if leader == r else 2,
-                     r == c_leader, r in c_isr))
+                     r == c_leader, r in c_isr, flushed[r] if flushed else 0))
     return keys
 
 
@@ -35,7 +37,7 @@ model has few distinct ISRs and request lists, and each is renamed many times.""
 
 def permute(state: tuple, perm: tuple[int, ...]) -> tuple:
     """``state`` with replica ``r`` renamed ``perm[r]``; ISRs stay sorted tuples."""
-    replicas, ctrl, requests, ghost = state
+    replicas, ctrl, requests, ghost = state[:DURABLE]
     n = len(replicas)
     inverse = [0] * n
     for old, new in enumerate(perm):
@@ -51,7 +53,13 @@ def permute(state: tuple, perm: tuple[int, ...]) -> tuple:
     renamed = _SORTED.get(key)
     if renamed is None:
         renamed = _SORTED[key] = tuple([_decision(request, perm) for request in requests])
-    return (tuple(moved), _decision(ctrl, perm), renamed, ghost)
+    moved_state = (tuple(moved), _decision(ctrl, perm), renamed, ghost)
+    if len(state) == DURABLE:
+        return moved_state
+    flushed, unclean = state[DURABLE]
+    if flushed:
+        flushed = tuple([flushed[j] for j in inverse])
+    return moved_state + ((flushed, unclean),)
 
 
 def _isr(perm: tuple[int, ...], isr: tuple) -> tuple:

@@ -22,6 +22,7 @@ from werkzeug.exceptions import HTTPException
 from checker import __version__
 from checker.fingerprint import fingerprint, fp_hex
 from checker.view import html
+from checker.view.steps import config_text
 from checker.view.web.explorer import Explorer, Walk, compact
 from checker.view.web.jump import Jumps
 
@@ -171,7 +172,7 @@ def _page(explorer: Explorer, walk: Walk, trace) -> dict[str, Any]:
     for entry in enabled:
         entry["url"] = path_url(texts + [entry["label"]])
     verdicts = explorer.verdicts(walk)
-    config = ", ".join(f"{k}={v}" for k, v in explorer.spec.config_dict().items())
+    config = config_text(explorer.spec.config_dict())
     return {"explorer": explorer, "config": config, "style": Markup(html.STYLE),
             "section": Markup(section), "enabled": enabled, "verdicts": verdicts,
             "violated": [v for v in verdicts if not v["holds"]],

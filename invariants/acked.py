@@ -1,0 +1,81 @@
+"""NoAckedLoss: a write the producer was told succeeded is never lost; and its story.
+
+With ``acks=1`` the leader acknowledges a write on its own append, before any follower holds
+it, so losing that leader (a crash and an election, or a power loss) loses an acknowledged
+write: Kafka documents acks=1 as "the leader will write the record to its local log but will
+respond without awaiting full acknowledgement from all followers" (``ProducerConfig``,
+``acks``). With ``acks=all`` a write is acknowledged only once committed, so NoAckedLoss
+holds wherever NoCommittedLoss does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from checker.properties import INVARIANT, Property
+from invariants.access import Replication
+
+
+def _missing(log, acked) -> int | None:
+    """The first acknowledged record id that ``log`` does not hold, or None."""
+    held = {record[0] for record in log}
+    return next((rid for rid in acked if rid not in held), None)
+
+
+def properties(acc: Replication) -> list[Property]:
+    """NoAckedLoss over ``acc`` (which must offer ``acked``)."""
+
+    def no_acked_loss(s) -> bool:
+        """Every acknowledged write is in the current leader's log."""
+        leader = acc.quorum(s)[0]
+        return leader is None or _missing(acc.logs(s)[leader], acc.acked(s)) is None
+
+    def explain(s) -> str:
+        leader, epoch, _ = acc.quorum(s)
+        rid = _missing(acc.logs(s)[leader], acc.acked(s))
+        return (f"record m{rid} was acknowledged to the producer but the leader of epoch "
+                f"{epoch}, replica {leader}, does not hold it")
+
+    return [Property("NoAckedLoss", no_acked_loss.__doc__, INVARIANT, no_acked_loss, explain)]
+
+
+def _holds_id(view: dict, r: int, rid: int) -> bool:
+    return any(record[0] == rid for record in view["replicas"][r]["log"])
+
+
+def story(variant: str, actions: Sequence[str | None], views: Sequence[dict[str, Any]],
+          removed) -> list[str]:
+    """The story of a NoAckedLoss counterexample: which write, when and how it was
+    acknowledged (acks=1: on the leader's append, with who else held it), every removal and
+    why (``removed(k, r, rid)`` gives that sentence), and the leader that took over without
+    it. Empty when the last view shows no such loss."""
+    last = views[-1]
+    leader = last["controller"]["leader"]
+    if leader is None:
+        return []
+    lost = [rid for rid in last.get("acked", []) if not _holds_id(last, leader, rid)]
+    if not lost:
+        return []
+    rid, acks = lost[0], last.get("acks", "all")
+    lines = [(f"The producer was told m{rid} was written (acks={acks}), and it is not in the "
+             f"log of the current leader, replica {leader}.")]
+    for k in range(1, len(views)):
+        before, after = views[k - 1], views[k]
+        if rid in after.get("acked", []) and rid not in before.get("acked", []):
+            holders = [r for r in range(len(after["replicas"])) if _holds_id(after, r, rid)]
+            others = [r for r in holders if not (actions[k] or "").endswith(f"leader={r})")]
+            how = ("on the leader's own append (acks=1), while no follower held it"
+                   if acks == "1" and not others else
+                   "on the leader's own append (acks=1)" if acks == "1" else
+                   "once it was committed (acks=all)")
+            lines.append(f"State {k + 1} ({actions[k]}): m{rid} was acknowledged {how}.")
+        for r in range(len(after["replicas"])):
+            if _holds_id(before, r, rid) and not _holds_id(after, r, rid):
+                lines.append(removed(k, r, rid))
+        if before["controller"]["leader"] != leader == after["controller"]["leader"]:
+            held = "which held" if _holds_id(after, leader, rid) else "which did not hold"
+            lines.append(f"State {k + 1} ({actions[k]}): the controller chose replica "
+                         f"{leader}, {held} m{rid}, as leader of epoch "
+                         f"{after['controller']['epoch']}.")
+    return lines

@@ -1,0 +1,70 @@
+"""Unflushed data: the Flush and UncleanShutdown actions (only with ``--max-unclean-shutdowns``).
+
+Kafka does not fsync on append by default (``log.flush.interval.messages`` and
+``log.flush.interval.ms`` are unbounded): the OS page cache writes the log to disk when it
+likes, and the broker's ``recovery-point-offset-checkpoint`` (``LogManager``) records how far
+the log is known to be on disk. A broker that stops cleanly flushes everything first (its
+``Crash`` here keeps the log); a broker that loses power comes back with its log recovered
+only to what was flushed (``LogLoader`` recovery from the recovery point). The HW checkpoint
+is written from memory (``replica.high.watermark.checkpoint.interval.ms``), so after an
+unclean shutdown it is also at most the flushed offset.
+Sources: Kafka's ``UnifiedLog.flush`` and ``LogManager``; KIP-966 ("unclean shutdown" and
+"last replica standing"); the public TLA+ model of KIP-966 (Vanlightly/kafka-tlaplus,
+``kip-966/description/5_recovery.md``).
+
+Same conventions as ``spec.kafka.actions``: ``action(ctx, state, out)`` appends ``(Label, next
+state)`` to ``out``, guards first. These actions are only in the model when
+``Config.durability`` is on; the state then has its ``durable`` component (``state.DURABLE``).
+"""
+
+from __future__ import annotations
+
+from spec.kafka.state import (
+    ALIVE,
+    D_FLUSHED,
+    D_UNCLEAN,
+    DURABLE,
+    HW,
+    LOG,
+    NO_VIEW,
+    REPLICAS,
+    put,
+)
+
+
+def flush(ctx, s, out):
+    """Flush(replica): the OS (or log.flush.*) writes the replica's whole log to disk.
+
+    Flush(replica): a live replica's log becomes durable up to its LEO: its flushed offset
+    (Kafka's recovery point) moves to its LEO. Enabled with ``--flush background`` when
+    something is unflushed. Source: ``UnifiedLog.flush``; Kafka's default flush settings."""
+    durable = s[DURABLE]
+    flushed = durable[D_FLUSHED]
+    if not flushed:  # --flush always: every append was fsynced
+        return
+    for r, rep in enumerate(s[REPLICAS]):
+        if rep[ALIVE] and flushed[r] < len(rep[LOG]):
+            new = (put(flushed, r, len(rep[LOG])), durable[D_UNCLEAN])
+            out.append((ctx.labels.flush[r], s[:DURABLE] + (new,)))
+
+
+def unclean_shutdown(ctx, s, out):
+    """UncleanShutdown(replica): a broker loses power and its unflushed tail.
+
+    UncleanShutdown(replica): the broker stops without flushing: it loses its volatile state
+    as in a crash, its log keeps only what was flushed (``--flush always``: all of it) and its
+    HW checkpoint is at most that offset. Bounded by ``--max-unclean-shutdowns``; it does not
+    count against ``--max-crashes``. Source: KIP-966 (unclean shutdown); ``LogLoader``
+    recovery from the recovery point."""
+    durable = s[DURABLE]
+    if durable[D_UNCLEAN] >= ctx.config.max_unclean_shutdowns:
+        return
+    replicas, flushed = s[REPLICAS], durable[D_FLUSHED]
+    for r, rep in enumerate(replicas):
+        if not rep[ALIVE]:
+            continue
+        log = rep[LOG][:flushed[r]] if flushed else rep[LOG]
+        down = (log, min(rep[HW], len(log)), False, NO_VIEW, ())
+        new = (flushed, durable[D_UNCLEAN] + 1)
+        out.append((ctx.labels.unclean_shutdown[r],
+                    (put(replicas, r, down),) + s[1:DURABLE] + (new,)))
