@@ -12,6 +12,9 @@ ROOT = Path(__file__).resolve().parents[1]
 GALLERY = ROOT / "reports" / "gallery"
 LOSS = json.loads((GALLERY / "hw-truncation-loss" / "trace.json").read_text())
 """The gallery's HW-truncation loss (2 replicas, hw, epoch 1), found by ``hwcheck explore``."""
+LOSS_STORY = LOSS["story"][:-1]
+"""Its story as ``explore`` and the explorer tell it: the gallery adds the zoo's fix sentence
+(KAFKA-1211) at the end."""
 LOSS_PATH = [step["action"] for step in LOSS["steps"][1:]]
 
 

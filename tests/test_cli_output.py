@@ -104,7 +104,7 @@ def test_explore_prints_loss_and_divergence_before_the_isr_properties(tmp_path):
     assert run.exit_code == 12
     order = [m.group(1) for m in re.finditer(r"^(\w+) violated \(\d+ states\)", run.output,
                                               re.MULTILINE)]
-    assert order == ["NoCommittedLoss", "NoDivergence", "WeakIsr", "StrongIsr",
+    assert order == ["NoCommittedLoss", "NoAckedLoss", "NoDivergence", "WeakIsr", "StrongIsr",
                      "RecordEpochsMonotonic"]
     # Why lines name records as the pictures do, not as raw tuples
     assert ("Why: replicas 0 and 1 hold different records at offset 0 (m1 (epoch 2) vs "

@@ -32,7 +32,7 @@ name = "hw pinned"
 truncation = "hw"
 replicas = 2
 max_epoch = 1
-violates = ["NoCommittedLoss", "NoDivergence", "WeakIsr", "StrongIsr"]
+violates = ["NoCommittedLoss", "NoAckedLoss", "NoDivergence", "WeakIsr", "StrongIsr"]
 
 [[tool.hwcheck.gate]]
 name = "kip320 holds"
@@ -49,7 +49,7 @@ def test_met_expectations_pass_and_write_junit(tmp_path):
     assert result.stdout.count("PASS") == 2
     suite = ElementTree.parse(tmp_path / "j.xml").getroot()
     assert suite.get("failures") == "0" and suite.get("errors") == "0"
-    assert int(suite.get("tests")) == 26   # 13 properties per check
+    assert int(suite.get("tests")) == 28   # 14 properties per check (NoAckedLoss added)
     assert not (tmp_path / "reports").exists()   # nothing unexpected, nothing written
 
 

@@ -142,7 +142,8 @@ def test_gate_shows_which_check_runs_and_its_search(tmp_path):
 name = "hw r2"
 truncation = "hw"
 replicas = 2
-violates = ["NoCommittedLoss", "NoDivergence", "WeakIsr", "StrongIsr", "RecordEpochsMonotonic"]
+violates = ["NoCommittedLoss", "NoAckedLoss", "NoDivergence", "WeakIsr", "StrongIsr",
+            "RecordEpochsMonotonic"]
 
 [[tool.hwcheck.gate]]
 name = "kip320 r2"

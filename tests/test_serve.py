@@ -19,7 +19,7 @@ import time
 
 import httpx
 import pytest
-from serving import GALLERY, LOSS, LOSS_PATH, ROOT, start_server, stop_server
+from serving import GALLERY, LOSS, LOSS_PATH, LOSS_STORY, ROOT, start_server, stop_server
 
 from checker.bfs import explore
 from checker.view.compose import build_model, choose
@@ -57,8 +57,8 @@ def test_the_loss_is_violated_first_at_the_last_state_with_the_trace_story(hw2):
     loss = verdicts["NoCommittedLoss"]
     assert not loss["holds"] and loss["since"] == 11
     assert loss["explanation"] == LOSS["explanation"]
-    assert loss["story"] == LOSS["story"]
-    assert violated(hw2, walk) == ["NoCommittedLoss", "WeakIsr", "StrongIsr"]
+    assert loss["story"] == LOSS_STORY
+    assert violated(hw2, walk) == ["NoCommittedLoss", "NoAckedLoss", "WeakIsr", "StrongIsr"]
 
 
 def test_labels_parse_without_spaces_and_a_bad_label_stops_the_walk(hw2):
@@ -172,7 +172,7 @@ def test_api_state_actions_step_and_check_follow_the_loss(server):
     assert LOSS_PATH[-1] in [a["label"] for a in actions["enabled"]]
     check = server.get("/api/check", params={"step": LOSS_PATH}).json()
     bad = [p["name"] for p in check["properties"] if not p["holds"]]
-    assert bad == ["NoCommittedLoss", "WeakIsr", "StrongIsr"]
+    assert bad == ["NoCommittedLoss", "NoAckedLoss", "WeakIsr", "StrongIsr"]
 
 
 def test_api_jump_then_poll(server):

@@ -12,7 +12,7 @@ import json
 
 import pytest
 from chromium import ARTIFACTS, require
-from serving import GALLERY, LOSS, LOSS_PATH, start_server, stop_server
+from serving import GALLERY, LOSS, LOSS_PATH, LOSS_STORY, start_server, stop_server
 
 require()
 
@@ -60,12 +60,12 @@ def test_click_through_the_hw_truncation_loss(browser, hw_server):
         page.locator(f'a.act[data-label="{label}"]').click()
         at(page, k + 2)
     assert number(page) == 11
-    assert violations(page) == ["NoCommittedLoss", "WeakIsr", "StrongIsr"]
+    assert violations(page) == ["NoCommittedLoss", "NoAckedLoss", "WeakIsr", "StrongIsr"]
     loss = page.locator('.violation[data-property="NoCommittedLoss"]')
     assert loss.locator(".why").inner_text().startswith(
         "NoCommittedLoss violated: record m0 was committed at offset 0")
     story = loss.locator("details.story li").all_inner_texts()
-    assert story == LOSS["story"]
+    assert story == LOSS_STORY
     assert page.locator("body").get_attribute("data-fingerprint") == \
         LOSS["steps"][-1]["fingerprint"]
     # the state is drawn as the trace page draws it: m0 struck through in replica 0's LEO box
