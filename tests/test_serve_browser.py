@@ -72,7 +72,7 @@ def test_click_through_the_hw_truncation_loss(browser, hw_server):
     removed = page.locator(".replica").nth(1).locator(".cell.removed")
     assert removed.count() == 1 and "m0" in removed.inner_text()
     assert page.locator("#verdicts .violated").all_inner_texts() == [
-        "✗ NoCommittedLoss", "✗ WeakIsr", "✗ StrongIsr"]
+        "✗ NoCommittedLoss", "✗ NoAckedLoss", "✗ WeakIsr", "✗ StrongIsr"]
     shot(page, "loss")
     assert all(url.startswith(hw_server) for url in requests), "fetched outside the server"
     page.close()
