@@ -8,7 +8,7 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
-from spec.kafka.variants import VARIANTS
+from spec.kafka.variants import PRESETS
 from spec.tla.config import TLA_VARIANTS
 from spec.tla.model import NEXT
 
@@ -39,7 +39,7 @@ def tables(spec: Any, props: list) -> list[Table]:
                       "variant", "source", "rule")
     actions = _table(f"{model} model: actions", "action", "what it does")
     if model == "kafka":
-        for variant in VARIANTS.values():
+        for variant in PRESETS.values():
             variants.add_row(variant.name, f"Kafka {variant.kafka}", Text(variant.description))
         from spec.kafka.model import ACTIONS
         for name, func in ACTIONS:

@@ -136,6 +136,7 @@ class KafkaSpec(ActionSpec):
         # from one state shares its ``before``): remember the last two answers
         self._logs = _LastTwo(lambda replicas: tuple(map(_get_log, replicas)))
         self._hws = _LastTwo(lambda replicas: tuple(map(_get_hw, replicas)))
+        self._acked = _LastTwo(self._acked_of)  # successors share their parent's ghost
         self._leaders = _LastTwo(lambda replicas: [
             (r, rep[VIEW][V_ISR]) for r, rep in enumerate(replicas)
             if rep[ALIVE] and rep[VIEW][V_LEADER] == r])
@@ -210,7 +211,9 @@ class KafkaSpec(ActionSpec):
         """Ghost: the ids of every record the producer was told was written. With acks=1 a
         write is acknowledged on the leader's append, so every record produced; with
         acks=all once committed (a leader's HW passed it; Kafka's ``DelayedProduce``)."""
-        ghost = state[GHOST]
+        return self._acked.get(state[GHOST])
+
+    def _acked_of(self, ghost: tuple) -> tuple:
         if self.config.acks == "1":
             return tuple(range(ghost[G_NEXT_ID]))
         return tuple(sorted({rid for _, rid in ghost[G_COMMITTED]}))

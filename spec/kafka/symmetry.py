@@ -21,12 +21,14 @@ def replica_keys(state: tuple) -> list[tuple]:
     keys tie are ordered by trying their renamings.)"""
     replicas, ctrl = state[REPLICAS], state[CONTROLLER]
     c_leader, c_isr = ctrl[C_LEADER], ctrl[C_ISR]
-    flushed = state[DURABLE][D_FLUSHED] if len(state) > DURABLE else ()
     keys = []
     for r, (log, hw, alive, view, _) in enumerate(replicas):
         leader = view[0]
         keys.append((log, hw, alive, view[1], 0 if leader is None else 1 if leader == r else 2,
-                     r == c_leader, r in c_isr, flushed[r] if flushed else 0))
+                     r == c_leader, r in c_isr))
+    if len(state) > DURABLE and state[DURABLE][D_FLUSHED]:  # the flushed offsets count too
+        flushed = state[DURABLE][D_FLUSHED]
+        keys = [key + (flushed[r],) for r, key in enumerate(keys)]
     return keys
 
 
@@ -37,7 +39,7 @@ model has few distinct ISRs and request lists, and each is renamed many times.""
 
 def permute(state: tuple, perm: tuple[int, ...]) -> tuple:
     """``state`` with replica ``r`` renamed ``perm[r]``; ISRs stay sorted tuples."""
-    replicas, ctrl, requests, ghost = state[:DURABLE]
+    replicas, ctrl, requests, ghost = state if len(state) == DURABLE else state[:DURABLE]
     n = len(replicas)
     inverse = [0] * n
     for old, new in enumerate(perm):

@@ -104,8 +104,7 @@ class Variant:
     @property
     def mechanisms(self) -> tuple[str, ...]:
         """The rule's name and the switches that are on, in ``MECHANISMS`` order."""
-        known = [m for m in MECHANISMS if m == self.rule.name or m in self.switches]
-        return tuple(known) + tuple(sorted(self.switches - set(MECHANISMS)))
+        return tuple(m for m in MECHANISMS if m == self.rule.name or m in self.switches)
 
     @property
     def fenced_lookup(self) -> bool:
@@ -136,9 +135,6 @@ PRESETS = {
                       "as kip279 against a leader in the same epoch; fetch and ISR fenced"),
 }
 """The named variants, oldest first: fixed combinations of mechanisms."""
-
-VARIANTS = PRESETS
-"""Kept for readers of the old name: the presets."""
 
 
 def resolve(preset: str, enable: tuple[str, ...] = (), disable: tuple[str, ...] = ()) -> Variant:
