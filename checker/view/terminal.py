@@ -146,6 +146,12 @@ def bounds_line(spec, result) -> str:
         parts.append(f"at most {cfg.max_crashes} crash{'es' if cfg.max_crashes != 1 else ''}")
         parts.append(f"min.insync.replicas={cfg.min_isr}")
         parts.append("unclean election" if cfg.unclean_election else "clean elections only")
+        if cfg.max_unclean_shutdowns:
+            n = cfg.max_unclean_shutdowns
+            parts.append(f"at most {n} unclean shutdown{'s' if n != 1 else ''} "
+                         f"({'an fsync per append' if cfg.flush == 'always' else 'background flush'})")
+        if cfg.acks != "all":
+            parts.append(f"acks={cfg.acks}")
     else:
         parts.append(f"LogSize {cfg.log_size}")
     if result.exhausted:
