@@ -32,7 +32,7 @@ def invoke(*args):
 def test_every_written_trace_matches_the_schema(traces):
     paths = sorted(traces.rglob("trace.json"))
     assert [p.parent.name for p in paths if p.parts[-3] == "kafka"] == [
-        "NoCommittedLoss", "NoDivergence", "StrongIsr", "WeakIsr"]
+        "NoAckedLoss", "NoCommittedLoss", "NoDivergence", "StrongIsr", "WeakIsr"]
     for path in paths:
         document = tracefile.load(path)
         assert document["length"] == len(document["steps"])

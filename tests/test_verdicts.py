@@ -10,8 +10,8 @@ from reference import enumerate_states
 
 from checker.result import Status
 
-SAFETY = ["HwLeLeo", "LeaderInIsr", "NoCommittedLoss", "NoDivergence", "WeakIsr", "StrongIsr",
-          "RecordEpochsMonotonic", "EpochMonotonic"]
+SAFETY = ["HwLeLeo", "LeaderInIsr", "NoCommittedLoss", "NoAckedLoss", "NoDivergence", "WeakIsr",
+          "StrongIsr", "RecordEpochsMonotonic", "EpochMonotonic"]
 GUARDS = ["HwAdvances", "CrashHappens", "RestartHappens", "TruncationRemovesRecord",
           "SecondElection"]
 
@@ -26,7 +26,7 @@ def test_hw_with_two_replicas_loses_and_forks_committed_data():
     assert result.status == Status.VIOLATED and result.exit_code == 12
     found = lengths(result)
     assert found == {"WeakIsr": 10, "StrongIsr": 10, "NoCommittedLoss": 11,
-                     "NoDivergence": 14}
+                     "NoAckedLoss": 11, "NoDivergence": 14}
     loss = next(v for v in result.violations if v.prop.name == "NoCommittedLoss")
     last = loss.trace[-1].state
     leader = last[1][1]
