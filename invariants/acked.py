@@ -23,19 +23,32 @@ def _missing(log, acked) -> int | None:
     return next((rid for rid in acked if rid not in held), None)
 
 
+def _nowhere(logs, acked) -> int | None:
+    """The first acknowledged record id that no log in ``logs`` holds, or None."""
+    return next((rid for rid in acked if all(_missing(log, (rid,)) is not None for log in logs)),
+                None)
+
+
 def properties(acc: Replication) -> list[Property]:
     """NoAckedLoss over ``acc`` (which must offer ``acked``)."""
 
     def no_acked_loss(s) -> bool:
-        """Every acknowledged write is in the current leader's log."""
+        """Every acknowledged write is in the current leader's log (with no leader: in some
+        replica's log)."""
         acked = acc.acked(s)
         if not acked:
             return True
         leader = acc.quorum(s)[0]
-        return leader is None or _missing(acc.logs(s)[leader], acked) is None
+        if leader is not None:
+            return _missing(acc.logs(s)[leader], acked) is None
+        return _nowhere(acc.logs(s), acked) is None
 
     def explain(s) -> str:
         leader, epoch, _ = acc.quorum(s)
+        if leader is None:
+            rid = _nowhere(acc.logs(s), acc.acked(s))
+            return (f"record m{rid} was acknowledged to the producer but the partition has no "
+                    f"leader and no replica holds it")
         rid = _missing(acc.logs(s)[leader], acc.acked(s))
         return (f"record m{rid} was acknowledged to the producer but the leader of epoch "
                 f"{epoch}, replica {leader}, does not hold it")

@@ -20,6 +20,15 @@ def _missing(log, committed) -> tuple[int, int] | None:
     return None
 
 
+def _nowhere(logs, committed) -> tuple[int, int] | None:
+    """The first committed ``(offset, id)`` that no log in ``logs`` holds at that offset
+    (KIP-966's "global data loss": every copy gone)."""
+    for pair in committed:
+        if all(_missing(log, (pair,)) is not None for log in logs):
+            return pair
+    return None
+
+
 def first_gap(leader_log, hw: int, member_log) -> int | None:
     """First offset below ``hw`` where ``member_log`` differs from ``leader_log`` (whole
     records compared; ``leader_log`` must reach ``hw``), or None. Also used by the story."""
@@ -72,12 +81,19 @@ def properties(acc: Replication, committed_history: bool = True,
     NoDivergence only with ``divergence``."""
 
     def no_committed_loss(s) -> bool:
-        """Every committed record is in the current leader's log at its offset."""
+        """Every committed record is in the current leader's log at its offset (with no
+        leader: in some replica's log)."""
         leader = acc.quorum(s)[0]
-        return leader is None or _missing(acc.logs(s)[leader], acc.committed(s)) is None
+        if leader is not None:
+            return _missing(acc.logs(s)[leader], acc.committed(s)) is None
+        return _nowhere(acc.logs(s), acc.committed(s)) is None
 
     def explain_loss(s) -> str:
         leader, epoch, _ = acc.quorum(s)
+        if leader is None:
+            offset, record_id = _nowhere(acc.logs(s), acc.committed(s))
+            return (f"record m{record_id} was committed at offset {offset} but the partition "
+                    f"has no leader and no replica holds it there")
         log = acc.logs(s)[leader]
         offset, record_id = _missing(log, acc.committed(s))
         held = (f"{record_text(log[offset])} there" if offset < len(log)

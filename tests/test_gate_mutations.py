@@ -82,7 +82,7 @@ def test_kip101_truncation_fails_the_gate(monkeypatch, tmp_path):
 def test_a_leader_hw_over_any_isr_member_fails_the_gate(monkeypatch, tmp_path):
     """The leader's HW taken as the *largest* ISR LEO instead of the smallest."""
 
-    def wrong_hw(log_len, hw, me, isr, remote):
+    def wrong_hw(log_len, hw, me, isr, remote, min_isr=1):
         return max([hw, log_len] + [remote[m] for m in isr if m != me and remote[m] >= 0])
 
     for module in ("spec.kafka.actions", "spec.kafka.membership"):

@@ -29,6 +29,7 @@ from spec.kafka.state import (
     V_LEADER,
     VIEW,
     commit,
+    controller_after,
     leader_hw,
     put,
     truncated,
@@ -56,7 +57,7 @@ def produce(ctx, s, out):
             continue
         # effect
         log = rep[LOG] + ((next_id, view[V_EPOCH]),)
-        hw = leader_hw(len(log), rep[HW], r, view[V_ISR], rep[REMOTE])
+        hw = leader_hw(len(log), rep[HW], r, view[V_ISR], rep[REMOTE], ctx.hw_min_isr)
         new_ghost = put(commit(ghost, log, rep[HW], hw), G_NEXT_ID, next_id + 1)
         new_rep = (log, hw, True, view, rep[REMOTE])
         out.append((ctx.labels.produce[r], (put(replicas, r, new_rep), s[CONTROLLER], s[REQUESTS],
@@ -103,7 +104,7 @@ def fetch(ctx, s, out):
             continue
         response_hw = lrep[HW]
         remote = put(lrep[REMOTE], f, offset)
-        hw = leader_hw(lleo, response_hw, leader, lview[V_ISR], remote)
+        hw = leader_hw(lleo, response_hw, leader, lview[V_ISR], remote, ctx.hw_min_isr)
         new_leader = (llog, hw, True, lview, remote)
         new_log = flog + llog[offset:] if offset < lleo else flog
         new_follower = (new_log, min(response_hw, lleo), True, view, ())
@@ -123,17 +124,19 @@ def _true_leader(s, r):
             and ctrl[C_EPOCH] == view[V_EPOCH])
 
 
-def _record_isr(s, leader, isr):
+def _record_isr(ctx, s, leader, isr):
     """``(controller, requests)`` after the true leader changed the ISR to ``isr``.
 
     The epoch stays. The latest LeaderAndIsr is rewritten to carry the new ISR, because it
     stands for the partition state the controller sends from now on: to a broker that starts
     (``KafkaController.onBrokerStartup`` sends the current leader and ISR) and, in KRaft, to
     every replica through the metadata log. Without this a leader that crashed and restarted
-    would re-apply its own old ISR."""
-    epoch = s[CONTROLLER][C_EPOCH]
+    would re-apply its own old ISR. With the elr mechanism the ELR follows the ISR
+    (``state.controller_after``)."""
+    ctrl = s[CONTROLLER]
+    epoch = ctrl[C_EPOCH]
     requests = s[REQUESTS][:-1] + ((epoch, leader, isr),)
-    return (epoch, leader, isr), requests
+    return controller_after(ctrl, epoch, leader, isr, ctx.config.min_isr), requests
 
 
 def shrink_isr(ctx, s, out):
@@ -154,10 +157,10 @@ def shrink_isr(ctx, s, out):
                 continue
             # effect
             isr = without_member(view[V_ISR], f)
-            hw = leader_hw(len(log), rep[HW], r, isr, remote)
+            hw = leader_hw(len(log), rep[HW], r, isr, remote, ctx.hw_min_isr)
             new_view = (r, view[V_EPOCH], isr)
             ghost = commit(s[GHOST], log, rep[HW], hw)
-            ctrl, requests = _record_isr(s, r, isr)
+            ctrl, requests = _record_isr(ctx, s, r, isr)
             out.append((ctx.labels.shrink[r][f], (put(replicas, r, (log, hw, True, new_view, remote)),
                                             ctrl, requests, ghost) + s[DURABLE:]))
 
@@ -181,7 +184,7 @@ def expand_isr(ctx, s, out):
                 continue
             isr = with_member(view[V_ISR], f)
             new_rep = (log, hw, True, (r, view[V_EPOCH], isr), remote)
-            ctrl, requests = _record_isr(s, r, isr)
+            ctrl, requests = _record_isr(ctx, s, r, isr)
             out.append((ctx.labels.expand[r][f], (put(replicas, r, new_rep), ctrl, requests, s[GHOST])
                         + s[DURABLE:]))
 

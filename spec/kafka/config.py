@@ -8,8 +8,8 @@ from typing import Any
 from spec.bounds import ConfigError, require_non_negative, require_replicas, resolve_variant
 from spec.kafka import variants
 
-TRUNCATION_VARIANTS = ("hw", "kip101", "kip279", "kip320")
-"""The truncation rules, oldest first (see ``spec.kafka.variants``)."""
+TRUNCATION_VARIANTS = ("hw", "kip101", "kip279", "kip320", "kip966")
+"""The protocol presets, oldest first (see ``spec.kafka.variants.PRESETS``)."""
 
 ALIASES = {"epoch": "kip320"}
 """``epoch`` names the fenced protocol Kafka runs today (KIP-320)."""

@@ -19,14 +19,17 @@ state)`` to ``out``, guards first. These actions are only in the model when
 
 from __future__ import annotations
 
+from spec.kafka.elr import fence_unclean
 from spec.kafka.state import (
     ALIVE,
     D_FLUSHED,
     D_UNCLEAN,
     DURABLE,
+    GHOST,
     HW,
     LOG,
     NO_VIEW,
+    REMOTE,
     REPLICAS,
     put,
 )
@@ -54,8 +57,12 @@ def unclean_shutdown(ctx, s, out):
     UncleanShutdown(replica): the broker stops without flushing: it loses its volatile state
     as in a crash, its log keeps only what was flushed (``--flush always``: all of it) and its
     HW checkpoint is at most that offset. Bounded by ``--max-unclean-shutdowns``; it does not
-    count against ``--max-crashes``. Source: KIP-966 (unclean shutdown); ``LogLoader``
-    recovery from the recovery point."""
+    count against ``--max-crashes``. Every leader forgets the replica's remote LEO: the log
+    it described may be gone, and Kafka keys a follower's fetch state to its broker epoch,
+    which a restarted broker renews (KIP-903, Kafka 3.5; without this the model's ExpandIsr
+    could add the replica on its pre-shutdown LEO). With the ``elr`` mechanism the controller also takes the
+    replica out of ISR and ELR (``elr.fence_unclean``). Source: KIP-966 (unclean shutdown);
+    ``LogLoader`` recovery from the recovery point."""
     durable = s[DURABLE]
     if durable[D_UNCLEAN] >= ctx.config.max_unclean_shutdowns:
         return
@@ -65,6 +72,19 @@ def unclean_shutdown(ctx, s, out):
             continue
         log = rep[LOG][:flushed[r]] if flushed else rep[LOG]
         down = (log, min(rep[HW], len(log)), False, NO_VIEW, ())
+        forgotten = _forget_remote(put(replicas, r, down), r)
         new = (flushed, durable[D_UNCLEAN] + 1)
+        ctrl, requests = fence_unclean(ctx, s, r)
         out.append((ctx.labels.unclean_shutdown[r],
-                    (put(replicas, r, down),) + s[1:DURABLE] + (new,)))
+                    (forgotten, ctrl, requests, s[GHOST], new)))
+
+
+def _forget_remote(replicas: tuple, r: int) -> tuple:
+    """``replicas`` with replica ``r``'s remote LEO unknown (-1) on every replica that keeps
+    remote LEOs (a presumed leader)."""
+    changed = list(replicas)
+    for other, rep in enumerate(replicas):
+        remote = rep[REMOTE]
+        if remote and remote[r] != -1:
+            changed[other] = rep[:REMOTE] + (put(remote, r, -1),)
+    return tuple(changed)

@@ -7,6 +7,7 @@ Same conventions as ``spec.kafka.actions``: ``action(ctx, state, out)`` appends
 
 from __future__ import annotations
 
+from spec.kafka.elr import decide, elr_choices
 from spec.kafka.state import (
     ALIVE,
     C_EPOCH,
@@ -32,13 +33,6 @@ from spec.kafka.state import (
 from spec.kafka.variants import truncation_point
 
 
-def _decide(s, leader, isr):
-    """``(controller, requests)`` after the controller takes the next epoch and decides
-    ``(leader, isr)``; the same triple is sent to every replica as a LeaderAndIsr."""
-    decision = (s[CONTROLLER][C_EPOCH] + 1, leader, isr)
-    return decision, s[REQUESTS] + (decision,)
-
-
 def controller_shrink_isr(ctx, s, out):
     """ControllerShrinkIsr(replica): the controller drops a crashed follower from the ISR.
 
@@ -53,7 +47,7 @@ def controller_shrink_isr(ctx, s, out):
         # enabled when: r is a crashed ISR member other than the leader
         if replicas[r][ALIVE] or r == ctrl[C_LEADER]:
             continue
-        decision, requests = _decide(s, ctrl[C_LEADER], without_member(ctrl[C_ISR], r))
+        decision, requests = decide(ctx, s, ctrl[C_LEADER], without_member(ctrl[C_ISR], r))
         out.append((ctx.labels.controller_shrink[r], (replicas, decision, requests, s[GHOST])
                     + s[DURABLE:]))
 
@@ -65,15 +59,18 @@ def elect(ctx, s, out):
     current leader (the leader may be down, or up: preferred-leader election, controlled
     shutdown), takes the next epoch and keeps the live ISR members as the new ISR.
     Source: protocol.md action 6; ``PartitionLeaderElectionAlgorithms`` and the ZooKeeper
-    controller's offline election (new ISR = live ISR members). Bounded by max_epoch."""
+    controller's offline election (new ISR = live ISR members). With the ``elr`` mechanism
+    (KIP-966), when no ISR member is up, a live ELR member, whose ISR is then itself
+    (``spec.kafka.elr``). Bounded by max_epoch."""
     ctrl, replicas = s[CONTROLLER], s[REPLICAS]
     if ctrl[C_EPOCH] >= ctx.config.max_epoch:
         return
     live = tuple(m for m in ctrl[C_ISR] if replicas[m][ALIVE])
-    for c in live:
+    choices = [(c, live) for c in live] or [(c, (c,)) for c in elr_choices(ctx, s)]
+    for c, isr in choices:
         if c == ctrl[C_LEADER]:
             continue
-        decision, requests = _decide(s, c, live)
+        decision, requests = decide(ctx, s, c, isr)
         out.append((ctx.labels.elect[c], (replicas, decision, requests, s[GHOST]) + s[DURABLE:]))
 
 
@@ -82,15 +79,18 @@ def unclean_elect(ctx, s, out):
 
     UncleanElect(leader): with unclean.leader.election.enable, when no ISR member is up,
     the controller picks any live replica; the new ISR is that replica alone. Loses committed
-    data by design. Source: protocol.md action 6."""
+    data by design. With the ``elr`` mechanism ``elr.unclean_recovery`` replaces it.
+    Source: protocol.md action 6."""
     ctrl, replicas = s[CONTROLLER], s[REPLICAS]
     if not ctx.config.unclean_election or ctrl[C_EPOCH] >= ctx.config.max_epoch:
+        return
+    if ctx.variant.elr:
         return
     if any(replicas[m][ALIVE] for m in ctrl[C_ISR]):
         return
     for c, rep in enumerate(replicas):
         if rep[ALIVE]:
-            decision, requests = _decide(s, c, (c,))
+            decision, requests = decide(ctx, s, c, (c,))
             out.append((ctx.labels.unclean_elect[c], (replicas, decision, requests, s[GHOST])
                         + s[DURABLE:]))
 
@@ -145,7 +145,7 @@ def become_leader(ctx, s, out):
                 continue
             remote = (-1,) * n
             log = rep[LOG]
-            hw = leader_hw(len(log), rep[HW], r, isr, remote)
+            hw = leader_hw(len(log), rep[HW], r, isr, remote, ctx.hw_min_isr)
             ghost = commit(s[GHOST], log, rep[HW], hw)
             new_rep = (log, hw, True, (r, epoch, isr), remote)
             out.append((ctx.labels.become_leader[r][epoch], (put(replicas, r, new_rep), s[CONTROLLER],

@@ -10,10 +10,11 @@ from operator import itemgetter
 from typing import Any
 
 from checker.model import ActionSpec, Label
-from spec.kafka import actions, durability, membership, symmetry
+from spec.kafka import actions, durability, elr, membership, symmetry
 from spec.kafka.config import Config
 from spec.kafka.state import (
     ALIVE,
+    C_ELR,
     C_EPOCH,
     C_ISR,
     C_LEADER,
@@ -45,6 +46,7 @@ ACTIONS = (
     ("ControllerShrinkIsr", membership.controller_shrink_isr),
     ("Elect", membership.elect),
     ("UncleanElect", membership.unclean_elect),
+    ("UncleanRecovery", elr.unclean_recovery),
     ("Crash", membership.crash),
     ("Restart", membership.restart),
     ("BecomeLeader", membership.become_leader),
@@ -62,7 +64,7 @@ _get_log = itemgetter(LOG)
 _get_hw = itemgetter(HW)
 
 _EVENTS = {"Crash": "crash", "UncleanShutdown": "crash", "Restart": "restart",
-           "Elect": "election", "UncleanElect": "election"}
+           "Elect": "election", "UncleanElect": "election", "UncleanRecovery": "election"}
 
 
 class _LastTwo:
@@ -104,6 +106,7 @@ class _Labels:
         self.controller_shrink = one("ControllerShrinkIsr", "replica")
         self.elect = one("Elect", "leader")
         self.unclean_elect = one("UncleanElect", "leader")
+        self.unclean_recovery = one("UncleanRecovery", "leader")
         self.crash = one("Crash", "replica")
         self.restart = one("Restart", "replica")
         self.become_leader = two("BecomeLeader", "replica", "epoch", epochs)
@@ -129,6 +132,8 @@ class KafkaSpec(ActionSpec):
         self.config = (config or Config()).validate()
         self.variant = self.config.variant
         self.variant_name = self.variant.name
+        self.hw_min_isr = self.config.min_isr if self.variant.strict_min_isr else 1
+        """The ISR size a leader's HW needs to advance (``state.leader_hw``; KIP-966)."""
         self.labels = _Labels(self.config.replicas, self.config.max_epoch)
         self.set_actions(ACTIONS + (DURABILITY_ACTIONS if self.config.durability else ()))
         self.symmetric_ids = self.config.replicas
@@ -145,7 +150,8 @@ class KafkaSpec(ActionSpec):
     def init_states(self) -> list[tuple]:
         """The single initial state (``spec.kafka.state.initial_state``)."""
         config = self.config
-        return [initial_state(config.replicas, config.durability, config.flush == "always")]
+        return [initial_state(config.replicas, config.durability, config.flush == "always",
+                              self.variant.elr)]
 
     def config_dict(self) -> dict[str, Any]:
         """The bounds, as written into reports."""
@@ -168,12 +174,15 @@ class KafkaSpec(ActionSpec):
             flushed = state[DURABLE][D_FLUSHED]
             for r, replica in enumerate(replicas):
                 replica["flushed"] = flushed[r] if flushed else replica["leo"]
-        epoch, leader, isr = state[CONTROLLER]
+        epoch, leader, isr = state[CONTROLLER][:3]
+        controller = {"epoch": epoch, "leader": leader, "isr": list(isr)}
+        if len(state[CONTROLLER]) > C_ELR:
+            controller["elr"] = list(state[CONTROLLER][C_ELR])
         ghost = state[GHOST]
         extra = {"unclean_shutdowns": state[DURABLE][D_UNCLEAN]} if len(state) > DURABLE else {}
         return {
             "replicas": replicas,
-            "controller": {"epoch": epoch, "leader": leader, "isr": list(isr)},
+            "controller": controller,
             "requests": [{"epoch": e, "leader": lead, "isr": list(i)}
                          for e, lead, i in state[REQUESTS]],
             "records_produced": ghost[G_NEXT_ID],

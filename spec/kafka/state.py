@@ -13,7 +13,8 @@ A state is ``(replicas, controller, requests, ghost)``:
     replica that presumes leadership, the remote LEO of every replica (index = replica id,
     -1 = unknown: no fetch seen since it became leader), else ``()``.
 - ``controller = (epoch, leader, isr)``: the controller's (ZooKeeper / KRaft) truth; epoch -1
-  and leader None before the first election.
+  and leader None before the first election. With the ``elr`` mechanism (KIP-966) a fourth
+  field, ``elr``: the sorted eligible leader replicas (``controller_after``).
 - ``requests``: every LeaderAndIsr ``(epoch, leader, isr)`` the controller issued, oldest
   first; ``requests[e]`` has epoch ``e``. Grow-only: replicas apply them late and out of order.
 - ``ghost = (next_id, crashes, committed)``: records produced so far (the next record id),
@@ -28,11 +29,9 @@ A state is ``(replicas, controller, requests, ghost)``:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from spec.tuples import put, with_member, without_member
 
-__all__ = ["commit", "initial_state", "leader_hw", "put", "with_member", "without_member"]
+__all__ = ["commit", "controller_after", "initial_state", "leader_hw", "put", "with_member", "without_member"]
 
 # replica fields
 LOG, HW, ALIVE, VIEW, REMOTE = range(5)
@@ -40,8 +39,8 @@ LOG, HW, ALIVE, VIEW, REMOTE = range(5)
 V_LEADER, V_EPOCH, V_ISR = range(3)
 # state fields
 REPLICAS, CONTROLLER, REQUESTS, GHOST = range(4)
-# controller / request fields
-C_EPOCH, C_LEADER, C_ISR = range(3)
+# controller / request fields (C_ELR: the controller only, with the elr mechanism)
+C_EPOCH, C_LEADER, C_ISR, C_ELR = range(4)
 # ghost fields
 G_NEXT_ID, G_CRASHES, G_COMMITTED = range(3)
 # the optional fifth state component and its fields
@@ -51,13 +50,16 @@ D_FLUSHED, D_UNCLEAN = range(2)
 NO_VIEW = (None, -1, ())
 
 
-def initial_state(replicas: int, durable: bool = False, flush_always: bool = False) -> tuple:
+def initial_state(replicas: int, durable: bool = False, flush_always: bool = False,
+                  elr: bool = False) -> tuple:
     """Every log empty, every HW 0, every replica up with no view; the controller has epoch -1,
-    no leader and every replica in its ISR; no request yet; nothing produced or committed.
-    With ``durable``, the ``durable`` component: nothing flushed, no unclean shutdown."""
+    no leader and every replica in its ISR (and, with ``elr``, an empty ELR); no request yet;
+    nothing produced or committed. With ``durable``, the ``durable`` component: nothing
+    flushed, no unclean shutdown."""
     replica = ((), 0, True, NO_VIEW, ())
     everyone = tuple(range(replicas))
-    state = ((replica,) * replicas, (-1, None, everyone), (), (0, 0, ()))
+    controller = (-1, None, everyone, ()) if elr else (-1, None, everyone)
+    state = ((replica,) * replicas, controller, (), (0, 0, ()))
     if durable:
         state += ((() if flush_always else (0,) * replicas, 0),)
     return state
@@ -72,6 +74,22 @@ def truncated(state: tuple, r: int, leo: int) -> tuple:
         return extra
     flushed, unclean = extra[0]
     return ((put(flushed, r, leo), unclean),)
+def controller_after(ctrl: tuple, epoch: int, leader: int | None, isr: tuple,
+                     min_isr: int) -> tuple:
+    """The controller's state once it decided ``(epoch, leader, isr)``. Without an ELR field
+    (``ctrl`` of 3 fields) just that triple. With one (KIP-966): while ``isr`` is smaller than
+    ``min_isr`` the members it lost join the ELR; members back in the ISR leave it; once the
+    ISR has ``min_isr`` members the ELR is empty. Source: KIP-966, "Eligible Leader Replicas";
+    Kafka's ``PartitionChangeBuilder`` (``maybePopulateTargetElr``)."""
+    if len(ctrl) <= C_ELR:
+        return (epoch, leader, isr)
+    if len(isr) >= min_isr:
+        return (epoch, leader, isr, ())
+    lost = [m for m in ctrl[C_ISR] if m not in isr]
+    elr = tuple(sorted(m for m in set(ctrl[C_ELR]).union(lost) if m not in isr))
+    return (epoch, leader, isr, elr)
+
+
 def commit(ghost: tuple, log: tuple, old_hw: int, new_hw: int) -> tuple:
     """The ghost after a leader's HW moved from ``old_hw`` to ``new_hw``: ``(offset, record
     id)`` is added to the committed set for every offset in ``[old_hw, new_hw)``. Returns
@@ -82,12 +100,17 @@ def commit(ghost: tuple, log: tuple, old_hw: int, new_hw: int) -> tuple:
     return put(ghost, G_COMMITTED, tuple(sorted(added.union(ghost[G_COMMITTED]))))
 
 
-def leader_hw(log_len: int, hw: int, me: int, isr: Iterable[int], remote: tuple) -> int:
+def leader_hw(log_len: int, hw: int, me: int, isr: tuple, remote: tuple,
+              min_isr: int = 1) -> int:
     """A leader's new HW: ``max(hw, min(LEO, remote LEO of every other ISR member))``.
 
     The HW never moves back on a leader (protocol.md, Fetch step 2; Kafka's
     ``Partition.maybeIncrementLeaderHW``). An unknown remote LEO (-1) holds it where it is.
+    ``min_isr`` > 1 is KIP-966's strict min ISR: while the ISR has fewer members the HW stays
+    (``Partition.maybeIncrementLeaderHW`` in Kafka 4.x checks ``isUnderMinIsr``).
     """
+    if len(isr) < min_isr:
+        return hw
     low = log_len
     for member in isr:
         if member != me:

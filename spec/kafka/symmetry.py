@@ -5,13 +5,14 @@ Every action is enabled for every replica id alike, the initial state names ever
 alike, and no property names a replica, so the model is symmetric under any renaming of the
 replica ids. Replica ids occur in: the position of each replica in ``replicas``, a view's
 leader and ISR, a leader's remote LEOs (indexed by id), the controller's leader and ISR, and
-every LeaderAndIsr request, and (with unclean shutdowns) the flushed offsets, indexed by id.
+every LeaderAndIsr request, the controller's ELR (with the elr mechanism) and (with unclean
+shutdowns) the flushed offsets, indexed by id.
 Record ids, epochs and offsets are not replica ids.
 """
 
 from __future__ import annotations
 
-from spec.kafka.state import C_ISR, C_LEADER, CONTROLLER, D_FLUSHED, DURABLE, REPLICAS
+from spec.kafka.state import C_ELR, C_ISR, C_LEADER, CONTROLLER, D_FLUSHED, DURABLE, REPLICAS
 
 
 def replica_keys(state: tuple) -> list[tuple]:
@@ -26,6 +27,8 @@ def replica_keys(state: tuple) -> list[tuple]:
         leader = view[0]
         keys.append((log, hw, alive, view[1], 0 if leader is None else 1 if leader == r else 2,
                      r == c_leader, r in c_isr))
+    if len(ctrl) > C_ELR:  # so does ELR membership (KIP-966)
+        keys = [key + (r in ctrl[C_ELR],) for r, key in enumerate(keys)]
     if len(state) > DURABLE and state[DURABLE][D_FLUSHED]:  # the flushed offsets count too
         flushed = state[DURABLE][D_FLUSHED]
         keys = [key + (flushed[r],) for r, key in enumerate(keys)]
@@ -73,6 +76,9 @@ def _isr(perm: tuple[int, ...], isr: tuple) -> tuple:
 
 
 def _decision(decision: tuple, perm: tuple[int, ...]) -> tuple:
-    """A controller state or LeaderAndIsr ``(epoch, leader, isr)`` renamed."""
-    epoch, leader, isr = decision
-    return (epoch, None if leader is None else perm[leader], _isr(perm, isr))
+    """A controller state or LeaderAndIsr ``(epoch, leader, isr[, elr])`` renamed."""
+    renamed = (decision[0], None if decision[1] is None else perm[decision[1]],
+               _isr(perm, decision[2]))
+    if len(decision) > C_ELR:
+        renamed += (_isr(perm, decision[C_ELR]),)
+    return renamed

@@ -82,6 +82,11 @@ SWITCHES = {
                     "epoch (KIP-320, KAFKA-6880)",
     "fenced-expand": "ISR expansion waits until the leader's HW reaches the start of its "
                      "epoch (KIP-320, KAFKA-7128)",
+    "strict-min-isr": "HW needs min ISR: a leader's HW advances only while its ISR has at least "
+                      "min.insync.replicas members (KIP-966)",
+    "elr": "eligible leader replicas: members dropped from an ISR below min ISR stay electable; "
+           "a broker back from an unclean shutdown leaves ISR and ELR until it catches up; "
+           "--unclean means unclean recovery (KIP-966)",
 }
 """Every on/off mechanism and what it does when on."""
 
@@ -118,12 +123,21 @@ class Variant:
     def fenced_expand(self) -> bool:
         return "fenced-expand" in self.switches
 
+    @property
+    def strict_min_isr(self) -> bool:
+        return "strict-min-isr" in self.switches
+
+    @property
+    def elr(self) -> bool:
+        return "elr" in self.switches
+
 
 def _preset(name: str, rule: str, switches: tuple[str, ...], kafka: str, description: str):
     return Variant(name, RULES[rule], frozenset(switches), kafka, description)
 
 
 KIP320_FENCES = ("fenced-lookup", "fenced-fetch", "fenced-expand")
+KIP966_RULES = ("strict-min-isr", "elr")
 
 PRESETS = {
     "hw": _preset("hw", "hw-truncation", (), "< 0.11", "truncate to the follower's own HW"),
@@ -133,6 +147,8 @@ PRESETS = {
                       "truncate after the last record follower and leader share"),
     "kip320": _preset("kip320", "last-match-truncation", KIP320_FENCES, ">= 2.1",
                       "as kip279 against a leader in the same epoch; fetch and ISR fenced"),
+    "kip966": _preset("kip966", "last-match-truncation", KIP320_FENCES + KIP966_RULES, ">= 4.0",
+                      "as kip320; HW needs min ISR; eligible leader replicas (ELR)"),
 }
 """The named variants, oldest first: fixed combinations of mechanisms."""
 

@@ -1,0 +1,104 @@
+"""KIP-966 on the controller: electing from the ELR, unclean recovery, and fencing a broker
+back from an unclean shutdown (only with the ``elr`` mechanism).
+
+With ``elr`` the controller's state has a fourth field, the eligible leader replicas
+(``state.controller_after`` keeps it). Kafka 4.x elects, in this order: a live ISR member; else a
+live (unfenced) ELR member; else the last known leader if it is unfenced. The first is
+``membership.elect``; the second is ``elr_choices``, used by it; the third is how the model's
+controller already behaves, because a crashed leader stays the controller's leader and its ISR
+member and leads again when it restarts. A broker back from an unclean shutdown is taken out
+of ISR and ELR (``fence_unclean``) and comes back only through ``ExpandIsr`` once it has caught
+up. With ``--unclean`` the last resort is unclean recovery (``unclean_recovery``) instead of
+``UncleanElect``: the live replica with the longest log.
+
+Sources: KIP-966 (Eligible Leader Replicas, "unclean recovery"); Kafka's operations guide,
+"Eligible Leader Replicas" (the election order); ``ReplicationControlManager``
+(``handleBrokerUncleanShutdown``) and ``PartitionChangeBuilder`` in Kafka 4.x.
+Same conventions as ``spec.kafka.actions``.
+"""
+
+from __future__ import annotations
+
+from spec.kafka.state import (
+    ALIVE,
+    C_ELR,
+    C_EPOCH,
+    C_ISR,
+    C_LEADER,
+    CONTROLLER,
+    DURABLE,
+    GHOST,
+    LOG,
+    REPLICAS,
+    REQUESTS,
+    controller_after,
+)
+from spec.log import last_epoch
+
+
+def elr_choices(ctx, s) -> list[int]:
+    """The ELR members Elect may pick: the live ones, when no ISR member is live (empty
+    without the ``elr`` mechanism). Source: KIP-966's election order."""
+    ctrl, replicas = s[CONTROLLER], s[REPLICAS]
+    if not ctx.variant.elr or any(replicas[m][ALIVE] for m in ctrl[C_ISR]):
+        return []
+    return [m for m in ctrl[C_ELR] if replicas[m][ALIVE]]
+
+
+def decide(ctx, s, leader: int | None, isr: tuple) -> tuple[tuple, tuple]:
+    """``(controller, requests)`` after the controller takes the next epoch and decides
+    ``(leader, isr)``; the triple is sent to every replica as a LeaderAndIsr, and the ELR (if
+    any) follows the ISR (``state.controller_after``)."""
+    ctrl = s[CONTROLLER]
+    epoch = ctrl[C_EPOCH] + 1
+    return (controller_after(ctrl, epoch, leader, isr, ctx.config.min_isr),
+            s[REQUESTS] + ((epoch, leader, isr),))
+
+
+def unclean_recovery(ctx, s, out):
+    """UncleanRecovery(leader): with no live ISR or ELR member, elect the longest log.
+
+    UncleanRecovery(leader): KIP-966's replacement for unclean election (``--unclean`` with
+    the ``elr`` mechanism). The controller asks the live replicas for their log ends and
+    elects one with the largest (last leader epoch, LEO); the new ISR is that replica alone.
+    May still lose committed data (every copy may be gone), but never picks a shorter log
+    over a longer one. Simplified from KIP-966's recovery manager, which may also wait for the
+    last known ELR members. Bounded by max_epoch."""
+    ctrl, replicas = s[CONTROLLER], s[REPLICAS]
+    if not (ctx.config.unclean_election and ctx.variant.elr):
+        return
+    if ctrl[C_EPOCH] >= ctx.config.max_epoch:
+        return
+    if any(replicas[m][ALIVE] for m in ctrl[C_ISR] + ctrl[C_ELR]):
+        return
+    ends = {r: (last_epoch(rep[LOG]), len(rep[LOG])) for r, rep in enumerate(replicas)
+            if rep[ALIVE]}
+    if not ends:
+        return
+    best = max(ends.values())
+    for c, end in ends.items():
+        if end == best:
+            controller, requests = decide(ctx, s, c, (c,))
+            out.append((ctx.labels.unclean_recovery[c], (replicas, controller, requests, s[GHOST])
+                        + s[DURABLE:]))
+
+
+def fence_unclean(ctx, s, r: int) -> tuple[tuple, tuple]:
+    """``(controller, requests)`` once the controller learns that replica ``r`` had an unclean
+    shutdown: ``r`` leaves the ISR (which may become empty) and the ELR, and stops being the
+    leader. No new epoch: the latest LeaderAndIsr is rewritten, as for an ISR change, so a
+    replica applying it later sees the new state. Unchanged without the ``elr`` mechanism.
+
+    Kafka learns this when the broker registers again (``handleBrokerUncleanShutdown``); the
+    model applies it at the shutdown, which elections cannot tell apart because a down broker
+    is fenced anyway. Source: KIP-966."""
+    ctrl, requests = s[CONTROLLER], s[REQUESTS]
+    if not ctx.variant.elr or (r not in ctrl[C_ISR] and r not in ctrl[C_ELR]):
+        return ctrl, requests
+    epoch = ctrl[C_EPOCH]
+    leader = None if ctrl[C_LEADER] == r else ctrl[C_LEADER]
+    isr = tuple(m for m in ctrl[C_ISR] if m != r)
+    elr = tuple(m for m in ctrl[C_ELR] if m != r)
+    if requests:
+        requests = requests[:-1] + ((epoch, leader, isr),)
+    return (epoch, leader, isr, elr), requests
