@@ -46,8 +46,11 @@ def _removal(action: str | None, variant: str, before: dict, after: dict, r: int
                 "so it truncated to the leader's LEO")
     if action and action.startswith("UncleanShutdown"):
         flushed = before["replicas"][r].get("flushed", "?")
+        fenced = ("; the controller took it out of the ISR and the ELR (KIP-966)"
+                  if r in before["controller"]["isr"] and r not in after["controller"]["isr"]
+                  else "")
         return (f"lost power (an unclean shutdown) with its log flushed to disk only up to "
-                f"offset {flushed}, so it lost the unflushed tail")
+                f"offset {flushed}, so it lost the unflushed tail{fenced}")
     return f"lost it in {action}"
 
 
@@ -88,15 +91,19 @@ def committed_loss(variant: str, actions: Sequence[str | None],
     leader that took over without it. Empty when the trace does not show such a loss."""
     last = views[-1]
     leader = last["controller"]["leader"]
+    everyone = range(len(last["replicas"]))
     lost = [(o, i) for o, i in last.get("committed", [])
-            if leader is None or not _holds(last, leader, o, i)]
+            if not any(_holds(last, r, o, i) for r in ([leader] if leader is not None
+                                                         else everyone))]
     if not lost:
         return []
     offset, rid = lost[0]
     epoch = next((rec[1] for v in views for rep in v["replicas"]
                   for o, rec in enumerate(rep["log"]) if o == offset and rec[0] == rid), "?")
-    lines = [(f"Record m{rid} (written in leader epoch {epoch}) at offset {offset} was committed "
-             f"and is not in the log of the current leader, replica {leader}.")]
+    where = (f"is not in the log of the current leader, replica {leader}" if leader is not None
+             else "is in no replica's log, and the partition has no leader")
+    lines = [(f"Record m{rid} (written in leader epoch {epoch}) at offset {offset} was "
+              f"committed and {where}.")]
     for k in range(1, len(views)):
         before, after = views[k - 1], views[k]
         if [offset, rid] not in before.get("committed", []) and \
@@ -108,6 +115,7 @@ def committed_loss(variant: str, actions: Sequence[str | None],
             if movers:
                 members = [m for m in after["replicas"][movers[0]]["isr"] if m != movers[0]]
                 who += _lacking(actions, views, k, movers[0], members, offset, rid)
+                who += "" if members else ", alone in its ISR"
             lines.append(f"{_at(actions, k)}m{rid} became committed: {who}.")
         for r in range(len(after["replicas"])):
             if _holds(before, r, offset, rid) and not _holds(after, r, offset, rid):
@@ -115,9 +123,13 @@ def committed_loss(variant: str, actions: Sequence[str | None],
         if leader is not None and before["controller"]["leader"] != leader == \
                 after["controller"]["leader"]:
             held = "which held" if _holds(after, leader, offset, rid) else "which did not hold"
-            lines.append(f"{_at(actions, k)}the controller chose replica {leader}, "
-                         f"{held} m{rid} at offset {offset}, as leader of epoch "
-                         f"{after['controller']['epoch']}.")
+            held += f" m{rid} at offset {offset}"
+            if after.get("records_produced", rid + 1) <= rid:
+                held = f"before m{rid} was written"
+            if leader in before["controller"].get("elr", []):
+                held = "from the ELR, " + held
+            lines.append(f"{_at(actions, k)}the controller chose replica {leader}, {held}, as "
+                         f"leader of epoch {after['controller']['epoch']}.")
     return lines
 
 

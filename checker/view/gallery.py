@@ -7,10 +7,11 @@ the local engine finds for a property under a configuration (protocol.md's scena
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import click
 
 from checker.bfs import explore
 from checker.view import html, report
@@ -102,8 +103,18 @@ ENTRIES = (
           (*_R2, ("truncation", "kip320"), ("max_unclean_shutdowns", 1)), "NoCommittedLoss",
           ticket="unflushed data", fixed=(("flush", "always"),),
           fix="With an fsync on every append (flush always) a power loss keeps the whole log. "
-              "(KIP-966 keeps Kafka's background flush and fixes this in the protocol; "
-              "hwcheck does not model KIP-966 yet.)"),
+              "KIP-966 (kip966) does not help here: with min.insync.replicas 1 it tolerates "
+              "min ISR - 1 = 0 unclean shutdowns."),
+    Entry("last-replica-standing", "KIP-966's last replica standing: below min ISR the last "
+          "ISR member commits alone and loses it in a power loss (kip320, 2 replicas, "
+          "min ISR 2, 1 unclean shutdown)",
+          (*_R2, ("truncation", "kip320"), ("max_records", 1), ("max_crashes", 0),
+           ("min_isr", 2), ("max_unclean_shutdowns", 1)), "NoCommittedLoss",
+          ticket="KIP-966", fixed=(("truncation", "kip966"),),
+          fix="KIP-966 (kip966) lets the HW advance only while the ISR has min.insync.replicas "
+              "members, so m0 is not committed on one copy; a replica dropped from an ISR "
+              "below min ISR stays electable in the ELR, and one back from an unclean "
+              "shutdown leaves ISR and ELR until it catches up."),
 )
 """The gallery and the bug zoo (the entries with a ``ticket``), oldest problem first."""
 
@@ -157,10 +168,18 @@ def zoo_table() -> list[str]:
     return rows
 
 
+@click.command()
+@click.argument("folder", type=click.Path(file_okay=False, path_type=Path), default=ROOT)
+@click.option("--zoo", is_flag=True,
+              help="Explore every bug-zoo fix again and print the table instead.")
+def main(folder: Path, zoo: bool) -> None:
+    """Regenerate the gallery's traces and pages under FOLDER [reports/gallery]."""
+    if zoo:
+        click.echo("\n".join(zoo_table()))
+        return
+    for path in build(folder):
+        click.echo(path)
+
+
 if __name__ == "__main__":
-    if sys.argv[1:] == ["--zoo"]:
-        print("\n".join(zoo_table()))
-        sys.exit(0)
-    target = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT
-    for path in build(target):
-        print(path)
+    main()

@@ -67,12 +67,15 @@ def config_text(config: dict[str, Any]) -> str:
 
 
 def controller_line(view: dict[str, Any]) -> str:
-    """The controller's epoch, leader and ISR and the committed records, in one line (the
+    """The controller's epoch, leader, ISR (and ELR) and the committed records, in one line (the
     terminal panels and the HTML page both show it)."""
     ctrl = view["controller"]
     committed = ", ".join(f"m{i} at offset {o}" for o, i in view.get("committed", [])) or "none"
     line = (f"controller: epoch {ctrl['epoch']}, leader {ctrl['leader']}, "
-            f"ISR {{{','.join(map(str, ctrl['isr']))}}}; committed: {committed}")
+            f"ISR {{{','.join(map(str, ctrl['isr']))}}}")
+    if "elr" in ctrl:  # KIP-966
+        line += f", ELR {{{','.join(map(str, ctrl['elr']))}}}"
+    line += f"; committed: {committed}"
     if view.get("acks") == "1":  # acks=all acknowledges exactly the committed records
         line += "; acknowledged (acks=1): " + (", ".join(f"m{i}" for i in view["acked"]) or "none")
     return line

@@ -70,6 +70,8 @@ def describe(before: dict[str, Any], after: dict[str, Any]) -> str:
             if old_c[key] != new_c[key]]
     if list(old_c["isr"]) != list(new_c["isr"]):
         ctrl.append(f"ISR {_isr(old_c['isr'])}→{_isr(new_c['isr'])}")
+    if list(old_c.get("elr", [])) != list(new_c.get("elr", [])):
+        ctrl.append(f"ELR {_isr(old_c.get('elr', []))}→{_isr(new_c.get('elr', []))}")
     if ctrl:
         parts.append("controller: " + ", ".join(ctrl))
     old_done = {tuple(x) for x in before.get("committed", [])}
