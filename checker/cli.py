@@ -7,6 +7,7 @@ their properties (``invariants``). Exit codes are documented in README.md and
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -33,7 +34,7 @@ from checker.view.run import (
     run,
 )
 from checker.view.web.serve import serve_cmd
-from spec.kafka import Config
+from spec.kafka import Config, ConfigError
 from spec.tla import TlaConfig
 
 DEFAULTS = Config()
@@ -78,11 +79,20 @@ def explore_cmd(model, replicas, truncation, max_records, max_epoch, max_crashes
 
 
 @cli.command(name="list")
-def list_cmd() -> None:
-    """List models, truncation variants, actions, properties and default bounds."""
+@click.option("--variant-file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              default=None, metavar="RULES.PY", help="List your own rules and variants too.")
+def list_cmd(variant_file: Path | None) -> None:
+    """List models, variants, mechanisms, actions, properties and default bounds (your own
+    variants too: entry points of the group hwcheck.variants, or --variant-file)."""
     console = Console()
-    for model, config in (("kafka", DEFAULTS), ("tla", TLA)):
-        spec, props = build_model(model, config)
+    kafka = DEFAULTS
+    if variant_file is not None:
+        kafka = dataclasses.replace(DEFAULTS, variant_file=str(variant_file.resolve()))
+    for model, config in (("kafka", kafka), ("tla", TLA)):
+        try:
+            spec, props = build_model(model, config)
+        except ConfigError as error:  # a broken --variant-file or entry point
+            raise click.BadParameter(str(error), param_hint="--variant-file") from None
         for table in listing.tables(spec, props):
             console.print(table)
 

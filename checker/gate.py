@@ -25,13 +25,13 @@ PASS, FAIL, INCOMPLETE, ERROR = "PASS", "FAIL", "INCOMPLETE", "ERROR"
 EXIT_UNMET = 1
 
 BOUND_KEYS = ("replicas", "max_records", "max_epoch", "max_crashes", "min_isr", "unclean",
-              "log_size", "max_unclean_shutdowns", "with", "without", "flush", "acks")
+              "log_size", "max_unclean_shutdowns", "with", "without", "flush", "acks", "variant_file")
 """The model options a check may give (as ``hwcheck explore``'s flags, ``_`` for ``-``)."""
 _OPTION_TYPES = {"unclean": {"type": "boolean"},
                  "with": {"type": "array", "items": {"type": "string"}},
                  "without": {"type": "array", "items": {"type": "string"}},
                  "flush": {"enum": ["background", "always"]},
-                 "acks": {"enum": ["all", "1"]}}
+                 "acks": {"enum": ["all", "1"]}, "variant_file": {"type": "string"}}
 CHECK_SCHEMA = {
     "type": "object",
     "additionalProperties": False,

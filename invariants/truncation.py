@@ -25,6 +25,11 @@ _RULES = {"+hw-truncation": "hw", "+leader-epoch-truncation": "epoch",
           "+last-match-truncation": "match"}
 
 
+_PRESET_RULES = {"hw": "hw", "kip101": "epoch", "kip279": "match", "kip320": "match",
+                 "kip966": "match", "kip320-first-try": "match", "kip320-kip279": "match"}
+"""The rule of every built-in preset of both models (a team's own presets read as ``other``)."""
+
+
 def rule_of(variant: str) -> str:
     """``hw``, ``epoch`` (KIP-101's lookup) or ``match`` (KIP-279 and every later variant,
     the TLA+ port's ``kip320-first-try`` and ``kip320-kip279`` included).
@@ -38,7 +43,7 @@ def rule_of(variant: str) -> str:
             return _RULES[word]
         if word.startswith("+") and word.endswith("-truncation"):
             return "other"
-    return {"hw": "hw", "kip101": "epoch"}.get(words[0] if words else variant, "match")
+    return _PRESET_RULES.get(words[0] if words else variant, "other")
 
 
 def fenced_lookup(variant: str) -> bool:

@@ -27,7 +27,8 @@ def test_gallery_traces_validate_and_replay():
     assert lengths == {"hw-truncation-loss": 11, "hw-truncation-divergence": 14,
                        "kip101-hole": 13, "kip279-hole": 13, "kip279-divergence": 15,
                        "kip279-hole-tla": 11, "zombie-follower": 15,
-                       "unclean-election": 7, "acks-1-loss": 5, "unclean-shutdown-loss": 6}
+                       "unclean-election": 7, "acks-1-loss": 5, "unclean-shutdown-loss": 6,
+                       "last-replica-standing": 6}
 
 
 def _story(folder):

@@ -20,7 +20,7 @@ from spec.tla.typeok import type_ok_property
 MODEL_OPTIONS = {
     "kafka": ("replicas", "truncation", "max_records", "max_epoch", "max_crashes", "min_isr",
               "unclean_election", "with_mechanisms", "without_mechanisms",
-              "max_unclean_shutdowns", "flush", "acks"),
+              "max_unclean_shutdowns", "flush", "acks", "variant_file"),
     "tla": ("replicas", "truncation", "log_size", "max_records", "max_epoch"),
 }
 """Per model, the bound options it takes (``spec.kafka.Config`` / ``spec.tla.TlaConfig`` fields)."""

@@ -8,7 +8,7 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
-from spec.kafka.variants import PRESETS
+from spec.kafka.variants import BUILTIN_PRESETS, BUILTIN_RULES, PRESETS, RULES, SWITCHES
 from spec.tla.config import TLA_VARIANTS
 from spec.tla.model import NEXT
 
@@ -38,12 +38,20 @@ def tables(spec: Any, props: list) -> list[Table]:
     variants = _table(f"{model} model: truncation variants (--model {model} --truncation)",
                       "variant", "source", "rule")
     actions = _table(f"{model} model: actions", "action", "what it does")
+    extra = []
     if model == "kafka":
         for variant in PRESETS.values():
-            variants.add_row(variant.name, f"Kafka {variant.kafka}", Text(variant.description))
-        from spec.kafka.model import ACTIONS
+            source = (f"Kafka {variant.kafka}" if variant.name in BUILTIN_PRESETS
+                      else f"yours {variant.kafka}".strip())
+            variants.add_row(variant.name, source, Text(variant.description))
+        from spec.kafka.model import ACTIONS, DURABILITY_ACTIONS, ELR_ACTIONS
         for name, func in ACTIONS:
             actions.add_row(name, _first_line(func))
+        for name, func in ELR_ACTIONS:
+            actions.add_row(name + " (elr, --unclean)", _first_line(func))
+        for name, func in DURABILITY_ACTIONS:
+            actions.add_row(name + " (--max-unclean-shutdowns)", _first_line(func))
+        extra.append(_mechanisms())
     else:
         for name in TLA_VARIANTS:
             ops = ", ".join(op for op, _ in NEXT[name][3:])
@@ -58,7 +66,19 @@ def tables(spec: Any, props: list) -> list[Table]:
     for key, value in spec.config_dict().items():
         bounds.add_row("--" + key.replace("_", "-").replace("unclean-election", "unclean"),
                        str(value))
-    return [variants, actions, properties, bounds]
+    return [variants, *extra, actions, properties, bounds]
+
+
+def _mechanisms() -> Table:
+    """The kafka model's mechanisms: every truncation rule (one per variant) and switch."""
+    table = _table("kafka model: mechanisms (--with / --without)", "mechanism", "kind",
+                   "what it does")
+    for name, rule in RULES.items():
+        kind = "truncation rule" + ("" if name in BUILTIN_RULES else " (yours)")
+        table.add_row(name, kind, Text(rule.description))
+    for name, description in SWITCHES.items():
+        table.add_row(name, "switch", Text(description))
+    return table
 
 
 def _module(variant: str) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import click
@@ -42,6 +43,10 @@ class Engine:
 
 
 PROTOCOL_FLAGS = (
+    click.option("--variant-file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+                  default=None, metavar="RULES.PY",
+                  help="A Python file of your own truncation rules and variants (kafka): its "
+                       "variants join --truncation, its rules --with. See examples/."),
     click.option("--with", "with_mechanisms", multiple=True, metavar="MECHANISM",
                   help="Turn a mechanism on, on top of --truncation (kafka; repeatable): "
                        + ", ".join(MECHANISMS) + ". See 'hwcheck list'."),
@@ -64,9 +69,11 @@ MODEL_FLAGS = (
                   show_default=True, help="kafka: hwcheck's model; tla: the public TLA+ spec."),
     click.option("--replicas", type=click.IntRange(1, MAX_REPLICAS), default=None,
                   help=f"Replication factor N [kafka: {DEFAULTS.replicas}, tla: {TLA.replicas}; tla at most {TLA_MAX_REPLICAS}]."),
-    click.option("--truncation", type=click.Choice(sorted(set(
-        TRUNCATION_VARIANTS + tuple(ALIASES) + TLA_VARIANTS)), case_sensitive=False), default=None,
-                  help="Truncation variant [kip320; 'epoch' is kip320]; see 'hwcheck list'."),
+    click.option("--truncation", default=None, metavar="VARIANT",
+                  help="Protocol variant: " + ", ".join(sorted(set(
+                      TRUNCATION_VARIANTS + tuple(ALIASES) + TLA_VARIANTS)))
+                  + ", or one of your own (--variant-file, entry points) [kip320; 'epoch' is "
+                    "kip320]; see 'hwcheck list'."),
     click.option("--max-records", type=click.IntRange(min=0), default=None,
                   help=f"Records produced over the whole run [{DEFAULTS.max_records}]."),
     click.option("--max-epoch", type=click.IntRange(min=0), default=None,
@@ -87,7 +94,7 @@ MODEL_FLAGS = (
 
 
 PROTOCOL_KEYS = ("with_mechanisms", "without_mechanisms", "max_unclean_shutdowns", "flush",
-                 "acks")
+                 "acks", "variant_file")
 """The model flags a command receives as keyword arguments (``protocol_from``)."""
 
 
@@ -95,6 +102,8 @@ def protocol_from(kwargs: dict[str, Any]) -> dict[str, Any]:
     """Pop the ``PROTOCOL_KEYS`` flags out of a command's ``kwargs``; an empty ``--with`` /
     ``--without`` list becomes None (the model's default)."""
     flags = {key: kwargs.pop(key, None) for key in PROTOCOL_KEYS}
+    if flags["variant_file"] is not None:  # reports and traces record where it was
+        flags["variant_file"] = str(Path(flags["variant_file"]).resolve())
     return {key: (value or None) if isinstance(value, tuple) else value
             for key, value in flags.items()}
 

@@ -6,10 +6,11 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from spec.bounds import ConfigError, require_non_negative, require_replicas, resolve_variant
-from spec.kafka import variants
+from spec.kafka import plugins, variants
 
-TRUNCATION_VARIANTS = ("hw", "kip101", "kip279", "kip320", "kip966")
-"""The protocol presets, oldest first (see ``spec.kafka.variants.PRESETS``)."""
+TRUNCATION_VARIANTS = variants.BUILTIN_PRESETS
+"""The built-in protocol presets, oldest first (``spec.kafka.variants.PRESETS``; a team's
+own come after them, ``spec.kafka.plugins``)."""
 
 ALIASES = {"epoch": "kip320"}
 """``epoch`` names the fenced protocol Kafka runs today (KIP-320)."""
@@ -45,6 +46,8 @@ class Config:
       every log durable, as before. ``flush``: ``background`` (Kafka's default: the OS writes
       the log when it likes, so an unclean shutdown loses the unflushed tail) or ``always``
       (an fsync on every append, ``log.flush.interval.messages=1``).
+    - ``variant_file``: a Python file of the team's own truncation rules and variants
+      (``spec.kafka.plugins.load_file``), as an absolute path; None for none.
     - ``acks``: the producer's ``acks``: ``all`` (acknowledged once committed; the leader
       takes a write only with ``min_isr`` ISR members) or ``1`` (acknowledged on the leader's
       append).
@@ -64,6 +67,7 @@ class Config:
     max_unclean_shutdowns: int = 0
     flush: str = "background"
     acks: str = "all"
+    variant_file: str | None = None
 
     def validate(self) -> Config:
         """Return the config with the truncation alias resolved.
@@ -86,7 +90,8 @@ class Config:
         if str(self.acks) not in ACKS:
             raise ConfigError("--acks", f"--acks must be one of {', '.join(ACKS)}, "
                                         f"got {self.acks!r}")
-        truncation = resolve_variant(self.truncation, TRUNCATION_VARIANTS, ALIASES)
+        self.load_variants()
+        truncation = resolve_variant(self.truncation, tuple(variants.PRESETS), ALIASES)
         enable = tuple(sorted(set(self.with_mechanisms)))
         disable = tuple(sorted(set(self.without_mechanisms)))
         try:
@@ -96,10 +101,22 @@ class Config:
         return replace(self, truncation=truncation, with_mechanisms=enable,
                        without_mechanisms=disable, acks=str(self.acks))
 
+    def load_variants(self) -> None:
+        """Register the installed entry points' variants and ``variant_file``'s (once per
+        process; ``spec.kafka.plugins``). Raises ``ConfigError`` (``--variant-file``) with the
+        reason when one fails to load or register."""
+        try:
+            plugins.load_entry_points()
+            if self.variant_file:
+                plugins.load_file(self.variant_file)
+        except ValueError as error:
+            raise ConfigError("--variant-file", f"--variant-file: {error}") from None
+
     @property
     def variant(self) -> variants.Variant:
         """The protocol variant: the preset with the mechanisms switched (call on a validated
         config; raises ``ValueError`` as ``variants.resolve`` does otherwise)."""
+        self.load_variants()  # a worker process builds its spec from the config alone
         return variants.resolve(ALIASES.get(self.truncation, self.truncation),
                                 self.with_mechanisms, self.without_mechanisms)
 
@@ -110,4 +127,5 @@ class Config:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-friendly form, as written into reports (tuples become lists)."""
-        return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()
+                if not (k == "variant_file" and v is None)}

@@ -46,13 +46,15 @@ ACTIONS = (
     ("ControllerShrinkIsr", membership.controller_shrink_isr),
     ("Elect", membership.elect),
     ("UncleanElect", membership.unclean_elect),
-    ("UncleanRecovery", elr.unclean_recovery),
     ("Crash", membership.crash),
     ("Restart", membership.restart),
     ("BecomeLeader", membership.become_leader),
     ("BecomeFollower", membership.become_follower),
 )
 """Every action, in the fixed order successors are generated."""
+
+ELR_ACTIONS = (("UncleanRecovery", elr.unclean_recovery),)
+"""Appended to ``ACTIONS`` with the elr mechanism (KIP-966's unclean recovery)."""
 
 DURABILITY_ACTIONS = (
     ("Flush", durability.flush),
@@ -135,7 +137,8 @@ class KafkaSpec(ActionSpec):
         self.hw_min_isr = self.config.min_isr if self.variant.strict_min_isr else 1
         """The ISR size a leader's HW needs to advance (``state.leader_hw``; KIP-966)."""
         self.labels = _Labels(self.config.replicas, self.config.max_epoch)
-        self.set_actions(ACTIONS + (DURABILITY_ACTIONS if self.config.durability else ()))
+        self.set_actions(ACTIONS + (ELR_ACTIONS if self.variant.elr else ())
+                         + (DURABILITY_ACTIONS if self.config.durability else ()))
         self.symmetric_ids = self.config.replicas
         # the invariants ask about the same few states many times in a row (every transition
         # from one state shares its ``before``): remember the last two answers

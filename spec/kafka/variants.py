@@ -91,7 +91,16 @@ SWITCHES = {
 """Every on/off mechanism and what it does when on."""
 
 MECHANISMS = tuple(RULES) + tuple(SWITCHES)
-"""Every mechanism name ``--with`` / ``--without`` accept."""
+"""Every built-in mechanism name ``--with`` / ``--without`` accept (rules registered by a
+team, ``spec.kafka.plugins``, are accepted too: see ``mechanisms()``)."""
+
+BUILTIN_RULES = tuple(RULES)
+
+
+def mechanisms() -> tuple[str, ...]:
+    """Every mechanism name now known: the truncation rules (built-in and registered), then
+    the switches."""
+    return tuple(RULES) + tuple(SWITCHES)
 
 
 @dataclass(frozen=True)
@@ -109,7 +118,7 @@ class Variant:
     @property
     def mechanisms(self) -> tuple[str, ...]:
         """The rule's name and the switches that are on, in ``MECHANISMS`` order."""
-        return tuple(m for m in MECHANISMS if m == self.rule.name or m in self.switches)
+        return tuple(m for m in mechanisms() if m == self.rule.name or m in self.switches)
 
     @property
     def fenced_lookup(self) -> bool:
@@ -150,7 +159,10 @@ PRESETS = {
     "kip966": _preset("kip966", "last-match-truncation", KIP320_FENCES + KIP966_RULES, ">= 4.0",
                       "as kip320; HW needs min ISR; eligible leader replicas (ELR)"),
 }
-"""The named variants, oldest first: fixed combinations of mechanisms."""
+"""The named variants, oldest first: fixed combinations of mechanisms (and, after them, any
+a team registered: ``spec.kafka.plugins``)."""
+
+BUILTIN_PRESETS = tuple(PRESETS)
 
 
 def resolve(preset: str, enable: tuple[str, ...] = (), disable: tuple[str, ...] = ()) -> Variant:
@@ -162,9 +174,10 @@ def resolve(preset: str, enable: tuple[str, ...] = (), disable: tuple[str, ...] 
     named in both lists, or when a truncation rule is disabled (a variant has exactly one).
     """
     base = PRESETS[preset]
+    known = mechanisms()
     for name in (*enable, *disable):
-        if name not in MECHANISMS:
-            raise ValueError(f"unknown mechanism {name!r}; one of {', '.join(MECHANISMS)}")
+        if name not in known:
+            raise ValueError(f"unknown mechanism {name!r}; one of {', '.join(known)}")
     both = sorted(set(enable) & set(disable))
     if both:
         raise ValueError(f"{both[0]} is both enabled and disabled")

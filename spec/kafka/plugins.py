@@ -1,0 +1,131 @@
+"""A team's own variants: truncation rules and whole variants registered from outside hwcheck.
+
+Two ways in, both giving objects of ``spec.kafka.variants``:
+
+- a Python entry point in the group ``hwcheck.variants`` (``pyproject.toml``:
+  ``[project.entry-points."hwcheck.variants"] ours = "our_pkg.rules:VARIANTS"``), naming a
+  ``TruncationRule``, a ``Variant`` or a list of them; loaded the first time a variant name is
+  looked up (``load_entry_points``);
+- ``--variant-file rules.py`` (``Config.variant_file``): every module-level ``TruncationRule``
+  and ``Variant`` of that file (``load_file``).
+
+A ``TruncationRule`` becomes a mechanism (``--with NAME`` replaces the preset's rule); a
+``Variant`` becomes a preset (``--truncation NAME``), and its rule is registered with it.
+The rule signature is in ``spec.kafka.variants``; ``examples/variant_rules.py`` is a worked
+file. Registering is idempotent: the same object (or an equal one, as a file re-imported in a
+worker process gives) under the same name is accepted again; a different one raises.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import sys
+from importlib.metadata import entry_points
+from pathlib import Path
+
+from spec.kafka import variants
+from spec.kafka.variants import PRESETS, RULES, SWITCHES, TruncationRule, Variant
+
+GROUP = "hwcheck.variants"
+"""The entry point group hwcheck reads variants and rules from."""
+
+_files: dict[str, tuple[str, ...]] = {}
+_entry_points_loaded = False
+
+
+def _same(old, new) -> bool:
+    """Two registrations of one thing: equal, or the same names and function source (a file
+    imported again defines new function objects)."""
+    if old == new:
+        return True
+    if isinstance(old, TruncationRule) and isinstance(new, TruncationRule):
+        return (old.name, old.asks_leader, old.function.__qualname__) == \
+            (new.name, new.asks_leader, new.function.__qualname__)
+    if isinstance(old, Variant) and isinstance(new, Variant):
+        return (old.name, old.switches) == (new.name, new.switches) and _same(old.rule, new.rule)
+    return False
+
+
+def register(obj, source: str) -> tuple[str, ...]:
+    """Register ``obj`` (a ``TruncationRule``, a ``Variant`` or an iterable of them) from
+    ``source`` (for messages). Returns the names registered. Raises ``ValueError`` for any
+    other type, an unknown switch, or a name already taken by something different (a
+    built-in preset, rule or switch, or another registration)."""
+    if isinstance(obj, (list, tuple)):
+        return tuple(name for item in obj for name in register(item, source))
+    if isinstance(obj, TruncationRule):
+        table, kind = RULES, "truncation rule"
+    elif isinstance(obj, Variant):
+        unknown = sorted(obj.switches - set(SWITCHES))
+        if unknown:
+            raise ValueError(f"{source}: variant {obj.name!r} turns on unknown switch "
+                             f"{unknown[0]!r}; switches are {', '.join(SWITCHES)}")
+        register(obj.rule, source)
+        table, kind = PRESETS, "variant"
+    else:
+        raise ValueError(f"{source}: expected a TruncationRule or a Variant "  # noqa: TRY004
+                         f"(spec.kafka.variants), got {type(obj).__name__}")
+    name = obj.name
+    if not name or " " in name or name in SWITCHES or (table is RULES and name in PRESETS) \
+            or (table is PRESETS and name in RULES):
+        raise ValueError(f"{source}: {kind} name {name!r} is empty, has a space or is taken")
+    if name in table and not _same(table[name], obj):
+        raise ValueError(f"{source}: {kind} {name!r} is already registered differently")
+    table.setdefault(name, obj)
+    return (name,)
+
+
+def load_file(path: str) -> tuple[str, ...]:
+    """Import the Python file ``path`` and register its module-level rules and variants;
+    returns their names (cached per resolved path, so a second call does nothing).
+
+    Raises ``ValueError`` with one readable sentence when the file is missing, fails to
+    import (its exception is named) or defines nothing to register."""
+    resolved = str(Path(path).resolve())
+    if resolved in _files:
+        return _files[resolved]
+    if not Path(resolved).is_file():
+        raise ValueError(f"no such file: {path}")
+    name = "hwcheck_variant_file_" + hashlib.sha1(resolved.encode()).hexdigest()[:12]
+    module_spec = importlib.util.spec_from_file_location(name, resolved)
+    module = importlib.util.module_from_spec(module_spec)
+    sys.modules[name] = module  # so its functions pickle by reference in this process
+    try:
+        module_spec.loader.exec_module(module)
+    except Exception as error:  # noqa: BLE001 (the user's file: report whatever it raised)
+        del sys.modules[name]
+        raise ValueError(f"{path} failed to import: {type(error).__name__}: {error}") from None
+    found = [v for v in vars(module).values() if isinstance(v, (TruncationRule, Variant))]
+    if not found:
+        raise ValueError(f"{path} defines no TruncationRule or Variant at module level")
+    builtin = set(RULES.values())
+    names = register([v for v in found if v not in builtin], path)
+    _files[resolved] = names
+    return names
+
+
+def load_entry_points() -> tuple[str, ...]:
+    """Register everything the installed ``hwcheck.variants`` entry points name (once per
+    process). Raises ``ValueError`` naming the entry point that fails to load or register."""
+    global _entry_points_loaded
+    if _entry_points_loaded:
+        return ()
+    _entry_points_loaded = True
+    names: list[str] = []
+    for point in entry_points(group=GROUP):
+        source = f"entry point {point.name} ({point.value})"
+        try:
+            obj = point.load()
+        except Exception as error:  # noqa: BLE001 (third-party code: one readable line)
+            raise ValueError(f"{source} failed to load: {type(error).__name__}: {error}") \
+                from None
+        names += register(obj, source)
+    return tuple(names)
+
+
+def registered() -> dict[str, list[str]]:
+    """The names registered from outside hwcheck so far: ``{"rules": [...], "variants":
+    [...]}``."""
+    return {"rules": [n for n in RULES if n not in variants.BUILTIN_RULES],
+            "variants": [n for n in PRESETS if n not in variants.BUILTIN_PRESETS]}
