@@ -153,11 +153,12 @@ def test_compare_matrix_json_markdown(tmp_path):
     result = CliRunner().invoke(cli, [*args, "--json"])
     assert result.exit_code == 0
     rows = json.loads(result.stdout)["rows"]
-    assert [r["variant"] for r in rows] == ["hw", "kip101", "kip279", "kip320"]
+    assert [r["variant"] for r in rows] == ["hw", "kip101", "kip279", "kip320", "kip966"]
     hw = rows[0]["properties"]["NoCommittedLoss"]
     assert hw["verdict"] == "violated" and hw["length"] == 11
     assert Path(hw["trace"]).is_file()
     assert rows[3]["properties"]["NoCommittedLoss"]["verdict"] == "holds"
+    assert rows[4]["states"] == rows[3]["states"]  # kip966 = kip320 with durable logs, min ISR 1
     markdown = CliRunner().invoke(cli, [*args, "--markdown"]).stdout
     assert "| hw |" in markdown and "[✗ 11](" in markdown
     table = CliRunner().invoke(cli, args).stdout
@@ -170,7 +171,7 @@ def test_compare_crosses_unclean_and_min_isr(tmp_path):
                                       "--out", str(tmp_path / "cmp")])
     assert result.exit_code == 0
     rows = json.loads(result.stdout)["rows"]
-    assert len(rows) == 16
+    assert len(rows) == 20
     unclean_kip320 = next(r for r in rows if r["variant"] == "kip320" and r["unclean"]
                           and r["min_isr"] == 1)
     assert unclean_kip320["properties"]["NoCommittedLoss"]["verdict"] == "violated"

@@ -82,8 +82,8 @@ def test_one_ctrl_c_ends_compare_with_a_partial_matrix(tmp_path):
         8, tmp_path)
     assert code == 3, err
     assert "Traceback" not in err and "KeyboardInterrupt" not in err
-    assert "Interrupted (Ctrl-C) during variant 1 of 4" in err
-    assert "(3 variants not run)" in err
+    assert "Interrupted (Ctrl-C) during variant 1 of 5" in err
+    assert "(4 variants not run)" in err
     assert "hwcheck compare" in out and " hw " in out and "kip320" not in out
     assert not left, "worker processes outlived the command"
     assert (tmp_path / "cmp" / "hw" / "summary.json").exists()
@@ -161,5 +161,5 @@ def test_compare_shows_which_variant_runs(tmp_path):
     code, drawn = read_terminal(["compare", "--replicas", "1", "--workers", "1", "--out", "c"],
                                 tmp_path)
     assert code == 0, drawn
-    for index, variant in enumerate(("hw", "kip101", "kip279", "kip320"), 1):
-        assert f"variant {index} of 4: {variant}" in drawn
+    for index, variant in enumerate(("hw", "kip101", "kip279", "kip320", "kip966"), 1):
+        assert f"variant {index} of 5: {variant}" in drawn
