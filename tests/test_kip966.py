@@ -81,7 +81,23 @@ def test_an_unclean_shutdown_fences_the_replica_out_of_isr_and_elr():
     assert leader_gone[2] == ((0, None, (1,)),)            # the latest LeaderAndIsr rewritten
     follower_gone = after["UncleanShutdown(replica=1)"]
     assert follower_gone[1] == (0, 0, (0,), ())             # not put in the ELR
-    assert follower_gone[0][0][4] == (-1, -1)               # the leader forgets its LEO
+    assert follower_gone[2] == ((0, 0, (0,)),)
+    assert follower_gone[0][0][3:] == ((0, 0, (0,)), (-1, -1))  # the leader's view and LEOs
+
+
+def test_a_leader_that_learned_of_the_fencing_cannot_add_the_fenced_replica_back():
+    """Regression (3 replicas, min ISR 2, found by search at 15 states): leader 0 still listed
+    1 in its own ISR after the controller fenced 1, so adding 2 wrote {0, 1, 2} back and 1,
+    with an empty log, won the next election. The leader's view now follows the controller."""
+    spec = kafka(replicas=3, max_unclean_shutdowns=1, **KIP966)
+    s = durable(elr_state([rep(log=[(0, 0)], hw=1, view=(0, 0, (0, 1)), remote=(-1, 1, 1)),
+                           rep(log=[(0, 0)], view=(0, 0, (0, 1))),
+                           rep(log=[(0, 0)], hw=1, view=(0, 0, (0, 1)))],
+                          (0, 0, (0, 1), ()), ((0, 0, (0, 1)),)), (0, 0, 0))
+    fenced = moves(spec, s, "UncleanShutdown")["UncleanShutdown(replica=1)"]
+    assert fenced[0][0][3] == (0, 0, (0,))
+    expanded = moves(spec, fenced, "ExpandIsr")["ExpandIsr(leader=0, follower=2)"]
+    assert expanded[1] == (0, 0, (0, 2), ())
 
 
 def test_without_elr_an_unclean_shutdown_changes_nothing_on_the_controller():
@@ -140,9 +156,9 @@ def test_kip966_tolerates_no_unclean_shutdown_at_min_isr_1():
 # -- counts -----------------------------------------------------------------------------------
 def test_kip966_counts_match_an_independent_count_and_are_symmetric():
     spec = kafka(replicas=2, max_unclean_shutdowns=1, **KIP966)
-    assert enumerate_states(spec)[0] == 123_938
-    assert explore(spec, props_of(spec), symmetry=False).stats.distinct == 123_938
-    assert explore(spec, props_of(spec), symmetry=True).stats.distinct == 61_970
+    assert enumerate_states(spec)[0] == 112_244
+    assert explore(spec, props_of(spec), symmetry=False).stats.distinct == 112_244
+    assert explore(spec, props_of(spec), symmetry=True).stats.distinct == 56_123
 
 
 def test_kip966_adds_no_state_when_nothing_drops_below_min_isr():

@@ -74,7 +74,7 @@ def unclean_shutdown(ctx, s, out):
         down = (log, min(rep[HW], len(log)), False, NO_VIEW, ())
         forgotten = _forget_remote(put(replicas, r, down), r)
         new = (flushed, durable[D_UNCLEAN] + 1)
-        ctrl, requests = fence_unclean(ctx, s, r)
+        forgotten, ctrl, requests = fence_unclean(ctx, s, forgotten, r)
         out.append((ctx.labels.unclean_shutdown[r],
                     (forgotten, ctrl, requests, s[GHOST], new)))
 

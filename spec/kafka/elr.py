@@ -31,7 +31,11 @@ from spec.kafka.state import (
     LOG,
     REPLICAS,
     REQUESTS,
+    V_EPOCH,
+    V_LEADER,
+    VIEW,
     controller_after,
+    put,
 )
 from spec.log import last_epoch
 
@@ -83,22 +87,32 @@ def unclean_recovery(ctx, s, out):
                         + s[DURABLE:]))
 
 
-def fence_unclean(ctx, s, r: int) -> tuple[tuple, tuple]:
-    """``(controller, requests)`` once the controller learns that replica ``r`` had an unclean
-    shutdown: ``r`` leaves the ISR (which may become empty) and the ELR, and stops being the
-    leader. No new epoch: the latest LeaderAndIsr is rewritten, as for an ISR change, so a
-    replica applying it later sees the new state. Unchanged without the ``elr`` mechanism.
+def fence_unclean(ctx, s, replicas: tuple, r: int) -> tuple[tuple, tuple, tuple]:
+    """``(replicas, controller, requests)`` once the controller learns that replica ``r`` had
+    an unclean shutdown (``replicas``: the state's replicas after the shutdown): ``r`` leaves
+    the ISR (which may become empty) and the ELR, and stops being the leader. No new epoch:
+    the latest LeaderAndIsr is rewritten, as for an ISR change, so a replica applying it later
+    sees the new state; a live leader of that epoch takes the new ISR into its view at once
+    (in KRaft it learns the partition change from the metadata log, and an ISR change it
+    proposes from the older state is rejected by the partition epoch until it has). Unchanged
+    without the ``elr`` mechanism.
 
     Kafka learns this when the broker registers again (``handleBrokerUncleanShutdown``); the
     model applies it at the shutdown, which elections cannot tell apart because a down broker
-    is fenced anyway. Source: KIP-966."""
+    is fenced anyway. Source: KIP-966; KIP-841 and ``AlterPartition``'s partition epoch."""
     ctrl, requests = s[CONTROLLER], s[REQUESTS]
     if not ctx.variant.elr or (r not in ctrl[C_ISR] and r not in ctrl[C_ELR]):
-        return ctrl, requests
-    epoch = ctrl[C_EPOCH]
-    leader = None if ctrl[C_LEADER] == r else ctrl[C_LEADER]
+        return replicas, ctrl, requests
+    epoch, leader = ctrl[C_EPOCH], ctrl[C_LEADER]
     isr = tuple(m for m in ctrl[C_ISR] if m != r)
     elr = tuple(m for m in ctrl[C_ELR] if m != r)
+    if leader == r:
+        leader = None
+    elif leader is not None:
+        rep = replicas[leader]
+        view = rep[VIEW]
+        if rep[ALIVE] and view[V_LEADER] == leader and view[V_EPOCH] == epoch:
+            replicas = put(replicas, leader, rep[:VIEW] + ((leader, epoch, isr),) + rep[VIEW + 1:])
     if requests:
         requests = requests[:-1] + ((epoch, leader, isr),)
-    return (epoch, leader, isr, elr), requests
+    return replicas, (epoch, leader, isr, elr), requests
