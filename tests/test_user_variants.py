@@ -69,6 +69,8 @@ def test_the_example_variant_forks_the_log_and_its_rule_swaps_into_any_preset():
     (("from spec.kafka.variants import Variant, RULES\n"
       "V = Variant('kip320', RULES['hw-truncation'], frozenset())"), "'kip320' is already"),
     (("from spec.kafka.variants import Variant, RULES\n"
+      "V = Variant('Ours', RULES['hw-truncation'], frozenset())"), "not lowercase"),
+    (("from spec.kafka.variants import Variant, RULES\n"
       "V = Variant('ours', RULES['hw-truncation'], frozenset({'fenced-fench'}))"),
      "unknown switch 'fenced-fench'"),
 ])

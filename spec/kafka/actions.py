@@ -50,10 +50,9 @@ def produce(ctx, s, out):
     # enabled when: records left, leader up, believes it leads, ISR large enough (acks=all)
     if next_id >= ctx.config.max_records:
         return
-    min_isr = ctx.config.min_isr if ctx.config.acks == "all" else 1
     for r, rep in enumerate(replicas):
         view = rep[VIEW]
-        if not rep[ALIVE] or view[V_LEADER] != r or len(view[V_ISR]) < min_isr:
+        if not rep[ALIVE] or view[V_LEADER] != r or len(view[V_ISR]) < ctx.produce_min_isr:
             continue
         # effect
         log = rep[LOG] + ((next_id, view[V_EPOCH]),)
@@ -114,7 +113,7 @@ def fetch(ctx, s, out):
                     + s[DURABLE:]))
 
 
-def _true_leader(s, r):
+def true_leader(s, r):
     """``r`` is the true leader: up, presumes leadership, and the controller names it at the
     same epoch (only it may change the ISR; Kafka's ZooKeeper/KRaft ISR update is fenced by
     the leader epoch and version)."""
@@ -148,7 +147,7 @@ def shrink_isr(ctx, s, out):
     ISRs go stale until they apply a newer request); the leader then recomputes its HW. Never empties
     the ISR. Source: protocol.md action 3; ``Partition.maybeShrinkIsr``."""
     replicas, r = s[REPLICAS], s[CONTROLLER][C_LEADER]
-    if r is not None and _true_leader(s, r):  # only the controller's leader can be it
+    if r is not None and true_leader(s, r):  # only the controller's leader can be it
         rep = replicas[r]
         log, remote, view = rep[LOG], rep[REMOTE], rep[VIEW]
         for f in view[V_ISR]:
@@ -173,7 +172,7 @@ def expand_isr(ctx, s, out):
     reached the start of its own epoch (KIP-320 / KAFKA-7128), i.e. HW = LEO or the record at
     HW carries the leader's epoch. Source: protocol.md action 3; ``Partition.maybeExpandIsr``."""
     replicas, r = s[REPLICAS], s[CONTROLLER][C_LEADER]
-    if r is not None and _true_leader(s, r):  # only the controller's leader can be it
+    if r is not None and true_leader(s, r):  # only the controller's leader can be it
         rep = replicas[r]
         log, hw, remote, view = rep[LOG], rep[HW], rep[REMOTE], rep[VIEW]
         if ctx.variant.fenced_expand and hw < len(log) and log[hw][1] != view[V_EPOCH]:

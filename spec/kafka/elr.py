@@ -19,6 +19,7 @@ Same conventions as ``spec.kafka.actions``.
 
 from __future__ import annotations
 
+from spec.kafka.actions import true_leader
 from spec.kafka.state import (
     ALIVE,
     C_ELR,
@@ -31,8 +32,6 @@ from spec.kafka.state import (
     LOG,
     REPLICAS,
     REQUESTS,
-    V_EPOCH,
-    V_LEADER,
     VIEW,
     controller_after,
     put,
@@ -41,12 +40,12 @@ from spec.log import last_epoch
 
 
 def elr_choices(ctx, s) -> list[int]:
-    """The ELR members Elect may pick: the live ones, when no ISR member is live (empty
+    """The live ELR members, which Elect may pick once it found no live ISR member (empty
     without the ``elr`` mechanism). Source: KIP-966's election order."""
-    ctrl, replicas = s[CONTROLLER], s[REPLICAS]
-    if not ctx.variant.elr or any(replicas[m][ALIVE] for m in ctrl[C_ISR]):
+    if not ctx.variant.elr:
         return []
-    return [m for m in ctrl[C_ELR] if replicas[m][ALIVE]]
+    replicas = s[REPLICAS]
+    return [m for m in s[CONTROLLER][C_ELR] if replicas[m][ALIVE]]
 
 
 def decide(ctx, s, leader: int | None, isr: tuple) -> tuple[tuple, tuple]:
@@ -67,9 +66,10 @@ def unclean_recovery(ctx, s, out):
     elects one with the largest (last leader epoch, LEO); the new ISR is that replica alone.
     May still lose committed data (every copy may be gone), but never picks a shorter log
     over a longer one. Simplified from KIP-966's recovery manager, which may also wait for the
-    last known ELR members. Bounded by max_epoch."""
+    last known ELR members. Only in the model with the ``elr`` mechanism (``ELR_ACTIONS``).
+    Bounded by max_epoch."""
     ctrl, replicas = s[CONTROLLER], s[REPLICAS]
-    if not (ctx.config.unclean_election and ctx.variant.elr):
+    if not ctx.config.unclean_election:
         return
     if ctrl[C_EPOCH] >= ctx.config.max_epoch:
         return
@@ -108,11 +108,9 @@ def fence_unclean(ctx, s, replicas: tuple, r: int) -> tuple[tuple, tuple, tuple]
     elr = tuple(m for m in ctrl[C_ELR] if m != r)
     if leader == r:
         leader = None
-    elif leader is not None:
+    elif leader is not None and true_leader(s, leader):
         rep = replicas[leader]
-        view = rep[VIEW]
-        if rep[ALIVE] and view[V_LEADER] == leader and view[V_EPOCH] == epoch:
-            replicas = put(replicas, leader, rep[:VIEW] + ((leader, epoch, isr),) + rep[VIEW + 1:])
+        replicas = put(replicas, leader, rep[:VIEW] + ((leader, epoch, isr),) + rep[VIEW + 1:])
     if requests:
         requests = requests[:-1] + ((epoch, leader, isr),)
     return replicas, (epoch, leader, isr, elr), requests

@@ -136,6 +136,8 @@ class KafkaSpec(ActionSpec):
         self.variant_name = self.variant.name
         self.hw_min_isr = self.config.min_isr if self.variant.strict_min_isr else 1
         """The ISR size a leader's HW needs to advance (``state.leader_hw``; KIP-966)."""
+        self.produce_min_isr = self.config.min_isr if self.config.acks == "all" else 1
+        """The ISR size a leader needs to take a write (min.insync.replicas with acks=all)."""
         self.labels = _Labels(self.config.replicas, self.config.max_epoch)
         self.set_actions(ACTIONS + (ELR_ACTIONS if self.variant.elr else ())
                          + (DURABILITY_ACTIONS if self.config.durability else ()))

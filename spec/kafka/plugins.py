@@ -67,9 +67,10 @@ def register(obj, source: str) -> tuple[str, ...]:
         raise ValueError(f"{source}: expected a TruncationRule or a Variant "  # noqa: TRY004
                          f"(spec.kafka.variants), got {type(obj).__name__}")
     name = obj.name
-    if not name or " " in name or name in SWITCHES or (table is RULES and name in PRESETS) \
-            or (table is PRESETS and name in RULES):
-        raise ValueError(f"{source}: {kind} name {name!r} is empty, has a space or is taken")
+    other = PRESETS if table is RULES else RULES
+    if not name or name != name.lower() or " " in name or name in SWITCHES or name in other:
+        raise ValueError(f"{source}: {kind} name {name!r} is empty, not lowercase, has a space "
+                         f"or is taken")
     if name in table and not _same(table[name], obj):
         raise ValueError(f"{source}: {kind} {name!r} is already registered differently")
     table.setdefault(name, obj)
