@@ -163,3 +163,17 @@ def test_compare_shows_which_variant_runs(tmp_path):
     assert code == 0, drawn
     for index, variant in enumerate(("hw", "kip101", "kip279", "kip320", "kip966"), 1):
         assert f"variant {index} of 5: {variant}" in drawn
+
+
+def test_one_ctrl_c_ends_the_zoo_script_with_its_rows_so_far():
+    """``python -m checker.view.gallery --zoo``: the engine turns Ctrl-C into a partial result,
+    which must end the script, not only the search it was in (then exit 3)."""
+    proc = subprocess.Popen([sys.executable, "-m", "checker.view.gallery", "--zoo"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True, cwd=Path(__file__).resolve().parent.parent)
+    time.sleep(8)  # the first three fixes take about 4 s; KIP-320's takes over a minute
+    os.killpg(proc.pid, signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 3, err
+    assert "Traceback" not in err and "partial" in err
+    assert "| KAFKA-1211 | hw-truncation-loss |" in out and "last-replica-standing" not in out

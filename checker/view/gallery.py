@@ -7,6 +7,8 @@ the local engine finds for a property under a configuration (protocol.md's scena
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -14,6 +16,8 @@ from typing import Any
 import click
 
 from checker.bfs import explore
+from checker.limits import interrupted
+from checker.result import EXIT_INCOMPLETE
 from checker.view import html, report
 from checker.view.compose import build_model, choose, make_config
 
@@ -119,14 +123,23 @@ ENTRIES = (
 """The gallery and the bug zoo (the entries with a ``ticket``), oldest problem first."""
 
 
+def _search(entry: Entry, options: dict[str, Any]):
+    """``(spec, result)`` of exploring ``entry``'s property under ``options``. Raises
+    ``KeyboardInterrupt`` again when Ctrl-C cut the search (the engine turns it into a partial
+    result; here one Ctrl-C ends the whole script)."""
+    spec, props = build_model(entry.model, make_config(entry.model, options))
+    result = explore(spec, choose(props, (entry.prop,)))
+    if interrupted(result.reason):
+        raise KeyboardInterrupt
+    return spec, result
+
+
 def holds_when_fixed(entry: Entry) -> tuple[bool, int, float, str]:
     """Explore ``entry``'s fixed variant for its property: ``(holds, distinct states,
     seconds, the fixed variant's name)``. Raises ``ValueError`` for an entry without a fix."""
     if not entry.fixed:
         raise ValueError(f"{entry.folder} has no fixed variant")
-    config = make_config(entry.model, entry.fixed_options())
-    spec, props = build_model(entry.model, config)
-    result = explore(spec, choose(props, (entry.prop,)))
+    spec, result = _search(entry, entry.fixed_options())
     holds = not any(v.prop.name == entry.prop for v in result.violations)
     return holds and result.status.value != "INCOMPLETE", result.stats.distinct, \
         result.stats.seconds, report.variant_of(spec)
@@ -137,9 +150,7 @@ def build(folder: Path = ROOT) -> list[Path]:
     return the files written. Raises ``RuntimeError`` if an entry's property holds."""
     written = []
     for entry in ENTRIES:
-        config = make_config(entry.model, dict(entry.options))
-        spec, props = build_model(entry.model, config)
-        result = explore(spec, choose(props, (entry.prop,)))
+        spec, result = _search(entry, dict(entry.options))
         found = [v for v in result.violations if v.prop.name == entry.prop]
         if not found:
             raise RuntimeError(f"{entry.folder}: {entry.prop} holds; the gallery is wrong")
@@ -153,19 +164,19 @@ def build(folder: Path = ROOT) -> list[Path]:
     return written
 
 
-def zoo_table() -> list[str]:
+def zoo_table() -> Iterator[str]:
     """Markdown rows ``| ticket | entry | property | fixed | holds | states | seconds |`` for
-    every zoo entry, each fixed variant explored now (the seconds are this machine's)."""
-    rows = ["| ticket | gallery entry | property | fixed by | fixed holds | states | seconds |",
-            "|---|---|---|---|---|---|---|"]
+    every zoo entry, each fixed variant explored now (the seconds are this machine's), one
+    row as each search ends. Raises ``KeyboardInterrupt`` on Ctrl-C."""
+    yield "| ticket | gallery entry | property | fixed by | fixed holds | states | seconds |"
+    yield "|---|---|---|---|---|---|---|"
     for entry in ENTRIES:
         if entry.fixed:
             holds, states, seconds, name = holds_when_fixed(entry)
             change = ", ".join([name] + [f"{k}={v}" for k, v in entry.fixed
                                          if k not in ("truncation", "without_mechanisms")])
-            rows.append(f"| {entry.ticket} | {entry.folder} | {entry.prop} | {change} | "
-                        f"{'yes' if holds else 'NO'} | {states:,} | {seconds:.1f} |")
-    return rows
+            yield (f"| {entry.ticket} | {entry.folder} | {entry.prop} | {change} | "
+                   f"{'yes' if holds else 'NO'} | {states:,} | {seconds:.1f} |")
 
 
 @click.command()
@@ -173,12 +184,19 @@ def zoo_table() -> list[str]:
 @click.option("--zoo", is_flag=True,
               help="Explore every bug-zoo fix again and print the table instead.")
 def main(folder: Path, zoo: bool) -> None:
-    """Regenerate the gallery's traces and pages under FOLDER [reports/gallery]."""
-    if zoo:
-        click.echo("\n".join(zoo_table()))
-        return
-    for path in build(folder):
-        click.echo(path)
+    """Regenerate the gallery's traces and pages under FOLDER [reports/gallery]. One Ctrl-C
+    stops it (exit 3); what was printed is complete, the rest was not run."""
+    try:
+        if zoo:
+            for row in zoo_table():
+                click.echo(row)
+            return
+        for path in build(folder):
+            click.echo(path)
+    except KeyboardInterrupt:
+        click.echo("Interrupted (Ctrl-C): the output above is partial; the rest was not run.",
+                   err=True)
+        sys.exit(EXIT_INCOMPLETE)
 
 
 if __name__ == "__main__":
