@@ -1,4 +1,5 @@
-"""Throughput and memory of the local engine: 1 and N workers, with and without symmetry.
+"""Throughput and memory of the local engine: both cores, 1 and N workers, with and without
+symmetry.
 
 Usage::
 
@@ -8,7 +9,9 @@ Usage::
     python benchmarks/explore.py --variants              # every variant of a model, 1 worker
     python benchmarks/explore.py --profile kip320 --replicas 3   # where the time goes
 
-Every run is its own ``hwcheck explore --json`` process (so its memory is its own), and the
+Rows come in pairs, the reference core (``--core reference``: the Python model, N worker
+processes) beside the compiled core (``--core compiled``: C, N threads). Every run is its own
+``hwcheck explore --json`` process (so its memory is its own), and the
 runs are interleaved (A B C D A B C D ...) over ``--repeat`` rounds with medians printed,
 because the machine is shared and noisy: quote the ratios. Columns: distinct states (orbits
 with symmetry); the orbits of the space (the symmetric runs' count); median seconds; distinct
@@ -53,12 +56,15 @@ def run(tree: Path, args: list[str]) -> dict:
 def reach(known, bounds: list[str]) -> None:
     """The workers x symmetry table (and the baseline row) for one configuration."""
     n = known.workers
-    rows = [("1 worker, no symmetry", ROOT, ["--workers", "1", "--no-symmetry"]),
-            ("1 worker, symmetry", ROOT, ["--workers", "1", "--symmetry"]),
-            (f"{n} workers, no symmetry", ROOT, ["--workers", str(n), "--no-symmetry"]),
-            (f"{n} workers, symmetry", ROOT, ["--workers", str(n), "--symmetry"])]
-    if known.skip_plain:
-        rows = [row for row in rows if "no symmetry" not in row[0]]
+    rows = []
+    for workers, symmetry in ((1, "no symmetry"), (1, "symmetry"), (n, "no symmetry"),
+                              (n, "symmetry")):
+        if known.skip_plain and symmetry == "no symmetry":
+            continue
+        flags = ["--workers", str(workers), "--" + symmetry.replace(" ", "-")]
+        for core in known.cores:
+            rows.append((f"{core}, {workers} worker{'s' if workers > 1 else ''}, {symmetry}",
+                         ROOT, [*flags, "--core", core]))
     if known.baseline:
         rows.insert(0, ("baseline (1 process)", known.baseline, []))
     times: dict[str, list[float]] = {name: [] for name, _, _ in rows}
@@ -123,6 +129,9 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=1, help="rounds (medians over them)")
     parser.add_argument("--baseline", type=Path, help="another checkout to time beside this one")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 2)
+    parser.add_argument("--cores", type=lambda text: text.split(","),
+                        default=["reference", "compiled"],
+                        help="which cores, comma-separated [reference,compiled]")
     parser.add_argument("--skip-plain", action="store_true",
                         help="only the symmetric rows (the plain space may be too large)")
     parser.add_argument("--variants", action="store_true", help="one row per variant")

@@ -61,7 +61,8 @@ class Stats:
     ``where`` (``driver``, ``workers`` or ``spark``); not written to reports. ``symmetry``:
     states were reduced to one per orbit of replica renamings (``distinct`` counts orbits).
     ``workers_peak_rss_mb``: the largest peak resident memory of a worker process (MiB; 0
-    when the search ran in one process).
+    when the search ran in one process). ``core``: which implementation of the model ran,
+    ``reference`` (the Python model) or ``compiled`` (``checker.native``).
     """
 
     distinct: int = 0
@@ -75,6 +76,7 @@ class Stats:
     levels: list[dict[str, Any]] = field(default_factory=list)
     symmetry: bool = False
     workers_peak_rss_mb: float = 0.0
+    core: str = "reference"
 
     @property
     def states_per_second(self) -> float:
@@ -100,6 +102,7 @@ class Stats:
             "peak_rss_mb": round(self.peak_rss_mb, 1),
             "left_in_frontier": self.frontier,
             "engine": self.engine,
+            "core": self.core,
             "symmetry": self.symmetry,
             "workers_peak_rss_mb": round(self.workers_peak_rss_mb, 1),
             "actions": {name: {"generated": g, "distinct": d}

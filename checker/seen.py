@@ -43,7 +43,10 @@ class SeenLevels:
     steps from an initial state.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, visited: bool = True) -> None:
+        """``visited`` False keeps only the level tables (``chain``), for an engine that has
+        a seen set of its own (the compiled core): ``unseen`` and ``in`` then know nothing."""
+        self._keep_visited = visited
         self._visited = _EMPTY
         self._levels: list[tuple[np.ndarray, np.ndarray]] = []
 
@@ -61,7 +64,8 @@ class SeenLevels:
 
     @property
     def nbytes(self) -> int:
-        """Bytes held by the arrays (8 per state in the seen array, 16 in the level tables)."""
+        """Bytes held by the arrays (8 per state in the seen array, if kept, and 16 in the
+        level tables)."""
         return self._visited.nbytes + sum(f.nbytes + p.nbytes for f, p in self._levels)
 
     def unseen(self, fps: Iterable[int], count: int = -1) -> set[int]:
@@ -81,7 +85,8 @@ class SeenLevels:
         order = np.argsort(keys)
         keys, pfps = keys[order], pfps[order]
         self._levels.append((keys, pfps))
-        self._visited = merge_sorted(self._visited, keys)
+        if self._keep_visited:
+            self._visited = merge_sorted(self._visited, keys)
 
     def chain(self, fp: int, level: int) -> list[int]:
         """The fingerprints from an initial state to ``fp``, a state of ``level`` (1-based),

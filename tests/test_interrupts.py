@@ -78,8 +78,8 @@ def interrupt_after(args: list[str], seconds: float, tmp: Path, wait: float = 60
 
 def test_one_ctrl_c_ends_compare_with_a_partial_matrix(tmp_path):
     code, out, err, left = interrupt_after(
-        ["compare", "--replicas", "3", "--workers", "2", "--no-progress", "--out", "cmp"],
-        8, tmp_path)
+        ["compare", "--replicas", "3", "--core", "reference", "--workers", "2", "--no-progress",
+         "--out", "cmp"], 8, tmp_path)
     assert code == 3, err
     assert "Traceback" not in err and "KeyboardInterrupt" not in err
     assert "Interrupted (Ctrl-C) during variant 1 of 5" in err
@@ -92,8 +92,8 @@ def test_one_ctrl_c_ends_compare_with_a_partial_matrix(tmp_path):
 def test_one_ctrl_c_ends_gate_and_lists_the_checks_not_run(tmp_path):
     (tmp_path / "gate.toml").write_text(SLOW_GATE)
     code, out, err, left = interrupt_after(
-        ["gate", "--config", "gate.toml", "--workers", "2", "--junit-xml", "j.xml",
-         "--no-progress", "--out", "g"], 8, tmp_path)
+        ["gate", "--config", "gate.toml", "--core", "reference", "--workers", "2",
+         "--junit-xml", "j.xml", "--no-progress", "--out", "g"], 8, tmp_path)
     assert code == 3, err
     assert "Traceback" not in err
     assert "Interrupted (Ctrl-C) during check 1 of 2" in err
@@ -105,11 +105,22 @@ def test_one_ctrl_c_ends_gate_and_lists_the_checks_not_run(tmp_path):
 
 def test_one_ctrl_c_ends_explore_on_workers_without_tracebacks(tmp_path):
     code, out, err, left = interrupt_after(
-        ["explore", "--replicas", "3", "--workers", "2", "--no-progress", "--out", "x"],
-        12, tmp_path)
+        ["explore", "--replicas", "3", "--core", "reference", "--workers", "2", "--no-progress",
+         "--out", "x"], 12, tmp_path)
     assert code == 3
     assert err.strip() == "Interrupted (Ctrl-C): the results below are partial."
     assert "INCOMPLETE" in out and "interrupted (Ctrl-C)" in out
+    assert not left
+
+
+def test_one_ctrl_c_ends_explore_on_the_compiled_core(tmp_path):
+    """Two threads in C; Ctrl-C lands between two slices of a level and ends the run."""
+    code, out, err, left = interrupt_after(
+        ["explore", "--replicas", "4", "--max-records", "3", "--workers", "2", "--no-progress",
+         "--out", "x"], 6, tmp_path)
+    assert code == 3, err
+    assert err.strip().endswith("Interrupted (Ctrl-C): the results below are partial.")
+    assert "INCOMPLETE" in out and "interrupted (Ctrl-C)" in out and "compiled" in out
     assert not left
 
 
@@ -151,7 +162,8 @@ truncation = "kip320"
 replicas = 2
 expect = "holds"
 """)
-    code, drawn = read_terminal(["gate", "--config", "gate.toml", "--workers", "1"], tmp_path)
+    code, drawn = read_terminal(["gate", "--config", "gate.toml", "--core", "reference",
+                                 "--workers", "1"], tmp_path)
     assert code == 0, drawn
     assert "check 1 of 2: hw r2" in drawn and "check 2 of 2: kip320 r2" in drawn
     assert "states/s" in drawn and "ETA" in drawn

@@ -9,11 +9,13 @@ closure over one.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import invariants
 from checker.properties import SOMETIMES, Property
 from spec.kafka import Config, KafkaSpec
+from spec.kafka import native as kafka_native
 from spec.tla import TlaConfig, TlaSpec
 from spec.tla.typeok import type_ok_property
 
@@ -53,6 +55,20 @@ def build_model(model: str, config: Any) -> tuple[Any, list[Property]]:
         props = invariants.tla_catalog(spec)
         return spec, [*props[:1], type_ok_property(spec.config), *props[1:]]
     raise ValueError(f"unknown model {model!r}")
+
+
+def compiled_model(spec: Any) -> tuple[Any, str]:
+    """``(compiled model, "")`` when ``spec`` has a compiled core (``checker.native``), else
+    ``(None, why not)`` in a few words."""
+    if getattr(spec, "name", "") != "kafka":
+        return None, f"the {getattr(spec, 'name', '?')} model has no compiled core yet"
+    why = kafka_native.unsupported(spec)
+    if why is not None:
+        variant_file = getattr(spec.config, "variant_file", None)
+        if variant_file and why.startswith("user variant"):
+            why = f"user variant {Path(variant_file).name}"
+        return None, why
+    return kafka_native.codec(spec), ""
 
 
 def make_config(model: str, given: dict[str, Any]) -> Any:

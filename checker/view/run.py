@@ -19,7 +19,8 @@ from checker import pool
 from checker.bfs import Limits, explore
 from checker.result import EXIT_ENVIRONMENT
 from checker.symmetry import SymmetryError, for_spec
-from checker.view import compose
+from checker.view import compose, cores
+from checker.view.cores import CORE_OPTION
 from spec.kafka import Config, ConfigError
 from spec.kafka.config import ACKS, ALIASES, FLUSH_MODES, MAX_REPLICAS, TRUNCATION_VARIANTS
 from spec.kafka.variants import MECHANISMS
@@ -34,12 +35,15 @@ TLA = TlaConfig()
 class Engine:
     """The engine a command runs on: ``name`` (``local`` or ``spark``); for Spark, its
     ``checker.spark.session.SparkOptions``; ``symmetry`` (None: the model's default, on for
-    kafka, off for tla); ``workers``, the local engine's processes (1: in-process)."""
+    kafka, off for tla); ``workers``, the local engine's processes (1: in-process), or its
+    threads on the compiled core; ``core``: ``compiled`` (the model's compiled core where it
+    has one, ``checker.native``) or ``reference`` (the Python model)."""
 
     name: str = "local"
     spark: Any = None
     symmetry: bool | None = None
     workers: int = 1
+    core: str = "compiled"
 
 
 PROTOCOL_FLAGS = (
@@ -167,6 +171,7 @@ JOB_OPTIONS = (
 
 ENGINE_OPTIONS = (
     SYMMETRY_OPTION,
+    CORE_OPTION,
     *JOB_OPTIONS,
     click.option("--spark-min-frontier", type=click.IntRange(min=0), default=20_000,
                  show_default=True, metavar="STATES",
@@ -191,6 +196,7 @@ def engine_from(kwargs: dict[str, Any]) -> Engine:
     """
     name = kwargs.pop("engine")
     symmetry, workers = kwargs.pop("symmetry", None), kwargs.pop("workers")
+    core = kwargs.pop("core", "compiled")
     defaults = {"master": None, "partitions": None, "spark_conf": (),
                 "spark_min_frontier": 20_000, "work_dir": None, "spark_ui": False}
     flags = {key: kwargs.pop(key, default) for key, default in defaults.items()}
@@ -201,7 +207,7 @@ def engine_from(kwargs: dict[str, Any]) -> Engine:
         if given:
             option = "--" + given[0].replace("_", "-")
             raise click.UsageError(f"{option} applies only to --engine spark")
-        return Engine(symmetry=symmetry, workers=workers or default_workers())
+        return Engine(symmetry=symmetry, workers=workers or default_workers(), core=core)
     if workers is not None:
         raise click.UsageError("--workers applies only to --engine local (Spark: --partitions)")
     from checker.spark.session import SparkOptions
@@ -209,7 +215,7 @@ def engine_from(kwargs: dict[str, Any]) -> Engine:
     return Engine("spark", SparkOptions(
         master=flags["master"], partitions=flags["partitions"], conf=flags["spark_conf"],
         min_frontier=flags["spark_min_frontier"], work_dir=flags["work_dir"],
-        ui=flags["spark_ui"]), symmetry=symmetry)
+        ui=flags["spark_ui"]), symmetry=symmetry, core=core)
 
 
 def default_workers() -> int:
@@ -267,15 +273,25 @@ def run(model: str, given: dict[str, Any], names, limits: Limits, on_progress=No
         except SymmetryError as exc:
             raise click.UsageError(str(exc)) from None
     recipe = compose.Recipe(model, cfg, tuple(names))
-    if engine.name == "local" and engine.workers <= 1:
-        return spec, explore(spec, chosen, limits, on_progress, symmetry)
     if engine.name == "local":
-        return spec, pool.explore(recipe, engine.workers, limits, on_progress, symmetry)
+        result, why = cores.compiled(spec, chosen, limits, on_progress, symmetry, engine.core,
+                                     engine.workers)
+        if result is not None:
+            return spec, result
+        if engine.workers <= 1:
+            result = explore(spec, chosen, limits, on_progress, symmetry)
+        else:
+            result = pool.explore(recipe, engine.workers, limits, on_progress, symmetry)
+        result.stats.core = f"reference ({why})"
+        return spec, result
     from checker.spark import engine as spark_engine
 
     try:
-        return spec, spark_engine.explore(recipe, limits, on_progress, engine.spark, symmetry)
+        result = spark_engine.explore(recipe, limits, on_progress, engine.spark, symmetry)
+        result.stats.core = "reference (the Spark engine runs the reference core)"
+        return spec, result
     except spark_engine.SparkUnavailable as exc:
         spark_engine.session.failed()  # keep spark.log, which the message names
         click.echo(f"Error: the Spark engine cannot run: {exc}", err=True)
         sys.exit(EXIT_ENVIRONMENT)
+

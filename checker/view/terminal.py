@@ -45,10 +45,11 @@ def summary_table(title: str, config: dict[str, Any], result: CheckResult) -> Ta
     table.add_row("engine", stats.engine + (
         f", {on_spark} of {len(stats.levels)} levels as Spark jobs"
         if stats.engine.startswith("spark") and stats.levels else ""))
+    table.add_row("core", stats.core)
     memory = f"{stats.peak_rss_mb:,.0f} MiB"
     if stats.workers_peak_rss_mb:
         memory += f" (driver process; largest worker {stats.workers_peak_rss_mb:,.0f} MiB)"
-    elif stats.engine != "local":
+    elif "workers" in stats.engine or stats.engine.startswith("spark"):
         memory += " (driver process)"
     table.add_row("peak memory", memory)
     return table

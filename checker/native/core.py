@@ -1,0 +1,109 @@
+"""One compiled core, loaded for one model: the engine handle and single-state calls.
+
+``Core(model)`` builds (or finds in the cache) the library for ``model``, a compiled model's
+description (for the kafka model ``spec.kafka.native.Codec``: ``name``, ``sources``,
+``headers``, ``params``, ``labels``, ``action_names``, ``property_bits``, ``width``,
+``encode`` and ``decode``). The single-state methods serve the differential tests and the
+trace code; the search itself runs level by level in C (``checker.native.engine``).
+"""
+
+from __future__ import annotations
+
+import ctypes
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from checker.native.build import NativeUnavailable, load
+
+NLABELS = 4096
+ALL = 0xFFFFFFFF
+
+
+def label_ranks(labels: dict[int, Any]) -> np.ndarray:
+    """Per label code, the label's position in the order of label texts (``uint16``; codes
+    the model never produces get 65535). The engines' tie-break compares label texts; the
+    compiled loop compares these ranks instead."""
+    ranks = np.full(NLABELS, 0xFFFF, dtype=np.uint16)
+    for rank, code in enumerate(sorted(labels, key=lambda c: str(labels[c]))):
+        ranks[code] = rank
+    return ranks
+
+
+class Core:
+    """The compiled core of ``model`` with the property masks ``inv``, ``trans`` and
+    ``guards`` (bits from ``model.property_bits``), ``symmetry`` on or off and ``threads``
+    expanding each level.
+
+    Raises ``NativeUnavailable`` when the library cannot be built or loaded, or when the
+    model's bounds are outside what it was compiled for. ``on_compile(seconds)`` is called
+    when the library had to be built first."""
+
+    def __init__(self, model: Any, inv: int = 0, trans: int = 0, guards: int = 0,
+                 symmetry: bool = False, threads: int = 1,
+                 on_compile: Callable[[float], None] | None = None) -> None:
+        self.model = model
+        self.handle = None
+        self.lib = load(model.name, model.sources, model.headers, on_compile)
+        params = np.array(model.params, dtype=np.int32)
+        self.ranks = label_ranks(model.labels)
+        self.handle = self.lib.eng_new(params.ctypes.data, len(params), self.ranks.ctypes.data,
+                                       inv, trans, guards, int(symmetry), threads)
+        if not self.handle:
+            raise NativeUnavailable(f"the compiled {model.name} core does not take these bounds")
+        self.width = self.lib.eng_width(self.handle)
+        if self.width != model.width:
+            self.close()
+            raise NativeUnavailable(f"the compiled {model.name} core's row is {self.width} "
+                                    f"bytes, its codec's {model.width}")
+        self.max_marshal = self.lib.eng_max_marshal(self.handle)
+        self._out = np.zeros(64 * 1024, dtype=np.uint8)
+
+    def close(self) -> None:
+        """Free the engine's memory (the library stays loaded)."""
+        if self.handle:
+            self.lib.eng_free(self.handle)
+            self.handle = None
+
+    def __del__(self) -> None:
+        self.close()
+
+    # -- single states (tests, traces) ------------------------------------------------------
+    def successors(self, state: Any) -> list[tuple[Any, Any, int]]:
+        """``(label, next state, bits)`` for every successor of a reference ``state``, in the
+        compiled core's order; ``bits`` has the transition properties it violates and the
+        guards it reaches (``model.property_bits``)."""
+        row = self.model.encode(state)
+        cap = 512
+        out = np.zeros(cap * self.width, dtype=np.uint8)
+        labels = np.zeros(cap, dtype=np.uint16)
+        bits = np.zeros(cap, dtype=np.uint32)
+        count = self.lib.eng_successors(self.handle, row, out.ctypes.data, labels.ctypes.data,
+                                        bits.ctypes.data)
+        rows = out[:count * self.width].reshape(count, self.width) if count else []
+        return [(self.model.labels[int(labels[i])], self.model.decode(rows[i].tobytes()),
+                 int(bits[i])) for i in range(count)]
+
+    def canonical(self, state: Any) -> Any:
+        """The orbit representative of a reference ``state``, as a reference state."""
+        out = ctypes.create_string_buffer(self.width)
+        self.lib.eng_canonical(self.handle, self.model.encode(state), out)
+        return self.model.decode(out.raw)
+
+    def invariants(self, state: Any, mask: int = ALL) -> int:
+        """The bits of the invariants in ``mask`` that ``state`` violates."""
+        return self.lib.eng_invariants(self.handle, self.model.encode(state), mask)
+
+    def marshal(self, state: Any) -> bytes:
+        """The marshal encoding the compiled core computes for ``state``."""
+        buf = ctypes.create_string_buffer(self.max_marshal)
+        size = self.lib.eng_row_marshal(self.handle, self.model.encode(state), buf)
+        return buf.raw[:size]
+
+    def bits(self, names: Sequence[str]) -> int:
+        """The mask of the named properties."""
+        mask = 0
+        for name in names:
+            mask |= 1 << self.model.property_bits[name]
+        return mask

@@ -1,0 +1,490 @@
+/* hwcheck's compiled level loop: one BFS level at a time over rows (model.h), with the seen
+ * set, the frontier and the level being built held in flat arrays.
+ *
+ * The Python driver (checker/native/engine.py) owns everything around it: the initial level,
+ * fingerprints (xxh3 of each new state's marshal encoding, so they are the reference core's),
+ * parent pointers, limits, progress and counterexamples. Per level it calls eng_expand over
+ * slices of the frontier, then eng_finish, then eng_advance with the new states'
+ * fingerprints.
+ *
+ * Deduplication uses a 64-bit hash of the (canonical) row; the tie-breaks are the reference
+ * engine's (checker.bfs): a new state's parent is the smallest (parent fingerprint, label
+ * rank), where a label's rank is its position in the order of label texts.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+#include "xxh3.h"
+
+#define NLABELS 4096
+#define MAXBITS 32
+
+typedef struct {
+    int has;
+    uint64_t pfp;
+    uint16_t rank, label;
+    uint32_t parent;
+} Broken;
+
+/* States found in a level: rows, row hashes, parent (frontier index) and label, with an
+ * open-addressing index by hash. The engine builds the level in one; with threads, each
+ * worker fills its own and the engine merges them. */
+typedef struct {
+    uint8_t *rows;
+    uint64_t *h;
+    uint32_t *parent;
+    uint16_t *label;
+    uint32_t *bad;
+    uint64_t *fp;     /* fingerprints, once eng_finish computed them */
+    size_t n, cap;
+    uint32_t *index;  /* entry + 1 per slot (0: empty) */
+    size_t index_cap;
+} Table;
+
+/* What one thread needs to expand frontier states. */
+typedef struct {
+    struct Engine *e;
+    int64_t start, end;
+    Table table;  /* with threads: this worker's finds; alone: unused */
+    int64_t generated[16];
+    Broken broken[MAXBITS];
+    uint8_t *broken_row;
+    uint32_t reached;
+    uint8_t *succ, *canon, *marshal;
+    uint16_t *labels;
+    uint32_t *violated;
+    int failed;
+} Worker;
+
+typedef struct Engine {
+    Model *m;
+    int width, max_succ, threads;
+    uint32_t inv_mask, trans_mask, guard_mask;
+    int symmetry;
+    uint16_t rank[NLABELS];
+    /* every state seen so far: hashes, open addressing (0 = empty) */
+    uint64_t *seen;
+    size_t seen_cap, seen_count;
+    /* the frontier */
+    uint8_t *front;
+    uint64_t *front_fp;
+    size_t front_n, front_cap;
+    /* the level being built, and what the workers gathered for it */
+    Table next;
+    Worker *workers;
+    int64_t generated[16];
+    Broken broken[MAXBITS];
+    uint8_t *broken_row;
+} Engine;
+
+/* A 64-bit hash of a row: 8-byte words folded by multiply and rotate, then a final mix. */
+static uint64_t row_hash(const uint8_t *p, int len) {
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ (uint64_t)len;
+    int i = 0;
+    for (; i + 8 <= len; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        h ^= w * 0xC2B2AE3D27D4EB4Full;
+        h = ((h << 31) | (h >> 33)) * 0x9E3779B97F4A7C15ull;
+    }
+    uint64_t w = 0;
+    memcpy(&w, p + i, len - i);
+    h ^= w * 0xC2B2AE3D27D4EB4Full;
+    h ^= h >> 33; h *= 0xFF51AFD7ED558CCDull;
+    h ^= h >> 33; h *= 0xC4CEB9FE1A85EC53ull;
+    h ^= h >> 33;
+    return h ? h : 1;
+}
+
+static int seen_has(const Engine *e, uint64_t h) {
+    size_t mask = e->seen_cap - 1;
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+        if (e->seen[i] == h) return 1;
+        if (!e->seen[i]) return 0;
+    }
+}
+
+static void seen_put_raw(uint64_t *table, size_t cap, uint64_t h) {
+    size_t mask = cap - 1;
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+        if (table[i] == h) return;
+        if (!table[i]) { table[i] = h; return; }
+    }
+}
+
+static int seen_put(Engine *e, uint64_t h) {
+    if ((e->seen_count + 1) * 10 > e->seen_cap * 7) {
+        size_t cap = e->seen_cap * 2;
+        uint64_t *table = calloc(cap, sizeof(uint64_t));
+        if (!table) return -1;
+        for (size_t i = 0; i < e->seen_cap; i++) if (e->seen[i]) seen_put_raw(table, cap, e->seen[i]);
+        free(e->seen);
+        e->seen = table;
+        e->seen_cap = cap;
+    }
+    if (!seen_has(e, h)) { seen_put_raw(e->seen, e->seen_cap, h); e->seen_count++; }
+    return 0;
+}
+
+/* -- tables ---------------------------------------------------------------------------- */
+static int table_reindex(Table *t, size_t cap) {
+    uint32_t *index = calloc(cap, sizeof(uint32_t));
+    if (!index) return -1;
+    free(t->index);
+    t->index = index;
+    t->index_cap = cap;
+    for (size_t k = 0; k < t->n; k++) {
+        size_t mask = cap - 1, i = t->h[k] & mask;
+        while (index[i]) i = (i + 1) & mask;
+        index[i] = (uint32_t)(k + 1);
+    }
+    return 0;
+}
+
+static int table_grow(Table *t, int width) {
+    size_t cap = t->cap ? t->cap * 2 : 1024;
+    uint8_t *rows = realloc(t->rows, cap * width);
+    if (!rows) return -1;
+    t->rows = rows;
+#define GROW(field, type) { type *p = realloc(t->field, cap * sizeof(type)); if (!p) return -1; t->field = p; }
+    GROW(h, uint64_t) GROW(parent, uint32_t) GROW(label, uint16_t) GROW(bad, uint32_t)
+    GROW(fp, uint64_t)
+#undef GROW
+    t->cap = cap;
+    return table_reindex(t, cap * 2);
+}
+
+static void table_clear(Table *t) {
+    t->n = 0;
+    if (t->index) memset(t->index, 0, t->index_cap * sizeof(uint32_t));
+}
+
+static void table_free(Table *t) {
+    free(t->rows); free(t->h); free(t->parent); free(t->label); free(t->bad); free(t->fp);
+    free(t->index);
+}
+
+static int better(uint64_t pfp, uint16_t rank, uint64_t old_pfp, uint16_t old_rank) {
+    return pfp < old_pfp || (pfp == old_pfp && rank < old_rank);
+}
+
+/* Offer a state found from frontier state `parent` by `label`: a new entry, or the entry
+ * already there re-parented if this discovery wins the tie-break. 0, or -1 out of memory. */
+static int table_offer(const Engine *e, Table *t, const uint8_t *row, uint64_t h,
+                       uint32_t parent, uint16_t label) {
+    size_t mask = t->index_cap - 1, slot = h & mask;
+    for (; t->index[slot]; slot = (slot + 1) & mask) {
+        size_t at = t->index[slot] - 1;
+        if (t->h[at] != h) continue;
+        if (better(e->front_fp[parent], e->rank[label], e->front_fp[t->parent[at]],
+                   e->rank[t->label[at]])) {
+            t->parent[at] = parent;
+            t->label[at] = label;
+        }
+        return 0;
+    }
+    if (t->n == t->cap) {
+        if (table_grow(t, e->width)) return -1;
+        mask = t->index_cap - 1;
+        for (slot = h & mask; t->index[slot]; slot = (slot + 1) & mask) {}
+    }
+    size_t at = t->n++;
+    memcpy(t->rows + at * e->width, row, e->width);
+    t->h[at] = h;
+    t->parent[at] = parent;
+    t->label[at] = label;
+    t->index[slot] = (uint32_t)(at + 1);
+    return 0;
+}
+
+/* -- workers ----------------------------------------------------------------------------- */
+static int worker_init(Engine *e, Worker *w) {
+    memset(w, 0, sizeof(Worker));
+    w->e = e;
+    w->succ = malloc((size_t)e->max_succ * e->width);
+    w->canon = malloc(e->width);
+    w->labels = malloc(e->max_succ * sizeof(uint16_t));
+    w->violated = malloc(e->max_succ * sizeof(uint32_t));
+    w->broken_row = calloc(MAXBITS, e->width);
+    w->marshal = malloc(model_max_marshal(e->m));
+    if (!w->succ || !w->canon || !w->labels || !w->violated || !w->broken_row || !w->marshal)
+        return -1;
+    return e->threads > 1 ? table_grow(&w->table, e->width) : 0;
+}
+
+static void worker_free(Worker *w) {
+    free(w->succ); free(w->canon); free(w->labels); free(w->violated); free(w->broken_row);
+    free(w->marshal);
+    table_free(&w->table);
+}
+
+static void note_broken(Broken *broken, uint8_t *rows, int width, int bit, uint64_t pfp,
+                        uint16_t rank, uint16_t label, uint32_t parent, const uint8_t *row) {
+    Broken *b = &broken[bit];
+    if (!b->has || better(pfp, rank, b->pfp, b->rank)) {
+        b->has = 1; b->pfp = pfp; b->rank = rank; b->label = label; b->parent = parent;
+        memcpy(rows + bit * width, row, width);
+    }
+}
+
+/* Expand frontier states [w->start, w->end) into `sink`: the level table when alone, the
+ * worker's own table with threads. Reads the seen set, never writes it. */
+static void worker_run(Worker *w, Table *sink) {
+    Engine *e = w->e;
+    int width = e->width;
+    uint32_t guards = e->guard_mask;
+    for (int64_t i = w->start; i < w->end && !w->failed; i++) {
+        uint64_t pfp = e->front_fp[i];
+        int k = model_expand(e->m, e->front + i * width, w->succ, w->labels, e->trans_mask,
+                             w->violated, guards & ~w->reached, &w->reached);
+        for (int j = 0; j < k; j++) {
+            uint16_t label = w->labels[j], rank = e->rank[label];
+            uint8_t *succ = w->succ + (size_t)j * width;
+            w->generated[model_action_of(label)]++;
+            for (uint32_t bad = w->violated[j]; bad; bad &= bad - 1)
+                note_broken(w->broken, w->broken_row, width, __builtin_ctz(bad), pfp, rank,
+                            label, (uint32_t)i, succ);
+            const uint8_t *key = succ;
+            if (e->symmetry) { model_canonical(e->m, succ, w->canon); key = w->canon; }
+            uint64_t h = row_hash(key, width);
+            if (seen_has(e, h)) continue;
+            if (table_offer(e, sink, key, h, (uint32_t)i, label)) { w->failed = 1; break; }
+        }
+    }
+}
+
+static void *worker_main(void *arg) {
+    Worker *w = arg;
+    worker_run(w, &w->table);
+    return NULL;
+}
+
+/* Fold a worker's counts, violations and guards into the level's. */
+static void worker_fold(Engine *e, Worker *w) {
+    for (int a = 0; a < 16; a++) { e->generated[a] += w->generated[a]; w->generated[a] = 0; }
+    for (int bit = 0; bit < MAXBITS; bit++) {
+        Broken *b = &w->broken[bit];
+        if (b->has)
+            note_broken(e->broken, e->broken_row, e->width, bit, b->pfp, b->rank, b->label,
+                        b->parent, w->broken_row + bit * e->width);
+        b->has = 0;
+    }
+    e->guard_mask &= ~w->reached;
+    w->reached = 0;
+}
+
+/* -- the engine --------------------------------------------------------------------------- */
+void eng_free(Engine *e);
+
+Engine *eng_new(const int32_t *params, int nparams, const uint16_t *ranks, uint32_t inv_mask,
+                uint32_t trans_mask, uint32_t guard_mask, int symmetry, int threads) {
+    Engine *e = calloc(1, sizeof(Engine));
+    if (!e) return NULL;
+    e->m = model_new(params, nparams);
+    if (!e->m) { free(e); return NULL; }
+    e->width = model_width(e->m);
+    e->max_succ = model_max_successors(e->m);
+    e->threads = threads < 1 ? 1 : threads > 64 ? 64 : threads;
+    e->inv_mask = inv_mask; e->trans_mask = trans_mask; e->guard_mask = guard_mask;
+    e->symmetry = symmetry;
+    memcpy(e->rank, ranks, sizeof(e->rank));
+    e->seen_cap = 1 << 16;
+    e->seen = calloc(e->seen_cap, sizeof(uint64_t));
+    e->broken_row = calloc(MAXBITS, e->width);
+    e->workers = calloc(e->threads, sizeof(Worker));
+    int failed = !e->seen || !e->broken_row || !e->workers || table_grow(&e->next, e->width);
+    for (int t = 0; t < e->threads && !failed; t++) failed = worker_init(e, &e->workers[t]);
+    if (failed) { eng_free(e); return NULL; }
+    return e;
+}
+
+void eng_free(Engine *e) {
+    if (!e) return;
+    if (e->m) model_free(e->m);
+    if (e->workers) for (int t = 0; t < e->threads; t++) worker_free(&e->workers[t]);
+    free(e->workers);
+    free(e->seen); free(e->front); free(e->front_fp); free(e->broken_row);
+    table_free(&e->next);
+    free(e);
+}
+
+int eng_width(const Engine *e) { return e->width; }
+int eng_max_marshal(const Engine *e) { return model_max_marshal(e->m); }
+size_t eng_seen_bytes(const Engine *e) { return e->seen_cap * sizeof(uint64_t); }
+int64_t eng_next_size(const Engine *e) { return (int64_t)e->next.n; }
+
+static void reset_level(Engine *e) {
+    table_clear(&e->next);
+    memset(e->generated, 0, sizeof(e->generated));
+    memset(e->broken, 0, sizeof(e->broken));
+}
+
+static int set_frontier(Engine *e, const uint8_t *rows, const uint64_t *fps, size_t n) {
+    if (n > e->front_cap) {
+        uint8_t *front = realloc(e->front, n * e->width);
+        if (!front) return -1;
+        e->front = front;
+        uint64_t *fp = realloc(e->front_fp, n * sizeof(uint64_t));
+        if (!fp) return -1;
+        e->front_fp = fp;
+        e->front_cap = n;
+    }
+    memcpy(e->front, rows, n * e->width);
+    memcpy(e->front_fp, fps, n * sizeof(uint64_t));
+    e->front_n = n;
+    return 0;
+}
+
+/* The initial level: `n` canonical rows and their fingerprints. */
+int eng_seed(Engine *e, const uint8_t *rows, const uint64_t *fps, int64_t n) {
+    for (int64_t i = 0; i < n; i++)
+        if (seen_put(e, row_hash(rows + i * e->width, e->width))) return -1;
+    reset_level(e);
+    return set_frontier(e, rows, fps, (size_t)n);
+}
+
+/* Properties that need no more checking (violated already, or guards reached). */
+void eng_set_masks(Engine *e, uint32_t inv_mask, uint32_t trans_mask, uint32_t guard_mask) {
+    e->inv_mask = inv_mask; e->trans_mask = trans_mask; e->guard_mask = guard_mask;
+}
+
+/* Expand frontier states [start, end) into the level being built, on the engine's threads.
+ * 0, or -1 out of memory. */
+int eng_expand(Engine *e, int64_t start, int64_t end) {
+    int threads = e->threads;
+    if (end - start < 64 * threads) threads = 1;
+    if (threads == 1) {
+        Worker *w = &e->workers[0];
+        w->start = start; w->end = end; w->failed = 0;
+        worker_run(w, &e->next);
+        worker_fold(e, w);
+        return w->failed ? -1 : 0;
+    }
+    pthread_t ids[64];
+    int64_t step = (end - start + threads - 1) / threads;
+    for (int t = 0; t < threads; t++) {
+        Worker *w = &e->workers[t];
+        w->start = start + t * step;
+        w->end = w->start + step < end ? w->start + step : end;
+        w->failed = 0;
+        table_clear(&w->table);
+    }
+    int started = 0, failed = 0;
+    for (int t = 1; t < threads; t++, started++)
+        if (pthread_create(&ids[t], NULL, worker_main, &e->workers[t])) break;
+    worker_main(&e->workers[0]);
+    for (int t = 1; t <= started; t++) pthread_join(ids[t], NULL);
+    for (int t = started + 1; t < threads; t++) worker_main(&e->workers[t]);  /* not started */
+    for (int t = 0; t < threads; t++) {
+        Worker *w = &e->workers[t];
+        failed |= w->failed;
+        for (size_t k = 0; k < w->table.n && !failed; k++)
+            failed = table_offer(e, &e->next, w->table.rows + k * e->width, w->table.h[k],
+                                 w->table.parent[k], w->table.label[k]);
+        worker_fold(e, w);
+    }
+    return failed ? -1 : 0;
+}
+
+/* Whether some successor of the frontier is unseen (the depth bound's question). */
+int eng_probe(Engine *e) {
+    Worker *w = &e->workers[0];
+    int width = e->width;
+    uint32_t reached = 0;
+    for (size_t i = 0; i < e->front_n; i++) {
+        int k = model_expand(e->m, e->front + i * width, w->succ, w->labels, 0, w->violated, 0,
+                             &reached);
+        for (int j = 0; j < k; j++) {
+            const uint8_t *key = w->succ + (size_t)j * width;
+            if (e->symmetry) { model_canonical(e->m, key, w->canon); key = w->canon; }
+            if (!seen_has(e, row_hash(key, width))) return 1;
+        }
+    }
+    return 0;
+}
+
+/* Check the invariants of new states [w->start, w->end) and compute their fingerprints:
+ * xxh3 of the reference state's marshal encoding (checker.fingerprint.fingerprint). */
+static void *worker_finish(void *arg) {
+    Worker *w = arg;
+    Engine *e = w->e;
+    Table *t = &e->next;
+    for (int64_t k = w->start; k < w->end; k++) {
+        const uint8_t *row = t->rows + k * e->width;
+        t->bad[k] = e->inv_mask ? model_invariants(e->m, row, e->inv_mask) : 0;
+        t->fp[k] = xxh3_64(w->marshal, model_marshal(e->m, row, w->marshal));
+    }
+    return NULL;
+}
+
+/* End the level: the new states join the seen set, their invariants are checked and their
+ * fingerprints computed (eng_next_bad, eng_next_fps). Returns how many new states there
+ * are, or -1 out of memory. */
+int64_t eng_finish(Engine *e) {
+    Table *t = &e->next;
+    int threads = t->n < 256 ? 1 : e->threads;
+    int64_t step = ((int64_t)t->n + threads - 1) / threads;
+    pthread_t ids[64];
+    int started = 0;
+    for (int i = 0; i < threads; i++) {
+        Worker *w = &e->workers[i];
+        w->start = i * step;
+        w->end = w->start + step < (int64_t)t->n ? w->start + step : (int64_t)t->n;
+    }
+    for (int i = 1; i < threads; i++, started++)
+        if (pthread_create(&ids[i], NULL, worker_finish, &e->workers[i])) break;
+    worker_finish(&e->workers[0]);
+    for (int i = 1; i <= started; i++) pthread_join(ids[i], NULL);
+    for (int i = started + 1; i < threads; i++) worker_finish(&e->workers[i]);
+    for (size_t k = 0; k < t->n; k++)
+        if (seen_put(e, t->h[k])) return -1;
+    return (int64_t)t->n;
+}
+
+/* The marshal encodings of new states [start, end) into buf, each one's end in ends. */
+void eng_marshal(const Engine *e, int64_t start, int64_t end, uint8_t *buf, int64_t *ends) {
+    int64_t at = 0;
+    for (int64_t k = start; k < end; k++) {
+        at += model_marshal(e->m, e->next.rows + k * e->width, buf + at);
+        ends[k - start] = at;
+    }
+}
+
+/* The new states become the frontier, with fingerprints `fps`. */
+int eng_advance(Engine *e, const uint64_t *fps) {
+    if (set_frontier(e, e->next.rows, fps, e->next.n)) return -1;
+    reset_level(e);
+    return 0;
+}
+
+/* Views into the engine's arrays (valid until the next call that changes them). */
+const uint32_t *eng_next_parents(const Engine *e) { return e->next.parent; }
+const uint16_t *eng_next_labels(const Engine *e) { return e->next.label; }
+const uint32_t *eng_next_bad(const Engine *e) { return e->next.bad; }
+const uint64_t *eng_next_fps(const Engine *e) { return e->next.fp; }
+const int64_t *eng_generated(const Engine *e) { return e->generated; }
+uint32_t eng_guard_mask(const Engine *e) { return e->guard_mask; }
+
+/* The winning violation of transition property `bit` in this level: its parent (frontier
+ * index), label and successor row (as generated). 0 if none. */
+int eng_broken(const Engine *e, int bit, uint32_t *parent, uint16_t *label, uint8_t *row) {
+    const Broken *b = &e->broken[bit];
+    if (!b->has) return 0;
+    *parent = b->parent;
+    *label = b->label;
+    memcpy(row, e->broken_row + bit * e->width, e->width);
+    return 1;
+}
+
+/* Direct access to the model, for the differential tests: every successor with the bits of
+ * every transition property it violates and every guard it reaches. */
+int eng_successors(Engine *e, const uint8_t *row, uint8_t *out, uint16_t *labels, uint32_t *bits) {
+    uint32_t reached = 0;
+    return model_expand(e->m, row, out, labels, 0xFFFFFFFFu, bits, 0, &reached);
+}
+void eng_canonical(Engine *e, const uint8_t *row, uint8_t *out) { model_canonical(e->m, row, out); }
+uint32_t eng_invariants(Engine *e, const uint8_t *row, uint32_t mask) { return model_invariants(e->m, row, mask); }
+int eng_row_marshal(Engine *e, const uint8_t *row, uint8_t *buf) { return model_marshal(e->m, row, buf); }
+uint64_t hwcheck_xxh3(const void *data, size_t len) { return xxh3_64(data, len); }

@@ -1,0 +1,175 @@
+"""The local engine on the compiled core: ``checker.bfs``'s level loop with the expansion,
+canonical form, deduplication and property checks of each level done in C.
+
+Fingerprints are the reference engine's: the C side computes xxh3 of each new state's
+marshal encoding (``checker.fingerprint``), so parents and tie-breaks are ``checker.bfs``'s
+exactly. Python keeps the initial level, the parent tables
+(``checker.seen.SeenLevels``), the statistics, limits, progress and counterexamples, which are
+rebuilt with the reference model (``checker.trace``). Only the states of a counterexample
+are ever turned back into Python values.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from checker.bfs import Search, run_search
+from checker.limits import DEPTH_REACHED, NO_LIMITS, LimitReached, Limits, Progress
+from checker.model import Spec
+from checker.native.build import NativeUnavailable
+from checker.native.core import Core
+from checker.properties import Property
+from checker.result import CheckResult, Violation
+from checker.seen import SeenLevels
+
+CHUNK = 4096
+"""Frontier states per call into C: limits, Ctrl-C and progress are looked at in between."""
+
+class CompiledSearch(Search):
+    """One search of ``spec`` on its compiled core ``model`` (see ``checker.native.core``).
+
+    Raises ``NativeUnavailable`` when a property has no compiled form or the core cannot be
+    built or loaded."""
+
+    def __init__(self, model: Any, spec: Spec, properties: Sequence[Property], limits: Limits,
+                 on_progress: Callable[[Progress], None] | None, symmetry: bool = False,
+                 threads: int = 1, on_compile: Callable[[float], None] | None = None) -> None:
+        super().__init__(spec, properties, limits, on_progress, symmetry)
+        self.threads = threads
+        missing = [p.name for p in properties if p.name not in model.property_bits]
+        if missing:
+            raise NativeUnavailable(f"property {missing[0]} has no compiled form")
+        self.model = model
+        self.seen = SeenLevels(visited=False)  # the C side keeps the seen set
+        self.core = Core(model, self._mask(self.invariants), self._mask(self.transitions),
+                         self._mask(self.pending), symmetry, threads, on_compile)
+        self.front_fps = np.empty(0, dtype=np.uint64)
+
+    def _mask(self, props: Sequence[Property]) -> int:
+        mask = 0
+        for prop in props:
+            mask |= 1 << self.model.property_bits[prop.name]
+        return mask
+
+    # -- the search -------------------------------------------------------------------------
+    def search(self) -> None:
+        lib, handle = self.core.lib, self.core.handle
+        level = self.initial_level()
+        rows = b"".join(self.model.encode(state) for state in level.values())
+        self.front_fps = np.fromiter(level, dtype=np.uint64, count=len(level))
+        _check(lib.eng_seed(handle, rows, self.front_fps.ctypes.data, len(level)))
+        size = len(level)
+        while size and not self._done():
+            self._report(size)
+            if self.limits.max_depth is not None and self.stats.depth >= self.limits.max_depth:
+                if lib.eng_probe(handle):
+                    self.stats.frontier = size
+                    raise LimitReached(DEPTH_REACHED.format(self.limits.max_depth))
+                break
+            size = self._level(size)
+        self.exhausted = not size
+        self._report(0)
+
+    def _level(self, size: int) -> int:
+        """Expand the frontier (``size`` states) in C, commit the new level; return its size."""
+        lib, handle = self.core.lib, self.core.handle
+        step = CHUNK * self.threads
+        for start in range(0, size, step):
+            _check(lib.eng_expand(handle, start, min(size, start + step)))
+            self._tick(lib.eng_next_size(handle))
+        new = lib.eng_finish(handle)
+        _check(new)
+        fps = _view(lib.eng_next_fps(handle), np.uint64, new).copy()
+        parents = self.front_fps[_view(lib.eng_next_parents(handle), np.uint32, new)]
+        labels = _view(lib.eng_next_labels(handle), np.uint16, new)
+        bad = _view(lib.eng_next_bad(handle), np.uint32, new).copy()
+        self._count(labels, new)
+        level = self.stats.depth  # the frontier's level; the new states are one deeper
+        if new:
+            self.seen.add_level(fps, parents)
+            self.stats.depth += 1
+        self.stats.distinct += new
+        self._transitions_broken(level)
+        self._invariants_broken(fps, bad)
+        guards = lib.eng_guard_mask(handle)
+        self.pending = [p for p in self.pending if guards >> self.model.property_bits[p.name] & 1]
+        lib.eng_set_masks(handle, self._mask(self.invariants), self._mask(self.transitions),
+                          self._mask(self.pending))
+        _check(lib.eng_advance(handle, fps.ctypes.data))
+        self.front_fps = fps
+        return new
+
+    def _count(self, labels: np.ndarray, new: int) -> None:
+        actions, names = self.stats.actions, self.model.action_names
+        generated = _view(self.core.lib.eng_generated(self.core.handle), np.int64, 16)
+        for index, count in enumerate(generated.tolist()):
+            if count:
+                actions.setdefault(names[index], [0, 0])[0] += count
+                self.stats.generated += count
+        if new:
+            firsts = np.bincount(labels >> 8, minlength=16)
+            for index, count in enumerate(firsts.tolist()):
+                if count:
+                    actions[names[index]][1] += count
+
+    def _transitions_broken(self, level: int) -> None:
+        lib, handle = self.core.lib, self.core.handle
+        parent, label = ctypes.c_uint32(), ctypes.c_uint16()
+        row = ctypes.create_string_buffer(self.core.width)
+        for prop in sorted(self.transitions, key=lambda p: p.name):
+            bit = self.model.property_bits[prop.name]
+            if lib.eng_broken(handle, bit, ctypes.byref(parent), ctypes.byref(label), row):
+                pfp = int(self.front_fps[parent.value])
+                text = str(self.model.labels[label.value])
+                self.transition_violated(prop, pfp, level, text, self.model.decode(row.raw))
+
+    def _invariants_broken(self, fps: np.ndarray, bad: np.ndarray) -> None:
+        if not self.invariants or not bad.any():
+            return
+        broken = []
+        for prop in self.invariants:
+            hit = (bad >> np.uint32(self.model.property_bits[prop.name])) & np.uint32(1)
+            if hit.any():
+                worst = int(fps[hit.astype(bool)].min())
+                trace = self.trace_to(worst, self.stats.depth)
+                self.violations.append(Violation(prop, tuple(trace)))
+                broken.append(prop)
+        self.invariants = [p for p in self.invariants if p not in broken]
+
+    def result(self) -> CheckResult:
+        result = super().result()
+        result.stats.core = "compiled"
+        if self.threads > 1:
+            result.stats.engine = f"local ({self.threads} threads)"
+        return result
+
+
+def _check(code: int) -> None:
+    if code < 0:
+        raise MemoryError("the compiled core ran out of memory")
+
+
+def _view(address: int, dtype, count: int) -> np.ndarray:
+    """A numpy view of ``count`` items at ``address`` (memory the C side owns)."""
+    if not count:
+        return np.empty(0, dtype=dtype)
+    size = np.dtype(dtype).itemsize * count
+    return np.frombuffer((ctypes.c_char * size).from_address(address), dtype=dtype)
+
+
+def explore(model: Any, spec: Spec, properties: Sequence[Property], limits: Limits = NO_LIMITS,
+            on_progress: Callable[[Progress], None] | None = None, symmetry: bool = False,
+            threads: int = 1, on_compile: Callable[[float], None] | None = None) -> CheckResult:
+    """``checker.bfs.explore`` on the compiled core ``model`` of ``spec``: the same
+    ``CheckResult`` (counts, depth, coverage, verdicts, counterexamples), faster.
+
+    Raises ``NativeUnavailable`` before searching when the core cannot run this model
+    (callers fall back to ``checker.bfs.explore``) and ``SymmetryError`` as the reference
+    engine does. ``threads``: how many threads expand each level (the answers do not depend
+    on it)."""
+    return run_search(CompiledSearch(model, spec, properties, limits, on_progress, symmetry,
+                                     threads, on_compile))

@@ -1,0 +1,41 @@
+"""Which core runs a search: the model's compiled core (``checker.native``) where it has one and
+can run here, else the reference model, and the ``--core`` flag that chooses."""
+
+from __future__ import annotations
+
+import click
+
+from checker.bfs import Limits
+from checker.native import engine as native_engine
+from checker.native.build import NativeUnavailable
+from checker.view import compose
+
+CORE_OPTION = click.option(
+    "--core", type=click.Choice(["compiled", "reference"]), default="compiled",
+    show_default=True,
+    help="compiled: the model's compiled core (C, built once and cached; same answers), where "
+         "it has one; reference: the Python model.")
+
+
+def compiled(spec, chosen, limits: Limits, on_progress, symmetry: bool, core: str,
+             threads: int):
+    """``(result, "")`` from the compiled core with ``threads`` threads, or ``(None, why it
+    did not run)``: ``core`` is ``reference``, the model has no compiled core, or it cannot be
+    built or loaded here (then one line on stderr says so)."""
+    if core != "compiled":
+        return None, "--core reference"
+    model, why = compose.compiled_model(spec)
+    if model is None:
+        return None, why
+    try:
+        result = native_engine.explore(model, spec, chosen, limits, on_progress, symmetry,
+                                       threads, on_compile=_compiled_note)
+    except NativeUnavailable as exc:
+        click.echo(f"Note: the compiled core cannot run here ({exc}); using the reference "
+                   "core.", err=True)
+        return None, str(exc)
+    return result, ""
+
+
+def _compiled_note(seconds: float) -> None:
+    click.echo(f"compiling the model (once): {seconds:.1f} s", err=True)

@@ -1,0 +1,208 @@
+"""The kafka model's compiled core: its C sources and the codec between the reference
+model's states (``spec.kafka.state``) and the compiled core's rows.
+
+The C files restate the reference model rule by rule (``state.c``: the row, the marshal
+encoding and the canonical form; ``actions.c``: the actions; ``properties.c``: the
+properties); ``tests/test_compiled.py`` proves the two equal state by state. A row is a fixed
+number of signed bytes (``Codec.width``): per replica its LEO, HW, alive flag, view (leader
+or -1, epoch, ISR as a bit mask), whether it keeps remote LEOs, ``max_records`` records
+``(id, epoch)`` and ``replicas`` remote LEOs; then the controller, the LeaderAndIsr requests,
+the ghost (committed pairs as bits ``offset * max_records + id``) and the durable component.
+Unused bytes are zero, so equal states have equal rows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from checker.model import Label
+
+HERE = Path(__file__).parent
+SOURCES = (HERE / "state.c", HERE / "actions.c", HERE / "properties.c")
+HEADERS = (HERE / "kafka.h",)
+
+ACTION_NAMES = ("Produce", "Fetch", "ShrinkIsr", "ExpandIsr", "ControllerShrinkIsr", "Elect",
+                "UncleanElect", "Crash", "Restart", "BecomeLeader", "BecomeFollower",
+                "UncleanRecovery", "Flush", "UncleanShutdown")
+"""Action index (the label code's high byte) to action name (``kafka.h``)."""
+
+PROPERTY_BITS = {
+    "HwLeLeo": 0, "LeaderInIsr": 1, "NoCommittedLoss": 2, "NoAckedLoss": 3,
+    "NoDivergence": 4, "WeakIsr": 5, "StrongIsr": 6, "RecordEpochsMonotonic": 7,
+    "EpochMonotonic": 8, "HwAdvances": 9, "CrashHappens": 10, "RestartHappens": 11,
+    "TruncationRemovesRecord": 12, "SecondElection": 13,
+}
+"""Property name to its bit in the compiled core (``kafka.h``)."""
+
+RULES = {"hw-truncation": 0, "leader-epoch-truncation": 1, "last-match-truncation": 2}
+"""The built-in truncation rules the compiled core has; a team's own rule runs on the
+reference core only."""
+
+MAX_RECORDS = 7
+MAX_EPOCH = 15
+
+
+def unsupported(spec: Any) -> str | None:
+    """Why ``spec`` (a ``KafkaSpec``) has no compiled core, in a few words, or None."""
+    config, variant = spec.config, spec.variant
+    if variant.rule.name not in RULES:
+        return f"user variant rule {variant.rule.name}"
+    if config.max_records > MAX_RECORDS:
+        return f"--max-records above {MAX_RECORDS}"
+    if config.max_epoch > MAX_EPOCH:
+        return f"--max-epoch above {MAX_EPOCH}"
+    return None
+
+
+@dataclass(frozen=True)
+class Codec:
+    """The compiled core of one ``KafkaSpec``: ``params`` for ``model_new``, label codes, and
+    ``encode`` / ``decode`` between reference states and rows (``width`` bytes)."""
+
+    n: int
+    records: int
+    max_epoch: int
+    elr: bool
+    durable: bool
+    flush_always: bool
+    params: tuple[int, ...]
+    labels: dict[int, Label]
+    name: str = "kafka"
+    sources: tuple[Path, ...] = SOURCES
+    headers: tuple[Path, ...] = HEADERS
+    action_names: tuple[str, ...] = ACTION_NAMES
+    property_bits: Any = None
+
+    @property
+    def width(self) -> int:
+        """Bytes per row (``model_width`` in ``state.c``)."""
+        n, r = self.n, self.records
+        return (n * (7 + 2 * r + n) + 3 + self.elr + 1 + 2 * (self.max_epoch + 1) + 2
+                + (r * r + 7) // 8 + ((1 + (0 if self.flush_always else n)) if self.durable else 0))
+
+    def encode(self, state: tuple) -> bytes:
+        """The row of a reference state. Raises ``ValueError`` if it does not fit the row."""
+        n, r = self.n, self.records
+        out: list[int] = []
+        replicas, ctrl, requests, ghost = state[:4]
+        for log, hw, alive, (leader, epoch, isr), remote in replicas:
+            out += [len(log), hw, int(alive), -1 if leader is None else leader, epoch,
+                    _mask(isr), 1 if remote else 0]
+            for i in range(r):
+                out += list(log[i]) if i < len(log) else [0, 0]
+            out += list(remote) if remote else [0] * n
+        out += [ctrl[0], -1 if ctrl[1] is None else ctrl[1], _mask(ctrl[2])]
+        if self.elr:
+            out.append(_mask(ctrl[3]))
+        out.append(len(requests))
+        for e in range(self.max_epoch + 1):
+            if e < len(requests):
+                epoch, leader, isr = requests[e]
+                if epoch != e:
+                    raise ValueError(f"request {e} has epoch {epoch}")
+                out += [-1 if leader is None else leader, _mask(isr)]
+            else:
+                out += [0, 0]
+        committed = 0
+        for offset, rid in ghost[2]:
+            committed |= 1 << (offset * r + rid)
+        out += [ghost[0], ghost[1]]
+        out += [(committed >> (8 * b)) & 0xFF for b in range((r * r + 7) // 8)]
+        if self.durable:
+            flushed, unclean = state[4]
+            if not self.flush_always:
+                out += list(flushed)
+            out.append(unclean)
+        if len(out) != self.width or min(out) < -128 or max(out) > 255:
+            raise ValueError("the state does not fit the compiled core's row")
+        return (np.array(out, dtype=np.int64) & 0xFF).astype(np.uint8).tobytes()
+
+    def decode(self, row: bytes) -> tuple:
+        """The reference state of a row (equal to the state ``encode`` was given)."""
+        n, r = self.n, self.records
+        v = np.frombuffer(row, dtype=np.int8).tolist()
+        at = 0
+        replicas = []
+        for _ in range(n):
+            length, hw, alive, leader, epoch, isr, has_remote = v[at:at + 7]
+            at += 7
+            log = tuple((v[at + 2 * i], v[at + 2 * i + 1]) for i in range(length))
+            at += 2 * r
+            remote = tuple(v[at:at + n]) if has_remote else ()
+            at += n
+            view = (None if leader < 0 else leader, epoch, _members(isr))
+            replicas.append((log, hw, bool(alive), view, remote))
+        ctrl: tuple = (v[at], None if v[at + 1] < 0 else v[at + 1], _members(v[at + 2]))
+        at += 3
+        if self.elr:
+            ctrl += (_members(v[at]),)
+            at += 1
+        count = v[at]
+        at += 1
+        requests = tuple((e, None if v[at + 2 * e] < 0 else v[at + 2 * e],
+                          _members(v[at + 2 * e + 1])) for e in range(count))
+        at += 2 * (self.max_epoch + 1)
+        next_id, crashes = v[at], v[at + 1]
+        at += 2
+        bits = 0
+        for b in range((r * r + 7) // 8):
+            bits |= (v[at + b] & 0xFF) << (8 * b)
+        at += (r * r + 7) // 8
+        committed = tuple((bit // r, bit % r) for bit in range(r * r) if bits >> bit & 1)
+        state: tuple = (tuple(replicas), ctrl, requests, (next_id, crashes, committed))
+        if self.durable:
+            flushed = () if self.flush_always else tuple(v[at:at + n])
+            at += 0 if self.flush_always else n
+            state += ((flushed, v[at]),)
+        return state
+
+
+def _mask(members) -> int:
+    bits = 0
+    for m in members:
+        bits |= 1 << m
+    return bits
+
+
+def _members(mask: int) -> tuple:
+    mask &= 0xFF
+    return tuple(m for m in range(8) if mask >> m & 1)
+
+
+def codec(spec: Any) -> Codec | None:
+    """The compiled core's codec for ``spec`` (a ``KafkaSpec``), or None when it has none
+    (``unsupported`` says why)."""
+    if unsupported(spec) is not None:
+        return None
+    config, variant = spec.config, spec.variant
+    n, e = config.replicas, config.max_epoch
+    params = (n, config.max_records, e, config.max_crashes, config.min_isr,
+              int(config.unclean_election), RULES[variant.rule.name], int(variant.fenced_lookup),
+              int(variant.fenced_fetch), int(variant.fenced_expand), int(variant.strict_min_isr),
+              int(variant.elr), int(config.durability), int(config.flush == "always"),
+              config.max_unclean_shutdowns, int(config.acks == "all"))
+    labels = spec.labels
+    table: dict[int, Label] = {}
+
+    def put(action: int, a: int, b: int, label: Label) -> None:
+        table[(action << 8) | (a << 4) | b] = label
+
+    for r in range(n):
+        for index, one in ((0, labels.produce), (4, labels.controller_shrink), (5, labels.elect),
+                           (6, labels.unclean_elect), (7, labels.crash), (8, labels.restart),
+                           (11, labels.unclean_recovery), (12, labels.flush),
+                           (13, labels.unclean_shutdown)):
+            put(index, r, 0, one[r])
+        for other in range(n):
+            put(1, r, other, labels.fetch[r][other])
+            put(2, r, other, labels.shrink[r][other])
+            put(3, r, other, labels.expand[r][other])
+        for epoch in range(e + 1):
+            put(9, r, epoch, labels.become_leader[r][epoch])
+            put(10, r, epoch, labels.become_follower[r][epoch])
+    return Codec(n, config.max_records, e, variant.elr, config.durability,
+                 config.flush == "always", params, table, property_bits=PROPERTY_BITS)

@@ -1,0 +1,295 @@
+/* The kafka model's actions in the compiled core: spec/kafka/actions.py, membership.py,
+ * elr.py and durability.py, in the same order and with the same guards and effects. */
+#include "kafka.h"
+
+/* state.leader_hw: max(hw, min(LEO, remote LEO of every other ISR member)); the HW stays
+ * while the ISR has fewer than min_isr members (KIP-966's strict min ISR). */
+static int leader_hw(int len, int hw, int me, uint8_t isr, const int8_t *remote, int min_isr) {
+    if (popcount8(isr) < min_isr) return hw;
+    int low = len;
+    for (int r = 0; r < MAXN; r++)
+        if (has(isr, r) && r != me && remote[r] < low) low = remote[r];
+    return hw > low ? hw : low;
+}
+
+/* state.commit: every offset in [old_hw, new_hw) of `x`'s log joins the committed set. */
+static void commit(const Model *m, St *s, const Rep *x, int old_hw, int new_hw) {
+    for (int o = old_hw; o < new_hw; o++) s->committed |= 1ull << (o * m->R + x->id[o]);
+}
+
+/* state.controller_after: the controller once it decided (epoch, leader, isr). */
+static void controller_after(const Model *m, St *s, int epoch, int leader, uint8_t isr) {
+    uint8_t old_isr = s->cisr;
+    s->cepoch = (int8_t)epoch; s->cleader = (int8_t)leader; s->cisr = isr;
+    if (!m->elr) return;
+    if (popcount8(isr) >= m->min_isr) s->celr = 0;
+    else s->celr = (uint8_t)((s->celr | (old_isr & ~isr)) & ~isr);
+}
+
+/* elr.decide: the next epoch, decided and sent as a LeaderAndIsr. */
+static void decide(const Model *m, St *s, int leader, uint8_t isr) {
+    int epoch = s->cepoch + 1;
+    controller_after(m, s, epoch, leader, isr);
+    s->rleader[s->nreq] = (int8_t)leader; s->risr[s->nreq] = isr; s->nreq++;
+}
+
+/* actions._record_isr: the true leader changed the ISR; the latest request is rewritten. */
+static void record_isr(const Model *m, St *s, int leader, uint8_t isr) {
+    s->rleader[s->nreq - 1] = (int8_t)leader; s->risr[s->nreq - 1] = isr;
+    controller_after(m, s, s->cepoch, leader, isr);
+}
+
+/* state.truncated: a durable truncation pulls the flushed offset down with it. */
+static void truncated(const Model *m, St *s, int r, int leo) {
+    if (m->durable && !m->flush_always && s->flushed[r] > leo) s->flushed[r] = (int8_t)leo;
+}
+
+/* actions.true_leader */
+static int true_leader(const St *s, int r) {
+    const Rep *x = &s->r[r];
+    return x->alive && x->vleader == r && s->cleader == r && s->cepoch == x->vepoch;
+}
+
+static int last_epoch(const Rep *x) { return x->len ? x->ep[x->len - 1] : -1; }
+
+/* variants.truncation_point: where r truncates applying (epoch, leader); -1: no answer. */
+static int truncation_point(const Model *m, const St *s, int r, int leader, int epoch) {
+    const Rep *x = &s->r[r];
+    int offset;
+    if (m->rule == RULE_HW) {
+        offset = x->hw;
+    } else {
+        if (!x->len) return 0;
+        const Rep *l = &s->r[leader];
+        if (!l->alive || l->vleader != leader) return -1;
+        if (m->fenced_lookup && l->vepoch != epoch) return -1;
+        if (m->rule == RULE_LEADER_EPOCH) {  /* log.end_offset_for_epoch, else the HW */
+            int want = last_epoch(x), answer = -1;
+            if (l->len) {
+                if (l->ep[l->len - 1] == want) answer = l->len;
+                else for (int o = 0; o < l->len; o++) if (l->ep[o] > want) { answer = o; break; }
+            }
+            offset = answer < 0 ? x->hw : answer;
+        } else {  /* log.last_match_end */
+            int common = x->len < l->len ? x->len : l->len;
+            offset = 0;
+            for (int o = common - 1; o >= 0; o--)
+                if (x->id[o] == l->id[o] && x->ep[o] == l->ep[o]) { offset = o + 1; break; }
+        }
+    }
+    if (offset > x->len) offset = x->len;
+    return offset < 0 ? 0 : offset;
+}
+
+static void no_view(Rep *x, int epoch) {
+    x->vleader = -1; x->vepoch = (int8_t)epoch; x->visr = 0; x->has_remote = 0;
+}
+
+/* Append a copy of `s` labelled `label`; the caller applies the action's effect to it. */
+static inline St *emit(St *out, uint16_t *labels, int *k, const St *s, uint16_t label) {
+    labels[*k] = label;
+    out[*k] = *s;
+    return &out[(*k)++];
+}
+
+int kafka_successors(const Model *m, const St *s, St *out, uint16_t *labels) {
+    int n = m->n, k = 0;
+#define EMIT(label) emit(out, labels, &k, s, (label))
+    /* Produce(leader) */
+    if (s->next_id < m->R)
+        for (int r = 0; r < n; r++) {
+            const Rep *x = &s->r[r];
+            if (!x->alive || x->vleader != r || popcount8(x->visr) < m->produce_min_isr) continue;
+            St *t = EMIT(LABEL(A_PRODUCE, r, 0));
+            Rep *y = &t->r[r];
+            y->id[y->len] = s->next_id; y->ep[y->len] = x->vepoch; y->len++;
+            y->hw = (int8_t)leader_hw(y->len, x->hw, r, x->visr, x->remote, m->hw_min_isr);
+            commit(m, t, y, x->hw, y->hw);
+            t->next_id++;
+        }
+    /* Fetch(follower, leader) */
+    for (int f = 0; f < n; f++) {
+        const Rep *x = &s->r[f];
+        int l = x->vleader;
+        if (!x->alive || l < 0 || l == f) continue;
+        const Rep *lx = &s->r[l];
+        if (!lx->alive || lx->vleader != l) continue;
+        if (m->fenced_fetch && lx->vepoch != x->vepoch) continue;
+        St *t = EMIT(LABEL(A_FETCH, f, l));
+        Rep *y = &t->r[f];
+        int offset = x->len, lleo = lx->len;
+        if (offset > lleo) {  /* OFFSET_OUT_OF_RANGE */
+            y->len = (int8_t)lleo;
+            if (y->hw > lleo) y->hw = (int8_t)lleo;
+            y->has_remote = 0;
+            truncated(m, t, f, lleo);
+            continue;
+        }
+        int response_hw = lx->hw;
+        Rep *ly = &t->r[l];
+        ly->remote[f] = (int8_t)offset;
+        ly->hw = (int8_t)leader_hw(lleo, response_hw, l, lx->visr, ly->remote, m->hw_min_isr);
+        for (int o = offset; o < lleo; o++) { y->id[o] = lx->id[o]; y->ep[o] = lx->ep[o]; }
+        y->len = (int8_t)lleo;
+        y->hw = (int8_t)(response_hw < lleo ? response_hw : lleo);
+        y->has_remote = 0;
+        commit(m, t, lx, response_hw, ly->hw);
+    }
+    /* ShrinkIsr(leader, follower) */
+    int c = s->cleader;
+    if (c >= 0 && true_leader(s, c)) {
+        const Rep *x = &s->r[c];
+        for (int f = 0; f < n; f++) {
+            if (!has(x->visr, f) || f == c || x->remote[f] >= x->len) continue;
+            St *t = EMIT(LABEL(A_SHRINK, c, f));
+            Rep *y = &t->r[c];
+            y->visr = (uint8_t)(x->visr & ~(1u << f));
+            y->hw = (int8_t)leader_hw(x->len, x->hw, c, y->visr, x->remote, m->hw_min_isr);
+            commit(m, t, x, x->hw, y->hw);
+            record_isr(m, t, c, y->visr);
+        }
+    }
+    /* ExpandIsr(leader, follower) */
+    if (c >= 0 && true_leader(s, c)) {
+        const Rep *x = &s->r[c];
+        if (!(m->fenced_expand && x->hw < x->len && x->ep[x->hw] != x->vepoch))
+            for (int f = 0; f < n; f++) {
+                if (has(x->visr, f) || x->remote[f] < 0 || x->remote[f] < x->hw) continue;
+                St *t = EMIT(LABEL(A_EXPAND, c, f));
+                t->r[c].visr = (uint8_t)(x->visr | (1u << f));
+                record_isr(m, t, c, t->r[c].visr);
+            }
+    }
+    /* ControllerShrinkIsr(replica) */
+    if (s->cepoch < m->E && popcount8(s->cisr) >= 2)
+        for (int r = 0; r < n; r++) {
+            if (!has(s->cisr, r) || s->r[r].alive || r == s->cleader) continue;
+            St *t = EMIT(LABEL(A_CTRL_SHRINK, r, 0));
+            decide(m, t, s->cleader, (uint8_t)(s->cisr & ~(1u << r)));
+        }
+    /* Elect(leader): a live ISR member, else (elr) a live ELR member */
+    if (s->cepoch < m->E) {
+        uint8_t live = 0;
+        for (int r = 0; r < n; r++) if (has(s->cisr, r) && s->r[r].alive) live |= (uint8_t)(1u << r);
+        for (int r = 0; r < n; r++) {
+            int from_isr = has(live, r);
+            int from_elr = !live && m->elr && has(s->celr, r) && s->r[r].alive;
+            if ((!from_isr && !from_elr) || r == s->cleader) continue;
+            St *t = EMIT(LABEL(A_ELECT, r, 0));
+            decide(m, t, r, from_isr ? live : (uint8_t)(1u << r));
+        }
+    }
+    /* UncleanElect(leader): no ISR member up (replaced by UncleanRecovery with elr) */
+    if (m->unclean_election && s->cepoch < m->E && !m->elr) {
+        int any = 0;
+        for (int r = 0; r < n; r++) if (has(s->cisr, r) && s->r[r].alive) any = 1;
+        if (!any)
+            for (int r = 0; r < n; r++) {
+                if (!s->r[r].alive) continue;
+                St *t = EMIT(LABEL(A_UNCLEAN_ELECT, r, 0));
+                decide(m, t, r, (uint8_t)(1u << r));
+            }
+    }
+    /* Crash(replica) */
+    if (s->crashes < m->max_crashes)
+        for (int r = 0; r < n; r++) {
+            if (!s->r[r].alive) continue;
+            St *t = EMIT(LABEL(A_CRASH, r, 0));
+            t->r[r].alive = 0;
+            no_view(&t->r[r], -1);
+            t->crashes++;
+        }
+    /* Restart(replica) */
+    for (int r = 0; r < n; r++) {
+        if (s->r[r].alive) continue;
+        St *t = EMIT(LABEL(A_RESTART, r, 0));
+        t->r[r].alive = 1;
+        no_view(&t->r[r], s->cepoch - 1 > -1 ? s->cepoch - 1 : -1);
+    }
+    /* BecomeLeader(replica, epoch) */
+    for (int r = 0; r < n; r++) {
+        const Rep *x = &s->r[r];
+        if (!x->alive) continue;
+        for (int e = x->vepoch + 1; e < s->nreq; e++) {
+            if (s->rleader[e] != r) continue;
+            St *t = EMIT(LABEL(A_BECOME_LEADER, r, e));
+            Rep *y = &t->r[r];
+            y->has_remote = 1;
+            for (int j = 0; j < n; j++) y->remote[j] = -1;
+            y->hw = (int8_t)leader_hw(x->len, x->hw, r, s->risr[e], y->remote, m->hw_min_isr);
+            commit(m, t, x, x->hw, y->hw);
+            y->vleader = (int8_t)r; y->vepoch = (int8_t)e; y->visr = s->risr[e];
+        }
+    }
+    /* BecomeFollower(replica, epoch) */
+    for (int r = 0; r < n; r++) {
+        const Rep *x = &s->r[r];
+        if (!x->alive) continue;
+        for (int e = x->vepoch + 1; e < s->nreq; e++) {
+            int l = s->rleader[e];
+            if (l < 0 || l == r) continue;
+            int offset = truncation_point(m, s, r, l, e);
+            if (offset < 0) continue;
+            St *t = EMIT(LABEL(A_BECOME_FOLLOWER, r, e));
+            Rep *y = &t->r[r];
+            y->len = (int8_t)offset;
+            if (y->hw > offset) y->hw = (int8_t)offset;
+            y->vleader = (int8_t)l; y->vepoch = (int8_t)e; y->visr = s->risr[e];
+            y->has_remote = 0;
+            truncated(m, t, r, offset);
+        }
+    }
+    /* UncleanRecovery(leader): elr only, the live replica(s) with the largest (epoch, LEO) */
+    if (m->elr && m->unclean_election && s->cepoch < m->E) {
+        int any = 0, best_e = -2, best_len = -1;
+        for (int r = 0; r < n; r++)
+            if ((has(s->cisr, r) || has(s->celr, r)) && s->r[r].alive) any = 1;
+        for (int r = 0; r < n && !any; r++) {
+            const Rep *x = &s->r[r];
+            if (!x->alive) continue;
+            int e = last_epoch(x);
+            if (e > best_e || (e == best_e && x->len > best_len)) { best_e = e; best_len = x->len; }
+        }
+        for (int r = 0; r < n && !any; r++) {
+            const Rep *x = &s->r[r];
+            if (!x->alive || last_epoch(x) != best_e || x->len != best_len) continue;
+            St *t = EMIT(LABEL(A_UNCLEAN_RECOVERY, r, 0));
+            decide(m, t, r, (uint8_t)(1u << r));
+        }
+    }
+    if (m->durable) {
+        /* Flush(replica) */
+        if (!m->flush_always)
+            for (int r = 0; r < n; r++) {
+                if (!s->r[r].alive || s->flushed[r] >= s->r[r].len) continue;
+                St *t = EMIT(LABEL(A_FLUSH, r, 0));
+                t->flushed[r] = s->r[r].len;
+            }
+        /* UncleanShutdown(replica) */
+        if (s->unclean < m->max_unclean)
+            for (int r = 0; r < n; r++) {
+                if (!s->r[r].alive) continue;
+                St *t = EMIT(LABEL(A_UNCLEAN_SHUTDOWN, r, 0));
+                Rep *y = &t->r[r];
+                if (!m->flush_always) y->len = s->flushed[r];
+                if (y->hw > y->len) y->hw = y->len;
+                y->alive = 0;
+                no_view(y, -1);
+                for (int o = 0; o < n; o++)  /* durability._forget_remote */
+                    if (t->r[o].has_remote) t->r[o].remote[r] = -1;
+                t->unclean++;
+                /* elr.fence_unclean */
+                if (m->elr && (has(s->cisr, r) || has(s->celr, r))) {
+                    int leader = s->cleader;
+                    uint8_t isr = (uint8_t)(s->cisr & ~(1u << r));
+                    if (leader == r) leader = -1;
+                    else if (leader >= 0 && true_leader(s, leader)) t->r[leader].visr = isr;
+                    if (s->nreq) { t->rleader[s->nreq - 1] = (int8_t)leader; t->risr[s->nreq - 1] = isr; }
+                    t->cleader = (int8_t)leader; t->cisr = isr;
+                    t->celr = (uint8_t)(s->celr & ~(1u << r));
+                }
+            }
+    }
+#undef EMIT
+    return k;
+}

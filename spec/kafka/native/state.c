@@ -1,0 +1,300 @@
+/* The kafka model's state in the compiled core: bounds, the row encoding, the reference
+ * state's marshal encoding (for fingerprints and the canonical form's tie-break), and the
+ * canonical form under replica renamings (spec.kafka.symmetry + checker.symmetry). */
+#include <stdlib.h>
+
+#include "kafka.h"
+
+/* params: n, max_records, max_epoch, max_crashes, min_isr, unclean_election, rule,
+ * fenced_lookup, fenced_fetch, fenced_expand, strict_min_isr, elr, durable, flush_always,
+ * max_unclean_shutdowns, acks_all (spec/kafka/native/__init__.py: params). */
+Model *model_new(const int32_t *p, int np) {
+    if (np != 16) return NULL;
+    Model *m = calloc(1, sizeof(Model));
+    if (!m) return NULL;
+    m->n = p[0]; m->R = p[1]; m->E = p[2]; m->max_crashes = p[3]; m->min_isr = p[4];
+    m->unclean_election = p[5]; m->rule = p[6]; m->fenced_lookup = p[7];
+    m->fenced_fetch = p[8]; m->fenced_expand = p[9]; m->strict_min_isr = p[10];
+    m->elr = p[11]; m->durable = p[12]; m->flush_always = p[13]; m->max_unclean = p[14];
+    m->acks_all = p[15];
+    if (m->n < 1 || m->n > 7 || m->R < 0 || m->R > 7 || m->E < 0 || m->E > MAXE - 1
+        || m->max_crashes > 100 || m->max_unclean > 100) {
+        free(m);
+        return NULL;
+    }
+    m->hw_min_isr = m->strict_min_isr ? m->min_isr : 1;
+    m->produce_min_isr = m->acks_all ? m->min_isr : 1;
+    m->rep_width = 7 + 2 * m->R + m->n;
+    m->committed_bytes = (m->R * m->R + 7) / 8;
+    m->width = m->n * m->rep_width + 3 + (m->elr ? 1 : 0) + 1 + 2 * (m->E + 1) + 2
+               + m->committed_bytes + (m->durable ? 1 + (m->flush_always ? 0 : m->n) : 0);
+    return m;
+}
+
+void model_free(Model *m) { free(m); }
+int model_width(const Model *m) { return m->width; }
+int model_max_successors(const Model *m) { return 16 * m->n + 2 * m->n * (m->E + 2); }
+int model_action_of(uint16_t label) { return label >> 8; }
+
+int model_max_marshal(const Model *m) {
+    int n = m->n, R = m->R, E = m->E;
+    int rep = 5 + (5 + R * 15) + 5 + 1 + (5 + 5 + 5 + 5 + 5 * n) + (5 + 5 * n);
+    int ctrl = 5 + 5 + 5 + 2 * (5 + 5 * n);
+    int reqs = 5 + (E + 1) * (5 + 5 + 5 + 5 + 5 * n);
+    int ghost = 5 + 10 + 5 + R * R * 15;
+    int durable = 5 + 5 + 5 * n + 5;
+    return 5 + 5 + n * rep + ctrl + reqs + ghost + durable;
+}
+
+void kafka_decode(const Model *m, const uint8_t *row, St *s) {
+    const int8_t *p = (const int8_t *)row;
+    memset(s, 0, sizeof(St));
+    for (int r = 0; r < m->n; r++) {
+        Rep *x = &s->r[r];
+        x->len = *p++; x->hw = *p++; x->alive = *p++; x->vleader = *p++; x->vepoch = *p++;
+        x->visr = (uint8_t)*p++; x->has_remote = *p++;
+        for (int i = 0; i < m->R; i++) { x->id[i] = *p++; x->ep[i] = *p++; }
+        for (int j = 0; j < m->n; j++) x->remote[j] = *p++;
+    }
+    s->cepoch = *p++; s->cleader = *p++; s->cisr = (uint8_t)*p++;
+    if (m->elr) s->celr = (uint8_t)*p++;
+    s->nreq = *p++;
+    for (int e = 0; e <= m->E; e++) { s->rleader[e] = *p++; s->risr[e] = (uint8_t)*p++; }
+    s->next_id = *p++; s->crashes = *p++;
+    for (int b = 0; b < m->committed_bytes; b++) s->committed |= (uint64_t)(uint8_t)*p++ << (8 * b);
+    if (m->durable) {
+        if (!m->flush_always) for (int r = 0; r < m->n; r++) s->flushed[r] = *p++;
+        s->unclean = *p++;
+    }
+}
+
+/* Only meaningful fields are written, so equal states give equal rows. */
+void kafka_encode(const Model *m, const St *s, uint8_t *row) {
+    int8_t *p = (int8_t *)row;
+    memset(row, 0, m->width);
+    for (int r = 0; r < m->n; r++) {
+        const Rep *x = &s->r[r];
+        *p++ = x->len; *p++ = x->hw; *p++ = x->alive; *p++ = x->vleader; *p++ = x->vepoch;
+        *p++ = (int8_t)x->visr; *p++ = x->has_remote;
+        for (int i = 0; i < m->R; i++) {
+            if (i < x->len) { p[0] = x->id[i]; p[1] = x->ep[i]; }
+            p += 2;
+        }
+        for (int j = 0; j < m->n; j++, p++) if (x->has_remote) *p = x->remote[j];
+    }
+    *p++ = s->cepoch; *p++ = s->cleader; *p++ = (int8_t)s->cisr;
+    if (m->elr) *p++ = (int8_t)s->celr;
+    *p++ = s->nreq;
+    for (int e = 0; e <= m->E; e++, p += 2)
+        if (e < s->nreq) { p[0] = s->rleader[e]; p[1] = (int8_t)s->risr[e]; }
+    *p++ = s->next_id; *p++ = s->crashes;
+    for (int b = 0; b < m->committed_bytes; b++) *p++ = (int8_t)(s->committed >> (8 * b));
+    if (m->durable) {
+        if (!m->flush_always) for (int r = 0; r < m->n; r++) *p++ = s->flushed[r];
+        *p++ = s->unclean;
+    }
+}
+
+/* -- marshal format 2 (checker.fingerprint.encode) ------------------------------------ */
+static inline uint8_t *w_tuple(uint8_t *b, int n) {
+    *b++ = '('; b[0] = (uint8_t)n; b[1] = (uint8_t)(n >> 8); b[2] = 0; b[3] = 0;
+    return b + 4;
+}
+static inline uint8_t *w_int(uint8_t *b, int v) {
+    uint32_t u = (uint32_t)(int32_t)v;
+    *b++ = 'i'; b[0] = u; b[1] = u >> 8; b[2] = u >> 16; b[3] = u >> 24;
+    return b + 4;
+}
+static inline uint8_t *w_opt(uint8_t *b, int v) {
+    if (v < 0) { *b++ = 'N'; return b; }
+    return w_int(b, v);
+}
+static inline uint8_t *w_members(uint8_t *b, uint8_t mask) {
+    b = w_tuple(b, popcount8(mask));
+    for (int r = 0; r < 8; r++) if (has(mask, r)) b = w_int(b, r);
+    return b;
+}
+
+int kafka_marshal(const Model *m, const St *s, uint8_t *buf) {
+    uint8_t *b = w_tuple(buf, m->durable ? 5 : 4);
+    b = w_tuple(b, m->n);
+    for (int r = 0; r < m->n; r++) {
+        const Rep *x = &s->r[r];
+        b = w_tuple(b, 5);
+        b = w_tuple(b, x->len);
+        for (int i = 0; i < x->len; i++) { b = w_tuple(b, 2); b = w_int(b, x->id[i]); b = w_int(b, x->ep[i]); }
+        b = w_int(b, x->hw);
+        *b++ = x->alive ? 'T' : 'F';
+        b = w_tuple(b, 3); b = w_opt(b, x->vleader); b = w_int(b, x->vepoch);
+        b = w_members(b, x->visr);
+        b = w_tuple(b, x->has_remote ? m->n : 0);
+        if (x->has_remote) for (int j = 0; j < m->n; j++) b = w_int(b, x->remote[j]);
+    }
+    b = w_tuple(b, m->elr ? 4 : 3);
+    b = w_int(b, s->cepoch); b = w_opt(b, s->cleader); b = w_members(b, s->cisr);
+    if (m->elr) b = w_members(b, s->celr);
+    b = w_tuple(b, s->nreq);
+    for (int e = 0; e < s->nreq; e++) {
+        b = w_tuple(b, 3); b = w_int(b, e); b = w_opt(b, s->rleader[e]); b = w_members(b, s->risr[e]);
+    }
+    b = w_tuple(b, 3); b = w_int(b, s->next_id); b = w_int(b, s->crashes);
+    b = w_tuple(b, __builtin_popcountll(s->committed));
+    for (int bit = 0; bit < m->R * m->R; bit++)
+        if ((s->committed >> bit) & 1) { b = w_tuple(b, 2); b = w_int(b, bit / m->R); b = w_int(b, bit % m->R); }
+    if (m->durable) {
+        b = w_tuple(b, 2);
+        b = w_tuple(b, m->flush_always ? 0 : m->n);
+        if (!m->flush_always) for (int r = 0; r < m->n; r++) b = w_int(b, s->flushed[r]);
+        b = w_int(b, s->unclean);
+    }
+    return (int)(b - buf);
+}
+
+/* -- canonical form ---------------------------------------------------------------------- */
+
+/* spec.kafka.symmetry.replica_keys, compared as Python compares the key tuples. */
+static int key_cmp(const Model *m, const St *s, int a, int b) {
+    const Rep *x = &s->r[a], *y = &s->r[b];
+    int common = x->len < y->len ? x->len : y->len;
+    for (int i = 0; i < common; i++) {
+        if (x->id[i] != y->id[i]) return x->id[i] < y->id[i] ? -1 : 1;
+        if (x->ep[i] != y->ep[i]) return x->ep[i] < y->ep[i] ? -1 : 1;
+    }
+#define CMP(u, v) if ((u) != (v)) return (u) < (v) ? -1 : 1
+    CMP(x->len, y->len);
+    CMP(x->hw, y->hw);
+    CMP(x->alive, y->alive);
+    CMP(x->vepoch, y->vepoch);
+    int ra = x->vleader < 0 ? 0 : x->vleader == a ? 1 : 2;
+    int rb = y->vleader < 0 ? 0 : y->vleader == b ? 1 : 2;
+    CMP(ra, rb);
+    CMP(s->cleader == a, s->cleader == b);
+    CMP(has(s->cisr, a), has(s->cisr, b));
+    if (m->elr) CMP(has(s->celr, a), has(s->celr, b));
+    if (m->durable && !m->flush_always) CMP(s->flushed[a], s->flushed[b]);
+#undef CMP
+    return 0;
+}
+
+static uint8_t rename_mask(uint8_t mask, const int *perm, int n) {
+    uint8_t out = 0;
+    for (int r = 0; r < n; r++) if (has(mask, r)) out |= (uint8_t)(1u << perm[r]);
+    return out;
+}
+
+/* spec.kafka.symmetry.permute: replica r renamed perm[r] everywhere. */
+static void permute(const Model *m, const St *s, const int *perm, St *out) {
+    int n = m->n, inverse[MAXN];
+    for (int old = 0; old < n; old++) inverse[perm[old]] = old;
+    *out = *s;
+    for (int k = 0; k < n; k++) {
+        const Rep *x = &s->r[inverse[k]];
+        Rep *y = &out->r[k];
+        *y = *x;
+        y->vleader = x->vleader < 0 ? -1 : perm[x->vleader];
+        y->visr = rename_mask(x->visr, perm, n);
+        if (x->has_remote) for (int j = 0; j < n; j++) y->remote[j] = x->remote[inverse[j]];
+    }
+    out->cleader = s->cleader < 0 ? -1 : perm[s->cleader];
+    out->cisr = rename_mask(s->cisr, perm, n);
+    out->celr = rename_mask(s->celr, perm, n);
+    for (int e = 0; e < s->nreq; e++) {
+        out->rleader[e] = s->rleader[e] < 0 ? -1 : perm[s->rleader[e]];
+        out->risr[e] = rename_mask(s->risr[e], perm, n);
+    }
+    for (int k = 0; k < n; k++) out->flushed[k] = s->flushed[inverse[k]];
+}
+
+/* The next permutation of a[0..len) in increasing order; 0 once it wrapped to sorted. */
+static int next_permutation(int *a, int len) {
+    int i = len - 2;
+    while (i >= 0 && a[i] >= a[i + 1]) i--;
+    if (i < 0) {
+        for (int lo = 0, hi = len - 1; lo < hi; lo++, hi--) { int t = a[lo]; a[lo] = a[hi]; a[hi] = t; }
+        return 0;
+    }
+    int j = len - 1;
+    while (a[j] <= a[i]) j--;
+    int t = a[i]; a[i] = a[j]; a[j] = t;
+    for (int lo = i + 1, hi = len - 1; lo < hi; lo++, hi--) { t = a[lo]; a[lo] = a[hi]; a[hi] = t; }
+    return 1;
+}
+
+static int bytes_less(const uint8_t *a, int la, const uint8_t *b, int lb) {
+    int c = memcmp(a, b, la < lb ? la : lb);
+    return c < 0 || (c == 0 && la < lb);
+}
+
+/* checker.symmetry.ReplicaSymmetry.canonical for this model. */
+void kafka_canonical(const Model *m, const St *s, St *out) {
+    int n = m->n, order[MAXN], perm[MAXN];
+    for (int i = 0; i < n; i++) order[i] = i;
+    for (int i = 1; i < n; i++) {  /* stable insertion sort by key */
+        int v = order[i], j = i - 1;
+        while (j >= 0 && key_cmp(m, s, order[j], v) > 0) { order[j + 1] = order[j]; j--; }
+        order[j + 1] = v;
+    }
+    int starts[MAXN + 1], groups = 0, tied = 0;
+    for (int i = 0; i < n; i++) {
+        if (i == 0 || key_cmp(m, s, order[i - 1], order[i]) != 0) starts[groups++] = i;
+        else tied = 1;
+    }
+    starts[groups] = n;
+    if (!tied) {
+        for (int pos = 0; pos < n; pos++) perm[order[pos]] = pos;
+        permute(m, s, perm, out);
+        return;
+    }
+    uint8_t best[4096], cand_bytes[4096];
+    int best_len = -1;
+    St cand;
+    for (;;) {
+        for (int pos = 0; pos < n; pos++) perm[order[pos]] = pos;
+        permute(m, s, perm, &cand);
+        int len = kafka_marshal(m, &cand, cand_bytes);
+        if (best_len < 0 || bytes_less(cand_bytes, len, best, best_len)) {
+            memcpy(best, cand_bytes, len);
+            best_len = len;
+            *out = cand;
+        }
+        int g = groups - 1;
+        while (g >= 0 && !next_permutation(order + starts[g], starts[g + 1] - starts[g])) g--;
+        if (g < 0) break;
+    }
+}
+
+/* -- model.h -------------------------------------------------------------------------- */
+void model_canonical(const Model *m, const uint8_t *row, uint8_t *out) {
+    St s, c;
+    kafka_decode(m, row, &s);
+    kafka_canonical(m, &s, &c);
+    kafka_encode(m, &c, out);
+}
+
+uint32_t model_invariants(const Model *m, const uint8_t *row, uint32_t mask) {
+    St s;
+    kafka_decode(m, row, &s);
+    return kafka_invariants(m, &s, mask);
+}
+
+int model_marshal(const Model *m, const uint8_t *row, uint8_t *buf) {
+    St s;
+    kafka_decode(m, row, &s);
+    return kafka_marshal(m, &s, buf);
+}
+
+int model_expand(const Model *m, const uint8_t *row, uint8_t *out, uint16_t *labels,
+                 uint32_t trans_mask, uint32_t *violated, uint32_t guard_mask,
+                 uint32_t *reached) {
+    St s, next[MAXN * (16 + 2 * (MAXE + 1))];
+    kafka_decode(m, row, &s);
+    int count = kafka_successors(m, &s, next, labels);
+    uint32_t mask = trans_mask | guard_mask;
+    for (int i = 0; i < count; i++) {
+        uint32_t bits = mask ? kafka_transition(m, &s, labels[i], &next[i], mask) : 0;
+        violated[i] = bits & trans_mask;
+        *reached |= bits & guard_mask;
+        kafka_encode(m, &next[i], out + (size_t)i * m->width);
+    }
+    return count;
+}

@@ -1,0 +1,183 @@
+"""The compiled core is the reference model: state by state (successors with their labels,
+transition properties and guards, the canonical form, invariants, the marshal encoding and
+the fingerprint hash) and run by run (counts, depth, coverage, verdicts and the same shortest
+counterexamples, with and without symmetry, on 1 and 2 threads).
+
+``HWCHECK_DIFF_STATES`` sets how many states each configuration's walks compare: 10,000 per
+configuration in the suite (220,000 in all, over 2 to 5 replicas); ``HWCHECK_DIFF_STATES=100000``
+is the full run (about 13 minutes on 2 cores)."""
+
+from __future__ import annotations
+
+import marshal
+import os
+import random
+
+import pytest
+import xxhash
+
+from checker.bfs import explore
+from checker.native import engine as native_engine
+from checker.native.core import Core
+from checker.properties import INVARIANT, TRANSITION
+from checker.symmetry import for_spec
+from checker.view.compose import build_model, choose, compiled_model
+from spec.kafka import Config
+
+STATES = int(os.environ.get("HWCHECK_DIFF_STATES", "10000"))
+
+PRESETS = ("hw", "kip101", "kip279", "kip320", "kip966")
+SWITCHES = ("fenced-lookup", "fenced-fetch", "fenced-expand", "strict-min-isr", "elr")
+
+CONFIGS = {
+    **{preset: {"truncation": preset} for preset in PRESETS},
+    **{f"hw+{switch}": {"truncation": "hw", "with_mechanisms": (switch,)}
+       for switch in SWITCHES},
+    **{f"kip966-{switch}": {"truncation": "kip966", "without_mechanisms": (switch,)}
+       for switch in SWITCHES},
+    "kip101+last-match": {"truncation": "kip101", "with_mechanisms": ("last-match-truncation",)},
+    "kip320+leader-epoch": {"truncation": "kip320",
+                            "with_mechanisms": ("leader-epoch-truncation",)},
+    "unclean": {"truncation": "kip279", "unclean_election": True},
+    "kip966 unclean recovery, min ISR 2": {"truncation": "kip966", "unclean_election": True,
+                                           "min_isr": 2},
+    "unclean shutdowns": {"truncation": "kip966", "max_unclean_shutdowns": 2},
+    "unclean shutdowns, fsync": {"truncation": "kip320", "max_unclean_shutdowns": 1,
+                                 "flush": "always"},
+    "acks=1, min ISR 2": {"truncation": "kip320", "acks": "1", "min_isr": 2},
+}
+"""Every preset, each switch turned on over hw and off from kip966, swapped truncation rules,
+unclean election and recovery, unclean shutdowns with both flush modes, acks and min ISR."""
+
+SIZES = ({"replicas": 2, "max_records": 3, "max_epoch": 3, "max_crashes": 2},
+         {"replicas": 3, "max_records": 2, "max_epoch": 3, "max_crashes": 2},
+         {"replicas": 4, "max_records": 3, "max_epoch": 3, "max_crashes": 2},
+         {"replicas": 5, "max_records": 2, "max_epoch": 4, "max_crashes": 3})
+
+
+def _config(options: dict, size: dict) -> Config:
+    options = dict(options)
+    if "min_isr" in options:
+        options["min_isr"] = min(options["min_isr"], size["replicas"])
+    return Config(**{**size, **options})
+
+
+def _compare_state(spec, core, sym, props, state) -> list:
+    """Assert the two cores agree on ``state``; return its successors."""
+    reference = spec.successors(state)
+    compiled = core.successors(state)
+    assert [(label, succ) for label, succ, _ in compiled] == reference
+    for label, succ, bits in compiled:
+        for prop in props:
+            if prop.kind == INVARIANT:
+                continue
+            bit = bool(bits >> core.model.property_bits[prop.name] & 1)
+            holds = prop.predicate(state, label, succ)
+            assert bit == (not holds if prop.kind == TRANSITION else holds), (prop.name, label)
+    assert core.marshal(state) == marshal.dumps(state, 2)
+    assert core.canonical(state) == sym.canonical(state)
+    bad = core.invariants(state)
+    for prop in props:
+        if prop.kind == INVARIANT:
+            assert bool(bad >> core.model.property_bits[prop.name] & 1) == (
+                not prop.predicate(state)), prop.name
+    return reference
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(CONFIGS))
+def test_every_state_of_the_walks_agrees(name):
+    """Random walks and a BFS prefix, 2 to 5 replicas: the same successors (labels and states,
+    in the same order), transition properties, guards, canonical forms, invariants and
+    marshal encodings on both cores."""
+    rng = random.Random(name)
+    checked = 0
+    for index, size in enumerate(SIZES):
+        spec, props = build_model("kafka", _config(CONFIGS[name], size))
+        compiled, why = compiled_model(spec)
+        assert compiled is not None, why
+        core, sym = Core(compiled), for_spec(spec, props)
+        budget = STATES * (index + 1) // len(SIZES)
+        frontier, seen = list(spec.init_states()), set()
+        while frontier and checked < budget // 3:  # a BFS prefix: every state of the first levels
+            state = frontier.pop(0)
+            checked += 1
+            for _, succ in _compare_state(spec, core, sym, props, state):
+                if succ not in seen:
+                    seen.add(succ)
+                    frontier.append(succ)
+        while checked < budget:  # then random walks, deep into the space
+            state = spec.init_states()[0]
+            for _ in range(60):
+                checked += 1
+                successors = _compare_state(spec, core, sym, props, state)
+                if not successors:
+                    break
+                state = rng.choice(successors)[1]
+    assert checked >= STATES
+
+
+def test_xxh3_is_the_fingerprint_hash():
+    """The compiled xxh3 equals the xxhash package's on every length around its branches."""
+    spec, _ = build_model("kafka", Config(replicas=2))
+    core = Core(compiled_model(spec)[0])
+    rng = random.Random(7)
+    for length in [*range(0, 2100), *[rng.randrange(2100, 20000) for _ in range(50)]]:
+        data = rng.randbytes(length)
+        assert core.lib.hwcheck_xxh3(data, length) == xxhash.xxh3_64_intdigest(data), length
+
+
+def _summary(result):
+    return (result.status, result.stats.distinct, result.stats.generated, result.stats.depth,
+            result.stats.actions, result.unreached, result.exhausted,
+            [(v.prop.name, [(str(step.label), step.fingerprint) for step in v.trace])
+             for v in result.violations])
+
+
+RUNS = [
+    ("hw", {"replicas": 2, "truncation": "hw"}),
+    ("kip101", {"replicas": 2, "truncation": "kip101", "max_records": 3, "max_crashes": 2}),
+    ("kip279", {"replicas": 2, "truncation": "kip279"}),
+    ("kip320", {"replicas": 2}),
+    ("kip966 min ISR 2, unclean", {"replicas": 2, "truncation": "kip966", "min_isr": 2,
+                                   "max_unclean_shutdowns": 1, "unclean_election": True}),
+    ("acks=1", {"replicas": 2, "acks": "1", "max_unclean_shutdowns": 1}),
+]
+
+
+@pytest.mark.parametrize("symmetry", [False, True])
+@pytest.mark.parametrize("name,options", RUNS, ids=[name for name, _ in RUNS])
+def test_runs_give_the_reference_answers(name, options, symmetry):
+    """Counts, depth, coverage, verdicts, guards and every counterexample (labels and
+    fingerprints) equal the reference engine's, on one and on two threads."""
+    spec, props = build_model("kafka", Config(**options))
+    compiled, _ = compiled_model(spec)
+    want = _summary(explore(spec, props, symmetry=symmetry))
+    for threads in (1, 2):
+        got = native_engine.explore(compiled, spec, props, symmetry=symmetry, threads=threads)
+        assert got.stats.core == "compiled"
+        assert _summary(got) == want
+
+
+@pytest.mark.slow
+def test_three_replicas_give_the_reference_answers():
+    """hw at 3 replicas and epoch 1 (414,928 orbits, every property violated at its own
+    depth): the same answers on both cores."""
+    spec, props = build_model("kafka", Config(replicas=3, truncation="hw", max_epoch=1))
+    want = _summary(explore(spec, props, symmetry=True))
+    got = native_engine.explore(compiled_model(spec)[0], spec, props, symmetry=True, threads=2)
+    assert _summary(got) == want
+
+
+def test_stop_on_first_and_one_property():
+    """Limits and property choice behave as on the reference engine."""
+    from checker.limits import Limits
+
+    spec, props = build_model("kafka", Config(replicas=2, truncation="hw"))
+    chosen = choose(props, ("NoDivergence",))
+    compiled, _ = compiled_model(spec)
+    for limits in (Limits(stop_on_first=True), Limits(max_depth=9), Limits()):
+        want = explore(spec, chosen, limits, symmetry=True)
+        got = native_engine.explore(compiled, spec, chosen, limits, symmetry=True)
+        assert _summary(got) == _summary(want)
+        assert got.reason == want.reason
