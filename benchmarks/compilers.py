@@ -4,7 +4,7 @@ One kernel of the kafka model's hot path (the Produce and Fetch successors of a 
 ``leader_hw``, over the compiled core's rows: ``benchmarks/prototype/``) written three ways,
 C (``kernel.c``, built with the machine's cc as the compiled core is), numba
 (``kernel_numba.py``) and Cython (``kernel_cython.pyx``), run over the same states (every
-state of kip320 at 3 replicas, 2 records, epoch 1, no symmetry), with the reference model's
+state of kip320 at 3 replicas, 2 records, epoch 1, no crash, no symmetry), with the reference model's
 ``actions.produce`` and ``actions.fetch`` as the baseline. Prints, per compiler: the cold
 compile time (empty cache), the warm load time, the median seconds of ``--repeat`` passes,
 states per second and the speed-up over the reference. All four must agree on the number of
@@ -41,7 +41,7 @@ def states() -> tuple[np.ndarray, list, object]:
     from spec.kafka import Config, KafkaSpec
     from spec.kafka.native import codec
 
-    spec = KafkaSpec(Config(replicas=3, max_epoch=1))
+    spec = KafkaSpec(Config(replicas=3, max_epoch=1, max_crashes=0))
     seen, frontier = {}, list(spec.init_states())
     for state in frontier:
         seen[state] = None
@@ -87,6 +87,7 @@ def main() -> None:
     rows, reference_states, spec = states()
     count, width = rows.shape
     n, r = spec.config.replicas, spec.config.max_records
+    next_id_at = n * (7 + 2 * r + n) + 3 + 1 + 2 * (spec.config.max_epoch + 1)
     print(f"{count:,} states, {width} bytes a row, {repeat} passes (medians)")
     results = {}
 
@@ -108,7 +109,8 @@ def main() -> None:
 
         def c_kernel():
             made = lib.kernel(rows.ctypes.data_as(ctypes.c_void_p), ctypes.c_int64(count), width,
-                              n, r, out.ctypes.data_as(ctypes.c_void_p), ctypes.byref(checksum))
+                              n, r, next_id_at, out.ctypes.data_as(ctypes.c_void_p),
+                              ctypes.byref(checksum))
             return made, checksum.value
         seconds, (made, total) = timed(c_kernel, repeat)
         results["C (cc -O2, ctypes)"] = (f"{cold:.2f}", f"{warm:.3f}", seconds, made, total)
@@ -121,16 +123,17 @@ def main() -> None:
         sys.path.insert(0, str(HERE))
         start = time.perf_counter()
         module = importlib.import_module("kernel_numba")
-        module.kernel(rows[:1], n, r, np.zeros(width, dtype=np.int8))
+        module.kernel(rows[:1], n, r, next_id_at, np.zeros(width, dtype=np.int8))
         cold = time.perf_counter() - start
         probe = (f"import sys, time; sys.path.insert(0, {str(HERE)!r}); import numpy as np; "
                  "t = time.perf_counter(); import kernel_numba as k; "
-                 f"k.kernel(np.zeros((1, {width}), np.int8), {n}, {r}, np.zeros({width}, np.int8)); "
+                 f"k.kernel(np.zeros((1, {width}), np.int8), {n}, {r}, {next_id_at}, "
+                 f"np.zeros({width}, np.int8)); "
                  "print(time.perf_counter() - t)")
         warm = float(subprocess.run([sys.executable, "-c", probe], capture_output=True,
                                     text=True, check=True).stdout)
         out = np.zeros(width, dtype=np.int8)
-        seconds, (made, total) = timed(lambda: module.kernel(rows, n, r, out), repeat)
+        seconds, (made, total) = timed(lambda: module.kernel(rows, n, r, next_id_at, out), repeat)
         results["numba (njit, cache=True)"] = (f"{cold:.2f}", f"{warm:.3f}", seconds, made,
                                                 int(total))
         shutil.rmtree(cache, ignore_errors=True)
@@ -149,7 +152,7 @@ def main() -> None:
         module = importlib.import_module("kernel_cython")
         cold = time.perf_counter() - start
         out = np.zeros(width, dtype=np.int8)
-        seconds, (made, total) = timed(lambda: module.kernel(rows, n, r, out), repeat)
+        seconds, (made, total) = timed(lambda: module.kernel(rows, n, r, next_id_at, out), repeat)
         results["Cython (pyximport, -O2)"] = (f"{cold:.2f}", "-", seconds, made, int(total))
         shutil.rmtree(build, ignore_errors=True)
     except ImportError:

@@ -36,6 +36,13 @@ def merge_sorted(visited: np.ndarray, fresh: np.ndarray) -> np.ndarray:
     return merged
 
 
+def _array(values: Iterable[int]) -> np.ndarray:
+    """``values`` as a ``uint64`` array (without a Python loop when it is one already)."""
+    if isinstance(values, np.ndarray):
+        return values.astype(np.uint64, copy=False)
+    return np.fromiter(values, dtype=np.uint64)
+
+
 class SeenLevels:
     """Every fingerprint seen so far, level by level, with each state's parent fingerprint.
 
@@ -77,9 +84,8 @@ class SeenLevels:
         """Record a new level: ``fps`` (unseen fingerprints) and, except for level 1, each
         one's parent fingerprint, in the same order. Raises ``ValueError`` when the lengths
         differ."""
-        keys = np.fromiter(fps, dtype=np.uint64)
-        pfps = (np.zeros(len(keys), dtype=np.uint64) if parents is None
-                else np.fromiter(parents, dtype=np.uint64))
+        keys = _array(fps)
+        pfps = (np.zeros(len(keys), dtype=np.uint64) if parents is None else _array(parents))
         if len(pfps) != len(keys):
             raise ValueError(f"{len(keys)} fingerprints but {len(pfps)} parents")
         order = np.argsort(keys)

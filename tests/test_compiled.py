@@ -122,7 +122,7 @@ def test_xxh3_is_the_fingerprint_hash():
     spec, _ = build_model("kafka", Config(replicas=2))
     core = Core(compiled_model(spec)[0])
     rng = random.Random(7)
-    for length in [*range(0, 2100), *[rng.randrange(2100, 20000) for _ in range(50)]]:
+    for length in [*range(2100), *[rng.randrange(2100, 20000) for _ in range(50)]]:
         data = rng.randbytes(length)
         assert core.lib.hwcheck_xxh3(data, length) == xxhash.xxh3_64_intdigest(data), length
 
@@ -181,3 +181,57 @@ def test_stop_on_first_and_one_property():
         got = native_engine.explore(compiled, spec, chosen, limits, symmetry=True)
         assert _summary(got) == _summary(want)
         assert got.reason == want.reason
+
+
+def _explore_cli(*args):
+    from click.testing import CliRunner
+
+    from checker.cli import cli
+
+    return CliRunner().invoke(cli, ["explore", "--replicas", "2", "--no-progress", *args])
+
+
+def test_no_compiler_falls_back_to_the_reference_in_one_line(tmp_path, monkeypatch):
+    monkeypatch.setenv("HWCHECK_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("CC", "hwcheck-no-such-compiler")
+    result = _explore_cli("--out", str(tmp_path / "out"))
+    assert result.exit_code == 0, result.output
+    notes = [line for line in result.output.splitlines() if line.startswith("Note:")]
+    assert notes == ["Note: the compiled core cannot run here (no C compiler "
+                     "(hwcheck-no-such-compiler not found)); using the reference core."]
+    assert "reference (no C compiler" in result.output and "Traceback" not in result.output
+
+
+def test_a_broken_cache_is_rebuilt_and_the_first_build_says_so(tmp_path):
+    """In fresh processes: the first run builds the core and says so once; a cache entry
+    that is not a library is rebuilt (saying so, as every build does), with no fallback."""
+    import subprocess
+    import sys
+
+    def explore(out: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-c", "from checker.cli import main; main()", "explore",
+             "--replicas", "2", "--no-progress", "--out", str(tmp_path / out)],
+            capture_output=True, text=True, env={**os.environ, "HWCHECK_CACHE": str(tmp_path),
+                                                 "COLUMNS": "120"}, check=False)
+
+    first = explore("a")
+    assert first.returncode == 0 and first.stderr.startswith("compiling the model (once):")
+    (library,) = tmp_path.glob("kafka-*.so")
+    library.write_bytes(b"not a shared library")
+    again = explore("b")
+    assert again.returncode == 0 and "Note:" not in again.stderr, again.stderr
+    assert "│ core                  │ compiled" in again.stdout
+    third = explore("c")
+    assert third.stderr == "" and "compiled" in third.stdout
+
+
+def test_core_reference_and_user_variants_say_why(tmp_path):
+    from pathlib import Path
+
+    result = _explore_cli("--core", "reference", "--out", str(tmp_path / "a"))
+    assert "reference (--core reference)" in result.output
+    rules = Path(__file__).resolve().parents[1] / "examples" / "variant_rules.py"
+    result = _explore_cli("--variant-file", str(rules), "--truncation", "leo-fenced",
+                          "--out", str(tmp_path / "b"))
+    assert "reference (user variant variant_rules.py)" in result.output

@@ -13,7 +13,7 @@ cdef inline int leader_hw(int length, int hw, int me, int isr, const int8_t *rem
     return hw if hw > low else low
 
 
-def kernel(const int8_t[:, ::1] rows, int n, int r, int8_t[::1] out):
+def kernel(const int8_t[:, ::1] rows, int n, int r, int next_id_at, int8_t[::1] out):
     cdef int64_t count = rows.shape[0], i, made = 0
     cdef int width = rows.shape[1], rep = 7 + 2 * r + n, leader, f, lead, x, lx, k
     cdef uint64_t total = 0
@@ -23,11 +23,12 @@ def kernel(const int8_t[:, ::1] rows, int n, int r, int8_t[::1] out):
         s = &rows[i, 0]
         for leader in range(n):
             x = leader * rep
-            if s[x + 2] == 0 or s[x + 3] != leader or s[x] >= r:
+            if s[x + 2] == 0 or s[x + 3] != leader or s[next_id_at] >= r:
                 continue
             memcpy(o, s, width)
-            o[x + 7 + 2 * s[x]] = 0
+            o[x + 7 + 2 * s[x]] = s[next_id_at]
             o[x + 8 + 2 * s[x]] = s[x + 4]
+            o[next_id_at] += 1
             o[x] = s[x] + 1
             o[x + 1] = leader_hw(o[x], s[x + 1], leader, <uint8_t>s[x + 5], s + x + 7 + 2 * r, n)
             for k in range(width):
@@ -39,9 +40,17 @@ def kernel(const int8_t[:, ::1] rows, int n, int r, int8_t[::1] out):
             if s[x + 2] == 0 or lead < 0 or lead == f:
                 continue
             lx = lead * rep
-            if s[lx + 2] == 0 or s[lx + 3] != lead or s[lx + 4] != s[x + 4] or s[x] > s[lx]:
+            if s[lx + 2] == 0 or s[lx + 3] != lead or s[lx + 4] != s[x + 4]:
                 continue
             memcpy(o, s, width)
+            if s[x] > s[lx]:  # OFFSET_OUT_OF_RANGE: truncate to the leader's LEO
+                o[x] = s[lx]
+                if o[x + 1] > s[lx]:
+                    o[x + 1] = s[lx]
+                for k in range(width):
+                    total = total * 31 + <uint8_t>o[k]
+                made += 1
+                continue
             o[lx + 7 + 2 * r + f] = s[x]
             o[lx + 1] = leader_hw(s[lx], s[lx + 1], lead, <uint8_t>s[lx + 5], o + lx + 7 + 2 * r, n)
             memcpy(o + x + 7, s + lx + 7, 2 * s[lx])

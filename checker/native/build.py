@@ -43,12 +43,12 @@ def cache_dir() -> Path:
 
 
 def compiler() -> list[str]:
-    """The C compiler command: ``$CC``, else the one Python was built with, else ``cc``."""
-    cc = os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc"
-    words = shlex.split(cc)
-    if not shutil.which(words[0]):
-        words = ["cc"]
-    return words
+    """The C compiler command: ``$CC`` as given, else the one Python was built with if this
+    machine has it, else ``cc``."""
+    if os.environ.get("CC"):
+        return shlex.split(os.environ["CC"])
+    words = shlex.split(sysconfig.get_config_var("CC") or "cc")
+    return words if shutil.which(words[0]) else ["cc"]
 
 
 _LOADED: dict[str, ctypes.CDLL] = {}
@@ -75,16 +75,20 @@ def load(name: str, sources: Sequence[Path], headers: Sequence[Path] = (),
         return _LOADED[key]
     folder = cache_dir()
     target = folder / f"{key}.so"
-    if not target.exists():
-        seconds = _compile(cc, [*ENGINE_SOURCES, *sources], {p.parent for p in everything},
-                           folder, target)
+    includes = {p.parent for p in everything}
+    cached = target.exists()
+    if not cached:
+        seconds = _compile(cc, [*ENGINE_SOURCES, *sources], includes, folder, target)
         if on_compile is not None:
             on_compile(seconds)
     try:
         lib = ctypes.CDLL(str(target))
     except OSError as exc:
-        raise NativeUnavailable(f"the compiled core at {target} does not load ({exc}); "
-                                f"delete {folder} to rebuild it") from None
+        if not cached:
+            raise NativeUnavailable(f"the compiled core at {target} does not load: "
+                                    f"{exc}") from None
+        target.unlink(missing_ok=True)  # a broken cache entry: build it again, once
+        return load(name, sources, headers, on_compile)
     _declare(lib)
     _LOADED[key] = lib
     return lib
@@ -102,7 +106,7 @@ def _compile(cc: list[str], sources, includes, folder: Path, target: Path) -> fl
                *map(str, sources), "-o", partial]
     start = time.perf_counter()
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=300)
+        done = subprocess.run(command, capture_output=True, text=True, timeout=300, check=False)
     except FileNotFoundError:
         os.unlink(partial)
         raise NativeUnavailable(f"no C compiler ({cc[0]} not found)") from None
