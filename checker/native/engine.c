@@ -47,7 +47,8 @@ typedef struct {
 typedef struct {
     struct Engine *e;
     int64_t start, end;
-    Table table;  /* with threads: this worker's finds; alone: unused */
+    int index;    /* this worker's number; with threads, also the partition it merges */
+    Table *out;   /* with threads: this worker's finds, one table per owning partition */
     int64_t generated[16];
     Broken broken[MAXBITS];
     uint8_t *broken_row;
@@ -58,20 +59,26 @@ typedef struct {
     int failed;
 } Worker;
 
+typedef struct {
+    uint64_t *slots;
+    size_t cap, count;
+} Seen;
+
 typedef struct Engine {
     Model *m;
     int width, max_succ, threads;
     uint32_t inv_mask, trans_mask, guard_mask;
     int symmetry;
     uint16_t rank[NLABELS];
-    /* every state seen so far: hashes, open addressing (0 = empty) */
-    uint64_t *seen;
-    size_t seen_cap, seen_count;
+    /* every state seen so far: row hashes in one open-addressing table per partition (a
+     * hash's partition owns it: part_of), so threads insert without locks */
+    Seen *seen;
     /* the frontier */
     uint8_t *front;
     uint64_t *front_fp;
     size_t front_n, front_cap;
-    /* the level being built, and what the workers gathered for it */
+    /* the level being built, one table per partition, and all of it once finished */
+    Table *part;
     Table next;
     Worker *workers;
     int64_t generated[16];
@@ -98,33 +105,43 @@ static uint64_t row_hash(const uint8_t *p, int len) {
     return h ? h : 1;
 }
 
+/* The partition that owns a row hash (its high bits: the low ones pick table slots). */
+static inline int part_of(const Engine *e, uint64_t h) {
+    return e->threads == 1 ? 0 : (int)((h >> 40) % (uint64_t)e->threads);
+}
+
 static int seen_has(const Engine *e, uint64_t h) {
-    size_t mask = e->seen_cap - 1;
+    const Seen *seen = &e->seen[part_of(e, h)];
+    size_t mask = seen->cap - 1;
     for (size_t i = h & mask;; i = (i + 1) & mask) {
-        if (e->seen[i] == h) return 1;
-        if (!e->seen[i]) return 0;
+        if (seen->slots[i] == h) return 1;
+        if (!seen->slots[i]) return 0;
     }
 }
 
-static void seen_put_raw(uint64_t *table, size_t cap, uint64_t h) {
+static void seen_put_raw(uint64_t *slots, size_t cap, uint64_t h) {
     size_t mask = cap - 1;
     for (size_t i = h & mask;; i = (i + 1) & mask) {
-        if (table[i] == h) return;
-        if (!table[i]) { table[i] = h; return; }
+        if (slots[i] == h) return;
+        if (!slots[i]) { slots[i] = h; return; }
     }
 }
 
+/* Insert into the seen set of h's partition (only its owner thread may call this). */
 static int seen_put(Engine *e, uint64_t h) {
-    if ((e->seen_count + 1) * 10 > e->seen_cap * 7) {
-        size_t cap = e->seen_cap * 2;
-        uint64_t *table = calloc(cap, sizeof(uint64_t));
-        if (!table) return -1;
-        for (size_t i = 0; i < e->seen_cap; i++) if (e->seen[i]) seen_put_raw(table, cap, e->seen[i]);
-        free(e->seen);
-        e->seen = table;
-        e->seen_cap = cap;
+    Seen *seen = &e->seen[part_of(e, h)];
+    if ((seen->count + 1) * 10 > seen->cap * 7) {
+        size_t cap = seen->cap * 2;
+        uint64_t *slots = calloc(cap, sizeof(uint64_t));
+        if (!slots) return -1;
+        for (size_t i = 0; i < seen->cap; i++) if (seen->slots[i]) seen_put_raw(slots, cap, seen->slots[i]);
+        free(seen->slots);
+        seen->slots = slots;
+        seen->cap = cap;
     }
-    if (!seen_has(e, h)) { seen_put_raw(e->seen, e->seen_cap, h); e->seen_count++; }
+    size_t before = seen->count;
+    seen_put_raw(seen->slots, seen->cap, h);
+    seen->count = before + 1;  /* callers only insert states not seen yet */
     return 0;
 }
 
@@ -211,13 +228,18 @@ static int worker_init(Engine *e, Worker *w) {
     w->marshal = malloc(model_max_marshal(e->m));
     if (!w->succ || !w->canon || !w->labels || !w->violated || !w->broken_row || !w->marshal)
         return -1;
-    return e->threads > 1 ? table_grow(&w->table, e->width) : 0;
+    if (e->threads == 1) return 0;
+    w->out = calloc(e->threads, sizeof(Table));
+    if (!w->out) return -1;
+    for (int p = 0; p < e->threads; p++) if (table_grow(&w->out[p], e->width)) return -1;
+    return 0;
 }
 
 static void worker_free(Worker *w) {
     free(w->succ); free(w->canon); free(w->labels); free(w->violated); free(w->broken_row);
     free(w->marshal);
-    table_free(&w->table);
+    if (w->out) for (int p = 0; p < w->e->threads; p++) table_free(&w->out[p]);
+    free(w->out);
 }
 
 static void note_broken(Broken *broken, uint8_t *rows, int width, int bit, uint64_t pfp,
@@ -229,9 +251,9 @@ static void note_broken(Broken *broken, uint8_t *rows, int width, int bit, uint6
     }
 }
 
-/* Expand frontier states [w->start, w->end) into `sink`: the level table when alone, the
- * worker's own table with threads. Reads the seen set, never writes it. */
-static void worker_run(Worker *w, Table *sink) {
+/* Expand frontier states [w->start, w->end): into the level table when alone, into the
+ * worker's own table for the owning partition with threads. Reads the seen set only. */
+static void worker_run(Worker *w) {
     Engine *e = w->e;
     int width = e->width;
     uint32_t guards = e->guard_mask;
@@ -250,15 +272,44 @@ static void worker_run(Worker *w, Table *sink) {
             if (e->symmetry) { model_canonical(e->m, succ, w->canon); key = w->canon; }
             uint64_t h = row_hash(key, width);
             if (seen_has(e, h)) continue;
+            Table *sink = e->threads == 1 ? &e->part[0] : &w->out[part_of(e, h)];
             if (table_offer(e, sink, key, h, (uint32_t)i, label)) { w->failed = 1; break; }
         }
     }
 }
 
 static void *worker_main(void *arg) {
-    Worker *w = arg;
-    worker_run(w, &w->table);
+    worker_run(arg);
     return NULL;
+}
+
+/* Merge every worker's finds for partition w->index into that partition's level table. */
+static void *worker_merge(void *arg) {
+    Worker *w = arg;
+    Engine *e = w->e;
+    Table *into = &e->part[w->index];
+    for (int t = 0; t < e->threads && !w->failed; t++) {
+        Table *from = &e->workers[t].out[w->index];
+        for (size_t k = 0; k < from->n && !w->failed; k++)
+            w->failed = table_offer(e, into, from->rows + k * e->width, from->h[k],
+                                    from->parent[k], from->label[k]);
+        table_clear(from);
+    }
+    return NULL;
+}
+
+/* Run `fn` on every worker, on its own thread (worker 0 on this one). Returns nonzero if a
+ * worker failed. */
+static int run_workers(Engine *e, void *(*fn)(void *)) {
+    pthread_t ids[64];
+    int started = 1, failed = 0;
+    for (; started < e->threads; started++)
+        if (pthread_create(&ids[started], NULL, fn, &e->workers[started])) break;
+    fn(&e->workers[0]);
+    for (int t = 1; t < started; t++) pthread_join(ids[t], NULL);
+    for (int t = started; t < e->threads; t++) fn(&e->workers[t]);  /* could not start */
+    for (int t = 0; t < e->threads; t++) failed |= e->workers[t].failed;
+    return failed;
 }
 
 /* Fold a worker's counts, violations and guards into the level's. */
@@ -290,33 +341,57 @@ Engine *eng_new(const int32_t *params, int nparams, const uint16_t *ranks, uint3
     e->inv_mask = inv_mask; e->trans_mask = trans_mask; e->guard_mask = guard_mask;
     e->symmetry = symmetry;
     memcpy(e->rank, ranks, sizeof(e->rank));
-    e->seen_cap = 1 << 16;
-    e->seen = calloc(e->seen_cap, sizeof(uint64_t));
+    e->seen = calloc(e->threads, sizeof(Seen));
+    e->part = calloc(e->threads, sizeof(Table));
     e->broken_row = calloc(MAXBITS, e->width);
     e->workers = calloc(e->threads, sizeof(Worker));
-    int failed = !e->seen || !e->broken_row || !e->workers || table_grow(&e->next, e->width);
-    for (int t = 0; t < e->threads && !failed; t++) failed = worker_init(e, &e->workers[t]);
+    int failed = !e->seen || !e->part || !e->broken_row || !e->workers
+                 || table_grow(&e->next, e->width);
+    for (int p = 0; p < e->threads && !failed; p++) {
+        e->seen[p].cap = 1 << 14;
+        e->seen[p].slots = calloc(e->seen[p].cap, sizeof(uint64_t));
+        failed = !e->seen[p].slots || table_grow(&e->part[p], e->width)
+                 || worker_init(e, &e->workers[p]);
+        e->workers[p].index = p;
+    }
     if (failed) { eng_free(e); return NULL; }
     return e;
 }
 
 void eng_free(Engine *e) {
     if (!e) return;
+    for (int p = 0; p < e->threads; p++) {
+        if (e->workers && e->workers[p].e) worker_free(&e->workers[p]);
+        if (e->seen) free(e->seen[p].slots);
+        if (e->part) table_free(&e->part[p]);
+    }
     if (e->m) model_free(e->m);
-    if (e->workers) for (int t = 0; t < e->threads; t++) worker_free(&e->workers[t]);
-    free(e->workers);
-    free(e->seen); free(e->front); free(e->front_fp); free(e->broken_row);
+    free(e->workers); free(e->seen); free(e->part);
+    free(e->front); free(e->front_fp); free(e->broken_row);
     table_free(&e->next);
     free(e);
 }
 
 int eng_width(const Engine *e) { return e->width; }
 int eng_max_marshal(const Engine *e) { return model_max_marshal(e->m); }
-size_t eng_seen_bytes(const Engine *e) { return e->seen_cap * sizeof(uint64_t); }
-int64_t eng_next_size(const Engine *e) { return (int64_t)e->next.n; }
+
+/* Bytes held by the seen set's tables. */
+size_t eng_seen_bytes(const Engine *e) {
+    size_t bytes = 0;
+    for (int p = 0; p < e->threads; p++) bytes += e->seen[p].cap * sizeof(uint64_t);
+    return bytes;
+}
+
+/* States found so far in the level being built. */
+int64_t eng_next_size(const Engine *e) {
+    int64_t n = 0;
+    for (int p = 0; p < e->threads; p++) n += (int64_t)e->part[p].n;
+    return n;
+}
 
 static void reset_level(Engine *e) {
-    table_clear(&e->next);
+    for (int p = 0; p < e->threads; p++) table_clear(&e->part[p]);
+    e->next.n = 0;
     memset(e->generated, 0, sizeof(e->generated));
     memset(e->broken, 0, sizeof(e->broken));
 }
@@ -339,8 +414,10 @@ static int set_frontier(Engine *e, const uint8_t *rows, const uint64_t *fps, siz
 
 /* The initial level: `n` canonical rows and their fingerprints. */
 int eng_seed(Engine *e, const uint8_t *rows, const uint64_t *fps, int64_t n) {
-    for (int64_t i = 0; i < n; i++)
-        if (seen_put(e, row_hash(rows + i * e->width, e->width))) return -1;
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t h = row_hash(rows + i * e->width, e->width);
+        if (!seen_has(e, h) && seen_put(e, h)) return -1;
+    }
     reset_level(e);
     return set_frontier(e, rows, fps, (size_t)n);
 }
@@ -350,41 +427,27 @@ void eng_set_masks(Engine *e, uint32_t inv_mask, uint32_t trans_mask, uint32_t g
     e->inv_mask = inv_mask; e->trans_mask = trans_mask; e->guard_mask = guard_mask;
 }
 
-/* Expand frontier states [start, end) into the level being built, on the engine's threads.
+/* Expand frontier states [start, end) into the level being built. With threads: each
+ * expands a slice into tables per owning partition, then each merges one partition's.
  * 0, or -1 out of memory. */
 int eng_expand(Engine *e, int64_t start, int64_t end) {
-    int threads = e->threads;
-    if (end - start < 64 * threads) threads = 1;
-    if (threads == 1) {
+    int failed = 0;
+    if (e->threads == 1) {
         Worker *w = &e->workers[0];
         w->start = start; w->end = end; w->failed = 0;
-        worker_run(w, &e->next);
-        worker_fold(e, w);
-        return w->failed ? -1 : 0;
+        worker_run(w);
+        failed = w->failed;
+    } else {
+        int64_t step = (end - start + e->threads - 1) / e->threads;
+        for (int t = 0; t < e->threads; t++) {
+            Worker *w = &e->workers[t];
+            w->start = start + t * step < end ? start + t * step : end;
+            w->end = w->start + step < end ? w->start + step : end;
+            w->failed = 0;
+        }
+        failed = run_workers(e, worker_main) || run_workers(e, worker_merge);
     }
-    pthread_t ids[64];
-    int64_t step = (end - start + threads - 1) / threads;
-    for (int t = 0; t < threads; t++) {
-        Worker *w = &e->workers[t];
-        w->start = start + t * step;
-        w->end = w->start + step < end ? w->start + step : end;
-        w->failed = 0;
-        table_clear(&w->table);
-    }
-    int started = 0, failed = 0;
-    for (int t = 1; t < threads; t++, started++)
-        if (pthread_create(&ids[t], NULL, worker_main, &e->workers[t])) break;
-    worker_main(&e->workers[0]);
-    for (int t = 1; t <= started; t++) pthread_join(ids[t], NULL);
-    for (int t = started + 1; t < threads; t++) worker_main(&e->workers[t]);  /* not started */
-    for (int t = 0; t < threads; t++) {
-        Worker *w = &e->workers[t];
-        failed |= w->failed;
-        for (size_t k = 0; k < w->table.n && !failed; k++)
-            failed = table_offer(e, &e->next, w->table.rows + k * e->width, w->table.h[k],
-                                 w->table.parent[k], w->table.label[k]);
-        worker_fold(e, w);
-    }
+    for (int t = 0; t < e->threads; t++) worker_fold(e, &e->workers[t]);
     return failed ? -1 : 0;
 }
 
@@ -405,42 +468,43 @@ int eng_probe(Engine *e) {
     return 0;
 }
 
-/* Check the invariants of new states [w->start, w->end) and compute their fingerprints:
- * xxh3 of the reference state's marshal encoding (checker.fingerprint.fingerprint). */
+/* For partition w->index's new states: check the invariants, compute the fingerprints
+ * (xxh3 of the reference state's marshal encoding: checker.fingerprint.fingerprint) and
+ * insert them in the partition's seen set. */
 static void *worker_finish(void *arg) {
     Worker *w = arg;
     Engine *e = w->e;
-    Table *t = &e->next;
-    for (int64_t k = w->start; k < w->end; k++) {
+    Table *t = &e->part[w->index];
+    for (size_t k = 0; k < t->n; k++) {
         const uint8_t *row = t->rows + k * e->width;
         t->bad[k] = e->inv_mask ? model_invariants(e->m, row, e->inv_mask) : 0;
         t->fp[k] = xxh3_64(w->marshal, model_marshal(e->m, row, w->marshal));
+        if (seen_put(e, t->h[k])) { w->failed = 1; break; }
     }
     return NULL;
 }
 
 /* End the level: the new states join the seen set, their invariants are checked and their
- * fingerprints computed (eng_next_bad, eng_next_fps). Returns how many new states there
- * are, or -1 out of memory. */
+ * fingerprints computed; the partitions' tables are gathered into one (eng_next_*).
+ * Returns how many new states there are, or -1 out of memory. */
 int64_t eng_finish(Engine *e) {
-    Table *t = &e->next;
-    int threads = t->n < 256 ? 1 : e->threads;
-    int64_t step = ((int64_t)t->n + threads - 1) / threads;
-    pthread_t ids[64];
-    int started = 0;
-    for (int i = 0; i < threads; i++) {
-        Worker *w = &e->workers[i];
-        w->start = i * step;
-        w->end = w->start + step < (int64_t)t->n ? w->start + step : (int64_t)t->n;
+    for (int t = 0; t < e->threads; t++) e->workers[t].failed = 0;
+    if (run_workers(e, worker_finish)) return -1;
+    Table *all = &e->next;
+    size_t total = (size_t)eng_next_size(e);
+    while (all->cap < total) if (table_grow(all, e->width)) return -1;
+    all->n = 0;
+    for (int p = 0; p < e->threads; p++) {
+        Table *t = &e->part[p];
+        memcpy(all->rows + all->n * e->width, t->rows, t->n * e->width);
+        memcpy(all->h + all->n, t->h, t->n * sizeof(uint64_t));
+        memcpy(all->parent + all->n, t->parent, t->n * sizeof(uint32_t));
+        memcpy(all->label + all->n, t->label, t->n * sizeof(uint16_t));
+        memcpy(all->bad + all->n, t->bad, t->n * sizeof(uint32_t));
+        memcpy(all->fp + all->n, t->fp, t->n * sizeof(uint64_t));
+        all->n += t->n;
     }
-    for (int i = 1; i < threads; i++, started++)
-        if (pthread_create(&ids[i], NULL, worker_finish, &e->workers[i])) break;
-    worker_finish(&e->workers[0]);
-    for (int i = 1; i <= started; i++) pthread_join(ids[i], NULL);
-    for (int i = started + 1; i < threads; i++) worker_finish(&e->workers[i]);
-    for (size_t k = 0; k < t->n; k++)
-        if (seen_put(e, t->h[k])) return -1;
-    return (int64_t)t->n;
+    return (int64_t)total;
 }
 
 /* The marshal encodings of new states [start, end) into buf, each one's end in ends. */
