@@ -1,7 +1,7 @@
 """The partitioned engine's driver loop: the local engine's level-synchronous BFS with the
 frontier, the new states and the seen set split into P fingerprint partitions (``fp % P``).
 
-Per level, ``checker.spark.level``'s two functions (``expand``, then ``dedup``) do the work;
+Per level, ``checker.level``'s two functions (``expand``, then ``dedup``) do the work;
 an *executor* runs them: in this process, on a pool of local processes (``checker.pool``,
 ``--workers N``) or as one Spark job (``checker.spark.engine``). The driver keeps only counts;
 the first violating level and the local engine's tie-breaks give the same shortest
@@ -16,11 +16,11 @@ from typing import Any
 
 import numpy as np
 
+from checker import store
 from checker.bfs import DEPTH_REACHED, LimitReached, Limits, Search, SpecFailed
 from checker.fingerprint import encode
+from checker.level import LevelJob, Tally, run_in_driver
 from checker.result import Step, Violation
-from checker.spark import store
-from checker.spark.level import LevelJob, Tally, run_in_driver
 from checker.trace import concrete_walk
 
 

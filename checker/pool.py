@@ -2,7 +2,7 @@
 level's ``expand`` and ``dedup`` tasks run by a pool of worker processes, no JVM.
 
 One algorithm, two executors: the tasks are the Spark engine's level functions
-(``checker.spark.level``), the shuffle is the level files (each expand task writes one bucket
+(``checker.level``), the shuffle is the level files (each expand task writes one bucket
 file per owner partition, each dedup task reads its own). So ``--workers N`` gives exactly the
 answers of ``--workers 1`` and of ``--engine spark``: counts, depth, coverage, verdicts and
 shortest counterexamples. Levels with fewer than ``min_frontier`` states run in this process,
@@ -19,12 +19,12 @@ from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
+from checker import store
 from checker.bfs import Limits, Progress, run_search
+from checker.level import LevelJob, Tally, dedup_from_files, expand_to_files, run_in_driver
 from checker.limits import interrupted
 from checker.partitioned import PartitionedSearch
 from checker.result import CheckResult
-from checker.spark import store
-from checker.spark.level import LevelJob, Tally, dedup_from_files, expand_to_files, run_in_driver
 
 MIN_FRONTIER = 2_000
 """Levels with a smaller frontier run in the driver process (states)."""

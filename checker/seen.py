@@ -7,7 +7,7 @@ fingerprint and parent fingerprint in its level's table. Labels are not stored: 
 rebuilt from the chain of fingerprints by re-running the spec (``checker.trace.concrete_walk``
 takes, at each step, the smallest label text that lands in the next fingerprint, which is
 the label the search recorded, because its tie-break keeps the smallest label text too).
-The partitioned engines keep the same two arrays in files (``checker.spark.store``).
+The partitioned engines keep the same two arrays in files (``checker.store``).
 """
 
 from __future__ import annotations

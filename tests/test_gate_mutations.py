@@ -16,8 +16,8 @@ from xml.etree import ElementTree
 import pytest
 from click.testing import CliRunner
 
+from checker import level
 from checker.cli import cli
-from checker.spark import level
 from spec.kafka import membership, model, variants
 from spec.kafka.state import ALIVE, C_EPOCH, CONTROLLER, REPLICAS
 from tests.test_gate_compare import ROOT

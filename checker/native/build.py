@@ -136,7 +136,6 @@ def _declare(lib: ctypes.CDLL) -> None:
         "eng_expand": (i32, [p, i64, i64]),
         "eng_probe": (i32, [p]),
         "eng_finish": (i64, [p]),
-        "eng_marshal": (None, [p, i64, i64, p, p]),
         "eng_advance": (i32, [p, p]),
         "eng_next_size": (i64, [p]),
         "eng_next_parents": (p, [p]),

@@ -64,6 +64,14 @@ typedef struct {
     size_t cap, count;
 } Seen;
 
+typedef struct {
+    uint32_t *parent;
+    uint16_t *label;
+    uint32_t *bad;
+    uint64_t *fp;
+    size_t n, cap;
+} Level;
+
 typedef struct Engine {
     Model *m;
     int width, max_succ, threads;
@@ -77,9 +85,10 @@ typedef struct Engine {
     uint8_t *front;
     uint64_t *front_fp;
     size_t front_n, front_cap;
-    /* the level being built, one table per partition, and all of it once finished */
+    /* the level being built, one table per partition, and once finished what Python reads
+     * of all of it (parents, labels, invariant verdicts, fingerprints) */
     Table *part;
-    Table next;
+    Level next;
     Worker *workers;
     int64_t generated[16];
     Broken broken[MAXBITS];
@@ -345,8 +354,7 @@ Engine *eng_new(const int32_t *params, int nparams, const uint16_t *ranks, uint3
     e->part = calloc(e->threads, sizeof(Table));
     e->broken_row = calloc(MAXBITS, e->width);
     e->workers = calloc(e->threads, sizeof(Worker));
-    int failed = !e->seen || !e->part || !e->broken_row || !e->workers
-                 || table_grow(&e->next, e->width);
+    int failed = !e->seen || !e->part || !e->broken_row || !e->workers;
     for (int p = 0; p < e->threads && !failed; p++) {
         e->seen[p].cap = 1 << 14;
         e->seen[p].slots = calloc(e->seen[p].cap, sizeof(uint64_t));
@@ -368,7 +376,7 @@ void eng_free(Engine *e) {
     if (e->m) model_free(e->m);
     free(e->workers); free(e->seen); free(e->part);
     free(e->front); free(e->front_fp); free(e->broken_row);
-    table_free(&e->next);
+    free(e->next.parent); free(e->next.label); free(e->next.bad); free(e->next.fp);
     free(e);
 }
 
@@ -485,19 +493,23 @@ static void *worker_finish(void *arg) {
 }
 
 /* End the level: the new states join the seen set, their invariants are checked and their
- * fingerprints computed; the partitions' tables are gathered into one (eng_next_*).
+ * fingerprints computed; the partitions' parents, labels, verdicts and fingerprints are
+ * gathered into one table (eng_next_*; the rows stay in the partitions until eng_advance).
  * Returns how many new states there are, or -1 out of memory. */
 int64_t eng_finish(Engine *e) {
     for (int t = 0; t < e->threads; t++) e->workers[t].failed = 0;
     if (run_workers(e, worker_finish)) return -1;
-    Table *all = &e->next;
+    Level *all = &e->next;
     size_t total = (size_t)eng_next_size(e);
-    while (all->cap < total) if (table_grow(all, e->width)) return -1;
+    if (total > all->cap) {
+#define GROW(field, type) { type *p = realloc(all->field, total * sizeof(type)); if (!p) return -1; all->field = p; }
+        GROW(parent, uint32_t) GROW(label, uint16_t) GROW(bad, uint32_t) GROW(fp, uint64_t)
+#undef GROW
+        all->cap = total;
+    }
     all->n = 0;
     for (int p = 0; p < e->threads; p++) {
         Table *t = &e->part[p];
-        memcpy(all->rows + all->n * e->width, t->rows, t->n * e->width);
-        memcpy(all->h + all->n, t->h, t->n * sizeof(uint64_t));
         memcpy(all->parent + all->n, t->parent, t->n * sizeof(uint32_t));
         memcpy(all->label + all->n, t->label, t->n * sizeof(uint16_t));
         memcpy(all->bad + all->n, t->bad, t->n * sizeof(uint32_t));
@@ -507,18 +519,24 @@ int64_t eng_finish(Engine *e) {
     return (int64_t)total;
 }
 
-/* The marshal encodings of new states [start, end) into buf, each one's end in ends. */
-void eng_marshal(const Engine *e, int64_t start, int64_t end, uint8_t *buf, int64_t *ends) {
-    int64_t at = 0;
-    for (int64_t k = start; k < end; k++) {
-        at += model_marshal(e->m, e->next.rows + k * e->width, buf + at);
-        ends[k - start] = at;
-    }
-}
-
-/* The new states become the frontier, with fingerprints `fps`. */
+/* The new states become the frontier, with fingerprints `fps` (eng_next_fps's order). */
 int eng_advance(Engine *e, const uint64_t *fps) {
-    if (set_frontier(e, e->next.rows, fps, e->next.n)) return -1;
+    size_t n = e->next.n;
+    if (n > e->front_cap) {
+        free(e->front);
+        free(e->front_fp);
+        e->front = malloc(n * e->width);
+        e->front_fp = malloc(n * sizeof(uint64_t));
+        e->front_cap = e->front && e->front_fp ? n : 0;
+        if (!e->front_cap) return -1;
+    }
+    size_t at = 0;
+    for (int p = 0; p < e->threads; p++) {
+        memcpy(e->front + at * e->width, e->part[p].rows, e->part[p].n * e->width);
+        at += e->part[p].n;
+    }
+    memcpy(e->front_fp, fps, n * sizeof(uint64_t));
+    e->front_n = n;
     reset_level(e);
     return 0;
 }

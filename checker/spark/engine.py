@@ -1,7 +1,7 @@
 """The Spark engine: the local engine's level-synchronous BFS with the frontier, the new
 states and the seen set split into P fingerprint partitions (design.md, "Spark").
 
-Per level, ``checker.spark.level`` expands and de-duplicates; a level whose frontier is below
+Per level, ``checker.level`` expands and de-duplicates; a level whose frontier is below
 ``SparkOptions.min_frontier`` runs those functions in the driver, a larger one as one Spark
 job. The driver keeps only counts: the first violating level and the tie-breaks of the local
 engine give the same shortest counterexamples, rebuilt from the per-level parent files by
@@ -17,11 +17,12 @@ import tempfile
 from collections.abc import Callable
 from typing import Any
 
+from checker import store
 from checker.bfs import Limits, Progress, run_search
+from checker.level import LevelJob, Tally, run_in_driver
 from checker.partitioned import PartitionedSearch
 from checker.result import CheckResult
-from checker.spark import session, store
-from checker.spark.level import LevelJob, Tally, run_in_driver
+from checker.spark import session
 from checker.spark.session import SparkOptions, SparkUnavailable
 
 __all__ = ["SparkOptions", "SparkUnavailable", "explore"]

@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from checker.spark import level, lifecycle
+from checker import level
+from checker.spark import lifecycle
 from checker.spark.java import JavaNotFound, find_java
 
 LOG4J2 = """rootLogger.level = error

@@ -23,10 +23,10 @@ from typing import Any
 
 import numpy as np
 
+from checker import store
 from checker.fingerprint import MARSHAL_VERSION, encode, fingerprint, fingerprint_bytes
 from checker.properties import transition_checker
 from checker.seen import in_sorted, merge_sorted
-from checker.spark import store
 from checker.symmetry import for_spec
 
 _loads = marshal.loads
