@@ -197,8 +197,8 @@ def test_no_compiler_falls_back_to_the_reference_in_one_line(tmp_path, monkeypat
     result = _explore_cli("--out", str(tmp_path / "out"))
     assert result.exit_code == 0, result.output
     notes = [line for line in result.output.splitlines() if line.startswith("Note:")]
-    assert notes == ["Note: the compiled core cannot run here (no C compiler "
-                     "(hwcheck-no-such-compiler not found)); using the reference core."]
+    assert notes == [("Note: the compiled core cannot run here (no C compiler "
+                      "(hwcheck-no-such-compiler not found)); using the reference core.")]
     assert "reference (no C compiler" in result.output and "Traceback" not in result.output
 
 
