@@ -1,7 +1,7 @@
 """The local (reference) engine: level-synchronous breadth-first search over fingerprints.
 
 - The seen set and parent pointers are sorted ``uint64`` arrays, level by level
-  (``checker.seen``: 24 bytes a state); only the current frontier keeps full states. Within a
+  (``checker.seen``: 20 bytes a state); only the current frontier keeps full states. Within a
   level, successors are deduplicated in a dict, after a cheap look at the last two levels'
   fingerprints; the rest of the seen set is consulted once per level, in one batch.
 - Invariants are checked when a state is first seen; transition properties and "sometimes"

@@ -2,12 +2,13 @@
 
 A Python dict ``fingerprint -> (parent, label)`` costs about 200 bytes per state (two int
 objects, a tuple and the dict's slots); at ten million states that is 2 GiB before the
-frontier. Here every state costs 24 bytes: its fingerprint in the merged seen array, and its
-fingerprint and parent fingerprint in its level's table. Labels are not stored: a trace is
-rebuilt from the chain of fingerprints by re-running the spec (``checker.trace.concrete_walk``
+frontier. Here every state costs 20 bytes: its fingerprint in the merged seen array, and its
+fingerprint and its parent's position in the previous level in its level's table. Labels are
+not stored: a trace is rebuilt from the chain of fingerprints by re-running the spec (``checker.trace.concrete_walk``
 takes, at each step, the smallest label text that lands in the next fingerprint, which is
 the label the search recorded, because its tie-break keeps the smallest label text too).
-The partitioned engines keep the same two arrays in files (``checker.store``).
+The partitioned engines keep fingerprints and parent fingerprints in files (``checker.store``);
+the compiled core keeps only the level tables here (its seen set is in C).
 """
 
 from __future__ import annotations
@@ -44,10 +45,11 @@ def _array(values: Iterable[int]) -> np.ndarray:
 
 
 class SeenLevels:
-    """Every fingerprint seen so far, level by level, with each state's parent fingerprint.
+    """Every fingerprint seen so far, level by level, with each state's parent.
 
     Level 1 holds the initial states (no parent); level ``k`` the states first seen ``k - 1``
-    steps from an initial state.
+    steps from an initial state. A level is its sorted fingerprints (8 bytes a state) and,
+    for each, its parent's position in the previous level's (a ``uint32``, 4 bytes).
     """
 
     def __init__(self, visited: bool = True) -> None:
@@ -71,7 +73,7 @@ class SeenLevels:
 
     @property
     def nbytes(self) -> int:
-        """Bytes held by the arrays (8 per state in the seen array, if kept, and 16 in the
+        """Bytes held by the arrays (8 per state in the seen array, if kept, and 12 in the
         level tables)."""
         return self._visited.nbytes + sum(f.nbytes + p.nbytes for f, p in self._levels)
 
@@ -83,26 +85,35 @@ class SeenLevels:
     def add_level(self, fps: Iterable[int], parents: Iterable[int] | None = None) -> None:
         """Record a new level: ``fps`` (unseen fingerprints) and, except for level 1, each
         one's parent fingerprint, in the same order. Raises ``ValueError`` when the lengths
-        differ."""
+        differ or a parent is not a state of the previous level."""
         keys = _array(fps)
         pfps = (np.zeros(len(keys), dtype=np.uint64) if parents is None else _array(parents))
         if len(pfps) != len(keys):
             raise ValueError(f"{len(keys)} fingerprints but {len(pfps)} parents")
         order = np.argsort(keys)
-        keys, pfps = keys[order], pfps[order]
-        self._levels.append((keys, pfps))
+        keys = keys[order]
+        at = np.zeros(len(keys), dtype=np.uint32)
+        if parents is not None and len(keys):
+            previous = self._levels[-1][0] if self._levels else _EMPTY
+            found = in_sorted(previous, pfps)
+            if not found.all():
+                raise ValueError(f"parent {int(pfps[~found][0]):016x} is not a state of the "
+                                 "previous level")
+            at = np.searchsorted(previous, pfps[order]).astype(np.uint32)
+        self._levels.append((keys, at))
         if self._keep_visited:
             self._visited = merge_sorted(self._visited, keys)
 
     def chain(self, fp: int, level: int) -> list[int]:
         """The fingerprints from an initial state to ``fp``, a state of ``level`` (1-based),
         initial first. Raises ``KeyError`` when ``fp`` is not a state of that level."""
+        keys = self._levels[level - 1][0]
+        at = int(np.searchsorted(keys, np.uint64(fp)))
+        if at >= len(keys) or int(keys[at]) != fp:
+            raise KeyError(f"{fp:016x} is not a state of level {level}")
         chain = [fp]
         for k in range(level, 1, -1):
-            keys, pfps = self._levels[k - 1]
-            at = int(np.searchsorted(keys, np.uint64(chain[-1])))
-            if at >= len(keys) or int(keys[at]) != chain[-1]:
-                raise KeyError(f"{chain[-1]:016x} is not a state of level {k}")
-            chain.append(int(pfps[at]))
+            at = int(self._levels[k - 1][1][at])
+            chain.append(int(self._levels[k - 2][0][at]))
         chain.reverse()
         return chain

@@ -1,5 +1,5 @@
 """The local engine's seen set and parent pointers (``checker.seen``): exact membership,
-parent chains, 24 bytes a state. (That traces rebuilt from fingerprint chains are the ones
+parent chains, 20 bytes a state. (That traces rebuilt from fingerprint chains are the ones
 the search found: tests/test_gallery.py regenerates every gallery trace byte for byte.)"""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ def test_unseen_and_contains_are_exact():
     assert 4 not in seen and 0 not in seen
     assert seen.unseen([1, 3, 4, 5, 2**64 - 2]) == {1, 4, 2**64 - 2}
     assert seen.unseen([]) == set()
-    assert seen.nbytes == 8 * 4 + 16 * 4
+    assert seen.nbytes == 8 * 4 + 12 * 4
 
 
 def test_chain_walks_parents_back_to_the_initial_state():
@@ -36,17 +36,21 @@ def test_chain_walks_parents_back_to_the_initial_state():
         seen.chain(40, 2)
 
 
-def test_lengths_must_agree():
+def test_lengths_must_agree_and_parents_be_in_the_previous_level():
     with pytest.raises(ValueError, match="2 fingerprints but 1 parents"):
         SeenLevels().add_level([1, 2], parents=[0])
+    seen = SeenLevels()
+    seen.add_level([10, 20])
+    with pytest.raises(ValueError, match="000000000000000b is not a state of the previous"):
+        seen.add_level([30], parents=[11])
 
 
-def test_the_search_keeps_24_bytes_per_state():
-    """Seen array (8 bytes) and level table (16 bytes) per distinct state, nothing else."""
+def test_the_search_keeps_20_bytes_per_state():
+    """Seen array (8 bytes) and level table (12 bytes) per distinct state, nothing else."""
     spec = kafka(replicas=2)
     run = Search(spec, [], NO_LIMITS, None)
     run.search()
     assert len(run.seen) == run.stats.distinct == 4_230
-    assert run.seen.nbytes == 24 * run.stats.distinct
+    assert run.seen.nbytes == 20 * run.stats.distinct
     assert run.seen.depth == run.stats.depth
 

@@ -36,8 +36,6 @@ typedef struct {
     uint64_t *h;
     uint32_t *parent;
     uint16_t *label;
-    uint32_t *bad;
-    uint64_t *fp;     /* fingerprints, once eng_finish computed them */
     size_t n, cap;
     uint32_t *index;  /* entry + 1 per slot (0: empty) */
     size_t index_cap;
@@ -175,8 +173,7 @@ static int table_grow(Table *t, int width) {
     if (!rows) return -1;
     t->rows = rows;
 #define GROW(field, type) { type *p = realloc(t->field, cap * sizeof(type)); if (!p) return -1; t->field = p; }
-    GROW(h, uint64_t) GROW(parent, uint32_t) GROW(label, uint16_t) GROW(bad, uint32_t)
-    GROW(fp, uint64_t)
+    GROW(h, uint64_t) GROW(parent, uint32_t) GROW(label, uint16_t)
 #undef GROW
     t->cap = cap;
     return table_reindex(t, cap * 2);
@@ -188,8 +185,7 @@ static void table_clear(Table *t) {
 }
 
 static void table_free(Table *t) {
-    free(t->rows); free(t->h); free(t->parent); free(t->label); free(t->bad); free(t->fp);
-    free(t->index);
+    free(t->rows); free(t->h); free(t->parent); free(t->label); free(t->index);
 }
 
 static int better(uint64_t pfp, uint16_t rank, uint64_t old_pfp, uint16_t old_rank) {
@@ -476,29 +472,32 @@ int eng_probe(Engine *e) {
     return 0;
 }
 
-/* For partition w->index's new states: check the invariants, compute the fingerprints
- * (xxh3 of the reference state's marshal encoding: checker.fingerprint.fingerprint) and
- * insert them in the partition's seen set. */
+/* For partition w->index's new states, written to the gathered level from w->start on:
+ * parent and label, the invariants' verdicts and the fingerprint (xxh3 of the reference
+ * state's marshal encoding: checker.fingerprint.fingerprint); and into the partition's seen
+ * set. */
 static void *worker_finish(void *arg) {
     Worker *w = arg;
     Engine *e = w->e;
     Table *t = &e->part[w->index];
+    Level *all = &e->next;
     for (size_t k = 0; k < t->n; k++) {
         const uint8_t *row = t->rows + k * e->width;
-        t->bad[k] = e->inv_mask ? model_invariants(e->m, row, e->inv_mask) : 0;
-        t->fp[k] = xxh3_64(w->marshal, model_marshal(e->m, row, w->marshal));
+        size_t at = (size_t)w->start + k;
+        all->parent[at] = t->parent[k];
+        all->label[at] = t->label[k];
+        all->bad[at] = e->inv_mask ? model_invariants(e->m, row, e->inv_mask) : 0;
+        all->fp[at] = xxh3_64(w->marshal, model_marshal(e->m, row, w->marshal));
         if (seen_put(e, t->h[k])) { w->failed = 1; break; }
     }
     return NULL;
 }
 
 /* End the level: the new states join the seen set, their invariants are checked and their
- * fingerprints computed; the partitions' parents, labels, verdicts and fingerprints are
- * gathered into one table (eng_next_*; the rows stay in the partitions until eng_advance).
- * Returns how many new states there are, or -1 out of memory. */
+ * fingerprints computed, gathered partition after partition (eng_next_*; the rows stay in
+ * the partitions until eng_advance). Returns how many new states there are, or -1 out of
+ * memory. */
 int64_t eng_finish(Engine *e) {
-    for (int t = 0; t < e->threads; t++) e->workers[t].failed = 0;
-    if (run_workers(e, worker_finish)) return -1;
     Level *all = &e->next;
     size_t total = (size_t)eng_next_size(e);
     if (total > all->cap) {
@@ -507,16 +506,14 @@ int64_t eng_finish(Engine *e) {
 #undef GROW
         all->cap = total;
     }
-    all->n = 0;
-    for (int p = 0; p < e->threads; p++) {
-        Table *t = &e->part[p];
-        memcpy(all->parent + all->n, t->parent, t->n * sizeof(uint32_t));
-        memcpy(all->label + all->n, t->label, t->n * sizeof(uint16_t));
-        memcpy(all->bad + all->n, t->bad, t->n * sizeof(uint32_t));
-        memcpy(all->fp + all->n, t->fp, t->n * sizeof(uint64_t));
-        all->n += t->n;
+    size_t at = 0;
+    for (int t = 0; t < e->threads; t++) {
+        e->workers[t].failed = 0;
+        e->workers[t].start = (int64_t)at;
+        at += e->part[t].n;
     }
-    return (int64_t)total;
+    all->n = total;
+    return run_workers(e, worker_finish) ? -1 : (int64_t)total;
 }
 
 /* The new states become the frontier, with fingerprints `fps` (eng_next_fps's order). */
