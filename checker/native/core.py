@@ -17,7 +17,7 @@ import numpy as np
 
 from checker.native.build import NativeUnavailable, load
 
-NLABELS = 4096
+NLABELS = 65536
 ALL = 0xFFFFFFFF
 
 

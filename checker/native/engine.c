@@ -18,7 +18,7 @@
 #include "model.h"
 #include "xxh3.h"
 
-#define NLABELS 4096
+#define NLABELS 65536
 #define MAXBITS 32
 
 typedef struct {

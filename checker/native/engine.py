@@ -111,7 +111,7 @@ class CompiledSearch(Search):
                 actions.setdefault(names[index], [0, 0])[0] += count
                 self.stats.generated += count
         if new:
-            firsts = np.bincount(labels >> 8, minlength=16)
+            firsts = np.bincount(labels >> 12, minlength=16)
             for index, count in enumerate(firsts.tolist()):
                 if count:
                     actions[names[index]][1] += count

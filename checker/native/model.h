@@ -2,7 +2,7 @@
  *
  * A model state is a *row*: model_width() bytes, a canonical fixed-width encoding (equal
  * states have equal rows, so rows can be hashed and compared bytewise). A label is a 16-bit
- * code (action << 8 | first argument << 4 | second argument); the Python side of the model
+ * code (action << 12 | its arguments, four bits each, from bit 8 down); the Python side of the model
  * turns codes back into checker.model.Label values and gives the engine each label's rank in
  * the order of label texts (the engines' tie-break).
  *
@@ -27,7 +27,7 @@ int model_width(const Model *m);
 int model_max_successors(const Model *m);
 /* The largest marshal encoding of a state, in bytes. */
 int model_max_marshal(const Model *m);
-/* The action index of a label code (0..15), for coverage statistics. */
+/* The action index of a label code (its top four bits, 0..15), for coverage statistics. */
 int model_action_of(uint16_t label);
 
 /* Every successor of `row`: writes rows to `out` and label codes to `labels`; for each

@@ -17,6 +17,7 @@ from checker.properties import SOMETIMES, Property
 from spec.kafka import Config, KafkaSpec
 from spec.kafka import native as kafka_native
 from spec.tla import TlaConfig, TlaSpec
+from spec.tla import native as tla_native
 from spec.tla.typeok import type_ok_property
 
 MODEL_OPTIONS = {
@@ -60,8 +61,11 @@ def build_model(model: str, config: Any) -> tuple[Any, list[Property]]:
 def compiled_model(spec: Any) -> tuple[Any, str]:
     """``(compiled model, "")`` when ``spec`` has a compiled core (``checker.native``), else
     ``(None, why not)`` in a few words."""
+    if getattr(spec, "name", "") == "tla":
+        why = tla_native.unsupported(spec)
+        return (None, why) if why else (tla_native.codec(spec), "")
     if getattr(spec, "name", "") != "kafka":
-        return None, f"the {getattr(spec, 'name', '?')} model has no compiled core yet"
+        return None, f"the {getattr(spec, 'name', '?')} model has no compiled core"
     why = kafka_native.unsupported(spec)
     if why is not None:
         variant_file = getattr(spec.config, "variant_file", None)

@@ -28,7 +28,7 @@ HEADERS = (HERE / "kafka.h",)
 ACTION_NAMES = ("Produce", "Fetch", "ShrinkIsr", "ExpandIsr", "ControllerShrinkIsr", "Elect",
                 "UncleanElect", "Crash", "Restart", "BecomeLeader", "BecomeFollower",
                 "UncleanRecovery", "Flush", "UncleanShutdown")
-"""Action index (the label code's high byte) to action name (``kafka.h``)."""
+"""Action index (the label code's top four bits) to action name (``kafka.h``)."""
 
 PROPERTY_BITS = {
     "HwLeLeo": 0, "LeaderInIsr": 1, "NoCommittedLoss": 2, "NoAckedLoss": 3,
@@ -189,7 +189,7 @@ def codec(spec: Any) -> Codec | None:
     table: dict[int, Label] = {}
 
     def put(action: int, a: int, b: int, label: Label) -> None:
-        table[(action << 8) | (a << 4) | b] = label
+        table[(action << 12) | (a << 8) | (b << 4)] = label
 
     for r in range(n):
         for index, one in ((0, labels.produce), (4, labels.controller_shrink), (5, labels.elect),

@@ -19,7 +19,7 @@ enum {
     A_RESTART, A_BECOME_LEADER, A_BECOME_FOLLOWER, A_UNCLEAN_RECOVERY, A_FLUSH,
     A_UNCLEAN_SHUTDOWN
 };
-#define LABEL(action, a, b) ((uint16_t)(((action) << 8) | ((a) << 4) | (b)))
+#define LABEL(action, a, b) ((uint16_t)(((action) << 12) | ((a) << 8) | ((b) << 4)))
 
 /* Property bits (spec/kafka/native/__init__.py: PROPERTY_BITS). */
 enum {

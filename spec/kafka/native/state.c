@@ -34,7 +34,7 @@ Model *model_new(const int32_t *p, int np) {
 void model_free(Model *m) { free(m); }
 int model_width(const Model *m) { return m->width; }
 int model_max_successors(const Model *m) { return 16 * m->n + 2 * m->n * (m->E + 2); }
-int model_action_of(uint16_t label) { return label >> 8; }
+int model_action_of(uint16_t label) { return label >> 12; }
 
 int model_max_marshal(const Model *m) {
     int n = m->n, R = m->R, E = m->E;

@@ -1,0 +1,249 @@
+/* The TLA+ port's state in the compiled core: bounds, the row, the reference state's marshal
+ * encoding and the canonical form (spec.tla.symmetry + checker.symmetry). */
+#include <stdlib.h>
+
+#include "tla.h"
+
+/* params: replicas, log_size, max_records, max_epoch, variant (TLA_VARIANTS index). */
+Model *model_new(const int32_t *p, int np) {
+    if (np != 5) return NULL;
+    Model *m = calloc(1, sizeof(Model));
+    if (!m) return NULL;
+    m->n = p[0]; m->L = p[1]; m->R = p[2]; m->E = p[3]; m->variant = p[4];
+    if (m->n < 1 || m->n > 5 || m->L < 0 || m->L > MAXL || m->R < 0 || m->R > 100
+        || m->E < 0 || m->E > MAXE - 2 || m->variant < 0 || m->variant > V_KIP320_KIP279) {
+        free(m);
+        return NULL;
+    }
+    m->actions = tla_next(m, m->variant, m->next);
+    m->election = 0;
+    m->width = m->n * (5 + 2 * m->L) + 3 + 2 * (m->E + 1) + 3;
+    return m;
+}
+
+void model_free(Model *m) { free(m); }
+int model_width(const Model *m) { return m->width; }
+/* At most: elections, controller shrinks, writes, HW increments, fetches and truncations n
+ * each; ISR changes n * n each; BecomeLeader one per request; becoming follower one per
+ * (replica, request), as a request names one leader. */
+#define MAX_SUCC(n, e) (2 * (n) * (n) + 6 * (n) + ((n) + 1) * ((e) + 1) + 8)
+int model_max_successors(const Model *m) { return MAX_SUCC(m->n, m->E); }
+int model_action_of(uint16_t label) { return label >> 12; }
+
+int model_max_marshal(const Model *m) {
+    int n = m->n;
+    int rep = 5 + (5 + m->L * 15) + 5 + 5 + 5 + 5 + 5 + 5 * n;
+    int decision = 5 + 5 + 5 + 5 + 5 * n;
+    return 5 + 5 + n * rep + 10 + 5 + (m->E + 1) * decision + decision;
+}
+
+void tla_decode(const Model *m, const uint8_t *row, St *s) {
+    const int8_t *p = (const int8_t *)row;
+    memset(s, 0, sizeof(St));
+    for (int r = 0; r < m->n; r++) {
+        Rep *x = &s->r[r];
+        x->len = *p++; x->hw = *p++; x->epoch = *p++; x->leader = *p++; x->isr = (uint8_t)*p++;
+        for (int i = 0; i < m->L; i++) { x->id[i] = *p++; x->ep[i] = *p++; }
+    }
+    s->next_id = *p++; s->next_epoch = *p++; s->nreq = *p++;
+    for (int e = 0; e <= m->E; e++) { s->rleader[e] = *p++; s->risr[e] = (uint8_t)*p++; }
+    s->qepoch = *p++; s->qleader = *p++; s->qisr = (uint8_t)*p++;
+}
+
+void tla_encode(const Model *m, const St *s, uint8_t *row) {
+    int8_t *p = (int8_t *)row;
+    memset(row, 0, m->width);
+    for (int r = 0; r < m->n; r++) {
+        const Rep *x = &s->r[r];
+        *p++ = x->len; *p++ = x->hw; *p++ = x->epoch; *p++ = x->leader; *p++ = (int8_t)x->isr;
+        for (int i = 0; i < m->L; i++, p += 2) if (i < x->len) { p[0] = x->id[i]; p[1] = x->ep[i]; }
+    }
+    *p++ = s->next_id; *p++ = s->next_epoch; *p++ = s->nreq;
+    for (int e = 0; e <= m->E; e++, p += 2)
+        if (e < s->nreq) { p[0] = s->rleader[e]; p[1] = (int8_t)s->risr[e]; }
+    *p++ = s->qepoch; *p++ = s->qleader; *p++ = (int8_t)s->qisr;
+}
+
+/* -- marshal format 2 (checker.fingerprint.encode) ------------------------------------ */
+static inline uint8_t *w_tuple(uint8_t *b, int n) {
+    *b++ = '('; b[0] = (uint8_t)n; b[1] = (uint8_t)(n >> 8); b[2] = 0; b[3] = 0;
+    return b + 4;
+}
+static inline uint8_t *w_int(uint8_t *b, int v) {
+    uint32_t u = (uint32_t)(int32_t)v;
+    *b++ = 'i'; b[0] = u; b[1] = u >> 8; b[2] = u >> 16; b[3] = u >> 24;
+    return b + 4;
+}
+static inline uint8_t *w_opt(uint8_t *b, int v) {
+    if (v < 0) { *b++ = 'N'; return b; }
+    return w_int(b, v);
+}
+static inline uint8_t *w_decision(uint8_t *b, int epoch, int leader, uint8_t isr) {
+    b = w_tuple(b, 3); b = w_int(b, epoch); b = w_opt(b, leader);
+    b = w_tuple(b, popcount8(isr));
+    for (int r = 0; r < 8; r++) if (has(isr, r)) b = w_int(b, r);
+    return b;
+}
+
+int tla_marshal(const Model *m, const St *s, uint8_t *buf) {
+    uint8_t *b = w_tuple(buf, 6);
+    b = w_tuple(b, m->n);
+    for (int r = 0; r < m->n; r++) {
+        const Rep *x = &s->r[r];
+        b = w_tuple(b, x->len);
+        for (int i = 0; i < x->len; i++) { b = w_tuple(b, 2); b = w_int(b, x->id[i]); b = w_int(b, x->ep[i]); }
+    }
+    b = w_tuple(b, m->n);
+    for (int r = 0; r < m->n; r++) {
+        const Rep *x = &s->r[r];
+        b = w_tuple(b, 4); b = w_int(b, x->hw); b = w_int(b, x->epoch); b = w_opt(b, x->leader);
+        b = w_tuple(b, popcount8(x->isr));
+        for (int m2 = 0; m2 < 8; m2++) if (has(x->isr, m2)) b = w_int(b, m2);
+    }
+    b = w_int(b, s->next_id); b = w_int(b, s->next_epoch);
+    b = w_tuple(b, s->nreq);
+    for (int e = 0; e < s->nreq; e++) b = w_decision(b, e, s->rleader[e], s->risr[e]);
+    b = w_decision(b, s->qepoch, s->qleader, s->qisr);
+    return (int)(b - buf);
+}
+
+/* -- canonical form ---------------------------------------------------------------------- */
+
+/* spec.tla.symmetry.replica_keys, compared as Python compares the key tuples. */
+static int key_cmp(const St *s, int a, int b) {
+    const Rep *x = &s->r[a], *y = &s->r[b];
+    int common = x->len < y->len ? x->len : y->len;
+    for (int i = 0; i < common; i++) {
+        if (x->id[i] != y->id[i]) return x->id[i] < y->id[i] ? -1 : 1;
+        if (x->ep[i] != y->ep[i]) return x->ep[i] < y->ep[i] ? -1 : 1;
+    }
+#define CMP(u, v) if ((u) != (v)) return (u) < (v) ? -1 : 1
+    CMP(x->len, y->len);
+    CMP(x->hw, y->hw);
+    CMP(x->epoch, y->epoch);
+    int ra = x->leader < 0 ? 0 : x->leader == a ? 1 : 2;
+    int rb = y->leader < 0 ? 0 : y->leader == b ? 1 : 2;
+    CMP(ra, rb);
+    CMP(s->qleader == a, s->qleader == b);
+    CMP(has(s->qisr, a), has(s->qisr, b));
+    CMP(has(x->isr, a), has(y->isr, b));
+    CMP(popcount8(x->isr), popcount8(y->isr));
+#undef CMP
+    return 0;
+}
+
+static uint8_t rename_mask(uint8_t mask, const int *perm, int n) {
+    uint8_t out = 0;
+    for (int r = 0; r < n; r++) if (has(mask, r)) out |= (uint8_t)(1u << perm[r]);
+    return out;
+}
+
+/* spec.tla.symmetry.permute: replica r renamed perm[r] everywhere. */
+static void permute(const Model *m, const St *s, const int *perm, St *out) {
+    int n = m->n, inverse[MAXN];
+    for (int old = 0; old < n; old++) inverse[perm[old]] = old;
+    *out = *s;
+    for (int k = 0; k < n; k++) {
+        const Rep *x = &s->r[inverse[k]];
+        Rep *y = &out->r[k];
+        *y = *x;
+        y->leader = x->leader < 0 ? -1 : perm[x->leader];
+        y->isr = rename_mask(x->isr, perm, n);
+    }
+    for (int e = 0; e < s->nreq; e++) {
+        out->rleader[e] = s->rleader[e] < 0 ? -1 : perm[s->rleader[e]];
+        out->risr[e] = rename_mask(s->risr[e], perm, n);
+    }
+    out->qleader = s->qleader < 0 ? -1 : perm[s->qleader];
+    out->qisr = rename_mask(s->qisr, perm, n);
+}
+
+static int next_permutation(int *a, int len) {
+    int i = len - 2;
+    while (i >= 0 && a[i] >= a[i + 1]) i--;
+    if (i < 0) {
+        for (int lo = 0, hi = len - 1; lo < hi; lo++, hi--) { int t = a[lo]; a[lo] = a[hi]; a[hi] = t; }
+        return 0;
+    }
+    int j = len - 1;
+    while (a[j] <= a[i]) j--;
+    int t = a[i]; a[i] = a[j]; a[j] = t;
+    for (int lo = i + 1, hi = len - 1; lo < hi; lo++, hi--) { t = a[lo]; a[lo] = a[hi]; a[hi] = t; }
+    return 1;
+}
+
+/* checker.symmetry.ReplicaSymmetry.canonical for this model. */
+void tla_canonical(const Model *m, const St *s, St *out) {
+    int n = m->n, order[MAXN], perm[MAXN];
+    for (int i = 0; i < n; i++) order[i] = i;
+    for (int i = 1; i < n; i++) {
+        int v = order[i], j = i - 1;
+        while (j >= 0 && key_cmp(s, order[j], v) > 0) { order[j + 1] = order[j]; j--; }
+        order[j + 1] = v;
+    }
+    int starts[MAXN + 1], groups = 0, tied = 0;
+    for (int i = 0; i < n; i++) {
+        if (i == 0 || key_cmp(s, order[i - 1], order[i]) != 0) starts[groups++] = i;
+        else tied = 1;
+    }
+    starts[groups] = n;
+    if (!tied) {
+        for (int pos = 0; pos < n; pos++) perm[order[pos]] = pos;
+        permute(m, s, perm, out);
+        return;
+    }
+    uint8_t best[4096], bytes[4096];
+    int best_len = -1;
+    St cand;
+    for (;;) {
+        for (int pos = 0; pos < n; pos++) perm[order[pos]] = pos;
+        permute(m, s, perm, &cand);
+        int len = tla_marshal(m, &cand, bytes);
+        int c = best_len < 0 ? -1 : memcmp(bytes, best, len < best_len ? len : best_len);
+        if (best_len < 0 || c < 0 || (c == 0 && len < best_len)) {
+            memcpy(best, bytes, len);
+            best_len = len;
+            *out = cand;
+        }
+        int g = groups - 1;
+        while (g >= 0 && !next_permutation(order + starts[g], starts[g + 1] - starts[g])) g--;
+        if (g < 0) break;
+    }
+}
+
+/* -- model.h -------------------------------------------------------------------------- */
+void model_canonical(const Model *m, const uint8_t *row, uint8_t *out) {
+    St s, c;
+    tla_decode(m, row, &s);
+    tla_canonical(m, &s, &c);
+    tla_encode(m, &c, out);
+}
+
+uint32_t model_invariants(const Model *m, const uint8_t *row, uint32_t mask) {
+    St s;
+    tla_decode(m, row, &s);
+    return tla_invariants(m, &s, mask);
+}
+
+int model_marshal(const Model *m, const uint8_t *row, uint8_t *buf) {
+    St s;
+    tla_decode(m, row, &s);
+    return tla_marshal(m, &s, buf);
+}
+
+int model_expand(const Model *m, const uint8_t *row, uint8_t *out, uint16_t *labels,
+                 uint32_t trans_mask, uint32_t *violated, uint32_t guard_mask,
+                 uint32_t *reached) {
+    St s, next[MAX_SUCC(MAXN, MAXE)];
+    tla_decode(m, row, &s);
+    int count = 0;
+    for (int a = 0; a < m->actions; a++) m->next[a](m, &s, a, next, labels, &count);
+    uint32_t mask = trans_mask | guard_mask;
+    for (int i = 0; i < count; i++) {
+        uint32_t bits = mask ? tla_transition(m, &s, labels[i], &next[i], mask) : 0;
+        violated[i] = bits & trans_mask;
+        *reached |= bits & guard_mask;
+        tla_encode(m, &next[i], out + (size_t)i * m->width);
+    }
+    return count;
+}
