@@ -47,6 +47,21 @@ def holds(spec, name, state) -> bool:
 
 
 @pytest.fixture
+def variant_registry(monkeypatch):
+    """The built-in variants before the test and after it, whatever variant files it loads
+    (the registries are changed in place: other modules hold references to them)."""
+    from spec.kafka import plugins, variants
+
+    presets, rules = dict(variants.PRESETS), dict(variants.RULES)
+    monkeypatch.setattr(plugins, "_files", {})
+    monkeypatch.setattr(plugins, "_entry_points_loaded", False)
+    yield
+    for table, saved in ((variants.PRESETS, presets), (variants.RULES, rules)):
+        table.clear()
+        table.update(saved)
+
+
+@pytest.fixture
 def two():
     """Two replicas, default bounds, kip320."""
     return kafka(replicas=2)

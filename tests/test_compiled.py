@@ -226,7 +226,7 @@ def test_a_broken_cache_is_rebuilt_and_the_first_build_says_so(tmp_path):
     assert third.stderr == "" and "compiled" in third.stdout
 
 
-def test_core_reference_and_user_variants_say_why(tmp_path):
+def test_core_reference_and_user_variants_say_why(tmp_path, variant_registry):
     from pathlib import Path
 
     result = _explore_cli("--core", "reference", "--out", str(tmp_path / "a"))

@@ -22,23 +22,16 @@ from click.testing import CliRunner
 from conftest import check
 
 from checker.cli import cli
-from spec.kafka import Config, ConfigError, KafkaSpec, plugins, variants
+from spec.kafka import Config, ConfigError, KafkaSpec, plugins
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = str(ROOT / "examples" / "variant_rules.py")
 
 
 @pytest.fixture(autouse=True)
-def _clean_registry(monkeypatch):
-    """Each test starts from the built-in variants and leaves them as it found them (the
-    registries are changed in place: other modules hold references to them)."""
-    presets, rules = dict(variants.PRESETS), dict(variants.RULES)
-    monkeypatch.setattr(plugins, "_files", {})
-    monkeypatch.setattr(plugins, "_entry_points_loaded", False)
-    yield
-    for table, saved in ((variants.PRESETS, presets), (variants.RULES, rules)):
-        table.clear()
-        table.update(saved)
+def _clean_registry(variant_registry):
+    """Each test starts from the built-in variants and leaves them as it found them
+    (``conftest.variant_registry``)."""
 
 
 def _kafka(**bounds):
