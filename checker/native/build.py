@@ -24,7 +24,7 @@ from pathlib import Path
 
 HERE = Path(__file__).parent
 ENGINE_SOURCES = (HERE / "engine.c", HERE / "xxh3.c")
-HEADERS = (HERE / "model.h", HERE / "xxh3.h")
+HEADERS = (HERE / "model.h", HERE / "rows.h", HERE / "xxh3.h")
 FLAGS = ("-O2", "-std=gnu11", "-shared", "-fPIC", "-pthread", "-fno-strict-aliasing")
 
 

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from checker.model import Label
+from spec.rows import mask, members
 
 HERE = Path(__file__).parent
 SOURCES = (HERE / "state.c", HERE / "actions.c", HERE / "properties.c")
@@ -91,20 +92,20 @@ class Codec:
         replicas, ctrl, requests, ghost = state[:4]
         for log, hw, alive, (leader, epoch, isr), remote in replicas:
             out += [len(log), hw, int(alive), -1 if leader is None else leader, epoch,
-                    _mask(isr), 1 if remote else 0]
+                    mask(isr), 1 if remote else 0]
             for i in range(r):
                 out += list(log[i]) if i < len(log) else [0, 0]
             out += list(remote) if remote else [0] * n
-        out += [ctrl[0], -1 if ctrl[1] is None else ctrl[1], _mask(ctrl[2])]
+        out += [ctrl[0], -1 if ctrl[1] is None else ctrl[1], mask(ctrl[2])]
         if self.elr:
-            out.append(_mask(ctrl[3]))
+            out.append(mask(ctrl[3]))
         out.append(len(requests))
         for e in range(self.max_epoch + 1):
             if e < len(requests):
                 epoch, leader, isr = requests[e]
                 if epoch != e:
                     raise ValueError(f"request {e} has epoch {epoch}")
-                out += [-1 if leader is None else leader, _mask(isr)]
+                out += [-1 if leader is None else leader, mask(isr)]
             else:
                 out += [0, 0]
         committed = 0
@@ -134,17 +135,17 @@ class Codec:
             at += 2 * r
             remote = tuple(v[at:at + n]) if has_remote else ()
             at += n
-            view = (None if leader < 0 else leader, epoch, _members(isr))
+            view = (None if leader < 0 else leader, epoch, members(isr))
             replicas.append((log, hw, bool(alive), view, remote))
-        ctrl: tuple = (v[at], None if v[at + 1] < 0 else v[at + 1], _members(v[at + 2]))
+        ctrl: tuple = (v[at], None if v[at + 1] < 0 else v[at + 1], members(v[at + 2]))
         at += 3
         if self.elr:
-            ctrl += (_members(v[at]),)
+            ctrl += (members(v[at]),)
             at += 1
         count = v[at]
         at += 1
         requests = tuple((e, None if v[at + 2 * e] < 0 else v[at + 2 * e],
-                          _members(v[at + 2 * e + 1])) for e in range(count))
+                          members(v[at + 2 * e + 1])) for e in range(count))
         at += 2 * (self.max_epoch + 1)
         next_id, crashes = v[at], v[at + 1]
         at += 2
@@ -159,18 +160,6 @@ class Codec:
             at += 0 if self.flush_always else n
             state += ((flushed, v[at]),)
         return state
-
-
-def _mask(members) -> int:
-    bits = 0
-    for m in members:
-        bits |= 1 << m
-    return bits
-
-
-def _members(mask: int) -> tuple:
-    mask &= 0xFF
-    return tuple(m for m in range(8) if mask >> m & 1)
 
 
 def codec(spec: Any) -> Codec | None:

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "kafka.h"
+#include "rows.h"
 
 /* params: n, max_records, max_epoch, max_crashes, min_isr, unclean_election, rule,
  * fenced_lookup, fenced_fetch, fenced_expand, strict_min_isr, elr, durable, flush_always,
@@ -96,25 +97,6 @@ void kafka_encode(const Model *m, const St *s, uint8_t *row) {
 }
 
 /* -- marshal format 2 (checker.fingerprint.encode) ------------------------------------ */
-static inline uint8_t *w_tuple(uint8_t *b, int n) {
-    *b++ = '('; b[0] = (uint8_t)n; b[1] = (uint8_t)(n >> 8); b[2] = 0; b[3] = 0;
-    return b + 4;
-}
-static inline uint8_t *w_int(uint8_t *b, int v) {
-    uint32_t u = (uint32_t)(int32_t)v;
-    *b++ = 'i'; b[0] = u; b[1] = u >> 8; b[2] = u >> 16; b[3] = u >> 24;
-    return b + 4;
-}
-static inline uint8_t *w_opt(uint8_t *b, int v) {
-    if (v < 0) { *b++ = 'N'; return b; }
-    return w_int(b, v);
-}
-static inline uint8_t *w_members(uint8_t *b, uint8_t mask) {
-    b = w_tuple(b, popcount8(mask));
-    for (int r = 0; r < 8; r++) if (has(mask, r)) b = w_int(b, r);
-    return b;
-}
-
 int kafka_marshal(const Model *m, const St *s, uint8_t *buf) {
     uint8_t *b = w_tuple(buf, m->durable ? 5 : 4);
     b = w_tuple(b, m->n);
@@ -203,26 +185,6 @@ static void permute(const Model *m, const St *s, const int *perm, St *out) {
         out->risr[e] = rename_mask(s->risr[e], perm, n);
     }
     for (int k = 0; k < n; k++) out->flushed[k] = s->flushed[inverse[k]];
-}
-
-/* The next permutation of a[0..len) in increasing order; 0 once it wrapped to sorted. */
-static int next_permutation(int *a, int len) {
-    int i = len - 2;
-    while (i >= 0 && a[i] >= a[i + 1]) i--;
-    if (i < 0) {
-        for (int lo = 0, hi = len - 1; lo < hi; lo++, hi--) { int t = a[lo]; a[lo] = a[hi]; a[hi] = t; }
-        return 0;
-    }
-    int j = len - 1;
-    while (a[j] <= a[i]) j--;
-    int t = a[i]; a[i] = a[j]; a[j] = t;
-    for (int lo = i + 1, hi = len - 1; lo < hi; lo++, hi--) { t = a[lo]; a[lo] = a[hi]; a[hi] = t; }
-    return 1;
-}
-
-static int bytes_less(const uint8_t *a, int la, const uint8_t *b, int lb) {
-    int c = memcmp(a, b, la < lb ? la : lb);
-    return c < 0 || (c == 0 && la < lb);
 }
 
 /* checker.symmetry.ReplicaSymmetry.canonical for this model. */

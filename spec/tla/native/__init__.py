@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from checker.model import Label
+from spec.rows import mask, members
 from spec.tla import actions as a
 from spec.tla import fenced as f
 from spec.tla.config import TLA_VARIANTS
@@ -87,7 +88,7 @@ class Codec:
         logs, rstates, next_id, next_epoch, requests, quorum = state
         out: list[int] = []
         for log, (hw, epoch, leader, isr) in zip(logs, rstates, strict=True):
-            out += [len(log), hw, epoch, -1 if leader is None else leader, _mask(isr)]
+            out += [len(log), hw, epoch, -1 if leader is None else leader, mask(isr)]
             for i in range(self.log_size):
                 out += list(log[i]) if i < len(log) else [0, 0]
         out += [next_id, next_epoch, len(requests)]
@@ -96,11 +97,11 @@ class Codec:
                 epoch, leader, isr = requests[e]
                 if epoch != e:
                     raise ValueError(f"request {e} has epoch {epoch}")
-                out += [-1 if leader is None else leader, _mask(isr)]
+                out += [-1 if leader is None else leader, mask(isr)]
             else:
                 out += [0, 0]
         q_epoch, q_leader, q_isr = quorum
-        out += [q_epoch, -1 if q_leader is None else q_leader, _mask(q_isr)]
+        out += [q_epoch, -1 if q_leader is None else q_leader, mask(q_isr)]
         if len(out) != self.width or min(out) < -128 or max(out) > 127:
             raise ValueError("the state does not fit the compiled core's row")
         return (np.array(out, dtype=np.int64) & 0xFF).astype(np.uint8).tobytes()
@@ -114,26 +115,14 @@ class Codec:
             at += 5
             logs.append(tuple((v[at + 2 * i], v[at + 2 * i + 1]) for i in range(length)))
             at += 2 * self.log_size
-            rstates.append((hw, epoch, None if leader < 0 else leader, _members(isr)))
+            rstates.append((hw, epoch, None if leader < 0 else leader, members(isr)))
         next_id, next_epoch, count = v[at:at + 3]
         at += 3
         requests = tuple((e, None if v[at + 2 * e] < 0 else v[at + 2 * e],
-                          _members(v[at + 2 * e + 1])) for e in range(count))
+                          members(v[at + 2 * e + 1])) for e in range(count))
         at += 2 * (self.max_epoch + 1)
-        quorum = (v[at], None if v[at + 1] < 0 else v[at + 1], _members(v[at + 2]))
+        quorum = (v[at], None if v[at + 1] < 0 else v[at + 1], members(v[at + 2]))
         return (tuple(logs), tuple(rstates), next_id, next_epoch, requests, quorum)
-
-
-def _mask(members) -> int:
-    bits = 0
-    for m in members:
-        bits |= 1 << m
-    return bits
-
-
-def _members(mask: int) -> tuple:
-    mask &= 0xFF
-    return tuple(m for m in range(8) if mask >> m & 1)
 
 
 def codec(spec: Any) -> Codec | None:

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "tla.h"
+#include "rows.h"
 
 /* params: replicas, log_size, max_records, max_epoch, variant (TLA_VARIANTS index). */
 Model *model_new(const int32_t *p, int np) {
@@ -65,24 +66,9 @@ void tla_encode(const Model *m, const St *s, uint8_t *row) {
 }
 
 /* -- marshal format 2 (checker.fingerprint.encode) ------------------------------------ */
-static inline uint8_t *w_tuple(uint8_t *b, int n) {
-    *b++ = '('; b[0] = (uint8_t)n; b[1] = (uint8_t)(n >> 8); b[2] = 0; b[3] = 0;
-    return b + 4;
-}
-static inline uint8_t *w_int(uint8_t *b, int v) {
-    uint32_t u = (uint32_t)(int32_t)v;
-    *b++ = 'i'; b[0] = u; b[1] = u >> 8; b[2] = u >> 16; b[3] = u >> 24;
-    return b + 4;
-}
-static inline uint8_t *w_opt(uint8_t *b, int v) {
-    if (v < 0) { *b++ = 'N'; return b; }
-    return w_int(b, v);
-}
 static inline uint8_t *w_decision(uint8_t *b, int epoch, int leader, uint8_t isr) {
     b = w_tuple(b, 3); b = w_int(b, epoch); b = w_opt(b, leader);
-    b = w_tuple(b, popcount8(isr));
-    for (int r = 0; r < 8; r++) if (has(isr, r)) b = w_int(b, r);
-    return b;
+    return w_members(b, isr);
 }
 
 int tla_marshal(const Model *m, const St *s, uint8_t *buf) {
@@ -97,8 +83,7 @@ int tla_marshal(const Model *m, const St *s, uint8_t *buf) {
     for (int r = 0; r < m->n; r++) {
         const Rep *x = &s->r[r];
         b = w_tuple(b, 4); b = w_int(b, x->hw); b = w_int(b, x->epoch); b = w_opt(b, x->leader);
-        b = w_tuple(b, popcount8(x->isr));
-        for (int m2 = 0; m2 < 8; m2++) if (has(x->isr, m2)) b = w_int(b, m2);
+        b = w_members(b, x->isr);
     }
     b = w_int(b, s->next_id); b = w_int(b, s->next_epoch);
     b = w_tuple(b, s->nreq);
@@ -158,20 +143,6 @@ static void permute(const Model *m, const St *s, const int *perm, St *out) {
     out->qisr = rename_mask(s->qisr, perm, n);
 }
 
-static int next_permutation(int *a, int len) {
-    int i = len - 2;
-    while (i >= 0 && a[i] >= a[i + 1]) i--;
-    if (i < 0) {
-        for (int lo = 0, hi = len - 1; lo < hi; lo++, hi--) { int t = a[lo]; a[lo] = a[hi]; a[hi] = t; }
-        return 0;
-    }
-    int j = len - 1;
-    while (a[j] <= a[i]) j--;
-    int t = a[i]; a[i] = a[j]; a[j] = t;
-    for (int lo = i + 1, hi = len - 1; lo < hi; lo++, hi--) { t = a[lo]; a[lo] = a[hi]; a[hi] = t; }
-    return 1;
-}
-
 /* checker.symmetry.ReplicaSymmetry.canonical for this model. */
 void tla_canonical(const Model *m, const St *s, St *out) {
     int n = m->n, order[MAXN], perm[MAXN];
@@ -199,8 +170,7 @@ void tla_canonical(const Model *m, const St *s, St *out) {
         for (int pos = 0; pos < n; pos++) perm[order[pos]] = pos;
         permute(m, s, perm, &cand);
         int len = tla_marshal(m, &cand, bytes);
-        int c = best_len < 0 ? -1 : memcmp(bytes, best, len < best_len ? len : best_len);
-        if (best_len < 0 || c < 0 || (c == 0 && len < best_len)) {
+        if (best_len < 0 || bytes_less(bytes, len, best, best_len)) {
             memcpy(best, bytes, len);
             best_len = len;
             *out = cand;

@@ -1,0 +1,57 @@
+/* Helpers every compiled model shares: writing the reference state's marshal encoding
+ * (format 2: checker.fingerprint.encode) and stepping through the renamings of tied replicas
+ * (checker.symmetry's canonical form). */
+#ifndef HWCHECK_ROWS_H
+#define HWCHECK_ROWS_H
+
+#include <stdint.h>
+#include <string.h>
+
+/* A tuple of n items: '(' and n as a 32-bit little-endian count. */
+static inline uint8_t *w_tuple(uint8_t *b, int n) {
+    *b++ = '('; b[0] = (uint8_t)n; b[1] = (uint8_t)(n >> 8); b[2] = 0; b[3] = 0;
+    return b + 4;
+}
+
+/* An int: 'i' and its 32-bit little-endian value. */
+static inline uint8_t *w_int(uint8_t *b, int v) {
+    uint32_t u = (uint32_t)(int32_t)v;
+    *b++ = 'i'; b[0] = u; b[1] = u >> 8; b[2] = u >> 16; b[3] = u >> 24;
+    return b + 4;
+}
+
+/* An int, or None ('N') for a negative value. */
+static inline uint8_t *w_opt(uint8_t *b, int v) {
+    if (v < 0) { *b++ = 'N'; return b; }
+    return w_int(b, v);
+}
+
+/* The sorted tuple of the members of a bit mask. */
+static inline uint8_t *w_members(uint8_t *b, uint8_t mask) {
+    b = w_tuple(b, __builtin_popcount(mask));
+    for (int r = 0; r < 8; r++) if ((mask >> r) & 1) b = w_int(b, r);
+    return b;
+}
+
+/* Python's bytes order: a < b. */
+static inline int bytes_less(const uint8_t *a, int la, const uint8_t *b, int lb) {
+    int c = memcmp(a, b, la < lb ? la : lb);
+    return c < 0 || (c == 0 && la < lb);
+}
+
+/* The next permutation of a[0..len) in increasing order; 0 once it wrapped to sorted. */
+static inline int next_permutation(int *a, int len) {
+    int i = len - 2;
+    while (i >= 0 && a[i] >= a[i + 1]) i--;
+    if (i < 0) {
+        for (int lo = 0, hi = len - 1; lo < hi; lo++, hi--) { int t = a[lo]; a[lo] = a[hi]; a[hi] = t; }
+        return 0;
+    }
+    int j = len - 1;
+    while (a[j] <= a[i]) j--;
+    int t = a[i]; a[i] = a[j]; a[j] = t;
+    for (int lo = i + 1, hi = len - 1; lo < hi; lo++, hi--) { t = a[lo]; a[lo] = a[hi]; a[hi] = t; }
+    return 1;
+}
+
+#endif

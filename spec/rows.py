@@ -1,0 +1,17 @@
+"""Helpers for the compiled cores' row codecs (``spec/*/native``): replica sets as bit masks."""
+
+from __future__ import annotations
+
+
+def mask(members) -> int:
+    """The bit mask of a set of replica ids (bit r for replica r)."""
+    bits = 0
+    for member in members:
+        bits |= 1 << member
+    return bits
+
+
+def members(bits: int) -> tuple:
+    """The sorted tuple of the replica ids in an 8-bit mask (a row byte, signed or not)."""
+    bits &= 0xFF
+    return tuple(m for m in range(8) if bits >> m & 1)
