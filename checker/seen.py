@@ -58,6 +58,7 @@ class SeenLevels:
         self._keep_visited = visited
         self._visited = _EMPTY
         self._levels: list[tuple[np.ndarray, np.ndarray]] = []
+        self._rank = np.empty(0, dtype=np.uint32)  # last level: given order -> sorted position
 
     def __len__(self) -> int:
         return len(self._visited)
@@ -82,18 +83,24 @@ class SeenLevels:
         keys = np.fromiter(fps, dtype=np.uint64, count=count)
         return set(keys[~in_sorted(self._visited, keys)].tolist())
 
-    def add_level(self, fps: Iterable[int], parents: Iterable[int] | None = None) -> None:
+    def add_level(self, fps: Iterable[int], parents: Iterable[int] | None = None,
+                  parent_rows: np.ndarray | None = None) -> None:
         """Record a new level: ``fps`` (unseen fingerprints) and, except for level 1, each
-        one's parent fingerprint, in the same order. Raises ``ValueError`` when the lengths
-        differ or a parent is not a state of the previous level."""
+        one's parent, in the same order: its fingerprint (``parents``) or, cheaper, its index
+        in the ``fps`` of the previous call (``parent_rows``). Raises ``ValueError`` when the
+        lengths differ or a parent is not a state of the previous level."""
         keys = _array(fps)
         pfps = (np.zeros(len(keys), dtype=np.uint64) if parents is None else _array(parents))
-        if len(pfps) != len(keys):
+        if len(pfps) != len(keys) or (parent_rows is not None and len(parent_rows) != len(keys)):
             raise ValueError(f"{len(keys)} fingerprints but {len(pfps)} parents")
         order = np.argsort(keys)
         keys = keys[order]
         at = np.zeros(len(keys), dtype=np.uint32)
-        if parents is not None and len(keys):
+        if parent_rows is not None and len(keys):
+            if int(parent_rows.max()) >= len(self._rank):
+                raise ValueError("a parent row is not a state of the previous level")
+            at = self._rank[parent_rows[order]]
+        elif parents is not None and len(keys):
             previous = self._levels[-1][0] if self._levels else _EMPTY
             found = in_sorted(previous, pfps)
             if not found.all():
@@ -101,6 +108,8 @@ class SeenLevels:
                                  "previous level")
             at = np.searchsorted(previous, pfps[order]).astype(np.uint32)
         self._levels.append((keys, at))
+        self._rank = np.empty(len(keys), dtype=np.uint32)
+        self._rank[order] = np.arange(len(keys), dtype=np.uint32)
         if self._keep_visited:
             self._visited = merge_sorted(self._visited, keys)
 

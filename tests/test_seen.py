@@ -54,3 +54,19 @@ def test_the_search_keeps_20_bytes_per_state():
     assert run.seen.nbytes == 20 * run.stats.distinct
     assert run.seen.depth == run.stats.depth
 
+
+
+def test_parents_given_as_rows_of_the_previous_level():
+    """The compiled core names a parent by its row in the previous level's fingerprints (in
+    the order they were given), which is the same chain as naming its fingerprint."""
+    import numpy as np
+
+    by_row, by_fp = SeenLevels(visited=False), SeenLevels(visited=False)
+    for seen in (by_row, by_fp):
+        seen.add_level([50, 10, 30])
+    by_row.add_level([7, 99], parent_rows=np.array([2, 0], dtype=np.uint32))
+    by_fp.add_level([7, 99], parents=[30, 50])
+    assert by_row.chain(7, 2) == by_fp.chain(7, 2) == [30, 7]
+    assert by_row.chain(99, 2) == [50, 99]
+    with pytest.raises(ValueError, match="not a state of the previous level"):
+        by_row.add_level([5], parent_rows=np.array([2], dtype=np.uint32))

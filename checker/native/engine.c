@@ -39,7 +39,7 @@ typedef struct {
     size_t n, cap;
     uint32_t *index;  /* entry + 1 per slot (0: empty) */
     size_t index_cap;
-} Table;
+} __attribute__((aligned(64))) Table;  /* one cache line apart: each thread writes its own */
 
 /* What one thread needs to expand frontier states. */
 typedef struct {
@@ -55,12 +55,12 @@ typedef struct {
     uint16_t *labels;
     uint32_t *violated;
     int failed;
-} Worker;
+} __attribute__((aligned(64))) Worker;
 
 typedef struct {
     uint64_t *slots;
     size_t cap, count;
-} Seen;
+} __attribute__((aligned(64))) Seen;
 
 typedef struct {
     uint32_t *parent;
@@ -332,6 +332,13 @@ static void worker_fold(Engine *e, Worker *w) {
 }
 
 /* -- the engine --------------------------------------------------------------------------- */
+
+/* Zeroed memory on a cache-line boundary (sizes here are multiples of 64). */
+static void *zeroed(size_t bytes) {
+    void *p = aligned_alloc(64, bytes);
+    if (p) memset(p, 0, bytes);
+    return p;
+}
 void eng_free(Engine *e);
 
 Engine *eng_new(const int32_t *params, int nparams, const uint16_t *ranks, uint32_t inv_mask,
@@ -346,10 +353,10 @@ Engine *eng_new(const int32_t *params, int nparams, const uint16_t *ranks, uint3
     e->inv_mask = inv_mask; e->trans_mask = trans_mask; e->guard_mask = guard_mask;
     e->symmetry = symmetry;
     memcpy(e->rank, ranks, sizeof(e->rank));
-    e->seen = calloc(e->threads, sizeof(Seen));
-    e->part = calloc(e->threads, sizeof(Table));
+    e->seen = zeroed(e->threads * sizeof(Seen));
+    e->part = zeroed(e->threads * sizeof(Table));
     e->broken_row = calloc(MAXBITS, e->width);
-    e->workers = calloc(e->threads, sizeof(Worker));
+    e->workers = zeroed(e->threads * sizeof(Worker));
     int failed = !e->seen || !e->part || !e->broken_row || !e->workers;
     for (int p = 0; p < e->threads && !failed; p++) {
         e->seen[p].cap = 1 << 14;

@@ -84,13 +84,13 @@ class CompiledSearch(Search):
         new = lib.eng_finish(handle)
         _check(new)
         fps = _view(lib.eng_next_fps(handle), np.uint64, new).copy()
-        parents = self.front_fps[_view(lib.eng_next_parents(handle), np.uint32, new)]
+        parent_rows = _view(lib.eng_next_parents(handle), np.uint32, new).copy()
         labels = _view(lib.eng_next_labels(handle), np.uint16, new)
         bad = _view(lib.eng_next_bad(handle), np.uint32, new).copy()
         self._count(labels, new)
         level = self.stats.depth  # the frontier's level; the new states are one deeper
         if new:
-            self.seen.add_level(fps, parents)
+            self.seen.add_level(fps, parent_rows=parent_rows)
             self.stats.depth += 1
         self.stats.distinct += new
         self._transitions_broken(level)
