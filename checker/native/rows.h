@@ -54,4 +54,50 @@ static inline int next_permutation(int *a, int len) {
     return 1;
 }
 
+typedef int (*KeyCmp)(const void *model, const void *state, int a, int b);
+typedef void (*Rename)(const void *model, const void *state, const int *perm, void *out);
+typedef int (*Encode)(const void *model, const void *state, uint8_t *buf);
+
+/* checker.symmetry.ReplicaSymmetry.canonical for a model whose `n` replicas compare by `cmp`
+ * (its replica keys), are renamed by `rename` (replica r becomes perm[r]) and encoded by
+ * `encode` (the reference state's marshal bytes): the replicas sorted by key (a stable sort);
+ * with no tie, the one renaming that sorts them; else every order of the tied replicas,
+ * keeping the renamed state with the smallest encoding. `cand` is scratch for one state. */
+static inline void canonical_form(const void *model, const void *state, int n,
+                                  size_t state_size, KeyCmp cmp, Rename rename, Encode encode,
+                                  void *out, void *cand) {
+    int order[8], perm[8], starts[9], groups = 0, tied = 0;
+    for (int i = 0; i < n; i++) order[i] = i;
+    for (int i = 1; i < n; i++) {
+        int v = order[i], j = i - 1;
+        while (j >= 0 && cmp(model, state, order[j], v) > 0) { order[j + 1] = order[j]; j--; }
+        order[j + 1] = v;
+    }
+    for (int i = 0; i < n; i++) {
+        if (i == 0 || cmp(model, state, order[i - 1], order[i]) != 0) starts[groups++] = i;
+        else tied = 1;
+    }
+    starts[groups] = n;
+    if (!tied) {
+        for (int pos = 0; pos < n; pos++) perm[order[pos]] = pos;
+        rename(model, state, perm, out);
+        return;
+    }
+    uint8_t best[4096], bytes[4096];
+    int best_len = -1;
+    for (;;) {
+        for (int pos = 0; pos < n; pos++) perm[order[pos]] = pos;
+        rename(model, state, perm, cand);
+        int len = encode(model, cand, bytes);
+        if (best_len < 0 || bytes_less(bytes, len, best, best_len)) {
+            memcpy(best, bytes, len);
+            best_len = len;
+            memcpy(out, cand, state_size);
+        }
+        int g = groups - 1;
+        while (g >= 0 && !next_permutation(order + starts[g], starts[g + 1] - starts[g])) g--;
+        if (g < 0) break;
+    }
+}
+
 #endif

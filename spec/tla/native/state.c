@@ -143,42 +143,21 @@ static void permute(const Model *m, const St *s, const int *perm, St *out) {
     out->qisr = rename_mask(s->qisr, perm, n);
 }
 
-/* checker.symmetry.ReplicaSymmetry.canonical for this model. */
+static int key_cmp_of(const void *m, const void *s, int a, int b) {
+    (void)m;
+    return key_cmp(s, a, b);
+}
+
+static void permute_of(const void *m, const void *s, const int *perm, void *out) {
+    permute(m, s, perm, out);
+}
+
+static int marshal_of(const void *m, const void *s, uint8_t *buf) { return tla_marshal(m, s, buf); }
+
+/* checker.symmetry.ReplicaSymmetry.canonical for this model (rows.h: canonical_form). */
 void tla_canonical(const Model *m, const St *s, St *out) {
-    int n = m->n, order[MAXN], perm[MAXN];
-    for (int i = 0; i < n; i++) order[i] = i;
-    for (int i = 1; i < n; i++) {
-        int v = order[i], j = i - 1;
-        while (j >= 0 && key_cmp(s, order[j], v) > 0) { order[j + 1] = order[j]; j--; }
-        order[j + 1] = v;
-    }
-    int starts[MAXN + 1], groups = 0, tied = 0;
-    for (int i = 0; i < n; i++) {
-        if (i == 0 || key_cmp(s, order[i - 1], order[i]) != 0) starts[groups++] = i;
-        else tied = 1;
-    }
-    starts[groups] = n;
-    if (!tied) {
-        for (int pos = 0; pos < n; pos++) perm[order[pos]] = pos;
-        permute(m, s, perm, out);
-        return;
-    }
-    uint8_t best[4096], bytes[4096];
-    int best_len = -1;
     St cand;
-    for (;;) {
-        for (int pos = 0; pos < n; pos++) perm[order[pos]] = pos;
-        permute(m, s, perm, &cand);
-        int len = tla_marshal(m, &cand, bytes);
-        if (best_len < 0 || bytes_less(bytes, len, best, best_len)) {
-            memcpy(best, bytes, len);
-            best_len = len;
-            *out = cand;
-        }
-        int g = groups - 1;
-        while (g >= 0 && !next_permutation(order + starts[g], starts[g + 1] - starts[g])) g--;
-        if (g < 0) break;
-    }
+    canonical_form(m, s, m->n, sizeof(St), key_cmp_of, permute_of, marshal_of, out, &cand);
 }
 
 /* -- model.h -------------------------------------------------------------------------- */
