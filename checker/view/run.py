@@ -154,11 +154,12 @@ SYMMETRY_OPTION = click.option(
 
 JOB_OPTIONS = (
     click.option("--workers", type=click.IntRange(min=1), default=None, metavar="N",
-                 help="Processes for the local engine; same answers as 1 [every core: "
+                 help="Threads (compiled core) or processes (reference core) for the local "
+                      "engine; same answers as 1 [every core: "
                       f"{os.cpu_count() or 1}]."),
     click.option("--engine", type=click.Choice(["local", "spark"]), default="local",
                  show_default=True,
-                 help="local: the in-process reference engine; spark: frontier split across "
+                 help="local: this machine (see --core, --workers); spark: frontier split across "
                       "Spark partitions (same answers)."),
     click.option("--master", default=None, metavar="URL",
                  help="Spark master (spark engine) [local[*]; under spark-submit, its own]."),
