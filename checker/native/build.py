@@ -130,7 +130,6 @@ def _declare(lib: ctypes.CDLL) -> None:
         "eng_free": (None, [p]),
         "eng_width": (i32, [p]),
         "eng_max_marshal": (i32, [p]),
-        "eng_seen_bytes": (ctypes.c_size_t, [p]),
         "eng_seed": (i32, [p, p, p, i64]),
         "eng_set_masks": (None, [p, u32, u32, u32]),
         "eng_expand": (i32, [p, i64, i64]),

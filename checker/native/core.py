@@ -10,7 +10,7 @@ trace code; the search itself runs level by level in C (``checker.native.engine`
 from __future__ import annotations
 
 import ctypes
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -58,7 +58,6 @@ class Core:
             raise NativeUnavailable(f"the compiled {model.name} core's row is {self.width} "
                                     f"bytes, its codec's {model.width}")
         self.max_marshal = self.lib.eng_max_marshal(self.handle)
-        self._out = np.zeros(64 * 1024, dtype=np.uint8)
 
     def close(self) -> None:
         """Free the engine's memory (the library stays loaded)."""
@@ -100,10 +99,3 @@ class Core:
         buf = ctypes.create_string_buffer(self.max_marshal)
         size = self.lib.eng_row_marshal(self.handle, self.model.encode(state), buf)
         return buf.raw[:size]
-
-    def bits(self, names: Sequence[str]) -> int:
-        """The mask of the named properties."""
-        mask = 0
-        for name in names:
-            mask |= 1 << self.model.property_bits[name]
-        return mask

@@ -386,13 +386,6 @@ void eng_free(Engine *e) {
 int eng_width(const Engine *e) { return e->width; }
 int eng_max_marshal(const Engine *e) { return model_max_marshal(e->m); }
 
-/* Bytes held by the seen set's tables. */
-size_t eng_seen_bytes(const Engine *e) {
-    size_t bytes = 0;
-    for (int p = 0; p < e->threads; p++) bytes += e->seen[p].cap * sizeof(uint64_t);
-    return bytes;
-}
-
 /* States found so far in the level being built. */
 int64_t eng_next_size(const Engine *e) {
     int64_t n = 0;
