@@ -89,7 +89,11 @@ def load(name: str, sources: Sequence[Path], headers: Sequence[Path] = (),
                                     f"{exc}") from None
         target.unlink(missing_ok=True)  # a broken cache entry: build it again, once
         return load(name, sources, headers, on_compile)
-    _declare(lib)
+    try:
+        _declare(lib)
+    except AttributeError as exc:
+        raise NativeUnavailable(f"the compiled core at {target} is not this hwcheck's ({exc}); "
+                                f"delete {folder} to rebuild it") from None
     _LOADED[key] = lib
     return lib
 
