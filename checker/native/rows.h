@@ -33,6 +33,16 @@ static inline uint8_t *w_members(uint8_t *b, uint8_t mask) {
     return b;
 }
 
+/* Two logs' records [0, h) as Python compares the slices a[:h] == b[:h]: a log is its LEO and
+ * the id and epoch of each record. */
+static inline int same_prefix(int len_a, const int8_t *id_a, const int8_t *ep_a,
+                              int len_b, const int8_t *id_b, const int8_t *ep_b, int h) {
+    int la = len_a < h ? len_a : h, lb = len_b < h ? len_b : h;
+    if (la != lb) return 0;
+    for (int o = 0; o < la; o++) if (id_a[o] != id_b[o] || ep_a[o] != ep_b[o]) return 0;
+    return 1;
+}
+
 /* Python's bytes order: a < b. */
 static inline int bytes_less(const uint8_t *a, int la, const uint8_t *b, int lb) {
     int c = memcmp(a, b, la < lb ? la : lb);

@@ -1,6 +1,7 @@
 /* The kafka model's properties in the compiled core: invariants/sanity.py, safety.py,
  * acked.py, transitions.py and reachability.py, read off the C state. */
 #include "kafka.h"
+#include "rows.h"
 
 /* Whether `x` holds record (offset, id). */
 static int holds_at(const Rep *x, int offset, int id) { return offset < x->len && x->id[offset] == id; }
@@ -10,12 +11,9 @@ static int holds_id(const Rep *x, int id) {
     return 0;
 }
 
-/* Records [0, h) of a and b as Python compares the slices a[:h] == b[:h]. */
-static int same_prefix(const Rep *a, const Rep *b, int h) {
-    int la = a->len < h ? a->len : h, lb = b->len < h ? b->len : h;
-    if (la != lb) return 0;
-    for (int o = 0; o < la; o++) if (a->id[o] != b->id[o] || a->ep[o] != b->ep[o]) return 0;
-    return 1;
+/* rows.h's same_prefix on two replicas' logs. */
+static int same_prefix_of(const Rep *a, const Rep *b, int h) {
+    return same_prefix(a->len, a->id, a->ep, b->len, b->id, b->ep, h);
 }
 
 /* safety._isr_holds: each presumed leader's committed prefix is on every ISR member
@@ -27,7 +25,7 @@ static int isr_holds(const Model *m, const St *s, int strong) {
         if (x->len < x->hw) return 0;
         uint8_t isr = strong ? s->cisr : x->visr;
         for (int r = 0; r < m->n; r++)
-            if (has(isr, r) && !same_prefix(&s->r[r], x, x->hw)) return 0;
+            if (has(isr, r) && !same_prefix_of(&s->r[r], x, x->hw)) return 0;
     }
     return 1;
 }
@@ -72,7 +70,7 @@ static int no_divergence(const Model *m, const St *s) {
         if (!ha) continue;
         for (int b = a + 1; b < m->n; b++) {
             int h = s->r[b].hw < ha ? s->r[b].hw : ha;
-            if (h && !same_prefix(&s->r[a], &s->r[b], h)) return 0;
+            if (h && !same_prefix_of(&s->r[a], &s->r[b], h)) return 0;
         }
     }
     return 1;

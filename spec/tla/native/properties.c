@@ -2,12 +2,11 @@
  * spec's strict LeaderInIsr, WeakIsr, StrongIsr, the guards without crashes) and
  * spec.tla.typeok's TypeOk. */
 #include "tla.h"
+#include "rows.h"
 
-static int same_prefix(const Rep *a, const Rep *b, int h) {
-    int la = a->len < h ? a->len : h, lb = b->len < h ? b->len : h;
-    if (la != lb) return 0;
-    for (int o = 0; o < la; o++) if (a->id[o] != b->id[o] || a->ep[o] != b->ep[o]) return 0;
-    return 1;
+/* rows.h's same_prefix on two replicas' logs. */
+static int same_prefix_of(const Rep *a, const Rep *b, int h) {
+    return same_prefix(a->len, a->id, a->ep, b->len, b->id, b->ep, h);
 }
 
 /* safety._isr_holds over the port's presumed leaders (leader = self; nobody crashes). */
@@ -18,7 +17,7 @@ static int isr_holds(const Model *m, const St *s, int strong) {
         if (x->len < x->hw) return 0;
         uint8_t isr = strong ? s->qisr : x->isr;
         for (int r = 0; r < m->n; r++)
-            if (has(isr, r) && !same_prefix(&s->r[r], x, x->hw)) return 0;
+            if (has(isr, r) && !same_prefix_of(&s->r[r], x, x->hw)) return 0;
     }
     return 1;
 }
