@@ -52,7 +52,8 @@ class Simulation:
     ``vacuous`` (none found, a guard never reached), ``incomplete`` (Ctrl-C before any
     violation) or ``error``; ``reason``: why, in words; ``seconds`` (wall time, shrinking
     included), ``walk_seconds`` (wall time of the walks alone, without Spark's start-up); ``engine``; ``interrupted``:
-    Ctrl-C ended it; ``peak_rss_mb``: this process's peak memory (MiB)."""
+    Ctrl-C ended it; ``peak_rss_mb``: this process's peak memory (MiB); ``core``: the core
+    the walks ran on, and why when it is the reference."""
 
     plan: WalkPlan
     batch: Batch
@@ -65,6 +66,7 @@ class Simulation:
     engine: str = "local"
     interrupted: bool = False
     peak_rss_mb: float = 0.0
+    core: str = "reference"
 
     @property
     def unreached(self) -> list[str]:
@@ -84,11 +86,39 @@ def _built(recipe) -> tuple[Any, list]:
     return recipe.build()
 
 
-def walk_chunk(recipe, plan: WalkPlan, start: int, count: int) -> Batch | str:
-    """Walks ``start .. start + count - 1`` of ``recipe``'s model (built once per process);
-    their ``Batch``, or the spec's exception as text (``Type: message``)."""
+@functools.lru_cache(maxsize=4)
+def compiled_walks(recipe, plan: WalkPlan, on_compile=None) -> tuple[Any, str]:
+    """``(walker, "")``: ``recipe``'s walks on its compiled core
+    (``checker.native.walks.CompiledWalks``, built once per process), or ``(None, why not)``
+    when the model has none (``recipe.compiled()``) or it cannot run here."""
+    from checker.native.build import NativeUnavailable
+    from checker.native.walks import CompiledWalks
+
+    model, why = recipe.compiled() if hasattr(recipe, "compiled") else (None, "no compiled core")
+    if model is None:
+        return None, why
     spec, props = _built(recipe)
     try:
+        if on_compile is not None:  # build the library here, saying so, before any worker does
+            from checker.native.build import load
+
+            load(model.name, model.sources, model.headers, on_compile)
+        return CompiledWalks(model, spec, props, plan), ""
+    except NativeUnavailable as exc:
+        return None, str(exc)
+
+
+def walk_chunk(recipe, plan: WalkPlan, start: int, count: int,
+               core: str = "reference") -> Batch | str:
+    """Walks ``start .. start + count - 1`` of ``recipe``'s model (built once per process) on
+    ``core`` (``compiled`` falls back to the reference where the compiled core cannot run:
+    the walks are the same); their ``Batch``, or the spec's exception as text
+    (``Type: message``)."""
+    spec, props = _built(recipe)
+    walker = compiled_walks(recipe, plan)[0] if core == "compiled" else None
+    try:
+        if walker is not None:
+            return walker.batch(start, count)
         return run_batch(spec, props, plan, start, count)
     except Exception as exc:  # noqa: BLE001 -- a bug in the model: an ERROR result
         return f"{type(exc).__name__}: {exc}"
@@ -101,7 +131,8 @@ Runner = Callable[[list[tuple[int, int]]], Iterator[Batch | str]]
 def simulate(recipe, plan: WalkPlan, walks: int | None = None, time_limit: float | None = None,
              workers: int = 1, on_progress: Callable[[Tick], None] | None = None,
              spark: Any = None, budget: int = BUDGET,
-             until: Callable[[Batch], bool] | None = None) -> Simulation:
+             until: Callable[[Batch], bool] | None = None, core: str = "reference",
+             on_compile: Callable[[float], None] | None = None) -> Simulation:
     """Run ``walks`` walks (or as many as ``time_limit`` seconds allow; one of the two must be
     given) of ``recipe``'s model and shrink each property's first violating walk.
 
@@ -111,7 +142,9 @@ def simulate(recipe, plan: WalkPlan, walks: int | None = None, time_limit: float
     the Spark engine does. Ctrl-C ends the run with the walks finished so far. ``until``
     (for benchmarks), given the merged statistics after each wave, ends the run when it says
     True: the first violating walks stay the same, but how many walks ran then depends on
-    the wave width, so the statistics do not.
+    the wave width, so the statistics do not. ``core``: ``compiled`` walks on the model's
+    compiled core where it can run (the same walks; ``Simulation.core`` says which ran and
+    why), ``on_compile(seconds)`` is told when its library had to be built first.
     """
     if walks is None and time_limit is None:
         raise ValueError("give walks or time_limit")
@@ -119,22 +152,29 @@ def simulate(recipe, plan: WalkPlan, walks: int | None = None, time_limit: float
     began = time.perf_counter()
     total = Batch()
     result = Simulation(plan, total, tuple(props))
+    if core == "compiled":
+        why = compiled_walks(recipe, plan, on_compile)[1]
+        core, result.core = ("compiled", "compiled") if not why else ("reference",
+                                                                        f"reference ({why})")
+    else:
+        result.core = f"reference (--core {core})"
     executor = None
     if spark is not None:
         from checker.spark import walks as spark_walks
 
-        runner, width, result.engine = spark_walks.runner(recipe, plan, spark)
+        runner, width, result.engine = spark_walks.runner(recipe, plan, spark, core)
     elif workers > 1:
         executor = pool.executor(workers, quiet_interrupt=True)
         width, result.engine = workers * 4, f"local ({workers} workers)"
 
         def runner(chunks):
-            return executor.map(walk_chunk, *zip(*[(recipe, plan, s, c) for s, c in chunks]))
+            return executor.map(walk_chunk,
+                                *zip(*[(recipe, plan, s, c, core) for s, c in chunks]))
     else:
         width = 1
 
         def runner(chunks):
-            return (walk_chunk(recipe, plan, s, c) for s, c in chunks)
+            return (walk_chunk(recipe, plan, s, c, core) for s, c in chunks)
     walking = time.perf_counter()  # after Spark's start-up, which walk_seconds leaves out
     try:
         _waves(runner, width, walks, time_limit, walking, result, on_progress, until)
@@ -206,7 +246,8 @@ def as_check_result(result: Simulation) -> CheckResult:
     stats = Stats(distinct=batch.distinct, generated=batch.steps,
                   depth=max(batch.lengths, default=0), seconds=result.seconds,
                   actions={name: [taken, taken] for name, (_, taken) in batch.actions.items()},
-                  peak_rss_mb=result.peak_rss_mb, engine=f"simulate, {result.engine}")
+                  peak_rss_mb=result.peak_rss_mb, engine=f"simulate, {result.engine}",
+                  core=result.core)
     return CheckResult(status, stats, result.checked, [s.violation for s in result.shrunk],
                        result.unreached, result.reason, exhausted=False,
                        sampled=max(batch.walks, 1))

@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 HERE = Path(__file__).parent
-ENGINE_SOURCES = (HERE / "engine.c", HERE / "xxh3.c")
+ENGINE_SOURCES = (HERE / "engine.c", HERE / "walk.c", HERE / "xxh3.c")
 HEADERS = (HERE / "model.h", HERE / "rows.h", HERE / "xxh3.h")
 FLAGS = ("-O2", "-std=gnu11", "-shared", "-fPIC", "-pthread", "-fno-strict-aliasing")
 
@@ -153,6 +153,8 @@ def _declare(lib: ctypes.CDLL) -> None:
         "eng_row_marshal": (i32, [p, p, p]),
         "eng_next_fps": (p, [p]),
         "hwcheck_xxh3": (ctypes.c_uint64, [p, ctypes.c_size_t]),
+        "hwcheck_mt_draws": (None, [p, p, i32, p]),
+        "eng_walk": (i32, [p, p, i32, p, p, u32, u32, u32, p, p, p, p, p, p, p]),
     }
     for name, (result, args) in signatures.items():
         function = getattr(lib, name)

@@ -384,6 +384,7 @@ void eng_free(Engine *e) {
 }
 
 int eng_width(const Engine *e) { return e->width; }
+Model *eng_model(Engine *e) { return e->m; }
 int eng_max_marshal(const Engine *e) { return model_max_marshal(e->m); }
 
 /* States found so far in the level being built. */

@@ -18,9 +18,10 @@ WAVE_PER_PARTITION = 32
 """Chunks per partition in one Spark job (one wave)."""
 
 
-def runner(recipe: Any, plan: Any, options: Any):
+def runner(recipe: Any, plan: Any, options: Any, core: str = "reference"):
     """``(run_wave, chunks per wave, engine text)`` for ``checker.simulation.simulate``.
 
+    ``core``: the core each task walks on (``checker.simulation.walk_chunk``).
     ``run_wave(chunks)`` runs a list of ``(start, count)`` chunks as one Spark job and returns
     their results in chunk order. Raises ``SparkUnavailable`` when Spark cannot start, the
     workers disagree with the driver or a job fails.
@@ -36,7 +37,7 @@ def runner(recipe: Any, plan: Any, options: Any):
         slices = min(partitions, len(chunks))
         try:
             return sc.parallelize(chunks, slices).map(
-                lambda chunk: walk_chunk(recipe, plan, chunk[0], chunk[1])).collect()
+                lambda chunk: walk_chunk(recipe, plan, chunk[0], chunk[1], core)).collect()
         except Exception as exc:  # noqa: BLE001 -- Py4J/Python errors from the cluster
             raise session.SparkUnavailable(
                 f"a Spark job of walks failed: {session.job_error(exc)}; "

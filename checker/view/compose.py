@@ -119,3 +119,8 @@ class Recipe:
         """``(spec, properties to check)``; raises as ``build_model`` and ``choose`` do."""
         spec, props = build_model(self.model, self.config)
         return spec, choose(props, self.names)
+
+    def compiled(self) -> tuple[Any, str]:
+        """``(compiled model, "")`` when the model has a compiled core, else ``(None, why
+        not)`` (``compiled_model``); raises as ``build`` does."""
+        return compiled_model(self.build()[0])

@@ -29,7 +29,7 @@ def compiled(spec, chosen, limits: Limits, on_progress, symmetry: bool, core: st
         return None, why
     try:
         result = native_engine.explore(model, spec, chosen, limits, on_progress, symmetry,
-                                       threads, on_compile=_compiled_note)
+                                       threads, on_compile=compile_note)
     except NativeUnavailable as exc:
         click.echo(f"Note: the compiled core cannot run here ({exc}); using the reference "
                    "core.", err=True)
@@ -37,5 +37,6 @@ def compiled(spec, chosen, limits: Limits, on_progress, symmetry: bool, core: st
     return result, ""
 
 
-def _compiled_note(seconds: float) -> None:
+def compile_note(seconds: float) -> None:
+    """Say on stderr that the compiled core was built first (``seconds``)."""
     click.echo(f"compiling the model (once): {seconds:.1f} s", err=True)

@@ -17,7 +17,8 @@ import click
 
 from checker import gate, simulation
 from checker.result import EXIT_ENVIRONMENT
-from checker.view import report
+from checker.view import cores, report
+from checker.view.cores import CORE_OPTION
 from checker.view import simulate_output as output
 from checker.view.compose import Recipe
 from checker.view.run import (
@@ -73,6 +74,7 @@ def _weights(ctx, param, values: tuple[str, ...]) -> tuple[tuple[str, float], ..
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Folder for summary.json and traces [reports/simulate-<model>-...].")
 @click.option("--no-progress", is_flag=True, help="No progress display on stderr.")
+@CORE_OPTION
 @with_options(JOB_OPTIONS)
 def simulate_cmd(model, replicas, truncation, max_records, max_epoch, max_crashes, min_isr,
                  unclean, log_size, names, seed, walks, time_limit, depth, weights, as_json,
@@ -124,7 +126,8 @@ def _simulate(recipe, plan, walks, time_limit, engine, on_progress=None):
 
     try:
         return simulation.simulate(recipe, plan, walks, time_limit, engine.workers,
-                                   on_progress, engine.spark)
+                                   on_progress, engine.spark, core=engine.core,
+                                   on_compile=cores.compile_note)
     except session.SparkUnavailable as exc:
         session.failed()  # keep spark.log, which the message names
         click.echo(f"Error: the Spark engine cannot run: {exc}", err=True)

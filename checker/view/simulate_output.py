@@ -94,7 +94,8 @@ def summary_document(spec, result: Simulation, walks: int | None, time_limit: fl
                   "lengths": {str(k): v for k, v in sorted(batch.lengths.items())},
                   "actions": {name: {"enabled": e, "taken": t}
                               for name, (e, t) in batch.actions.items()},
-                  "engine": result.engine, "peak_rss_mb": round(result.peak_rss_mb, 1)},
+                  "engine": result.engine, "core": result.core,
+                  "peak_rss_mb": round(result.peak_rss_mb, 1)},
         "properties": properties,
     }
 
@@ -168,6 +169,7 @@ def stats_table(spec, result: Simulation, summary: dict[str, Any]) -> Table:
     table.add_row("seconds", f"{result.seconds:.2f} ({result.walk_seconds:.2f} walking; the "
                              "rest starting workers and shrinking)")
     table.add_row("engine", result.engine)
+    table.add_row("core", result.core)
     table.add_row("peak memory", f"{result.peak_rss_mb:,.0f} MiB (this process)")
     return table
 
