@@ -39,8 +39,10 @@ _CANONS: dict[Any, Any] = {}
 class LevelJob:
     """What a task needs to run level ``k`` (the frontier being expanded): the model
     ``recipe`` (``.build() -> (spec, properties)``), the ``work`` folder, the ``partitions``
-    count P, the names of the properties still to check, and ``dry`` (count new states only,
-    write nothing: used at a depth bound)."""
+    count P, the names of the properties still to check, ``dry`` (count new states only,
+    write nothing: used at a depth bound), ``symmetry``, and ``core``: ``compiled`` runs the
+    level on the model's compiled core (``checker.native.level``; its frontier files hold
+    rows), ``reference`` on the Python model."""
 
     recipe: Any
     work: str
@@ -51,6 +53,7 @@ class LevelJob:
     sometimes: tuple[str, ...] = ()
     dry: bool = False
     symmetry: bool = False
+    core: str = "reference"
 
 
 @dataclass
@@ -118,6 +121,10 @@ def expand(job: LevelJob, p: int) -> list[tuple[int, tuple[str, Any]]]:
     label text, state bytes]}))]`` for each owner that gets successors, and one
     ``(p, (TALLY, Tally))``. With ``job.symmetry`` successors are canonicalised
     (``checker.symmetry``) before they are fingerprinted. Raises ``OSError`` if the frontier file is missing."""
+    if job.core == "compiled":
+        from checker.native import level as native_level
+
+        return native_level.expand(job, p, Tally)
     started = time.perf_counter()
     spec, props = model(job.recipe)
     frontier = store.read_frontier(job.work, job.k, p)
@@ -188,6 +195,10 @@ def dedup(job: LevelJob, p: int, records) -> Tally:
     """Reduce side of level ``job.k`` for partition ``p``: merge the ``(kind, payload)``
     records, keep fingerprints not seen before, write level ``k + 1``'s files for ``p``
     (unless ``dry``) and check invariants on the new states. Returns the merged ``Tally``."""
+    if job.core == "compiled":
+        from checker.native import level as native_level
+
+        return native_level.dedup(job, p, records, Tally)
     started = time.perf_counter()
     tally, candidates = Tally(), {}
     for kind, payload in records:
@@ -272,10 +283,21 @@ def run_in_driver(job: LevelJob) -> Tally:
     return total
 
 
-def probe(recipe: Any) -> tuple[str, list[int]]:
+def probe(recipe: Any, core: str = "reference") -> tuple[str, list[int], str]:
     """What a worker computes for the start-up self-check: ``(Python version, fingerprints
-    of the initial states)``; the driver compares it with its own."""
+    of the initial states, why the compiled core cannot run here or "")``; the driver
+    compares it with its own."""
     import sys
 
     spec, _ = model(recipe)
-    return sys.version.split()[0], sorted(fingerprint(s) for s in spec.init_states())
+    why = ""
+    if core == "compiled":
+        from checker.native import level as native_level
+        from checker.native.build import NativeUnavailable
+        from checker.native.core import Core
+
+        try:
+            Core(native_level.compiled_model(recipe)).close()
+        except NativeUnavailable as exc:
+            why = str(exc)
+    return sys.version.split()[0], sorted(fingerprint(s) for s in spec.init_states()), why

@@ -32,9 +32,10 @@ class PartitionedSearch(Search):
     engine = "partitioned"
 
     def __init__(self, recipe: Any, spec, props, limits: Limits, on_progress, work: str,
-                 partitions: int, symmetry: bool = False) -> None:
+                 partitions: int, symmetry: bool = False, core: str = "reference") -> None:
         super().__init__(spec, props, limits, on_progress, symmetry)
         self.recipe, self.work, self.partitions = recipe, work, partitions
+        self.core = core  # "compiled": levels on the compiled core (checker.native.level)
 
     def run_level(self, job: LevelJob, size: int) -> tuple[str, Tally]:
         """Run one level; return ``(where it ran, its tally)``. Here: in this process."""
@@ -71,7 +72,13 @@ class PartitionedSearch(Search):
         for fp in sorted(level):
             owned[fp % self.partitions].append(fp)
         for p, fps in enumerate(owned):
-            store.write_frontier(self.work, 1, p, [(fp, encode(level[fp])) for fp in fps])
+            if self.core == "compiled":
+                from checker.native.level import encode_level
+
+                store.write_frontier_rows(self.work, 1, p, np.array(fps, dtype=np.uint64),
+                                          encode_level(self.recipe, [level[fp] for fp in fps]))
+            else:
+                store.write_frontier(self.work, 1, p, [(fp, encode(level[fp])) for fp in fps])
             store.write_visited(self.work, 1, p, np.array(fps, dtype=np.uint64))
         return len(level)
 
@@ -79,7 +86,7 @@ class PartitionedSearch(Search):
         job = LevelJob(self.recipe, self.work, self.partitions, k,
                        tuple(p.name for p in self.invariants),
                        tuple(p.name for p in self.transitions),
-                       tuple(p.name for p in self.pending), dry, self.symmetry)
+                       tuple(p.name for p in self.pending), dry, self.symmetry, self.core)
         started = time.perf_counter()
         where, tally = self.run_level(job, size)
         if not dry:

@@ -6,6 +6,8 @@ Partition ``p`` of ``P`` owns every fingerprint ``fp`` with ``fp % P == p``. For
 - ``L{k}/frontier-{p}.bin``: the level's new states as a marshal'd list of
   ``(fingerprint, state bytes)``, sorted by fingerprint; state bytes are the state's marshal
   format-2 encoding, the same bytes its fingerprint is the xxh3 of.
+  With the compiled core, ``L{k}/frontier-{p}.npz`` instead: the fingerprints and the
+  compiled core's rows (``write_frontier_rows``).
 - ``L{k}/visited-{p}.npy``: every fingerprint seen up to level k, a sorted ``uint64`` array
   (8 bytes per state).
 - ``L{k}/parents-{p}.npy``: a ``2 x n`` ``uint64`` array, the level's new fingerprints (sorted)
@@ -58,6 +60,24 @@ def read_frontier(work: str, k: int, p: int) -> list[tuple[int, bytes]]:
     """Partition ``p``'s states of level ``k``; raises ``OSError`` when the file is missing."""
     with open(level_dir(work, k) / f"frontier-{p}.bin", "rb") as handle:
         return marshal.loads(handle.read())
+
+
+def write_frontier_rows(work: str, k: int, p: int, fps: np.ndarray, rows: np.ndarray) -> None:
+    """Write partition ``p``'s new states of level ``k`` as the compiled core keeps them:
+    ``fps`` (``uint64``, sorted) and ``rows`` (``uint8``, one row of the model's width per
+    state, same order), in ``frontier-{p}.npz``."""
+    import io
+
+    buffer = io.BytesIO()
+    np.savez(buffer, fps=fps, rows=rows)
+    _atomic(level_dir(work, k) / f"frontier-{p}.npz", buffer.getvalue())
+
+
+def read_frontier_rows(work: str, k: int, p: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(fps, rows)`` of partition ``p``'s states of level ``k`` (``write_frontier_rows``);
+    raises ``OSError`` when the file is missing."""
+    with np.load(level_dir(work, k) / f"frontier-{p}.npz", allow_pickle=False) as data:
+        return data["fps"], data["rows"]
 
 
 def write_bucket(work: str, k: int, p: int, owner: int, bucket: dict) -> None:

@@ -63,10 +63,10 @@ def local(recipe: Recipe, limits: Limits = NO_LIMITS, symmetry: bool = False):
 
 
 def spark_run(recipe: Recipe, partitions: int, min_frontier: int, limits: Limits = NO_LIMITS,
-              symmetry: bool = False, **options):
+              symmetry: bool = False, core: str = "reference", **options):
     return engine.explore(recipe, limits, None,
                           SparkOptions(partitions=partitions, min_frontier=min_frontier,
-                                       **options), symmetry)
+                                       **options), symmetry, core)
 
 
 KAFKA = [Recipe("kafka", kconfig(replicas=r, truncation=v))
@@ -81,6 +81,17 @@ THREE = Recipe("tla", TlaConfig(replicas=3, log_size=1, max_records=1, max_epoch
                          ids=lambda r: f"{r.model}-{r.config.truncation}-r{r.config.replicas}")
 def test_level_functions_match_local_engine(recipe, partitions):
     assert signature(spark_run(recipe, partitions, IN_DRIVER)) == signature(local(recipe))
+
+
+@pytest.mark.parametrize("symmetry", [False, True], ids=["plain", "symmetry"])
+@pytest.mark.parametrize("partitions", [1, 2, 7])
+@pytest.mark.parametrize("recipe", [*KAFKA, *TLA, THREE],
+                         ids=lambda r: f"{r.model}-{r.config.truncation}-r{r.config.replicas}")
+def test_compiled_level_functions_match_local_engine(recipe, partitions, symmetry):
+    """The level functions on the compiled core (rows in the frontier files, arrays in the
+    buckets) give the reference engine's answers, counterexamples included."""
+    result = spark_run(recipe, partitions, IN_DRIVER, symmetry=symmetry, core="compiled")
+    assert signature(result) == signature(local(recipe, symmetry=symmetry))
 
 
 SPARK_CASES = [
@@ -113,15 +124,36 @@ def test_spark_jobs_match_local_engine(spark, recipe, partitions):
     assert len(result.stats.levels) == result.stats.depth - (not result.exhausted)
 
 
-def test_mixed_driver_and_spark_levels_match(spark):
+@pytest.mark.parametrize("core", ["reference", "compiled"])
+def test_mixed_driver_and_spark_levels_match(spark, core):
     """Small levels in the driver, large ones on Spark, in one run (3 replicas, 362,951
-    states: the hw variant's loss and ISR counterexamples)."""
+    states: the hw variant's loss and ISR counterexamples), on both cores."""
     recipe = Recipe("kafka", kconfig(replicas=3, max_records=1, truncation="hw"))
-    result = spark_run(recipe, 2, 20_000)
+    result = spark_run(recipe, 2, 20_000, core=core)
     where = {lv["where"] for lv in result.stats.levels}
     assert where == {"driver", "spark"}
     assert signature(result) == signature(local(recipe))
     assert result.stats.distinct == 362_951
+
+
+COMPILED_CASES = [
+    (Recipe("kafka", kconfig(replicas=2, truncation="hw")), 7, False),
+    (Recipe("kafka", kconfig(replicas=2, truncation="kip320", unclean_election=True)), 2, False),
+    (Recipe("kafka", kconfig(replicas=3, max_records=1, truncation="kip101")), 2, True),
+    (Recipe("tla", TlaConfig(replicas=2, truncation="kip320")), 2, True),
+    (THREE, 7, False),
+]
+
+
+@pytest.mark.parametrize(("recipe", "partitions", "symmetry"), COMPILED_CASES,
+                         ids=[f"{r.model}-{r.config.truncation}-r{r.config.replicas}-P{p}"
+                              + ("-sym" if s else "") for r, p, s in COMPILED_CASES])
+def test_compiled_spark_jobs_match_local_engine(spark, recipe, partitions, symmetry):
+    """Every level a Spark job whose tasks run the compiled core: the reference engine's
+    answers."""
+    result = spark_run(recipe, partitions, ON_SPARK, symmetry=symmetry, core="compiled")
+    assert signature(result) == signature(local(recipe, symmetry=symmetry))
+    assert {lv["where"] for lv in result.stats.levels} == {"spark"}
 
 
 SYMMETRIC_CASES = [

@@ -544,6 +544,14 @@ const uint32_t *eng_next_parents(const Engine *e) { return e->next.parent; }
 const uint16_t *eng_next_labels(const Engine *e) { return e->next.label; }
 const uint32_t *eng_next_bad(const Engine *e) { return e->next.bad; }
 const uint64_t *eng_next_fps(const Engine *e) { return e->next.fp; }
+/* The new states' rows, in eng_next_*'s order (one thread: partition 0 holds them all). */
+const uint8_t *eng_next_rows(const Engine *e) { return e->threads == 1 ? e->part[0].rows : NULL; }
+
+/* The invariants in `mask` violated by each of `n` rows (the partitioned engines' check of
+ * their new states): bad[i] gets row i's bits. */
+void eng_check_rows(Engine *e, const uint8_t *rows, int64_t n, uint32_t mask, uint32_t *bad) {
+    for (int64_t i = 0; i < n; i++) bad[i] = model_invariants(e->m, rows + i * e->width, mask);
+}
 const int64_t *eng_generated(const Engine *e) { return e->generated; }
 uint32_t eng_guard_mask(const Engine *e) { return e->guard_mask; }
 

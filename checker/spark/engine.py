@@ -30,18 +30,22 @@ __all__ = ["SparkOptions", "SparkUnavailable", "explore"]
 
 def explore(recipe: Any, limits: Limits | None = None,
             on_progress: Callable[[Progress], None] | None = None,
-            options: SparkOptions | None = None, symmetry: bool = False) -> CheckResult:
+            options: SparkOptions | None = None, symmetry: bool = False,
+            core: str = "reference") -> CheckResult:
     """Explore ``recipe``'s model (``recipe.build() -> (spec, properties)``, picklable) with the
     Spark engine; the result equals ``checker.bfs.explore``'s in counts, depth, verdicts and
-    counterexamples (with ``symmetry`` as ``checker.bfs.explore`` with it).
+    counterexamples (with ``symmetry`` as ``checker.bfs.explore`` with it). ``core``:
+    ``compiled`` runs every level on the model's compiled core (``checker.native.level``; the
+    same answers), ``reference`` on the Python model.
 
     Raises ``SparkUnavailable`` (exit 5) when Spark cannot run: no Java, the JVM or a job
-    failed, or workers fingerprint differently from the driver. The spec's own exceptions give
+    failed, workers fingerprint differently from the driver or cannot run the compiled
+    core. The spec's own exceptions give
     an ERROR result, as in the local engine.
     """
     limits, options = limits or Limits(), options or SparkOptions()
     spec, props = recipe.build()
-    run = SparkSearch(recipe, spec, props, limits, on_progress, options, symmetry)
+    run = SparkSearch(recipe, spec, props, limits, on_progress, options, symmetry, core)
     try:
         return run_search(run, passthrough=(SparkUnavailable,))
     finally:
@@ -54,11 +58,11 @@ class SparkSearch(PartitionedSearch):
     levels of at least ``options.min_frontier`` states run as Spark jobs."""
 
     def __init__(self, recipe: Any, spec, props, limits: Limits, on_progress,
-                 options: SparkOptions, symmetry: bool = False) -> None:
+                 options: SparkOptions, symmetry: bool = False, core: str = "reference") -> None:
         work = options.work_dir or tempfile.mkdtemp(prefix="levels-",
                                                     dir=session.session_folder())
         super().__init__(recipe, spec, props, limits, on_progress, work,
-                         options.partitions or 0, symmetry)
+                         options.partitions or 0, symmetry, core)
         self.options = options
         self.sc = None
         self.engine = "spark"
@@ -72,7 +76,7 @@ class SparkSearch(PartitionedSearch):
             self.sc = session.context(self.options)
             self.note = ""
             self.partitions = self.partitions or self.sc.defaultParallelism
-            session.check_workers(self.sc, self.recipe, self.partitions)
+            session.check_workers(self.sc, self.recipe, self.partitions, self.core)
 
     def prepare(self) -> None:
         if self.options.partitions is None:  # P = the cores Spark has

@@ -169,19 +169,23 @@ def _bundle(folder: Path) -> Path:
     return target
 
 
-def check_workers(sc, recipe: Any, partitions: int) -> None:
+def check_workers(sc, recipe: Any, partitions: int, core: str = "reference") -> None:
     """Run the probe job: every task must build the model and fingerprint the initial states
-    as the driver does. Raises ``SparkUnavailable`` naming the difference."""
+    as the driver does, and with ``core`` ``compiled`` load the compiled core. Raises
+    ``SparkUnavailable`` naming the difference."""
     expected = level.probe(recipe)
     try:
         seen = sc.parallelize(range(partitions), partitions).map(
-            lambda _: level.probe(recipe)).collect()
+            lambda _: level.probe(recipe, core)).collect()
     except Exception as exc:  # noqa: BLE001
         raise SparkUnavailable(f"the Spark workers could not run hwcheck: {job_error(exc)}; "
                                "is hwcheck (with numpy and xxhash) installed where they run?"
                                ) from None
     for got in seen:
-        if got != expected:
+        if got[2]:
+            raise SparkUnavailable(f"a Spark worker cannot run the compiled core ({got[2]}): "
+                                   "install a C compiler there, or use --core reference")
+        if got[:2] != expected[:2]:
             raise SparkUnavailable(
                 f"a Spark worker (Python {got[0]}) fingerprints the initial states differently "
                 f"from the driver (Python {expected[0]}): run the same hwcheck and Python on "

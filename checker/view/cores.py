@@ -8,6 +8,7 @@ import click
 from checker.bfs import Limits
 from checker.native import engine as native_engine
 from checker.native.build import NativeUnavailable
+from checker.native.core import Core
 from checker.view import compose
 
 CORE_OPTION = click.option(
@@ -35,6 +36,27 @@ def compiled(spec, chosen, limits: Limits, on_progress, symmetry: bool, core: st
                    "core.", err=True)
         return None, str(exc)
     return result, ""
+
+
+def for_partitions(spec, chosen, core: str) -> tuple[str, str]:
+    """The core a partitioned engine (Spark) runs its levels on: ``("compiled", "")``, or
+    ``("reference", why)`` as ``compiled`` decides (one stderr line when the core cannot be
+    built or loaded here). Builds the library first if needed, saying so."""
+    if core != "compiled":
+        return "reference", "--core reference"
+    model, why = compose.compiled_model(spec)
+    if model is None:
+        return "reference", why
+    missing = [p.name for p in chosen if p.name not in model.property_bits]
+    if missing:
+        return "reference", f"property {missing[0]} has no compiled form"
+    try:
+        Core(model, on_compile=compile_note).close()
+    except NativeUnavailable as exc:
+        click.echo(f"Note: the compiled core cannot run here ({exc}); using the reference "
+                   "core.", err=True)
+        return "reference", str(exc)
+    return "compiled", ""
 
 
 def compile_note(seconds: float) -> None:

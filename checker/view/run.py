@@ -287,9 +287,10 @@ def run(model: str, given: dict[str, Any], names, limits: Limits, on_progress=No
         return spec, result
     from checker.spark import engine as spark_engine
 
+    core, why = cores.for_partitions(spec, chosen, engine.core)
     try:
-        result = spark_engine.explore(recipe, limits, on_progress, engine.spark, symmetry)
-        result.stats.core = "reference (the Spark engine runs the reference core)"
+        result = spark_engine.explore(recipe, limits, on_progress, engine.spark, symmetry, core)
+        result.stats.core = core if core == "compiled" else f"reference ({why})"
         return spec, result
     except spark_engine.SparkUnavailable as exc:
         spark_engine.session.failed()  # keep spark.log, which the message names
