@@ -7,10 +7,11 @@ Usage::
     python benchmarks/simulate.py --only hunt --seeds 5 --cap 20000
 
 **Throughput.** kip320 with 3 and 5 replicas at simulate's default bounds (4 records, epoch 6,
-3 crashes, depth 50): one local worker, every core, and Spark (``local[N]``, N = cores), each
-run its own ``hwcheck simulate --json`` process, the configurations interleaved over
-``--rounds`` rounds; printed: median steps/s while walking, the ratio to one worker, and the
-median peak memory of the hwcheck process (MiB; workers and the JVM not counted).
+3 crashes, depth 50), on both cores (``--core compiled`` and ``reference``): one local
+worker, every core, and Spark (``local[N]``, N = cores), each run its own ``hwcheck simulate
+--json`` process, the configurations interleaved over ``--rounds`` rounds; printed: median
+steps/s while walking, the ratio to the reference core on one worker, and the median peak
+memory of the hwcheck process (MiB; workers and the JVM not counted).
 
 **Hunt.** kip101 and kip279 with 3, 4 and 5 replicas at simulate's default bounds, checking
 NoCommittedLoss and NoDivergence: for each of ``--seeds`` seeds, walks run (every core) until
@@ -37,8 +38,12 @@ PROPS = ("NoCommittedLoss", "NoDivergence")
 
 def throughput(rounds: int, walks: int) -> None:
     cores = os.cpu_count() or 1
-    engines = {"1 worker": ["--workers", "1"], f"{cores} workers": ["--workers", str(cores)],
-               f"spark local[{cores}]": ["--engine", "spark", "--master", f"local[{cores}]"]}
+    engines = {f"{core}, {name}": [*flags, "--core", core]
+               for core in ("compiled", "reference")
+               for name, flags in (("1 worker", ["--workers", "1"]),
+                                   (f"{cores} workers", ["--workers", str(cores)]),
+                                   (f"spark local[{cores}]",
+                                    ["--engine", "spark", "--master", f"local[{cores}]"]))}
     numbers: dict[tuple[int, str], list[tuple[float, float]]] = {}
     for _ in range(rounds):
         for replicas in (3, 5):
@@ -52,13 +57,14 @@ def throughput(rounds: int, walks: int) -> None:
                 numbers.setdefault((replicas, name), []).append(
                     (stats["steps_per_second"], stats["peak_rss_mb"]))
     print(f"throughput: kip320, {walks:,} walks of at most 50 states, medians of {rounds} rounds")
-    print(f"{'replicas':>8}  {'engine':<18} {'steps/s':>10} {'vs 1 worker':>12} {'peak MiB':>9}")
+    print(f"{'replicas':>8}  {'core, engine':<30} {'steps/s':>10} {'vs reference, 1 worker':>23} "
+          f"{'peak MiB':>9}")
     for replicas in (3, 5):
-        base = statistics.median(r for r, _ in numbers[(replicas, "1 worker")])
+        base = statistics.median(r for r, _ in numbers[(replicas, "reference, 1 worker")])
         for name in engines:
             rate = statistics.median(r for r, _ in numbers[(replicas, name)])
             memory = statistics.median(m for _, m in numbers[(replicas, name)])
-            print(f"{replicas:>8}  {name:<18} {rate:>10,.0f} {rate / base:>11.2f}x "
+            print(f"{replicas:>8}  {name:<30} {rate:>10,.0f} {rate / base:>22.2f}x "
                   f"{memory:>9,.0f}")
 
 

@@ -126,3 +126,58 @@ class SeenLevels:
             chain.append(int(self._levels[k - 2][0][at]))
         chain.reverse()
         return chain
+
+
+class KeyLevels:
+    """The compiled core's parent tables: per level, in the engine's order, each state's key
+    (the low 32 bits of its fingerprint) and its parent's position in the previous level
+    (8 bytes a state, against ``SeenLevels``' 12, and nothing sorted). The initial level
+    keeps full fingerprints.
+
+    A key only has to tell a state from its siblings: a trace is rebuilt from the initial
+    state by taking, at each step, the successor whose fingerprint ends in the next key
+    (``checker.trace.walk_keys``), and its last state is checked against the full
+    fingerprint, which the engine knows.
+    """
+
+    def __init__(self) -> None:
+        self._first = _EMPTY
+        self._levels: list[tuple[np.ndarray, np.ndarray]] = []
+
+    @property
+    def depth(self) -> int:
+        """How many levels are stored."""
+        return len(self._levels)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held by the arrays (8 per state)."""
+        return self._first.nbytes + sum(k.nbytes + p.nbytes for k, p in self._levels)
+
+    def add_level(self, fps: Iterable[int], parents: Iterable[int] | None = None,
+                  parent_rows: np.ndarray | None = None) -> None:
+        """Record a new level: ``fps`` (the engine's order) and, except for level 1, each
+        one's parent position in the previous level (``parent_rows``, ``uint32``). Raises
+        ``ValueError`` when the lengths differ or a parent position is out of range."""
+        keys = _array(fps)
+        if not self._levels:
+            self._first = keys.copy()
+        elif parent_rows is None or len(parent_rows) != len(keys):
+            raise ValueError(f"{len(keys)} fingerprints need as many parent positions")
+        elif len(keys) and int(parent_rows.max()) >= len(self._levels[-1][0]):
+            raise ValueError("a parent position is not a state of the previous level")
+        rows = (np.zeros(len(keys), dtype=np.uint32) if parent_rows is None
+                else parent_rows.astype(np.uint32))
+        low = keys.astype("<u8", copy=False).view("<u4")[::2]  # the low 32 bits, no temporary
+        self._levels.append((low.astype(np.uint32), rows))
+
+    def path(self, level: int, index: int) -> tuple[int, list[int]]:
+        """``(initial fingerprint, keys of levels 2 .. level)`` on the way to the state at
+        ``index`` of ``level`` (1-based). Raises ``IndexError`` for a state not stored."""
+        keys = []
+        for k in range(level, 1, -1):
+            table, parents = self._levels[k - 1]
+            keys.append(int(table[index]))
+            index = int(parents[index])
+        keys.reverse()
+        return int(self._first[index]), keys

@@ -133,5 +133,44 @@ def concrete_step(spec: Spec, state, want: int, canon=None, prop=None,
     return Step(best[1], best[2], fingerprint(best[2]))
 
 
+def walk_keys(spec: Spec, init_fp: int, keys: Sequence[int], last_fp: int,
+              canon=None, mask: int = 0xFFFFFFFF) -> list[Step]:
+    """``concrete_walk`` over a chain given as the initial state's fingerprint, the low 32
+    bits of each later state's (canonical, with ``canon``) fingerprint, and the last one's
+    full fingerprint ``last_fp`` (``checker.seen.KeyLevels``). At each step the successors
+    whose fingerprint ends in the next key are tried in label-text order (the engines'
+    tie-break), and a choice that does not lead to ``last_fp`` is taken back, so two
+    siblings sharing 32 bits cannot derail the walk. Raises ``NondeterministicSpec`` when
+    no behaviour follows the keys. ``mask``: the bits of a fingerprint a key keeps."""
+    canon = canon or _same
+    init = [s for s in spec.init_states() if fingerprint(canon(s)) == init_fp]
+    if not init:
+        raise NondeterministicSpec(f"no initial state has fingerprint {fp_hex(init_fp)}: the "
+                                   "spec's init states changed between search and replay")
+    steps = [Step(None, init[0], fingerprint(init[0]))]
+    if not keys:
+        return steps
+    if _follow(spec, steps, keys, last_fp, canon, mask):
+        return steps
+    raise NondeterministicSpec(f"no transition reaches {fp_hex(last_fp)} when rebuilding a "
+                               "trace: the spec is not deterministic")
+
+
+def _follow(spec: Spec, steps: list[Step], keys: Sequence[int], last_fp: int, canon,
+            mask: int) -> bool:
+    """Extend ``steps`` along ``keys`` (depth first, smallest label text first)."""
+    depth, fits = len(steps) - 1, []
+    for label, succ in spec.successors(steps[-1].state):
+        fp = fingerprint(canon(succ))
+        if (fp == last_fp if depth == len(keys) - 1 else fp & mask == keys[depth]):
+            fits.append((str(label), label, succ))
+    for _, label, succ in sorted(fits, key=lambda fit: fit[0]):
+        steps.append(Step(label, succ, fingerprint(succ)))
+        if len(steps) == len(keys) + 1 or _follow(spec, steps, keys, last_fp, canon, mask):
+            return True
+        steps.pop()
+    return False
+
+
 def _same(state):
     return state

@@ -13,6 +13,7 @@ import marshal
 import os
 import random
 
+import numpy as np
 import pytest
 import xxhash
 
@@ -291,3 +292,26 @@ def test_tla_three_replicas_are_tlcs_count():
     for symmetry, count in ((False, 737_794), (True, 123_311)):
         got = native_engine.explore(compiled_model(spec)[0], spec, chosen, symmetry=symmetry)
         assert (got.status.value, got.stats.distinct, got.stats.depth) == ("OK", count, 26)
+
+
+def test_a_trace_is_rebuilt_from_keys_even_when_siblings_share_them():
+    """The compiled engine keeps 32 bits of each fingerprint in its parent tables. With keys
+    cut to 2 bits, siblings share keys all the time: the walk takes wrong turns back and still
+    ends at the violating state, with a key-matching state at every step."""
+    from checker.fingerprint import fingerprint
+    from checker.seen import KeyLevels
+    from checker.trace import walk_keys
+
+    spec, props = build_model("kafka", Config(replicas=2, truncation="hw"))
+    (loss,) = explore(spec, [p for p in props if p.name == "NoCommittedLoss"]).violations
+    fps = [step.fingerprint for step in loss.trace]
+    rebuilt = walk_keys(spec, fps[0], [fp & 3 for fp in fps[1:]], fps[-1], mask=3)
+    assert len(rebuilt) == len(fps) == 11
+    assert rebuilt[-1].fingerprint == fps[-1]
+    assert [fingerprint(s.state) & 3 for s in rebuilt[1:]] == [fp & 3 for fp in fps[1:]]
+    levels = KeyLevels()  # and the tables give back the chain by position
+    levels.add_level(fps[:1])
+    for fp in fps[1:]:
+        levels.add_level([fp], parent_rows=np.zeros(1, dtype=np.uint32))
+    assert levels.path(len(fps), 0) == (fps[0], [fp & 0xFFFFFFFF for fp in fps[1:]])
+    assert levels.nbytes == 8 * len(fps) + 8  # the initial level keeps full fingerprints too

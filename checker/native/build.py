@@ -153,6 +153,7 @@ def _declare(lib: ctypes.CDLL) -> None:
         "eng_row_marshal": (i32, [p, p, p]),
         "eng_next_fps": (p, [p]),
         "eng_next_rows": (p, [p]),
+        "eng_front_fps": (p, [p]),
         "eng_check_rows": (None, [p, p, i64, u32, p]),
         "hwcheck_xxh3": (ctypes.c_uint64, [p, ctypes.c_size_t]),
         "hwcheck_mt_draws": (None, [p, p, i32, p]),

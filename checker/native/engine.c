@@ -57,9 +57,17 @@ typedef struct {
     int failed;
 } __attribute__((aligned(64))) Worker;
 
+/* A seen set: SUBTABLES open-addressing tables of row hashes, picked by bits 48..55 of the
+ * hash, so a table that fills up doubles alone (1/256 of the set is copied at a time, not
+ * all of it) and the set's load stays between its tables' bounds everywhere. */
+#define SUBTABLES 256
 typedef struct {
     uint64_t *slots;
-    size_t cap, count;
+    uint32_t cap, count;
+} SubSeen;
+
+typedef struct {
+    SubSeen sub[SUBTABLES];
 } __attribute__((aligned(64))) Seen;
 
 typedef struct {
@@ -117,8 +125,12 @@ static inline int part_of(const Engine *e, uint64_t h) {
     return e->threads == 1 ? 0 : (int)((h >> 40) % (uint64_t)e->threads);
 }
 
+static inline SubSeen *sub_of(const Engine *e, uint64_t h) {
+    return &e->seen[part_of(e, h)].sub[(h >> 48) & (SUBTABLES - 1)];
+}
+
 static int seen_has(const Engine *e, uint64_t h) {
-    const Seen *seen = &e->seen[part_of(e, h)];
+    const SubSeen *seen = sub_of(e, h);
     size_t mask = seen->cap - 1;
     for (size_t i = h & mask;; i = (i + 1) & mask) {
         if (seen->slots[i] == h) return 1;
@@ -134,21 +146,21 @@ static void seen_put_raw(uint64_t *slots, size_t cap, uint64_t h) {
     }
 }
 
-/* Insert into the seen set of h's partition (only its owner thread may call this). */
+/* Insert into the seen set of h's partition (only its owner thread may call this). Tables
+ * are kept at most 80% full: linear probing with a well-mixed hash stays short there. */
 static int seen_put(Engine *e, uint64_t h) {
-    Seen *seen = &e->seen[part_of(e, h)];
-    if ((seen->count + 1) * 10 > seen->cap * 7) {
-        size_t cap = seen->cap * 2;
+    SubSeen *seen = sub_of(e, h);
+    if ((size_t)(seen->count + 1) * 5 > (size_t)seen->cap * 4) {
+        size_t cap = (size_t)seen->cap * 2;
         uint64_t *slots = calloc(cap, sizeof(uint64_t));
-        if (!slots) return -1;
+        if (!slots || cap > UINT32_MAX) { free(slots); return -1; }
         for (size_t i = 0; i < seen->cap; i++) if (seen->slots[i]) seen_put_raw(slots, cap, seen->slots[i]);
         free(seen->slots);
         seen->slots = slots;
-        seen->cap = cap;
+        seen->cap = (uint32_t)cap;
     }
-    size_t before = seen->count;
     seen_put_raw(seen->slots, seen->cap, h);
-    seen->count = before + 1;  /* callers only insert states not seen yet */
+    seen->count++;  /* callers only insert states not seen yet */
     return 0;
 }
 
@@ -359,9 +371,12 @@ Engine *eng_new(const int32_t *params, int nparams, const uint16_t *ranks, uint3
     e->workers = zeroed(e->threads * sizeof(Worker));
     int failed = !e->seen || !e->part || !e->broken_row || !e->workers;
     for (int p = 0; p < e->threads && !failed; p++) {
-        e->seen[p].cap = 1 << 14;
-        e->seen[p].slots = calloc(e->seen[p].cap, sizeof(uint64_t));
-        failed = !e->seen[p].slots || table_grow(&e->part[p], e->width)
+        for (int t = 0; t < SUBTABLES && !failed; t++) {
+            e->seen[p].sub[t].cap = 64;
+            e->seen[p].sub[t].slots = calloc(64, sizeof(uint64_t));
+            failed = !e->seen[p].sub[t].slots;
+        }
+        failed = failed || table_grow(&e->part[p], e->width)
                  || worker_init(e, &e->workers[p]);
         e->workers[p].index = p;
     }
@@ -373,7 +388,7 @@ void eng_free(Engine *e) {
     if (!e) return;
     for (int p = 0; p < e->threads; p++) {
         if (e->workers && e->workers[p].e) worker_free(&e->workers[p]);
-        if (e->seen) free(e->seen[p].slots);
+        if (e->seen) for (int t = 0; t < SUBTABLES; t++) free(e->seen[p].sub[t].slots);
         if (e->part) table_free(&e->part[p]);
     }
     if (e->m) model_free(e->m);
@@ -544,6 +559,7 @@ const uint32_t *eng_next_parents(const Engine *e) { return e->next.parent; }
 const uint16_t *eng_next_labels(const Engine *e) { return e->next.label; }
 const uint32_t *eng_next_bad(const Engine *e) { return e->next.bad; }
 const uint64_t *eng_next_fps(const Engine *e) { return e->next.fp; }
+const uint64_t *eng_front_fps(const Engine *e) { return e->front_fp; }
 /* The new states' rows, in eng_next_*'s order (one thread: partition 0 holds them all). */
 const uint8_t *eng_next_rows(const Engine *e) { return e->threads == 1 ? e->part[0].rows : NULL; }
 

@@ -24,7 +24,8 @@ from checker.native.build import NativeUnavailable
 from checker.native.core import Core
 from checker.properties import Property
 from checker.result import CheckResult, Violation
-from checker.seen import SeenLevels
+from checker.seen import KeyLevels
+from checker.trace import walk_keys
 
 CHUNK = 4096
 """Frontier states per call into C: limits, Ctrl-C and progress are looked at in between."""
@@ -44,10 +45,11 @@ class CompiledSearch(Search):
         if missing:
             raise NativeUnavailable(f"property {missing[0]} has no compiled form")
         self.model = model
-        self.seen = SeenLevels(visited=False)  # the C side keeps the seen set
+        self.seen = KeyLevels()  # parents only: the C side keeps the seen set
         self.core = Core(model, self._mask(self.invariants), self._mask(self.transitions),
                          self._mask(self.pending), symmetry, threads, on_compile)
         self.front_fps = np.empty(0, dtype=np.uint64)
+        self.full: dict[int, np.ndarray] = {}  # level -> fingerprints (engine order), last two
 
     def _mask(self, props: Sequence[Property]) -> int:
         mask = 0
@@ -61,6 +63,7 @@ class CompiledSearch(Search):
         level = self.initial_level()
         rows = b"".join(self.model.encode(state) for state in level.values())
         self.front_fps = np.fromiter(level, dtype=np.uint64, count=len(level))
+        self.full = {1: self.front_fps}
         _check(lib.eng_seed(handle, rows, self.front_fps.ctypes.data, len(level)))
         size = len(level)
         while size and not self._done():
@@ -83,15 +86,17 @@ class CompiledSearch(Search):
             self._tick(lib.eng_next_size(handle))
         new = lib.eng_finish(handle)
         _check(new)
-        fps = _view(lib.eng_next_fps(handle), np.uint64, new).copy()
-        parent_rows = _view(lib.eng_next_parents(handle), np.uint32, new).copy()
+        # views of the engine's arrays, valid until eng_advance (nothing here is copied)
+        fps = _view(lib.eng_next_fps(handle), np.uint64, new)
+        parent_rows = _view(lib.eng_next_parents(handle), np.uint32, new)
         labels = _view(lib.eng_next_labels(handle), np.uint16, new)
-        bad = _view(lib.eng_next_bad(handle), np.uint32, new).copy()
+        bad = _view(lib.eng_next_bad(handle), np.uint32, new)
         self._count(labels, new)
         level = self.stats.depth  # the frontier's level; the new states are one deeper
         if new:
             self.seen.add_level(fps, parent_rows=parent_rows)
             self.stats.depth += 1
+            self.full = {level: self.front_fps, level + 1: fps}
         self.stats.distinct += new
         self._transitions_broken(level)
         self._invariants_broken(fps, bad)
@@ -100,7 +105,8 @@ class CompiledSearch(Search):
         lib.eng_set_masks(handle, self._mask(self.invariants), self._mask(self.transitions),
                           self._mask(self.pending))
         _check(lib.eng_advance(handle, fps.ctypes.data))
-        self.front_fps = fps
+        self.front_fps = _view(lib.eng_front_fps(handle), np.uint64, new)
+        self.full = {}
         return new
 
     def _count(self, labels: np.ndarray, new: int) -> None:
@@ -139,6 +145,16 @@ class CompiledSearch(Search):
                 self.violations.append(Violation(prop, tuple(trace)))
                 broken.append(prop)
         self.invariants = [p for p in self.invariants if p not in broken]
+
+    def trace_to(self, fp: int, level: int) -> list:
+        """The shortest trace to ``fp``, a state of the frontier's level or the new one
+        (the levels whose full fingerprints are kept), rebuilt from the key tables
+        (``checker.trace.walk_keys``)."""
+        if level == 1:  # an initial state
+            return walk_keys(self.spec, fp, [], fp, self.canon)
+        at = np.flatnonzero(self.full[level] == np.uint64(fp))
+        init_fp, keys = self.seen.path(level, int(at[0]))
+        return walk_keys(self.spec, init_fp, keys, fp, self.canon)
 
     def result(self) -> CheckResult:
         result = super().result()
