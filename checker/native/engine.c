@@ -96,6 +96,11 @@ typedef struct Engine {
     Table *part;
     Level next;
     Worker *workers;
+    /* the slice being expanded: next block to take (on a line of its own: every worker
+     * bumps it), its end */
+    int64_t cursor __attribute__((aligned(64)));
+    char cursor_line[56];
+    int64_t stop;
     int64_t generated[16];
     Broken broken[MAXBITS];
     uint8_t *broken_row;
@@ -120,9 +125,10 @@ static uint64_t row_hash(const uint8_t *p, int len) {
     return h ? h : 1;
 }
 
-/* The partition that owns a row hash (its high bits: the low ones pick table slots). */
+/* The partition that owns a row hash: bits 32..47 scaled to [0, threads) by a multiply
+ * (no division on the hot path; the low bits pick table slots, bits 48..55 sub-tables). */
 static inline int part_of(const Engine *e, uint64_t h) {
-    return e->threads == 1 ? 0 : (int)((h >> 40) % (uint64_t)e->threads);
+    return (int)((((h >> 32) & 0xFFFF) * (uint64_t)e->threads) >> 16);
 }
 
 static inline SubSeen *sub_of(const Engine *e, uint64_t h) {
@@ -191,6 +197,28 @@ static int table_grow(Table *t, int width) {
     return table_reindex(t, cap * 2);
 }
 
+/* Append an entry without looking for it (a worker's finds for another partition: its
+ * owner dedups them at the merge). 0, or -1 out of memory. */
+static int table_push(Table *t, int width, const uint8_t *row, uint64_t h, uint32_t parent,
+                      uint16_t label) {
+    if (t->n == t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 1024;
+        uint8_t *rows = realloc(t->rows, cap * width);
+        if (!rows) return -1;
+        t->rows = rows;
+#define GROW(field, type) { type *p = realloc(t->field, cap * sizeof(type)); if (!p) return -1; t->field = p; }
+        GROW(h, uint64_t) GROW(parent, uint32_t) GROW(label, uint16_t)
+#undef GROW
+        t->cap = cap;
+    }
+    size_t at = t->n++;
+    memcpy(t->rows + at * width, row, width);
+    t->h[at] = h;
+    t->parent[at] = parent;
+    t->label[at] = label;
+    return 0;
+}
+
 static void table_clear(Table *t) {
     t->n = 0;
     if (t->index) memset(t->index, 0, t->index_cap * sizeof(uint32_t));
@@ -234,21 +262,29 @@ static int table_offer(const Engine *e, Table *t, const uint8_t *row, uint64_t h
 }
 
 /* -- workers ----------------------------------------------------------------------------- */
+/* Zeroed memory of its own cache lines: a thread's scratch buffers never share a line with
+ * another thread's or with the model (false sharing cost the second thread a fifth). */
+static void *own(size_t bytes) {
+    bytes = (bytes + 63) / 64 * 64;
+    void *p = aligned_alloc(64, bytes ? bytes : 64);
+    if (p) memset(p, 0, bytes);
+    return p;
+}
+
 static int worker_init(Engine *e, Worker *w) {
     memset(w, 0, sizeof(Worker));
     w->e = e;
-    w->succ = malloc((size_t)e->max_succ * e->width);
-    w->canon = malloc(e->width);
-    w->labels = malloc(e->max_succ * sizeof(uint16_t));
-    w->violated = malloc(e->max_succ * sizeof(uint32_t));
-    w->broken_row = calloc(MAXBITS, e->width);
-    w->marshal = malloc(model_max_marshal(e->m));
+    w->succ = own((size_t)e->max_succ * e->width);
+    w->canon = own(e->width);
+    w->labels = own(e->max_succ * sizeof(uint16_t));
+    w->violated = own(e->max_succ * sizeof(uint32_t));
+    w->broken_row = own((size_t)MAXBITS * e->width);
+    w->marshal = own(model_max_marshal(e->m));
     if (!w->succ || !w->canon || !w->labels || !w->violated || !w->broken_row || !w->marshal)
         return -1;
     if (e->threads == 1) return 0;
-    w->out = calloc(e->threads, sizeof(Table));
+    w->out = own(e->threads * sizeof(Table));
     if (!w->out) return -1;
-    for (int p = 0; p < e->threads; p++) if (table_grow(&w->out[p], e->width)) return -1;
     return 0;
 }
 
@@ -268,8 +304,9 @@ static void note_broken(Broken *broken, uint8_t *rows, int width, int bit, uint6
     }
 }
 
-/* Expand frontier states [w->start, w->end): into the level table when alone, into the
- * worker's own table for the owning partition with threads. Reads the seen set only. */
+/* Expand frontier states [w->start, w->end): a new state of the worker's own partition
+ * straight into that partition's level table (only this worker writes it until the merge),
+ * any other appended to the worker's list for its owner. Reads the seen set only. */
 static void worker_run(Worker *w) {
     Engine *e = w->e;
     int width = e->width;
@@ -289,14 +326,31 @@ static void worker_run(Worker *w) {
             if (e->symmetry) { model_canonical(e->m, succ, w->canon); key = w->canon; }
             uint64_t h = row_hash(key, width);
             if (seen_has(e, h)) continue;
-            Table *sink = e->threads == 1 ? &e->part[0] : &w->out[part_of(e, h)];
-            if (table_offer(e, sink, key, h, (uint32_t)i, label)) { w->failed = 1; break; }
+            int owner = part_of(e, h);  /* this worker's own partition takes it directly */
+            if (owner == w->index ? table_offer(e, &e->part[owner], key, h, (uint32_t)i, label)
+                                  : table_push(&w->out[owner], width, key, h, (uint32_t)i, label)) {
+                w->failed = 1;
+                break;
+            }
         }
     }
 }
 
+/* Frontier states a worker takes at a time: workers take blocks until the slice is done,
+ * so one that drew slow states does not hold the others at the merge. */
+#define BLOCK 256
+
 static void *worker_main(void *arg) {
-    worker_run(arg);
+    Worker *w = arg;
+    Engine *e = w->e;
+    int64_t stop = e->stop;
+    for (;;) {
+        int64_t start = __atomic_fetch_add(&e->cursor, BLOCK, __ATOMIC_RELAXED);
+        if (start >= stop || w->failed) break;
+        w->start = start;
+        w->end = start + BLOCK < stop ? start + BLOCK : stop;
+        worker_run(w);
+    }
     return NULL;
 }
 
@@ -306,6 +360,7 @@ static void *worker_merge(void *arg) {
     Engine *e = w->e;
     Table *into = &e->part[w->index];
     for (int t = 0; t < e->threads && !w->failed; t++) {
+        if (t == w->index) continue;  /* its own finds went straight in */
         Table *from = &e->workers[t].out[w->index];
         for (size_t k = 0; k < from->n && !w->failed; k++)
             w->failed = table_offer(e, into, from->rows + k * e->width, from->h[k],
@@ -355,7 +410,7 @@ void eng_free(Engine *e);
 
 Engine *eng_new(const int32_t *params, int nparams, const uint16_t *ranks, uint32_t inv_mask,
                 uint32_t trans_mask, uint32_t guard_mask, int symmetry, int threads) {
-    Engine *e = calloc(1, sizeof(Engine));
+    Engine *e = zeroed(sizeof(Engine));
     if (!e) return NULL;
     e->m = model_new(params, nparams);
     if (!e->m) { free(e); return NULL; }
@@ -458,13 +513,9 @@ int eng_expand(Engine *e, int64_t start, int64_t end) {
         worker_run(w);
         failed = w->failed;
     } else {
-        int64_t step = (end - start + e->threads - 1) / e->threads;
-        for (int t = 0; t < e->threads; t++) {
-            Worker *w = &e->workers[t];
-            w->start = start + t * step < end ? start + t * step : end;
-            w->end = w->start + step < end ? w->start + step : end;
-            w->failed = 0;
-        }
+        e->cursor = start;
+        e->stop = end;
+        for (int t = 0; t < e->threads; t++) e->workers[t].failed = 0;
         failed = run_workers(e, worker_main) || run_workers(e, worker_merge);
     }
     for (int t = 0; t < e->threads; t++) worker_fold(e, &e->workers[t]);

@@ -27,7 +27,7 @@ from checker.result import CheckResult, Violation
 from checker.seen import KeyLevels
 from checker.trace import walk_keys
 
-CHUNK = 4096
+CHUNK = 16384
 """Frontier states per call into C: limits, Ctrl-C and progress are looked at in between."""
 
 class CompiledSearch(Search):
