@@ -96,3 +96,29 @@ def test_infinite_weights_run_on_the_reference_core():
     recipe = _recipe("kafka", {"replicas": 2, "truncation": "hw"})
     walker, why = compiled_walks(recipe, WalkPlan(weights=(("Produce", float("inf")),)))
     assert walker is None and why == "a weight is not finite"
+
+
+def test_the_summary_says_which_core_walked(tmp_path):
+    """``core`` in the table and in summary.json: compiled by default, the reference with
+    --core reference; the counts are the same."""
+    import json
+
+    from click.testing import CliRunner
+
+    from checker.cli import cli
+
+    found = {}
+    for core in ("compiled", "reference"):
+        run = CliRunner().invoke(cli, ["simulate", "--replicas", "3", "--walks", "40",
+                                       "--workers", "1", "--json", "--core", core, "--out",
+                                       str(tmp_path / core)], catch_exceptions=False)
+        assert run.exit_code == 0, run.output
+        found[core] = json.loads(run.output)["stats"]
+    assert found["compiled"]["core"] == "compiled"
+    assert found["reference"]["core"] == "reference (--core reference)"
+    assert found["compiled"]["steps"] == found["reference"]["steps"]
+    assert found["compiled"]["actions"] == found["reference"]["actions"]
+    table = CliRunner().invoke(cli, ["simulate", "--replicas", "2", "--walks", "10",
+                                     "--workers", "1", "--out", str(tmp_path / "t")])
+    rows = [line.split("│") for line in table.output.splitlines() if "│" in line]
+    assert any(r[1].strip() == "core" and r[2].strip() == "compiled" for r in rows if len(r) > 2)

@@ -244,9 +244,10 @@ def test_local_cores_from_master_url():
     assert engine.local_cores(None) is None
 
 
-def test_simulation_on_spark_matches_local_workers(spark):
+@pytest.mark.parametrize("core", ["reference", "compiled"])
+def test_simulation_on_spark_matches_local_workers(spark, core):
     """hwcheck simulate --engine spark: the same walks, statistics and shrunk traces with 1
-    and 3 partitions as on 1 local worker."""
+    and 3 partitions, on either core, as on 1 local worker on the reference core."""
     from test_simulate import BIG, comparable, recipe
 
     from checker.simulation import simulate
@@ -255,9 +256,10 @@ def test_simulation_on_spark_matches_local_workers(spark):
     run, plan = recipe(replicas=3, truncation="kip101", **BIG), WalkPlan(seed=5, depth=40)
     local = comparable(simulate(run, plan, walks=130, workers=1))
     for partitions in (1, 3):
-        on_spark = simulate(run, plan, walks=130,
+        on_spark = simulate(run, plan, walks=130, core=core,
                             spark=SparkOptions(master="local[2]", partitions=partitions))
         assert on_spark.engine == f"spark ({partitions} partitions)"
+        assert on_spark.core == (core if core == "compiled" else "reference (--core reference)")
         assert comparable(on_spark) == local
 
 
