@@ -315,3 +315,31 @@ def test_a_trace_is_rebuilt_from_keys_even_when_siblings_share_them():
         levels.add_level([fp], parent_rows=np.zeros(1, dtype=np.uint32))
     assert levels.path(len(fps), 0) == (fps[0], [fp & 0xFFFFFFFF for fp in fps[1:]])
     assert levels.nbytes == 8 * len(fps) + 8  # the initial level keeps full fingerprints too
+
+
+def test_an_executor_running_from_the_shipped_zip_builds_the_core(tmp_path):
+    """On a Spark cluster the executors import hwcheck from the zip the driver ships
+    (``checker.spark.session._bundle``): it carries the C sources, and the core builds from
+    inside the zip, in a process that sees no other copy of hwcheck."""
+    import subprocess
+    import sys
+
+    from checker.spark.session import _bundle
+
+    bundle = _bundle(tmp_path)
+    script = f"""
+import sys
+sys.path.insert(0, {str(bundle)!r})
+from pathlib import Path
+import checker.native.build as build
+assert build.__file__.startswith({str(bundle)!r}), build.__file__
+native = Path({str(bundle)!r}) / "spec" / "kafka" / "native"
+lib = build.load("kafka", [native / n for n in ("state.c", "actions.c", "properties.c")],
+                 [native / "kafka.h"], lambda seconds: print("built"))
+print(bool(lib.eng_new))
+"""
+    env = {"HWCHECK_CACHE": str(tmp_path / "cache"), "PATH": os.environ["PATH"]}
+    done = subprocess.run([sys.executable, "-S", "-c", script], capture_output=True, text=True,
+                          env=env, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["built", "True"]

@@ -19,6 +19,7 @@ import subprocess
 import sysconfig
 import tempfile
 import time
+import zipfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -66,19 +67,22 @@ def load(name: str, sources: Sequence[Path], headers: Sequence[Path] = (),
     for part in (*cc, *FLAGS, platform.machine(), platform.python_implementation()):
         digest.update(part.encode() + b"\0")
     try:
-        for path in everything:
-            digest.update(Path(path).read_bytes())
-    except OSError as exc:
+        texts = {Path(path).name: _read(Path(path)) for path in everything}
+    except (OSError, KeyError) as exc:
         raise NativeUnavailable(f"a source of the compiled core is missing: {exc}") from None
+    if len(texts) != len(everything):
+        raise NativeUnavailable("two sources of the compiled core share a file name")
+    for path in everything:
+        digest.update(texts[Path(path).name])
     key = f"{name}-{digest.hexdigest()[:16]}"
     if key in _LOADED:
         return _LOADED[key]
     folder = cache_dir()
     target = folder / f"{key}.so"
-    includes = {p.parent for p in everything}
     cached = target.exists()
     if not cached:
-        seconds = _compile(cc, [*ENGINE_SOURCES, *sources], includes, folder, target)
+        compiled = [Path(p).name for p in (*ENGINE_SOURCES, *sources)]
+        seconds = _compile(cc, texts, compiled, folder, target)
         if on_compile is not None:
             on_compile(seconds)
     try:
@@ -98,16 +102,36 @@ def load(name: str, sources: Sequence[Path], headers: Sequence[Path] = (),
     return lib
 
 
-def _compile(cc: list[str], sources, includes, folder: Path, target: Path) -> float:
+def _read(path: Path) -> bytes:
+    """A source file's bytes, also when hwcheck runs from a zip (a Spark cluster's executors
+    import it from the bundle the driver ships): then the path runs through the zip file.
+    Raises ``OSError`` or ``KeyError`` when it is in neither."""
+    try:
+        return path.read_bytes()
+    except (FileNotFoundError, NotADirectoryError):
+        for parent in path.parents:
+            if parent.is_file() and zipfile.is_zipfile(parent):
+                with zipfile.ZipFile(parent) as bundle:
+                    return bundle.read(path.relative_to(parent).as_posix())
+        raise
+
+
+def _compile(cc: list[str], texts: dict[str, bytes], sources: list[str], folder: Path,
+             target: Path) -> float:
+    """Write ``texts`` (file name -> bytes) to a build folder in the cache and compile
+    ``sources`` (names among them) into ``target``; returns the seconds it took."""
     try:
         folder.mkdir(parents=True, exist_ok=True)
         fd, partial = tempfile.mkstemp(prefix=target.stem, suffix=".tmp", dir=folder)
         os.close(fd)
+        build = tempfile.mkdtemp(prefix=f".{target.stem}-", dir=folder)
+        for name, data in texts.items():
+            Path(build, name).write_bytes(data)
     except OSError as exc:
         raise NativeUnavailable(f"cannot write the compiled core's cache {folder}: "
                                 f"{exc.strerror}") from None
-    command = [*cc, *FLAGS, *[f"-I{d}" for d in sorted(map(str, includes))],
-               *map(str, sources), "-o", partial]
+    command = [*cc, *FLAGS, f"-I{build}", *[os.path.join(build, n) for n in sources],
+               "-o", partial]
     start = time.perf_counter()
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=300, check=False)
@@ -117,6 +141,8 @@ def _compile(cc: list[str], sources, includes, folder: Path, target: Path) -> fl
     except subprocess.TimeoutExpired:
         os.unlink(partial)
         raise NativeUnavailable("the C compiler took over 300 s") from None
+    finally:
+        shutil.rmtree(build, ignore_errors=True)
     if done.returncode != 0:
         os.unlink(partial)
         first = next((line for line in done.stderr.splitlines() if "error" in line),

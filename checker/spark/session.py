@@ -158,14 +158,20 @@ def _start(conf, log: Path):
     return sc
 
 
+BUNDLED = ("*.py", "*.c", "*.h")
+"""What the executors get of hwcheck's packages: the code and the compiled core's sources
+(each executor builds the core once, into its own cache)."""
+
+
 def _bundle(folder: Path) -> Path:
     """A zip of hwcheck's packages (checker, spec, invariants) for the executors."""
-    root = Path(level.__file__).resolve().parents[2]
+    root = Path(level.__file__).resolve().parents[1]  # checker/level.py
     target = folder / "hwcheck-code.zip"
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as bundle:
         for package in ("checker", "spec", "invariants"):
-            for path in sorted((root / package).rglob("*.py")):
-                bundle.write(path, path.relative_to(root).as_posix())
+            for pattern in BUNDLED:
+                for path in sorted((root / package).rglob(pattern)):
+                    bundle.write(path, path.relative_to(root).as_posix())
     return target
 
 
