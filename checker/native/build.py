@@ -24,8 +24,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 HERE = Path(__file__).parent
-ENGINE_SOURCES = (HERE / "engine.c", HERE / "walk.c", HERE / "xxh3.c")
-HEADERS = (HERE / "model.h", HERE / "rows.h", HERE / "xxh3.h")
+ENGINE_SOURCES = (HERE / "engine.c", HERE / "access.c", HERE / "walk.c", HERE / "xxh3.c")
+HEADERS = (HERE / "model.h", HERE / "engine.h", HERE / "tables.h", HERE / "rows.h", HERE / "xxh3.h")
 FLAGS = ("-O2", "-std=gnu11", "-shared", "-fPIC", "-pthread", "-fno-strict-aliasing")
 
 

@@ -15,251 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model.h"
+#include "engine.h"
 #include "xxh3.h"
-
-#define NLABELS 65536
-#define MAXBITS 32
-
-typedef struct {
-    int has;
-    uint64_t pfp;
-    uint16_t rank, label;
-    uint32_t parent;
-} Broken;
-
-/* States found in a level: rows, row hashes, parent (frontier index) and label, with an
- * open-addressing index by hash. The engine builds the level in one; with threads, each
- * worker fills its own and the engine merges them. */
-typedef struct {
-    uint8_t *rows;
-    uint64_t *h;
-    uint32_t *parent;
-    uint16_t *label;
-    size_t n, cap;
-    uint32_t *index;  /* entry + 1 per slot (0: empty) */
-    size_t index_cap;
-} __attribute__((aligned(64))) Table;  /* one cache line apart: each thread writes its own */
-
-/* What one thread needs to expand frontier states. */
-typedef struct {
-    struct Engine *e;
-    int64_t start, end;
-    int index;    /* this worker's number; with threads, also the partition it merges */
-    Table *out;   /* with threads: this worker's finds, one table per owning partition */
-    int64_t generated[16];
-    Broken broken[MAXBITS];
-    uint8_t *broken_row;
-    uint32_t reached;
-    uint8_t *succ, *canon, *marshal;
-    uint16_t *labels;
-    uint32_t *violated;
-    int failed;
-} __attribute__((aligned(64))) Worker;
-
-/* A seen set: SUBTABLES open-addressing tables of row hashes, picked by bits 48..55 of the
- * hash, so a table that fills up doubles alone (1/256 of the set is copied at a time, not
- * all of it) and the set's load stays between its tables' bounds everywhere. */
-#define SUBTABLES 256
-typedef struct {
-    uint64_t *slots;
-    uint32_t cap, count;
-} SubSeen;
-
-typedef struct {
-    SubSeen sub[SUBTABLES];
-} __attribute__((aligned(64))) Seen;
-
-typedef struct {
-    uint32_t *parent;
-    uint16_t *label;
-    uint32_t *bad;
-    uint64_t *fp;
-    size_t n, cap;
-} Level;
-
-typedef struct Engine {
-    Model *m;
-    int width, max_succ, threads;
-    uint32_t inv_mask, trans_mask, guard_mask;
-    int symmetry;
-    uint16_t rank[NLABELS];
-    /* every state seen so far: row hashes in one open-addressing table per partition (a
-     * hash's partition owns it: part_of), so threads insert without locks */
-    Seen *seen;
-    /* the frontier */
-    uint8_t *front;
-    uint64_t *front_fp;
-    size_t front_n, front_cap;
-    /* the level being built, one table per partition, and once finished what Python reads
-     * of all of it (parents, labels, invariant verdicts, fingerprints) */
-    Table *part;
-    Level next;
-    Worker *workers;
-    /* the slice being expanded: next block to take (on a line of its own: every worker
-     * bumps it), its end */
-    int64_t cursor __attribute__((aligned(64)));
-    char cursor_line[56];
-    int64_t stop;
-    int64_t generated[16];
-    Broken broken[MAXBITS];
-    uint8_t *broken_row;
-} Engine;
-
-/* A 64-bit hash of a row: 8-byte words folded by multiply and rotate, then a final mix. */
-static uint64_t row_hash(const uint8_t *p, int len) {
-    uint64_t h = 0x9E3779B97F4A7C15ull ^ (uint64_t)len;
-    int i = 0;
-    for (; i + 8 <= len; i += 8) {
-        uint64_t w;
-        memcpy(&w, p + i, 8);
-        h ^= w * 0xC2B2AE3D27D4EB4Full;
-        h = ((h << 31) | (h >> 33)) * 0x9E3779B97F4A7C15ull;
-    }
-    uint64_t w = 0;
-    memcpy(&w, p + i, len - i);
-    h ^= w * 0xC2B2AE3D27D4EB4Full;
-    h ^= h >> 33; h *= 0xFF51AFD7ED558CCDull;
-    h ^= h >> 33; h *= 0xC4CEB9FE1A85EC53ull;
-    h ^= h >> 33;
-    return h ? h : 1;
-}
-
-/* The partition that owns a row hash: bits 32..47 scaled to [0, threads) by a multiply
- * (no division on the hot path; the low bits pick table slots, bits 48..55 sub-tables). */
-static inline int part_of(const Engine *e, uint64_t h) {
-    return (int)((((h >> 32) & 0xFFFF) * (uint64_t)e->threads) >> 16);
-}
-
-static inline SubSeen *sub_of(const Engine *e, uint64_t h) {
-    return &e->seen[part_of(e, h)].sub[(h >> 48) & (SUBTABLES - 1)];
-}
-
-static int seen_has(const Engine *e, uint64_t h) {
-    const SubSeen *seen = sub_of(e, h);
-    size_t mask = seen->cap - 1;
-    for (size_t i = h & mask;; i = (i + 1) & mask) {
-        if (seen->slots[i] == h) return 1;
-        if (!seen->slots[i]) return 0;
-    }
-}
-
-static void seen_put_raw(uint64_t *slots, size_t cap, uint64_t h) {
-    size_t mask = cap - 1;
-    for (size_t i = h & mask;; i = (i + 1) & mask) {
-        if (slots[i] == h) return;
-        if (!slots[i]) { slots[i] = h; return; }
-    }
-}
-
-/* Insert into the seen set of h's partition (only its owner thread may call this). Tables
- * are kept at most 80% full: linear probing with a well-mixed hash stays short there. */
-static int seen_put(Engine *e, uint64_t h) {
-    SubSeen *seen = sub_of(e, h);
-    if ((size_t)(seen->count + 1) * 5 > (size_t)seen->cap * 4) {
-        size_t cap = (size_t)seen->cap * 2;
-        uint64_t *slots = calloc(cap, sizeof(uint64_t));
-        if (!slots || cap > UINT32_MAX) { free(slots); return -1; }
-        for (size_t i = 0; i < seen->cap; i++) if (seen->slots[i]) seen_put_raw(slots, cap, seen->slots[i]);
-        free(seen->slots);
-        seen->slots = slots;
-        seen->cap = (uint32_t)cap;
-    }
-    seen_put_raw(seen->slots, seen->cap, h);
-    seen->count++;  /* callers only insert states not seen yet */
-    return 0;
-}
-
-/* -- tables ---------------------------------------------------------------------------- */
-static int table_reindex(Table *t, size_t cap) {
-    uint32_t *index = calloc(cap, sizeof(uint32_t));
-    if (!index) return -1;
-    free(t->index);
-    t->index = index;
-    t->index_cap = cap;
-    for (size_t k = 0; k < t->n; k++) {
-        size_t mask = cap - 1, i = t->h[k] & mask;
-        while (index[i]) i = (i + 1) & mask;
-        index[i] = (uint32_t)(k + 1);
-    }
-    return 0;
-}
-
-static int table_grow(Table *t, int width) {
-    size_t cap = t->cap ? t->cap * 2 : 1024;
-    uint8_t *rows = realloc(t->rows, cap * width);
-    if (!rows) return -1;
-    t->rows = rows;
-#define GROW(field, type) { type *p = realloc(t->field, cap * sizeof(type)); if (!p) return -1; t->field = p; }
-    GROW(h, uint64_t) GROW(parent, uint32_t) GROW(label, uint16_t)
-#undef GROW
-    t->cap = cap;
-    return table_reindex(t, cap * 2);
-}
-
-/* Append an entry without looking for it (a worker's finds for another partition: its
- * owner dedups them at the merge). 0, or -1 out of memory. */
-static int table_push(Table *t, int width, const uint8_t *row, uint64_t h, uint32_t parent,
-                      uint16_t label) {
-    if (t->n == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 1024;
-        uint8_t *rows = realloc(t->rows, cap * width);
-        if (!rows) return -1;
-        t->rows = rows;
-#define GROW(field, type) { type *p = realloc(t->field, cap * sizeof(type)); if (!p) return -1; t->field = p; }
-        GROW(h, uint64_t) GROW(parent, uint32_t) GROW(label, uint16_t)
-#undef GROW
-        t->cap = cap;
-    }
-    size_t at = t->n++;
-    memcpy(t->rows + at * width, row, width);
-    t->h[at] = h;
-    t->parent[at] = parent;
-    t->label[at] = label;
-    return 0;
-}
-
-static void table_clear(Table *t) {
-    t->n = 0;
-    if (t->index) memset(t->index, 0, t->index_cap * sizeof(uint32_t));
-}
-
-static void table_free(Table *t) {
-    free(t->rows); free(t->h); free(t->parent); free(t->label); free(t->index);
-}
-
-static int better(uint64_t pfp, uint16_t rank, uint64_t old_pfp, uint16_t old_rank) {
-    return pfp < old_pfp || (pfp == old_pfp && rank < old_rank);
-}
-
-/* Offer a state found from frontier state `parent` by `label`: a new entry, or the entry
- * already there re-parented if this discovery wins the tie-break. 0, or -1 out of memory. */
-static int table_offer(const Engine *e, Table *t, const uint8_t *row, uint64_t h,
-                       uint32_t parent, uint16_t label) {
-    size_t mask = t->index_cap - 1, slot = h & mask;
-    for (; t->index[slot]; slot = (slot + 1) & mask) {
-        size_t at = t->index[slot] - 1;
-        if (t->h[at] != h) continue;
-        if (better(e->front_fp[parent], e->rank[label], e->front_fp[t->parent[at]],
-                   e->rank[t->label[at]])) {
-            t->parent[at] = parent;
-            t->label[at] = label;
-        }
-        return 0;
-    }
-    if (t->n == t->cap) {
-        if (table_grow(t, e->width)) return -1;
-        mask = t->index_cap - 1;
-        for (slot = h & mask; t->index[slot]; slot = (slot + 1) & mask) {}
-    }
-    size_t at = t->n++;
-    memcpy(t->rows + at * e->width, row, e->width);
-    t->h[at] = h;
-    t->parent[at] = parent;
-    t->label[at] = label;
-    t->index[slot] = (uint32_t)(at + 1);
-    return 0;
-}
 
 /* -- workers ----------------------------------------------------------------------------- */
 /* Zeroed memory of its own cache lines: a thread's scratch buffers never share a line with
@@ -325,9 +82,9 @@ static void worker_run(Worker *w) {
             const uint8_t *key = succ;
             if (e->symmetry) { model_canonical(e->m, succ, w->canon); key = w->canon; }
             uint64_t h = row_hash(key, width);
-            if (seen_has(e, h)) continue;
-            int owner = part_of(e, h);  /* this worker's own partition takes it directly */
-            if (owner == w->index ? table_offer(e, &e->part[owner], key, h, (uint32_t)i, label)
+            if (seen_has(e->seen, e->threads, h)) continue;
+            int owner = part_of(e->threads, h);  /* this worker's own partition takes it directly */
+            if (owner == w->index ? table_offer(&e->part[owner], width, e->front_fp, e->rank, key, h, (uint32_t)i, label)
                                   : table_push(&w->out[owner], width, key, h, (uint32_t)i, label)) {
                 w->failed = 1;
                 break;
@@ -363,8 +120,8 @@ static void *worker_merge(void *arg) {
         if (t == w->index) continue;  /* its own finds went straight in */
         Table *from = &e->workers[t].out[w->index];
         for (size_t k = 0; k < from->n && !w->failed; k++)
-            w->failed = table_offer(e, into, from->rows + k * e->width, from->h[k],
-                                    from->parent[k], from->label[k]);
+            w->failed = table_offer(into, e->width, e->front_fp, e->rank, from->rows + k * e->width,
+                                    from->h[k], from->parent[k], from->label[k]);
         table_clear(from);
     }
     return NULL;
@@ -453,16 +210,6 @@ void eng_free(Engine *e) {
     free(e);
 }
 
-int eng_width(const Engine *e) { return e->width; }
-Model *eng_model(Engine *e) { return e->m; }
-int eng_max_marshal(const Engine *e) { return model_max_marshal(e->m); }
-
-/* States found so far in the level being built. */
-int64_t eng_next_size(const Engine *e) {
-    int64_t n = 0;
-    for (int p = 0; p < e->threads; p++) n += (int64_t)e->part[p].n;
-    return n;
-}
 
 static void reset_level(Engine *e) {
     for (int p = 0; p < e->threads; p++) table_clear(&e->part[p]);
@@ -491,7 +238,7 @@ static int set_frontier(Engine *e, const uint8_t *rows, const uint64_t *fps, siz
 int eng_seed(Engine *e, const uint8_t *rows, const uint64_t *fps, int64_t n) {
     for (int64_t i = 0; i < n; i++) {
         uint64_t h = row_hash(rows + i * e->width, e->width);
-        if (!seen_has(e, h) && seen_put(e, h)) return -1;
+        if (!seen_has(e->seen, e->threads, h) && seen_put(e->seen, e->threads, h)) return -1;
     }
     reset_level(e);
     return set_frontier(e, rows, fps, (size_t)n);
@@ -533,7 +280,7 @@ int eng_probe(Engine *e) {
         for (int j = 0; j < k; j++) {
             const uint8_t *key = w->succ + (size_t)j * width;
             if (e->symmetry) { model_canonical(e->m, key, w->canon); key = w->canon; }
-            if (!seen_has(e, row_hash(key, width))) return 1;
+            if (!seen_has(e->seen, e->threads, row_hash(key, width))) return 1;
         }
     }
     return 0;
@@ -555,7 +302,7 @@ static void *worker_finish(void *arg) {
         all->label[at] = t->label[k];
         all->bad[at] = e->inv_mask ? model_invariants(e->m, row, e->inv_mask) : 0;
         all->fp[at] = xxh3_64(w->marshal, model_marshal(e->m, row, w->marshal));
-        if (seen_put(e, t->h[k])) { w->failed = 1; break; }
+        if (seen_put(e->seen, e->threads, t->h[k])) { w->failed = 1; break; }
     }
     return NULL;
 }
@@ -604,42 +351,3 @@ int eng_advance(Engine *e, const uint64_t *fps) {
     reset_level(e);
     return 0;
 }
-
-/* Views into the engine's arrays (valid until the next call that changes them). */
-const uint32_t *eng_next_parents(const Engine *e) { return e->next.parent; }
-const uint16_t *eng_next_labels(const Engine *e) { return e->next.label; }
-const uint32_t *eng_next_bad(const Engine *e) { return e->next.bad; }
-const uint64_t *eng_next_fps(const Engine *e) { return e->next.fp; }
-const uint64_t *eng_front_fps(const Engine *e) { return e->front_fp; }
-/* The new states' rows, in eng_next_*'s order (one thread: partition 0 holds them all). */
-const uint8_t *eng_next_rows(const Engine *e) { return e->threads == 1 ? e->part[0].rows : NULL; }
-
-/* The invariants in `mask` violated by each of `n` rows (the partitioned engines' check of
- * their new states): bad[i] gets row i's bits. */
-void eng_check_rows(Engine *e, const uint8_t *rows, int64_t n, uint32_t mask, uint32_t *bad) {
-    for (int64_t i = 0; i < n; i++) bad[i] = model_invariants(e->m, rows + i * e->width, mask);
-}
-const int64_t *eng_generated(const Engine *e) { return e->generated; }
-uint32_t eng_guard_mask(const Engine *e) { return e->guard_mask; }
-
-/* The winning violation of transition property `bit` in this level: its parent (frontier
- * index), label and successor row (as generated). 0 if none. */
-int eng_broken(const Engine *e, int bit, uint32_t *parent, uint16_t *label, uint8_t *row) {
-    const Broken *b = &e->broken[bit];
-    if (!b->has) return 0;
-    *parent = b->parent;
-    *label = b->label;
-    memcpy(row, e->broken_row + bit * e->width, e->width);
-    return 1;
-}
-
-/* Direct access to the model, for the differential tests: every successor with the bits of
- * every transition property it violates and every guard it reaches. */
-int eng_successors(Engine *e, const uint8_t *row, uint8_t *out, uint16_t *labels, uint32_t *bits) {
-    uint32_t reached = 0;
-    return model_expand(e->m, row, out, labels, 0xFFFFFFFFu, bits, 0, &reached);
-}
-void eng_canonical(Engine *e, const uint8_t *row, uint8_t *out) { model_canonical(e->m, row, out); }
-uint32_t eng_invariants(Engine *e, const uint8_t *row, uint32_t mask) { return model_invariants(e->m, row, mask); }
-int eng_row_marshal(Engine *e, const uint8_t *row, uint8_t *buf) { return model_marshal(e->m, row, buf); }
-uint64_t hwcheck_xxh3(const void *data, size_t len) { return xxh3_64(data, len); }

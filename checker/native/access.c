@@ -1,0 +1,55 @@
+/* The compiled engine's accessors for the Python side (checker/native/engine.py, level.py,
+ * walks.py, core.py): views into its arrays, and single-state calls into the model for
+ * the differential tests and the partitioned engines. */
+#include "engine.h"
+#include "xxh3.h"
+
+int eng_width(const Engine *e) { return e->width; }
+Model *eng_model(Engine *e) { return e->m; }
+int eng_max_marshal(const Engine *e) { return model_max_marshal(e->m); }
+
+/* States found so far in the level being built. */
+int64_t eng_next_size(const Engine *e) {
+    int64_t n = 0;
+    for (int p = 0; p < e->threads; p++) n += (int64_t)e->part[p].n;
+    return n;
+}
+
+/* Views into the engine's arrays (valid until the next call that changes them). */
+const uint32_t *eng_next_parents(const Engine *e) { return e->next.parent; }
+const uint16_t *eng_next_labels(const Engine *e) { return e->next.label; }
+const uint32_t *eng_next_bad(const Engine *e) { return e->next.bad; }
+const uint64_t *eng_next_fps(const Engine *e) { return e->next.fp; }
+const uint64_t *eng_front_fps(const Engine *e) { return e->front_fp; }
+/* The new states' rows, in eng_next_*'s order (one thread: partition 0 holds them all). */
+const uint8_t *eng_next_rows(const Engine *e) { return e->threads == 1 ? e->part[0].rows : NULL; }
+
+/* The invariants in `mask` violated by each of `n` rows (the partitioned engines' check of
+ * their new states): bad[i] gets row i's bits. */
+void eng_check_rows(Engine *e, const uint8_t *rows, int64_t n, uint32_t mask, uint32_t *bad) {
+    for (int64_t i = 0; i < n; i++) bad[i] = model_invariants(e->m, rows + i * e->width, mask);
+}
+const int64_t *eng_generated(const Engine *e) { return e->generated; }
+uint32_t eng_guard_mask(const Engine *e) { return e->guard_mask; }
+
+/* The winning violation of transition property `bit` in this level: its parent (frontier
+ * index), label and successor row (as generated). 0 if none. */
+int eng_broken(const Engine *e, int bit, uint32_t *parent, uint16_t *label, uint8_t *row) {
+    const Broken *b = &e->broken[bit];
+    if (!b->has) return 0;
+    *parent = b->parent;
+    *label = b->label;
+    memcpy(row, e->broken_row + bit * e->width, e->width);
+    return 1;
+}
+
+/* Direct access to the model, for the differential tests: every successor with the bits of
+ * every transition property it violates and every guard it reaches. */
+int eng_successors(Engine *e, const uint8_t *row, uint8_t *out, uint16_t *labels, uint32_t *bits) {
+    uint32_t reached = 0;
+    return model_expand(e->m, row, out, labels, 0xFFFFFFFFu, bits, 0, &reached);
+}
+void eng_canonical(Engine *e, const uint8_t *row, uint8_t *out) { model_canonical(e->m, row, out); }
+uint32_t eng_invariants(Engine *e, const uint8_t *row, uint32_t mask) { return model_invariants(e->m, row, mask); }
+int eng_row_marshal(Engine *e, const uint8_t *row, uint8_t *buf) { return model_marshal(e->m, row, buf); }
+uint64_t hwcheck_xxh3(const void *data, size_t len) { return xxh3_64(data, len); }

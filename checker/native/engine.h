@@ -1,0 +1,73 @@
+/* The compiled level loop's state (engine.c; its accessors are in access.c). */
+#ifndef HWCHECK_ENGINE_H
+#define HWCHECK_ENGINE_H
+
+#include "model.h"
+#include "tables.h"
+
+#define NLABELS 65536
+#define MAXBITS 32
+
+typedef struct {
+    int has;
+    uint64_t pfp;
+    uint16_t rank, label;
+    uint32_t parent;
+} Broken;
+
+/* What one thread needs to expand frontier states. */
+typedef struct {
+    struct Engine *e;
+    int64_t start, end;
+    int index;    /* this worker's number; with threads, also the partition it merges */
+    Table *out;   /* with threads: this worker's finds, one table per owning partition */
+    int64_t generated[16];
+    Broken broken[MAXBITS];
+    uint8_t *broken_row;
+    uint32_t reached;
+    uint8_t *succ, *canon, *marshal;
+    uint16_t *labels;
+    uint32_t *violated;
+    int failed;
+} __attribute__((aligned(64))) Worker;
+
+typedef struct {
+    uint32_t *parent;
+    uint16_t *label;
+    uint32_t *bad;
+    uint64_t *fp;
+    size_t n, cap;
+} Level;
+
+typedef struct Engine {
+    Model *m;
+    int width, max_succ, threads;
+    uint32_t inv_mask, trans_mask, guard_mask;
+    int symmetry;
+    uint16_t rank[NLABELS];
+    /* every state seen so far: row hashes in one open-addressing table per partition (a
+     * hash's partition owns it: part_of), so threads insert without locks */
+    Seen *seen;
+    /* the frontier */
+    uint8_t *front;
+    uint64_t *front_fp;
+    size_t front_n, front_cap;
+    /* the level being built, one table per partition, and once finished what Python reads
+     * of all of it (parents, labels, invariant verdicts, fingerprints) */
+    Table *part;
+    Level next;
+    Worker *workers;
+    /* the slice being expanded: next block to take (on a line of its own: every worker
+     * bumps it), its end */
+    int64_t cursor __attribute__((aligned(64)));
+    char cursor_line[56];
+    int64_t stop;
+    int64_t generated[16];
+    Broken broken[MAXBITS];
+    uint8_t *broken_row;
+} Engine;
+
+/* access.c */
+int64_t eng_next_size(const Engine *e);
+
+#endif

@@ -1,0 +1,192 @@
+/* The compiled level loop's hash tables (engine.c): the seen set, split per partition into
+ * sub-tables of 64-bit row hashes, and the tables of a level being built, with the
+ * engines' tie-break. Header-only so the hot paths inline into the loop. */
+#ifndef HWCHECK_TABLES_H
+#define HWCHECK_TABLES_H
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* States found in a level: rows, row hashes, parent (frontier index) and label, with an
+ * open-addressing index by hash. The engine builds the level in one; with threads, each
+ * worker fills its own and the engine merges them. */
+typedef struct {
+    uint8_t *rows;
+    uint64_t *h;
+    uint32_t *parent;
+    uint16_t *label;
+    size_t n, cap;
+    uint32_t *index;  /* entry + 1 per slot (0: empty) */
+    size_t index_cap;
+} __attribute__((aligned(64))) Table;  /* one cache line apart: each thread writes its own */
+
+/* A seen set: SUBTABLES open-addressing tables of row hashes, picked by bits 48..55 of the
+ * hash, so a table that fills up doubles alone (1/256 of the set is copied at a time, not
+ * all of it) and the set's load stays between its tables' bounds everywhere. */
+#define SUBTABLES 256
+typedef struct {
+    uint64_t *slots;
+    uint32_t cap, count;
+} SubSeen;
+
+typedef struct {
+    SubSeen sub[SUBTABLES];
+} __attribute__((aligned(64))) Seen;
+
+/* A 64-bit hash of a row: 8-byte words folded by multiply and rotate, then a final mix. */
+static inline uint64_t row_hash(const uint8_t *p, int len) {
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ (uint64_t)len;
+    int i = 0;
+    for (; i + 8 <= len; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        h ^= w * 0xC2B2AE3D27D4EB4Full;
+        h = ((h << 31) | (h >> 33)) * 0x9E3779B97F4A7C15ull;
+    }
+    uint64_t w = 0;
+    memcpy(&w, p + i, len - i);
+    h ^= w * 0xC2B2AE3D27D4EB4Full;
+    h ^= h >> 33; h *= 0xFF51AFD7ED558CCDull;
+    h ^= h >> 33; h *= 0xC4CEB9FE1A85EC53ull;
+    h ^= h >> 33;
+    return h ? h : 1;
+}
+
+/* The partition that owns a row hash, of `threads`: bits 32..47 scaled by a multiply (no
+ * division on the hot path; the low bits pick table slots, bits 48..55 sub-tables). */
+static inline int part_of(int threads, uint64_t h) {
+    return (int)((((h >> 32) & 0xFFFF) * (uint64_t)threads) >> 16);
+}
+
+/* The sub-table of h in the seen set `parts` (one Seen per partition). */
+static inline SubSeen *sub_of(Seen *parts, int threads, uint64_t h) {
+    return &parts[part_of(threads, h)].sub[(h >> 48) & (SUBTABLES - 1)];
+}
+
+static inline int seen_has(Seen *parts, int threads, uint64_t h) {
+    const SubSeen *seen = sub_of(parts, threads, h);
+    size_t mask = seen->cap - 1;
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+        if (seen->slots[i] == h) return 1;
+        if (!seen->slots[i]) return 0;
+    }
+}
+
+static inline void seen_put_raw(uint64_t *slots, size_t cap, uint64_t h) {
+    size_t mask = cap - 1;
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+        if (slots[i] == h) return;
+        if (!slots[i]) { slots[i] = h; return; }
+    }
+}
+
+/* Insert into the seen set of h's partition (only its owner thread may call this). Tables
+ * are kept at most 80% full: linear probing with a well-mixed hash stays short there. */
+static inline int seen_put(Seen *parts, int threads, uint64_t h) {
+    SubSeen *seen = sub_of(parts, threads, h);
+    if ((size_t)(seen->count + 1) * 5 > (size_t)seen->cap * 4) {
+        size_t cap = (size_t)seen->cap * 2;
+        uint64_t *slots = calloc(cap, sizeof(uint64_t));
+        if (!slots || cap > UINT32_MAX) { free(slots); return -1; }
+        for (size_t i = 0; i < seen->cap; i++) if (seen->slots[i]) seen_put_raw(slots, cap, seen->slots[i]);
+        free(seen->slots);
+        seen->slots = slots;
+        seen->cap = (uint32_t)cap;
+    }
+    seen_put_raw(seen->slots, seen->cap, h);
+    seen->count++;  /* callers only insert states not seen yet */
+    return 0;
+}
+
+/* -- level tables ---------------------------------------------------------------------------- */
+static inline int table_reindex(Table *t, size_t cap) {
+    uint32_t *index = calloc(cap, sizeof(uint32_t));
+    if (!index) return -1;
+    free(t->index);
+    t->index = index;
+    t->index_cap = cap;
+    for (size_t k = 0; k < t->n; k++) {
+        size_t mask = cap - 1, i = t->h[k] & mask;
+        while (index[i]) i = (i + 1) & mask;
+        index[i] = (uint32_t)(k + 1);
+    }
+    return 0;
+}
+
+static inline int table_grow(Table *t, int width) {
+    size_t cap = t->cap ? t->cap * 2 : 1024;
+    uint8_t *rows = realloc(t->rows, cap * width);
+    if (!rows) return -1;
+    t->rows = rows;
+#define GROW(field, type) { type *p = realloc(t->field, cap * sizeof(type)); if (!p) return -1; t->field = p; }
+    GROW(h, uint64_t) GROW(parent, uint32_t) GROW(label, uint16_t)
+#undef GROW
+    t->cap = cap;
+    return table_reindex(t, cap * 2);
+}
+
+/* Append an entry without looking for it (a worker's finds for another partition: its
+ * owner dedups them at the merge). 0, or -1 out of memory. */
+static inline int table_push(Table *t, int width, const uint8_t *row, uint64_t h, uint32_t parent,
+                      uint16_t label) {
+    if (t->n == t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 1024;
+        uint8_t *rows = realloc(t->rows, cap * width);
+        if (!rows) return -1;
+        t->rows = rows;
+#define GROW(field, type) { type *p = realloc(t->field, cap * sizeof(type)); if (!p) return -1; t->field = p; }
+        GROW(h, uint64_t) GROW(parent, uint32_t) GROW(label, uint16_t)
+#undef GROW
+        t->cap = cap;
+    }
+    size_t at = t->n++;
+    memcpy(t->rows + at * width, row, width);
+    t->h[at] = h;
+    t->parent[at] = parent;
+    t->label[at] = label;
+    return 0;
+}
+
+static inline void table_clear(Table *t) {
+    t->n = 0;
+    if (t->index) memset(t->index, 0, t->index_cap * sizeof(uint32_t));
+}
+
+static inline void table_free(Table *t) {
+    free(t->rows); free(t->h); free(t->parent); free(t->label); free(t->index);
+}
+
+static inline int better(uint64_t pfp, uint16_t rank, uint64_t old_pfp, uint16_t old_rank) {
+    return pfp < old_pfp || (pfp == old_pfp && rank < old_rank);
+}
+
+/* Offer a state found from frontier state `parent` by `label`: a new entry, or the entry
+ * already there re-parented if this discovery wins the tie-break. 0, or -1 out of memory. */
+static inline int table_offer(Table *t, int width, const uint64_t *front_fp, const uint16_t *rank,
+                       const uint8_t *row, uint64_t h, uint32_t parent, uint16_t label) {
+    size_t mask = t->index_cap - 1, slot = h & mask;
+    for (; t->index[slot]; slot = (slot + 1) & mask) {
+        size_t at = t->index[slot] - 1;
+        if (t->h[at] != h) continue;
+        if (better(front_fp[parent], rank[label], front_fp[t->parent[at]], rank[t->label[at]])) {
+            t->parent[at] = parent;
+            t->label[at] = label;
+        }
+        return 0;
+    }
+    if (t->n == t->cap) {
+        if (table_grow(t, width)) return -1;
+        mask = t->index_cap - 1;
+        for (slot = h & mask; t->index[slot]; slot = (slot + 1) & mask) {}
+    }
+    size_t at = t->n++;
+    memcpy(t->rows + at * width, row, width);
+    t->h[at] = h;
+    t->parent[at] = parent;
+    t->label[at] = label;
+    t->index[slot] = (uint32_t)(at + 1);
+    return 0;
+}
+
+#endif
