@@ -114,7 +114,8 @@ static inline int table_reindex(Table *t, size_t cap) {
     return 0;
 }
 
-static inline int table_grow(Table *t, int width) {
+/* Double the entry arrays (from 1024 entries); the index is the caller's. */
+static inline int table_double(Table *t, int width) {
     size_t cap = t->cap ? t->cap * 2 : 1024;
     uint8_t *rows = realloc(t->rows, cap * width);
     if (!rows) return -1;
@@ -123,23 +124,18 @@ static inline int table_grow(Table *t, int width) {
     GROW(h, uint64_t) GROW(parent, uint32_t) GROW(label, uint16_t)
 #undef GROW
     t->cap = cap;
-    return table_reindex(t, cap * 2);
+    return 0;
+}
+
+static inline int table_grow(Table *t, int width) {
+    return table_double(t, width) ? -1 : table_reindex(t, t->cap * 2);
 }
 
 /* Append an entry without looking for it (a worker's finds for another partition: its
  * owner dedups them at the merge). 0, or -1 out of memory. */
-static inline int table_push(Table *t, int width, const uint8_t *row, uint64_t h, uint32_t parent,
-                      uint16_t label) {
-    if (t->n == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 1024;
-        uint8_t *rows = realloc(t->rows, cap * width);
-        if (!rows) return -1;
-        t->rows = rows;
-#define GROW(field, type) { type *p = realloc(t->field, cap * sizeof(type)); if (!p) return -1; t->field = p; }
-        GROW(h, uint64_t) GROW(parent, uint32_t) GROW(label, uint16_t)
-#undef GROW
-        t->cap = cap;
-    }
+static inline int table_push(Table *t, int width, const uint8_t *row, uint64_t h,
+                             uint32_t parent, uint16_t label) {
+    if (t->n == t->cap && table_double(t, width)) return -1;
     size_t at = t->n++;
     memcpy(t->rows + at * width, row, width);
     t->h[at] = h;

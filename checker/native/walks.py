@@ -21,8 +21,7 @@ import numpy as np
 from checker.native.build import NativeUnavailable
 from checker.native.core import Core
 from checker.properties import INVARIANT, SOMETIMES, TRANSITION
-from checker.walks import (DEADLOCK, DEPTH, VIOLATION, Batch, Walk, WalkPlan, sorted_unique,
-                            walk_rng)
+from checker.walks import DEADLOCK, DEPTH, VIOLATION, Batch, Walk, WalkPlan, sorted_unique, walk_rng
 
 ENDS = (VIOLATION, DEADLOCK, DEPTH)
 """walk.c's end codes 0, 1, 2, in words."""

@@ -18,9 +18,9 @@ import click
 from checker import gate, simulation
 from checker.result import EXIT_ENVIRONMENT
 from checker.view import cores, report
-from checker.view.cores import CORE_OPTION
 from checker.view import simulate_output as output
 from checker.view.compose import Recipe
+from checker.view.cores import CORE_OPTION
 from checker.view.run import (
     JOB_OPTIONS,
     bounds,
