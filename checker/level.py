@@ -292,12 +292,7 @@ def probe(recipe: Any, core: str = "reference") -> tuple[str, list[int], str]:
     spec, _ = model(recipe)
     why = ""
     if core == "compiled":
-        from checker.native import level as native_level
-        from checker.native.build import NativeUnavailable
-        from checker.native.core import Core
+        from checker.native.level import cannot_run
 
-        try:
-            Core(native_level.compiled_model(recipe)).close()
-        except NativeUnavailable as exc:
-            why = str(exc)
+        why = cannot_run(recipe)
     return sys.version.split()[0], sorted(fingerprint(s) for s in spec.init_states()), why

@@ -39,6 +39,18 @@ def compiled_model(recipe: Any) -> Any:
     return model
 
 
+def cannot_run(recipe: Any) -> str:
+    """Why ``recipe``'s compiled core cannot be built or loaded in this process ("" when it
+    can): a Spark worker's answer to the start-up probe."""
+    from checker.native.build import NativeUnavailable
+
+    try:
+        Core(compiled_model(recipe)).close()
+    except NativeUnavailable as exc:
+        return str(exc)
+    return ""
+
+
 def _mask(model: Any, names) -> int:
     return sum(1 << model.property_bits[name] for name in names)
 
