@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import signal
+
 import pytest
 
 import invariants
@@ -89,3 +91,11 @@ def browser():
         chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
         yield chromium
         chromium.close()
+
+
+def sigint_as_from_a_terminal() -> None:
+    """``preexec_fn`` for a child the tests send SIGINT: SIGINT back to its default action, as
+    a shell starts a command typed at a terminal. A suite started in the background (``cmd &``
+    without job control ignores SIGINT, and children inherit that) would otherwise hand the
+    command an ignored Ctrl-C."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from conftest import sigint_as_from_a_terminal
+
 ROOT = Path(__file__).resolve().parents[1]
 GALLERY = ROOT / "reports" / "gallery"
 LOSS = json.loads((GALLERY / "hw-truncation-loss" / "trace.json").read_text())
@@ -22,7 +24,7 @@ def start_server(*args: str) -> tuple[subprocess.Popen, str]:
     """``hwcheck serve --port 0 ARGS``; returns the process and its base URL."""
     proc = subprocess.Popen([sys.executable, "-m", "checker.cli", "serve", "--port", "0", *args],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            cwd=ROOT)
+                            cwd=ROOT, preexec_fn=sigint_as_from_a_terminal)
     line = proc.stdout.readline()
     assert line.startswith("hwcheck explorer: http://127.0.0.1:"), line + proc.stderr.read()
     return proc, line.split()[2].rstrip("/")

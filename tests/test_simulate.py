@@ -16,6 +16,7 @@ import time
 
 import pytest
 from click.testing import CliRunner
+from conftest import sigint_as_from_a_terminal
 
 from checker.bfs import explore
 from checker.cli import cli
@@ -247,7 +248,8 @@ def test_ctrl_c_ends_once_with_the_walks_so_far(tmp_path):
                "--replicas", "3", "--walks", "10000000", "--workers", "2", "--no-progress",
                "--out", str(out)]
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "COLUMNS": "120"})
+                            env={**os.environ, "COLUMNS": "120"},
+                            preexec_fn=sigint_as_from_a_terminal)
     time.sleep(6)
     proc.send_signal(signal.SIGINT)
     stdout, stderr = proc.communicate(timeout=60)
