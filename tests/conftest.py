@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import signal
+import sys
 
 import pytest
 
@@ -93,9 +93,16 @@ def browser():
         chromium.close()
 
 
-def sigint_as_from_a_terminal() -> None:
-    """``preexec_fn`` for a child the tests send SIGINT: SIGINT back to its default action, as
-    a shell starts a command typed at a terminal. A suite started in the background (``cmd &``
-    without job control ignores SIGINT, and children inherit that) would otherwise hand the
-    command an ignored Ctrl-C."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+CTRL_C_ON = "import signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
+"""Python code that makes SIGINT raise KeyboardInterrupt, as in a command typed at a terminal:
+prefixed to the ``-c`` of every child the tests send a Ctrl-C. A suite started in the
+background (``cmd &`` without job control ignores SIGINT, and children inherit that) would
+otherwise hand the command an ignored Ctrl-C. (Not a ``preexec_fn``: the suite has threads.)"""
+
+
+def python_m(module: str) -> list[str]:
+    """``python -m module`` with SIGINT raising KeyboardInterrupt (``CTRL_C_ON``)."""
+    return [sys.executable, "-c",
+            CTRL_C_ON + f"import runpy; runpy.run_module({module!r}, run_name='__main__', "
+                        "alter_sys=True)"]

@@ -5,10 +5,9 @@ from __future__ import annotations
 import json
 import signal
 import subprocess
-import sys
 from pathlib import Path
 
-from conftest import sigint_as_from_a_terminal
+from conftest import python_m
 
 ROOT = Path(__file__).resolve().parents[1]
 GALLERY = ROOT / "reports" / "gallery"
@@ -22,9 +21,9 @@ LOSS_PATH = [step["action"] for step in LOSS["steps"][1:]]
 
 def start_server(*args: str) -> tuple[subprocess.Popen, str]:
     """``hwcheck serve --port 0 ARGS``; returns the process and its base URL."""
-    proc = subprocess.Popen([sys.executable, "-m", "checker.cli", "serve", "--port", "0", *args],
+    proc = subprocess.Popen([*python_m("checker.cli"), "serve", "--port", "0", *args],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            cwd=ROOT, preexec_fn=sigint_as_from_a_terminal)
+                            cwd=ROOT)
     line = proc.stdout.readline()
     assert line.startswith("hwcheck explorer: http://127.0.0.1:"), line + proc.stderr.read()
     return proc, line.split()[2].rstrip("/")

@@ -14,9 +14,9 @@ import sys
 import time
 from pathlib import Path
 
-from conftest import sigint_as_from_a_terminal
+from conftest import CTRL_C_ON, python_m
 
-HWCHECK = [sys.executable, "-c", "from checker.cli import main; main()"]
+HWCHECK = [sys.executable, "-c", CTRL_C_ON + "from checker.cli import main; main()"]
 SLOW_GATE = """
 [[tool.hwcheck.gate]]
 name = "kip320 r3"
@@ -67,8 +67,7 @@ def interrupt_after(args: list[str], seconds: float, tmp: Path, wait: float = 60
     ``seconds``; return ``(exit code, stdout, stderr, processes alive 5 s after the exit)``."""
     proc = subprocess.Popen([*HWCHECK, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, start_new_session=True, cwd=tmp,
-                            env={**os.environ, "COLUMNS": "200", "TMPDIR": str(tmp)},
-                            preexec_fn=sigint_as_from_a_terminal)
+                            env={**os.environ, "COLUMNS": "200", "TMPDIR": str(tmp)})
     time.sleep(seconds)
     family = descendants(proc.pid)
     os.killpg(proc.pid, signal.SIGINT)
@@ -183,10 +182,9 @@ def test_compare_shows_which_variant_runs(tmp_path):
 def test_one_ctrl_c_ends_the_zoo_script_with_its_rows_so_far():
     """``python -m checker.view.gallery --zoo``: the engine turns Ctrl-C into a partial result,
     which must end the script, not only the search it was in (then exit 3)."""
-    proc = subprocess.Popen([sys.executable, "-m", "checker.view.gallery", "--zoo"],
+    proc = subprocess.Popen([*python_m("checker.view.gallery"), "--zoo"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True, cwd=Path(__file__).resolve().parent.parent,
-                            preexec_fn=sigint_as_from_a_terminal)
+                            start_new_session=True, cwd=Path(__file__).resolve().parent.parent)
     time.sleep(8)  # the first three fixes take about 4 s; KIP-320's takes over a minute
     os.killpg(proc.pid, signal.SIGINT)
     out, err = proc.communicate(timeout=60)

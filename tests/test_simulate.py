@@ -16,7 +16,7 @@ import time
 
 import pytest
 from click.testing import CliRunner
-from conftest import sigint_as_from_a_terminal
+from conftest import CTRL_C_ON
 
 from checker.bfs import explore
 from checker.cli import cli
@@ -244,12 +244,11 @@ def test_gate_refuses_walk_keys_outside_simulate_mode(tmp_path):
 
 def test_ctrl_c_ends_once_with_the_walks_so_far(tmp_path):
     out = tmp_path / "cut"
-    command = [sys.executable, "-c", "from checker.cli import main; main()", "simulate",
+    command = [sys.executable, "-c", CTRL_C_ON + "from checker.cli import main; main()", "simulate",
                "--replicas", "3", "--walks", "10000000", "--workers", "2", "--no-progress",
                "--out", str(out)]
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "COLUMNS": "120"},
-                            preexec_fn=sigint_as_from_a_terminal)
+                            env={**os.environ, "COLUMNS": "120"})
     time.sleep(6)
     proc.send_signal(signal.SIGINT)
     stdout, stderr = proc.communicate(timeout=60)
