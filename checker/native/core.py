@@ -31,6 +31,16 @@ def label_ranks(labels: dict[int, Any]) -> np.ndarray:
     return ranks
 
 
+def view(address: int, dtype, count: int, width: int = 0) -> np.ndarray:
+    """A numpy view of ``count`` items (rows of ``width`` items when given) at ``address``,
+    memory the C side owns: valid until the engine call that changes it; copy to keep."""
+    if not count:
+        return np.empty((0, width) if width else 0, dtype=dtype)
+    size = np.dtype(dtype).itemsize * count * (width or 1)
+    array = np.frombuffer((ctypes.c_char * size).from_address(address), dtype=dtype)
+    return array.reshape(count, width) if width else array
+
+
 class Core:
     """The compiled core of ``model`` with the property masks ``inv``, ``trans`` and
     ``guards`` (bits from ``model.property_bits``), ``symmetry`` on or off and ``threads``

@@ -21,7 +21,7 @@ from checker.bfs import Search, run_search
 from checker.limits import DEPTH_REACHED, NO_LIMITS, LimitReached, Limits, Progress
 from checker.model import Spec
 from checker.native.build import NativeUnavailable
-from checker.native.core import Core
+from checker.native.core import Core, view
 from checker.properties import Property
 from checker.result import CheckResult, Violation
 from checker.seen import KeyLevels
@@ -87,10 +87,10 @@ class CompiledSearch(Search):
         new = lib.eng_finish(handle)
         _check(new)
         # views of the engine's arrays, valid until eng_advance (nothing here is copied)
-        fps = _view(lib.eng_next_fps(handle), np.uint64, new)
-        parent_rows = _view(lib.eng_next_parents(handle), np.uint32, new)
-        labels = _view(lib.eng_next_labels(handle), np.uint16, new)
-        bad = _view(lib.eng_next_bad(handle), np.uint32, new)
+        fps = view(lib.eng_next_fps(handle), np.uint64, new)
+        parent_rows = view(lib.eng_next_parents(handle), np.uint32, new)
+        labels = view(lib.eng_next_labels(handle), np.uint16, new)
+        bad = view(lib.eng_next_bad(handle), np.uint32, new)
         self._count(labels, new)
         level = self.stats.depth  # the frontier's level; the new states are one deeper
         if new:
@@ -105,13 +105,13 @@ class CompiledSearch(Search):
         lib.eng_set_masks(handle, self._mask(self.invariants), self._mask(self.transitions),
                           self._mask(self.pending))
         _check(lib.eng_advance(handle, fps.ctypes.data))
-        self.front_fps = _view(lib.eng_front_fps(handle), np.uint64, new)
+        self.front_fps = view(lib.eng_front_fps(handle), np.uint64, new)
         self.full = {}
         return new
 
     def _count(self, labels: np.ndarray, new: int) -> None:
         actions, names = self.stats.actions, self.model.action_names
-        generated = _view(self.core.lib.eng_generated(self.core.handle), np.int64, 16)
+        generated = view(self.core.lib.eng_generated(self.core.handle), np.int64, 16)
         for index, count in enumerate(generated.tolist()):
             if count:
                 actions.setdefault(names[index], [0, 0])[0] += count
@@ -167,14 +167,6 @@ class CompiledSearch(Search):
 def _check(code: int) -> None:
     if code < 0:
         raise MemoryError("the compiled core ran out of memory")
-
-
-def _view(address: int, dtype, count: int) -> np.ndarray:
-    """A numpy view of ``count`` items at ``address`` (memory the C side owns)."""
-    if not count:
-        return np.empty(0, dtype=dtype)
-    size = np.dtype(dtype).itemsize * count
-    return np.frombuffer((ctypes.c_char * size).from_address(address), dtype=dtype)
 
 
 def explore(model: Any, spec: Spec, properties: Sequence[Property], limits: Limits = NO_LIMITS,

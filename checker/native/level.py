@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from checker import store
-from checker.native.core import Core
+from checker.native.core import Core, view
 from checker.seen import in_sorted, merge_sorted
 
 _MODELS: dict[Any, Any] = {}
@@ -62,14 +62,6 @@ def encode_level(recipe: Any, states: list) -> np.ndarray:
     return np.frombuffer(data, dtype=np.uint8).reshape(len(states), model.width)
 
 
-def _view(address: int, dtype, count: int, width: int = 0) -> np.ndarray:
-    if not count:
-        return np.empty((0, width) if width else 0, dtype=dtype)
-    size = np.dtype(dtype).itemsize * count * (width or 1)
-    array = np.frombuffer((ctypes.c_char * size).from_address(address), dtype=dtype).copy()
-    return array.reshape(count, width) if width else array
-
-
 def expand(job: Any, p: int, tally_type: Any) -> list[tuple[int, tuple[str, Any]]]:
     """``checker.level.expand`` for partition ``p`` on the compiled core: ``[(owner,
     ("B", (fps, parent fps, labels, rows)))]`` per owner, then ``(p, ("T", tally))``.
@@ -88,11 +80,12 @@ def expand(job: Any, p: int, tally_type: Any) -> list[tuple[int, tuple[str, Any]
         _check(lib.eng_expand(handle, 0, len(front_fps)))
         new = lib.eng_finish(handle)
         _check(new)
-        fps = _view(lib.eng_next_fps(handle), np.uint64, new)
-        pfps = front_fps[_view(lib.eng_next_parents(handle), np.uint32, new)]
-        labels = _view(lib.eng_next_labels(handle), np.uint16, new)
-        rows = _view(lib.eng_next_rows(handle), np.uint8, new, core.width)
-        generated = _view(lib.eng_generated(handle), np.int64, 16)
+        # copies: the core is freed at the end of the task
+        fps = view(lib.eng_next_fps(handle), np.uint64, new).copy()
+        pfps = front_fps[view(lib.eng_next_parents(handle), np.uint32, new)]
+        labels = view(lib.eng_next_labels(handle), np.uint16, new).copy()
+        rows = view(lib.eng_next_rows(handle), np.uint8, new, core.width).copy()
+        generated = view(lib.eng_generated(handle), np.int64, 16)
         for index, count in enumerate(generated.tolist()):
             if count:
                 tally.generated[model.action_names[index]] = count
