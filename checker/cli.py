@@ -18,7 +18,7 @@ from checker import __version__
 from checker.bfs import Limits
 from checker.limits import interrupted
 from checker.result import EXIT_ENVIRONMENT, EXIT_OK, EXIT_SPEC_ERROR, Status
-from checker.view import batch, compare_gate, listing, report, terminal, trace_commands
+from checker.view import batch, compare_gate, gate_run, listing, report, terminal, trace_commands
 from checker.view import graph as graph_view
 from checker.view import progress as progress_view
 from checker.view import simulate as simulate_view
@@ -133,7 +133,7 @@ def graph_cmd(model, replicas, truncation, max_records, max_epoch, max_crashes, 
 
 
 cli.add_command(compare_gate.compare_cmd)
-cli.add_command(compare_gate.gate_cmd)
+cli.add_command(gate_run.gate_cmd)
 cli.add_command(trace_commands.show_cmd)
 cli.add_command(trace_commands.replay_cmd)
 cli.add_command(simulate_view.simulate_cmd)

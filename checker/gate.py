@@ -5,17 +5,21 @@ limit, a ``mode`` (``explore``, the default, or ``simulate`` with ``seed``, ``wa
 ``depth``: random walks, where "holds" means no walk found a violation) and its expectation: ``expect = "holds"`` (every property holds and every vacuity guard
 is reached) or ``violates = [names]`` (exactly these properties are violated: a known-buggy
 variant stays pinned as buggy, and a change that silently makes it stop failing fails too).
-This module knows no model: ``checker.cli`` runs each check and hands back the result.
+Beside its verdict, every check's run is compared with its pins in the lock file
+(``checker.pins``), and the trace files named by ``gate_traces`` are replayed (the corpus).
+This module knows no model: ``checker.view.gate_run`` runs each check and hands back the
+result; ``checker.gate_output`` writes JUnit, annotations and the markdown summary.
 """
 
 from __future__ import annotations
 
+import glob
+import os
 import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from xml.etree import ElementTree
 
 import jsonschema
 
@@ -87,7 +91,10 @@ class Check:
 
     @property
     def expectation(self) -> str:
-        """``holds`` or ``violates A, B`` (with ``, in N walks`` for a simulation)."""
+        """``holds`` or ``violates A, B`` (with ``, in N walks`` for a simulation); for a
+        corpus trace (``mode = "replay"``), ``replays as pinned``."""
+        if self.mode == "replay":
+            return "replays as pinned"
         said = "holds" if self.violates is None else "violates " + ", ".join(sorted(self.violates))
         return said + (f", in {self.plan.get('walks', GATE_WALKS):,} walks" if self.mode == "simulate"
                        else "")
@@ -103,6 +110,12 @@ class Outcome:
     result: CheckResult | None = None
     report: str | None = None
     details: dict[str, str] = field(default_factory=dict)
+    differences: list[str] = field(default_factory=list)
+    """What changed against the check's pins (``checker.pins``), most telling first."""
+    pins: str = ""
+    """How the pins went: ``match``, ``differ``, ``none`` (not pinned yet), ``updated``,
+    ``new`` (pinned by this ``--update``) or "" (not compared: the verdict failed or the
+    run was cut short)."""
 
 
 def _line_of(text: str, index: int, key: str | None) -> int:
@@ -159,6 +172,32 @@ def load_checks(path: Path) -> list[Check]:
         check.lines.update({key: _line_of(text, index, key) for key in entry})
         checks.append(check)
     return checks
+
+
+def load_traces(path: Path) -> tuple[list[Path], int]:
+    """The corpus: ``(trace files, line)`` from ``gate_traces = ["glob", ...]`` beside the
+    checks (globs relative to the config's folder, files sorted; line 0 when not given).
+
+    Raises ``GateConfigError`` when ``gate_traces`` is not a list of strings or a pattern
+    matches no file (a moved gallery must not silently empty the corpus).
+    """
+    text = path.read_text(encoding="utf-8")
+    document = tomllib.loads(text)
+    patterns = document.get("tool", {}).get("hwcheck", document).get("gate_traces", [])
+    line = next((i + 1 for i, row in enumerate(text.splitlines())
+                 if re.match(r"\s*gate_traces\s*=", row)), 0)
+    if not isinstance(patterns, list) or not all(isinstance(p, str) for p in patterns):
+        raise GateConfigError(f"{path}:{line}: key 'gate_traces': a list of glob patterns "
+                              "of trace files, relative to this file's folder")
+    files: set[Path] = set()
+    for pattern in patterns:
+        found = sorted(Path(f) for f in glob.glob(os.path.join(path.parent, pattern),
+                                                  recursive=True))
+        if not found:
+            raise GateConfigError(f"{path}:{line}: key 'gate_traces': {pattern!r} matches "
+                                  f"no file under {path.parent.resolve()}")
+        files.update(found)
+    return sorted(files), line
 
 
 def _unknown_key(entry: dict) -> str | None:
@@ -228,73 +267,3 @@ def exit_code(outcomes: list[Outcome]) -> int:
     if statuses & {FAIL, ERROR}:
         return EXIT_UNMET
     return 3 if INCOMPLETE in statuses else 0
-
-
-def junit_xml(outcomes: list[Outcome]) -> str:
-    """JUnit XML: one testcase per check and property; a failure's message is the outcome
-    and the property's counterexample summary; INCOMPLETE is an error, never a pass."""
-    suite = ElementTree.Element("testsuite", name="hwcheck gate")
-    counts = {"tests": 0, "failures": 0, "errors": 0}
-    for outcome in outcomes:
-        result = outcome.result
-        props = result.checked if result is not None else ()
-        for prop in props or [None]:
-            name = prop.name if prop is not None else "run"
-            case = ElementTree.SubElement(suite, "testcase", classname=outcome.check.name,
-                                          name=name)
-            counts["tests"] += 1
-            bad = _property_problem(outcome, prop)
-            if bad is None:
-                continue
-            kind, message = bad
-            counts["failures" if kind == "failure" else "errors"] += 1
-            element = ElementTree.SubElement(case, kind, message=message)
-            element.text = outcome.details.get(name, message)
-    for key, value in counts.items():
-        suite.set(key, str(value))
-    return ElementTree.tostring(suite, encoding="unicode", xml_declaration=True)
-
-
-def _property_problem(outcome: Outcome, prop) -> tuple[str, str] | None:
-    """``(failure|error, message)`` when this property goes against the expectation."""
-    if outcome.status == ERROR or prop is None:
-        return ("error", outcome.message) if outcome.status != PASS else None
-    verdict = outcome.result.verdict(prop)
-    expected_bad = outcome.check.violates or frozenset()
-    if prop.kind == "sometimes":
-        if outcome.check.violates is None and verdict == "not reached":
-            return "failure", f"{prop.name} never reached: the verdict is vacuous"
-        return None
-    if verdict == "violated" and prop.name not in expected_bad:
-        return "failure", f"{prop.name} violated unexpectedly"
-    if verdict == "holds" and prop.name in expected_bad:
-        return "failure", f"{prop.name} expected to be violated but holds"
-    if verdict == "not found" and prop.name in expected_bad:
-        return "failure", (f"{prop.name} expected to be violated, but no walk of "
-                           f"{outcome.result.sampled:,} violated it")
-    if verdict == "unknown" and outcome.status == INCOMPLETE:
-        return "error", f"INCOMPLETE: {outcome.message}"
-    return None
-
-
-def github_annotations(outcomes: list[Outcome]) -> list[str]:
-    """``::error`` workflow commands for every check that did not pass."""
-    lines = []
-    for o in outcomes:
-        if o.status != PASS:
-            message = f"{o.status}: {o.message}".replace("%", "%25").replace("\n", "%0A")
-            lines.append(f"::error title=hwcheck gate: {o.check.name}::{message}")
-    return lines
-
-
-def markdown_summary(outcomes: list[Outcome]) -> str:
-    """A markdown table of the outcomes, for $GITHUB_STEP_SUMMARY."""
-    icon = {PASS: "✅", FAIL: "❌", INCOMPLETE: "⚠️", ERROR: "💥"}
-    rows = ["| check | expectation | outcome | states | seconds | detail |",
-            "|---|---|---|---|---|---|"]
-    for o in outcomes:
-        stats = o.result.stats if o.result is not None else None
-        rows.append(f"| {o.check.name} | {o.check.expectation} | {icon[o.status]} {o.status} "
-                    f"| {stats.distinct if stats else '-'} "
-                    f"| {f'{stats.seconds:.1f}' if stats else '-'} | {o.message} |")
-    return "## hwcheck gate\n\n" + "\n".join(rows) + "\n"

@@ -80,7 +80,9 @@ expect = "holds"
     result = run_gate(tmp_path, text, "--junit-xml", str(tmp_path / "j.xml"),
                       env={"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(summary)})
     assert result.exit_code == 1
-    assert "::error title=hwcheck gate: hw expected to hold::FAIL" in result.stdout
+    # the annotation points at the check's header line in the config (line 2)
+    assert (f"::error file={tmp_path / 'gate.toml'},line=2,title=hwcheck gate%3A hw expected "
+            "to hold::FAIL: expected to hold") in result.stdout
     assert "## hwcheck gate" in summary.read_text() and "❌ FAIL" in summary.read_text()
     traces = list((tmp_path / "reports").glob("*/NoCommittedLoss/trace.json"))
     assert len(traces) == 1
