@@ -20,6 +20,7 @@ import importlib
 import inspect
 import itertools
 import shutil
+import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -27,6 +28,7 @@ from xml.etree import ElementTree
 
 import pytest
 from click.testing import CliRunner
+from conftest import python_m
 
 from checker import fingerprint, level, pins
 from checker.cli import cli
@@ -65,7 +67,7 @@ def edit(monkeypatch, module: str, name: str, old: str, new: str) -> None:
     source = textwrap.dedent(inspect.getsource(original))
     assert source.count(old) == 1, f"{old!r} occurs {source.count(old)} times in {name}"
     namespace = dict(vars(mod))
-    exec(compile(source.replace(old, new), mod.__file__, "exec"), namespace)  # noqa: S102 (the edit under test, our own source)
+    exec(compile(source.replace(old, new), mod.__file__, "exec"), namespace)  # noqa: S102
     edited = namespace[name]
     if owner_name:  # a method
         monkeypatch.setattr(owner, name, edited)
@@ -120,12 +122,14 @@ def test_unfenced_offsets_for_leader_epoch_at_two_replicas(monkeypatch, tmp_path
 
 
 def test_removing_the_fetch_fence_at_two_replicas(monkeypatch, tmp_path):
-    """KIP-320's fetch fence deleted: a follower fetches from a leader of another epoch. At 2
-    replicas kip320's own search does not change; only after an unclean election (a leader
-    in a new epoch) does the fetch reach new states, and no verdict changes."""
+    """KIP-320's fetch fence deleted: a follower fetches from a leader of another epoch.
+    kip320's own verdict fails (the search finds a violation, 8,006 states instead of 7,159);
+    the pins add that with unclean election, where every verdict stays, the fetch now reaches
+    new states."""
     edit(monkeypatch, "spec.kafka.actions", "fetch",
          "if fenced and lview[V_EPOCH] != view[V_EPOCH]:", "if False:")
-    output = fails_with(tmp_path, "states 645 → 647 (+0.3 %)", "Fetch first reached 69 → 71")
+    output = fails_with(tmp_path, "states 645 → 647 (+0.3 %)", "Fetch first reached 69 → 71",
+                        verdict="expected to hold, but violates")
     assert output.count("Pins differ") == 1
 
 
@@ -286,3 +290,104 @@ def test_update_round_trip(tmp_path):
     assert reverted.exit_code == 1
     assert "check's max_epoch 1 → (none) since it was pinned" in reverted.output
     assert " → 7,159 (" in reverted.output
+
+
+ENGINES = {
+    "compiled, 1 thread": ("--workers", "1"),
+    "compiled, 2 threads": ("--workers", "2"),
+    "reference, 2 processes": ("--core", "reference", "--workers", "2"),
+    "spark, 3 partitions, every level a job": (
+        "--engine", "spark", "--master", "local[2]", "--partitions", "3",
+        "--spark-min-frontier", "0"),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("engine", list(ENGINES))
+def test_one_lock_file_passes_on_every_engine_and_core(engine, tmp_path):
+    """The lock file written on the reference core passes unchanged everywhere (a separate
+    process each, so Spark and worker processes start and end as for a user)."""
+    report = tmp_path / "gate.xml"
+    done = subprocess.run(
+        [*python_m("checker.cli"), "gate", "--config", str(CONFIG), "--no-progress",
+         "--out", str(tmp_path / "reports"), "--junit-xml", str(report), *ENGINES[engine]],
+        check=False, capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    compared = [case for case in ElementTree.parse(report).iter()
+                if case.tag == "testcase" and case.get("name") in ("pins", "replay")]
+    assert len(compared) == 4 + 11 and not any(case.find("failure") is not None
+                                               for case in compared)
+
+
+SMALL = """
+[[gate]]
+name = "kip320 holds"
+truncation = "kip320"
+replicas = 2
+max_epoch = 1
+expect = "holds"
+"""
+
+
+def small_gate(tmp_path, text=SMALL):
+    config = tmp_path / "gate.toml"
+    config.write_text(text)
+    return config
+
+
+def test_a_check_without_pins_passes_on_its_verdict_and_says_how_to_pin(tmp_path):
+    result = gate(tmp_path, config=small_gate(tmp_path))
+    assert result.exit_code == 0, result.output
+    assert "no pins: run hwcheck gate --update" in result.output
+    assert "No pins yet" in result.output and not (tmp_path / pins.LOCK_NAME).exists()
+
+
+def test_update_with_a_failing_verdict_still_fails_and_keeps_the_old_pins(tmp_path):
+    config = small_gate(tmp_path)
+    assert gate(tmp_path, "--update", config=config).exit_code == 0
+    before = (tmp_path / pins.LOCK_NAME).read_text()
+    config.write_text(SMALL.replace('truncation = "kip320"', 'truncation = "hw"'))
+    result = gate(tmp_path, "--update", config=config)
+    assert result.exit_code == 1 and "expected to hold, but violates" in result.output
+    assert (tmp_path / pins.LOCK_NAME).read_text() == before
+
+
+def test_update_drops_the_pins_of_a_check_no_longer_in_the_config(tmp_path):
+    config = small_gate(tmp_path)
+    assert gate(tmp_path, "--update", config=config).exit_code == 0
+    config.write_text(SMALL.replace('name = "kip320 holds"', 'name = "kip320 holds, renamed"'))
+    renamed = gate(tmp_path, config=config)
+    assert renamed.exit_code == 0 and "no pins: run hwcheck gate --update" in renamed.output
+    updated = gate(tmp_path, "--update", config=config)
+    assert "dropped the pins of kip320 holds" in updated.output
+    assert set(pins.read_lock(tmp_path / pins.LOCK_NAME).checks) == {"kip320 holds, renamed"}
+
+
+@pytest.mark.parametrize(("text", "said"), [
+    ("{not json", "not valid JSON"),
+    ('{"format": "something-else"}', "not an hwcheck gate lock file"),
+    ('{"format": "hwcheck-gate-lock", "version": 9, "checks": {}, "traces": {}}',
+     "lock format version 9"),
+    (('{"format": "hwcheck-gate-lock", "version": 1, "checks": {"a": {"states": -1}}, '
+     '"traces": {}}'), "field checks/a"),
+])
+def test_a_corrupt_lock_file_is_one_message_and_exit_4(tmp_path, text, said):
+    (tmp_path / pins.LOCK_NAME).write_text(text)
+    result = gate(tmp_path, config=small_gate(tmp_path))
+    assert result.exit_code == 4
+    assert said in result.output and "Traceback" not in result.output
+
+
+def test_a_lock_file_that_cannot_be_written_is_exit_5(tmp_path):
+    (tmp_path / "file").write_text("")
+    result = gate(tmp_path, "--update", "--lock", str(tmp_path / "file" / pins.LOCK_NAME),
+                  config=small_gate(tmp_path))
+    assert result.exit_code == 5
+    assert "cannot write the lock file" in result.output and "Traceback" not in result.output
+
+
+def test_lock_files_are_written_sorted_and_stable():
+    """Reading and writing the committed lock files gives them back byte for byte, so a
+    reviewed change is the only diff."""
+    for path in (DATA / pins.LOCK_NAME, DATA.parents[2] / pins.LOCK_NAME):
+        assert pins.lock_text(pins.read_lock(path)) == path.read_text(encoding="utf-8")

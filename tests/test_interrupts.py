@@ -95,8 +95,10 @@ def test_one_ctrl_c_ends_gate_and_lists_the_checks_not_run(tmp_path):
     (tmp_path / "gate.toml").write_text(SLOW_GATE)
     code, out, err, left = interrupt_after(
         ["gate", "--config", "gate.toml", "--core", "reference", "--workers", "2",
-         "--junit-xml", "j.xml", "--no-progress", "--out", "g"], 8, tmp_path)
+         "--junit-xml", "j.xml", "--no-progress", "--out", "g", "--update"], 8, tmp_path)
     assert code == 3, err
+    assert "hwcheck-gate.lock not updated: interrupted" in err
+    assert not (tmp_path / "hwcheck-gate.lock").exists()
     assert "Traceback" not in err
     assert "Interrupted (Ctrl-C) during check 1 of 2" in err
     assert "not run: interrupted (Ctrl-C)" in out and "INCOMPLETE" in out
