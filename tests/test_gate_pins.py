@@ -33,6 +33,7 @@ from conftest import python_m
 from checker import fingerprint, level, pins
 from checker.cli import cli
 from checker.fingerprint import encode
+from checker.view import corpus
 from spec.kafka import Config, KafkaSpec, variants
 from tests.reference import reachable
 
@@ -391,3 +392,14 @@ def test_lock_files_are_written_sorted_and_stable():
     reviewed change is the only diff."""
     for path in (DATA / pins.LOCK_NAME, DATA.parents[2] / pins.LOCK_NAME):
         assert pins.lock_text(pins.read_lock(path)) == path.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("path", sorted((DATA.parents[2] / "reports" / "gallery").glob(
+    "*/trace.json")), ids=lambda path: path.parent.name)
+def test_a_trace_replays_alike_on_both_cores(path):
+    """The corpus replay on the compiled core (single-state calls into C) and on the Python
+    model: the same states, and every property first failing at the same state."""
+    compiled, reference = corpus.replay(path, "compiled"), corpus.replay(path, "reference")
+    assert not compiled.problem and not reference.problem
+    assert compiled.pins() == reference.pins()
+    assert compiled.first_violated_at[compiled.property] == compiled.states
