@@ -1,7 +1,8 @@
 """``reports/gallery/``: the canonical counterexamples, each as ``trace.json`` + ``trace.html``.
 
 Regenerate with ``python -m checker.view.gallery`` (a test fails when the committed files are
-out of date). Each entry is a search, not a hand-written trace: the shortest counterexample
+out of date), then ``hwcheck gate --update``: the gate replays every gallery trace against its
+pins in ``hwcheck-gate.lock``. Each entry is a search, not a hand-written trace: the shortest counterexample
 the local engine finds for a property under a configuration (protocol.md's scenarios).
 """
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+import textwrap
 from dataclasses import replace
 from pathlib import Path
 
@@ -189,35 +190,48 @@ def _finish(outcomes, plans, traces, stop, board, fresh: pins.Lock, lock: pins.L
     if ran < total:
         click.echo(f"--fail-fast: stopped after {ran} of {total} checks")
     if update:
-        _update(fresh, {c.name for c, _ in plans}, ran == total)
+        _update(fresh, {c.name for c, _ in plans}, {key for key, _ in traces}, ran == total)
     elif changed:
-        click.echo(f"\nIf these changes are intended, review them and {UPDATE_HINT}.")
+        _say(f"\nIf these changes are intended, review them and {UPDATE_HINT}.")
     elif not lock.found:
-        click.echo(f"\nNo pins yet ({lock.path} not found): {UPDATE_HINT} to pin these runs.")
+        _say(f"\nNo pins yet ({lock.path} not found): {UPDATE_HINT} to pin these runs.")
 
 
 def _section(title: str, o: gate.Outcome, config: Path, lines: list[str]) -> None:
     """A titled list below the table, naming the check and its line in the config."""
-    click.echo(f"\n{title}: {o.check.name}"
-               + (f" ({config}:{o.check.line})" if o.check.line else ""))
+    _say(f"\n{title}: {o.check.name}" + (f" ({config}:{o.check.line})" if o.check.line else ""))
     for line in lines:
-        click.echo(f"  {line}")
+        _say(line, "  ")
 
 
-def _update(fresh: pins.Lock, names: set[str], complete: bool) -> None:
-    """Write the updated lock file (exit 5 when it cannot be written); pins of checks no
-    longer in the config are dropped when every check ran."""
+def _update(fresh: pins.Lock, names: set[str], keys: set[str], complete: bool) -> None:
+    """Write the updated lock file (exit 5 when it cannot be written); pins of checks and
+    traces no longer in the config are dropped when every check ran."""
     stale = sorted(set(fresh.checks) - names) if complete else []
+    gone = sorted(set(fresh.traces) - keys) if complete else []
     for name in stale:
         del fresh.checks[name]
+    for key in gone:
+        del fresh.traces[key]
+    stale += [f"trace {key}" for key in gone]
     try:
         fresh.path.parent.mkdir(parents=True, exist_ok=True)
         pins.write_lock(fresh)
     except OSError as exc:
         _fail(f"cannot write the lock file {fresh.path}: {exc.strerror or exc}")
-    click.echo(f"\nWrote {fresh.path}: {_count(len(fresh.checks), 'check')} and "
-               f"{_count(len(fresh.traces), 'trace')} pinned" + (f"; dropped the pins of {', '.join(stale)}" if stale else "")
-               + ". Review its diff before committing it.")
+    dropped = f"; dropped the pins of {', '.join(stale)}" if stale else ""
+    _say(f"\nWrote {fresh.path}: {_count(len(fresh.checks), 'check')} and "
+               f"{_count(len(fresh.traces), 'trace')} pinned{dropped}. Review its diff before "
+               "committing it.")
+
+
+def _say(text: str, indent: str = "") -> None:
+    """Print ``text`` on stdout wrapped to the table's width (the terminal's, ``COLUMNS`` or
+    160 columns when piped), continuation lines indented two more spaces."""
+    width = batch.stdout_console().width
+    lead = "\n" if text.startswith("\n") else ""
+    click.echo(lead + textwrap.fill(text.lstrip("\n"), width, initial_indent=indent,
+                                    subsequent_indent=indent + "  ", break_on_hyphens=False))
 
 
 def _count(n: int, noun: str) -> str:
