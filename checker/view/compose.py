@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import invariants
+from checker.native import certificate
 from checker.properties import SOMETIMES, Property
 from spec.kafka import Config, KafkaSpec
 from spec.kafka import native as kafka_native
@@ -59,8 +60,16 @@ def build_model(model: str, config: Any) -> tuple[Any, list[Property]]:
 
 
 def compiled_model(spec: Any) -> tuple[Any, str]:
-    """``(compiled model, "")`` when ``spec`` has a compiled core (``checker.native``), else
-    ``(None, why not)`` in a few words."""
+    """``(compiled model, "")`` when ``spec`` has a compiled core (``checker.native``) proven
+    on the current sources, else ``(None, why not)`` in a few words: among the reasons, a stale
+    certificate (``checker.native.certificate``: the Python model was edited since)."""
+    model, why = _compiled_model(spec)
+    if model is not None and certificate.enforced() and not certificate.current():
+        return None, certificate.STALE
+    return model, why
+
+
+def _compiled_model(spec: Any) -> tuple[Any, str]:
     if getattr(spec, "name", "") == "tla":
         why = tla_native.unsupported(spec)
         return (None, why) if why else (tla_native.codec(spec), "")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import click
 
 from checker.bfs import Limits
+from checker.native import certificate
 from checker.native import engine as native_engine
 from checker.native.build import NativeUnavailable
 from checker.native.core import Core
@@ -27,6 +28,7 @@ def compiled(spec, chosen, limits: Limits, on_progress, symmetry: bool, core: st
         return None, "--core reference"
     model, why = compose.compiled_model(spec)
     if model is None:
+        stale_note(why)
         return None, why
     try:
         result = native_engine.explore(model, spec, chosen, limits, on_progress, symmetry,
@@ -46,6 +48,7 @@ def for_partitions(spec, chosen, core: str) -> tuple[str, str]:
         return "reference", "--core reference"
     model, why = compose.compiled_model(spec)
     if model is None:
+        stale_note(why)
         return "reference", why
     missing = [p.name for p in chosen if p.name not in model.property_bits]
     if missing:
@@ -57,6 +60,18 @@ def for_partitions(spec, chosen, core: str) -> tuple[str, str]:
                    "core.", err=True)
         return "reference", str(exc)
     return "compiled", ""
+
+
+def stale_note(why: str) -> None:
+    """Once a process, when ``why`` is a stale certificate: say on stderr that the reference
+    core runs instead, and how to certify the compiled core again."""
+    if why == certificate.STALE and not _said:
+        _said.append(why)
+        click.echo(f"Note: {why} (python -m checker.view.certify); running the reference "
+                   "core, the model as its Python source says (slower).", err=True)
+
+
+_said: list[str] = []
 
 
 def compile_note(seconds: float) -> None:

@@ -1,0 +1,98 @@
+"""The compiled core's certificate: which reference sources it was last proven equal to.
+
+The compiled core (C) is a second implementation of the Python models. The differential tests
+(``tests/test_compiled.py``, ``tests/test_compiled_walks.py``) prove the two give the same
+states, counts, verdicts and traces; ``certificate.json`` records the digest of the sources
+they proved it on: the models and invariants (``spec/``, ``invariants/``), the reference
+engine's modules and the C sources. An edit to any of them (a protocol rule changed in Python
+only, say) makes the certificate stale, and every command then runs the reference core
+instead, saying why, so that no run answers for a model other than the one in the Python
+source. ``python -m checker.view.certify`` runs the differential tests and, when they pass,
+writes the certificate again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from functools import cache
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+"""The folder holding the ``checker``, ``spec`` and ``invariants`` packages."""
+CERTIFICATE = Path(__file__).with_name("certificate.json")
+EXPLANATION_ONLY = ("invariants/story.py", "invariants/truncation.py")
+"""Covered folders' files that only put traces into words: no search depends on them."""
+ENGINE_MODULES = ("bfs", "fingerprint", "level", "model", "partitioned", "pool", "properties",
+                  "seen", "shrink", "simulation", "store", "symmetry", "trace", "walks")
+"""The reference engine's modules (``checker/<name>.py``) the compiled engine answers for."""
+UNCERTIFIED = "HWCHECK_UNCERTIFIED_CORE"
+"""Set to 1, this environment variable lets the compiled core run with a stale certificate:
+for the test suite (``tests/conftest.py``), whose differential tests must reach the compiled
+core to prove it, and for whoever is mirroring a change in C. Child processes and Spark
+workers inherit it, so they decide as the driver does."""
+
+
+def enforced() -> bool:
+    """Whether a stale certificate keeps the compiled core from running (``UNCERTIFIED``
+    not set to 1)."""
+    return os.environ.get(UNCERTIFIED) != "1"
+
+
+STALE = "the Python model changed since the compiled core was certified"
+"""Why a stale certificate keeps the compiled core from running (``compose.compiled_model``)."""
+
+
+def sources() -> list[Path]:
+    """Every file the certificate covers, sorted by its path relative to ``ROOT``: ``*.py``,
+    ``*.c`` and ``*.h`` under ``spec/``, ``invariants/`` and ``checker/native/`` (this module
+    and ``EXPLANATION_ONLY`` aside), and the reference engine's modules."""
+    found = [path for folder in ("spec", "invariants", "checker/native")
+             for pattern in ("*.py", "*.c", "*.h")
+             for path in (ROOT / folder).rglob(pattern)
+             if "__pycache__" not in path.parts and path.name != "certificate.py"
+             and path.relative_to(ROOT).as_posix() not in EXPLANATION_ONLY]
+    found += [ROOT / "checker" / f"{name}.py" for name in ENGINE_MODULES]
+    return sorted(found, key=lambda path: path.relative_to(ROOT).as_posix())
+
+
+def digest() -> str:
+    """SHA-256 over each covered file's relative path and bytes (hex). Raises ``OSError``
+    when a covered file cannot be read."""
+    sha = hashlib.sha256()
+    for path in sources():
+        sha.update(path.relative_to(ROOT).as_posix().encode() + b"\0")
+        data = path.read_bytes()
+        sha.update(len(data).to_bytes(8, "little") + data)
+    return sha.hexdigest()
+
+
+def recorded() -> str:
+    """The digest in ``certificate.json`` ("" when it is missing or unreadable)."""
+    try:
+        return json.loads(CERTIFICATE.read_text(encoding="utf-8")).get("digest", "")
+    except (OSError, ValueError, AttributeError):
+        return ""
+
+
+@cache
+def current() -> bool:
+    """Whether the certificate matches the sources as they are (computed once a process:
+    about 50 files, a few milliseconds)."""
+    try:
+        return recorded() == digest()
+    except OSError:
+        return False
+
+
+def write() -> str:
+    """Record the current digest in ``certificate.json``; return it. Raises ``OSError`` when
+    the file cannot be written."""
+    value = digest()
+    CERTIFICATE.write_text(json.dumps({
+        "digest": value, "files": len(sources()),
+        "proven_by": ["tests/test_compiled.py", "tests/test_compiled_walks.py"],
+    }, indent=1) + "\n", encoding="utf-8")
+    current.cache_clear()
+    return value

@@ -1,0 +1,91 @@
+"""The compiled core runs only on the sources it was proven on (``checker.native.certificate``).
+
+A protocol rule edited in the Python model alone must not be answered for by the unchanged C:
+with a stale certificate every command runs the reference core and says so, and the gate sees
+the edit with the default ``--core``. The suite's own processes set ``HWCHECK_UNCERTIFIED_CORE``
+(``conftest.py``); these tests take it away where they need the real behaviour.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from checker.cli import cli
+from checker.native import certificate
+from checker.view import cores
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_the_certificate_matches_the_sources():
+    """The committed certificate is the digest of these sources; the differential tests of
+    this same suite are its proof. On failure: python -m checker.view.certify."""
+    assert certificate.recorded() == certificate.digest(), \
+        "the sources changed since the compiled core was certified: python -m checker.view.certify"
+
+
+def test_the_digest_covers_the_models_and_not_the_explanations():
+    covered = {path.relative_to(certificate.ROOT).as_posix() for path in certificate.sources()}
+    assert {"spec/kafka/actions.py", "invariants/safety.py", "spec/kafka/native/actions.c",
+            "checker/native/engine.c", "checker/bfs.py", "checker/fingerprint.py"} <= covered
+    assert not covered & {"invariants/story.py", "checker/view/compose.py",
+                          "checker/native/certificate.py", "checker/gate.py"}
+
+
+def test_a_stale_certificate_runs_the_reference_core_and_says_so(monkeypatch, tmp_path):
+    monkeypatch.delenv(certificate.UNCERTIFIED, raising=False)
+    monkeypatch.setattr(certificate, "current", lambda: False)
+    monkeypatch.setattr(cores, "_said", [])
+    result = CliRunner().invoke(cli, ["explore", "--replicas", "2", "--max-epoch", "1",
+                                      "--json", "--no-progress", "--out", str(tmp_path)])
+    summary = json.loads(result.stdout)
+    assert summary["stats"]["core"] == f"reference ({certificate.STALE})"
+    assert "python -m checker.view.certify" in result.stderr
+
+
+def _copy_sources(folder: Path) -> Path:
+    """The packages copied under ``folder`` (no caches), for a child to import from."""
+    for package in ("checker", "spec", "invariants"):
+        shutil.copytree(ROOT / package, folder / package,
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    return folder
+
+
+def _gate(code: Path, tmp_path: Path) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != certificate.UNCERTIFIED}
+    env["PYTHONPATH"] = str(code)
+    return subprocess.run(
+        [sys.executable, "-m", "checker.cli", "gate", "--config",
+         str(ROOT / "tests" / "data" / "pins" / "gate.toml"), "--no-progress",
+         "--out", str(tmp_path / "reports")],
+        check=False, capture_output=True, text=True, timeout=600, env=env, cwd=tmp_path)
+
+
+@pytest.mark.slow
+def test_the_default_gate_sees_an_edit_of_the_python_model_on_disk(tmp_path):
+    """A copy of the sources with one Python-only edit (KIP-320's OffsetsForLeaderEpoch
+    fence dropped from kip320, every verdict unchanged at these bounds): the gate, on its
+    default core, runs the reference, notices, and fails on the pins. The unedited copy
+    passes on the compiled core."""
+    code = _copy_sources(tmp_path / "code")
+    clean = _gate(code, tmp_path)
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+    assert "certify" not in clean.stderr
+    variants = code / "spec" / "kafka" / "variants.py"
+    text = variants.read_text()
+    fence = '"kip320": _preset("kip320", "last-match-truncation", KIP320_FENCES,'
+    assert text.count(fence) == 1
+    variants.write_text(text.replace(fence, '"kip320": _preset("kip320", "last-match-truncation", '
+                                            '("fenced-fetch", "fenced-expand"),'))
+    edited = _gate(code, tmp_path)
+    assert edited.returncode == 1, edited.stdout + edited.stderr
+    assert "the Python model changed since the compiled core was certified" in edited.stderr
+    assert "states 7,159 → 7,323 (+2.3 %)" in edited.stdout
