@@ -18,7 +18,16 @@ from checker import __version__
 from checker.bfs import Limits
 from checker.limits import interrupted
 from checker.result import EXIT_ENVIRONMENT, EXIT_OK, EXIT_SPEC_ERROR, Status
-from checker.view import batch, compare_gate, gate_run, listing, report, terminal, trace_commands
+from checker.view import (
+    batch,
+    compare_gate,
+    cores,
+    gate_run,
+    listing,
+    report,
+    terminal,
+    trace_commands,
+)
 from checker.view import graph as graph_view
 from checker.view import progress as progress_view
 from checker.view import simulate as simulate_view
@@ -68,6 +77,8 @@ def explore_cmd(model, replicas, truncation, max_records, max_epoch, max_crashes
                     log_size, **protocol_from(flags))
     limits = Limits(max_depth=max_depth, time_limit=time_limit, stop_on_first=stop_on_first)
     engine = engine_from(flags)
+    if engine.core == "compiled":
+        cores.warn_if_stale()  # before the progress display starts
     with progress_view.for_search(enabled=not no_progress) as on_progress:
         spec, result = run(model, given, names, limits, on_progress, engine)
     if interrupted(result.reason):

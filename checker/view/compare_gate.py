@@ -21,7 +21,7 @@ from checker.result import (
     EXIT_SPEC_ERROR,
     Status,
 )
-from checker.view import batch, matrix, report
+from checker.view import batch, cores, matrix, report
 from checker.view.compose import MODEL_OPTIONS
 from checker.view.run import (
     PROTOCOL_FLAGS,
@@ -84,6 +84,8 @@ def compare_cmd(model, replicas, max_records, max_epoch, max_crashes, min_isrs, 
                                min_isr, switch, log_size, **protocol)
                 _, spec, _ = build(model, given)  # a bad bound fails before any run starts
                 runs.append((report.variant_of(spec), switches, given))
+    if engine.core == "compiled":
+        cores.warn_if_stale()
     cells, stop = [], batch.Interrupt()
     with batch.progress(len(runs), "variant", not no_progress) as board:
         try:

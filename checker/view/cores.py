@@ -74,6 +74,13 @@ def stale_note(why: str) -> None:
 _said: list[str] = []
 
 
+def warn_if_stale() -> None:
+    """``stale_note`` now, before a progress display starts, when the compiled core's
+    certificate is stale (so the note does not land inside the display)."""
+    if certificate.enforced() and not certificate.current():
+        stale_note(certificate.STALE)
+
+
 def compile_note(seconds: float) -> None:
     """Say on stderr that the compiled core was built first (``seconds``)."""
     click.echo(f"compiling the model (once): {seconds:.1f} s", err=True)

@@ -20,7 +20,7 @@ import click
 from checker import gate, gate_output, pins
 from checker.bfs import Limits
 from checker.result import EXIT_BAD_INPUT, EXIT_ENVIRONMENT, EXIT_INCOMPLETE, Status
-from checker.view import batch, corpus, matrix, report
+from checker.view import batch, cores, corpus, matrix, report
 from checker.view import simulate as simulate_view
 from checker.view.gate_checks import definition, given_of, validate
 from checker.view.run import engine_from, engine_options, run
@@ -63,6 +63,8 @@ def gate_cmd(config_path, lock_path, update, junit_xml, out, fail_fast, no_progr
         validate(config_path, index, check, given)
     folder = out or Path("reports") / f"gate-{report.stamp()}"
     fresh = pins.Lock(lock.path, dict(lock.checks), dict(lock.traces), lock.found)
+    if engine.core == "compiled":
+        cores.warn_if_stale()
     outcomes, stop = [], batch.Interrupt()
     total = len(plans) + len(traces)
     with batch.progress(total, "check", not no_progress) as board:

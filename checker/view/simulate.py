@@ -92,6 +92,8 @@ def simulate_cmd(model, replicas, truncation, max_records, max_epoch, max_crashe
     if walks is None and time_limit is None:
         walks = DEFAULT_WALKS
     plan = simulation.WalkPlan(seed=seed, depth=depth, weights=weights)
+    if engine.core == "compiled":
+        cores.warn_if_stale()  # before the progress display starts
     with output.progress(not no_progress, time_limit if walks is None else None) as on_progress:
         result = _simulate(Recipe(model, cfg, tuple(names)), plan, walks, time_limit, engine,
                            on_progress)
