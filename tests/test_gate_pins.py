@@ -267,13 +267,41 @@ def test_the_gallery_loss_is_pinned_where_the_gallery_says():
     assert loss["states"] == 11 and loss["first_violated_at"]["NoCommittedLoss"] == 11
 
 
-def test_update_round_trip(tmp_path):
-    """Change a check, see the gate fail, --update, pass; change it back: the inverse diff."""
+def copied_gate(tmp_path) -> Path:
+    """The test gate and its lock file copied under ``tmp_path`` (the corpus still the
+    repository's gallery); returns the config's path."""
     folder = tmp_path / "gate"
     shutil.copytree(DATA, folder)
     config = folder / "gate.toml"
-    config.write_text(config.read_text().replace("../../../reports", str(DATA.parents[2] / "reports")))
-    (folder / pins.LOCK_NAME).unlink()
+    config.write_text(config.read_text().replace("../../../reports",
+                                                 str(DATA.parents[2] / "reports")))
+    return config
+
+
+def test_update_round_trip_over_a_model_edit(monkeypatch, tmp_path):
+    """Edit the model: the gate fails; --update: it passes; revert the edit: it fails with
+    the inverse differences."""
+    config = copied_gate(tmp_path)
+    kip320 = variants.PRESETS["kip320"]
+    with monkeypatch.context() as edited:
+        edited.setitem(variants.PRESETS, "kip320", dataclasses.replace(
+            kip320, switches=kip320.switches - {"fenced-lookup"}))
+        assert gate(tmp_path, *REFERENCE, config=config).exit_code == 1
+        updated = gate(tmp_path, *REFERENCE, "--update", config=config)
+        assert updated.exit_code == 0, updated.output
+        assert "Pins updated: kip320 holds, 2 replicas" in updated.output
+        assert "states 7,159 → 7,323 (+2.3 %)" in updated.output
+        assert gate(tmp_path, *REFERENCE, config=config).exit_code == 0
+    reverted = gate(tmp_path, *REFERENCE, config=config)
+    assert reverted.exit_code == 1
+    assert "states 7,323 → 7,159 (-2.2 %)" in reverted.output
+    assert "BecomeFollower first reached 661 → 561" in reverted.output
+
+
+def test_update_round_trip(tmp_path):
+    """Change a check, see the gate fail, --update, pass; change it back: the inverse diff."""
+    config = copied_gate(tmp_path)
+    (config.parent / pins.LOCK_NAME).unlink()
     first = gate(tmp_path, "--update", config=config)
     assert first.exit_code == 0 and "pinned now" in first.output, first.output
     original = config.read_text()
