@@ -16,7 +16,8 @@ CORE_OPTION = click.option(
     "--core", type=click.Choice(["compiled", "reference"]), default="compiled",
     show_default=True,
     help="compiled: the model's compiled core (C, built once and cached; same answers), where "
-         "it has one; reference: the Python model.")
+         "it has one and was proven on these sources (else the reference runs, saying why); "
+         "reference: the Python model.")
 
 
 def compiled(spec, chosen, limits: Limits, on_progress, symmetry: bool, core: str,
