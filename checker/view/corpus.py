@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 from checker.fingerprint import fingerprint
-from checker.model import Label
 from checker.native.build import NativeUnavailable
 from checker.native.core import Core
 from checker.properties import INVARIANT, SOMETIMES, transition_checker
@@ -40,24 +39,29 @@ class Replayed:
 
 
 class _Reference:
-    """Steps and verdicts from the Python model."""
+    """Steps and verdicts from the Python model: ``successors(state, label)`` gives each
+    successor by the action ``label`` (text) with the transition properties it breaks;
+    ``broken(state)`` the invariants ``state`` breaks."""
 
     def __init__(self, spec: Any, props: list) -> None:
         self.spec = spec
         self.invariants = [p for p in props if p.kind == INVARIANT]
         self.transitions = [p for p in props if p.kind not in (INVARIANT, SOMETIMES)]
 
-    def successors(self, state: Any) -> list[tuple[str, Any, set[str]]]:
+    def successors(self, state: Any, label: str) -> list[tuple[Any, set[str]]]:
+        found = [(lab, after) for lab, after in self.spec.successors(state) if str(lab) == label]
+        if not found:
+            return []
         checks = [(p.name, transition_checker(p, state)) for p in self.transitions]
-        return [(str(label), after, {name for name, ok in checks if not ok(label, after)})
-                for label, after in self.spec.successors(state)]
+        return [(after, {name for name, ok in checks if not ok(lab, after)})
+                for lab, after in found]
 
     def broken(self, state: Any) -> set[str]:
         return {p.name for p in self.invariants if not p.predicate(state)}
 
 
 class _Compiled:
-    """Steps and verdicts from the compiled core (``checker.native.core``)."""
+    """``_Reference``'s calls answered by the compiled core (``checker.native.core``)."""
 
     def __init__(self, model: Any, props: list) -> None:
         bits = model.property_bits
@@ -69,9 +73,9 @@ class _Compiled:
     def _names(self, mask: int) -> set[str]:
         return {name for bit, name in self.names.items() if mask >> bit & 1}
 
-    def successors(self, state: Any) -> list[tuple[str, Any, set[str]]]:
-        return [(str(label), after, self._names(bits))
-                for label, after, bits in self.core.successors(state)]
+    def successors(self, state: Any, label: str) -> list[tuple[Any, set[str]]]:
+        return [(after, self._names(bits)) for lab, after, bits in self.core.successors(state)
+                if str(lab) == label]
 
     def broken(self, state: Any) -> set[str]:
         return self._names(self.core.invariants(state))
@@ -98,12 +102,9 @@ def replay(path: Path, core: str = "compiled") -> Replayed:
     its last state)."""
     try:
         document = tracefile.load(path)
-        config = compose.make_config(document["model"], dict(document["config"]))
-        spec, props = compose.build_model(document["model"], config)
-        labels = [str(Label.parse(step["action"])) for step in document["steps"][1:]]
-    except (tracefile.TraceFileError, ValueError, TypeError) as exc:
+        spec, props, labels, fps = tracefile.model_of(path, document)
+    except tracefile.TraceFileError as exc:
         return Replayed(problem=str(exc))
-    fps = [int(step["fingerprint"], 16) for step in document["steps"]]
     done = Replayed(property=document["property"]["name"],
                     first_violated_at={p.name: None for p in props if p.kind != SOMETIMES})
     stepper = _stepper(spec, props, core)
@@ -112,10 +113,9 @@ def replay(path: Path, core: str = "compiled") -> Replayed:
         done.problem = "state 1: no initial state of this model has the trace's fingerprint"
         return done
     _record(done, 1, stepper.broken(state))
-    for index, label in enumerate(labels):
+    for index, label in enumerate(map(str, labels)):
         number = index + 2
-        enabled = [(after, bad) for text, after, bad in stepper.successors(state)
-                   if text == label]
+        enabled = stepper.successors(state, label)
         reached = [(after, bad) for after, bad in enabled if fingerprint(after) == fps[index + 1]]
         if not reached:
             done.problem = (f"state {number}: {label} is no longer enabled" if not enabled else

@@ -35,7 +35,8 @@ def definition(check: gate.Check, spec: Any, engine: Any) -> dict[str, Any]:
     return defined
 
 
-def _config_error(message: str) -> None:
+def config_error(message: str) -> None:
+    """One line on stderr and exit 4: a bad gate configuration or lock file."""
     click.echo(f"Error: {message}", err=True)
     sys.exit(EXIT_BAD_INPUT)
 
@@ -58,7 +59,7 @@ def validate(path: Path, index: int, check: gate.Check, given: dict) -> None:
     ``invariants`` leaves out is exit 4, naming the file, line and key."""
 
     def fail(key: str, message: str) -> None:
-        _config_error(f"{path}:{check.lines.get(key, check.line)}: gate check {index + 1}, "
+        config_error(f"{path}:{check.lines.get(key, check.line)}: gate check {index + 1}, "
                       f"key '{key}': {message}")
 
     if check.mode == "simulate":

@@ -19,10 +19,10 @@ import click
 
 from checker import gate, gate_output, pins
 from checker.bfs import Limits
-from checker.result import EXIT_BAD_INPUT, EXIT_ENVIRONMENT, EXIT_INCOMPLETE, Status
+from checker.result import EXIT_ENVIRONMENT, EXIT_INCOMPLETE, Status
 from checker.view import batch, cores, corpus, matrix, report
 from checker.view import simulate as simulate_view
-from checker.view.gate_checks import definition, given_of, validate
+from checker.view.gate_checks import config_error, definition, given_of, validate
 from checker.view.run import engine_from, engine_options, run
 
 UPDATE_HINT = "run hwcheck gate --update"
@@ -55,7 +55,7 @@ def gate_cmd(config_path, lock_path, update, junit_xml, out, fail_fast, no_progr
         files, traces_line = gate.load_traces(config_path)
         lock = pins.read_lock(lock_path or config_path.with_name(pins.LOCK_NAME))
     except (gate.GateConfigError, pins.LockError) as exc:
-        _fail(str(exc), gate_or_lock=True)
+        config_error(str(exc))
     plans = [(check, given_of(check, config_path.parent)) for check in checks]
     traces = [(Path(os.path.relpath(path, config_path.parent)).as_posix(), path)
               for path in files]
@@ -128,7 +128,7 @@ def _replay(key: str, path: Path, line: int, lock: pins.Lock, fresh: pins.Lock, 
     """Replay the corpus trace at ``path`` (``key``: relative to the gate file's folder) and
     judge it against its pins."""
     done = corpus.replay(path, core)
-    check = gate.Check(_trace_name(key), "", "", {}, line=line, mode="replay")
+    check = _trace_check(key, line)
     if not done.states:
         return gate.Outcome(check, gate.FAIL, done.problem)
     outcome = gate.Outcome(check, gate.PASS, f"replays {done.states} states")
@@ -143,9 +143,11 @@ def _replay(key: str, path: Path, line: int, lock: pins.Lock, fresh: pins.Lock, 
     return outcome
 
 
-def _trace_name(key: str) -> str:
-    """A corpus trace's name in the table: ``trace`` and its path, without ``/trace.json``."""
-    return "trace " + key.removesuffix("/trace.json")
+def _trace_check(key: str, line: int = 0) -> gate.Check:
+    """A corpus trace as a row of the gate: named ``trace`` and its path without
+    ``/trace.json``, at the config's ``gate_traces`` line."""
+    return gate.Check("trace " + key.removesuffix("/trace.json"), "", "", {}, line=line,
+                      mode="replay")
 
 
 def _settle(outcome: gate.Outcome, old, now, differences, update: bool) -> None:
@@ -173,8 +175,7 @@ def _finish(outcomes, plans, traces, stop, board, fresh: pins.Lock, lock: pins.L
     ran, total = len(outcomes), len(plans) + len(traces)
     if stop.hit:
         left = [check for check, _ in plans[ran:]] + [
-            gate.Check(_trace_name(key), "", "", {}, mode="replay")
-            for key, _ in traces[max(0, ran - len(plans)):]]
+            _trace_check(key) for key, _ in traces[max(0, ran - len(plans)):]]
         outcomes += [gate.Outcome(check, gate.INCOMPLETE, "not run: interrupted (Ctrl-C)")
                      for check in left]
     batch.stdout_console().print(matrix.gate_table(outcomes))
@@ -220,11 +221,11 @@ def _update(fresh: pins.Lock, names: set[str], keys: set[str], complete: bool) -
         fresh.path.parent.mkdir(parents=True, exist_ok=True)
         pins.write_lock(fresh)
     except OSError as exc:
-        _fail(f"cannot write the lock file {fresh.path}: {exc.strerror or exc}")
+        _cannot_write(f"cannot write the lock file {fresh.path}: {exc.strerror or exc}")
     dropped = f"; dropped the pins of {', '.join(stale)}" if stale else ""
     _say(f"\nWrote {fresh.path}: {_count(len(fresh.checks), 'check')} and "
-               f"{_count(len(fresh.traces), 'trace')} pinned{dropped}. Review its diff before "
-               "committing it.")
+         f"{_count(len(fresh.traces), 'trace')} pinned{dropped}. Review its diff before "
+         "committing it.")
 
 
 def _say(text: str, indent: str = "") -> None:
@@ -248,7 +249,7 @@ def _write_outputs(outcomes, junit_xml: Path | None, config_path: Path) -> None:
             junit_xml.parent.mkdir(parents=True, exist_ok=True)
             junit_xml.write_text(gate_output.junit_xml(outcomes), encoding="utf-8")
         except OSError as exc:
-            _fail(f"cannot write the JUnit report to {junit_xml}: {exc.strerror or exc}")
+            _cannot_write(f"cannot write the JUnit report to {junit_xml}: {exc.strerror or exc}")
     if os.environ.get("GITHUB_ACTIONS") == "true":
         for line in gate_output.github_annotations(outcomes, str(config_path)):
             click.echo(line)
@@ -258,7 +259,7 @@ def _write_outputs(outcomes, junit_xml: Path | None, config_path: Path) -> None:
                 handle.write(gate_output.markdown_summary(outcomes))
 
 
-def _fail(message: str, gate_or_lock: bool = False) -> None:
-    """One line on stderr; exit 4 for a bad configuration or lock file, else 5."""
+def _cannot_write(message: str) -> None:
+    """One line on stderr and exit 5: an output file cannot be written."""
     click.echo(f"Error: {message}", err=True)
-    sys.exit(EXIT_BAD_INPUT if gate_or_lock else EXIT_ENVIRONMENT)
+    sys.exit(EXIT_ENVIRONMENT)

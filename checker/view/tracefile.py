@@ -69,14 +69,11 @@ def load(path: Path) -> dict[str, Any]:
     return document
 
 
-def replay(path: Path, document: dict[str, Any]) -> tuple[Any, Violation]:
-    """Re-execute the trace's actions on this hwcheck's model and check every fingerprint.
-
-    Returns ``(spec, violation)`` rebuilt from the model. Raises ``TraceFileError`` when the
-    model cannot be built from the trace's config, an action is not enabled, or a state's
-    fingerprint differs (a trace from another model version).
-    """
-    written_by = document["hwcheck_version"]
+def model_of(path: Path, document: dict[str, Any]) -> tuple[Any, list, list[Label], list[int]]:
+    """``(spec, every property, action labels, fingerprints)`` of a loaded trace: the model
+    built here from the trace's config, the labels of steps 1.. and the fingerprints of every
+    step (initial state first). Raises ``TraceFileError`` when the config does not build a
+    model here or a label does not parse."""
     try:
         config = compose.make_config(document["model"], dict(document["config"]))
         spec, props = compose.build_model(document["model"], config)
@@ -88,7 +85,18 @@ def replay(path: Path, document: dict[str, Any]) -> tuple[Any, Violation]:
         labels = [Label.parse(step["action"]) for step in steps[1:]]
     except ValueError as exc:
         raise TraceFileError(f"{path}: {exc}") from None
-    fps = [int(step["fingerprint"], 16) for step in steps]
+    return spec, props, labels, [int(step["fingerprint"], 16) for step in steps]
+
+
+def replay(path: Path, document: dict[str, Any]) -> tuple[Any, Violation]:
+    """Re-execute the trace's actions on this hwcheck's model and check every fingerprint.
+
+    Returns ``(spec, violation)`` rebuilt from the model. Raises ``TraceFileError`` when the
+    model cannot be built from the trace's config, an action is not enabled, or a state's
+    fingerprint differs (a trace from another model version).
+    """
+    written_by = document["hwcheck_version"]
+    spec, props, labels, fps = model_of(path, document)
     try:
         rebuilt = replay_labels(spec, fps[0], labels, fps[1:])
     except NondeterministicSpec as exc:
