@@ -55,6 +55,16 @@ def holds(spec, name, state) -> bool:
 
 
 @pytest.fixture
+def fresh_models(monkeypatch):
+    """Level functions cache each recipe's model per process; an edited model must not be
+    served from the cache of an earlier test."""
+    from checker import level
+
+    monkeypatch.setattr(level, "_MODELS", {})
+    monkeypatch.setattr(level, "_CANONS", {})
+
+
+@pytest.fixture
 def variant_registry(monkeypatch):
     """The built-in variants before the test and after it, whatever variant files it loads
     (the registries are changed in place: other modules hold references to them)."""

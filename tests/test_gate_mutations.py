@@ -16,21 +16,12 @@ from xml.etree import ElementTree
 import pytest
 from click.testing import CliRunner
 
-from checker import level
 from checker.cli import cli
 from spec.kafka import membership, model, variants
 from spec.kafka.state import ALIVE, C_EPOCH, CONTROLLER, REPLICAS
 from tests.test_gate_compare import ROOT
 
-pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(autouse=True)
-def fresh_models(monkeypatch):
-    """Level functions cache each recipe's model per process; a mutated model must not be
-    served from the cache of an earlier test."""
-    monkeypatch.setattr(level, "_MODELS", {})
-    monkeypatch.setattr(level, "_CANONS", {})
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("fresh_models")]
 
 
 def _variant(monkeypatch, **changes) -> None:
