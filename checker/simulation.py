@@ -87,14 +87,17 @@ def _built(recipe) -> tuple[Any, list]:
 
 
 @functools.lru_cache(maxsize=4)
-def compiled_walks(recipe, plan: WalkPlan, on_compile=None) -> tuple[Any, str]:
+def compiled_walks(recipe, plan: WalkPlan, on_compile=None,
+                   certified: bool = True) -> tuple[Any, str]:
     """``(walker, "")``: ``recipe``'s walks on its compiled core
     (``checker.native.walks.CompiledWalks``, built once per process), or ``(None, why not)``
-    when the model has none (``recipe.compiled()``) or it cannot run here."""
+    when the model has none (``recipe.compiled(certified)``) or it cannot run here. A worker
+    passes ``certified`` False: its driver chose the core and checked its certificate."""
     from checker.native.build import NativeUnavailable
     from checker.native.walks import CompiledWalks
 
-    model, why = recipe.compiled() if hasattr(recipe, "compiled") else (None, "no compiled core")
+    model, why = (recipe.compiled(certified) if hasattr(recipe, "compiled")
+                  else (None, "no compiled core"))
     if model is None:
         return None, why
     spec, props = _built(recipe)
@@ -115,7 +118,7 @@ def walk_chunk(recipe, plan: WalkPlan, start: int, count: int,
     the walks are the same); their ``Batch``, or the spec's exception as text
     (``Type: message``)."""
     spec, props = _built(recipe)
-    walker = compiled_walks(recipe, plan)[0] if core == "compiled" else None
+    walker = compiled_walks(recipe, plan, certified=False)[0] if core == "compiled" else None
     try:
         if walker is not None:
             return walker.batch(start, count)

@@ -89,3 +89,25 @@ def test_the_default_gate_sees_an_edit_of_the_python_model_on_disk(tmp_path):
     assert edited.returncode == 1, edited.stdout + edited.stderr
     assert "the Python model changed since the compiled core was certified" in edited.stderr
     assert "states 7,159 → 7,323 (+2.3 %)" in edited.stdout
+
+
+def test_an_executor_running_from_the_shipped_zip_follows_the_driver(tmp_path):
+    """A Spark executor imports hwcheck from the driver's zip, where the sources cannot be
+    digested: the driver checked the certificate when it chose the compiled core, so the
+    executor's probe and level functions load it without checking again."""
+    from checker.spark.session import _bundle
+
+    bundle = _bundle(tmp_path)
+    script = f"""
+import sys
+sys.path.insert(0, {str(bundle)!r})
+import checker.native.level as native_level
+assert native_level.__file__.startswith({str(bundle)!r}), native_level.__file__
+from checker.view.compose import Recipe, make_config
+print(repr(native_level.cannot_run(Recipe("kafka", make_config("kafka", {{"replicas": 2}})))))
+"""
+    env = {"HWCHECK_CACHE": str(tmp_path / "cache"), "PATH": os.environ["PATH"]}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          env=env, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[-2] == "''", done.stdout

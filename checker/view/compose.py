@@ -59,12 +59,14 @@ def build_model(model: str, config: Any) -> tuple[Any, list[Property]]:
     raise ValueError(f"unknown model {model!r}")
 
 
-def compiled_model(spec: Any) -> tuple[Any, str]:
+def compiled_model(spec: Any, certified: bool = True) -> tuple[Any, str]:
     """``(compiled model, "")`` when ``spec`` has a compiled core (``checker.native``) proven
     on the current sources, else ``(None, why not)`` in a few words: among the reasons, a stale
-    certificate (``checker.native.certificate``: the Python model was edited since)."""
+    certificate (``checker.native.certificate``: the Python model was edited since).
+    ``certified`` False skips that check: for a worker of a driver that chose the compiled
+    core, which has checked it (a Spark executor running from the shipped zip cannot)."""
     model, why = _compiled_model(spec)
-    if model is not None and certificate.enforced() and not certificate.current():
+    if model is not None and certified and certificate.enforced() and not certificate.current():
         return None, certificate.STALE
     return model, why
 
@@ -129,7 +131,7 @@ class Recipe:
         spec, props = build_model(self.model, self.config)
         return spec, choose(props, self.names)
 
-    def compiled(self) -> tuple[Any, str]:
+    def compiled(self, certified: bool = True) -> tuple[Any, str]:
         """``(compiled model, "")`` when the model has a compiled core, else ``(None, why
-        not)`` (``compiled_model``); raises as ``build`` does."""
-        return compiled_model(self.build()[0])
+        not)`` (``compiled_model``, ``certified`` as there); raises as ``build`` does."""
+        return compiled_model(self.build()[0], certified)
