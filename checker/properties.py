@@ -27,7 +27,8 @@ class Property:
     """A named property of a model.
 
     ``name`` is PascalCase (``NoCommittedLoss``); ``description`` is one line shown beside every
-    violation and by ``hwcheck list``; ``kind`` is one of ``KINDS``; ``predicate`` has the
+    violation and by ``hwcheck list`` (a docstring's line breaks and indentation are folded
+    into single spaces); ``kind`` is one of ``KINDS``; ``predicate`` has the
     signature of its kind (see the module docstring); ``explain``, when given, takes the
     violating state (for transition properties the ``(before, label, after)`` triple) and says
     in words what is wrong. ``prepare``, optional and for transition properties only, takes
@@ -49,6 +50,8 @@ class Property:
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise ValueError(f"property {self.name}: unknown kind {self.kind!r}")
+        # a docstring passed as the description keeps its indentation: one line, as shown
+        object.__setattr__(self, "description", " ".join(self.description.split()))
 
 
 def transition_checker(prop: Property, before) -> Callable[..., bool]:

@@ -230,7 +230,9 @@ def _verdict(result: Simulation, walks: int | None) -> tuple[str, str]:
     done = result.batch.walks
     cut = f"; {INTERRUPTED}" if result.interrupted else ""
     if result.shrunk:
-        return "violated", f"{len(result.shrunk)} properties violated in {done:,} walks{cut}"
+        n = len(result.shrunk)
+        return "violated", (f"{n} propert{'y' if n == 1 else 'ies'} violated in {done:,} "
+                            f"walk{'' if done == 1 else 's'}{cut}")
     if result.interrupted:
         return "incomplete", f"{INTERRUPTED} after {done:,} walks"
     if walks is not None and done < walks:

@@ -1,8 +1,9 @@
 """``hwcheck compare``: every variant, one matrix, one Ctrl-C.
 
 It shows progress on stderr (``checker.view.batch``); one Ctrl-C ends the whole command,
-prints what was done marked as partial, and exits 3. Exit codes are README's: 0 (or 75 when a
-variant's spec raised), whatever the matrix's cells say; 3 interrupted. ``hwcheck gate`` is
+prints what was done marked as partial, and exits 3. Exit codes are README's: 0 whatever the
+matrix's cells say (12 with ``--fail-on-violation`` when a cell is violated), 75 when a
+variant's spec raised, 3 interrupted. ``hwcheck gate`` is
 ``checker.view.gate_run``.
 """
 
@@ -19,6 +20,7 @@ from checker.result import (
     EXIT_INCOMPLETE,
     EXIT_OK,
     EXIT_SPEC_ERROR,
+    EXIT_VIOLATED,
     Status,
 )
 from checker.view import batch, cores, matrix, report
@@ -61,10 +63,13 @@ from spec.tla.config import TLA_VARIANTS
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Folder for the reports [default: reports/compare-<model>-<time>].")
 @click.option("--no-progress", is_flag=True, help="No progress display on stderr.")
+@click.option("--fail-on-violation", is_flag=True,
+              help="Exit 12 when any cell is violated (default: exit 0, the matrix is the "
+                   "answer; for scripts that gate on it).")
 @engine_options
 def compare_cmd(model, replicas, max_records, max_epoch, max_crashes, min_isrs, log_size,
                 unclean, cross_unclean, time_limit, as_json, markdown, out, no_progress,
-                **engine_flags) -> None:
+                fail_on_violation, **engine_flags) -> None:
     """Run every truncation variant and print a variant × property matrix.
 
     --with / --without change every preset alike (a column per preset, named by the
@@ -117,8 +122,10 @@ def compare_cmd(model, replicas, max_records, max_epoch, max_crashes, min_isrs, 
     if stop.hit:
         click.echo(stop.line(board.index, len(runs), "variant"), err=True)
         sys.exit(EXIT_INCOMPLETE)
-    errors = [c for c in cells if c.result.status == Status.ERROR]
-    sys.exit(EXIT_SPEC_ERROR if errors else EXIT_OK)
+    if any(c.result.status == Status.ERROR for c in cells):
+        sys.exit(EXIT_SPEC_ERROR)
+    violated = any(c.result.status == Status.VIOLATED for c in cells)
+    sys.exit(EXIT_VIOLATED if violated and fail_on_violation else EXIT_OK)
 
 
 def _kafka_presets(variant_file: str | None) -> tuple[str, ...]:

@@ -64,8 +64,7 @@ def tables(spec: Any, props: list) -> list[Table]:
         properties.add_row(prop.name, prop.kind, Text(prop.description))
     bounds = _table(f"{model} model: default bounds", "option", "default")
     for key, value in spec.config_dict().items():
-        bounds.add_row("--" + key.replace("_", "-").replace("unclean-election", "unclean"),
-                       str(value))
+        bounds.add_row(*_default_row(key, value))
     return [variants, *extra, actions, properties, bounds]
 
 
@@ -85,3 +84,19 @@ def _module(variant: str) -> str:
     return {"hw": "KafkaTruncateToHighWatermark", "kip101": "Kip101", "kip279": "Kip279",
             "kip320-first-try": "Kip320FirstTry", "kip320": "Kip320",
             "kip320-kip279": "Kip320 with BecomeFollowerTruncateKip279"}[variant]
+
+
+OPTION_NAMES = {"with_mechanisms": "--with", "without_mechanisms": "--without",
+                "unclean_election": "--unclean/--clean"}
+"""Config fields whose command-line option is not the field's name in kebab case."""
+
+
+def _default_row(key: str, value: Any) -> tuple[str, str]:
+    """``(option, default)``: a config field as the option that sets it and its default as
+    text (``--with`` / ``[]`` reads "none"; ``--unclean/--clean`` reads "clean")."""
+    option = OPTION_NAMES.get(key, "--" + key.replace("_", "-"))
+    if key == "unclean_election":
+        return option, "unclean" if value else "clean"
+    if isinstance(value, list):
+        return option, ", ".join(map(str, value)) or "none (the preset's)"
+    return option, str(value)

@@ -22,7 +22,7 @@ from checker.symmetry import SymmetryError, for_spec
 from checker.view import compose, cores
 from checker.view.cores import CORE_OPTION
 from spec.kafka import Config, ConfigError
-from spec.kafka.config import ACKS, ALIASES, FLUSH_MODES, MAX_REPLICAS, TRUNCATION_VARIANTS
+from spec.kafka.config import ACKS, FLUSH_MODES, MAX_REPLICAS, TRUNCATION_VARIANTS
 from spec.kafka.variants import MECHANISMS
 from spec.tla import TlaConfig
 from spec.tla.config import TLA_MAX_REPLICAS, TLA_VARIANTS
@@ -74,10 +74,9 @@ MODEL_FLAGS = (
     click.option("--replicas", type=click.IntRange(1, MAX_REPLICAS), default=None,
                   help=f"Replication factor N [kafka: {DEFAULTS.replicas}, tla: {TLA.replicas}; tla at most {TLA_MAX_REPLICAS}]."),
     click.option("--truncation", default=None, metavar="VARIANT",
-                  help="Protocol variant: " + ", ".join(sorted(set(
-                      TRUNCATION_VARIANTS + tuple(ALIASES) + TLA_VARIANTS)))
-                  + ", or one of your own (--variant-file, entry points) [kip320; 'epoch' is "
-                    "kip320]; see 'hwcheck list'."),
+                  help="Protocol variant. kafka: " + ", ".join(TRUNCATION_VARIANTS)
+                  + " ('epoch' is kip320), or one of your own (--variant-file, entry points); "
+                    "tla: " + ", ".join(TLA_VARIANTS) + " [kip320]; see 'hwcheck list'."),
     click.option("--max-records", type=click.IntRange(min=0), default=None,
                   help=f"Records produced over the whole run [{DEFAULTS.max_records}]."),
     click.option("--max-epoch", type=click.IntRange(min=0), default=None,

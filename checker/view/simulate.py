@@ -97,6 +97,9 @@ def simulate_cmd(model, replicas, truncation, max_records, max_epoch, max_crashe
     with output.progress(not no_progress, time_limit if walks is None else None) as on_progress:
         result = _simulate(Recipe(model, cfg, tuple(names)), plan, walks, time_limit, engine,
                            on_progress)
+    if result.interrupted:
+        click.echo("Interrupted (Ctrl-C): the results below are partial: "
+                   f"{result.batch.walks:,} walks ran.", err=True)
     folder = out or Path("reports") / ("simulate-" + report.run_id(spec))
     try:
         summary = output.write(folder, spec, result, walks, time_limit)

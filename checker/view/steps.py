@@ -23,6 +23,14 @@ FIELDS = ("role", "epoch", "alive", "isr", "log", "hw", "leo", "flushed", "contr
 """What ``--hide`` can hide."""
 
 CHANGED = "bold black on yellow"
+REMOVED = "strike red"
+"""A record removed from the log in this step, drawn at its own offset (as the page does)."""
+
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """``1 record``, ``2 records``: ``n`` and the noun in the right number (``plural``: the
+    plural when it is not ``noun + "s"``)."""
+    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
 
 
 def _cells(replica: dict[str, Any], width: int) -> list[str]:
@@ -99,7 +107,10 @@ def step_panel(number: int, action: str | None, view: dict[str, Any],
         old = before[index] if before else None
         if changes_only and old == row:
             continue
-        table.add_row(*[_styled(column, row[column], old, row) for column in columns])
+        gone = _removed(view["replicas"][index], previous["replicas"][index] if previous else None)
+        table.add_row(*[_struck(row[column], gone[int(column)]) if column.isdigit()
+                        and int(column) in gone else _styled(column, row[column], old, row)
+                        for column in columns])
     parts: list[Any] = [table]
     if "controller" not in hide:
         line = controller_line(view)
@@ -108,6 +119,23 @@ def step_panel(number: int, action: str | None, view: dict[str, Any],
             parts.append(Text(line, style=CHANGED if changed else "dim"))
     title = f"state {number}: " + ("initial state" if action is None else action)
     return Panel(Group(*parts), title=title, title_align="left")
+
+
+def _removed(replica: dict[str, Any], old: dict[str, Any] | None) -> dict[int, str]:
+    """``{offset: "m<id>/<epoch>"}``: the records the replica's log lost in this step (a
+    truncation), at their own offsets."""
+    if old is None:
+        return {}
+    log, before = replica["log"], old["log"]
+    return {offset: f"m{rid}/{epoch}" for offset, (rid, epoch) in enumerate(before)
+            if offset >= len(log)}
+
+
+def _struck(cell: str, record: str) -> Text:
+    """A removed record's cell: the HW mark the cell had, then ``✗`` and the record struck
+    through (the ``✗`` says it where the terminal shows no strike-through, or no colour)."""
+    mark = cell[:1] if cell[:1] in ("┃", " ") else " "
+    return Text.assemble(mark, ("✗" + record, REMOVED))
 
 
 def _styled(column: str, value: str, old: dict[str, str] | None, row: dict[str, str]) -> Text:
@@ -146,4 +174,5 @@ def print_trace(console: Console, header: str, explanation: str,
     for panel in trace_panels(actions, views, **options):
         console.print(panel)
     console.print(Text("log cells m<id>/<epoch> by offset; ┃ marks the HW; ╌╌ is the LEO; "
-                       "green: below the replica's HW; highlighted: changed", style="dim"))
+                       "green: below the replica's HW; highlighted: changed; ✗ struck through (red): "
+                       "removed from the log in this step", style="dim"))

@@ -13,6 +13,7 @@ from rich.text import Text
 from checker.result import CheckResult, Status, Violation
 from checker.view import steps
 from checker.view.batch import stdout_console
+from checker.view.steps import counted
 from checker.view.report import explanation, variant_of
 from invariants import story
 
@@ -142,14 +143,15 @@ def bounds_line(spec, result) -> str:
     cfg = spec.config
     epochs = (f"leader epochs 0-{cfg.max_epoch} ({cfg.max_epoch + 1} controller decisions)"
               if cfg.max_epoch else "leader epoch 0 only (one election)")
-    parts = [f"{cfg.replicas} replicas", f"at most {cfg.max_records} records", epochs]
+    parts = [counted(cfg.replicas, "replica"), "at most " + counted(cfg.max_records, "record"),
+             epochs]
     if spec.name == "kafka":
-        parts.append(f"at most {cfg.max_crashes} crash{'es' if cfg.max_crashes != 1 else ''}")
+        parts.append("at most " + counted(cfg.max_crashes, "crash", "crashes"))
         parts.append(f"min.insync.replicas={cfg.min_isr}")
         parts.append("unclean election" if cfg.unclean_election else "clean elections only")
         if cfg.max_unclean_shutdowns:
             n = cfg.max_unclean_shutdowns
-            parts.append(f"at most {n} unclean shutdown{'s' if n != 1 else ''} "
+            parts.append(f"at most {counted(n, 'unclean shutdown')} "
                          f"({'an fsync per append' if cfg.flush == 'always' else 'background flush'})")
         if cfg.acks != "all":
             parts.append(f"acks={cfg.acks}")
