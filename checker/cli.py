@@ -25,6 +25,7 @@ from checker.view import (
     gate_run,
     listing,
     report,
+    shown,
     terminal,
     trace_commands,
 )
@@ -90,10 +91,11 @@ def cli() -> None:
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Folder for summary.json and traces [default: reports/<run-id>].")
 @click.option("--no-progress", is_flag=True, help="No progress display on stderr.")
+@shown.SHOW_OPTION
 @engine_options
 def explore_cmd(model, replicas, truncation, max_records, max_epoch, max_crashes, min_isr,
                 unclean, log_size, names, max_depth, time_limit, stop_on_first, as_json, out,
-                no_progress, **flags) -> None:
+                no_progress, show, **flags) -> None:
     """Explore every interleaving and check the invariants."""
     given = bounds(replicas, truncation, max_records, max_epoch, max_crashes, min_isr, unclean,
                     log_size, **protocol_from(flags))
@@ -107,7 +109,7 @@ def explore_cmd(model, replicas, truncation, max_records, max_epoch, max_crashes
         click.echo("Interrupted (Ctrl-C): the results below are partial.", err=True)
     folder = out or Path("reports") / report.run_id(spec)
     summary = batch.write_reports(folder, spec, result)
-    terminal.print_run(spec, result, summary, folder, as_json)
+    terminal.print_run(spec, result, summary, folder, as_json, show)
     sys.exit(result.exit_code)
 
 

@@ -46,11 +46,8 @@ def _removal(action: str | None, variant: str, before: dict, after: dict, r: int
                 "so it truncated to the leader's LEO")
     if action and action.startswith("UncleanShutdown"):
         flushed = before["replicas"][r].get("flushed", "?")
-        fenced = ("; the controller took it out of the ISR and the ELR (KIP-966)"
-                  if r in before["controller"]["isr"] and r not in after["controller"]["isr"]
-                  else "")
         return (f"lost power (an unclean shutdown) with its log flushed to disk only up to "
-                f"offset {flushed}, so it lost the unflushed tail{fenced}")
+                f"offset {flushed}, so it lost the unflushed tail")
     return f"lost it in {action}"
 
 
@@ -71,7 +68,25 @@ def _removed(variant: str, actions, views, k: int, r: int, rid: int) -> str:
     whether the LeaderAndIsr it applied was stale."""
     before, after = views[k - 1], views[k]
     return (f"{_at(actions, k)}replica {r} {_removal(actions[k], variant, before, after, r)}, "
-            f"removing m{rid}." + _stale(actions[k], after, r))
+            f"removing m{rid}{_fenced(actions[k], before, after, r)}."
+            + _stale(actions[k], after, r))
+
+
+def _fenced(action: str | None, before: dict, after: dict, r: int) -> str:
+    """``; the controller took it out of the ISR ...`` when an unclean shutdown of replica
+    ``r`` also fenced it (KIP-966: the broker re-registers with a new epoch), else ``""``."""
+    if not (action or "").startswith("UncleanShutdown") or \
+            r not in before["controller"]["isr"] or r in after["controller"]["isr"]:
+        return ""
+    return "; the controller took it out of the ISR and the ELR (KIP-966)"
+
+
+def removed(variant: str, actions: Sequence[str | None], views: Sequence[dict[str, Any]],
+            k: int, r: int, rid: int) -> str:
+    """The sentence for replica ``r`` losing record ``m<rid>`` in step ``k`` (state ``k + 1``
+    of ``views``, reached by ``actions[k]``): how, why under truncation ``variant``, and
+    whether the LeaderAndIsr it applied was stale."""
+    return _removed(variant, actions, views, k, r, rid)
 
 
 def _stale(action: str | None, after: dict, r: int) -> str:

@@ -1,4 +1,5 @@
-"""protocol.md's two canonical scenarios, replayed as explicit label sequences.
+"""protocol.md's two canonical scenarios (``spec.kafka.seeds``), replayed as explicit label
+sequences.
 
 Two replicas: A = 0, B = 1; min.insync.replicas = 1. Under ``hw`` each ends in a state that
 violates its invariant; under ``kip320`` the very same schedule is enabled step by step and
@@ -8,30 +9,9 @@ every invariant holds in every state along it.
 import pytest
 from conftest import holds, kafka, play
 
-COMMON = [
-    "Elect(leader=0)", "BecomeLeader(replica=0, epoch=0)", "BecomeFollower(replica=1, epoch=0)",
-    "Produce(leader=0)",                      # m0 at offset 0
-    "Fetch(follower=1, leader=0)",            # B copies m0
-    "Produce(leader=0)",                      # m1 at offset 1
-    "Fetch(follower=1, leader=0)",            # B copies m1; A's HW becomes 1
-    "Fetch(follower=1, leader=0)",            # A's HW becomes 2; B learns only HW 1
-    "Crash(replica=1)", "Restart(replica=1)",
-    "BecomeFollower(replica=1, epoch=0)",     # hw: B truncates to its HW 1, deleting m1
-    "Crash(replica=0)",
-    "Elect(leader=1)",                        # B, the only live ISR member, leads epoch 1
-]
-LOSS = COMMON + [
-    "BecomeLeader(replica=1, epoch=1)", "Restart(replica=0)",
-    "BecomeFollower(replica=0, epoch=1)",     # hw: A truncates to its HW 2: nothing
-    "Fetch(follower=0, leader=1)",            # offset 2 > B's LEO 1: OFFSET_OUT_OF_RANGE
-]
-DIVERGENCE = COMMON + [
-    "BecomeLeader(replica=1, epoch=1)",
-    "Produce(leader=1)",                      # m2 at offset 1 on B
-    "Restart(replica=0)", "BecomeFollower(replica=0, epoch=1)",
-    "Fetch(follower=0, leader=1)",            # offset 2 = B's LEO: nothing out of range
-]
-BOUNDS = {"replicas": 2, "max_records": 3, "max_epoch": 1, "max_crashes": 2, "min_isr": 1}
+from spec.kafka import seeds
+
+LOSS, DIVERGENCE, BOUNDS = list(seeds.LOSS), list(seeds.DIVERGENCE), seeds.SEED_BOUNDS
 ALL = ["HwLeLeo", "LeaderInIsr", "NoCommittedLoss", "NoDivergence", "WeakIsr", "StrongIsr"]
 
 

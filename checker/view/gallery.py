@@ -2,8 +2,12 @@
 
 Regenerate with ``python -m checker.view.gallery`` (a test fails when the committed files are
 out of date), then ``hwcheck gate --update``: the gate replays every gallery trace against its
-pins in ``hwcheck-gate.lock``. Each entry is a search, not a hand-written trace: the shortest counterexample
-the local engine finds for a property under a configuration (protocol.md's scenarios).
+pins in ``hwcheck-gate.lock``. Each entry is a search, not a hand-written trace: the shortest
+counterexample the local engine finds for a property under a configuration; except the
+flagship, ``hw-truncation-loss``, which is the seed articles' own schedule
+(``spec.kafka.seeds.LOSS``: a follower restarts with a lagging HW, truncates to it, and is
+elected), cut where NoCommittedLoss first fails, so the first trace a learner opens tells
+the story they read about.
 """
 
 from __future__ import annotations
@@ -17,10 +21,15 @@ from typing import Any
 import click
 
 from checker.bfs import explore
+from checker.fingerprint import fingerprint
+from checker.model import Label
+from checker.result import Violation
+from checker.trace import replay
 from checker.limits import interrupted
 from checker.result import EXIT_INCOMPLETE
 from checker.view import html, report
 from checker.view.compose import build_model, choose, make_config
+from spec.kafka import seeds
 
 ROOT = Path(__file__).resolve().parents[2] / "reports" / "gallery"
 
@@ -31,7 +40,8 @@ class Entry:
     names), the violated ``prop`` to show and the ``model`` (``kafka`` or ``tla``). A bug-zoo
     entry also names its Kafka ``ticket``, the ``fixed`` options (changed from ``options``)
     under which ``prop`` holds at the same bounds, and ``fix``: what the fix changed (the
-    story's last sentence)."""
+    story's last sentence). An entry with a ``schedule`` (action labels) is that
+    hand-written schedule up to the first state violating ``prop``, not a search."""
 
     folder: str
     title: str
@@ -41,6 +51,7 @@ class Entry:
     ticket: str = ""
     fixed: tuple[tuple[str, Any], ...] = ()
     fix: str = ""
+    schedule: tuple[str, ...] = ()
 
     def fixed_options(self) -> dict[str, Any]:
         """The options of the fixed variant (empty when the entry has none)."""
@@ -50,11 +61,14 @@ class Entry:
 _R2 = (("replicas", 2), ("max_epoch", 1))
 
 ENTRIES = (
-    Entry("hw-truncation-loss", "HW truncation loses a committed record (2 replicas)",
-          (("replicas", 2), ("truncation", "hw"), ("max_epoch", 1)), "NoCommittedLoss",
+    Entry("hw-truncation-loss", "HW truncation loses a committed record: a follower restarts "
+          "with a lagging HW, truncates to it, and is elected (2 replicas)",
+          (("replicas", 2), ("truncation", "hw"), ("max_records", 2), ("max_epoch", 1),
+           ("max_crashes", 2)), "NoCommittedLoss",
           ticket="KAFKA-1211", fixed=(("truncation", "kip101"),),
           fix="KIP-101 (kip101) truncates to the leader's end offset for the follower's "
-              "latest epoch instead of the follower's own HW, so the follower keeps m0."),
+              "latest epoch instead of the follower's own HW, so the follower keeps m1.",
+          schedule=seeds.LOSS),
     Entry("hw-truncation-divergence", "HW truncation forks the committed log (2 replicas)",
           (("replicas", 2), ("truncation", "hw"), ("max_epoch", 1)), "NoDivergence",
           ticket="KIP-101", fixed=(("truncation", "kip101"),),
@@ -135,6 +149,20 @@ def _search(entry: Entry, options: dict[str, Any]):
     return spec, result
 
 
+def _scenario(entry: Entry):
+    """``(spec, violation)``: ``entry.schedule`` played from the initial state, cut at the
+    first state that violates ``entry.prop``. Raises ``RuntimeError`` when the schedule ends
+    with the property holding, ``NondeterministicSpec`` when a label is not enabled."""
+    spec, props = build_model(entry.model, make_config(entry.model, dict(entry.options)))
+    prop = choose(props, (entry.prop,))[0]
+    init = spec.init_states()[0]
+    steps = replay(spec, fingerprint(init), [Label.parse(text) for text in entry.schedule])
+    for index, step in enumerate(steps):
+        if not prop.predicate(step.state):
+            return spec, Violation(prop, tuple(steps[:index + 1]))
+    raise RuntimeError(f"{entry.folder}: {entry.prop} holds along its schedule")
+
+
 def holds_when_fixed(entry: Entry) -> tuple[bool, int, float, str]:
     """Explore ``entry``'s fixed variant for its property: ``(holds, distinct states,
     seconds, the fixed variant's name)``. Raises ``ValueError`` for an entry without a fix."""
@@ -151,11 +179,15 @@ def build(folder: Path = ROOT) -> list[Path]:
     return the files written. Raises ``RuntimeError`` if an entry's property holds."""
     written = []
     for entry in ENTRIES:
-        spec, result = _search(entry, dict(entry.options))
-        found = [v for v in result.violations if v.prop.name == entry.prop]
-        if not found:
-            raise RuntimeError(f"{entry.folder}: {entry.prop} holds; the gallery is wrong")
-        document = report.trace_document(spec, found[0])
+        if entry.schedule:
+            spec, violation = _scenario(entry)
+        else:
+            spec, result = _search(entry, dict(entry.options))
+            found = [v for v in result.violations if v.prop.name == entry.prop]
+            if not found:
+                raise RuntimeError(f"{entry.folder}: {entry.prop} holds; the gallery is wrong")
+            violation = found[0]
+        document = report.trace_document(spec, violation)
         if entry.fix:
             document["story"].append(f"The fix ({entry.ticket}): {entry.fix}")
         path = folder / entry.folder / "trace.json"

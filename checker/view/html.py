@@ -14,6 +14,7 @@ Every text that comes from the trace is escaped with ``html.escape``; the script
 from __future__ import annotations
 
 import html
+import re
 from typing import Any
 
 from checker.view.steps import config_text, controller_line
@@ -44,17 +45,27 @@ h1{font-size:1.3em;margin:0 0 .2em} .meta{color:#555;margin:0 0 .8em}
 .marks span{padding:0 .25em} .marks .changed{background:#ffe082;font-weight:600}
 .down .cell{opacity:.45} .controller{margin-top:.6em;color:#444;font-size:.9em}
 .controller.changed{background:#ffe082} .legend{color:#666;font-size:.85em;margin-top:1em}
+.expected{background:#fff8e1;border-left:4px solid #f9a825;padding:.6em .8em;margin:0 0 1em}
+h2{font-size:1.1em;margin:1em 0 .2em} .aftermath{border-style:dashed;background:#fafafa}
+.aftermath .action{color:#555}
 """
 
 SCRIPT = """
 (function(){
   var steps=document.querySelectorAll('section.step'), slider=document.getElementById('slider'),
-      caption=document.getElementById('caption'), current=0;
-  function show(i){
+      caption=document.getElementById('caption'), length=+document.body.dataset.length,
+      current=0;
+  function show(i, keepHash){
     current=Math.max(0,Math.min(steps.length-1,i));
     for(var k=0;k<steps.length;k++){steps[k].hidden=(k!==current);}
     slider.value=current+1;
-    caption.textContent='state '+(current+1)+' of '+steps.length;
+    caption.textContent=current<length ? 'state '+(current+1)+' of '+length
+      : 'state '+(current+1)+': aftermath '+(current+1-length)+' of '+(steps.length-length);
+    if(!keepHash){history.replaceState(null,'','#state-'+(current+1));}
+  }
+  function fromHash(){
+    var m=/^#state-(\\d+)$/.exec(location.hash);
+    return m ? +m[1]-1 : null;
   }
   slider.addEventListener('input',function(){show(slider.valueAsNumber-1);});
   document.getElementById('prev').addEventListener('click',function(){show(current-1);});
@@ -63,7 +74,11 @@ SCRIPT = """
     if(e.key==='ArrowLeft'){show(current-1);e.preventDefault();}
     if(e.key==='ArrowRight'){show(current+1);e.preventDefault();}
   });
-  show(0);
+  window.addEventListener('hashchange',function(){
+    var i=fromHash(); if(i!==null){show(i,true);}
+  });
+  var start=fromHash();
+  show(start===null ? length-1 : start, true);
 })();
 """
 
@@ -142,13 +157,17 @@ def _marks(replica: dict[str, Any], old: dict[str, Any] | None) -> str:
 
 def state_section(number: int, action: str | None, view: dict[str, Any],
                   previous: dict[str, Any] | None, width: int, hidden: bool = True,
-                  extra: str = "") -> str:
+                  extra: str = "", aftermath: bool = False) -> str:
     """One state as a ``<section class="step">``: ``number`` (1 = the initial state), the
     ``action`` that led to it (None: the initial state), the grid of ``width`` offset columns
     with changes against the ``previous`` view highlighted, then the controller line.
     ``extra`` is trusted HTML appended to the section (``hwcheck serve``'s "branch here" link);
-    every text from the view is escaped. Used by the trace page and ``hwcheck serve``."""
+    every text from the view is escaped. The section's id is ``state-<number>`` (the page's
+    ``#state-N`` links); an ``aftermath`` state says it is not part of the counterexample.
+    Used by the trace page and ``hwcheck serve``."""
     caption = "initial state" if action is None else action
+    if aftermath:
+        caption += " (aftermath: not part of the counterexample)"
     header = ['<div class="head who">offset</div>']
     header += [f'<div class="head">{offset}</div>' for offset in range(width)]
     header.append('<div class="head marks">HW · LEO</div>')
@@ -160,7 +179,9 @@ def state_section(number: int, action: str | None, view: dict[str, Any],
                     + "".join(_cells(replica, old, width)) + _marks(replica, old) + "</div>")
     line = controller_line(view)
     changed = previous is not None and controller_line(previous) != line
-    return (f'<section class="step" data-step="{number}"{" hidden" if hidden else ""}>'
+    kind = "step aftermath" if aftermath else "step"
+    return (f'<section class="{kind}" id="state-{number}" data-step="{number}"'
+            f'{" hidden" if hidden else ""}>'
             f'<div class="action">state {number}: {e(caption)}</div>'
             f'<div class="grid" style="--offsets:{width}">'
             '<div class="replica header">' + "".join(header) + "</div>"
@@ -183,37 +204,60 @@ def width_of(steps: list[dict[str, Any]]) -> int:
                     for r in step["view"]["replicas"]), default=0)
 
 
+def story_items(lines: list[str]) -> str:
+    """The story's sentences as ``<li>`` items, escaped, each "State N" a link to ``#state-N``."""
+    return "".join("<li>" + re.sub(r"\bState (\d+)\b", r'<a href="#state-\1">State \1</a>',
+                                   e(line)) + "</li>" for line in lines)
+
+
 def render(document: dict[str, Any], branch=None) -> str:
     """The page for a trace document (the content of a ``trace.json``, format version 1).
 
+    It opens at the violating state (the last of the counterexample), or at the state a
+    ``#state-N`` link names; every "State N" in the story links there. A loss's aftermath
+    (``checker.view.aftermath``) follows the counterexample, its states marked as such.
     ``branch``, when given (``hwcheck serve``), maps a state's index (0 = the initial state)
     to the explorer's URL of that state, and every state gets a "branch here" link to it."""
     prop, steps = document["property"], document["steps"]
+    after = document.get("aftermath") or {"steps": [], "story": []}
+    every = steps + after["steps"]
     config = config_text(document["config"])
-    width = width_of(steps)
+    width = width_of(every)
+    length = len(steps)
     sections = [state_section(i + 1, step["action"], step["view"],
-                              steps[i - 1]["view"] if i else None, width,
-                              extra=_branch_link(branch, i))
-                for i, step in enumerate(steps)]
+                              every[i - 1]["view"] if i else None, width,
+                              hidden=i != length - 1, extra=_branch_link(branch, i),
+                              aftermath=i >= length)
+                for i, step in enumerate(every)]
     title = f"{prop['name']} violated ({document['length']} states)"
     explanation = document.get("explanation") or ""
     found = document.get("found_by")
     origin = (f'<br>found by hwcheck simulate: walk {found["walk"]:,} of seed {found["seed"]}, '
               f'shrunk from {found["lengths"]["walk"]} to {document["length"]} states'
               if found else "")
+    note = document.get("expected")
+    aftermath = ""
+    if after["steps"]:
+        aftermath = ('<h2 id="aftermath">Aftermath</h2><p class="meta">States '
+                     f'{length + 1}–{len(every)} are not part of the counterexample (not '
+                     f'counted in its {length} states): the shortest continuation that makes '
+                     'the loss visible.</p><ol class="story">' + story_items(after["story"])
+                     + "</ol>")
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-        f"<title>{e(title)}</title><style>{STYLE}</style></head><body>"
+        f"<title>{e(title)}</title><style>{STYLE}</style></head>"
+        f'<body data-length="{length}">'
         f"<h1>{e(title)}</h1>"
         f'<p class="meta">{e(prop["description"])}<br>model {e(document["model"])}, '
         f'{e(str(document["variant"]))}; {e(config)}; hwcheck '
         f'{e(document["hwcheck_version"])}{origin}</p>'
         + (f'<p class="why" id="why">{e(explanation)}</p>' if explanation else "")
-        + ('<ol class="story" id="story">' + "".join(f"<li>{e(line)}</li>" for line in
-                                                    document.get("story", [])) + "</ol>"
+        + (f'<p class="expected" id="expected">{e(note)}</p>' if note else "")
+        + ('<ol class="story" id="story">' + story_items(document.get("story", [])) + "</ol>"
            if document.get("story") else "")
+        + aftermath
         + '<div class="nav"><button id="prev" type="button">◀ Previous</button>'
-        f'<input id="slider" type="range" min="1" max="{len(steps)}" value="1" '
+        f'<input id="slider" type="range" min="1" max="{len(every)}" value="{length}" '
         'aria-label="state">'
         '<button id="next" type="button">Next ▶</button><span id="caption"></span></div>'
         + "".join(sections)
@@ -223,5 +267,6 @@ def render(document: dict[str, Any], branch=None) -> str:
         "yet committed, the next offset to write); an orange bar and a highlighted number: "
         "the HW or LEO moved in this step; outlined: new since the previous state; "
         "struck-through red boxes were removed from the log in this step, at their own "
-        "offsets. Keys: ← →.</p>"
+        "offsets. The page opens at the violating state; #state-N in the address opens "
+        "state N. Keys: ← →.</p>"
         f"<script>{SCRIPT}</script></body></html>\n")

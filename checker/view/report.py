@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from checker import __version__
-from checker.fingerprint import fp_hex
+from checker.fingerprint import fingerprint, fp_hex
 from checker.model import Spec
 from checker.result import CheckResult, Violation
-from checker.view import html
+from checker.view import aftermath, expected, html
 from invariants import story
 
 TRACE_FORMAT = "hwcheck-trace"
@@ -74,11 +74,14 @@ def counterexample_text(violation: Violation) -> str:
 
 
 def trace_document(spec: Spec, violation: Violation) -> dict[str, Any]:
-    """The versioned JSON document of one counterexample."""
+    """The versioned JSON document of one counterexample (format ``hwcheck-trace`` version 1,
+    ``trace.schema.json``); a loss property's document also carries its ``aftermath``
+    (``checker.view.aftermath``), computed here on ``spec``, and a violation README documents
+    as expected its one-line ``expected`` note (``checker.view.expected``)."""
     config = spec.config_dict()
     views = [spec.view(step.state) for step in violation.trace]
     actions = [None if step.label is None else str(step.label) for step in violation.trace]
-    return {
+    document = {
         "format": TRACE_FORMAT,
         "version": TRACE_VERSION,
         "hwcheck_version": __version__,
@@ -94,6 +97,24 @@ def trace_document(spec: Spec, violation: Violation) -> dict[str, Any]:
                    "state": to_json(step.state), "view": view}
                   for i, (step, action, view) in enumerate(zip(violation.trace, actions, views))],
     }
+    note = expected.hint(violation.prop.name, spec.name, config, document["variant"], actions)
+    if note:
+        document["expected"] = note
+    after = aftermath.search(spec, violation.trace[-1].state, violation.prop.name)
+    if after is not None and after.steps:
+        more_actions = [str(label) for label, _ in after.steps]
+        more_views = [spec.view(state) for _, state in after.steps]
+        told = aftermath.tell(violation.prop.name, document["variant"], actions + more_actions,
+                              views + more_views, violation.length, after.record,
+                              after.everywhere)
+        document["aftermath"] = {
+            "record": after.record, "everywhere": after.everywhere, "story": told,
+            "steps": [{"index": violation.length + i, "action": action,
+                       "fingerprint": fp_hex(fingerprint(state)), "state": to_json(state),
+                       "view": view}
+                      for i, (action, (_, state), view) in enumerate(
+                          zip(more_actions, after.steps, more_views))]}
+    return document
 
 
 def summary_document(spec: Spec, result: CheckResult, traces: dict[str, str]) -> dict[str, Any]:

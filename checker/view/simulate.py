@@ -17,7 +17,7 @@ import click
 
 from checker import gate, simulation
 from checker.result import EXIT_ENVIRONMENT
-from checker.view import cores, report
+from checker.view import cores, report, shown
 from checker.view import simulate_output as output
 from checker.view.compose import Recipe
 from checker.view.cores import CORE_OPTION
@@ -74,11 +74,12 @@ def _weights(ctx, param, values: tuple[str, ...]) -> tuple[tuple[str, float], ..
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Folder for summary.json and traces [reports/simulate-<model>-...].")
 @click.option("--no-progress", is_flag=True, help="No progress display on stderr.")
+@shown.SHOW_OPTION
 @CORE_OPTION
 @with_options(JOB_OPTIONS)
 def simulate_cmd(model, replicas, truncation, max_records, max_epoch, max_crashes, min_isr,
                  unclean, log_size, names, seed, walks, time_limit, depth, weights, as_json,
-                 out, no_progress, **engine_flags) -> None:
+                 out, no_progress, show, **engine_flags) -> None:
     """Run seeded random walks, check every property on each step, shrink what fails."""
     given = bounds(replicas, truncation, max_records, max_epoch, max_crashes, min_isr, unclean,
                    log_size, **protocol_from(engine_flags))
@@ -107,7 +108,7 @@ def simulate_cmd(model, replicas, truncation, max_records, max_epoch, max_crashe
         click.echo(f"Error: cannot write the reports to {folder}: {exc.strerror or exc}",
                    err=True)
         sys.exit(EXIT_ENVIRONMENT)
-    output.print_simulation(spec, result, summary, folder, as_json)
+    output.print_simulation(spec, result, summary, folder, as_json, show)
     sys.exit(result.exit_code)
 
 

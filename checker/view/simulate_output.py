@@ -20,7 +20,7 @@ from rich.text import Text
 
 from checker import __version__
 from checker.simulation import Simulation, Tick, as_check_result
-from checker.view import html, report, steps, terminal
+from checker.view import html, report, shown, steps, terminal
 from checker.view.batch import stdout_console
 from checker.view.progress import walk_line
 
@@ -118,31 +118,36 @@ def write(folder: Path, spec, result: Simulation, walks, time_limit) -> dict[str
 
 
 def print_simulation(spec, result: Simulation, summary: dict[str, Any], folder: Path,
-                     as_json: bool) -> None:
-    """Print the JSON summary, or the counterexamples, the statistics, the property table, the
-    action coverage and a closing line that says what a simulation does not prove."""
+                     as_json: bool, show: str = "first") -> None:
+    """Print the JSON summary; or the statistics, the property table, the action coverage,
+    then the shrunk counterexamples as ``show`` asks (``checker.view.shown``), each drawn one
+    with how its walk found it, where the reports are, and a closing line that says what a
+    simulation does not prove."""
     if as_json:
         print(json.dumps(summary, indent=1))
         return
     console = stdout_console(120)
-    for shrunk in result.shrunk:
-        name = shrunk.violation.prop.name
-        console.print(Text(
-            f"{name}: found by walk {result.batch.first[name][0]:,} of seed {result.plan.seed} "
-            f"at its state {shrunk.walk}; shrunk {shrunk.walk} → {shrunk.loops} (loops removed)"
-            f" → {shrunk.deletion} (steps deleted) → {shrunk.search} states (neighbourhood "
-            "search)", style="bold"))
-        views = [spec.view(step.state) for step in shrunk.violation.trace]
-        terminal.print_violation(console, shrunk.violation, views, report.variant_of(spec))
     console.print(stats_table(spec, result, summary))
     console.print(property_table(result))
     console.print(coverage_table(result))
+    console.print()
+    shown.print_counterexamples(console, shown.load(summary), show, intro=_found_line)
     console.print(f"Reports written to {folder}/")
     if result.status in ("none found", "vacuous"):
         console.print(Text(
             f"No property was violated in {result.batch.walks:,} random walks of at most "
             f"{result.plan.depth} states. Simulation samples behaviours: it proves nothing "
             "(hwcheck explore does, within its bounds).", style="green"))
+
+
+def _found_line(document: dict[str, Any]) -> str:
+    """How simulate found a drawn counterexample: its walk, seed and the shrinking passes."""
+    found = document["found_by"]
+    lengths = found["lengths"]
+    return (f"{document['property']['name']}: found by walk {found['walk']:,} of seed "
+            f"{found['seed']} at its state {lengths['walk']}; shrunk {lengths['walk']} → "
+            f"{lengths['loops']} (loops removed) → {lengths['deletion']} (steps deleted) → "
+            f"{lengths['search']} states (neighbourhood search)")
 
 
 def stats_table(spec, result: Simulation, summary: dict[str, Any]) -> Table:

@@ -26,6 +26,11 @@ CHANGED = "bold black on yellow"
 REMOVED = "strike red"
 """A record removed from the log in this step, drawn at its own offset (as the page does)."""
 
+LEGEND = ("log cells m<id>/<epoch> by offset; ┃ marks the HW; ╌╌ is the LEO; green: below the "
+          "replica's HW; highlighted: changed; ✗ struck through (red): removed from the log "
+          "in this step")
+"""What the cells of a state panel mean (printed after a trace)."""
+
 
 def counted(n: int, noun: str, plural: str | None = None) -> str:
     """``1 record``, ``2 records``: ``n`` and the noun in the right number (``plural``: the
@@ -149,30 +154,68 @@ def _styled(column: str, value: str, old: dict[str, str] | None, row: dict[str, 
 
 def trace_panels(actions: Sequence[str | None], views: Sequence[dict[str, Any]],
                  step: int | None = None, hide: Iterable[str] = (),
-                 changes_only: bool = False) -> list[Panel]:
-    """Panels for a whole trace (or only state ``step``, 1-based)."""
+                 changes_only: bool = False, start: int = 0) -> list[Panel]:
+    """Panels for a whole trace (or only state ``step``, 1-based). With ``start`` > 0 only
+    states ``start + 1`` on are drawn (an aftermath after a trace of ``start`` states), each
+    titled as aftermath."""
     width = max(len(r["log"]) for v in views for r in v["replicas"]) + 1
     panels = []
     for index, (action, view) in enumerate(zip(actions, views)):
-        if step is not None and index + 1 != step:
+        if index < start or (step is not None and index + 1 != step):
             continue
         previous = views[index - 1] if index else None
-        panels.append(step_panel(index + 1, action, view, previous, width, hide, changes_only))
+        panel = step_panel(index + 1, action, view, previous, width, hide, changes_only)
+        if start:
+            panel.title = f"state {index + 1} (aftermath): {action}"
+        panels.append(panel)
     return panels
+
+
+def print_document(console: Console, document: dict[str, Any], header: str = "",
+                   **options) -> None:
+    """Print a trace document (``trace.json``'s content) as ``print_trace`` does, ``header``
+    after the property line; then, when the document has one and no single ``step`` is asked
+    for, its aftermath: a heading saying it is not part of the counterexample, its story and
+    its panels (numbered on from the trace's last state)."""
+    prop = document["property"]
+    title = (f"{prop['name']} violated ({document['length']} states): {prop['description']}"
+             + (f"  {header}" if header else ""))
+    actions = [step["action"] for step in document["steps"]]
+    views = [step["view"] for step in document["steps"]]
+    after = document.get("aftermath") if options.get("step") is None else None
+    print_trace(console, title, document.get("explanation", ""), actions, views,
+                document.get("story", ()), expected=document.get("expected"),
+                legend=after is None, **options)
+    if after:
+        n = len(after["steps"])
+        console.print(Text(f"Aftermath: {counted(n, 'more step')} that make the loss visible "
+                           f"(not part of the counterexample, not counted in its "
+                           f"{document['length']} states)", style="bold"))
+        for line in after["story"]:
+            console.print(Text(f"  - {line}"))
+        for panel in trace_panels(actions + [s["action"] for s in after["steps"]],
+                                  views + [s["view"] for s in after["steps"]],
+                                  start=len(views), **options):
+            console.print(panel)
+        console.print(Text(LEGEND, style="dim"))
 
 
 def print_trace(console: Console, header: str, explanation: str,
                 actions: Sequence[str | None], views: Sequence[dict[str, Any]],
-                story: Sequence[str] = (), **options) -> None:
-    """Print a counterexample: the property line, the explanation and its ``story``, then the
-    state panels (``options``: ``step``, ``hide``, ``changes_only`` as ``trace_panels``)."""
+                story: Sequence[str] = (), expected: str | None = None, legend: bool = True,
+                **options) -> None:
+    """Print a counterexample: the property line, the explanation, the ``expected`` hint
+    (``checker.view.expected``) and its ``story``, then the state panels (``options``:
+    ``step``, ``hide``, ``changes_only`` as ``trace_panels``) and, with ``legend``, what the
+    cells mean."""
     console.print(Text(header, style="bold red"))
     if explanation:
         console.print(Text(f"Why: {explanation}", style="red"))
+    if expected:
+        console.print(Text(f"Note: {expected}", style="yellow"))
     for line in story:
         console.print(Text(f"  - {line}"))
     for panel in trace_panels(actions, views, **options):
         console.print(panel)
-    console.print(Text("log cells m<id>/<epoch> by offset; ┃ marks the HW; ╌╌ is the LEO; "
-                       "green: below the replica's HW; highlighted: changed; ✗ struck through (red): "
-                       "removed from the log in this step", style="dim"))
+    if legend:
+        console.print(Text(LEGEND, style="dim"))

@@ -1,5 +1,6 @@
-"""Terminal rendering with rich: the run summary, property verdicts, coverage, and each
-counterexample as a table of steps (one column per replica, changed cells highlighted)."""
+"""Terminal rendering with rich: the run summary, property verdicts, coverage, what the
+bounds mean, then the counterexamples (``checker.view.shown``, drawn by
+``checker.view.steps``)."""
 
 from __future__ import annotations
 
@@ -10,12 +11,11 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from checker.result import CheckResult, Status, Violation
-from checker.view import steps
+from checker.result import CheckResult, Status
+from checker.view import shown, steps
 from checker.view.batch import stdout_console
 from checker.view.steps import counted
-from checker.view.report import explanation, variant_of
-from invariants import story
+from checker.view.report import variant_of
 
 STATUS_STYLE = {Status.OK: "bold green", Status.VIOLATED: "bold red",
                 Status.VACUOUS: "bold yellow", Status.INCOMPLETE: "bold yellow",
@@ -85,42 +85,15 @@ def coverage_table(result: CheckResult) -> Table:
     return table
 
 
-def print_violation(console: Console, violation: Violation, views: list[Any],
-                    variant: str = "") -> None:
-    """Print one counterexample as ``hwcheck show`` draws it: the property, why it fails (the
-    story told for truncation ``variant``), then one panel per state (``views``: the model's
-    ``view`` of each state)."""
-    prop = violation.prop
-    header = f"{prop.name} violated ({violation.length} states): {prop.description}"
-    if views and isinstance(views[0], dict) and "replicas" in views[0]:
-        actions = [None if step.label is None else str(step.label) for step in violation.trace]
-        told = story.tell(prop.name, variant, actions, views)
-        steps.print_trace(console, header, explanation(violation), actions, views, told)
-    else:  # a model without the replica picture: one line per state
-        console.print(Text(header, style="bold red"))
-        for index, (step, view) in enumerate(zip(violation.trace, views), 1):
-            console.print(f"state {index}: {step.label or 'initial state'}  {json.dumps(view)}")
-    console.print()
-
-
-def by_catalog(result: CheckResult) -> list[Violation]:
-    """The violations in the order the properties are listed (``result.checked``: the
-    models' catalogs put NoCommittedLoss and NoDivergence before WeakIsr, StrongIsr and the
-    sanity checks), not in the order found (shortest first)."""
-    order = {prop.name: i for i, prop in enumerate(result.checked)}
-    return sorted(result.violations, key=lambda v: order.get(v.prop.name, len(order)))
-
-
-def print_run(spec, result, summary, folder, as_json: bool) -> None:
-    """What ``hwcheck explore`` prints: JSON, or the counterexamples, summary, verdicts,
-    coverage and a hint."""
+def print_run(spec, result, summary, folder, as_json: bool, show: str = "first") -> None:
+    """What ``hwcheck explore`` prints: JSON; or the summary, the verdicts, the coverage and
+    what the bounds mean, then the counterexamples as ``show`` asks (``checker.view.shown``:
+    the most important in full, the others one line each), where the reports are, and a
+    hint."""
     if as_json:
         print(json.dumps(summary, indent=1))
         return
     console = stdout_console(120)
-    for violation in by_catalog(result):
-        views = [spec.view(step.state) for step in violation.trace]
-        print_violation(console, violation, views, variant_of(spec))
     title = f"hwcheck explore: model {spec.name}, variant {variant_of(spec)}"
     console.print(summary_table(title, spec.config_dict(), result))
     console.print(verdict_table(result))
@@ -128,6 +101,8 @@ def print_run(spec, result, summary, folder, as_json: bool) -> None:
     line = bounds_line(spec, result)
     if line:
         console.print(line)
+    console.print()
+    shown.print_counterexamples(console, shown.load(summary), show)
     console.print(f"Reports written to {folder}/")
     if result.status == Status.OK and spec.name == "kafka" and variant_of(spec) == "kip320":
         console.print("Hint: the pre-0.11 protocol loses committed data; see it with "

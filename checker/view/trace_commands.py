@@ -51,15 +51,10 @@ def show_cmd(trace: Path, step, changes_only, hide, html_out) -> None:
     if step is not None and step > document["length"]:
         raise click.BadParameter(f"the trace has {document['length']} states",
                                  param_hint="'--step'")
-    prop = document["property"]
-    header = (f"{prop['name']} violated ({document['length']} states): {prop['description']}  "
-              f"[{document['model']} {document['variant']}, "
+    header = (f"[{document['model']} {document['variant']}, "
               + steps.config_text(document["config"]) + "]")
-    console = stdout_console(120)
-    steps.print_trace(console, header, document["explanation"],
-                      [s["action"] for s in document["steps"]],
-                      [s["view"] for s in document["steps"]], document.get("story", ()),
-                      step=step, hide=hide, changes_only=changes_only)
+    steps.print_document(stdout_console(120), document, header, step=step, hide=hide,
+                         changes_only=changes_only)
     sys.exit(EXIT_OK)
 
 

@@ -78,7 +78,8 @@ def create_app(explorer: Explorer, jumps: Jumps, trace: dict[str, Any] | None = 
     def trace_page():
         if trace is None:
             return _message("No trace loaded: start the server with --trace TRACE.json.", 404)
-        texts = [s["action"] for s in trace["steps"][1:]]
+        texts = [s["action"] for s in trace["steps"][1:]
+                 + (trace.get("aftermath") or {}).get("steps", [])]
         return html.render(trace, branch=lambda i: path_url(texts[:i]))
 
     @app.get("/api/model")
