@@ -17,26 +17,24 @@ from rich.console import Console
 from checker import __version__
 from checker.bfs import Limits
 from checker.limits import interrupted
-from checker.result import EXIT_ENVIRONMENT, EXIT_OK, EXIT_SPEC_ERROR, Status
+from checker.result import EXIT_OK
 from checker.view import (
     batch,
     compare_gate,
     cores,
     gate_run,
+    graph_cmd,
     listing,
     report,
     shown,
     terminal,
     trace_commands,
 )
-from checker.view import graph as graph_view
 from checker.view import progress as progress_view
 from checker.view import simulate as simulate_view
 from checker.view.compose import build_model
 from checker.view.run import (
-    Engine,
     bounds,
-    build,
     engine_from,
     engine_options,
     model_options,
@@ -132,42 +130,8 @@ def list_cmd(variant_file: Path | None) -> None:
             console.print(table)
 
 
-@cli.command(name="graph")
-@model_options
-@click.option("--format", "form", type=click.Choice(["dot", "graphml"]), default="dot",
-              show_default=True, help="DOT (Graphviz) or GraphML.")
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True,
-              help="The file to write.")
-@click.option("--max-states", type=click.IntRange(min=1), default=20_000, show_default=True,
-              help="Refuse to draw a graph with more states than this.")
-def graph_cmd(model, replicas, truncation, max_records, max_epoch, max_crashes, min_isr,
-              unclean, log_size, names, form, out, max_states, **flags) -> None:
-    """Write the full reachable state graph, each shortest counterexample marked."""
-    given = bounds(replicas, truncation, max_records, max_epoch, max_crashes, min_isr, unclean,
-                    log_size, **protocol_from(flags))
-    _, spec, _ = build(model, given)
-    try:  # first the graph, which stops as soon as it passes the limit
-        drawn = graph_view.state_graph(spec, max_states)
-    except graph_view.TooLarge:
-        raise click.UsageError(f"the graph has more than --max-states {max_states:,} states: "
-                               "raise it or lower the bounds") from None
-    spec, result = run(model, given, names, Limits(), engine=Engine(symmetry=False))
-    if result.status == Status.ERROR:
-        click.echo(f"Error: {result.reason}", err=True)
-        sys.exit(EXIT_SPEC_ERROR)
-    graph_view.mark(drawn, result)
-    try:
-        graph_view.write(drawn, out, form)
-    except OSError as exc:
-        click.echo(f"Error: cannot write {out}: {exc.strerror or exc}", err=True)
-        sys.exit(EXIT_ENVIRONMENT)
-    marked = ", ".join(f"{v.prop.name} ({v.length} states)" for v in result.violations)
-    click.echo(f"Wrote {out}: {drawn.number_of_nodes():,} states, "
-               f"{drawn.number_of_edges():,} transitions; counterexamples marked: "
-               f"{marked or 'none (every property holds)'}")
-
-
 cli.add_command(compare_gate.compare_cmd)
+cli.add_command(graph_cmd.graph_cmd)
 cli.add_command(gate_run.gate_cmd)
 cli.add_command(trace_commands.show_cmd)
 cli.add_command(trace_commands.replay_cmd)

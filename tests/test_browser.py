@@ -46,10 +46,15 @@ def visible(page) -> str:
 
 def test_keyboard_steps_through_the_counterexample(browser, loss_page):
     page, requests = open_page(browser, loss_page)
-    assert page.inner_text("#caption") == "state 1 of 11"
+    # the page opens at the violating state, and says so in the address
+    assert page.inner_text("#caption") == "state 11 of 11"
     assert page.locator("section.step:not([hidden])").count() == 1
+    assert visible(page) == "state 11: BecomeFollower(replica=0, epoch=0)"
+    for _ in range(12):  # two more than needed: it stops at the initial state
+        page.keyboard.press("ArrowLeft")
     assert visible(page) == "state 1: initial state"
-    for _ in range(12):  # two more than needed: it stops at the last state
+    assert page.url.endswith("#state-1")
+    for _ in range(10):
         page.keyboard.press("ArrowRight")
     assert page.inner_text("#caption") == "state 11 of 11"
     assert visible(page) == "state 11: BecomeFollower(replica=0, epoch=0)"
@@ -80,6 +85,28 @@ def test_keyboard_steps_through_the_counterexample(browser, loss_page):
     story = page.locator("#story li").all_inner_texts()
     assert len(story) == 4 and "truncated its log to its own HW 0" in story[-1]
     assert all(url.startswith("file://") for url in requests) and len(requests) == 1
+
+
+def test_aftermath_and_deep_links(browser, loss_page):
+    """After the violating state come the aftermath's states, marked as not part of the
+    counterexample; a "State N" of the story is a link that opens state N, and so does
+    #state-N in the address."""
+    page, _ = open_page(browser, loss_page)
+    for _ in range(5):
+        page.keyboard.press("ArrowRight")
+    assert page.inner_text("#caption") == "state 14: aftermath 3 of 3"
+    assert visible(page) == ("state 14: Fetch(follower=1, leader=0) (aftermath: not part of "
+                             "the counterexample)")
+    last = page.locator("section.step:not([hidden])")
+    assert "aftermath" in last.get_attribute("class").split()
+    assert last.locator(".cell.removed").inner_text().split() == ["m0", "e0"]
+    page.locator('#story a[href="#state-7"]').click()
+    assert visible(page) == "state 7: Fetch(follower=0, leader=1)"
+    assert page.url.endswith("#state-7")
+    assert "the committed record is lost" in page.locator("ol.story").nth(1).inner_text()
+    page.goto(loss_page.as_uri() + "#state-3")
+    assert visible(page) == "state 3: BecomeLeader(replica=1, epoch=0)"
+    page.close()
 
 
 def test_gallery_pages_align_offsets_and_keep_labels_on_one_line(browser):
@@ -117,6 +144,6 @@ def test_text_from_the_trace_is_escaped(browser, loss_page, tmp_path):
     page, requests = open_page(browser, page_file)
     assert page.evaluate("window.pwned === undefined")
     assert page.inner_text("#why") == attack
-    page.keyboard.press("ArrowRight")
+    page.locator("#slider").fill("2")
     assert visible(page) == "state 2: Elect(leader='<b>0</b>')"
     assert len(requests) == 1

@@ -100,12 +100,15 @@ def test_list_prints_descriptions_whole_and_literally():
 
 def test_explore_prints_loss_and_divergence_before_the_isr_properties(tmp_path):
     run = invoke("explore", "--replicas", "2", "--truncation", "hw", "--workers", "1",
-                 "--out", tmp_path / "x", env={"COLUMNS": "120"})
+                 "--show", "all", "--out", tmp_path / "x", env={"COLUMNS": "120"})
     assert run.exit_code == 12
     order = [m.group(1) for m in re.finditer(r"^(\w+) violated \(\d+ states\)", run.output,
                                               re.MULTILINE)]
-    assert order == ["NoCommittedLoss", "NoAckedLoss", "NoDivergence", "WeakIsr", "StrongIsr",
-                     "RecordEpochsMonotonic"]
+    # every distinct trace drawn in importance order, then one line per repeated trace
+    assert order == ["NoCommittedLoss", "NoDivergence", "StrongIsr", "RecordEpochsMonotonic",
+                     "NoAckedLoss", "WeakIsr"]
+    assert "NoAckedLoss violated (11 states): same trace as NoCommittedLoss" in run.output
+    assert "WeakIsr violated (10 states): same trace as StrongIsr" in run.output
     # Why lines name records as the pictures do, not as raw tuples
     assert ("Why: replicas 0 and 1 hold different records at offset 0 (m1 (epoch 2) vs "
             "m0 (epoch 0))") in " ".join(run.output.split())

@@ -115,7 +115,8 @@ def test_show_draws_every_state(traces):
     result = invoke("show", traces / "kafka" / "NoCommittedLoss" / "trace.json")
     assert result.exit_code == 0
     assert [line.split(":")[0].strip("╭─ ") for line in result.output.splitlines()
-            if line.startswith("╭─ state")] == [f"state {n}" for n in range(1, 12)]
+            if line.startswith("╭─ state")] == [f"state {n}" for n in range(1, 12)] + [
+                f"state {n} (aftermath)" for n in range(12, 15)]
     assert "Why: record m0 was committed at offset 0" in result.output
     assert "state 11: BecomeFollower(replica=0, epoch=0)" in result.output
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from checker.fingerprint import fingerprint
 from checker.model import Label
-from invariants import story
+from invariants import removal
 
 LOSS_PROPERTIES = ("NoCommittedLoss", "NoAckedLoss")
 """The properties whose counterexamples get an aftermath."""
@@ -89,7 +89,7 @@ def search(spec: Any, state: Any, prop: str) -> Aftermath | None:
     if rid is None:
         return None
     for live_only in (False, True):
-        path = _bfs(spec, state, lambda v: taken_over(v) and gone(v, rid, live_only))
+        path = _bfs(spec, state, lambda v, live=live_only: taken_over(v) and gone(v, rid, live))
         if path is not None:
             return Aftermath(rid, tuple(path), not live_only)
     return None
@@ -157,7 +157,7 @@ def tell(prop: str, variant: str, actions: Sequence[str | None],
                          f"as leader of epoch {now['epoch']}.")
         for r in range(len(after["replicas"])):
             if _holds(before, r, rid) and not _holds(after, r, rid):
-                lines.append(story.removed(variant, actions, views, k, r, rid))
+                lines.append(removal.removed(variant, actions, views, k, r, rid))
     steps = len(views) - length
     end = "in no replica's log" if everywhere else "on no live replica"
     lines.append(f"After {steps} more step{'' if steps == 1 else 's'}, m{rid} is {end}: the "

@@ -22,11 +22,10 @@ import click
 
 from checker.bfs import explore
 from checker.fingerprint import fingerprint
-from checker.model import Label
-from checker.result import Violation
-from checker.trace import replay
 from checker.limits import interrupted
-from checker.result import EXIT_INCOMPLETE
+from checker.model import Label
+from checker.result import EXIT_INCOMPLETE, Violation
+from checker.trace import replay
 from checker.view import html, report
 from checker.view.compose import build_model, choose, make_config
 from spec.kafka import seeds

@@ -2,7 +2,10 @@
 DOT (through pydot) or GraphML, with each violated property's shortest counterexample marked.
 
 Nodes are fingerprints (16 hex digits) with ``depth`` (1 = initial state, as TLC counts) and a
-one-line ``summary`` of the state; edges carry the action ``label``. Node and edge attribute
+one-line ``summary`` of the state (replicas, then the controller); edges carry the action
+``label``. With symmetry a node is an orbit (its canonical representative). ``neighbourhood``
+draws one counterexample with the states within a few actions of it instead of the whole
+graph. Node and edge attribute
 ``counterexample`` names the properties whose shortest counterexample passes through them;
 in DOT those are drawn red and bold, and the initial state is a double circle.
 """
@@ -10,6 +13,7 @@ in DOT those are drawn red and bold, and the initial state is a double circle.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,13 +24,19 @@ from checker.result import CheckResult
 
 
 def summary(view: Any) -> str:
-    """A short text picture of a state: per replica ``r<id> <role> e<epoch> hw=<HW> [ids]``."""
+    """A short text picture of a state: per replica ``r<id> <role> e<epoch> hw=<HW> [ids]``,
+    a ``DOWN`` replica marked, then the controller ``ctrl e<epoch> L<leader> isr{...}`` (two
+    states that differ only in the controller read differently)."""
     if not (isinstance(view, dict) and "replicas" in view):
         return str(view)[:80]
     parts = []
     for r in view["replicas"]:
         log = " ".join(f"m{rid}/{epoch}" for rid, epoch in r["log"])
-        parts.append(f"r{r['replica']} {r['role']} e{r['epoch']} hw={r['hw']} [{log}]")
+        down = "" if r["alive"] else " DOWN"
+        parts.append(f"r{r['replica']}{down} {r['role']} e{r['epoch']} hw={r['hw']} [{log}]")
+    ctrl = view["controller"]
+    isr = ",".join(map(str, ctrl["isr"]))
+    parts.append(f"ctrl e{ctrl['epoch']} L{ctrl['leader']} isr{{{isr}}}")
     return "; ".join(parts)
 
 
@@ -34,19 +44,40 @@ class TooLarge(Exception):
     """The graph passed ``max_states``; ``args[0]`` is the limit (states)."""
 
 
-def state_graph(spec: Any, max_states: int | None = None) -> nx.DiGraph:
-    """Every reachable state of ``spec`` and every transition between them, breadth first.
+Canon = Callable[[Any], Any] | None
+"""A canonicaliser (``ReplicaSymmetry.canonical``: one state per orbit), or None."""
+
+
+def _node(graph: nx.DiGraph, spec: Any, state: Any, depth: int, initial: bool) -> str:
+    key = fp_hex(fingerprint(state))
+    if key not in graph:
+        graph.add_node(key, depth=depth, summary=summary(spec.view(state)), initial=initial)
+    return key
+
+
+def _edge(graph: nx.DiGraph, source: str, target: str, label: str) -> None:
+    if graph.has_edge(source, target):
+        labels = graph.edges[source, target]["label"].split(" | ")
+        graph.edges[source, target]["label"] = " | ".join(sorted({*labels, label}))
+    else:
+        graph.add_edge(source, target, label=label)
+
+
+def state_graph(spec: Any, max_states: int | None = None, canonical: Canon = None) -> nx.DiGraph:
+    """Every reachable state of ``spec`` and every transition between them, breadth first;
+    with ``canonical`` one node per orbit (its representative; edge labels name the
+    representative's replicas).
 
     ``mark`` then marks a search's counterexamples on it (it sets every ``counterexample``
     attribute). Cost: one more full search that keeps every state (use only on small configurations).
     Raises ``TooLarge`` as soon as the graph has more than ``max_states`` states.
     """
+    canon = canonical or (lambda state: state)
     graph = nx.DiGraph()
     frontier = []
-    for state in spec.init_states():
-        fp = fingerprint(state)
-        if fp_hex(fp) not in graph:
-            graph.add_node(fp_hex(fp), depth=1, summary=summary(spec.view(state)), initial=True)
+    for state in map(canon, spec.init_states()):
+        if fp_hex(fingerprint(state)) not in graph:
+            _node(graph, spec, state, 1, True)
             frontier.append(state)
     depth = 1
     while frontier:
@@ -55,33 +86,65 @@ def state_graph(spec: Any, max_states: int | None = None) -> nx.DiGraph:
         for state in frontier:
             source = fp_hex(fingerprint(state))
             for label, succ in spec.successors(state):
+                succ = canon(succ)
                 target = fp_hex(fingerprint(succ))
                 if target not in graph:
-                    graph.add_node(target, depth=depth, summary=summary(spec.view(succ)),
-                                   initial=False)
+                    _node(graph, spec, succ, depth, False)
                     following.append(succ)
                     if max_states is not None and graph.number_of_nodes() > max_states:
                         raise TooLarge(max_states)
-                if graph.has_edge(source, target):
-                    labels = graph.edges[source, target]["label"].split(" | ")
-                    graph.edges[source, target]["label"] = " | ".join(
-                        sorted({*labels, str(label)}))
-                else:
-                    graph.add_edge(source, target, label=str(label))
+                _edge(graph, source, target, str(label))
         frontier = following
     return graph
 
 
-def mark(graph: nx.DiGraph, result: CheckResult) -> None:
+def neighbourhood(spec: Any, trace: Sequence[Any], name: str, radius: int,
+                  max_states: int | None = None) -> nx.DiGraph:
+    """A counterexample ``trace`` (its states, initial first, and property ``name``) with
+    every state within ``radius`` actions of one of its states: the trace's nodes and edges
+    carry ``counterexample`` = ``name``, the others ``""``; ``depth`` is a node's distance
+    from the trace plus one for the others (1 on the trace: ``trace_index`` says where).
+    Raises ``TooLarge`` as soon as it passes ``max_states`` states."""
+    graph = nx.DiGraph()
+    keys = [_node(graph, spec, state, 1, index == 0) for index, state in enumerate(trace)]
+    for index, key in enumerate(keys):
+        graph.nodes[key]["trace_index"] = index + 1
+    frontier = list(trace)
+    for depth in range(2, radius + 2):
+        following = []
+        for state in frontier:
+            source = fp_hex(fingerprint(state))
+            for label, succ in spec.successors(state):
+                target = fp_hex(fingerprint(succ))
+                if target not in graph:
+                    _node(graph, spec, succ, depth, False)
+                    following.append(succ)
+                    if max_states is not None and graph.number_of_nodes() > max_states:
+                        raise TooLarge(max_states)
+                _edge(graph, source, target, str(label))
+        frontier = following
+    for node in graph.nodes:
+        graph.nodes[node].setdefault("trace_index", 0)
+        graph.nodes[node]["counterexample"] = name if node in keys else ""
+    on_trace = set(itertools.pairwise(keys))
+    for source, target in graph.edges:
+        graph.edges[source, target]["counterexample"] = \
+            name if (source, target) in on_trace else ""
+    return graph
+
+
+def mark(graph: nx.DiGraph, result: CheckResult, canonical: Canon = None) -> None:
     """Mark every node and edge on a violation's trace in ``result`` (attribute
-    ``counterexample``: the property names, comma-separated; empty elsewhere)."""
+    ``counterexample``: the property names, comma-separated; empty elsewhere); with
+    ``canonical`` (a graph of orbits) each trace state is marked at its orbit's node."""
     for node in graph.nodes:
         graph.nodes[node]["counterexample"] = ""
     for source, target in graph.edges:
         graph.edges[source, target]["counterexample"] = ""
     for violation in result.violations:
         name = violation.prop.name
-        fps = [fp_hex(step.fingerprint) for step in violation.trace]
+        fps = [fp_hex(step.fingerprint if canonical is None
+                      else fingerprint(canonical(step.state))) for step in violation.trace]
         for node in fps:
             _append(graph.nodes[node], name)
         for source, target in itertools.pairwise(fps):

@@ -20,7 +20,7 @@ from rich.text import Text
 
 from checker import __version__
 from checker.simulation import Simulation, Tick, as_check_result
-from checker.view import html, report, shown, steps, terminal
+from checker.view import html, report, shown, steps
 from checker.view.batch import stdout_console
 from checker.view.progress import walk_line
 

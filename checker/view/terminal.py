@@ -7,15 +7,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
 from checker.result import CheckResult, Status
 from checker.view import shown, steps
 from checker.view.batch import stdout_console
-from checker.view.steps import counted
 from checker.view.report import variant_of
+from checker.view.steps import counted
 
 STATUS_STYLE = {Status.OK: "bold green", Status.VIOLATED: "bold red",
                 Status.VACUOUS: "bold yellow", Status.INCOMPLETE: "bold yellow",
