@@ -7,7 +7,8 @@ commits alone, a follower re-admitted to an ISR, a replica's HW passing the offs
 HW or ISR decides) and the offset, ``events`` finds, for every step the story does not
 mention yet, each change that matters:
 
-- an involved replica's log changed at or below the offset (an append, or a truncation);
+- an involved replica's log lost a record at or below the offset (a truncation), or took at
+  the offset a record another involved replica does not hold there;
 - an ISR changed where the change involves an involved replica: an involved leader's own
   ISR, or any ISR (a leader's or the controller's) gaining or losing an involved replica;
 - an involved replica's HW moved past the offset.
@@ -38,8 +39,8 @@ def _isr(members: Sequence[int]) -> str:
 def _log_change(views: Sequence[dict], action: str, k: int, r: int, involved: set[int],
                 offset: int) -> str | None:
     """What step ``k`` did to replica ``r``'s log at or below ``offset``, when it matters: a
-    truncation (a record removed), or an append of a record another involved replica does not
-    hold at that offset after the step; None otherwise."""
+    truncation (a record removed at or below ``offset``), or an append at ``offset`` of a
+    record another involved replica does not hold there after the step; None otherwise."""
     old, new = views[k - 1]["replicas"][r]["log"], views[k]["replicas"][r]["log"]
     for at in range(offset + 1):
         was, now = old[at] if at < len(old) else None, new[at] if at < len(new) else None
@@ -49,7 +50,7 @@ def _log_change(views: Sequence[dict], action: str, k: int, r: int, involved: se
             return (f"replica {r}'s log lost {record_text(was)} at offset {at}"
                     + (f" and took {record_text(now)}" if now is not None else ""))
         others = [o for o in involved if o != r]
-        if any(views[k]["replicas"][o]["log"][at:at + 1] != [now] for o in others):
+        if at == offset and any(views[k]["replicas"][o]["log"][at:at + 1] != [now] for o in others):
             how = {"Produce": "wrote", "Fetch": "copied"}.get(action.partition("(")[0],
                                                              "appended")
             return f"replica {r} {how} {record_text(now)} at offset {at}"

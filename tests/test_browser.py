@@ -83,7 +83,8 @@ def test_keyboard_steps_through_the_counterexample(browser, loss_page):
     assert visible(page) == "state 8: Crash(replica=0)"
     assert page.locator("#why").inner_text().startswith("record m0 was committed at offset 0")
     story = page.locator("#story li").all_inner_texts()
-    assert len(story) == 4 and "truncated its log to its own HW 0" in story[-1]
+    assert len(story) == 5 and "truncated its log to its own HW 0" in story[-1]
+    assert story[1] == "State 4 (Produce(leader=1)): replica 1 wrote m0 (epoch 0) at offset 0."
     assert all(url.startswith("file://") for url in requests) and len(requests) == 1
 
 

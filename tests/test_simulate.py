@@ -254,6 +254,7 @@ def test_ctrl_c_ends_once_with_the_walks_so_far(tmp_path):
     stdout, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 3, stderr
     assert "Traceback" not in stderr + stdout
+    assert "Interrupted (Ctrl-C): the results below are partial:" in stderr
     summary = json.loads((out / "summary.json").read_text())
     assert summary["status"] == "incomplete" and summary["interrupted"] is True
     assert 0 < summary["stats"]["walks"] < 10_000_000
