@@ -3,6 +3,9 @@ limit that refuses with the state count."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import networkx as nx
 import pydot
 import pytest
@@ -66,3 +69,64 @@ def test_stops_as_soon_as_the_graph_passes_the_limit():
     with pytest.raises(graph_view.TooLarge):
         graph_view.state_graph(spec, max_states=100)
     assert len(expanded) <= 100
+
+
+GALLERY_LOSS = Path(__file__).resolve().parents[1] / "reports" / "gallery" / \
+    "hw-truncation-loss" / "trace.json"
+
+
+def test_trace_with_radius_0_is_the_trace_itself(tmp_path):
+    out = tmp_path / "t.graphml"
+    result = graph("--trace", GALLERY_LOSS, "--radius", "0", "--format", "graphml", "--out", out)
+    assert result.exit_code == 0, result.output
+    g = nx.read_graphml(out)
+    document = json.loads(GALLERY_LOSS.read_text())
+    assert g.number_of_nodes() == document["length"] == 14
+    assert g.number_of_edges() == 13
+    assert sorted(int(d["trace_index"]) for _, d in g.nodes(data=True)) == list(range(1, 15))
+    labels = {d["label"] for _, _, d in g.edges(data=True)}
+    assert labels == {s["action"] for s in document["steps"][1:]}
+
+
+def test_trace_neighbourhood_is_one_action_away(tmp_path):
+    out = tmp_path / "t.graphml"
+    assert graph("--trace", GALLERY_LOSS, "--format", "graphml", "--out", out).exit_code == 0
+    g = nx.read_graphml(out)
+    on = {n for n, d in g.nodes(data=True) if d["counterexample"] == "NoCommittedLoss"}
+    off = set(g.nodes) - on
+    assert len(on) == 14 and off
+    assert all(int(g.nodes[n]["distance"]) == 1 and any(p in on for p in g.predecessors(n))
+               for n in off)
+    # by hand: the trace's states' successors, off the trace, are exactly the other nodes
+    _, spec, _ = build("kafka", bounds(replicas=2, truncation="hw", max_epoch=1, max_crashes=2))
+    from checker.fingerprint import fingerprint, fp_hex
+    from checker.view import tracefile
+
+    _, violation = tracefile.replay(GALLERY_LOSS, tracefile.load(GALLERY_LOSS))
+    expected = {fp_hex(fingerprint(succ)) for step in violation.trace
+                for _, succ in spec.successors(step.state)} - on
+    assert off == expected
+    assert all("ctrl e" in d["summary"] for _, d in g.nodes(data=True))
+
+
+def test_symmetry_draws_one_node_per_orbit_as_explore_counts(tmp_path):
+    from checker.bfs import explore
+
+    out = tmp_path / "o.graphml"
+    result = graph("--replicas", "2", "--truncation", "hw", "--max-epoch", "1", "--symmetry",
+                   "--format", "graphml", "--out", out)
+    assert result.exit_code == 0, result.output
+    assert "orbits" in result.output
+    _, spec, props = build("kafka", bounds(replicas=2, truncation="hw", max_epoch=1))
+    orbits = explore(spec, props, symmetry=True).stats.distinct
+    assert nx.read_graphml(out).number_of_nodes() == orbits
+
+
+def test_the_limit_says_what_it_counts_and_trace_refuses_model_flags(tmp_path):
+    result = graph("--replicas", "2", "--truncation", "hw", "--out", tmp_path / "g.dot")
+    assert result.exit_code == 2
+    assert "counted without symmetry" in result.output and "--symmetry" in result.output
+    mixed = graph("--trace", GALLERY_LOSS, "--replicas", "3", "--out", tmp_path / "x.dot")
+    assert mixed.exit_code == 2
+    assert "--replicas does not go with --trace" in mixed.output
+    assert graph("--radius", "2", "--out", tmp_path / "x.dot").exit_code == 2

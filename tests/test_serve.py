@@ -2,7 +2,7 @@
 background "jump to a violation" search, the JSON API over HTTP (httpx against a real server
 process) and the command's errors.
 
-Expected values come from the gallery's HW-truncation loss (``reports/gallery``, found by
+Expected values come from explore's shortest HW-truncation loss (``serving.LOSS``, found by
 ``hwcheck explore``), from TLC's count for the TLA+ spec (5,973 states, Kip320, 2 replicas)
 and from the Kafka semantics of protocol.md (a follower learns the HW one fetch late).
 """

@@ -128,7 +128,7 @@ def test_branch_from_a_gallery_trace(browser):
     document = json.loads(trace.read_text())
     proc, url = start_server("--trace", str(trace))
     try:
-        page, _ = new_page(browser, url + "/trace")
+        page, _ = new_page(browser, url + "/trace#state-1")  # it opens at the violation
         for _ in range(5):
             page.locator("#next").click()
         page.locator("section.step:not([hidden]) .branch a").click()

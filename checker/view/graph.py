@@ -98,35 +98,39 @@ def state_graph(spec: Any, max_states: int | None = None, canonical: Canon = Non
     return graph
 
 
-def neighbourhood(spec: Any, trace: Sequence[Any], name: str, radius: int,
+def neighbourhood(spec: Any, trace: Sequence[tuple[Any, Any]], name: str, radius: int,
                   max_states: int | None = None) -> nx.DiGraph:
-    """A counterexample ``trace`` (its states, initial first, and property ``name``) with
-    every state within ``radius`` actions of one of its states: the trace's nodes and edges
-    carry ``counterexample`` = ``name``, the others ``""``; ``depth`` is a node's distance
-    from the trace plus one for the others (1 on the trace: ``trace_index`` says where).
+    """A counterexample ``trace`` (``(label, state)`` pairs, the initial state's label None;
+    property ``name``) with every state within ``radius`` actions of one of its states. The
+    trace's nodes and edges carry ``counterexample`` = ``name``, the others ``""``; a node's
+    ``trace_index`` is its state number on the trace (1 = initial; 0 off the trace) and
+    ``distance`` the actions from the trace (0 on it); ``depth`` is ``distance + 1``.
     Raises ``TooLarge`` as soon as it passes ``max_states`` states."""
     graph = nx.DiGraph()
-    keys = [_node(graph, spec, state, 1, index == 0) for index, state in enumerate(trace)]
-    for index, key in enumerate(keys):
-        graph.nodes[key]["trace_index"] = index + 1
-    frontier = list(trace)
-    for depth in range(2, radius + 2):
+    keys = []
+    for index, (label, state) in enumerate(trace):
+        keys.append(_node(graph, spec, state, 1, index == 0))
+        graph.nodes[keys[-1]].update(trace_index=index + 1, distance=0)
+        if index:
+            _edge(graph, keys[-2], keys[-1], str(label))
+    frontier = [state for _, state in trace]
+    for distance in range(1, radius + 1):
         following = []
         for state in frontier:
             source = fp_hex(fingerprint(state))
             for label, succ in spec.successors(state):
                 target = fp_hex(fingerprint(succ))
                 if target not in graph:
-                    _node(graph, spec, succ, depth, False)
+                    _node(graph, spec, succ, distance + 1, False)
+                    graph.nodes[target].update(trace_index=0, distance=distance)
                     following.append(succ)
                     if max_states is not None and graph.number_of_nodes() > max_states:
                         raise TooLarge(max_states)
                 _edge(graph, source, target, str(label))
         frontier = following
-    for node in graph.nodes:
-        graph.nodes[node].setdefault("trace_index", 0)
-        graph.nodes[node]["counterexample"] = name if node in keys else ""
     on_trace = set(itertools.pairwise(keys))
+    for node in graph.nodes:
+        graph.nodes[node]["counterexample"] = name if node in keys else ""
     for source, target in graph.edges:
         graph.edges[source, target]["counterexample"] = \
             name if (source, target) in on_trace else ""
@@ -172,7 +176,9 @@ def _styled(graph: nx.DiGraph) -> nx.DiGraph:
     """A copy with DOT drawing attributes (pydot wants every value quoted as text)."""
     out = nx.DiGraph()
     for node, data in graph.nodes(data=True):
-        attrs = {"label": f'"{data["depth"]}: {_quote(data["summary"])}"',
+        where = (f"state {data['trace_index']}" if data.get("trace_index")
+                 else f"+{data['distance']}" if "distance" in data else str(data["depth"]))
+        attrs = {"label": f'"{where}: {_quote(data["summary"])}"',
                  "shape": "doublecircle" if data["initial"] else "box"}
         if data["counterexample"]:
             attrs.update(color="red", penwidth="2",

@@ -123,9 +123,9 @@ def _neighbourhood(path: Path, radius: int, max_states: int):
     except tracefile.TraceFileError as exc:
         click.echo(f"Error: {exc}", err=True)
         sys.exit(EXIT_BAD_INPUT)
-    states = [step.state for step in violation.trace]
+    steps = [(step.label, step.state) for step in violation.trace]
     try:
-        drawn = graph_view.neighbourhood(spec, states, violation.prop.name, radius, max_states)
+        drawn = graph_view.neighbourhood(spec, steps, violation.prop.name, radius, max_states)
     except graph_view.TooLarge:
         raise _too_large(max_states, False) from None
     return drawn, (f"{violation.prop.name}'s {violation.length}-state counterexample marked, "
