@@ -8,6 +8,7 @@ their properties (``invariants``). Exit codes are documented in README.md and
 from __future__ import annotations
 
 import dataclasses
+import signal
 import sys
 from pathlib import Path
 
@@ -140,7 +141,10 @@ cli.add_command(serve_cmd)
 
 
 def main() -> None:
-    """Console-script entry point; exits with the documented codes."""
+    """Console-script entry point; exits with the documented codes. SIGTERM (what CI runners
+    and schedulers send) ends a command as one Ctrl-C does: partial results marked partial,
+    workers and JVM stopped, exit 3; a second SIGTERM ends the process at once."""
+    signal.signal(signal.SIGTERM, _terminated)
     try:
         cli.main(prog_name="hwcheck", standalone_mode=True)
     except KeyboardInterrupt:  # outside the search (which handles Ctrl-C itself)
@@ -149,6 +153,13 @@ def main() -> None:
     finally:
         _close_spark()
     sys.exit(EXIT_OK)
+
+
+def _terminated(signum: int, frame: object) -> None:
+    """The SIGTERM handler: the next SIGTERM gets the default action (end at once); this one
+    becomes the KeyboardInterrupt every command already handles as one Ctrl-C."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    raise KeyboardInterrupt
 
 
 def _close_spark() -> None:

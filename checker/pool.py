@@ -11,9 +11,12 @@ where starting tasks would cost more than they save.
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing
+import os
 import resource
 import signal
+import sys
 import tempfile
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
@@ -28,6 +31,9 @@ from checker.result import CheckResult
 
 MIN_FRONTIER = 2_000
 """Levels with a smaller frontier run in the driver process (states)."""
+
+PR_SET_PDEATHSIG = 1
+"""Linux's ``prctl`` option: the signal a process gets when its parent dies."""
 
 
 def explore(recipe: Any, workers: int, limits: Limits | None = None,
@@ -64,9 +70,34 @@ def executor(workers: int, quiet_interrupt: bool = False) -> ProcessPoolExecutor
     whose tasks are short (``simulate``'s chunks), since running tasks then finish first.
     """
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-    start = (signal.signal, (signal.SIGINT, signal.SIG_IGN)) if quiet_interrupt else (None, ())
     return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method),
-                               initializer=start[0], initargs=start[1])
+                               initializer=worker_start, initargs=(quiet_interrupt, os.getpid()))
+
+
+def worker_start(quiet_interrupt: bool, parent: int) -> None:
+    """What each worker process does first: SIGTERM back to its default (a forked worker
+    inherits the parent's handler, which turns SIGTERM into Ctrl-C; ``terminate()`` must
+    end a worker), SIGINT ignored with ``quiet_interrupt``, and ``die_with_parent``."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if quiet_interrupt:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    die_with_parent(parent)
+
+
+def die_with_parent(parent: int) -> None:
+    """On Linux, have the kernel send this process SIGKILL when the process that started it
+    dies (``prctl(PR_SET_PDEATHSIG)``), so a SIGKILL or crash of ``hwcheck`` never leaves
+    workers running; exit at once when ``parent`` (its pid) is already gone. Elsewhere,
+    nothing."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):  # no prctl here: the parent's close() still stops us
+        return
+    if os.getppid() != parent:  # the parent died before the call above
+        os._exit(1)
 
 
 class PoolSearch(PartitionedSearch):

@@ -193,3 +193,54 @@ def test_one_ctrl_c_ends_the_zoo_script_with_its_rows_so_far():
     assert proc.returncode == 3, err
     assert "Traceback" not in err and "partial" in err
     assert "| KAFKA-1211 | hw-truncation-loss |" in out and "last-replica-standing" not in out
+
+
+def signal_parent_after(args: list[str], seconds: float, tmp: Path, sig: int,
+                        wait: float = 60.0):
+    """Run hwcheck ``args``, send ``sig`` to the hwcheck process alone (as ``kill`` does, not
+    to its group) after ``seconds``; return ``(exit code, stdout, stderr, processes of the
+    family alive 10 s after the exit)``."""
+    proc = subprocess.Popen([*HWCHECK, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True, cwd=tmp,
+                            env={**os.environ, "COLUMNS": "200", "TMPDIR": str(tmp)})
+    time.sleep(seconds)
+    family = descendants(proc.pid)
+    assert family, "the command started no worker: the test proves nothing"
+    proc.send_signal(sig)
+    out, err = proc.communicate(timeout=wait)
+    deadline = time.time() + 10
+    while alive(family) and time.time() < deadline:
+        time.sleep(0.2)
+    left = alive(family)
+    for pid in left:  # leave nothing behind for the next test
+        os.kill(pid, signal.SIGKILL)
+    return proc.returncode, out, err, left
+
+
+def test_sigterm_ends_explore_on_workers_as_one_ctrl_c(tmp_path):
+    code, out, err, left = signal_parent_after(
+        ["explore", "--replicas", "3", "--core", "reference", "--workers", "2", "--no-progress",
+         "--out", "x"], 10, tmp_path, signal.SIGTERM)
+    assert code == 3, err
+    assert err.strip().endswith("Interrupted (Ctrl-C): the results below are partial.")
+    assert "INCOMPLETE" in out and "Traceback" not in err
+    assert not left, "worker processes outlived the command"
+
+
+def test_sigterm_ends_simulate_on_workers(tmp_path):
+    code, out, err, left = signal_parent_after(
+        ["simulate", "--replicas", "3", "--walks", "10000000", "--workers", "2",
+         "--no-progress", "--out", "s"], 8, tmp_path, signal.SIGTERM)
+    assert code == 3, err
+    assert "Interrupted (Ctrl-C): the results below are partial:" in err
+    assert "INCOMPLETE" in out and "Traceback" not in err
+    assert not left
+
+
+def test_a_killed_command_leaves_no_worker(tmp_path):
+    """SIGKILL cannot be caught: the workers notice their parent's death themselves."""
+    code, _, _, left = signal_parent_after(
+        ["simulate", "--replicas", "3", "--walks", "10000000", "--workers", "2",
+         "--no-progress", "--out", "s"], 8, tmp_path, signal.SIGKILL)
+    assert code == -signal.SIGKILL
+    assert not left, "workers outlived their killed parent"
