@@ -56,8 +56,19 @@ def properties(acc: Replication) -> list[Property]:
     return [Property("NoAckedLoss", no_acked_loss.__doc__, INVARIANT, no_acked_loss, explain)]
 
 
-def _holds_id(view: dict, r: int, rid: int) -> bool:
+def holds_id(view: dict, r: int, rid: int) -> bool:
+    """Replica ``r``'s log holds record ``m<rid>`` at some offset (``view``: the model's view
+    of a state)."""
     return any(record[0] == rid for record in view["replicas"][r]["log"])
+
+
+def lost_id(view: dict) -> int | None:
+    """NoAckedLoss read from a view: the first acknowledged record id that the controller's
+    leader does not hold (with no leader: that no replica holds), or None."""
+    leader = view["controller"]["leader"]
+    holders = [leader] if leader is not None else range(len(view["replicas"]))
+    return next((rid for rid in view.get("acked", [])
+                 if not any(holds_id(view, r, rid) for r in holders)), None)
 
 
 def story(variant: str, actions: Sequence[str | None], views: Sequence[dict[str, Any]],
@@ -70,16 +81,16 @@ def story(variant: str, actions: Sequence[str | None], views: Sequence[dict[str,
     leader = last["controller"]["leader"]
     if leader is None:
         return []
-    lost = [rid for rid in last.get("acked", []) if not _holds_id(last, leader, rid)]
-    if not lost:
+    rid = lost_id(last)
+    if rid is None:
         return []
-    rid, acks = lost[0], last.get("acks", "all")
+    acks = last.get("acks", "all")
     lines = [(f"The producer was told m{rid} was written (acks={acks}), and it is not in the "
              f"log of the current leader, replica {leader}.")]
     for k in range(1, len(views)):
         before, after = views[k - 1], views[k]
         if rid in after.get("acked", []) and rid not in before.get("acked", []):
-            holders = [r for r in range(len(after["replicas"])) if _holds_id(after, r, rid)]
+            holders = [r for r in range(len(after["replicas"])) if holds_id(after, r, rid)]
             others = [r for r in holders if not (actions[k] or "").endswith(f"leader={r})")]
             how = ("on the leader's own append (acks=1), while no follower held it"
                    if acks == "1" and not others else
@@ -87,10 +98,10 @@ def story(variant: str, actions: Sequence[str | None], views: Sequence[dict[str,
                    "once it was committed (acks=all)")
             lines.append(f"State {k + 1} ({actions[k]}): m{rid} was acknowledged {how}.")
         for r in range(len(after["replicas"])):
-            if _holds_id(before, r, rid) and not _holds_id(after, r, rid):
+            if holds_id(before, r, rid) and not holds_id(after, r, rid):
                 lines.append(removed(k, r, rid))
         if before["controller"]["leader"] != leader == after["controller"]["leader"]:
-            held = "which held" if _holds_id(after, leader, rid) else "which did not hold"
+            held = "which held" if holds_id(after, leader, rid) else "which did not hold"
             lines.append(f"State {k + 1} ({actions[k]}): the controller chose replica "
                          f"{leader}, {held} m{rid}, as leader of epoch "
                          f"{after['controller']['epoch']}.")

@@ -26,10 +26,10 @@ def committed_loss(variant: str, actions: Sequence[str | None],
     leader that took over without it. Empty when the trace does not show such a loss."""
     last = views[-1]
     leader = last["controller"]["leader"]
-    lost = _lost(views)
-    if lost is None:
+    found = lost(last)
+    if found is None:
         return []
-    offset, rid = lost
+    offset, rid = found
     epoch = next((rec[1] for v in views for rep in v["replicas"]
                   for o, rec in enumerate(rep["log"]) if o == offset and rec[0] == rid), "?")
     where = (f"is not in the log of the current leader, replica {leader}" if leader is not None
@@ -90,10 +90,10 @@ def _gap(prop: str, views: Sequence[dict[str, Any]]) -> tuple[int, int, int] | N
     return None
 
 
-def _lost(views: Sequence[dict[str, Any]]) -> tuple[int, int] | None:
-    """``(offset, id)`` of the first committed record the controller's leader (with no
-    leader: every replica) does not hold in the last view."""
-    last = views[-1]
+def lost(last: dict[str, Any]) -> tuple[int, int] | None:
+    """NoCommittedLoss read from a view: ``(offset, id)`` of the first committed record the
+    controller's leader does not hold at its offset (with no leader: that no replica holds
+    there), or None."""
     leader = last["controller"]["leader"]
     holders = [leader] if leader is not None else range(len(last["replicas"]))
     return next(((o, i) for o, i in last.get("committed", [])
@@ -105,8 +105,8 @@ def involved(prop: str, views: Sequence[dict[str, Any]]) -> tuple[set[int], int]
     for NoCommittedLoss every replica that held the lost record and the controller's leader,
     for NoDivergence the two forked replicas, for WeakIsr / StrongIsr the leader and the
     member; None for another property or a last view without the violation."""
-    if prop == "NoCommittedLoss" and (lost := _lost(views)) is not None:
-        offset, rid = lost
+    if prop == "NoCommittedLoss" and (found := lost(views[-1])) is not None:
+        offset, rid = found
         who = {r for v in views for r in range(len(v["replicas"])) if holds(v, r, offset, rid)}
         leader = views[-1]["controller"]["leader"]
         return who | ({leader} if leader is not None else set()), offset

@@ -18,7 +18,7 @@ from typing import Any
 
 from checker.fingerprint import fingerprint
 from checker.model import Label
-from invariants import removal
+from invariants import acked, removal, story
 
 LOSS_PROPERTIES = ("NoCommittedLoss", "NoAckedLoss")
 """The properties whose counterexamples get an aftermath."""
@@ -43,23 +43,15 @@ class Aftermath:
 
 def lost_record(prop: str, view: dict[str, Any]) -> int | None:
     """The id of the record ``prop`` (a ``LOSS_PROPERTIES`` name) says is lost in ``view``
-    (the model's view of the violating state): the first committed (or acknowledged) record
-    the controller's leader does not hold, or with no leader that no replica holds. None for
-    another property or a view without that loss."""
+    (the model's view of the violating state), as the property's story reads it
+    (``invariants.story.lost``, ``invariants.acked.lost_id``); None for another property or
+    a view without that loss."""
     if prop not in LOSS_PROPERTIES or "replicas" not in view:
         return None
-    wanted = ([rid for _, rid in view.get("committed", [])] if prop == "NoCommittedLoss"
-              else list(view.get("acked", [])))
-    leader = view["controller"]["leader"]
-    holders = ([leader] if leader is not None else range(len(view["replicas"])))
-    for rid in wanted:
-        if not any(_holds(view, r, rid) for r in holders):
-            return rid
-    return None
-
-
-def _holds(view: dict[str, Any], r: int, rid: int) -> bool:
-    return any(record[0] == rid for record in view["replicas"][r]["log"])
+    if prop == "NoAckedLoss":
+        return acked.lost_id(view)
+    found = story.lost(view)
+    return None if found is None else found[1]
 
 
 def taken_over(view: dict[str, Any]) -> bool:
@@ -74,7 +66,7 @@ def taken_over(view: dict[str, Any]) -> bool:
 
 def gone(view: dict[str, Any], rid: int, live_only: bool = False) -> bool:
     """No replica's log (no live replica's, with ``live_only``) holds record ``rid``."""
-    return not any(_holds(view, r, rid) for r, rep in enumerate(view["replicas"])
+    return not any(acked.holds_id(view, r, rid) for r, rep in enumerate(view["replicas"])
                    if rep["alive"] or not live_only)
 
 
@@ -156,7 +148,7 @@ def tell(prop: str, variant: str, actions: Sequence[str | None],
             lines.append(f"State {k + 1} ({actions[k]}): replica {now['leader']} takes over "
                          f"as leader of epoch {now['epoch']}.")
         for r in range(len(after["replicas"])):
-            if _holds(before, r, rid) and not _holds(after, r, rid):
+            if acked.holds_id(before, r, rid) and not acked.holds_id(after, r, rid):
                 lines.append(removal.removed(variant, actions, views, k, r, rid))
     steps = len(views) - length
     end = "in no replica's log" if everywhere else "on no live replica"

@@ -37,23 +37,23 @@ ENTRIES = (
     Expected(("WeakIsr",),
              lambda model, cfg, variant, actions: model == "kafka"
              and variant.startswith("kip966") and _took("UncleanShutdown(", actions),
-             "expected under unclean shutdowns: between a follower's power loss and the leader "
+             "Expected under unclean shutdowns: between a follower's power loss and the leader "
              "learning of it, the leader's cached ISR still lists a replica that lost "
              "committed records; KIP-966 prevents the loss, not this window"),
     Expected(("NoAckedLoss",),
              lambda model, cfg, variant, actions: cfg.get("acks") == "1",
-             "expected with acks=1: the leader acknowledges a write on its own append, before "
+             "Expected with acks=1: the leader acknowledges a write on its own append, before "
              "any follower holds it (Kafka's ProducerConfig documents this); --acks all "
              "acknowledges only committed writes"),
     Expected(("NoCommittedLoss", "NoAckedLoss", "NoDivergence"),
              lambda model, cfg, variant, actions: bool(cfg.get("unclean_election"))
              and _took(("UncleanElect(", "UncleanRecovery("), actions),
-             "expected with unclean.leader.election.enable: the controller may elect a "
+             "Expected with unclean.leader.election.enable: the controller may elect a "
              "replica outside the ISR, which lacks committed records; --clean forbids it"),
     Expected(("NoCommittedLoss", "NoAckedLoss"),
              lambda model, cfg, variant, actions: cfg.get("flush") == "background"
              and _took("UncleanShutdown(", actions),
-             "expected when the last ISR member loses power: Kafka acknowledges writes before "
+             "Expected when the last ISR member loses power: Kafka acknowledges writes before "
              "they are flushed to disk; --flush always, or kip966 with --min-isr 2, avoids it"),
 )
 
@@ -65,5 +65,5 @@ def hint(prop: str, model: str, config: dict[str, Any], variant: str,
     steps = [action or "" for action in actions]
     for entry in ENTRIES:
         if prop in entry.props and entry.applies(model, config, variant, steps):
-            return f"{entry.reason[0].upper()}{entry.reason[1:]} (documented in {entry.where})."
+            return f"{entry.reason} (documented in {entry.where})."
     return None

@@ -63,6 +63,32 @@ def _edge(graph: nx.DiGraph, source: str, target: str, label: str) -> None:
         graph.add_edge(source, target, label=label)
 
 
+def _level(graph: nx.DiGraph, spec: Any, frontier: list, max_states: int | None,
+           canon: Callable[[Any], Any], **attributes: Any) -> list:
+    """Expand ``frontier`` by one action: add each successor (after ``canon``) not yet in
+    ``graph`` as a node with ``attributes`` (``depth`` among them), and every transition as an
+    edge; return the new states. Raises ``TooLarge`` as soon as the graph passes
+    ``max_states`` nodes."""
+    following = []
+    for state in frontier:
+        source = fp_hex(fingerprint(state))
+        for label, succ in spec.successors(state):
+            succ = canon(succ)
+            target = fp_hex(fingerprint(succ))
+            if target not in graph:
+                _node(graph, spec, succ, attributes["depth"], False)
+                graph.nodes[target].update(attributes)
+                following.append(succ)
+                if max_states is not None and graph.number_of_nodes() > max_states:
+                    raise TooLarge(max_states)
+            _edge(graph, source, target, str(label))
+    return following
+
+
+def _same(state: Any) -> Any:
+    return state
+
+
 def state_graph(spec: Any, max_states: int | None = None, canonical: Canon = None) -> nx.DiGraph:
     """Every reachable state of ``spec`` and every transition between them, breadth first;
     with ``canonical`` one node per orbit (its representative; edge labels name the
@@ -72,7 +98,7 @@ def state_graph(spec: Any, max_states: int | None = None, canonical: Canon = Non
     attribute). Cost: one more full search that keeps every state (use only on small configurations).
     Raises ``TooLarge`` as soon as the graph has more than ``max_states`` states.
     """
-    canon = canonical or (lambda state: state)
+    canon = canonical or _same
     graph = nx.DiGraph()
     frontier = []
     for state in map(canon, spec.init_states()):
@@ -82,19 +108,7 @@ def state_graph(spec: Any, max_states: int | None = None, canonical: Canon = Non
     depth = 1
     while frontier:
         depth += 1
-        following = []
-        for state in frontier:
-            source = fp_hex(fingerprint(state))
-            for label, succ in spec.successors(state):
-                succ = canon(succ)
-                target = fp_hex(fingerprint(succ))
-                if target not in graph:
-                    _node(graph, spec, succ, depth, False)
-                    following.append(succ)
-                    if max_states is not None and graph.number_of_nodes() > max_states:
-                        raise TooLarge(max_states)
-                _edge(graph, source, target, str(label))
-        frontier = following
+        frontier = _level(graph, spec, frontier, max_states, canon, depth=depth)
     return graph
 
 
@@ -115,19 +129,8 @@ def neighbourhood(spec: Any, trace: Sequence[tuple[Any, Any]], name: str, radius
             _edge(graph, keys[-2], keys[-1], str(label))
     frontier = [state for _, state in trace]
     for distance in range(1, radius + 1):
-        following = []
-        for state in frontier:
-            source = fp_hex(fingerprint(state))
-            for label, succ in spec.successors(state):
-                target = fp_hex(fingerprint(succ))
-                if target not in graph:
-                    _node(graph, spec, succ, distance + 1, False)
-                    graph.nodes[target].update(trace_index=0, distance=distance)
-                    following.append(succ)
-                    if max_states is not None and graph.number_of_nodes() > max_states:
-                        raise TooLarge(max_states)
-                _edge(graph, source, target, str(label))
-        frontier = following
+        frontier = _level(graph, spec, frontier, max_states, _same, depth=distance + 1,
+                          trace_index=0, distance=distance)
     on_trace = set(itertools.pairwise(keys))
     for node in graph.nodes:
         graph.nodes[node]["counterexample"] = name if node in keys else ""

@@ -28,10 +28,9 @@ from checker.view.run import (
 )
 from checker.view.steps import counted
 
-MODEL_PARAMS = ("model", "replicas", "truncation", "max_records", "max_epoch", "max_crashes",
-                "min_isr", "unclean", "log_size", "names", "with_mechanisms",
-                "without_mechanisms", "max_unclean_shutdowns", "flush", "acks", "variant_file")
-"""The model flags, which ``--trace`` replaces (the trace names its model and bounds)."""
+TRACE_PARAMS = ("trace_file", "radius", "form", "out", "max_states")
+"""The options that go with ``--trace``; every other one (the model flags, ``--symmetry``)
+the trace replaces, since it names its model and bounds."""
 
 
 @click.command(name="graph")
@@ -60,8 +59,9 @@ def graph_cmd(model, replicas, truncation, max_records, max_epoch, max_crashes, 
     --no-symmetry's); --symmetry draws one node per orbit, as explore counts by default."""
     ctx = click.get_current_context()
     if trace_file is not None:
-        given = [f"--{p.replace('_', '-')}" for p in (*MODEL_PARAMS, "symmetry")
-                 if ctx.get_parameter_source(p) == ParameterSource.COMMANDLINE]
+        given = [param.opts[0] for param in ctx.command.params
+                 if param.name not in TRACE_PARAMS
+                 and ctx.get_parameter_source(param.name) == ParameterSource.COMMANDLINE]
         if given:
             raise click.UsageError(f"{given[0]} does not go with --trace: the trace names its "
                                    "model and bounds")

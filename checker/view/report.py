@@ -93,8 +93,7 @@ def trace_document(spec: Spec, violation: Violation) -> dict[str, Any]:
         "explanation": explanation(violation),
         "story": story.tell(violation.prop.name, variant_of(spec), actions, views),
         "length": violation.length,
-        "steps": [{"index": i, "action": action, "fingerprint": fp_hex(step.fingerprint),
-                   "state": to_json(step.state), "view": view}
+        "steps": [_step(i, action, step.fingerprint, step.state, view)
                   for i, (step, action, view) in enumerate(zip(violation.trace, actions, views))],
     }
     note = expected.hint(violation.prop.name, spec.name, config, document["variant"], actions)
@@ -109,12 +108,16 @@ def trace_document(spec: Spec, violation: Violation) -> dict[str, Any]:
                               after.everywhere)
         document["aftermath"] = {
             "record": after.record, "everywhere": after.everywhere, "story": told,
-            "steps": [{"index": violation.length + i, "action": action,
-                       "fingerprint": fp_hex(fingerprint(state)), "state": to_json(state),
-                       "view": view}
+            "steps": [_step(violation.length + i, action, fingerprint(state), state, view)
                       for i, (action, (_, state), view) in enumerate(
                           zip(more_actions, after.steps, more_views))]}
     return document
+
+
+def _step(index: int, action: str | None, fp: int, state: Any, view: Any) -> dict[str, Any]:
+    """One entry of a trace document's ``steps`` (or its aftermath's)."""
+    return {"index": index, "action": action, "fingerprint": fp_hex(fp),
+            "state": to_json(state), "view": view}
 
 
 def summary_document(spec: Spec, result: CheckResult, traces: dict[str, str]) -> dict[str, Any]:

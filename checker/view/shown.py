@@ -64,7 +64,7 @@ def print_counterexamples(console: Console, entries: Sequence[tuple[str, dict[st
     (``NoAckedLoss violated (11 states): same trace as NoCommittedLoss; trace: FILE``).
     ``intro``, when given, returns a line printed above each trace drawn in full (simulate:
     how the walk found it)."""
-    drawn: dict[tuple[str, ...], str] = {}
+    drawn: set[tuple[str, ...]] = set()
     named: dict[tuple[str, ...], str] = {}
     lines = []
     for name, document, path in entries:
@@ -75,7 +75,7 @@ def print_counterexamples(console: Console, entries: Sequence[tuple[str, dict[st
                 console.print(Text(intro(document), style="bold"))
             steps.print_document(console, document)
             console.print()
-            drawn[key] = name
+            drawn.add(key)
             named.setdefault(key, name)
             continue
         head = f"{name} violated ({document['length']} states)"
