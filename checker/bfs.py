@@ -19,23 +19,22 @@
 
 from __future__ import annotations
 
-import gc
 import time
 from collections.abc import Callable, Sequence
 
 from checker.fingerprint import fingerprint
 from checker.limits import (
     DEPTH_REACHED,
-    INTERRUPTED,
     NO_LIMITS,
     LimitReached,
     Limits,
     Progress,
-    SpecFailed,
+    signals_deferred,
 )
 from checker.model import Label, Spec
 from checker.properties import INVARIANT, SOMETIMES, TRANSITION, Property, transition_checker
 from checker.result import CheckResult, Stats, Status, Step, Violation, peak_rss_mb
+from checker.saving import SaveOptions, Saving, run_search
 from checker.seen import SeenLevels
 from checker.symmetry import for_spec
 from checker.trace import concrete_step, concrete_walk
@@ -48,7 +47,7 @@ def better(pfp: int, label: Label, best_pfp: int, best_label: Label) -> bool:
 
 def explore(spec: Spec, properties: Sequence[Property], limits: Limits = NO_LIMITS,
             on_progress: Callable[[Progress], None] | None = None,
-            symmetry: bool = False) -> CheckResult:
+            symmetry: bool = False, saving: SaveOptions | None = None) -> CheckResult:
     """Explore every reachable state of ``spec`` and check ``properties``.
 
     ``symmetry``: one state per orbit of replica renamings (``checker.symmetry``); traces stay
@@ -57,38 +56,13 @@ def explore(spec: Spec, properties: Sequence[Property], limits: Limits = NO_LIMI
     Returns a ``CheckResult``: OK, VIOLATED (with a shortest counterexample per violated
     property), VACUOUS (a "sometimes" guard never reached), INCOMPLETE (a limit or Ctrl-C cut
     the search; ``reason`` says which) or ERROR (the spec raised; ``reason`` holds the message).
-    Never raises for those outcomes.
+    Never raises for those outcomes. ``saving``: checkpoints and resume (``checker.saving``).
     """
-    return run_search(Search(spec, properties, limits, on_progress, symmetry))
+    run = Search(spec, properties, limits, on_progress, symmetry)
+    return run_search((saving or SaveOptions()).apply(run))
 
 
-def run_search(run: Search, passthrough: tuple[type[BaseException], ...] = ()) -> CheckResult:
-    """Run ``run.search()`` and turn how it ended into a ``CheckResult``: a limit or Ctrl-C
-    gives INCOMPLETE, any other exception ERROR ("the spec raised ..."), except the
-    ``passthrough`` exception types, which propagate (the Spark engine's environment errors).
-    """
-    gc_was_enabled = gc.isenabled()
-    gc.disable()  # states are acyclic tuples: the cyclic collector only costs time here
-    try:
-        run.search()
-    except LimitReached as stop:
-        run.status, run.reason = Status.INCOMPLETE, str(stop)
-    except KeyboardInterrupt:
-        run.status, run.reason = Status.INCOMPLETE, INTERRUPTED
-    except passthrough:
-        raise
-    except SpecFailed as exc:
-        run.status, run.reason = Status.ERROR, str(exc)
-    except Exception as exc:  # noqa: BLE001 -- any exception is a bug in the spec: report it
-        run.status = Status.ERROR
-        run.reason = f"the spec raised {type(exc).__name__}: {exc}"
-    finally:
-        if gc_was_enabled:
-            gc.enable()
-    return run.result()
-
-
-class Search:
+class Search(Saving):
     """State of one search: the local engine's level loop, and the bookkeeping (statistics,
     limits, progress, verdict) that the Spark engine (``checker.spark.engine``) shares."""
 
@@ -132,8 +106,16 @@ class Search:
         return level
 
     def search(self) -> None:
-        frontier = list(self.initial_level().items())
+        if self.resume is not None:
+            self.restore_state(self.resume)
+            frontier = self.restore_levels(self.resume)
+        else:
+            with signals_deferred():
+                frontier = list(self.initial_level().items())
+                self.level_committed()
+        self.frontier, self.consistent = frontier, True
         while frontier and not self._done():
+            self.boundary()
             self._report(len(frontier))
             if self.limits.max_depth is not None and self.stats.depth >= self.limits.max_depth:
                 if self._has_new_successor(frontier):
@@ -186,9 +168,13 @@ class Search:
             fresh = self.seen.unseen(nxt, len(nxt))
             if len(fresh) < len(nxt):
                 nxt = {fp: entry for fp, entry in nxt.items() if fp in fresh}
-        self.recent = current
-        self._commit_level(generated, nxt, broken)
-        return [(fp, entry[0]) for fp, entry in nxt.items()]
+        with signals_deferred():
+            self.recent = current
+            self._commit_level(generated, nxt, broken)
+            self.frontier = [(fp, entry[0]) for fp, entry in nxt.items()]
+            if nxt:
+                self.level_committed()
+        return self.frontier
 
     def _commit_level(self, generated: dict, nxt: dict, broken: dict) -> None:
         actions = self.stats.actions

@@ -17,10 +17,11 @@ from rich.console import Console
 
 from checker import __version__
 from checker.bfs import Limits
-from checker.limits import interrupted
+from checker.limits import interrupted, received, signal_name
 from checker.result import EXIT_OK
 from checker.view import (
     batch,
+    checkpoints,
     compare_gate,
     cores,
     gate_run,
@@ -41,6 +42,7 @@ from checker.view.run import (
     model_options,
     protocol_from,
     run,
+    with_options,
 )
 from checker.view.web.serve import serve_cmd
 from spec.kafka import Config, ConfigError
@@ -92,23 +94,40 @@ def cli() -> None:
 @click.option("--no-progress", is_flag=True, help="No progress display on stderr.")
 @shown.SHOW_OPTION
 @engine_options
-def explore_cmd(model, replicas, truncation, max_records, max_epoch, max_crashes, min_isr,
+@with_options(checkpoints.CHECKPOINT_FLAGS)
+@click.pass_context
+def explore_cmd(ctx, model, replicas, truncation, max_records, max_epoch, max_crashes, min_isr,
                 unclean, log_size, names, max_depth, time_limit, stop_on_first, as_json, out,
                 no_progress, show, **flags) -> None:
     """Explore every interleaving and check the invariants."""
     given = bounds(replicas, truncation, max_records, max_epoch, max_crashes, min_isr, unclean,
                     log_size, **protocol_from(flags))
     limits = Limits(max_depth=max_depth, time_limit=time_limit, stop_on_first=stop_on_first)
+    plan = checkpoints.plan_from(flags)
     engine = engine_from(flags)
+    if plan.resuming:
+        default = ctx.get_parameter_source("model") == click.core.ParameterSource.DEFAULT
+        model, given, names, limits, symmetry = checkpoints.resumed(
+            plan.base, None if default else model, given, names, limits, engine.symmetry)
+        engine = dataclasses.replace(engine, symmetry=symmetry)
     if engine.core == "compiled":
         cores.warn_if_stale()  # before the progress display starts
+    folders: list[Path] = []
+
+    def checkpoint_at(spec) -> tuple[Path, bool]:
+        folders.append(out or Path("reports") / report.run_id(spec))
+        work_dir = engine.spark.work_dir if engine.spark is not None else None
+        return plan.folder(folders[0], "", work_dir), False
+
     with progress_view.for_search(enabled=not no_progress) as on_progress:
-        spec, result = run(model, given, names, limits, on_progress, engine)
+        spec, result = run(model, given, names, limits, on_progress, engine, plan,
+                           checkpoint_at)
     if interrupted(result.reason):
-        click.echo("Interrupted (Ctrl-C): the results below are partial.", err=True)
-    folder = out or Path("reports") / report.run_id(spec)
+        click.echo(f"Interrupted ({signal_name()}): the results below are partial.", err=True)
+    folder = folders[0] if folders else out or Path("reports") / report.run_id(spec)
     summary = batch.write_reports(folder, spec, result)
     terminal.print_run(spec, result, summary, folder, as_json, show)
+    checkpoints.finish(plan, checkpoints.partial(result), "explore")
     sys.exit(result.exit_code)
 
 
@@ -159,6 +178,7 @@ def _terminated(signum: int, frame: object) -> None:
     """The SIGTERM handler: the next SIGTERM gets the default action (end at once); this one
     becomes the KeyboardInterrupt every command already handles as one Ctrl-C."""
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    received.append("SIGTERM")
     raise KeyboardInterrupt
 
 

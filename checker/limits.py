@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,9 +67,50 @@ INTERRUPTED = "interrupted (Ctrl-C)"
 """The reason (or the start of it) of a run that Ctrl-C ended, in every engine."""
 
 
+received: list[str] = []
+"""Signals other than SIGINT that ended a command (``checker.cli`` appends "SIGTERM")."""
+
+
+def signal_name() -> str:
+    """How the person ended the run, for messages: "SIGTERM" or "Ctrl-C"."""
+    return received[-1] if received else "Ctrl-C"
+
+
 def interrupted(reason: str) -> bool:
     """Whether a result's ``reason`` says Ctrl-C ended the run (searches and simulations)."""
     return INTERRUPTED in reason
 
 
 DEPTH_REACHED = "depth bound {} reached with states left to explore"
+
+
+@contextmanager
+def signals_deferred() -> Iterator[None]:
+    """Hold SIGINT and SIGTERM while a search commits a level (its files, counts and
+    checkpoint level file change together): one that arrives meanwhile is handed to the
+    usual handler (Ctrl-C's KeyboardInterrupt) when the block ends, so a search is always
+    interrupted at a level boundary, where a final checkpoint is exact. A second one ends
+    the process at once. Only in the main thread (where Python runs signal handlers)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+
+    def hold(signum: int, frame: object) -> None:
+        if caught:  # a second signal: no more waiting
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+        caught.append(signum)
+
+    old = {signum: signal.signal(signum, hold) for signum in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for signum, handler in old.items():
+            signal.signal(signum, handler)
+        if caught:
+            handler = old[caught[0]]
+            if callable(handler):
+                handler(caught[0], None)
+            elif handler == signal.SIG_DFL:
+                os.kill(os.getpid(), caught[0])

@@ -17,9 +17,11 @@ from typing import Any
 import numpy as np
 
 from checker import store
-from checker.bfs import DEPTH_REACHED, LimitReached, Limits, Search, SpecFailed
+from checker.bfs import DEPTH_REACHED, LimitReached, Limits, Search
+from checker.checkpoint import Frontier, Loaded
 from checker.fingerprint import encode
 from checker.level import LevelJob, Tally, run_in_driver
+from checker.limits import SpecFailed, signals_deferred
 from checker.result import Step, Violation
 from checker.trace import concrete_walk
 
@@ -47,9 +49,15 @@ class PartitionedSearch(Search):
     # -- the search -------------------------------------------------------------------------
     def search(self) -> None:
         self.prepare()
-        size = self._init_level()
-        k = 1
+        if self.resume is not None:
+            size = self._restore(self.resume)
+        else:
+            with signals_deferred():
+                size = self._init_level()
+                self.level_committed()
+        k, self.front_size, self.consistent = max(self.stats.depth, 1), size, True
         while size and not self._done():
+            self.boundary()
             self._report(size)
             if self.limits.max_depth is not None and self.stats.depth >= self.limits.max_depth:
                 if self._level(k, size, dry=True).new:
@@ -57,9 +65,13 @@ class PartitionedSearch(Search):
                     raise LimitReached(DEPTH_REACHED.format(self.limits.max_depth))
                 break
             tally = self._level(k, size)
-            self._commit(k, tally)
-            store.prune(self.work, k)
-            size, k = tally.new, k + 1
+            with signals_deferred():
+                self._commit(k, tally)
+                store.prune(self.work, k)
+                size, k = tally.new, k + 1
+                self.front_size = size
+                if size:
+                    self.level_committed()
         if not size:
             store.prune(self.work, k)  # the last, empty level
         self.exhausted = not size
@@ -119,6 +131,62 @@ class PartitionedSearch(Search):
                 self.violations.append(Violation(prop, tuple(trace)))
                 self.invariants = [p for p in self.invariants if p is not prop]
         self.pending = [p for p in self.pending if p.name not in tally.reached]
+
+    # -- checkpoints (checker.saving) ---------------------------------------------------------
+    def level_table(self, k: int) -> tuple[np.ndarray, np.ndarray]:
+        if k == 1:
+            fps = np.sort(np.concatenate([store.read_visited(self.work, 1, p)
+                                          for p in range(self.partitions)]))
+            return fps, np.zeros(len(fps), dtype=np.uint64)
+        tables = [store.read_parents(self.work, k, p) for p in range(self.partitions)]
+        return (np.concatenate([t[0] for t in tables]), np.concatenate([t[1] for t in tables]))
+
+    def frontier_snapshot(self) -> Frontier:
+        k, parts = self.stats.depth, range(self.partitions)
+        if not self.front_size:
+            return Frontier(np.empty(0, dtype=np.uint64), states=[])
+        if self.core == "compiled":
+            pairs = [store.read_frontier_rows(self.work, k, p) for p in parts]
+            fps = np.concatenate([f for f, _ in pairs])
+            order = np.argsort(fps)
+            return Frontier(fps[order], rows=np.concatenate([r for _, r in pairs])[order])
+        items = sorted(item for p in parts for item in store.read_frontier(self.work, k, p))
+        return Frontier(np.array([fp for fp, _ in items], dtype=np.uint64),
+                        states=[data for _, data in items])
+
+    def _restore(self, loaded: Loaded) -> int:
+        """Write ``loaded`` as this engine's level files (its parents per level, the seen set
+        and frontier of its last level, split into this run's partitions); returns the
+        frontier's size."""
+        self.restore_state(loaded)
+        store.clear_levels(self.work)
+        P, K = self.partitions, loaded.level
+        seen: list[list[np.ndarray]] = [[] for _ in range(P)]
+        for k, fps, parents in loaded.levels():
+            owner = fps % np.uint64(P)
+            for p in range(P):
+                mine = owner == p
+                if k > 1:
+                    store.write_parents(self.work, k, p, fps[mine], parents[mine])
+                seen[p].append(fps[mine])
+        for p in range(P):
+            store.write_visited(self.work, K, p, np.sort(np.concatenate(seen[p] or [store.EMPTY])))
+        fps = loaded.frontier().fps
+        owner = fps % np.uint64(P)
+        if self.core == "compiled":
+            from checker.native.level import encode_level
+
+            frontier = loaded.frontier()
+            rows = (frontier.rows if frontier.rows is not None
+                    else encode_level(self.recipe, self.frontier_states(loaded)))
+            for p in range(P):
+                store.write_frontier_rows(self.work, K, p, fps[owner == p], rows[owner == p])
+        else:
+            data = [encode(state) for state in self.frontier_states(loaded)]
+            for p in range(P):
+                store.write_frontier(self.work, K, p, [(int(fps[i]), data[i])
+                                                       for i in np.flatnonzero(owner == p)])
+        return len(fps)
 
     # -- traces -----------------------------------------------------------------------------
     def trace_to(self, fp: int, k: int) -> list[Step]:

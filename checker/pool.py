@@ -28,6 +28,7 @@ from checker.level import LevelJob, Tally, dedup_from_files, expand_to_files, ru
 from checker.limits import interrupted
 from checker.partitioned import PartitionedSearch
 from checker.result import CheckResult
+from checker.saving import SaveOptions
 
 MIN_FRONTIER = 2_000
 """Levels with a smaller frontier run in the driver process (states)."""
@@ -38,20 +39,21 @@ PR_SET_PDEATHSIG = 1
 
 def explore(recipe: Any, workers: int, limits: Limits | None = None,
             on_progress: Callable[[Progress], None] | None = None, symmetry: bool = False,
-            min_frontier: int = MIN_FRONTIER) -> CheckResult:
+            min_frontier: int = MIN_FRONTIER, saving: SaveOptions | None = None) -> CheckResult:
     """Explore ``recipe``'s model (``recipe.build() -> (spec, properties)``) on ``workers``
     processes with ``workers`` fingerprint partitions; the result equals
     ``checker.bfs.explore``'s (same ``symmetry``) in every count, verdict and counterexample.
 
     Raises ``SymmetryError`` as ``checker.bfs.explore`` does. The spec's own exceptions give
-    an ERROR result; Ctrl-C gives INCOMPLETE after the workers are stopped.
+    an ERROR result; Ctrl-C gives INCOMPLETE after the workers are stopped. ``saving``:
+    checkpoints and resume (``checker.saving``).
     """
     spec, props = recipe.build()
     work = tempfile.mkdtemp(prefix="hwcheck-levels-")
     run = PoolSearch(recipe, spec, props, limits or Limits(), on_progress, work, workers,
                      symmetry, min_frontier)
     try:
-        result = run_search(run)
+        result = run_search((saving or SaveOptions()).apply(run))
     finally:
         run.close()
         store.remove(work)
@@ -59,6 +61,14 @@ def explore(recipe: Any, workers: int, limits: Limits | None = None,
     children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024.0
     result.stats.workers_peak_rss_mb = children
     return result
+
+
+def default_workers() -> int:
+    """Every core of this machine (``os.sched_getaffinity``: the cores this process may use)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
 
 
 def executor(workers: int, quiet_interrupt: bool = False) -> ProcessPoolExecutor:

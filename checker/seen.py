@@ -113,6 +113,14 @@ class SeenLevels:
         if self._keep_visited:
             self._visited = merge_sorted(self._visited, keys)
 
+    def table(self, level: int) -> tuple[np.ndarray, np.ndarray]:
+        """``(fps, parent fps)`` of ``level`` (1-based; sorted fingerprints, and 0 as the
+        parent of an initial state): what a checkpoint stores."""
+        keys, at = self._levels[level - 1]
+        if level == 1:
+            return keys, np.zeros(len(keys), dtype=np.uint64)
+        return keys, self._levels[level - 2][0][at]
+
     def chain(self, fp: int, level: int) -> list[int]:
         """The fingerprints from an initial state to ``fp``, a state of ``level`` (1-based),
         initial first. Raises ``KeyError`` when ``fp`` is not a state of that level."""

@@ -135,7 +135,9 @@ def simulate(recipe, plan: WalkPlan, walks: int | None = None, time_limit: float
              workers: int = 1, on_progress: Callable[[Tick], None] | None = None,
              spark: Any = None, budget: int = BUDGET,
              until: Callable[[Batch], bool] | None = None, core: str = "reference",
-             on_compile: Callable[[float], None] | None = None) -> Simulation:
+             on_compile: Callable[[float], None] | None = None,
+             resume: tuple[int, Batch] | None = None,
+             on_wave: Callable[[int, Batch], None] | None = None) -> Simulation:
     """Run ``walks`` walks (or as many as ``time_limit`` seconds allow; one of the two must be
     given) of ``recipe``'s model and shrink each property's first violating walk.
 
@@ -148,12 +150,15 @@ def simulate(recipe, plan: WalkPlan, walks: int | None = None, time_limit: float
     the wave width, so the statistics do not. ``core``: ``compiled`` walks on the model's
     compiled core where it can run (the same walks; ``Simulation.core`` says which ran and
     why), ``on_compile(seconds)`` is told when its library had to be built first.
+    ``resume``: ``(next walk index, merged Batch of the walks before it)`` from a checkpoint,
+    so the run goes on with the walks one long run would take; ``on_wave(next index, merged
+    Batch)`` is called after every whole wave (to save such a checkpoint).
     """
     if walks is None and time_limit is None:
         raise ValueError("give walks or time_limit")
     spec, props = _built(recipe)
     began = time.perf_counter()
-    total = Batch()
+    first, total = resume or (0, Batch())
     result = Simulation(plan, total, tuple(props))
     if core == "compiled":
         why = compiled_walks(recipe, plan, on_compile)[1]
@@ -180,7 +185,8 @@ def simulate(recipe, plan: WalkPlan, walks: int | None = None, time_limit: float
             return (walk_chunk(recipe, plan, s, c, core) for s, c in chunks)
     walking = time.perf_counter()  # after Spark's start-up, which walk_seconds leaves out
     try:
-        _waves(runner, width, walks, time_limit, walking, result, on_progress, until)
+        _waves(runner, width, walks, time_limit, walking, result, on_progress, until, first,
+               on_wave)
     except KeyboardInterrupt:
         result.interrupted = True
     finally:
@@ -203,10 +209,13 @@ def simulate(recipe, plan: WalkPlan, walks: int | None = None, time_limit: float
 
 
 def _waves(runner: Runner, width: int, walks, time_limit, began, result: Simulation,
-           on_progress, until=None) -> None:
-    """Run chunks wave by wave (``width`` chunks a wave), merging results in order."""
-    total, start = result.batch, 0
+           on_progress, until=None, start: int = 0, on_wave=None) -> None:
+    """Run chunks wave by wave (``width`` chunks a wave) from walk ``start``, merging results
+    in order; ``on_wave(next walk index, merged batch)`` after each whole wave."""
+    total = result.batch
     while walks is None or start < walks:
+        if on_wave is not None and start:
+            on_wave(start, total)
         if time_limit is not None and time.perf_counter() - began >= time_limit:
             return
         if until is not None and start and until(total):

@@ -112,6 +112,17 @@ def write_parents(work: str, k: int, p: int, fps: np.ndarray, parents: np.ndarra
     _atomic(level_dir(work, k) / f"parents-{p}.npy", _npy(np.stack([fps, parents])))
 
 
+def read_parents(work: str, k: int, p: int) -> np.ndarray:
+    """Partition ``p``'s ``2 x n`` table of level ``k`` (``write_parents``)."""
+    return np.load(level_dir(work, k) / f"parents-{p}.npy", allow_pickle=False)
+
+
+def clear_levels(work: str) -> None:
+    """Delete every level folder in ``work`` (before a resumed search writes its own)."""
+    for folder in Path(work).glob("L[0-9][0-9][0-9][0-9]"):
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def parent_of(work: str, k: int, partitions: int, fp: int) -> int:
     """The parent fingerprint of ``fp``, a new state of level ``k`` (k >= 2).
 

@@ -5,6 +5,7 @@ terminal shows for ``compare`` and ``gate`` (run under a pseudo-terminal)."""
 
 from __future__ import annotations
 
+import json
 import os
 import pty
 import select
@@ -89,6 +90,9 @@ def test_one_ctrl_c_ends_compare_with_a_partial_matrix(tmp_path):
     assert "hwcheck compare" in out and " hw " in out and "kip320" not in out
     assert not left, "worker processes outlived the command"
     assert (tmp_path / "cmp" / "hw" / "summary.json").exists()
+    assert err.strip().splitlines()[-1] == ("Resume with: the same hwcheck compare command "
+                                            "and --resume cmp/checkpoint")
+    assert (tmp_path / "cmp" / "checkpoint" / "hw" / "checkpoint.json").exists()
 
 
 def test_one_ctrl_c_ends_gate_and_lists_the_checks_not_run(tmp_path):
@@ -112,9 +116,12 @@ def test_one_ctrl_c_ends_explore_on_workers_without_tracebacks(tmp_path):
         ["explore", "--replicas", "3", "--core", "reference", "--workers", "2", "--no-progress",
          "--out", "x"], 12, tmp_path)
     assert code == 3
-    assert err.strip() == "Interrupted (Ctrl-C): the results below are partial."
+    assert err.strip().splitlines() == ["Interrupted (Ctrl-C): the results below are partial.",
+                                        "Resume with: hwcheck explore --resume x/checkpoint"]
     assert "INCOMPLETE" in out and "interrupted (Ctrl-C)" in out
     assert not left
+    saved = json.loads((tmp_path / "x" / "checkpoint" / "checkpoint.json").read_text())
+    assert saved["format"] == "hwcheck-checkpoint" and saved["level"] > 1
 
 
 def test_one_ctrl_c_ends_explore_on_the_compiled_core(tmp_path):
@@ -123,9 +130,12 @@ def test_one_ctrl_c_ends_explore_on_the_compiled_core(tmp_path):
         ["explore", "--replicas", "4", "--max-records", "3", "--workers", "2", "--no-progress",
          "--out", "x"], 6, tmp_path)
     assert code == 3, err
-    assert err.strip().endswith("Interrupted (Ctrl-C): the results below are partial.")
+    assert err.strip().endswith("Interrupted (Ctrl-C): the results below are partial.\n"
+                                "Resume with: hwcheck explore --resume x/checkpoint")
     assert "INCOMPLETE" in out and "interrupted (Ctrl-C)" in out and "compiled" in out
     assert not left
+    saved = json.loads((tmp_path / "x" / "checkpoint" / "checkpoint.json").read_text())
+    assert saved["files"]["seen"].startswith("seen-")  # the compiled core's own seen set
 
 
 def read_terminal(args: list[str], tmp: Path, timeout: float = 120.0) -> tuple[int, str]:
@@ -222,9 +232,29 @@ def test_sigterm_ends_explore_on_workers_as_one_ctrl_c(tmp_path):
         ["explore", "--replicas", "3", "--core", "reference", "--workers", "2", "--no-progress",
          "--out", "x"], 10, tmp_path, signal.SIGTERM)
     assert code == 3, err
-    assert err.strip().endswith("Interrupted (Ctrl-C): the results below are partial.")
+    assert err.strip().endswith("Interrupted (SIGTERM): the results below are partial.\n"
+                                "Resume with: hwcheck explore --resume x/checkpoint")
     assert "INCOMPLETE" in out and "Traceback" not in err
     assert not left, "worker processes outlived the command"
+
+
+def test_sigterm_ends_compare_and_gate_on_workers(tmp_path):
+    code, _, err, left = signal_parent_after(
+        ["compare", "--replicas", "3", "--core", "reference", "--workers", "2", "--no-progress",
+         "--out", "cmp"], 8, tmp_path, signal.SIGTERM)
+    assert code == 3, err
+    assert "Interrupted (SIGTERM) during variant 1 of 5" in err and "Traceback" not in err
+    assert err.strip().splitlines()[-1].startswith("Resume with: the same hwcheck compare")
+    assert not left
+    (tmp_path / "gate.toml").write_text(SLOW_GATE)
+    code, _, err, left = signal_parent_after(
+        ["gate", "--config", "gate.toml", "--core", "reference", "--workers", "2",
+         "--no-progress", "--out", "g"], 8, tmp_path, signal.SIGTERM)
+    assert code == 3, err
+    assert "Interrupted (SIGTERM) during check 1 of 2" in err and "Traceback" not in err
+    assert err.strip().splitlines()[-1] == ("Resume with: the same hwcheck gate command and "
+                                            "--resume g/checkpoint")
+    assert not left
 
 
 def test_sigterm_ends_simulate_on_workers(tmp_path):
@@ -232,7 +262,9 @@ def test_sigterm_ends_simulate_on_workers(tmp_path):
         ["simulate", "--replicas", "3", "--walks", "10000000", "--workers", "2",
          "--no-progress", "--out", "s"], 8, tmp_path, signal.SIGTERM)
     assert code == 3, err
-    assert "Interrupted (Ctrl-C): the results below are partial:" in err
+    assert "Interrupted (SIGTERM): the results below are partial:" in err
+    assert err.strip().splitlines()[-1] == ("Resume with: the same hwcheck simulate command "
+                                            "and --resume s/checkpoint")
     assert "INCOMPLETE" in out and "Traceback" not in err
     assert not left
 

@@ -53,3 +53,28 @@ void eng_canonical(Engine *e, const uint8_t *row, uint8_t *out) { model_canonica
 uint32_t eng_invariants(Engine *e, const uint8_t *row, uint32_t mask) { return model_invariants(e->m, row, mask); }
 int eng_row_marshal(Engine *e, const uint8_t *row, uint8_t *buf) { return model_marshal(e->m, row, buf); }
 uint64_t hwcheck_xxh3(const void *data, size_t len) { return xxh3_64(data, len); }
+
+/* For checkpoints (checker/checkpoint.py): the frontier's rows, and the seen set's row hashes
+ * (how many; all of them copied to `out`, in table order). */
+const uint8_t *eng_front_rows(const Engine *e) { return e->front; }
+int64_t eng_seen_count(const Engine *e) {
+    int64_t n = 0;
+    for (int p = 0; p < e->threads; p++)
+        for (int t = 0; t < SUBTABLES; t++) n += e->seen[p].sub[t].count;
+    return n;
+}
+void eng_seen_copy(const Engine *e, uint64_t *out) {
+    for (int p = 0; p < e->threads; p++)
+        for (int t = 0; t < SUBTABLES; t++) {
+            const SubSeen *s = &e->seen[p].sub[t];
+            for (size_t i = 0; i < s->cap; i++) if (s->slots[i]) *out++ = s->slots[i];
+        }
+}
+/* A resumed search's seen set: `n` row hashes from eng_seen_copy (any thread count). 0, or
+ * -1 out of memory. */
+int eng_seen_load(Engine *e, const uint64_t *hashes, int64_t n) {
+    for (int64_t i = 0; i < n; i++)
+        if (!seen_has(e->seen, e->threads, hashes[i]) && seen_put(e->seen, e->threads, hashes[i]))
+            return -1;
+    return 0;
+}

@@ -18,12 +18,21 @@ from typing import Any
 import numpy as np
 
 from checker.bfs import Search, run_search
-from checker.limits import DEPTH_REACHED, NO_LIMITS, LimitReached, Limits, Progress
+from checker.checkpoint import CheckpointError, Frontier, Loaded
+from checker.limits import (
+    DEPTH_REACHED,
+    NO_LIMITS,
+    LimitReached,
+    Limits,
+    Progress,
+    signals_deferred,
+)
 from checker.model import Spec
 from checker.native.build import NativeUnavailable
 from checker.native.core import Core, view
 from checker.properties import Property
 from checker.result import CheckResult, Violation
+from checker.saving import SaveOptions
 from checker.seen import KeyLevels
 from checker.trace import walk_keys
 
@@ -60,30 +69,44 @@ class CompiledSearch(Search):
     # -- the search -------------------------------------------------------------------------
     def search(self) -> None:
         lib, handle = self.core.lib, self.core.handle
-        level = self.initial_level()
-        rows = b"".join(self.model.encode(state) for state in level.values())
-        self.front_fps = np.fromiter(level, dtype=np.uint64, count=len(level))
-        self.full = {1: self.front_fps}
-        _check(lib.eng_seed(handle, rows, self.front_fps.ctypes.data, len(level)))
-        size = len(level)
+        if self.resume is not None:
+            size = self._restore(self.resume)
+        else:
+            with signals_deferred():
+                level = self.initial_level()
+                rows = b"".join(self.model.encode(state) for state in level.values())
+                self.front_fps = np.fromiter(level, dtype=np.uint64, count=len(level))
+                _check(lib.eng_seed(handle, rows, self.front_fps.ctypes.data, len(level)))
+                self.front_fps = view(lib.eng_front_fps(handle), np.uint64, len(level))
+                self.level_committed()
+                size = len(level)
+        self.full, self.consistent = {self.stats.depth: self.front_fps}, True
         while size and not self._done():
+            self.boundary()
             self._report(size)
             if self.limits.max_depth is not None and self.stats.depth >= self.limits.max_depth:
                 if lib.eng_probe(handle):
                     self.stats.frontier = size
                     raise LimitReached(DEPTH_REACHED.format(self.limits.max_depth))
                 break
-            size = self._level(size)
+            self._expand_level(size)
+            with signals_deferred():  # eng_finish to eng_advance: one step for Ctrl-C
+                size = self._level(size)
         self.exhausted = not size
         self._report(0)
 
-    def _level(self, size: int) -> int:
-        """Expand the frontier (``size`` states) in C, commit the new level; return its size."""
+    def _expand_level(self, size: int) -> None:
+        """Expand the frontier (``size`` states) in C, a chunk at a time (limits and Ctrl-C
+        are looked at in between; the seen set does not change until ``eng_finish``)."""
         lib, handle = self.core.lib, self.core.handle
         step = CHUNK * self.threads
         for start in range(0, size, step):
             _check(lib.eng_expand(handle, start, min(size, start + step)))
             self._tick(lib.eng_next_size(handle))
+
+    def _level(self, size: int) -> int:
+        """Commit the level expanded from the frontier; return its size."""
+        lib, handle = self.core.lib, self.core.handle
         new = lib.eng_finish(handle)
         _check(new)
         # views of the engine's arrays, valid until eng_advance (nothing here is copied)
@@ -98,6 +121,8 @@ class CompiledSearch(Search):
             self.stats.depth += 1
             self.full = {level: self.front_fps, level + 1: fps}
         self.stats.distinct += new
+        if new and self.checkpoints is not None:
+            self.checkpoints.level(level + 1, fps, self.front_fps[parent_rows])
         self._transitions_broken(level)
         self._invariants_broken(fps, bad)
         guards = lib.eng_guard_mask(handle)
@@ -106,8 +131,45 @@ class CompiledSearch(Search):
                           self._mask(self.pending))
         _check(lib.eng_advance(handle, fps.ctypes.data))
         self.front_fps = view(lib.eng_front_fps(handle), np.uint64, new)
-        self.full = {}
+        self.full = {self.stats.depth: self.front_fps}
         return new
+
+    # -- checkpoints (checker.saving) ---------------------------------------------------------
+    def level_table(self, k: int) -> tuple[np.ndarray, np.ndarray]:
+        return self.front_fps, np.zeros(len(self.front_fps), dtype=np.uint64)  # level 1 only
+
+    def frontier_snapshot(self) -> Frontier:
+        lib, handle = self.core.lib, self.core.handle
+        rows = view(lib.eng_front_rows(handle), np.uint8, len(self.front_fps), self.core.width)
+        order = np.argsort(self.front_fps)
+        return Frontier(self.front_fps[order], rows=rows[order])
+
+    def seen_snapshot(self) -> np.ndarray:
+        lib, handle = self.core.lib, self.core.handle
+        hashes = np.empty(lib.eng_seen_count(handle), dtype=np.uint64)
+        lib.eng_seen_copy(handle, hashes.ctypes.data)
+        return hashes
+
+    def _restore(self, loaded: Loaded) -> int:
+        """Go on from ``loaded``: the parent tables in its (sorted) level order, the seen set
+        from its row hashes, the frontier as rows. Returns the frontier's size. Raises
+        ``CheckpointError`` when it has no compiled seen set (another engine wrote it)."""
+        lib, handle = self.core.lib, self.core.handle
+        hashes = loaded.seen()
+        if hashes is None:
+            raise CheckpointError("the checkpoint holds no compiled seen set")
+        self.restore_state(loaded)
+        previous = None
+        for k, fps, parents in loaded.levels():
+            rows = None if k == 1 else np.searchsorted(previous, parents).astype(np.uint32)
+            self.seen.add_level(fps, parent_rows=rows)
+            previous = fps
+        _check(lib.eng_seen_load(handle, hashes.ctypes.data, len(hashes)))
+        front = self.frontier_rows(loaded, self.core.width)
+        fps = np.ascontiguousarray(loaded.frontier().fps)
+        _check(lib.eng_seed(handle, front.ctypes.data, fps.ctypes.data, len(fps)))
+        self.front_fps = view(lib.eng_front_fps(handle), np.uint64, len(fps))
+        return len(fps)
 
     def _count(self, labels: np.ndarray, new: int) -> None:
         actions, names = self.stats.actions, self.model.action_names
@@ -171,7 +233,8 @@ def _check(code: int) -> None:
 
 def explore(model: Any, spec: Spec, properties: Sequence[Property], limits: Limits = NO_LIMITS,
             on_progress: Callable[[Progress], None] | None = None, symmetry: bool = False,
-            threads: int = 1, on_compile: Callable[[float], None] | None = None) -> CheckResult:
+            threads: int = 1, on_compile: Callable[[float], None] | None = None,
+            saving: SaveOptions | None = None) -> CheckResult:
     """``checker.bfs.explore`` on the compiled core ``model`` of ``spec``: the same
     ``CheckResult`` (counts, depth, coverage, verdicts, counterexamples), faster.
 
@@ -179,5 +242,6 @@ def explore(model: Any, spec: Spec, properties: Sequence[Property], limits: Limi
     (callers fall back to ``checker.bfs.explore``) and ``SymmetryError`` as the reference
     engine does. ``threads``: how many threads expand each level (the answers do not depend
     on it)."""
-    return run_search(CompiledSearch(model, spec, properties, limits, on_progress, symmetry,
-                                     threads, on_compile))
+    run = CompiledSearch(model, spec, properties, limits, on_progress, symmetry, threads,
+                         on_compile)
+    return run_search((saving or SaveOptions()).apply(run))

@@ -22,6 +22,7 @@ from checker.bfs import Limits, Progress, run_search
 from checker.level import LevelJob, Tally, run_in_driver
 from checker.partitioned import PartitionedSearch
 from checker.result import CheckResult
+from checker.saving import SaveOptions
 from checker.spark import session
 from checker.spark.session import SparkOptions, SparkUnavailable
 
@@ -31,12 +32,13 @@ __all__ = ["SparkOptions", "SparkUnavailable", "explore"]
 def explore(recipe: Any, limits: Limits | None = None,
             on_progress: Callable[[Progress], None] | None = None,
             options: SparkOptions | None = None, symmetry: bool = False,
-            core: str = "reference") -> CheckResult:
+            core: str = "reference", saving: SaveOptions | None = None) -> CheckResult:
     """Explore ``recipe``'s model (``recipe.build() -> (spec, properties)``, picklable) with the
     Spark engine; the result equals ``checker.bfs.explore``'s in counts, depth, verdicts and
     counterexamples (with ``symmetry`` as ``checker.bfs.explore`` with it). ``core``:
     ``compiled`` runs every level on the model's compiled core (``checker.native.level``; the
-    same answers), ``reference`` on the Python model.
+    same answers), ``reference`` on the Python model. ``saving``: checkpoints and resume
+    (``checker.saving``; the driver writes them).
 
     Raises ``SparkUnavailable`` (exit 5) when Spark cannot run: no Java, the JVM or a job
     failed, workers fingerprint differently from the driver or cannot run the compiled
@@ -47,7 +49,7 @@ def explore(recipe: Any, limits: Limits | None = None,
     spec, props = recipe.build()
     run = SparkSearch(recipe, spec, props, limits, on_progress, options, symmetry, core)
     try:
-        return run_search(run, passthrough=(SparkUnavailable,))
+        return run_search((saving or SaveOptions()).apply(run), passthrough=(SparkUnavailable,))
     finally:
         if options.work_dir is None:
             store.remove(run.work)

@@ -33,7 +33,7 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from checker.limits import interrupted
+from checker.limits import interrupted, signal_name
 from checker.result import EXIT_ENVIRONMENT
 from checker.view import progress as progress_view
 from checker.view import report
@@ -147,5 +147,5 @@ class Interrupt:
     def line(self, index: int, total: int, noun: str) -> str:
         """The one line saying the results are partial (``index``: the run Ctrl-C cut,
         1-based)."""
-        return (f"Interrupted (Ctrl-C) during {noun} {index} of {total}: the results above "
-                f"are partial ({total - index} {noun}s not run).")
+        return (f"Interrupted ({signal_name()}) during {noun} {index} of {total}: the "
+                f"results above are partial ({total - index} {noun}s not run).")

@@ -23,7 +23,7 @@ from checker.result import (
     EXIT_VIOLATED,
     Status,
 )
-from checker.view import batch, cores, matrix, report
+from checker.view import batch, checkpoints, cores, matrix, report
 from checker.view.compose import MODEL_OPTIONS
 from checker.view.run import (
     PROTOCOL_FLAGS,
@@ -67,6 +67,7 @@ from spec.tla.config import TLA_VARIANTS
               help="Exit 12 when any cell is violated (default: exit 0, the matrix is the "
                    "answer; for scripts that gate on it).")
 @engine_options
+@with_options(checkpoints.CHECKPOINT_FLAGS)
 def compare_cmd(model, replicas, max_records, max_epoch, max_crashes, min_isrs, log_size,
                 unclean, cross_unclean, time_limit, as_json, markdown, out, no_progress,
                 fail_on_violation, **engine_flags) -> None:
@@ -75,6 +76,7 @@ def compare_cmd(model, replicas, max_records, max_epoch, max_crashes, min_isrs, 
     --with / --without change every preset alike (a column per preset, named by the
     result: ``kip101 +fenced-fetch``)."""
     protocol = protocol_from(engine_flags)
+    plan = checkpoints.plan_from(engine_flags)
     engine = engine_from(engine_flags)
     variants = _kafka_presets(protocol.get("variant_file")) if model == "kafka" else TLA_VARIANTS
     folder = out or Path("reports") / f"compare-{model}-{report.stamp()}"
@@ -96,10 +98,11 @@ def compare_cmd(model, replicas, max_records, max_epoch, max_crashes, min_isrs, 
         try:
             for variant, switches, given in runs:
                 board.begin(matrix.Cell(variant, switches, None, "").title)
+                key = "-".join([report.slug(variant)] + [f"{k}{v}" for k, v in switches.items()])
                 spec, result = run(model, given, (), Limits(time_limit=time_limit),
-                                   board.search, engine)
-                where = folder / "-".join([report.slug(variant)]
-                                          + [f"{k}{v}" for k, v in switches.items()])
+                                   board.search, engine, plan,
+                                   lambda spec, key=key: (plan.folder(folder, key), True))
+                where = folder / key
                 batch.write_reports(where, spec, result)
                 cells.append(matrix.Cell(variant, switches, result, str(where)))
                 board.done()
@@ -121,6 +124,9 @@ def compare_cmd(model, replicas, max_records, max_epoch, max_crashes, min_isrs, 
         click.echo(f"Reports and traces: {folder}/")
     if stop.hit:
         click.echo(stop.line(board.index, len(runs), "variant"), err=True)
+    checkpoints.finish(plan, stop.hit or any(checkpoints.partial(c.result) for c in cells),
+                       "compare", same_flags=True)
+    if stop.hit:
         sys.exit(EXIT_INCOMPLETE)
     if any(c.result.status == Status.ERROR for c in cells):
         sys.exit(EXIT_SPEC_ERROR)

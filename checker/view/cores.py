@@ -21,9 +21,9 @@ CORE_OPTION = click.option(
 
 
 def compiled(spec, chosen, limits: Limits, on_progress, symmetry: bool, core: str,
-             threads: int):
-    """``(result, "")`` from the compiled core with ``threads`` threads, or ``(None, why it
-    did not run)``: ``core`` is ``reference``, the model has no compiled core, or it cannot be
+             threads: int, saving=None):
+    """``(result, "")`` from the compiled core with ``threads`` threads (``saving``: its
+    checkpoints, ``checker.saving.SaveOptions``), or ``(None, why it did not run)``: ``core`` is ``reference``, the model has no compiled core, or it cannot be
     built or loaded here (then one line on stderr says so)."""
     if core != "compiled":
         return None, "--core reference"
@@ -33,7 +33,7 @@ def compiled(spec, chosen, limits: Limits, on_progress, symmetry: bool, core: st
         return None, why
     try:
         result = native_engine.explore(model, spec, chosen, limits, on_progress, symmetry,
-                                       threads, on_compile=compile_note)
+                                       threads, on_compile=compile_note, saving=saving)
     except NativeUnavailable as exc:
         click.echo(f"Note: the compiled core cannot run here ({exc}); using the reference "
                    "core.", err=True)

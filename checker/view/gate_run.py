@@ -20,10 +20,10 @@ import click
 from checker import gate, gate_output, pins
 from checker.bfs import Limits
 from checker.result import EXIT_ENVIRONMENT, EXIT_INCOMPLETE, Status
-from checker.view import batch, cores, corpus, matrix, report
+from checker.view import batch, checkpoints, cores, corpus, matrix, report
 from checker.view import simulate as simulate_view
 from checker.view.gate_checks import config_error, definition, given_of, validate
-from checker.view.run import engine_from, engine_options, run
+from checker.view.run import engine_from, engine_options, run, with_options
 
 UPDATE_HINT = "run hwcheck gate --update"
 
@@ -45,10 +45,12 @@ UPDATE_HINT = "run hwcheck gate --update"
               help="Stop at the first check that does not pass (the rest are not run).")
 @click.option("--no-progress", is_flag=True, help="No progress display on stderr.")
 @engine_options
+@with_options(checkpoints.CHECKPOINT_FLAGS)
 def gate_cmd(config_path, lock_path, update, junit_xml, out, fail_fast, no_progress,
              **engine_flags) -> None:
     """Run the checks of a gate configuration, judge them against their expectations and
     compare each run with its pins (states, depth, coverage, guards, shortest traces)."""
+    plan = checkpoints.plan_from(engine_flags)
     engine = engine_from(engine_flags)
     try:
         checks = gate.load_checks(config_path)
@@ -71,7 +73,8 @@ def gate_cmd(config_path, lock_path, update, junit_xml, out, fail_fast, no_progr
         try:
             for check, given in plans:
                 board.begin(check.name)
-                spec, result = _run_check(check, given, engine, fail_fast, board)
+                spec, result = _run_check(check, given, engine, fail_fast, board,
+                                          (plan, folder))
                 outcome = gate.judge(check, result)
                 outcome.details = {v.prop.name: report.counterexample_text(v)
                                    for v in result.violations}
@@ -96,18 +99,23 @@ def gate_cmd(config_path, lock_path, update, junit_xml, out, fail_fast, no_progr
             stop.caught()
     _finish(outcomes, plans, traces, stop, board, fresh, lock, update, config_path)
     _write_outputs(outcomes, junit_xml, config_path)
+    checkpoints.finish(plan, stop.hit, "gate", same_flags=True)
     sys.exit(EXIT_INCOMPLETE if stop.hit else gate.exit_code(outcomes))
 
 
-def _run_check(check: gate.Check, given: dict, engine, fail_fast: bool, board):
-    """``(spec, result)`` of one check, explored or simulated."""
+def _run_check(check: gate.Check, given: dict, engine, fail_fast: bool, board, saving):
+    """``(spec, result)`` of one check, explored or simulated; ``saving``: ``(checkpoint
+    plan, run folder)``, a checkpoint folder per explored check, named by the check."""
     if check.mode == "simulate":
         return simulate_view.for_gate(check, given, engine, board.walks)
     chosen = engine if check.symmetry is None else replace(engine, symmetry=check.symmetry)
     # with --fail-fast a "holds" check ends at its first violation, as TLC does
     limits = Limits(time_limit=check.time_limit,
                     stop_on_first=fail_fast and check.violates is None)
-    return run(check.model, given, check.invariants, limits, board.search, chosen)
+    plan, folder = saving
+    key = re.sub(r"[^A-Za-z0-9_.-]+", "-", check.name)
+    return run(check.model, given, check.invariants, limits, board.search, chosen, plan,
+               lambda spec: (plan.folder(folder, key), True))
 
 
 def _pin(outcome: gate.Outcome, lock: pins.Lock, fresh: pins.Lock, defined: dict,

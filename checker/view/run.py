@@ -19,7 +19,7 @@ from checker import pool
 from checker.bfs import Limits, explore
 from checker.result import EXIT_ENVIRONMENT
 from checker.symmetry import SymmetryError, for_spec
-from checker.view import compose, cores
+from checker.view import checkpoints, compose, cores
 from checker.view.cores import CORE_OPTION
 from spec.kafka import Config, ConfigError
 from spec.kafka.config import ACKS, FLUSH_MODES, MAX_REPLICAS, TRUNCATION_VARIANTS
@@ -207,7 +207,8 @@ def engine_from(kwargs: dict[str, Any]) -> Engine:
         if given:
             option = "--" + given[0].replace("_", "-")
             raise click.UsageError(f"{option} applies only to --engine spark")
-        return Engine(symmetry=symmetry, workers=workers or default_workers(), core=core)
+        return Engine(symmetry=symmetry, workers=workers or pool.default_workers(),
+                      core=core)
     if workers is not None:
         raise click.UsageError("--workers applies only to --engine local (Spark: --partitions)")
     from checker.spark.session import SparkOptions
@@ -216,14 +217,6 @@ def engine_from(kwargs: dict[str, Any]) -> Engine:
         master=flags["master"], partitions=flags["partitions"], conf=flags["spark_conf"],
         min_frontier=flags["spark_min_frontier"], work_dir=flags["work_dir"],
         ui=flags["spark_ui"]), symmetry=symmetry, core=core)
-
-
-def default_workers() -> int:
-    """Every core of this machine (``os.sched_getaffinity``: the cores this process may use)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not Linux
-        return os.cpu_count() or 1
 
 
 def config(model: str, given: dict[str, Any]) -> Any:
@@ -257,12 +250,16 @@ def build(model: str, given: dict[str, Any]) -> tuple[Any, Any, list]:
     return cfg, spec, props
 
 
+@checkpoints.refusing
 def run(model: str, given: dict[str, Any], names, limits: Limits, on_progress=None,
-        engine: Engine = Engine()):
+        engine: Engine = Engine(), plan: checkpoints.Plan | None = None,
+        checkpoint_at=None):
     """Build the model from the options ``given`` and explore it; return ``(spec, result)``.
+    With a ``plan``, the search saves checkpoints (and resumes) in the folder
+    ``checkpoint_at(spec)`` gives, with whether a missing checkpoint there starts afresh.
 
     Raises ``click.BadParameter`` for options or bounds the model rejects; exits 5 with one
-    message when the Spark engine cannot run here.
+    message when the Spark engine cannot run here, 4 when a checkpoint cannot be resumed.
     """
     cfg, spec, props = build(model, given)
     chosen = choose(props, names)
@@ -273,22 +270,27 @@ def run(model: str, given: dict[str, Any], names, limits: Limits, on_progress=No
         except SymmetryError as exc:
             raise click.UsageError(str(exc)) from None
     recipe = compose.Recipe(model, cfg, tuple(names))
+    save = checkpoints.save_options(plan, checkpoint_at, spec,
+                                    (model, cfg, tuple(names), chosen, symmetry, limits))
     if engine.name == "local":
-        result, why = cores.compiled(spec, chosen, limits, on_progress, symmetry, engine.core,
-                                     engine.workers)
+        core = checkpoints.local_core(save, engine.core)
+        result, why = cores.compiled(spec, chosen, limits, on_progress, symmetry, core,
+                                     engine.workers, save)
         if result is not None:
             return spec, result
         if engine.workers <= 1:
-            result = explore(spec, chosen, limits, on_progress, symmetry)
+            result = explore(spec, chosen, limits, on_progress, symmetry, save)
         else:
-            result = pool.explore(recipe, engine.workers, limits, on_progress, symmetry)
+            result = pool.explore(recipe, engine.workers, limits, on_progress, symmetry,
+                                  saving=save)
         result.stats.core = f"reference ({why})"
         return spec, result
     from checker.spark import engine as spark_engine
 
     core, why = cores.for_partitions(spec, chosen, engine.core)
     try:
-        result = spark_engine.explore(recipe, limits, on_progress, engine.spark, symmetry, core)
+        result = spark_engine.explore(recipe, limits, on_progress, engine.spark, symmetry, core,
+                                      save)
         result.stats.core = core if core == "compiled" else f"reference ({why})"
         return spec, result
     except spark_engine.SparkUnavailable as exc:

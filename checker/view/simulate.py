@@ -16,8 +16,11 @@ from typing import Any
 import click
 
 from checker import gate, simulation
+from checker.bfs import Limits
+from checker.checkpoint import CheckpointError
+from checker.limits import signal_name
 from checker.result import EXIT_ENVIRONMENT
-from checker.view import cores, report, shown
+from checker.view import checkpoints, cores, report, shown, walk_checkpoints
 from checker.view import simulate_output as output
 from checker.view.compose import Recipe
 from checker.view.cores import CORE_OPTION
@@ -77,6 +80,7 @@ def _weights(ctx, param, values: tuple[str, ...]) -> tuple[tuple[str, float], ..
 @shown.SHOW_OPTION
 @CORE_OPTION
 @with_options(JOB_OPTIONS)
+@with_options(checkpoints.CHECKPOINT_FLAGS)
 def simulate_cmd(model, replicas, truncation, max_records, max_epoch, max_crashes, min_isr,
                  unclean, log_size, names, seed, walks, time_limit, depth, weights, as_json,
                  out, no_progress, show, **engine_flags) -> None:
@@ -89,19 +93,28 @@ def simulate_cmd(model, replicas, truncation, max_records, max_epoch, max_crashe
         if name not in known:
             raise click.BadParameter(f"no action {name!r}; actions: {', '.join(sorted(known))}",
                                      param_hint="'--weight'")
+    saves = checkpoints.plan_from(engine_flags)
     engine = engine_from(engine_flags)
     if walks is None and time_limit is None:
         walks = DEFAULT_WALKS
     plan = simulation.WalkPlan(seed=seed, depth=depth, weights=weights)
+    folder = out or Path("reports") / ("simulate-" + report.run_id(spec))
+    identity = {**checkpoints.identity(model, cfg, tuple(names), [], False, Limits()),
+                "seed": seed, "depth": depth, "weights": [list(w) for w in weights]}
+    try:
+        writer, resume = walk_checkpoints.saving(saves, folder, identity, checkpoints.warn)
+    except CheckpointError as exc:
+        checkpoints.refuse(exc)
     if engine.core == "compiled":
         cores.warn_if_stale()  # before the progress display starts
     with output.progress(not no_progress, time_limit if walks is None else None) as on_progress:
         result = _simulate(Recipe(model, cfg, tuple(names)), plan, walks, time_limit, engine,
-                           on_progress)
+                           on_progress, resume, writer.wave if writer else None)
+    if writer is not None:
+        writer.save(result.batch.walks, result.batch)
     if result.interrupted:
-        click.echo("Interrupted (Ctrl-C): the results below are partial: "
+        click.echo(f"Interrupted ({signal_name()}): the results below are partial: "
                    f"{result.batch.walks:,} walks ran.", err=True)
-    folder = out or Path("reports") / ("simulate-" + report.run_id(spec))
     try:
         summary = output.write(folder, spec, result, walks, time_limit)
     except OSError as exc:
@@ -109,6 +122,7 @@ def simulate_cmd(model, replicas, truncation, max_records, max_epoch, max_crashe
                    err=True)
         sys.exit(EXIT_ENVIRONMENT)
     output.print_simulation(spec, result, summary, folder, as_json, show)
+    checkpoints.finish(saves, result.interrupted or walks is None, "simulate", same_flags=True)
     sys.exit(result.exit_code)
 
 
@@ -125,15 +139,17 @@ def _build(model: str, given: dict[str, Any], names) -> tuple[Any, Any]:
     return cfg, spec
 
 
-def _simulate(recipe, plan, walks, time_limit, engine, on_progress=None):
-    """``simulation.simulate`` on ``engine``'s workers or Spark; exit 5 when Spark cannot
-    run."""
+def _simulate(recipe, plan, walks, time_limit, engine, on_progress=None, resume=None,
+              on_wave=None):
+    """``simulation.simulate`` on ``engine``'s workers or Spark (``resume`` / ``on_wave``:
+    its checkpoints); exit 5 when Spark cannot run."""
     from checker.spark import session
 
     try:
         return simulation.simulate(recipe, plan, walks, time_limit, engine.workers,
                                    on_progress, engine.spark, core=engine.core,
-                                   on_compile=cores.compile_note)
+                                   on_compile=cores.compile_note, resume=resume,
+                                   on_wave=on_wave)
     except session.SparkUnavailable as exc:
         session.failed()  # keep spark.log, which the message names
         click.echo(f"Error: the Spark engine cannot run: {exc}", err=True)

@@ -1,0 +1,195 @@
+"""What every engine's search does for checkpoints (``checker.checkpoint``): record each
+committed level, save the frontier and the search's state at level boundaries when due and
+once more at the end (Ctrl-C, SIGTERM, a time limit, or done), and go on from a checkpoint.
+
+``Saving`` is a base of ``checker.bfs.Search``; each engine gives its own ``level_table``,
+``frontier_snapshot``, ``seen_snapshot`` and ``restore_levels`` (the reference engine's are
+here). The statistics, violations and open properties are saved and restored here, the same
+for every engine, so a checkpoint written by one engine resumes on any other.
+"""
+
+from __future__ import annotations
+
+import base64
+import gc
+import marshal
+import time
+from collections import deque
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from checker.checkpoint import (
+    Checkpointer,
+    CheckpointError,
+    CheckpointFailed,
+    Frontier,
+    Loaded,
+)
+from checker.fingerprint import encode
+from checker.limits import INTERRUPTED, LimitReached, SpecFailed
+from checker.model import Label
+from checker.result import CheckResult, Status, Step, Violation
+
+
+def run_search(run: Any, passthrough: tuple[type[BaseException], ...] = ()) -> CheckResult:
+    """Run ``run.search()`` and turn how it ended into a ``CheckResult``: a limit or Ctrl-C
+    gives INCOMPLETE, any other exception ERROR ("the spec raised ..."), except the
+    ``passthrough`` exception types, which propagate (the Spark engine's environment errors).
+    With ``run.checkpoints``, a last checkpoint is saved when the search ends (done, a limit,
+    Ctrl-C or SIGTERM; a second signal during it stops at once, the previous one kept).
+    """
+    gc_was_enabled = gc.isenabled()
+    gc.disable()  # states are acyclic tuples: the cyclic collector only costs time here
+    try:
+        try:
+            run.search()
+        except (LimitReached, KeyboardInterrupt) as stop:
+            run.status = Status.INCOMPLETE
+            run.reason = INTERRUPTED if isinstance(stop, KeyboardInterrupt) else str(stop)
+        if run.status is not None or run.checkpoints is None or run.checkpoints.keep_final:
+            run.save_checkpoint()  # (not for a search that ended complete, unless wanted)
+    except CheckpointFailed as stop:
+        run.status, run.reason = Status.INCOMPLETE, str(stop)
+    except (CheckpointError, *passthrough):  # a checkpoint found damaged while resuming
+        raise
+    except SpecFailed as exc:
+        run.status, run.reason = Status.ERROR, str(exc)
+    except Exception as exc:  # noqa: BLE001 -- any exception is a bug in the spec: report it
+        run.status = Status.ERROR
+        run.reason = f"the spec raised {type(exc).__name__}: {exc}"
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+    return run.result()
+
+
+@dataclass
+class SaveOptions:
+    """How a search saves and resumes: ``checkpoints`` (where to write; None: nowhere),
+    ``resume`` (the checkpoint to go on from), and the row codec for a frontier written by
+    the other core (``decode_row(bytes) -> state``, ``encode_state(state) -> bytes``)."""
+
+    checkpoints: Checkpointer | None = None
+    resume: Loaded | None = None
+    decode_row: Any = None
+    encode_state: Any = None
+
+    def apply(self, search: Saving) -> Saving:
+        """Give ``search`` these options; returns it."""
+        search.checkpoints, search.resume = self.checkpoints, self.resume
+        search.decode_row, search.encode_state = self.decode_row, self.encode_state
+        return search
+
+
+class Saving:
+    """Checkpoint support shared by the engines' searches. ``checkpoints``: where to write
+    (None: no checkpoints); ``resume``: the checkpoint to go on from (None: a new search).
+    ``decode_row`` / ``encode_state`` turn a compiled-core row into a state and back, for a
+    frontier written by one core and read by the other (set by whoever knows the model)."""
+
+    checkpoints: Checkpointer | None = None
+    resume: Loaded | None = None
+    consistent = False  # True once the search stands at a level boundary (saving is exact)
+    decode_row: Any = None
+    encode_state: Any = None
+
+    # -- the engine's part (the reference engine's; others override) -----------------------
+    def level_table(self, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """``(fps, parent fps)`` of committed level ``k`` (``uint64``)."""
+        return self.seen.table(k)  # type: ignore[attr-defined]
+
+    def frontier_snapshot(self) -> Frontier:
+        """The frontier as it is at this level boundary."""
+        items = sorted(self.frontier)  # type: ignore[attr-defined]
+        fps = np.array([fp for fp, _ in items], dtype=np.uint64)
+        return Frontier(fps, states=[encode(state) for _, state in items])
+
+    def seen_snapshot(self) -> np.ndarray | None:
+        """The engine's own seen set when the level files do not give it (compiled core)."""
+        return None
+
+    def restore_levels(self, loaded: Loaded) -> list:
+        """Rebuild the seen set, parents and frontier from ``loaded``; return the frontier."""
+        last_two: deque[np.ndarray] = deque(maxlen=2)
+        for k, fps, parents in loaded.levels():
+            self.seen.add_level(fps, None if k == 1 else parents)  # type: ignore[attr-defined]
+            last_two.append(fps)
+        self.recent = set(last_two[0].tolist()) if len(last_two) == 2 else set()
+        return list(zip(loaded.frontier().fps.tolist(), self.frontier_states(loaded)))
+
+    # -- shared ------------------------------------------------------------------------------
+    def frontier_states(self, loaded: Loaded) -> list:
+        """The checkpoint's frontier as Python states (decoding compiled rows if need be)."""
+        frontier = loaded.frontier()
+        if frontier.states is not None:
+            return [marshal.loads(data) for data in frontier.states]
+        return [self.decode_row(row.tobytes()) for row in frontier.rows]
+
+    def frontier_rows(self, loaded: Loaded, width: int) -> np.ndarray:
+        """The checkpoint's frontier as compiled-core rows (encoding states if need be)."""
+        frontier = loaded.frontier()
+        if frontier.rows is not None:
+            return np.ascontiguousarray(frontier.rows)
+        data = b"".join(self.encode_state(marshal.loads(s)) for s in frontier.states or [])
+        return np.frombuffer(data, dtype=np.uint8).reshape(len(frontier), width)
+
+    def level_committed(self) -> None:
+        """Record the level just committed (call inside the commit's ``signals_deferred``)."""
+        if self.checkpoints is not None:
+            k = self.stats.depth  # type: ignore[attr-defined]
+            fps, parents = self.level_table(k)
+            self.checkpoints.level(k, fps, parents)
+
+    def boundary(self) -> None:
+        """At a level boundary: save a checkpoint if one is due."""
+        if self.checkpoints is not None and self.checkpoints.due():
+            self.save_checkpoint()
+
+    def save_checkpoint(self) -> bool:
+        """Save a checkpoint of this boundary now; returns whether one was written."""
+        if self.checkpoints is None or not self.checkpoints.enabled or not self.consistent:
+            return False
+        return self.checkpoints.save(self.stats.depth, self.frontier_snapshot(),  # type: ignore[attr-defined]
+                                     self.seen_snapshot(), self.search_state())
+
+    def search_state(self) -> dict[str, Any]:
+        """The statistics, violations and open properties, as JSON."""
+        stats = self.stats  # type: ignore[attr-defined]
+        return {
+            "distinct": stats.distinct, "generated": stats.generated, "depth": stats.depth,
+            "actions": stats.actions, "levels": stats.levels,
+            "seconds": time.perf_counter() - self.start,  # type: ignore[attr-defined]
+            "violations": [{"property": v.prop.name, "steps": [_step(s) for s in v.trace]}
+                           for v in self.violations],  # type: ignore[attr-defined]
+            "invariants": [p.name for p in self.invariants],  # type: ignore[attr-defined]
+            "transitions": [p.name for p in self.transitions],  # type: ignore[attr-defined]
+            "pending": [p.name for p in self.pending],  # type: ignore[attr-defined]
+        }
+
+    def restore_state(self, loaded: Loaded) -> None:
+        """Take the statistics, violations and open properties from ``loaded``; the clock
+        goes on from the seconds already spent."""
+        data, stats = loaded.search, self.stats  # type: ignore[attr-defined]
+        by_name = {p.name: p for p in self.properties}  # type: ignore[attr-defined]
+        stats.distinct, stats.generated = data["distinct"], data["generated"]
+        stats.depth, stats.levels = data["depth"], data["levels"]
+        stats.actions = {name: list(pair) for name, pair in data["actions"].items()}
+        self.violations = [Violation(by_name[v["property"]], tuple(_unstep(s) for s in v["steps"]))
+                           for v in data["violations"]]
+        self.invariants = [by_name[name] for name in data["invariants"]]
+        self.transitions = [by_name[name] for name in data["transitions"]]
+        self.pending = [by_name[name] for name in data["pending"]]
+        self.start = time.perf_counter() - data["seconds"]
+
+
+def _step(step: Step) -> list:
+    label = None if step.label is None else step.label.text
+    return [label, f"{step.fingerprint:016x}", base64.b64encode(encode(step.state)).decode()]
+
+
+def _unstep(entry: list) -> Step:
+    label, fp, state = entry
+    return Step(None if label is None else Label.parse(label), marshal.loads(base64.b64decode(state)),
+                int(fp, 16))
