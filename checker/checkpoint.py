@@ -9,16 +9,16 @@ A checkpoint folder holds:
   each one's parent fingerprint (0 on level 1): the parent pointers of every state, 16 bytes
   a state. Written once, when the level is committed (not synced until the next
   checkpoint), and never changed; the manifest holds each one's CRC-32 and size.
-- ``frontier-NNNNNN.npz``: the frontier (every state of the last level): ``fps`` (sorted) and
-  either ``rows`` (the compiled core's rows) or ``blob`` and ``ends`` (the states' marshal
-  encodings, concatenated).
+- ``frontier-NNNNNN.npy``: the frontier (every state of the last level), as arrays one after
+  the other: ``fps`` (sorted) and either ``rows`` (the compiled core's rows) or ``blob`` and
+  ``ends`` (the states' marshal encodings, concatenated, and where each ends).
 - ``seen-NNNNNN.npy``: the compiled core's seen set (its row hashes, sorted), when the local
   compiled engine wrote it; the fingerprints of the level files are the seen set of every
   other engine.
 - ``checkpoint.json``: the manifest: what was checked (model, bounds, properties, symmetry,
   depth bound), the digest of the model's code (``checker.native.certificate.digest``), the
   statistics, the violations found with their shortest traces, the properties still open,
-  and the SHA-256 of the frontier and seen files.
+  and the CRC-32 and size of every other file that belongs to it.
 
 A new checkpoint is written beside the old one, its manifest under a temporary name, synced
 and renamed over the old manifest (``os.replace``): a kill at any moment leaves the previous
@@ -27,8 +27,6 @@ checkpoint whole. Files no manifest names any more are deleted afterwards.
 
 from __future__ import annotations
 
-import hashlib
-import io
 import json
 import os
 import time
@@ -71,16 +69,6 @@ class Frontier:
         return len(self.fps)
 
 
-def _sha(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def _npy(array: np.ndarray) -> bytes:
-    buffer = io.BytesIO()
-    np.save(buffer, array, allow_pickle=False)
-    return buffer.getvalue()
-
-
 def _write(path: Path, data: bytes) -> None:
     """Write ``data`` under a temporary name, sync it and rename it to ``path``; on failure
     leave nothing behind and raise the ``OSError``."""
@@ -96,23 +84,50 @@ def _write(path: Path, data: bytes) -> None:
         raise
 
 
-def _write_level(path: Path, fps: np.ndarray, parents: np.ndarray) -> str:
-    """Write a level file (``fps`` then ``parents``) under a temporary name and rename it;
-    return its ``"crc32:size"``. Not synced (``Checkpointer.save`` syncs before a manifest
-    names it). Raises ``OSError``, leaving nothing behind."""
+def _sum(arrays: list[np.ndarray], size: int) -> str:
+    """``"crc32:size"``: the CRC-32 of the arrays' bytes, in order, and the file's size."""
+    crc = 0
+    for array in arrays:
+        crc = zlib.crc32(np.ascontiguousarray(array), crc)
+    return f"{crc:08x}:{size}"
+
+
+def write_arrays(path: Path, arrays: list[np.ndarray], sync: bool = True) -> str:
+    """Write ``arrays`` one after the other (``np.save`` each, straight from their memory)
+    under a temporary name, sync it unless ``sync`` is False, rename it to ``path``; return
+    its ``_sum``. Raises ``OSError``, leaving nothing behind."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fps = np.ascontiguousarray(fps, dtype=np.uint64)
-    parents = np.ascontiguousarray(parents, dtype=np.uint64)
+    arrays = [np.ascontiguousarray(array) for array in arrays]
     try:
         with open(tmp, "wb") as handle:
-            np.save(handle, fps, allow_pickle=False)
-            np.save(handle, parents, allow_pickle=False)
+            for array in arrays:
+                np.save(handle, array, allow_pickle=False)
             size = handle.tell()
+            if sync:
+                handle.flush()
+                os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
-    return f"{zlib.crc32(parents, zlib.crc32(fps)):08x}:{size}"
+    return _sum(arrays, size)
+
+
+def read_arrays(folder: Path, name: str, count: int, want: str) -> list[np.ndarray]:
+    """The ``count`` arrays of ``folder / name`` (``write_arrays``), checked against the
+    manifest's ``want`` sum. Raises ``CheckpointError`` when the file is missing, short or
+    not the one written."""
+    try:
+        with open(folder / name, "rb") as handle:
+            arrays = [np.load(handle, allow_pickle=False) for _ in range(count)]
+            size = handle.tell()
+    except (OSError, ValueError, EOFError) as exc:
+        raise CheckpointError(f"the checkpoint in {folder} is incomplete: {name} cannot be "
+                              f"read ({exc})") from None
+    if _sum(arrays, size) != want:
+        raise CheckpointError(f"the checkpoint in {folder} is damaged: {name} is not the file "
+                              "its manifest names (CRC-32 differs)")
+    return arrays
 
 
 def _sync(path: Path) -> None:
@@ -123,17 +138,13 @@ def _sync(path: Path) -> None:
         os.close(fd)
 
 
-def frontier_bytes(frontier: Frontier) -> bytes:
-    """The ``.npz`` bytes of ``frontier``."""
-    buffer = io.BytesIO()
+def frontier_arrays(frontier: Frontier) -> list[np.ndarray]:
+    """``frontier`` as the arrays of its file: ``[fps, rows]`` or ``[fps, blob, ends]``."""
     if frontier.rows is not None:
-        np.savez(buffer, fps=frontier.fps, rows=frontier.rows)
-    else:
-        states = frontier.states or []
-        ends = np.cumsum([len(s) for s in states], dtype=np.int64)
-        blob = np.frombuffer(b"".join(states), dtype=np.uint8)
-        np.savez(buffer, fps=frontier.fps, blob=blob, ends=ends)
-    return buffer.getvalue()
+        return [frontier.fps, frontier.rows]
+    states = frontier.states or []
+    ends = np.cumsum([len(s) for s in states], dtype=np.int64)
+    return [frontier.fps, np.frombuffer(b"".join(states), dtype=np.uint8), ends]
 
 
 class Checkpointer:
@@ -150,13 +161,13 @@ class Checkpointer:
                  resumed: Loaded | None = None) -> None:
         self.folder, self.identity, self.every = Path(folder), identity, every
         self.required, self.warn = required, warn or (lambda message: None)
-        self.level_sha: dict[int, str] = {}  # level -> "crc32:size" of its file
+        self.level_sums: dict[int, str] = {}  # level -> "crc32:size" of its file
         self.unsynced: list[Path] = []
         self.seq, self.saved_level, self.failed = 0, 0, ""
         self.keep_final = True  # False: no checkpoint when a search ends complete
         self.last = time.monotonic()
         if resumed is not None:
-            self.level_sha = {int(k): v for k, v in resumed.manifest["levels"].items()}
+            self.level_sums = {int(k): v for k, v in resumed.manifest["levels"].items()}
             self.seq, self.saved_level = resumed.manifest["seq"], resumed.level
 
     @property
@@ -172,7 +183,9 @@ class Checkpointer:
         path = self.folder / "levels" / f"L{k:04d}.npy"
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            self.level_sha[k] = _write_level(path, fps, parents)
+            self.level_sums[k] = write_arrays(path, [np.asarray(fps, dtype=np.uint64),
+                                                    np.asarray(parents, dtype=np.uint64)],
+                                             sync=False)
         except OSError as exc:
             self._failed(exc)
             return
@@ -190,7 +203,7 @@ class Checkpointer:
         (``checker.saving``). Returns whether it was written."""
         if self.failed:
             return False
-        missing = [k for k in range(1, level + 1) if k not in self.level_sha]
+        missing = [k for k in range(1, level + 1) if k not in self.level_sums]
         if missing:
             self._failed(OSError(f"level {missing[0]}'s file was never written"))
             return False
@@ -201,23 +214,21 @@ class Checkpointer:
             self.folder.mkdir(parents=True, exist_ok=True)
             for path in self.unsynced:
                 _sync(path)
-            data = frontier_bytes(frontier)
-            name = f"frontier-{seq:06d}.npz"
-            _write(self.folder / name, data)
+            name = f"frontier-{seq:06d}.npy"
             written.append(self.folder / name)
+            files["frontier_sum"] = write_arrays(self.folder / name, frontier_arrays(frontier))
             files["frontier"] = name
-            files["frontier_sha256"] = _sha(data)
             if seen is not None:
-                data = _npy(np.sort(seen))
+                seen.sort()  # in place: the engine's copy, which nothing else holds
                 name = f"seen-{seq:06d}.npy"
-                _write(self.folder / name, data)
                 written.append(self.folder / name)
-                files["seen"], files["seen_sha256"] = name, _sha(data)
+                files["seen_sum"] = write_arrays(self.folder / name, [seen])
+                files["seen"] = name
             manifest = {"format": FORMAT, "version": VERSION, "seq": seq, "level": level,
                         "written": time.strftime("%Y-%m-%dT%H:%M:%S%z"), **self.identity,
                         "files": files, "frontier_kind": "rows" if frontier.rows is not None
                         else "states", "frontier_size": len(frontier),
-                        "levels": {str(k): self.level_sha[k] for k in range(1, level + 1)},
+                        "levels": {str(k): self.level_sums[k] for k in range(1, level + 1)},
                         "search": search}
             _write(self.folder / MANIFEST, json.dumps(manifest, indent=1).encode())
         except OSError as exc:
@@ -270,56 +281,29 @@ class Loaded:
         """``(k, fps sorted, parent fps)`` for levels 1 .. ``level``. Raises
         ``CheckpointError`` for a level file that is missing or not the one written."""
         for k in range(1, self.level + 1):
-            name = f"levels/L{k:04d}.npy"
-            try:
-                with open(self.folder / name, "rb") as handle:
-                    fps = np.load(handle, allow_pickle=False)
-                    parents = np.load(handle, allow_pickle=False)
-                    size = handle.tell()
-            except (OSError, ValueError, EOFError) as exc:
-                raise CheckpointError(f"the checkpoint in {self.folder} is incomplete: "
-                                      f"{name} cannot be read ({exc})") from None
-            crc = f"{zlib.crc32(parents, zlib.crc32(fps)):08x}:{size}"
-            if crc != self.manifest["levels"][str(k)] or len(fps) != len(parents):
-                raise CheckpointError(f"the checkpoint in {self.folder} is damaged: {name} is "
-                                      "not the file its manifest names (CRC-32 differs)")
+            fps, parents = read_arrays(self.folder, f"levels/L{k:04d}.npy", 2,
+                                       self.manifest["levels"][str(k)])
             order = np.argsort(fps)
             yield k, fps[order], parents[order]
 
     def frontier(self) -> Frontier:
         """The frontier as it was written (rows or states)."""
         files = self.manifest["files"]
-        data = self._bytes(files["frontier"], files["frontier_sha256"])
-        try:
-            with np.load(io.BytesIO(data), allow_pickle=False) as npz:
-                if "rows" in npz:
-                    return Frontier(npz["fps"], rows=npz["rows"])
-                blob, ends = npz["blob"].tobytes(), npz["ends"].tolist()
-                starts = [0, *ends[:-1]]
-                return Frontier(npz["fps"], states=[blob[a:b] for a, b in zip(starts, ends)])
-        except (ValueError, KeyError, OSError) as exc:
-            raise CheckpointError(f"{self.folder / files['frontier']} is not a frontier: "
-                                  f"{exc}") from None
+        rows = self.manifest["frontier_kind"] == "rows"
+        arrays = read_arrays(self.folder, files["frontier"], 2 if rows else 3,
+                             files["frontier_sum"])
+        if rows:
+            return Frontier(arrays[0], rows=arrays[1])
+        fps, blob, ends = arrays[0], arrays[1].tobytes(), arrays[2].tolist()
+        starts = [0, *ends[:-1]]
+        return Frontier(fps, states=[blob[a:b] for a, b in zip(starts, ends)])
 
     def seen(self) -> np.ndarray | None:
         """The compiled core's seen hashes, or None when the checkpoint has none."""
         files = self.manifest["files"]
         if "seen" not in files:
             return None
-        return np.load(io.BytesIO(self._bytes(files["seen"], files["seen_sha256"])),
-                       allow_pickle=False)
-
-    def _bytes(self, name: str, sha: str) -> bytes:
-        path = self.folder / name
-        try:
-            data = path.read_bytes()
-        except OSError as exc:
-            raise CheckpointError(f"the checkpoint in {self.folder} is incomplete: {name} "
-                                  f"cannot be read ({exc.strerror or exc})") from None
-        if _sha(data) != sha:
-            raise CheckpointError(f"the checkpoint in {self.folder} is damaged: {name} is not "
-                                  "the file its manifest names (SHA-256 differs)")
-        return data
+        return read_arrays(self.folder, files["seen"], 1, files["seen_sum"])[0]
 
 
 def load(folder: Path, identity: dict[str, Any]) -> Loaded:
@@ -328,7 +312,7 @@ def load(folder: Path, identity: dict[str, Any]) -> Loaded:
     Raises ``CheckpointError`` naming what is wrong: no checkpoint there, a manifest that is
     not JSON or not hwcheck's, another format version, the model's code changed, or a field of
     the identity (model, bounds, properties, symmetry, depth bound) differs. The other files
-    are checked against their SHA-256 when read (``Loaded``)."""
+    are checked against their CRC-32 and size when read (``Loaded``)."""
     path = Path(folder) / MANIFEST
     if not Path(folder).is_dir():
         raise CheckpointError(f"{folder} is not a folder")

@@ -80,18 +80,27 @@ def killed(folder: Path, engine: str, moment: tuple[str, float]) -> int:
         try:
             kind, n = moment
             calls = [0]
-            real_write = checkpoint._write
+            real_write, real_arrays = checkpoint._write, checkpoint.write_arrays
+
+            def die_half_way(path, data: bytes) -> None:
+                tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+                tmp.write_bytes(data[: len(data) // 2])
+                os._exit(9)
 
             def dying_write(path, data):
                 calls[0] += 1
                 if calls[0] == n:
-                    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-                    tmp.write_bytes(data[: len(data) // 2])
-                    os._exit(9)
+                    die_half_way(path, data)
                 real_write(path, data)
 
+            def dying_arrays(path, arrays, sync=True):
+                calls[0] += 1
+                if calls[0] == n:
+                    die_half_way(path, b"".join(a.tobytes() for a in arrays))
+                return real_arrays(path, arrays, sync)
+
             if kind == "write":
-                checkpoint._write = dying_write
+                checkpoint._write, checkpoint.write_arrays = dying_write, dying_arrays
             else:
                 threading.Timer(n, os._exit, (9,)).start()
             search(engine, SaveOptions(Checkpointer(folder, IDENTITY, 1e-9)))
@@ -200,10 +209,18 @@ def test_resume_refuses_changed_code_damaged_files_and_other_files(cut):
     result = cli_run("explore", "--resume", "ckpt", cwd=cut)
     assert result.exit_code == 4 and "the model's code changed" in result.output
     manifest.write_text(original)
-    frontier = next((cut / "ckpt").glob("frontier-*.npz"))
-    frontier.write_bytes(frontier.read_bytes()[:-10])
+    frontier = next((cut / "ckpt").glob("frontier-*.npy"))
+    whole = frontier.read_bytes()
+    frontier.write_bytes(whole[:-10])
     result = cli_run("explore", "--resume", "ckpt", "--no-progress", cwd=cut)
-    assert result.exit_code == 4 and "is damaged" in result.output
+    assert result.exit_code == 4 and "is incomplete: frontier-" in result.output
+    frontier.write_bytes(whole)
+    level = cut / "ckpt" / "levels" / "L0003.npy"
+    data = bytearray(level.read_bytes())
+    data[-3] ^= 0x40  # one bit of a parent fingerprint
+    level.write_bytes(bytes(data))
+    result = cli_run("explore", "--resume", "ckpt", "--no-progress", cwd=cut)
+    assert result.exit_code == 4 and "is damaged: levels/L0003.npy" in result.output
     manifest.write_text(json.dumps({"format": "something-else"}))
     result = cli_run("explore", "--resume", "ckpt", cwd=cut)
     assert result.exit_code == 4 and "not an hwcheck checkpoint" in result.output
@@ -228,21 +245,21 @@ def test_a_checkpoint_that_cannot_be_written(tmp_path):
 
 
 def test_a_full_disk_keeps_the_last_good_checkpoint(tmp_path, monkeypatch, uninterrupted):
-    real, calls = checkpoint._write, [0]
+    real, calls = checkpoint.write_arrays, [0]
 
-    def full_disk(path, data):
+    def full_disk(path, arrays, sync=True):
         calls[0] += 1
-        if calls[0] >= 20:  # the disk fills up after 19 files
+        if calls[0] >= 20:  # the disk fills up after 19 array files (levels and frontiers)
             raise OSError(errno.ENOSPC, "No space left on device")
-        real(path, data)
+        return real(path, arrays, sync)
 
-    monkeypatch.setattr(checkpoint, "_write", full_disk)
+    monkeypatch.setattr(checkpoint, "write_arrays", full_disk)
     result = cli_run("explore", *SMALL, "--checkpoint", "ck", "--checkpoint-every", "0.0001",
                      "--no-progress", "--show", "none", "--json", cwd=tmp_path)
     assert result.exit_code == 12
     assert result.output.count("No space left on device; the search goes on without "
                                "checkpoints, and the checkpoint of level") == 1
-    monkeypatch.setattr(checkpoint, "_write", real)
+    monkeypatch.setattr(checkpoint, "write_arrays", real)
     kept = load(tmp_path / "ck", IDENTITY)
     assert 1 < kept.level < 26
     assert not list((tmp_path / "ck").glob(".*.tmp"))
@@ -327,3 +344,50 @@ def test_sigkill_of_a_command_with_workers_resumes(tmp_path):
 
 if sys.platform != "linux":  # fork, /proc
     pytestmark = pytest.mark.skip("Linux only")
+
+
+GATE = """
+[[tool.hwcheck.gate]]
+name = "hw r2"
+truncation = "hw"
+replicas = 2
+violates = ["NoCommittedLoss", "NoAckedLoss", "NoDivergence", "RecordEpochsMonotonic",
+            "StrongIsr", "WeakIsr"]
+
+[[tool.hwcheck.gate]]
+name = "kip320 r2"
+truncation = "kip320"
+replicas = 2
+expect = "holds"
+"""
+
+
+def test_gate_resume_keeps_finished_checks_and_runs_the_rest(tmp_path, monkeypatch):
+    """Ctrl-C while the second check runs; ``--resume`` takes the first from its final
+    checkpoint (no search) and runs the second: the full gate's verdicts."""
+    from checker.view import gate_run
+
+    (tmp_path / "gate.toml").write_text(GATE)
+    args = ["gate", "--config", "gate.toml", "--no-progress", "--core", "reference",
+            "--workers", "1"]
+    full = cli_run(*args, "--update", "--out", "a", cwd=tmp_path)
+    assert full.exit_code == 0, full.output
+    real, calls = gate_run.run, []
+
+    def cut_second(*a, **k):
+        calls.append(a[0])
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(*a, **k)
+
+    monkeypatch.setattr(gate_run, "run", cut_second)
+    cut = cli_run(*args, "--out", "b", cwd=tmp_path)
+    assert cut.exit_code == 3
+    assert cut.output.strip().splitlines()[-1] == ("Resume with: the same hwcheck gate "
+                                                   "command and --resume b/checkpoint")
+    first = json.loads((tmp_path / "b/checkpoint/hw-r2/checkpoint.json").read_text())
+    assert first["frontier_size"] == 0 or first["search"]["violations"]
+    monkeypatch.setattr(gate_run, "run", real)
+    again = cli_run(*args, "--resume", "b/checkpoint", "--out", "c", cwd=tmp_path)
+    assert again.exit_code == 0, again.output  # the pins of the full run match
+    assert again.output.count("│ PASS") == 2 and "11,026" in again.output

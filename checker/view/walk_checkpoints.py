@@ -10,16 +10,20 @@ each written beside the old one and swapped in as ``checker.checkpoint`` does.
 
 from __future__ import annotations
 
-import io
 import json
 import time
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from checker import checkpoint
-from checker.checkpoint import MANIFEST, CheckpointError, CheckpointFailed, _sha, _write
+from checker.checkpoint import (
+    MANIFEST,
+    CheckpointError,
+    CheckpointFailed,
+    _write,
+    read_arrays,
+    write_arrays,
+)
 from checker.walks import Batch
 
 
@@ -44,17 +48,14 @@ class WalkCheckpointer:
         if self.failed or self.every <= 0:
             return
         seq = self.seq + 1
-        buffer = io.BytesIO()
         batch.distinct  # noqa: B018 -- merges the fingerprints gathered so far
-        np.save(buffer, batch.fps, allow_pickle=False)
         name = f"fps-{seq:06d}.npy"
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            _write(self.folder / name, buffer.getvalue())
+            fps_sum = write_arrays(self.folder / name, [batch.fps])
             manifest = {"format": checkpoint.FORMAT, "version": checkpoint.VERSION,
                         "kind": "simulate", "seq": seq, **self.identity, "next_walk": start,
-                        "batch": _to_json(batch), "fps": name,
-                        "fps_sha256": _sha(buffer.getvalue())}
+                        "batch": _to_json(batch), "fps": name, "fps_sum": fps_sum}
             _write(self.folder / MANIFEST, json.dumps(manifest, indent=1).encode())
         except OSError as exc:
             (self.folder / name).unlink(missing_ok=True)
@@ -98,9 +99,8 @@ def load(folder: Path, identity: dict[str, Any]) -> tuple[int, Batch, int]:
     manifest = loaded.manifest
     if manifest.get("kind") != "simulate":
         raise CheckpointError(f"{folder} holds a search's checkpoint, not a simulation's")
-    data = loaded._bytes(manifest["fps"], manifest["fps_sha256"])
     batch = _from_json(manifest["batch"])
-    batch.fps = np.load(io.BytesIO(data), allow_pickle=False)
+    batch.fps = read_arrays(Path(folder), manifest["fps"], 1, manifest["fps_sum"])[0]
     return int(manifest["next_walk"]), batch, int(manifest["seq"])
 
 
