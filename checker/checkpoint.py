@@ -31,12 +31,15 @@ import json
 import os
 import time
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from checker.resume import Loaded
 
 FORMAT = "hwcheck-checkpoint"
 VERSION = 1
@@ -69,7 +72,7 @@ class Frontier:
         return len(self.fps)
 
 
-def _write(path: Path, data: bytes) -> None:
+def write_file(path: Path, data: bytes) -> None:
     """Write ``data`` under a temporary name, sync it and rename it to ``path``; on failure
     leave nothing behind and raise the ``OSError``."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
@@ -84,7 +87,7 @@ def _write(path: Path, data: bytes) -> None:
         raise
 
 
-def _sum(arrays: list[np.ndarray], size: int) -> str:
+def checksum(arrays: list[np.ndarray], size: int) -> str:
     """``"crc32:size"``: the CRC-32 of the arrays' bytes, in order, and the file's size."""
     crc = 0
     for array in arrays:
@@ -95,7 +98,7 @@ def _sum(arrays: list[np.ndarray], size: int) -> str:
 def write_arrays(path: Path, arrays: list[np.ndarray], sync: bool = True) -> str:
     """Write ``arrays`` one after the other (``np.save`` each, straight from their memory)
     under a temporary name, sync it unless ``sync`` is False, rename it to ``path``; return
-    its ``_sum``. Raises ``OSError``, leaving nothing behind."""
+    its ``checksum``. Raises ``OSError``, leaving nothing behind."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     arrays = [np.ascontiguousarray(array) for array in arrays]
     try:
@@ -110,24 +113,7 @@ def write_arrays(path: Path, arrays: list[np.ndarray], sync: bool = True) -> str
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
-    return _sum(arrays, size)
-
-
-def read_arrays(folder: Path, name: str, count: int, want: str) -> list[np.ndarray]:
-    """The ``count`` arrays of ``folder / name`` (``write_arrays``), checked against the
-    manifest's ``want`` sum. Raises ``CheckpointError`` when the file is missing, short or
-    not the one written."""
-    try:
-        with open(folder / name, "rb") as handle:
-            arrays = [np.load(handle, allow_pickle=False) for _ in range(count)]
-            size = handle.tell()
-    except (OSError, ValueError, EOFError) as exc:
-        raise CheckpointError(f"the checkpoint in {folder} is incomplete: {name} cannot be "
-                              f"read ({exc})") from None
-    if _sum(arrays, size) != want:
-        raise CheckpointError(f"the checkpoint in {folder} is damaged: {name} is not the file "
-                              "its manifest names (CRC-32 differs)")
-    return arrays
+    return checksum(arrays, size)
 
 
 def _sync(path: Path) -> None:
@@ -230,7 +216,7 @@ class Checkpointer:
                         else "states", "frontier_size": len(frontier),
                         "levels": {str(k): self.level_sums[k] for k in range(1, level + 1)},
                         "search": search}
-            _write(self.folder / MANIFEST, json.dumps(manifest, indent=1).encode())
+            write_file(self.folder / MANIFEST, json.dumps(manifest, indent=1).encode())
         except OSError as exc:
             for path in written:
                 path.unlink(missing_ok=True)
@@ -257,92 +243,3 @@ class Checkpointer:
             raise CheckpointFailed(self.failed + f"; {kept} (--checkpoint-required)")
         self.warn(f"Warning: {self.failed}; the search goes on without checkpoints, and "
                   f"{kept}.")
-
-
-@dataclass
-class Loaded:
-    """A checkpoint read back and verified (``load``): its ``folder``, its ``manifest`` and
-    ``level`` (the frontier's level)."""
-
-    folder: Path
-    manifest: dict[str, Any]
-
-    @property
-    def level(self) -> int:
-        """The frontier's BFS level (initial states = 1)."""
-        return int(self.manifest["level"])
-
-    @property
-    def search(self) -> dict[str, Any]:
-        """The search state (statistics, violations, open properties; ``checker.saving``)."""
-        return self.manifest["search"]
-
-    def levels(self) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
-        """``(k, fps sorted, parent fps)`` for levels 1 .. ``level``. Raises
-        ``CheckpointError`` for a level file that is missing or not the one written."""
-        for k in range(1, self.level + 1):
-            fps, parents = read_arrays(self.folder, f"levels/L{k:04d}.npy", 2,
-                                       self.manifest["levels"][str(k)])
-            order = np.argsort(fps)
-            yield k, fps[order], parents[order]
-
-    def frontier(self) -> Frontier:
-        """The frontier as it was written (rows or states)."""
-        files = self.manifest["files"]
-        rows = self.manifest["frontier_kind"] == "rows"
-        arrays = read_arrays(self.folder, files["frontier"], 2 if rows else 3,
-                             files["frontier_sum"])
-        if rows:
-            return Frontier(arrays[0], rows=arrays[1])
-        fps, blob, ends = arrays[0], arrays[1].tobytes(), arrays[2].tolist()
-        starts = [0, *ends[:-1]]
-        return Frontier(fps, states=[blob[a:b] for a, b in zip(starts, ends)])
-
-    def seen(self) -> np.ndarray | None:
-        """The compiled core's seen hashes, or None when the checkpoint has none."""
-        files = self.manifest["files"]
-        if "seen" not in files:
-            return None
-        return read_arrays(self.folder, files["seen"], 1, files["seen_sum"])[0]
-
-
-def load(folder: Path, identity: dict[str, Any]) -> Loaded:
-    """Read and verify the checkpoint in ``folder`` against this command's ``identity``.
-
-    Raises ``CheckpointError`` naming what is wrong: no checkpoint there, a manifest that is
-    not JSON or not hwcheck's, another format version, the model's code changed, or a field of
-    the identity (model, bounds, properties, symmetry, depth bound) differs. The other files
-    are checked against their CRC-32 and size when read (``Loaded``)."""
-    path = Path(folder) / MANIFEST
-    if not Path(folder).is_dir():
-        raise CheckpointError(f"{folder} is not a folder")
-    try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise CheckpointError(f"{folder} holds no checkpoint (no {MANIFEST})") from None
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise CheckpointError(f"{path} is not a checkpoint manifest: {exc}") from None
-    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
-        raise CheckpointError(f"{path} is not an hwcheck checkpoint")
-    if manifest.get("version") != VERSION:
-        raise CheckpointError(f"{path} is format version {manifest.get('version')}; this "
-                              f"hwcheck reads version {VERSION}")
-    for key, want in identity.items():
-        have = manifest.get(key)
-        if have != want:
-            raise CheckpointError(differs(key, have, want))
-    return Loaded(Path(folder), manifest)
-
-
-def differs(key: str, have: Any, want: Any) -> str:
-    """One sentence saying that the checkpoint's ``key`` is ``have`` and this command's
-    ``want`` (for a dict, the first field that differs)."""
-    if key == "code":
-        return ("the model's code changed since the checkpoint was written (its digest was "
-                f"{str(have)[:12]}…, now {str(want)[:12]}…); a changed model is never resumed")
-    if isinstance(have, dict) and isinstance(want, dict):
-        for field in sorted(set(have) | set(want)):
-            if have.get(field) != want.get(field):
-                return (f"the checkpoint was written with {field} = {have.get(field)!r}, this "
-                        f"command has {want.get(field)!r}")
-    return f"the checkpoint's {key} is {have!r}, this command's {want!r}"

@@ -18,11 +18,12 @@ import numpy as np
 
 from checker import store
 from checker.bfs import DEPTH_REACHED, LimitReached, Limits, Search
-from checker.checkpoint import Frontier, Loaded
+from checker.checkpoint import Frontier
 from checker.fingerprint import encode
 from checker.level import LevelJob, Tally, run_in_driver
 from checker.limits import SpecFailed, signals_deferred
 from checker.result import Step, Violation
+from checker.resume import Loaded
 from checker.trace import concrete_walk
 
 

@@ -25,12 +25,12 @@ from checker.checkpoint import (
     CheckpointError,
     CheckpointFailed,
     Frontier,
-    Loaded,
 )
 from checker.fingerprint import encode
 from checker.limits import INTERRUPTED, LimitReached, SpecFailed
 from checker.model import Label
 from checker.result import CheckResult, Status, Step, Violation
+from checker.resume import Loaded
 
 
 def run_search(run: Any, passthrough: tuple[type[BaseException], ...] = ()) -> CheckResult:

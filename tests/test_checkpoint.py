@@ -21,9 +21,10 @@ from click.testing import CliRunner
 
 from checker import checkpoint, pool
 from checker.bfs import Limits, explore
-from checker.checkpoint import Checkpointer, CheckpointError, load
+from checker.checkpoint import Checkpointer, CheckpointError
 from checker.cli import cli
 from checker.native import engine as native_engine
+from checker.resume import load
 from checker.saving import SaveOptions
 from checker.view import checkpoints, compose
 from spec.kafka import Config
@@ -80,7 +81,7 @@ def killed(folder: Path, engine: str, moment: tuple[str, float]) -> int:
         try:
             kind, n = moment
             calls = [0]
-            real_write, real_arrays = checkpoint._write, checkpoint.write_arrays
+            real_write, real_arrays = checkpoint.write_file, checkpoint.write_arrays
 
             def die_half_way(path, data: bytes) -> None:
                 tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
@@ -100,7 +101,7 @@ def killed(folder: Path, engine: str, moment: tuple[str, float]) -> int:
                 return real_arrays(path, arrays, sync)
 
             if kind == "write":
-                checkpoint._write, checkpoint.write_arrays = dying_write, dying_arrays
+                checkpoint.write_file, checkpoint.write_arrays = dying_write, dying_arrays
             else:
                 threading.Timer(n, os._exit, (9,)).start()
             search(engine, SaveOptions(Checkpointer(folder, IDENTITY, 1e-9)))

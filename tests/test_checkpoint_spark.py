@@ -13,8 +13,9 @@ from test_checkpoint import CODEC, IDENTITY, PROPS, RECIPE, SPEC, resumed, searc
 from test_interrupts import signal_parent_after
 
 from checker.bfs import Limits
-from checker.checkpoint import Checkpointer, load
+from checker.checkpoint import Checkpointer
 from checker.native import engine as native_engine
+from checker.resume import load
 from checker.saving import SaveOptions
 from checker.spark import engine, session
 from checker.spark.session import SparkOptions

@@ -25,9 +25,11 @@ CERTIFICATE = Path(__file__).with_name("certificate.json")
 EXPLANATION_ONLY = ("invariants/story.py", "invariants/truncation.py", "invariants/crux.py",
                     "invariants/fork.py", "invariants/removal.py")
 """Covered folders' files that only put traces into words: no search depends on them."""
-ENGINE_MODULES = ("bfs", "fingerprint", "level", "model", "partitioned", "pool", "properties",
-                  "seen", "shrink", "simulation", "store", "symmetry", "trace", "walks")
-"""The reference engine's modules (``checker/<name>.py``) the compiled engine answers for."""
+ENGINE_MODULES = ("bfs", "checkpoint", "fingerprint", "level", "model", "partitioned", "pool",
+                  "properties", "resume", "saving", "seen", "shrink", "simulation", "store",
+                  "symmetry", "trace", "walks")
+"""The reference engine's modules (``checker/<name>.py``) the compiled engine answers for
+(with what it saves and restores: a checkpoint names this digest as its model's code)."""
 UNCERTIFIED = "HWCHECK_UNCERTIFIED_CORE"
 """Set to 1, this environment variable lets the compiled core run with a stale certificate:
 for the test suite (``tests/conftest.py``), whose differential tests must reach the compiled

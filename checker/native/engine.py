@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from checker.bfs import Search, run_search
-from checker.checkpoint import CheckpointError, Frontier, Loaded
+from checker.checkpoint import CheckpointError, Frontier
 from checker.limits import (
     DEPTH_REACHED,
     NO_LIMITS,
@@ -32,6 +32,7 @@ from checker.native.build import NativeUnavailable
 from checker.native.core import Core, view
 from checker.properties import Property
 from checker.result import CheckResult, Violation
+from checker.resume import Loaded
 from checker.saving import SaveOptions
 from checker.seen import KeyLevels
 from checker.trace import walk_keys

@@ -19,10 +19,11 @@ from typing import Any
 import click
 
 from checker.bfs import Limits
-from checker.checkpoint import DEFAULT_EVERY, MANIFEST, Checkpointer, CheckpointError, load
+from checker.checkpoint import DEFAULT_EVERY, MANIFEST, Checkpointer, CheckpointError
 from checker.limits import CANCELLED, interrupted
 from checker.native import certificate
 from checker.result import EXIT_BAD_INPUT, CheckResult
+from checker.resume import load
 from checker.saving import SaveOptions
 from checker.view import compose
 

@@ -15,15 +15,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from checker import checkpoint
+from checker import checkpoint, resume
 from checker.checkpoint import (
     MANIFEST,
     CheckpointError,
     CheckpointFailed,
-    _write,
-    read_arrays,
     write_arrays,
+    write_file,
 )
+from checker.resume import read_arrays
 from checker.walks import Batch
 
 
@@ -56,7 +56,7 @@ class WalkCheckpointer:
             manifest = {"format": checkpoint.FORMAT, "version": checkpoint.VERSION,
                         "kind": "simulate", "seq": seq, **self.identity, "next_walk": start,
                         "batch": _to_json(batch), "fps": name, "fps_sum": fps_sum}
-            _write(self.folder / MANIFEST, json.dumps(manifest, indent=1).encode())
+            write_file(self.folder / MANIFEST, json.dumps(manifest, indent=1).encode())
         except OSError as exc:
             (self.folder / name).unlink(missing_ok=True)
             self.failed = f"cannot write the checkpoint in {self.folder}: {exc.strerror or exc}"
@@ -95,7 +95,7 @@ def load(folder: Path, identity: dict[str, Any]) -> tuple[int, Batch, int]:
     """``(next walk, merged Batch, seq)`` from the simulation checkpoint in ``folder``.
     Raises ``CheckpointError`` as ``checker.checkpoint.load`` does (and for a search's
     checkpoint)."""
-    loaded = checkpoint.load(folder, identity)
+    loaded = resume.load(folder, identity)
     manifest = loaded.manifest
     if manifest.get("kind") != "simulate":
         raise CheckpointError(f"{folder} holds a search's checkpoint, not a simulation's")
