@@ -151,8 +151,10 @@ class Saving:
         """Save a checkpoint of this boundary now; returns whether one was written."""
         if self.checkpoints is None or not self.checkpoints.enabled or not self.consistent:
             return False
-        return self.checkpoints.save(self.stats.depth, self.frontier_snapshot(),  # type: ignore[attr-defined]
-                                     self.seen_snapshot(), self.search_state())
+        frontier = self.frontier_snapshot()
+        seen = self.seen_snapshot() if len(frontier) else None  # nothing left to expand
+        return self.checkpoints.save(self.stats.depth, frontier,  # type: ignore[attr-defined]
+                                     seen, self.search_state())
 
     def search_state(self) -> dict[str, Any]:
         """The statistics, violations and open properties, as JSON."""

@@ -86,7 +86,7 @@ def test_sigterm_ends_explore_on_spark_and_leaves_no_jvm(tmp_path):
     code, out, err, left = signal_parent_after(
         ["explore", "--replicas", "3", "--engine", "spark", "--master", "local[2]",
          "--spark-min-frontier", "0", "--core", "reference", "--no-progress", "--out", "x"],
-        30, tmp_path, signal.SIGTERM, wait=90)
+        18, tmp_path, signal.SIGTERM, wait=90)
     assert code == 3, err
     assert "Interrupted (SIGTERM): the results below are partial." in err
     assert err.strip().splitlines()[-1] == "Resume with: hwcheck explore --resume x/checkpoint"

@@ -158,7 +158,9 @@ class CompiledSearch(Search):
         lib, handle = self.core.lib, self.core.handle
         hashes = loaded.seen()
         if hashes is None:
-            raise CheckpointError("the checkpoint holds no compiled seen set")
+            if loaded.manifest["frontier_size"]:
+                raise CheckpointError("the checkpoint holds no compiled seen set")
+            hashes = np.empty(0, dtype=np.uint64)  # a finished search: nothing to expand
         self.restore_state(loaded)
         previous = None
         for k, fps, parents in loaded.levels():

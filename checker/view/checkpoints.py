@@ -63,11 +63,15 @@ class Plan:
     explicit: bool = False
     used: dict[str, Checkpointer] = field(default_factory=dict)
     root: Path | None = None  # the folder --resume takes (set by ``folder``)
+    created: Path | None = None
 
     def folder(self, run_folder: Path, key: str = "", work_dir: str | None = None) -> Path:
         """The checkpoint folder of the run ``key`` ("" for a lone search)."""
         base = self.base or (Path(work_dir) / "checkpoint" if work_dir else
                              run_folder / "checkpoint")
+        if self.root is None:  # the outermost folder this plan creates, removed if left empty
+            self.created = next((p for p in reversed([base, *base.parents]) if not p.exists()),
+                                None)
         self.root = base
         return base / key if key else base
 
@@ -112,7 +116,8 @@ def local_core(save: SaveOptions, core: str) -> str:
     """The core the local engine resumes on: the reference core when the checkpoint has no
     compiled seen set (a partitioned engine wrote it), saying so once on stderr."""
     if core == "compiled" and save.resume is not None \
-            and "seen" not in save.resume.manifest["files"]:
+            and "seen" not in save.resume.manifest["files"] \
+            and save.resume.manifest["frontier_size"]:
         if not _noted:
             _noted.append(True)
             click.echo("Note: the checkpoint holds no compiled-core seen set (the reference "
@@ -236,6 +241,14 @@ def finish(plan: Plan, cut: bool, command: str, same_flags: bool = False) -> Non
     if not plan.explicit:
         for writer in plan.used.values():
             shutil.rmtree(writer.folder, ignore_errors=True)
+        if plan.root is not None and plan.created is not None:
+            for folder in [plan.root, *plan.root.parents]:  # the empty folders it made
+                try:
+                    folder.rmdir()
+                except OSError:
+                    break
+                if folder == plan.created:
+                    break
 
 
 def _quote(path: Path) -> str:
