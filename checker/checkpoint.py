@@ -10,7 +10,7 @@ A checkpoint folder holds:
   a state. Written once, when the level is committed (not synced until the next
   checkpoint), and never changed; the manifest holds each one's CRC-32 and size.
 - ``frontier-NNNNNN.npy``: the frontier (every state of the last level), as arrays one after
-  the other: ``fps`` (sorted) and either ``rows`` (the compiled core's rows) or ``blob`` and
+  the other: ``fps`` (in the engine's order) and either ``rows`` (the compiled core's rows) or ``blob`` and
   ``ends`` (the states' marshal encodings, concatenated, and where each ends).
 - ``seen-NNNNNN.npy``: the compiled core's seen set (its row hashes, sorted), when the local
   compiled engine wrote it; the fingerprints of the level files are the seen set of every
@@ -61,8 +61,9 @@ class CheckpointFailed(Exception):
 
 @dataclass
 class Frontier:
-    """The frontier at a level boundary: ``fps`` (``uint64``, sorted) and, in the same order,
-    ``rows`` (``uint8``, one compiled-core row per state) or ``states`` (marshal bytes)."""
+    """The frontier at a level boundary: ``fps`` (``uint64``, in the engine's order: saving
+    it copies nothing) and, in the same order, ``rows`` (``uint8``, one compiled-core row per
+    state) or ``states`` (marshal bytes). ``sorted()`` gives it by fingerprint."""
 
     fps: np.ndarray
     rows: np.ndarray | None = None
@@ -70,6 +71,14 @@ class Frontier:
 
     def __len__(self) -> int:
         return len(self.fps)
+
+    def sorted(self) -> Frontier:
+        """The same frontier ordered by fingerprint."""
+        order = np.argsort(self.fps)
+        if self.rows is not None:
+            return Frontier(self.fps[order], rows=self.rows[order])
+        states = self.states or []
+        return Frontier(self.fps[order], states=[states[i] for i in order.tolist()])
 
 
 def write_file(path: Path, data: bytes) -> None:

@@ -148,10 +148,9 @@ class PartitionedSearch(Search):
             return Frontier(np.empty(0, dtype=np.uint64), states=[])
         if self.core == "compiled":
             pairs = [store.read_frontier_rows(self.work, k, p) for p in parts]
-            fps = np.concatenate([f for f, _ in pairs])
-            order = np.argsort(fps)
-            return Frontier(fps[order], rows=np.concatenate([r for _, r in pairs])[order])
-        items = sorted(item for p in parts for item in store.read_frontier(self.work, k, p))
+            return Frontier(np.concatenate([f for f, _ in pairs]),
+                            rows=np.concatenate([r for _, r in pairs]))
+        items = [item for p in parts for item in store.read_frontier(self.work, k, p)]
         return Frontier(np.array([fp for fp, _ in items], dtype=np.uint64),
                         states=[data for _, data in items])
 
@@ -172,18 +171,19 @@ class PartitionedSearch(Search):
                 seen[p].append(fps[mine])
         for p in range(P):
             store.write_visited(self.work, K, p, np.sort(np.concatenate(seen[p] or [store.EMPTY])))
-        fps = loaded.frontier().fps
+        frontier = loaded.frontier().sorted()  # level files hold their states by fingerprint
+        fps = frontier.fps
         owner = fps % np.uint64(P)
         if self.core == "compiled":
             from checker.native.level import encode_level
 
-            frontier = loaded.frontier()
             rows = (frontier.rows if frontier.rows is not None
-                    else encode_level(self.recipe, self.frontier_states(loaded)))
+                    else encode_level(self.recipe, self.frontier_states(frontier)))
             for p in range(P):
                 store.write_frontier_rows(self.work, K, p, fps[owner == p], rows[owner == p])
         else:
-            data = [encode(state) for state in self.frontier_states(loaded)]
+            data = (frontier.states if frontier.states is not None
+                    else [encode(state) for state in self.frontier_states(frontier)])
             for p in range(P):
                 store.write_frontier(self.work, K, p, [(int(fps[i]), data[i])
                                                        for i in np.flatnonzero(owner == p)])

@@ -102,8 +102,8 @@ class Saving:
 
     def frontier_snapshot(self) -> Frontier:
         """The frontier as it is at this level boundary."""
-        items = sorted(self.frontier)  # type: ignore[attr-defined]
-        fps = np.array([fp for fp, _ in items], dtype=np.uint64)
+        items = self.frontier  # type: ignore[attr-defined]
+        fps = np.fromiter((fp for fp, _ in items), dtype=np.uint64, count=len(items))
         return Frontier(fps, states=[encode(state) for _, state in items])
 
     def seen_snapshot(self) -> np.ndarray | None:
@@ -117,19 +117,18 @@ class Saving:
             self.seen.add_level(fps, None if k == 1 else parents)  # type: ignore[attr-defined]
             last_two.append(fps)
         self.recent = set(last_two[0].tolist()) if len(last_two) == 2 else set()
-        return list(zip(loaded.frontier().fps.tolist(), self.frontier_states(loaded)))
+        frontier = loaded.frontier()
+        return list(zip(frontier.fps.tolist(), self.frontier_states(frontier)))
 
     # -- shared ------------------------------------------------------------------------------
-    def frontier_states(self, loaded: Loaded) -> list:
-        """The checkpoint's frontier as Python states (decoding compiled rows if need be)."""
-        frontier = loaded.frontier()
+    def frontier_states(self, frontier: Frontier) -> list:
+        """A checkpoint's ``frontier`` as Python states (decoding compiled rows if need be)."""
         if frontier.states is not None:
             return [marshal.loads(data) for data in frontier.states]
         return [self.decode_row(row.tobytes()) for row in frontier.rows]
 
-    def frontier_rows(self, loaded: Loaded, width: int) -> np.ndarray:
-        """The checkpoint's frontier as compiled-core rows (encoding states if need be)."""
-        frontier = loaded.frontier()
+    def frontier_rows(self, frontier: Frontier, width: int) -> np.ndarray:
+        """A checkpoint's ``frontier`` as compiled-core rows (encoding states if need be)."""
         if frontier.rows is not None:
             return np.ascontiguousarray(frontier.rows)
         data = b"".join(self.encode_state(marshal.loads(s)) for s in frontier.states or [])
@@ -152,9 +151,14 @@ class Saving:
         if self.checkpoints is None or not self.checkpoints.enabled or not self.consistent:
             return False
         frontier = self.frontier_snapshot()
-        seen = self.seen_snapshot() if len(frontier) else None  # nothing left to expand
-        return self.checkpoints.save(self.stats.depth, frontier,  # type: ignore[attr-defined]
-                                     seen, self.search_state())
+        note, self.note = self.note, f"writing a checkpoint, {len(frontier):,} frontier states"
+        self._report(len(frontier), limits=False)  # type: ignore[attr-defined]
+        try:
+            seen = self.seen_snapshot() if len(frontier) else None  # nothing left to expand
+            return self.checkpoints.save(self.stats.depth, frontier,  # type: ignore[attr-defined]
+                                         seen, self.search_state())
+        finally:
+            self.note = note
 
     def search_state(self) -> dict[str, Any]:
         """The statistics, violations and open properties, as JSON."""

@@ -142,8 +142,7 @@ class CompiledSearch(Search):
     def frontier_snapshot(self) -> Frontier:
         lib, handle = self.core.lib, self.core.handle
         rows = view(lib.eng_front_rows(handle), np.uint8, len(self.front_fps), self.core.width)
-        order = np.argsort(self.front_fps)
-        return Frontier(self.front_fps[order], rows=rows[order])
+        return Frontier(self.front_fps, rows=rows)  # views: written as they are
 
     def seen_snapshot(self) -> np.ndarray:
         lib, handle = self.core.lib, self.core.handle
@@ -168,8 +167,9 @@ class CompiledSearch(Search):
             self.seen.add_level(fps, parent_rows=rows)
             previous = fps
         _check(lib.eng_seen_load(handle, hashes.ctypes.data, len(hashes)))
-        front = self.frontier_rows(loaded, self.core.width)
-        fps = np.ascontiguousarray(loaded.frontier().fps)
+        frontier = loaded.frontier().sorted()  # the order of the last level's key table
+        front = self.frontier_rows(frontier, self.core.width)
+        fps = np.ascontiguousarray(frontier.fps)
         _check(lib.eng_seed(handle, front.ctypes.data, fps.ctypes.data, len(fps)))
         self.front_fps = view(lib.eng_front_fps(handle), np.uint64, len(fps))
         return len(fps)

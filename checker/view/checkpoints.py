@@ -210,10 +210,16 @@ def refusing(function: Any) -> Any:
     return wrapper
 
 
+class Refused(click.ClickException):
+    """A checkpoint that cannot be resumed: click prints "Error: cannot resume: ..." once the
+    command has unwound (after any progress display is gone), exit 4."""
+
+    exit_code = EXIT_BAD_INPUT
+
+
 def refuse(exc: CheckpointError) -> None:
-    """One line on stderr, exit 4."""
-    click.echo(f"Error: cannot resume: {exc}", err=True)
-    sys.exit(EXIT_BAD_INPUT)
+    """End the command: one line on stderr, exit 4 (raises ``Refused``)."""
+    raise Refused(f"cannot resume: {exc}")
 
 
 def partial(result: CheckResult) -> bool:
