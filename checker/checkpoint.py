@@ -81,19 +81,28 @@ class Frontier:
         return Frontier(self.fps[order], states=[states[i] for i in order.tolist()])
 
 
-def write_file(path: Path, data: bytes) -> None:
-    """Write ``data`` under a temporary name, sync it and rename it to ``path``; on failure
-    leave nothing behind and raise the ``OSError``."""
+def _replace(path: Path, write: Callable[[Any], None], sync: bool = True) -> int:
+    """Have ``write(handle)`` fill a temporary file beside ``path``, sync it unless ``sync``
+    is False, and rename it to ``path``; returns its size (bytes). On any failure (or Ctrl-C)
+    leave nothing behind and raise it."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         with open(tmp, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
+            write(handle)
+            size = handle.tell()
+            if sync:
+                handle.flush()
+                os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+    return size
+
+
+def write_file(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically and synced (``_replace``). Raises ``OSError``."""
+    _replace(path, lambda handle: handle.write(data))
 
 
 def checksum(arrays: list[np.ndarray], size: int) -> str:
@@ -108,21 +117,13 @@ def write_arrays(path: Path, arrays: list[np.ndarray], sync: bool = True) -> str
     """Write ``arrays`` one after the other (``np.save`` each, straight from their memory)
     under a temporary name, sync it unless ``sync`` is False, rename it to ``path``; return
     its ``checksum``. Raises ``OSError``, leaving nothing behind."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     arrays = [np.ascontiguousarray(array) for array in arrays]
-    try:
-        with open(tmp, "wb") as handle:
-            for array in arrays:
-                np.save(handle, array, allow_pickle=False)
-            size = handle.tell()
-            if sync:
-                handle.flush()
-                os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    return checksum(arrays, size)
+
+    def write(handle: Any) -> None:
+        for array in arrays:
+            np.save(handle, array, allow_pickle=False)
+
+    return checksum(arrays, _replace(path, write, sync))
 
 
 def _sync(path: Path) -> None:
