@@ -98,8 +98,10 @@ def context(options: SparkOptions):
         except JavaNotFound as exc:
             raise SparkUnavailable(str(exc)) from None
         os.environ["JAVA_HOME"] = str(java.home)
-    # py4j logs every socket it drops on Ctrl-C (about 45 lines) on the root logger
+    # py4j logs every socket it drops on Ctrl-C (about 45 lines) on the root logger, and a
+    # SIGTERM that lands during a call logs its traceback on py4j.clientserver's
     logging.getLogger().addFilter(_not_py4j)
+    logging.getLogger("py4j").setLevel(logging.CRITICAL)
     (folder / "conf").mkdir(exist_ok=True)
     (folder / "conf" / "log4j2.properties").write_text(LOG4J2)
     os.environ["SPARK_CONF_DIR"] = str(folder / "conf")

@@ -85,8 +85,11 @@ class Plan:
         or written for something else; ``click.UsageError`` when a new search would write
         over a checkpoint already in ``folder``."""
         if not self.resuming and self.every > 0 and (folder / MANIFEST).exists():
-            raise click.UsageError(f"{folder} holds a checkpoint already: go on from it with "
-                                   f"--resume {_quote(self.root or folder)}, or delete it")
+            if self.explicit:
+                raise click.UsageError(f"{folder} holds a checkpoint already: go on from it "
+                                       f"with --resume {_quote(self.root or folder)}, or "
+                                       "delete it")
+            shutil.rmtree(folder, ignore_errors=True)  # a default place, of a run now gone
         codec, _ = compose.compiled_model(spec, certified=False)
         loaded = None
         if self.resuming and not (fresh_ok and not (folder / MANIFEST).exists()):
