@@ -97,9 +97,11 @@ def gate_cmd(config_path, lock_path, update, junit_xml, out, fail_fast, no_progr
                         break
         except KeyboardInterrupt:
             stop.caught()
-    _finish(outcomes, plans, traces, stop, board, fresh, lock, update, config_path)
-    _write_outputs(outcomes, junit_xml, config_path)
-    checkpoints.finish(plan, stop.hit, "gate", same_flags=True)
+    try:
+        _finish(outcomes, plans, traces, stop, board, fresh, lock, update, config_path)
+        _write_outputs(outcomes, junit_xml, config_path)
+    finally:  # (also when a file cannot be written: exit 5)
+        checkpoints.finish(plan, stop.hit, "gate", same_flags=True)
     sys.exit(EXIT_INCOMPLETE if stop.hit else gate.exit_code(outcomes))
 
 
