@@ -5,6 +5,7 @@ run's answers; SIGTERM of ``explore --engine spark`` leaves no JVM or Python wor
 from __future__ import annotations
 
 import json
+import shutil
 import signal
 import threading
 
@@ -56,12 +57,7 @@ def test_a_search_cut_on_spark_resumes_locally_and_on_spark(spark, tmp_path, uni
     assert any(level["where"] == "spark" for level in cut.stats.levels)
     assert load(folder, IDENTITY).level == 14
     for target in ("local", "workers"):
-        copy = tmp_path / target
-        copy.mkdir()
-        for path in folder.rglob("*"):
-            if path.is_file():
-                (copy / path.relative_to(folder)).parent.mkdir(parents=True, exist_ok=True)
-                (copy / path.relative_to(folder)).write_bytes(path.read_bytes())
+        copy = shutil.copytree(folder, tmp_path / target)
         assert signature(resumed(copy, target)) == uninterrupted
     loaded = load(folder, IDENTITY)
     again = on_spark(SaveOptions(Checkpointer(folder, IDENTITY, 1e-9, resumed=loaded), loaded,
