@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from checker import level
+from checker import level, limits
 from checker.spark import lifecycle
 from checker.spark.java import JavaNotFound, find_java
 
@@ -186,6 +186,8 @@ def check_workers(sc, recipe: Any, partitions: int, core: str = "reference") -> 
         seen = sc.parallelize(range(partitions), partitions).map(
             lambda _: level.probe(recipe, core)).collect()
     except Exception as exc:  # noqa: BLE001
+        if limits.received:  # a SIGTERM during the probe (see job_failed)
+            raise KeyboardInterrupt from None
         raise SparkUnavailable(f"the Spark workers could not run hwcheck: {job_error(exc)}; "
                                "is hwcheck (with numpy and xxhash) installed where they run?"
                                ) from None
@@ -198,6 +200,18 @@ def check_workers(sc, recipe: Any, partitions: int, core: str = "reference") -> 
                 f"a Spark worker (Python {got[0]}) fingerprints the initial states differently "
                 f"from the driver (Python {expected[0]}): run the same hwcheck and Python on "
                 "every node (PYSPARK_PYTHON)")
+
+
+def job_failed(what: str, exc: Exception) -> BaseException:
+    """The exception to raise when ``what`` (a Spark job) raised ``exc``: a
+    ``SparkUnavailable`` naming the error and ``spark.log``, or ``KeyboardInterrupt`` when a
+    SIGTERM arrived (``checker.limits.received``): its ``KeyboardInterrupt`` raised inside a
+    py4j call comes back as a Py4J error ("Answer from Java side is empty"), and the command
+    must end as interrupted (exit 3), not as a Spark that cannot run (exit 5)."""
+    if limits.received:
+        return KeyboardInterrupt()
+    return SparkUnavailable(f"{what} failed: {job_error(exc)}; "
+                            f"see {session_folder() / 'spark.log'}")
 
 
 def job_error(exc: Exception) -> str:
@@ -229,8 +243,7 @@ def _run_level(sc, job: level.LevelJob, partitions: int) -> level.Tally:
                        lambda p, records: [level.dedup(job, p, (r for _, r in records))])
                    .collect())
     except Exception as exc:  # noqa: BLE001 -- Py4J/Python errors from the cluster
-        raise SparkUnavailable(f"the Spark job of level {job.k} failed: {job_error(exc)}; "
-                               f"see {session_folder() / 'spark.log'}") from None
+        raise job_failed(f"the Spark job of level {job.k}", exc) from None
     total = level.Tally()
     for tally in tallies:
         total.merge(tally)

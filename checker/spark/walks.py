@@ -39,8 +39,6 @@ def runner(recipe: Any, plan: Any, options: Any, core: str = "reference"):
             return sc.parallelize(chunks, slices).map(
                 lambda chunk: walk_chunk(recipe, plan, chunk[0], chunk[1], core)).collect()
         except Exception as exc:  # noqa: BLE001 -- Py4J/Python errors from the cluster
-            raise session.SparkUnavailable(
-                f"a Spark job of walks failed: {session.job_error(exc)}; "
-                f"see {session.session_folder() / 'spark.log'}") from None
+            raise session.job_failed("a Spark job of walks", exc) from None
 
     return run_wave, partitions * WAVE_PER_PARTITION, f"spark ({partitions} partitions)"
