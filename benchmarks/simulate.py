@@ -69,8 +69,8 @@ def throughput(rounds: int, walks: int) -> None:
 
 
 def hunt(seeds: int, cap: int) -> None:
+    from checker.models.compose import Recipe, make_config
     from checker.simulation import simulate
-    from checker.view.compose import Recipe, make_config
     from checker.walks import WalkPlan
 
     cores = os.cpu_count() or 1

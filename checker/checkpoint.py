@@ -147,7 +147,7 @@ class Checkpointer:
     """Writes the checkpoints of one search into ``folder``: the level files as levels are
     committed (``level``), the frontier and manifest when ``due`` (every ``every`` seconds;
     0 or less: never, but for the final one). ``identity`` is what a resume must match
-    (``checker.view.checkpoints.identity``). A failure to write is one ``warn(message)`` and
+    (``checker.commands.checkpoints.identity``). A failure to write is one ``warn(message)`` and
     the search goes on with the last good checkpoint kept, or, with ``required``, raises
     ``CheckpointFailed``. ``resumed``: the checkpoint this search goes on from (same folder:
     its level files are kept)."""

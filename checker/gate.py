@@ -6,9 +6,9 @@ limit, a ``mode`` (``explore``, the default, or ``simulate`` with ``seed``, ``wa
 is reached) or ``violates = [names]`` (exactly these properties are violated: a known-buggy
 variant stays pinned as buggy, and a change that silently makes it stop failing fails too).
 Beside its verdict, every check's run is compared with its pins in the lock file
-(``checker.pins``), and the trace files named by ``gate_traces`` are replayed (the corpus).
-This module knows no model: ``checker.view.gate_run`` runs each check and hands back the
-result; ``checker.gate_output`` writes JUnit, annotations and the markdown summary.
+(``checker.formats.pins``), and the trace files named by ``gate_traces`` are replayed (the corpus).
+This module knows no model: ``checker.commands.gate`` runs each check and hands back the
+result; ``checker.formats.gate_output`` writes JUnit, annotations and the markdown summary.
 """
 
 from __future__ import annotations
@@ -111,7 +111,7 @@ class Outcome:
     report: str | None = None
     details: dict[str, str] = field(default_factory=dict)
     differences: list[str] = field(default_factory=list)
-    """What changed against the check's pins (``checker.pins``), most telling first."""
+    """What changed against the check's pins (``checker.formats.pins``), most telling first."""
     pins: str = ""
     """How the pins went: ``match``, ``differ``, ``none`` (not pinned yet), ``updated``,
     ``new`` (pinned by this ``--update``) or "" (not compared: the verdict failed or the

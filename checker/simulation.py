@@ -133,7 +133,8 @@ Runner = Callable[[list[tuple[int, int]]], Iterator[Batch | str]]
 
 def simulate(recipe, plan: WalkPlan, walks: int | None = None, time_limit: float | None = None,
              workers: int = 1, on_progress: Callable[[Tick], None] | None = None,
-             spark: Any = None, budget: int = BUDGET,
+             spark: Callable[[Any, WalkPlan, str], tuple[Runner, int, str]] | None = None,
+             budget: int = BUDGET,
              until: Callable[[Batch], bool] | None = None, core: str = "reference",
              on_compile: Callable[[float], None] | None = None,
              resume: tuple[int, Batch] | None = None,
@@ -141,8 +142,9 @@ def simulate(recipe, plan: WalkPlan, walks: int | None = None, time_limit: float
     """Run ``walks`` walks (or as many as ``time_limit`` seconds allow; one of the two must be
     given) of ``recipe``'s model and shrink each property's first violating walk.
 
-    ``workers`` > 1 runs chunks on that many forked processes; ``spark`` (a
-    ``checker.spark.session.SparkOptions``) runs them as Spark jobs instead. Raises
+    ``workers`` > 1 runs chunks on that many forked processes; ``spark`` runs them as Spark
+    jobs instead: given ``(recipe, plan, core)`` it returns ``(run_wave, chunks per wave,
+    engine text)`` (``checker.spark.walks.on``; this module never imports Spark). Raises
     ``ValueError`` when neither ``walks`` nor ``time_limit`` is given; ``SparkUnavailable`` as
     the Spark engine does. Ctrl-C ends the run with the walks finished so far. ``until``
     (for benchmarks), given the merged statistics after each wave, ends the run when it says
@@ -168,9 +170,7 @@ def simulate(recipe, plan: WalkPlan, walks: int | None = None, time_limit: float
         result.core = f"reference (--core {core})"
     executor = None
     if spark is not None:
-        from checker.spark import walks as spark_walks
-
-        runner, width, result.engine = spark_walks.runner(recipe, plan, spark, core)
+        runner, width, result.engine = spark(recipe, plan, core)
     elif workers > 1:
         executor = pool.executor(workers, quiet_interrupt=True)
         width, result.engine = workers * 4, f"local ({workers} workers)"

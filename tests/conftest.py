@@ -19,6 +19,46 @@ from spec.kafka import Config, KafkaSpec
 # it. tests/test_certificate.py checks the certificate and the fallback on their own.
 os.environ["HWCHECK_UNCERTIFIED_CORE"] = "1"
 
+# pytest-xdist's workers get COLUMNS=80 and LINES=24 from the controller's terminal; tests that
+# read tables (wrapped at COLUMNS when it is set) must see what a serial run sees.
+if "PYTEST_XDIST_WORKER" in os.environ:
+    os.environ.pop("COLUMNS", None)
+    os.environ.pop("LINES", None)
+
+SLOW_MODULES = ("test_spark.py", "test_spark_env.py", "test_checkpoint_spark.py",
+                "test_interrupts.py", "test_browser.py", "test_serve_browser.py")
+"""Modules whose every test starts Spark, a subprocess waiting for a signal, or a browser:
+``slow`` without marking each (``pytest -m "not slow"`` is the edit loop)."""
+
+
+SLOW_TESTS = {
+    "test_gallery.py": ("test_gallery_is_up_to_date",),
+    "test_symmetry.py": ("test_distinct_count_is_the_number_of_orbits",
+                         "test_partitioned_level_functions_give_the_same_answers_with_symmetry"),
+    "test_compiled.py": ("test_runs_give_the_reference_answers",
+                         "test_every_state_of_the_walks_agrees",
+                         "test_a_broken_cache_is_rebuilt_and_the_first_build_says_so"),
+    "test_compiled_walks.py": ("test_",),
+    "test_kip966.py": ("test_kip966_counts_match_an_independent_count_and_are_symmetric",),
+    "test_simulate.py": ("test_ctrl_c_ends_once_with_the_walks_so_far",),
+    "test_mechanisms.py": ("test_unclean_shutdown_counts_are_symmetric",),
+    "test_story.py": ("test_story_agrees_with_its_trace",),
+    "test_checkpoint.py": ("test_a_killed_search_resumes_to_the_same_answers",
+                           "test_compare_resumes_each_cell", "test_sigkill"),
+    "test_learner.py": ("test_simulate_stories_keep_the_crux",),
+    "test_gate_pins.py": ("test_update_round_trip_over_a_model_edit",
+                          "test_one_lock_file_passes_on_every_engine_and_core"),
+}
+"""Tests of a second or more elsewhere (measured with ``--durations``): whole differential
+runs, kill matrices, brute-force counts. Each name is a prefix of the test's name."""
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        slow = SLOW_TESTS.get(item.path.name, ())
+        if item.path.name in SLOW_MODULES or item.name.startswith(slow):
+            item.add_marker(pytest.mark.slow)
+
 CLASSIC = {"max_records": 2, "max_epoch": 1, "max_crashes": 1}
 """The bounds the unit tests' golden numbers were measured and hand-counted at (hwcheck's
 defaults before the default epoch bound went to 2)."""

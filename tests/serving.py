@@ -19,8 +19,8 @@ def _shortest_loss() -> dict:
     last one a BecomeFollower under a stale epoch-0 LeaderAndIsr. (The gallery's flagship is
     the seed articles' longer schedule instead.)"""
     from checker.bfs import explore
-    from checker.view import report
-    from checker.view.compose import build_model, choose
+    from checker.formats import report
+    from checker.models.compose import build_model, choose
     from spec.kafka import Config
 
     spec, props = build_model("kafka", Config(replicas=2, truncation="hw", max_epoch=1))

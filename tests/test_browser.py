@@ -18,7 +18,8 @@ from chromium import ARTIFACTS, require
 from click.testing import CliRunner
 
 from checker.cli import cli
-from checker.view import gallery, html
+from checker.commands import gallery
+from checker.renderers import html
 
 require()
 

@@ -19,24 +19,24 @@ import pytest
 from click.testing import CliRunner
 
 from checker.cli import cli
+from checker.commands import cores
 from checker.native import certificate
-from checker.view import cores
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_the_certificate_matches_the_sources():
     """The committed certificate is the digest of these sources; the differential tests of
-    this same suite are its proof. On failure: python -m checker.view.certify."""
+    this same suite are its proof. On failure: python -m checker.commands.certify."""
     assert certificate.recorded() == certificate.digest(), \
-        "the sources changed since the compiled core was certified: python -m checker.view.certify"
+        "the sources changed since the compiled core was certified: python -m checker.commands.certify"
 
 
 def test_the_digest_covers_the_models_and_not_the_explanations():
     covered = {path.relative_to(certificate.ROOT).as_posix() for path in certificate.sources()}
     assert {"spec/kafka/actions.py", "invariants/safety.py", "spec/kafka/native/actions.c",
             "checker/native/engine.c", "checker/bfs.py", "checker/fingerprint.py"} <= covered
-    assert not covered & {"invariants/story.py", "checker/view/compose.py",
+    assert not covered & {"invariants/story.py", "checker/models/compose.py",
                           "checker/native/certificate.py", "checker/gate.py"}
 
 
@@ -48,7 +48,7 @@ def test_a_stale_certificate_runs_the_reference_core_and_says_so(monkeypatch, tm
                                       "--json", "--no-progress", "--out", str(tmp_path)])
     summary = json.loads(result.stdout)
     assert summary["stats"]["core"] == f"reference ({certificate.STALE})"
-    assert "python -m checker.view.certify" in result.stderr
+    assert "python -m checker.commands.certify" in result.stderr
 
 
 def _copy_sources(folder: Path) -> Path:
@@ -103,7 +103,7 @@ import sys
 sys.path.insert(0, {str(bundle)!r})
 import checker.native.level as native_level
 assert native_level.__file__.startswith({str(bundle)!r}), native_level.__file__
-from checker.view.compose import Recipe, make_config
+from checker.models.compose import Recipe, make_config
 print(repr(native_level.cannot_run(Recipe("kafka", make_config("kafka", {{"replicas": 2}})))))
 """
     env = {"HWCHECK_CACHE": str(tmp_path / "cache"), "PATH": os.environ["PATH"]}

@@ -23,10 +23,11 @@ from checker import checkpoint, pool
 from checker.bfs import Limits, explore
 from checker.checkpoint import Checkpointer, CheckpointError
 from checker.cli import cli
+from checker.commands import checkpoints
+from checker.models import compose
 from checker.native import engine as native_engine
 from checker.resume import load
 from checker.saving import SaveOptions
-from checker.view import checkpoints, compose
 from spec.kafka import Config
 
 # 30,797 orbits, depth 26, six properties violated on the way: traces must survive a resume
@@ -366,7 +367,7 @@ expect = "holds"
 def test_gate_resume_keeps_finished_checks_and_runs_the_rest(tmp_path, monkeypatch):
     """Ctrl-C while the second check runs; ``--resume`` takes the first from its final
     checkpoint (no search) and runs the second: the full gate's verdicts."""
-    from checker.view import gate_run
+    from checker.commands import gate as gate_run
 
     (tmp_path / "gate.toml").write_text(GATE)
     args = ["gate", "--config", "gate.toml", "--no-progress", "--core", "reference",

@@ -18,11 +18,11 @@ import pytest
 import xxhash
 
 from checker.bfs import explore
+from checker.models.compose import build_model, choose, compiled_model
 from checker.native import engine as native_engine
 from checker.native.core import Core
 from checker.properties import INVARIANT, TRANSITION
 from checker.symmetry import for_spec
-from checker.view.compose import build_model, choose, compiled_model
 from spec.kafka import Config
 
 STATES = int(os.environ.get("HWCHECK_DIFF_STATES", "10000"))

@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 from test_simulate import comparable
 
+from checker.models.compose import Recipe, make_config
 from checker.native import walks as native_walks
 from checker.native.core import Core
 from checker.simulation import compiled_walks, simulate
-from checker.view.compose import Recipe, make_config
 from checker.walks import WalkPlan
 
 RUNS = [

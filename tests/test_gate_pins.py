@@ -18,10 +18,10 @@ import pytest
 from click.testing import CliRunner
 from conftest import python_m
 
-from checker import pins
 from checker.cli import cli
+from checker.commands import gate_corpus as corpus
 from checker.fingerprint import encode
-from checker.view import corpus
+from checker.formats import pins
 from spec.kafka import Config, KafkaSpec, variants
 from tests.reference import reachable
 

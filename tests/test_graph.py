@@ -12,8 +12,8 @@ import pytest
 from click.testing import CliRunner
 
 from checker.cli import cli
-from checker.view import graph as graph_view
-from checker.view.run import bounds, build
+from checker.commands.options import bounds, build
+from checker.renderers import graph as graph_view
 
 
 def graph(*args):
@@ -100,7 +100,7 @@ def test_trace_neighbourhood_is_one_action_away(tmp_path):
     # by hand: the trace's states' successors, off the trace, are exactly the other nodes
     _, spec, _ = build("kafka", bounds(replicas=2, truncation="hw", max_epoch=1, max_crashes=2))
     from checker.fingerprint import fingerprint, fp_hex
-    from checker.view import tracefile
+    from checker.formats import tracefile
 
     _, violation = tracefile.replay(GALLERY_LOSS, tracefile.load(GALLERY_LOSS))
     expected = {fp_hex(fingerprint(succ)) for step in violation.trace

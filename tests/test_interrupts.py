@@ -192,9 +192,9 @@ def test_compare_shows_which_variant_runs(tmp_path):
 
 
 def test_one_ctrl_c_ends_the_zoo_script_with_its_rows_so_far():
-    """``python -m checker.view.gallery --zoo``: the engine turns Ctrl-C into a partial result,
+    """``python -m checker.commands.gallery --zoo``: the engine turns Ctrl-C into a partial result,
     which must end the script, not only the search it was in (then exit 3)."""
-    proc = subprocess.Popen([*python_m("checker.view.gallery"), "--zoo"],
+    proc = subprocess.Popen([*python_m("checker.commands.gallery"), "--zoo"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True, cwd=Path(__file__).resolve().parent.parent)
     time.sleep(8)  # the first three fixes take about 4 s; KIP-320's takes over a minute

@@ -1,45 +1,135 @@
-"""The import rule of design.md: spec and invariants see only checker.model/properties;
-checker never imports spec, invariants or UI libraries outside checker/cli.py and view/;
-view/compose.py, which Spark workers import to rebuild a model, imports no UI library."""
+"""The layout of CONTRIBUTING.md: which folder may import which, no import cycle, small modules.
+
+Every ``import`` is read from the source (``ast``), including the ones inside functions, so a
+lazy import cannot hide a forbidden direction or a cycle.
+"""
 
 import ast
 from pathlib import Path
 
+import networkx as nx
+
 ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("checker", "spec", "invariants")
+
+UI = ("rich", "click", "flask", "waitress", "jinja2")
+ROOMS = ("commands", "renderers", "formats", "models", "web")
+
+ALLOWED = {
+    # room: the rooms of checker/ it may import ("engine" = checker/*.py, native/, spark/)
+    "engine": {"engine"},
+    "models": {"engine"},
+    "renderers": {"engine", "models"},
+    "formats": {"engine", "models", "renderers"},
+    "web": {"engine", "models", "renderers", "formats"},
+    "commands": {"engine", "models", "renderers", "formats", "web", "commands"},
+    "cli": {"engine", "commands"},
+}
+"""README's and CONTRIBUTING.md's directions; a room always imports its own modules."""
+
+THIRD_PARTY_UI = {
+    "engine": (), "models": (), "renderers": ("rich",), "formats": (),
+    "web": ("flask", "waitress", "jinja2"), "commands": UI, "cli": UI,
+}
+"""The UI libraries each room may use (the engine and the models none: Spark workers import
+them)."""
+
+MODELS = {"engine": False, "models": True, "renderers": True, "formats": True, "web": True,
+          "commands": True, "cli": True}
+"""Whether a room may import ``spec`` and ``invariants`` (the engine stays generic)."""
 
 
-def imports(path):
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports(path: Path):
+    """Every absolute module name ``path`` imports (``from a import b`` gives ``a.b`` when
+    ``a.b`` is a module of the project, else ``a``)."""
     tree = ast.parse(path.read_text())
+    typing_only = {id(inner) for node in ast.walk(tree) if isinstance(node, ast.If)
+                   and ast.unparse(node.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING")
+                   for inner in ast.walk(node)}
     for node in ast.walk(tree):
+        if id(node) in typing_only:  # annotations only: no import at run time
+            continue
         if isinstance(node, ast.Import):
             yield from (alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            yield node.module
+            for alias in node.names:
+                candidate = f"{node.module}.{alias.name}"
+                yield candidate if candidate in MODULES else node.module
 
 
-def test_import_direction():
+SOURCES = {module_name(p): p for package in PACKAGES for p in ROOT.glob(f"{package}/**/*.py")}
+MODULES = set(SOURCES)
+
+
+def room(module: str) -> str:
+    """``engine``, ``cli`` or the room under ``checker/`` a checker module lives in."""
+    parts = module.split(".")
+    if parts[:2] == ["checker", "cli"]:
+        return "cli"
+    if len(parts) > 2 and parts[1] in ROOMS:
+        return parts[1]
+    return "engine"
+
+
+def test_every_folder_imports_only_what_readme_allows():
+    assert forbidden() == []
+
+
+def forbidden() -> list[str]:
+    """Every import that breaks a direction, as ``module (room) imports name (room)``."""
     problems = []
-    for path in ROOT.glob("checker/**/*.py"):
-        composes = path.name == "cli.py" or "view" in path.parts
-        forbidden = ("spec", "invariants", "rich", "click")
-        if path.name == "compose.py":
-            composes, forbidden = False, ("rich", "click")
+    for module, path in SOURCES.items():
         for name in imports(path):
             top = name.split(".")[0]
-            if not composes and top in forbidden:
-                problems.append(f"{path.relative_to(ROOT)} imports {name}")
-    for folder in ("spec", "invariants"):
-        for path in ROOT.glob(f"{folder}/**/*.py"):
-            for name in imports(path):
-                if name.startswith("checker") and name not in ("checker.model",
-                                                               "checker.properties"):
-                    problems.append(f"{path.relative_to(ROOT)} imports {name}")
-                if folder == "spec" and name.startswith("invariants"):
-                    problems.append(f"{path.relative_to(ROOT)} imports {name}")
-    assert problems == []
+            if module.startswith(("spec", "invariants")):
+                if top == "checker" and name not in ("checker.model", "checker.properties"):
+                    problems.append(f"{module} imports {name}")
+                if module.startswith("spec") and top == "invariants":
+                    problems.append(f"{module} imports {name}")
+                continue
+            mine = room(module)
+            if top in UI and top not in THIRD_PARTY_UI[mine]:
+                problems.append(f"{module} ({mine}) imports {name}")
+            if top in ("spec", "invariants") and not MODELS[mine]:
+                problems.append(f"{module} ({mine}) imports {name}")
+            if top == "checker" and room(name) not in ALLOWED[mine] | {mine}:
+                problems.append(f"{module} ({mine}) imports {name} ({room(name)})")
+    return problems
+
+
+def test_only_the_engine_choice_imports_spark():
+    """Nothing under checker/ imports checker/spark/ but the Spark executor itself and
+    ``checker.commands.engines`` (the one door to it), so no other module loads pyspark."""
+    doors = {"checker.commands.engines"}
+    found = sorted(f"{module} imports {name}" for module, path in SOURCES.items()
+                   if not module.startswith("checker.spark") and module not in doors
+                   for name in imports(path) if name.startswith(("checker.spark", "pyspark")))
+    assert found == []
+
+
+def test_no_import_cycle():
+    graph = nx.DiGraph()
+    for module, path in SOURCES.items():
+        graph.add_node(module)
+        for name in imports(path):
+            while name and name not in MODULES:  # checker.native.build.load -> the module
+                name = name.rpartition(".")[0]
+            if name and name != module and not module.startswith(name + "."):
+                graph.add_edge(module, name)
+    for package in [m for m in MODULES if SOURCES[m].name == "__init__.py"]:
+        # a package's __init__ that imports nothing is no edge; one that does is a real one
+        if not list(imports(SOURCES[package])):
+            graph.remove_edges_from(list(graph.in_edges(package)))
+    cycles = [" -> ".join(c) for c in nx.simple_cycles(graph)]
+    assert cycles == []
 
 
 def test_modules_stay_small():
-    big = [str(p.relative_to(ROOT)) for folder in ("checker", "spec", "invariants")
+    big = [str(p.relative_to(ROOT)) for folder in PACKAGES
            for p in ROOT.glob(f"{folder}/**/*.py") if len(p.read_text().splitlines()) > 300]
     assert big == []

@@ -17,8 +17,8 @@ import pytest
 from click.testing import CliRunner
 
 from checker.cli import cli
-from checker.view import aftermath
-from checker.view.run import bounds, build
+from checker.commands.options import bounds, build
+from checker.models import aftermath
 
 
 def invoke(*args, env=None):
@@ -82,7 +82,7 @@ def test_the_aftermath_makes_the_loss_visible_and_is_shortest(flagship):
                                   "committed record is lost.")
     # brute force: no continuation of 1 or 2 actions reaches such a state
     _, spec, _ = build("kafka", bounds(replicas=2, truncation="hw"))
-    from checker.view.tracefile import replay
+    from checker.formats.tracefile import replay
 
     _, violation = replay(out / "NoCommittedLoss" / "trace.json", document)
     frontier = [violation.trace[-1].state]

@@ -22,10 +22,10 @@ import pytest
 from serving import GALLERY, LOSS, LOSS_PATH, LOSS_STORY, ROOT, start_server, stop_server
 
 from checker.bfs import explore
-from checker.view.compose import build_model, choose
-from checker.view.web import effects
-from checker.view.web.explorer import Explorer
-from checker.view.web.jump import Jump, Jumps
+from checker.models.compose import build_model, choose
+from checker.web import effects
+from checker.web.explorer import Explorer
+from checker.web.jump import Jump, Jumps
 from spec.kafka import Config
 from spec.tla import TlaConfig
 
@@ -214,8 +214,8 @@ def test_page_with_an_unknown_label_says_so_and_shows_the_prefix(server):
 
 
 def test_the_server_listens_on_loopback_only():
-    from checker.view.web.app import create_app
-    from checker.view.web.serve import _bind
+    from checker.commands.serve import _bind
+    from checker.web.app import create_app
 
     server = _bind(create_app(Explorer("kafka", HW2), Jumps(1)), 0)
     try:
@@ -283,8 +283,8 @@ def test_ctrl_c_stops_a_running_jump_and_the_server():
 @pytest.mark.parametrize("case", sorted(p.name for p in GALLERY.iterdir() if p.is_dir()))
 def test_every_state_of_every_gallery_trace_renders(case):
     """Flask's test client: the page of each state of each gallery trace (both models)."""
-    from checker.view.compose import make_config
-    from checker.view.web.app import create_app, path_url
+    from checker.models.compose import make_config
+    from checker.web.app import create_app, path_url
 
     document = json.loads((GALLERY / case / "trace.json").read_text())
     explorer = Explorer(document["model"], make_config(document["model"], document["config"]))

@@ -21,9 +21,9 @@ from conftest import CTRL_C_ON
 from checker.bfs import explore
 from checker.cli import cli
 from checker.fingerprint import fingerprint
+from checker.models.compose import Recipe, make_config
 from checker.shrink import delete_blocks, drop_loops, shrink, violates_at
 from checker.simulation import simulate
-from checker.view.compose import Recipe, make_config
 from checker.walks import WalkPlan, run_batch, run_walk
 
 HW2 = {"replicas": 2, "truncation": "hw", "max_records": 2, "max_epoch": 3, "max_crashes": 2}

@@ -18,9 +18,9 @@ from pyspark import cloudpickle
 
 from checker.bfs import Limits
 from checker.bfs import explore as local_explore
+from checker.models.compose import Recipe
 from checker.spark import engine, session
 from checker.spark.session import SparkOptions
-from checker.view.compose import Recipe
 from spec.kafka import Config, KafkaSpec
 from spec.kafka.config import TRUNCATION_VARIANTS
 from spec.tla import TlaConfig
@@ -249,13 +249,15 @@ def test_simulation_on_spark_matches_local_workers(spark, core):
     from test_simulate import BIG, comparable, recipe
 
     from checker.simulation import simulate
+    from checker.spark import walks as spark_walks
     from checker.walks import WalkPlan
 
     run, plan = recipe(replicas=3, truncation="kip101", **BIG), WalkPlan(seed=5, depth=40)
     local = comparable(simulate(run, plan, walks=130, workers=1))
     for partitions in (1, 3):
         on_spark = simulate(run, plan, walks=130, core=core,
-                            spark=SparkOptions(master="local[2]", partitions=partitions))
+                            spark=spark_walks.on(SparkOptions(master="local[2]",
+                                                                partitions=partitions)))
         assert on_spark.engine == f"spark ({partitions} partitions)"
         assert on_spark.core == (core if core == "compiled" else "reference (--core reference)")
         assert comparable(on_spark) == local

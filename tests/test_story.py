@@ -10,8 +10,8 @@ import re
 import pytest
 
 from checker.bfs import explore
-from checker.view import report
-from checker.view.compose import build_model, make_config
+from checker.formats import report
+from checker.models.compose import build_model, make_config
 
 TOLD = ("NoCommittedLoss", "NoDivergence", "WeakIsr", "StrongIsr")
 STEP = re.compile(r"^State (\d+) \((.*?)\): ")

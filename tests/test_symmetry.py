@@ -14,13 +14,13 @@ import pytest
 from reference import reachable
 
 from checker.bfs import Limits, explore, run_search
+from checker.commands import gallery
 from checker.fingerprint import fingerprint
+from checker.models.compose import Recipe, build_model, choose, make_config
 from checker.partitioned import PartitionedSearch
 from checker.properties import INVARIANT, TRANSITION, Property
 from checker.symmetry import SymmetryError
 from checker.trace import replay
-from checker.view import gallery
-from checker.view.compose import Recipe, build_model, choose, make_config
 from spec.kafka import Config
 from spec.tla import TlaConfig
 

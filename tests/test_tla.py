@@ -10,7 +10,8 @@ from click.testing import CliRunner
 from reference import enumerate_states
 
 from checker.bfs import Limits, explore
-from checker.cli import build_model, cli
+from checker.cli import cli
+from checker.models.compose import build_model
 from checker.result import Status
 from spec.tla import TlaConfig
 

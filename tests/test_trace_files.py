@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from checker.cli import cli
-from checker.view import tracefile
+from checker.formats import tracefile
 
 
 @pytest.fixture(scope="module")
@@ -133,3 +133,27 @@ def test_show_options(traces):
     rows = [line for line in changes.output.splitlines() if line.startswith("│ ")]
     assert len(rows) == 2  # the header and replica 0, the one that crashed
     assert invoke("show", path, "--step", "12").exit_code == 2
+
+
+def test_every_written_summary_matches_its_schema(traces, tmp_path):
+    """summary.json of a violated run (both models), a run that holds and one a depth bound
+    cut, against ``checker/formats/summary.schema.json`` (the reference's format page is
+    generated from it)."""
+    import jsonschema
+
+    from checker.formats import report
+
+    schema = json.loads(report.SUMMARY_SCHEMA_PATH.read_text())
+    jsonschema.Draft202012Validator.check_schema(schema)
+    for name, args, code in (("holds", [], 0), ("cut", ["--max-depth", "3"], 3)):
+        result = invoke("explore", "--replicas", 2, "--max-epoch", 1, "--no-progress", *args,
+                        "--out", tmp_path / name)
+        assert result.exit_code == code, result.output
+    paths = sorted([*traces.rglob("summary.json"), *tmp_path.rglob("summary.json")])
+    documents = [json.loads(p.read_text()) for p in paths]
+    assert sorted(d["status"] for d in documents) == ["INCOMPLETE", "OK", "VIOLATED", "VIOLATED"]
+    for document in documents:
+        jsonschema.validate(document, schema, cls=jsonschema.Draft202012Validator)
+    broken = {**documents[0], "status": "DONE"}
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(broken, schema, cls=jsonschema.Draft202012Validator)

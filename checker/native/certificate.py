@@ -7,7 +7,7 @@ they proved it on: the models and invariants (``spec/``, ``invariants/``), the r
 engine's modules and the C sources. An edit to any of them (a protocol rule changed in Python
 only, say) makes the certificate stale, and every command then runs the reference core
 instead, saying why, so that no run answers for a model other than the one in the Python
-source. ``python -m checker.view.certify`` runs the differential tests and, when they pass,
+source. ``python -m checker.commands.certify`` runs the differential tests and, when they pass,
 writes the certificate again.
 """
 

@@ -9,6 +9,7 @@ per violated property, the label texts of the first violating walk: never a stat
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from checker.spark import session
@@ -42,3 +43,13 @@ def runner(recipe: Any, plan: Any, options: Any, core: str = "reference"):
             raise session.job_failed("a Spark job of walks", exc) from None
 
     return run_wave, partitions * WAVE_PER_PARTITION, f"spark ({partitions} partitions)"
+
+
+def on(options: Any) -> Callable[[Any, Any, str], tuple[Any, int, str]]:
+    """The ``spark`` argument of ``checker.simulation.simulate`` for the Spark session
+    ``options`` (``checker.spark.session.SparkOptions``): ``runner`` with them bound."""
+
+    def runners(recipe: Any, plan: Any, core: str) -> tuple[Any, int, str]:
+        return runner(recipe, plan, options, core)
+
+    return runners

@@ -1,0 +1,73 @@
+"""``python -m checker.commands.certify``: prove the compiled core equal to the Python model
+again, and record the sources it was proven on (``checker.native.certificate``).
+
+Run from a source checkout after changing a model, an invariant, the reference engine or the C
+sources. It runs the differential tests; only when they pass does it write
+``checker/native/certificate.json`` (commit it with the change). Exit codes: 0 certified, 1
+the differential tests failed (nothing written), 3 Ctrl-C or SIGTERM (nothing written, the
+tests stopped), 4 no ``tests/`` folder beside the packages, 5 the certificate cannot be
+written.
+"""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+
+import click
+
+from checker.native import certificate
+
+TESTS = ("tests/test_compiled.py", "tests/test_compiled_walks.py")
+
+
+@click.command()
+def main() -> None:
+    """Run the differential tests and, when they pass, write the certificate."""
+    if not all((certificate.ROOT / test).exists() for test in TESTS):
+        click.echo(f"Error: certify runs from a source checkout: {', '.join(TESTS)} not found "
+                   f"under {certificate.ROOT}", err=True)
+        sys.exit(4)
+    if certificate.current():
+        click.echo(f"{certificate.CERTIFICATE} is current: nothing changed since the last proof.")
+        return
+    click.echo(f"Running the differential tests: {' '.join(TESTS)}")
+    if _run_tests() != 0:
+        click.echo("Error: the compiled core and the Python model differ (above); the "
+                   "certificate is not written.", err=True)
+        sys.exit(1)
+    try:
+        value = certificate.write()
+    except OSError as exc:
+        click.echo(f"Error: cannot write {certificate.CERTIFICATE}: {exc.strerror or exc}",
+                   err=True)
+        sys.exit(5)
+    click.echo(f"Wrote {certificate.CERTIFICATE} ({value[:12]}…, {len(certificate.sources())} "
+               "files): commit it with your change.")
+
+
+def _run_tests() -> int:
+    """The differential tests' exit code. One Ctrl-C or SIGTERM stops them (the pytest child
+    too) and exits 3 with the certificate unwritten."""
+
+    def stop(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    child = subprocess.Popen([sys.executable, "-m", "pytest", "-q", *TESTS],
+                             cwd=certificate.ROOT)
+    try:
+        return child.wait()
+    except KeyboardInterrupt:
+        child.terminate()
+        child.wait()
+        click.echo("Interrupted: the differential tests did not finish; the certificate is "
+                   "not written.", err=True)
+        sys.exit(3)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+if __name__ == "__main__":
+    main()

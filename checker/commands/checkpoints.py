@@ -1,0 +1,269 @@
+"""The checkpoint flags of ``explore``, ``compare`` and ``gate`` (``--checkpoint``,
+``--checkpoint-every``, ``--checkpoint-required``, ``--resume``) and what they decide: where
+each search writes its checkpoints, which checkpoint it goes on from, and the lines a person
+reads at the end (how to resume). The files themselves are ``checker.checkpoint``'s.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+import re
+import shutil
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import click
+
+from checker.bfs import Limits
+from checker.checkpoint import DEFAULT_EVERY, MANIFEST, Checkpointer, CheckpointError
+from checker.limits import CANCELLED, interrupted
+from checker.models import compose
+from checker.native import certificate
+from checker.result import EXIT_BAD_INPUT, CheckResult
+from checker.resume import load
+from checker.saving import SaveOptions
+
+CHECKPOINT_FLAGS = (
+    click.option("--checkpoint", "checkpoint_dir", default=None, metavar="DIR",
+                 type=click.Path(file_okay=False, path_type=Path),
+                 help="Folder for checkpoints [<run folder>/checkpoint; Spark with --work-dir: "
+                      "<work dir>/checkpoint]. Kept when the run is cut short, deleted when "
+                      "it finishes (unless given here)."),
+    click.option("--checkpoint-every", type=click.FloatRange(min=0), default=DEFAULT_EVERY,
+                 show_default=True, metavar="SECONDS",
+                 help="Seconds between checkpoints, taken at level boundaries; one more is "
+                      "taken when the run ends or is interrupted (0: none at all)."),
+    click.option("--checkpoint-required", is_flag=True,
+                 help="Stop (INCOMPLETE, exit 3) when a checkpoint cannot be written "
+                      "(default: say so once and go on)."),
+    click.option("--resume", "resume_dir", default=None, metavar="DIR",
+                 type=click.Path(file_okay=False, path_type=Path),
+                 help="Go on from the checkpoint in DIR: the same answers as one run. Any "
+                      "engine, worker or partition count; the model, bounds and properties "
+                      "are the checkpoint's (flags that differ are refused, exit 4)."),
+)
+"""The flags; they arrive as keyword arguments (``plan_from`` takes them)."""
+
+
+@dataclass
+class Plan:
+    """Where the searches of one command save and resume. ``base``: the checkpoint folder
+    (None: ``<run folder>/checkpoint``, decided per run); ``every`` (seconds, 0: off);
+    ``required``; ``resuming``: go on from ``base``; ``explicit``: the folder was named on
+    the command line (kept at the end). ``used``: the folders written, by run key."""
+
+    base: Path | None = None
+    every: float = DEFAULT_EVERY
+    required: bool = False
+    resuming: bool = False
+    explicit: bool = False
+    used: dict[str, Checkpointer] = field(default_factory=dict)
+    root: Path | None = None  # the folder --resume takes (set by ``folder``)
+    created: Path | None = None
+
+    def folder(self, run_folder: Path, key: str = "", work_dir: str | None = None) -> Path:
+        """The checkpoint folder of the run ``key`` ("" for a lone search)."""
+        base = self.base or (Path(work_dir) / "checkpoint" if work_dir else
+                             run_folder / "checkpoint")
+        if self.root is None:  # the outermost folder this plan creates, removed if left empty
+            self.created = next((p for p in reversed([base, *base.parents]) if not p.exists()),
+                                None)
+        self.root = base
+        return base / key if key else base
+
+    def options(self, folder: Path, identity: dict[str, Any], spec: Any,
+                fresh_ok: bool = False) -> SaveOptions:
+        """``SaveOptions`` for one search whose checkpoints live in ``folder``; with
+        ``fresh_ok`` (a run of compare or gate not reached before) a folder without a
+        checkpoint starts afresh.
+
+        Raises ``CheckpointError`` when resuming from a checkpoint that is missing, damaged
+        or written for something else; ``click.UsageError`` when a new search would write
+        over a checkpoint already in ``folder``."""
+        if not self.resuming and self.every > 0 and (folder / MANIFEST).exists():
+            if self.explicit:
+                raise click.UsageError(f"{folder} holds a checkpoint already: go on from it "
+                                       f"with --resume {_quote(self.root or folder)}, or "
+                                       "delete it")
+            shutil.rmtree(folder, ignore_errors=True)  # a default place, of a run now gone
+        codec, _ = compose.compiled_model(spec, certified=False)
+        loaded = None
+        if self.resuming and not (fresh_ok and not (folder / MANIFEST).exists()):
+            loaded = load(folder, identity)
+        writer = None
+        if self.every > 0:
+            writer = Checkpointer(folder, identity, self.every, self.required, warn, loaded)
+            writer.keep_final = self.explicit or fresh_ok  # a folder named, or compare's cells
+            self.used[str(folder)] = writer
+        return SaveOptions(writer, loaded, getattr(codec, "decode", None),
+                           getattr(codec, "encode", None))
+
+
+def save_options(plan: Plan | None, checkpoint_at: Any, spec: Any,
+                 what: tuple) -> SaveOptions:
+    """The ``SaveOptions`` of one search of ``spec``: none without a ``plan``, else in the
+    folder ``checkpoint_at(spec)`` gives (with whether a missing checkpoint there starts
+    afresh); ``what`` is ``identity``'s arguments. Exits 4 when the checkpoint to resume is
+    refused."""
+    if plan is None or checkpoint_at is None:
+        return SaveOptions()
+    folder, fresh_ok = checkpoint_at(spec)
+    try:
+        return plan.options(folder, identity(*what), spec, fresh_ok)
+    except CheckpointError as exc:
+        refuse(exc)
+    raise AssertionError  # refuse exits
+
+
+def local_core(save: SaveOptions, core: str) -> str:
+    """The core the local engine resumes on: the reference core when the checkpoint has no
+    compiled seen set (a partitioned engine wrote it), saying so once on stderr."""
+    if core == "compiled" and save.resume is not None \
+            and "seen" not in save.resume.manifest["files"] \
+            and save.resume.manifest["frontier_size"]:
+        if not _noted:
+            _noted.append(True)
+            click.echo("Note: the checkpoint holds no compiled-core seen set (the reference "
+                       "core or a partitioned engine wrote it), so the local engine goes on "
+                       "from it on the reference core.", err=True)
+        return "reference"
+    return core
+
+
+_noted: list[bool] = []
+
+
+def plan_from(kwargs: dict[str, Any]) -> Plan:
+    """Pop the checkpoint flags from a command's ``kwargs``. Raises ``click.UsageError`` for
+    ``--checkpoint`` with ``--resume`` naming another folder."""
+    folder, resume = kwargs.pop("checkpoint_dir"), kwargs.pop("resume_dir")
+    every, required = kwargs.pop("checkpoint_every"), kwargs.pop("checkpoint_required")
+    if resume is not None and folder is not None and Path(folder) != Path(resume):
+        raise click.UsageError("--resume goes on writing checkpoints in its own folder; "
+                               "leave --checkpoint out")
+    base = resume or folder
+    return Plan(base, every, required, resume is not None, base is not None)
+
+
+def warn(message: str) -> None:
+    """Say on stderr (once per failure) that a checkpoint could not be written."""
+    click.echo(message, err=True)
+
+
+def identity(model: str, config: Any, names: tuple, chosen: list, symmetry: bool,
+             limits: Limits) -> dict:
+    """What a checkpoint must match to be resumed, as JSON: the model, its code's digest,
+    its bounds (every config field), the ``--invariant`` names and the properties checked,
+    symmetry, the depth bound and ``stop_on_first`` (which change the answers). Time limits
+    may differ."""
+    return json.loads(json.dumps({
+        "tool": "hwcheck", "code": certificate.digest(), "model": model,
+        "config": dataclasses.asdict(config), "invariants": sorted(names),
+        "properties": sorted(p.name for p in chosen),
+        "symmetry": bool(symmetry), "max_depth": limits.max_depth,
+        "stop_on_first": limits.stop_on_first}))
+
+
+def resumed(folder: Path, model: str | None, given: dict[str, Any], names: tuple,
+            limits: Limits, symmetry: bool | None) -> tuple:
+    """``explore --resume``: the options the checkpoint in ``folder`` was written with, where
+    the command left them out: ``(model, given, names, limits, symmetry)``. ``model`` None:
+    not given. An option given that differs is kept, and refused by ``load`` with a message
+    naming it. Exits 4 when ``folder`` holds no readable manifest."""
+    saved = saved_options(folder)
+    config = saved["config"]
+    given = {key: config.get(key) if value is None else value for key, value in given.items()}
+    limits = dataclasses.replace(
+        limits, max_depth=saved["max_depth"] if limits.max_depth is None else limits.max_depth,
+        stop_on_first=limits.stop_on_first or saved["stop_on_first"])
+    return (model or saved["model"], given, tuple(names) or tuple(saved["invariants"]), limits,
+            saved["symmetry"] if symmetry is None else symmetry)
+
+
+def saved_options(folder: Path) -> dict[str, Any]:
+    """The model, config, ``--invariant`` names, symmetry and depth bound a checkpoint was
+    written with. Exits 4 when ``folder`` holds no readable manifest (the full check is
+    ``checker.checkpoint.load``)."""
+    try:
+        manifest = json.loads((Path(folder) / MANIFEST).read_text(encoding="utf-8"))
+        if manifest.get("kind") == "simulate":
+            refuse(CheckpointError(f"{folder} holds a simulation's checkpoint: resume it "
+                                   "with hwcheck simulate --resume"))
+        return {key: manifest[key] for key in ("model", "config", "invariants", "symmetry",
+                                                "max_depth", "stop_on_first")}
+    except FileNotFoundError:
+        refuse(CheckpointError(f"{folder} holds no checkpoint (no {MANIFEST})"))
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        refuse(CheckpointError(f"{Path(folder) / MANIFEST} is not an hwcheck checkpoint "
+                               f"({type(exc).__name__})"))
+    raise AssertionError  # refuse exits
+
+
+def refusing(function: Any) -> Any:
+    """Decorate a command's helper so a ``CheckpointError`` (a file found damaged while a
+    search resumes) ends the command as ``refuse`` does."""
+
+    @functools.wraps(function)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return function(*args, **kwargs)
+        except CheckpointError as exc:
+            refuse(exc)
+
+    return wrapper
+
+
+class Refused(click.ClickException):
+    """A checkpoint that cannot be resumed: click prints "Error: cannot resume: ..." once the
+    command has unwound (after any progress display is gone), exit 4."""
+
+    exit_code = EXIT_BAD_INPUT
+
+
+def refuse(exc: CheckpointError) -> None:
+    """End the command: one line on stderr, exit 4 (raises ``Refused``)."""
+    raise Refused(f"cannot resume: {exc}")
+
+
+def partial(result: CheckResult) -> bool:
+    """Whether the search was cut short (Ctrl-C, SIGTERM, a time limit, a cancel or a failed
+    required checkpoint): its checkpoint is what resumes it."""
+    reason = result.reason
+    return (interrupted(reason) or reason == CANCELLED
+            or reason.startswith(("time limit", "cannot write the checkpoint")))
+
+
+def finish(plan: Plan, cut: bool, command: str, same_flags: bool = False) -> None:
+    """At the end of a command: when ``cut``, say on stderr (the last line) how to resume
+    from the checkpoint written (``same_flags``: the command's flags must be given again);
+    else delete checkpoints in the default place."""
+    written = [w for w in plan.used.values() if w.saved_level]
+    if cut:
+        if written and plan.root is not None:
+            sys.stdout.flush()
+            again = f"--resume {_quote(plan.root)}"
+            click.echo(f"Resume with: the same hwcheck {command} command and {again}"
+                       if same_flags else f"Resume with: hwcheck {command} {again}", err=True)
+        elif plan.used:
+            click.echo("No checkpoint was written, so this run cannot be resumed.", err=True)
+        return
+    if not plan.explicit:
+        for writer in plan.used.values():
+            shutil.rmtree(writer.folder, ignore_errors=True)
+        if plan.root is not None and plan.created is not None:
+            for folder in [plan.root, *plan.root.parents]:  # the empty folders it made
+                try:
+                    folder.rmdir()
+                except OSError:
+                    break
+                if folder == plan.created:
+                    break
+
+
+def _quote(path: Path) -> str:
+    text = str(path)
+    return text if re.fullmatch(r"[A-Za-z0-9_./:@+-]+", text) else "'" + text.replace("'", "'\\''") + "'"

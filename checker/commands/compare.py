@@ -1,0 +1,139 @@
+"""``hwcheck compare``: every variant, one matrix, one Ctrl-C.
+
+It shows progress on stderr (``checker.commands.batch``); one Ctrl-C ends the whole command,
+prints what was done marked as partial, and exits 3. Exit codes are README's: 0 whatever the
+matrix's cells say (12 with ``--fail-on-violation`` when a cell is violated), 75 when a
+variant's spec raised, 3 interrupted. ``hwcheck gate`` is
+``checker.commands.gate``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from checker.bfs import Limits
+from checker.commands import batch, checkpoints, cores
+from checker.commands.engines import engine_from, engine_options, run
+from checker.commands.options import PROTOCOL_FLAGS, bounds, build, protocol_from, with_options
+from checker.formats import report
+from checker.models import compose
+from checker.models.compose import MODEL_OPTIONS
+from checker.renderers import matrix, terminal
+from checker.result import (
+    EXIT_INCOMPLETE,
+    EXIT_OK,
+    EXIT_SPEC_ERROR,
+    EXIT_VIOLATED,
+    Status,
+)
+from spec.kafka.config import MAX_REPLICAS, Config, ConfigError
+from spec.kafka.variants import PRESETS
+from spec.tla.config import TLA_VARIANTS
+
+
+@click.command(name="compare")
+@click.option("--model", type=click.Choice(sorted(MODEL_OPTIONS)), default="kafka",
+              show_default=True, help="Which model's variants to compare.")
+@click.option("--replicas", type=click.IntRange(1, MAX_REPLICAS), default=None,
+              help="Replication factor.")
+@click.option("--max-records", type=click.IntRange(min=0), default=None)
+@click.option("--max-epoch", type=click.IntRange(min=0), default=None)
+@click.option("--max-crashes", type=click.IntRange(min=0), default=None, help="(kafka)")
+@click.option("--min-isr", "min_isrs", type=click.IntRange(min=1), multiple=True,
+              help="min.insync.replicas (kafka); repeat to cross the matrix with each value.")
+@click.option("--log-size", type=click.IntRange(min=0), default=None, help="(tla)")
+@click.option("--unclean/--no-unclean", default=None,
+              help="unclean.leader.election.enable for every run (kafka) [off].")
+@click.option("--cross-unclean", is_flag=True,
+              help="Run every variant with unclean leader election off and on (kafka).")
+@with_options(PROTOCOL_FLAGS)
+@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None,
+              metavar="SECONDS", help="Per variant.")
+@click.option("--json", "as_json", is_flag=True, help="Print the matrix as JSON.")
+@click.option("--markdown", is_flag=True, help="Print the matrix as a markdown table.")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Folder for the reports [default: reports/compare-<model>-<time>].")
+@click.option("--no-progress", is_flag=True, help="No progress display on stderr.")
+@click.option("--fail-on-violation", is_flag=True,
+              help="Exit 12 when any cell is violated (default: exit 0, the matrix is the "
+                   "answer; for scripts that gate on it).")
+@engine_options
+@with_options(checkpoints.CHECKPOINT_FLAGS)
+def compare_cmd(model, replicas, max_records, max_epoch, max_crashes, min_isrs, log_size,
+                unclean, cross_unclean, time_limit, as_json, markdown, out, no_progress,
+                fail_on_violation, **engine_flags) -> None:
+    """Run every truncation variant and print a variant × property matrix.
+
+    --with / --without change every preset alike (a column per preset, named by the
+    result: ``kip101 +fenced-fetch``)."""
+    protocol = protocol_from(engine_flags)
+    plan = checkpoints.plan_from(engine_flags)
+    engine = engine_from(engine_flags)
+    variants = _kafka_presets(protocol.get("variant_file")) if model == "kafka" else TLA_VARIANTS
+    folder = out or Path("reports") / f"compare-{model}-{report.stamp()}"
+    runs = []
+    for min_isr in min_isrs or (None,):
+        for switch in ((False, True) if cross_unclean else (unclean,)):
+            for variant in variants:
+                shown = switch if cross_unclean else None
+                switches = {k: v for k, v in (("unclean", shown), ("min_isr", min_isr))
+                            if v is not None}
+                given = bounds(replicas, variant, max_records, max_epoch, max_crashes,
+                               min_isr, switch, log_size, **protocol)
+                _, spec, _ = build(model, given)  # a bad bound fails before any run starts
+                runs.append((compose.variant_of(spec), switches, given))
+    if engine.core == "compiled":
+        cores.warn_if_stale()
+    cells, stop = [], batch.Interrupt()
+    with batch.progress(len(runs), "variant", not no_progress) as board:
+        try:
+            for variant, switches, given in runs:
+                board.begin(matrix.Cell(variant, switches, None, "").title)
+                key = "-".join([report.slug(variant)] + [f"{k}{v}" for k, v in switches.items()])
+                spec, result = run(model, given, (), Limits(time_limit=time_limit),
+                                   board.search, engine, plan,
+                                   lambda spec, key=key: (plan.folder(folder, key), True))
+                where = folder / key
+                batch.write_reports(where, spec, result)
+                cells.append(matrix.Cell(variant, switches, result, str(where)))
+                board.done()
+                if stop.cut(result):
+                    break
+        except KeyboardInterrupt:
+            stop.caught()
+    if as_json:
+        document = matrix.compare_json(cells)
+        document["partial"] = stop.hit
+        click.echo(json.dumps(document, indent=1))
+    elif markdown:
+        click.echo(matrix.compare_markdown(cells), nl=False)
+        if stop.hit:
+            click.echo(f"\n_Partial: interrupted (Ctrl-C) during variant {board.index} of "
+                       f"{len(runs)}._")
+    else:
+        terminal.stdout_console().print(matrix.compare_table(cells))
+        click.echo(f"Reports and traces: {folder}/")
+    if stop.hit:
+        click.echo(stop.line(board.index, len(runs), "variant"), err=True)
+    checkpoints.finish(plan, stop.hit or any(checkpoints.partial(c.result) for c in cells),
+                       "compare", same_flags=True)
+    if stop.hit:
+        sys.exit(EXIT_INCOMPLETE)
+    if any(c.result.status == Status.ERROR for c in cells):
+        sys.exit(EXIT_SPEC_ERROR)
+    violated = any(c.result.status == Status.VIOLATED for c in cells)
+    sys.exit(EXIT_VIOLATED if violated and fail_on_violation else EXIT_OK)
+
+
+def _kafka_presets(variant_file: str | None) -> tuple[str, ...]:
+    """Every kafka preset, the team's own (entry points, ``variant_file``) after the built-in
+    ones. Raises ``click.BadParameter`` when one fails to load."""
+    try:
+        Config(variant_file=variant_file).load_variants()
+    except ConfigError as error:
+        raise click.BadParameter(str(error), param_hint="--variant-file") from None
+    return tuple(PRESETS)

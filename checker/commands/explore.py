@@ -1,0 +1,75 @@
+"""``hwcheck explore``: every interleaving of the model within its bounds, each property
+judged, the counterexamples drawn and written (``summary.json``, ``trace.json``, ``trace.html``).
+
+Exit codes are README's: 0 every property holds, 12 a violation, 13 a vacuity guard never
+reached, 3 interrupted or a limit hit (partial results marked partial), 2 a usage error, 4 a
+checkpoint that cannot be resumed, 5 Spark cannot run, 75 the spec raised.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from pathlib import Path
+
+import click
+
+from checker.bfs import Limits
+from checker.commands import batch, checkpoints, cores
+from checker.commands.engines import engine_from, engine_options, run
+from checker.commands.options import SHOW_OPTION, bounds, model_options, protocol_from, with_options
+from checker.formats import report
+from checker.limits import interrupted, signal_name
+from checker.renderers import progress as progress_view
+from checker.renderers import terminal
+
+
+@click.command(name="explore")
+@model_options
+@click.option("--max-depth", type=click.IntRange(min=1), default=None,
+              help="Stop after this many BFS levels (initial state = 1): INCOMPLETE, exit 3.")
+@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None,
+              metavar="SECONDS", help="Stop after this many seconds: INCOMPLETE, exit 3.")
+@click.option("--stop-on-first", is_flag=True,
+              help="End at the first violation (default: find every violated property).")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON on stdout.")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Folder for summary.json and traces [default: reports/<run-id>].")
+@click.option("--no-progress", is_flag=True, help="No progress display on stderr.")
+@SHOW_OPTION
+@engine_options
+@with_options(checkpoints.CHECKPOINT_FLAGS)
+@click.pass_context
+def explore_cmd(ctx, model, replicas, truncation, max_records, max_epoch, max_crashes, min_isr,
+                unclean, log_size, names, max_depth, time_limit, stop_on_first, as_json, out,
+                no_progress, show, **flags) -> None:
+    """Explore every interleaving and check the invariants."""
+    given = bounds(replicas, truncation, max_records, max_epoch, max_crashes, min_isr, unclean,
+                    log_size, **protocol_from(flags))
+    limits = Limits(max_depth=max_depth, time_limit=time_limit, stop_on_first=stop_on_first)
+    plan = checkpoints.plan_from(flags)
+    engine = engine_from(flags)
+    if plan.resuming:
+        default = ctx.get_parameter_source("model") == click.core.ParameterSource.DEFAULT
+        model, given, names, limits, symmetry = checkpoints.resumed(
+            plan.base, None if default else model, given, names, limits, engine.symmetry)
+        engine = dataclasses.replace(engine, symmetry=symmetry)
+    if engine.core == "compiled":
+        cores.warn_if_stale()  # before the progress display starts
+    folders: list[Path] = []
+
+    def checkpoint_at(spec) -> tuple[Path, bool]:
+        folders.append(out or Path("reports") / report.run_id(spec))
+        work_dir = engine.spark.work_dir if engine.spark is not None else None
+        return plan.folder(folders[0], "", work_dir), False
+
+    with progress_view.for_search(enabled=not no_progress) as on_progress:
+        spec, result = run(model, given, names, limits, on_progress, engine, plan,
+                           checkpoint_at)
+    if interrupted(result.reason):
+        click.echo(f"Interrupted ({signal_name()}): the results below are partial.", err=True)
+    folder = folders[0] if folders else out or Path("reports") / report.run_id(spec)
+    summary = batch.write_reports(folder, spec, result)
+    terminal.print_run(spec, result, summary, folder, as_json, show)
+    checkpoints.finish(plan, checkpoints.partial(result), "explore")
+    sys.exit(result.exit_code)

@@ -1,0 +1,279 @@
+"""``hwcheck gate``: run a gate configuration's checks, judge their verdicts, compare every run
+with its pins in the lock file, replay the trace corpus, and report for CI.
+
+Exit codes are README's: 0 every check passed; 1 a verdict or a pin differs (or an error);
+3 a check incomplete or Ctrl-C; 4 a malformed configuration or lock file, found before any
+check runs; 5 the JUnit file, a report or the lock file cannot be written.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import textwrap
+from dataclasses import replace
+from pathlib import Path
+
+import click
+
+from checker import gate
+from checker.bfs import Limits
+from checker.commands import batch, checkpoints, cores
+from checker.commands import gate_corpus as corpus
+from checker.commands import simulate as simulate_view
+from checker.commands.engines import engine_from, engine_options, run
+from checker.commands.gate_checks import config_error, definition, given_of, validate
+from checker.commands.options import with_options
+from checker.formats import gate_output, pins, report
+from checker.renderers import matrix, terminal
+from checker.result import EXIT_ENVIRONMENT, EXIT_INCOMPLETE, Status
+
+UPDATE_HINT = "run hwcheck gate --update"
+
+
+@click.command(name="gate")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path),
+              default=Path("pyproject.toml"), show_default=True,
+              help="TOML file with [[tool.hwcheck.gate]] checks.")
+@click.option("--lock", "lock_path", type=click.Path(dir_okay=False, path_type=Path),
+              default=None, help=f"The pins [default: {pins.LOCK_NAME} beside --config].")
+@click.option("--update", is_flag=True,
+              help="Pin this run: rewrite the lock file from every check whose verdict passes "
+                   "and print what changed (a failing verdict still fails).")
+@click.option("--junit-xml", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write a JUnit XML report here (parent folders are created).")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Folder for reports of failing checks [default: reports/gate-<time>].")
+@click.option("--fail-fast", is_flag=True,
+              help="Stop at the first check that does not pass (the rest are not run).")
+@click.option("--no-progress", is_flag=True, help="No progress display on stderr.")
+@engine_options
+@with_options(checkpoints.CHECKPOINT_FLAGS)
+def gate_cmd(config_path, lock_path, update, junit_xml, out, fail_fast, no_progress,
+             **engine_flags) -> None:
+    """Run the checks of a gate configuration, judge them against their expectations and
+    compare each run with its pins (states, depth, coverage, guards, shortest traces)."""
+    plan = checkpoints.plan_from(engine_flags)
+    engine = engine_from(engine_flags)
+    try:
+        checks = gate.load_checks(config_path)
+        files, traces_line = gate.load_traces(config_path)
+        lock = pins.read_lock(lock_path or config_path.with_name(pins.LOCK_NAME))
+    except (gate.GateConfigError, pins.LockError) as exc:
+        config_error(str(exc))
+    plans = [(check, given_of(check, config_path.parent)) for check in checks]
+    traces = [(Path(os.path.relpath(path, config_path.parent)).as_posix(), path)
+              for path in files]
+    for index, (check, given) in enumerate(plans):
+        validate(config_path, index, check, given)
+    folder = out or Path("reports") / f"gate-{report.stamp()}"
+    fresh = pins.Lock(lock.path, dict(lock.checks), dict(lock.traces), lock.found)
+    if engine.core == "compiled":
+        cores.warn_if_stale()
+    outcomes, stop = [], batch.Interrupt()
+    total = len(plans) + len(traces)
+    with batch.progress(total, "check", not no_progress) as board:
+        try:
+            for check, given in plans:
+                board.begin(check.name)
+                spec, result = _run_check(check, given, engine, fail_fast, board,
+                                          (plan, folder))
+                outcome = gate.judge(check, result)
+                outcome.details = {v.prop.name: report.counterexample_text(v)
+                                   for v in result.violations}
+                _pin(outcome, lock, fresh, definition(check, spec, engine), update)
+                if outcome.status != gate.PASS:
+                    where = folder / re.sub(r"[^A-Za-z0-9_.-]+", "-", check.name)
+                    batch.write_reports(where, spec, result)
+                    outcome.report = str(where)
+                outcomes.append(outcome)
+                board.done()
+                if stop.cut(result) or (fail_fast and outcome.status != gate.PASS):
+                    break
+            else:
+                for key, path in traces:
+                    board.begin(f"trace {key}")
+                    outcome = _replay(key, path, traces_line, lock, fresh, engine.core, update)
+                    outcomes.append(outcome)
+                    board.done()
+                    if fail_fast and outcome.status != gate.PASS:
+                        break
+        except KeyboardInterrupt:
+            stop.caught()
+    try:
+        _finish(outcomes, plans, traces, stop, board, fresh, lock, update, config_path)
+        _write_outputs(outcomes, junit_xml, config_path)
+    finally:  # (also when a file cannot be written: exit 5)
+        checkpoints.finish(plan, stop.hit, "gate", same_flags=True)
+    sys.exit(EXIT_INCOMPLETE if stop.hit else gate.exit_code(outcomes))
+
+
+def _run_check(check: gate.Check, given: dict, engine, fail_fast: bool, board, saving):
+    """``(spec, result)`` of one check, explored or simulated; ``saving``: ``(checkpoint
+    plan, run folder)``, a checkpoint folder per explored check, named by the check."""
+    if check.mode == "simulate":
+        return simulate_view.for_gate(check, given, engine, board.walks)
+    chosen = engine if check.symmetry is None else replace(engine, symmetry=check.symmetry)
+    # with --fail-fast a "holds" check ends at its first violation, as TLC does
+    limits = Limits(time_limit=check.time_limit,
+                    stop_on_first=fail_fast and check.violates is None)
+    plan, folder = saving
+    key = re.sub(r"[^A-Za-z0-9_.-]+", "-", check.name)
+    return run(check.model, given, check.invariants, limits, board.search, chosen, plan,
+               lambda spec: (plan.folder(folder, key), True))
+
+
+def _pin(outcome: gate.Outcome, lock: pins.Lock, fresh: pins.Lock, defined: dict,
+         update: bool) -> None:
+    """Compare a passing check's run with its pins (and pin it under ``--update``)."""
+    result = outcome.result
+    if outcome.status != gate.PASS or result.status in (Status.INCOMPLETE, Status.ERROR):
+        return
+    name = outcome.check.name
+    now = pins.check_pins(defined, result)
+    _settle(outcome, lock.checks.get(name), now, pins.check_differences, update)
+    if update:
+        fresh.checks[name] = now
+
+
+def _replay(key: str, path: Path, line: int, lock: pins.Lock, fresh: pins.Lock, core: str,
+            update: bool) -> gate.Outcome:
+    """Replay the corpus trace at ``path`` (``key``: relative to the gate file's folder) and
+    judge it against its pins."""
+    done = corpus.replay(path, core)
+    check = _trace_check(key, line)
+    if not done.states:
+        return gate.Outcome(check, gate.FAIL, done.problem)
+    outcome = gate.Outcome(check, gate.PASS, f"replays {done.states} states")
+    now = done.pins()
+    _settle(outcome, lock.traces.get(key), now, pins.trace_differences, update)
+    if done.problem:
+        outcome.status = gate.FAIL
+        if outcome.pins != "differ":
+            outcome.pins, outcome.message = "", done.problem
+    elif update:
+        fresh.traces[key] = now
+    return outcome
+
+
+def _trace_check(key: str, line: int = 0) -> gate.Check:
+    """A corpus trace as a row of the gate: named ``trace`` and its path without
+    ``/trace.json``, at the config's ``gate_traces`` line."""
+    return gate.Check("trace " + key.removesuffix("/trace.json"), "", "", {}, line=line,
+                      mode="replay")
+
+
+def _settle(outcome: gate.Outcome, old, now, differences, update: bool) -> None:
+    """Set ``outcome``'s pin state and message from pins ``old`` (None: none yet) and ``now``."""
+    if old is None:
+        outcome.pins = "new" if update else "none"
+        outcome.message += "; pinned now" if update else f"; no pins: {UPDATE_HINT}"
+        return
+    outcome.differences = differences(old, now)
+    if not outcome.differences:
+        outcome.pins = "match"
+        outcome.message += "; pins match"
+    elif update:
+        outcome.pins = "updated"
+        outcome.message += "; pins updated: " + pins.summary(outcome.differences)
+    else:
+        outcome.pins = "differ"
+        outcome.status = gate.FAIL
+        outcome.message = "pins differ: " + pins.summary(outcome.differences)
+
+
+def _finish(outcomes, plans, traces, stop, board, fresh: pins.Lock, lock: pins.Lock,
+            update: bool, config: Path) -> None:
+    """Print the table, every changed pin, and under ``--update`` write the lock file."""
+    ran, total = len(outcomes), len(plans) + len(traces)
+    if stop.hit:
+        left = [check for check, _ in plans[ran:]] + [
+            _trace_check(key) for key, _ in traces[max(0, ran - len(plans)):]]
+        outcomes += [gate.Outcome(check, gate.INCOMPLETE, "not run: interrupted (Ctrl-C)")
+                     for check in left]
+    terminal.stdout_console().print(matrix.gate_table(outcomes))
+    changed = [o for o in outcomes if o.differences and o.pins in ("differ", "updated")]
+    for o in changed:
+        _section("Pins updated" if update else "Pins differ", o, config, o.differences)
+    for o in outcomes:
+        if o.check.mode == "replay" and o.status == gate.FAIL and o.pins != "differ":
+            _section("No longer replays", o, config, [o.message])
+    if stop.hit:
+        click.echo(stop.line(board.index, total, "check"), err=True)
+        if update:
+            click.echo(f"{lock.path} not updated: interrupted.", err=True)
+        return
+    if ran < total:
+        click.echo(f"--fail-fast: stopped after {ran} of {total} checks")
+    if update:
+        _update(fresh, {c.name for c, _ in plans}, {key for key, _ in traces}, ran == total)
+    elif changed:
+        _say(f"\nIf these changes are intended, review them and {UPDATE_HINT}.")
+    elif not lock.found:
+        _say(f"\nNo pins yet ({lock.path} not found): {UPDATE_HINT} to pin these runs.")
+
+
+def _section(title: str, o: gate.Outcome, config: Path, lines: list[str]) -> None:
+    """A titled list below the table, naming the check and its line in the config."""
+    _say(f"\n{title}: {o.check.name}" + (f" ({config}:{o.check.line})" if o.check.line else ""))
+    for line in lines:
+        _say(line, "  ")
+
+
+def _update(fresh: pins.Lock, names: set[str], keys: set[str], complete: bool) -> None:
+    """Write the updated lock file (exit 5 when it cannot be written); pins of checks and
+    traces no longer in the config are dropped when every check ran."""
+    stale = sorted(set(fresh.checks) - names) if complete else []
+    gone = sorted(set(fresh.traces) - keys) if complete else []
+    for name in stale:
+        del fresh.checks[name]
+    for key in gone:
+        del fresh.traces[key]
+    stale += [f"trace {key}" for key in gone]
+    try:
+        fresh.path.parent.mkdir(parents=True, exist_ok=True)
+        pins.write_lock(fresh)
+    except OSError as exc:
+        _cannot_write(f"cannot write the lock file {fresh.path}: {exc.strerror or exc}")
+    dropped = f"; dropped the pins of {', '.join(stale)}" if stale else ""
+    _say(f"\nWrote {fresh.path}: {_count(len(fresh.checks), 'check')} and "
+         f"{_count(len(fresh.traces), 'trace')} pinned{dropped}. Review its diff before "
+         "committing it.")
+
+
+def _say(text: str, indent: str = "") -> None:
+    """Print ``text`` on stdout wrapped to the table's width (the terminal's, ``COLUMNS`` or
+    160 columns when piped), continuation lines indented two more spaces."""
+    width = terminal.stdout_console().width
+    lead = "\n" if text.startswith("\n") else ""
+    click.echo(lead + textwrap.fill(text.lstrip("\n"), width, initial_indent=indent,
+                                    subsequent_indent=indent + "  ", break_on_hyphens=False))
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
+def _write_outputs(outcomes, junit_xml: Path | None, config_path: Path) -> None:
+    """The JUnit file (exit 5 when it cannot be written), and on GitHub Actions the
+    annotations and the step summary."""
+    if junit_xml is not None:
+        try:
+            junit_xml.parent.mkdir(parents=True, exist_ok=True)
+            junit_xml.write_text(gate_output.junit_xml(outcomes), encoding="utf-8")
+        except OSError as exc:
+            _cannot_write(f"cannot write the JUnit report to {junit_xml}: {exc.strerror or exc}")
+    if os.environ.get("GITHUB_ACTIONS") == "true":
+        for line in gate_output.github_annotations(outcomes, str(config_path)):
+            click.echo(line)
+        summary = os.environ.get("GITHUB_STEP_SUMMARY")
+        if summary:
+            with open(summary, "a", encoding="utf-8") as handle:
+                handle.write(gate_output.markdown_summary(outcomes))
+
+
+def _cannot_write(message: str) -> None:
+    """One line on stderr and exit 5: an output file cannot be written."""
+    click.echo(f"Error: {message}", err=True)
+    sys.exit(EXIT_ENVIRONMENT)

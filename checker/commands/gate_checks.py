@@ -1,0 +1,81 @@
+"""A gate check as the commands see it: its model options, its validation before any check
+runs, and the definition its pins are recorded under (``checker.formats.pins``)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from checker import gate
+from checker.commands import simulate as simulate_view
+from checker.commands.options import build, choose
+from checker.result import EXIT_BAD_INPUT
+
+
+def definition(check: gate.Check, spec: Any, engine: Any) -> dict[str, Any]:
+    """What the check's pins depend on, as the lock file records it: model, truncation, the
+    bounds as the config gives them, the properties named, the mode (with a simulation's
+    ``seed``, ``walks`` and ``depth``) and, for a search, whether symmetry reduction was on
+    (the check's ``symmetry``, else the engine's ``--symmetry``, else the model's default).
+    The engine, worker count and core are left out: pins are the same on all of them."""
+    defined: dict[str, Any] = {"model": check.model, "truncation": check.truncation,
+                               **{k: list(v) if isinstance(v, (list, tuple)) else v
+                                  for k, v in sorted(check.bounds.items())},
+                               "mode": check.mode}
+    if check.invariants:
+        defined["invariants"] = sorted(check.invariants)
+    if check.mode == "simulate":
+        defined.update(check.plan)
+    else:
+        chosen = check.symmetry if check.symmetry is not None else engine.symmetry
+        defined["symmetry"] = spec.default_symmetry if chosen is None else chosen
+    return defined
+
+
+def config_error(message: str) -> None:
+    """One line on stderr and exit 4: a bad gate configuration or lock file."""
+    click.echo(f"Error: {message}", err=True)
+    sys.exit(EXIT_BAD_INPUT)
+
+
+def given_of(check: gate.Check, folder: Path) -> dict:
+    """A check's model options as ``make_config`` takes them; ``variant_file`` is relative
+    to ``folder``, the gate file's."""
+    given = {"truncation": check.truncation, **check.bounds}
+    if given.get("variant_file"):
+        given["variant_file"] = str((folder / given["variant_file"]).resolve())
+    given["unclean_election"] = given.pop("unclean", None)
+    given["with_mechanisms"] = given.pop("with", None)
+    given["without_mechanisms"] = given.pop("without", None)
+    return given
+
+
+def validate(path: Path, index: int, check: gate.Check, given: dict) -> None:
+    """Build the check's model and look up every property it names, before any check runs:
+    a bad bound, an unknown ``invariants`` or ``violates`` name, or a ``violates`` name that
+    ``invariants`` leaves out is exit 4, naming the file, line and key."""
+
+    def fail(key: str, message: str) -> None:
+        config_error(f"{path}:{check.lines.get(key, check.line)}: gate check {index + 1}, "
+                      f"key '{key}': {message}")
+
+    if check.mode == "simulate":
+        given = simulate_view.simulate_bounds(check.model, given)
+    try:
+        _, _, props = build(check.model, given)
+        choose(props, check.invariants)
+    except click.BadParameter as exc:
+        hint = (exc.param_hint or "").strip("'-").replace("-", "_")
+        key = {"invariant": "invariants", "unclean_election": "unclean"}.get(hint, hint)
+        fail(key, exc.format_message())
+    checked = {p.name for p in props if p.kind != "sometimes"}
+    unknown = sorted((check.violates or frozenset()) - checked)
+    if unknown:
+        fail("violates", f"the {check.model} model has no property {', '.join(unknown)}; "
+                         f"known: {', '.join(sorted(checked))}")
+    left_out = sorted((check.violates or frozenset()) - set(check.invariants or checked))
+    if left_out:
+        fail("violates", f"{', '.join(left_out)} is not among the checked invariants")

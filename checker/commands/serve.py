@@ -1,0 +1,125 @@
+"""``hwcheck serve``: the explorer as a local web app (Flask, served by waitress on 127.0.0.1).
+
+Registered by ``checker/cli.py``. Exit codes: 0 after Ctrl-C (the way to stop a server),
+2 for a usage mistake, 4 for a trace file that cannot be read or does not replay on this
+model, 5 when the port cannot be bound (in use, or not allowed).
+"""
+
+from __future__ import annotations
+
+import errno
+import sys
+import webbrowser
+from pathlib import Path
+
+import click
+from click.core import ParameterSource
+
+from checker.commands.options import bounds, build, model_options, protocol_from
+from checker.formats import tracefile
+from checker.models import compose
+from checker.models.compose import SPELLING
+from checker.result import EXIT_BAD_INPUT, EXIT_ENVIRONMENT, EXIT_OK
+from checker.web.app import create_app, path_url
+from checker.web.explorer import Explorer
+from checker.web.jump import Jumps
+
+HOST = "127.0.0.1"
+"""The only address the server binds: loopback, so nothing outside this machine reaches it."""
+
+DEFAULT_PORT = 8765
+
+
+@click.command(name="serve")
+@model_options
+@click.option("--trace", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Start from this trace.json (its model and bounds; /trace branches from "
+                   "any of its states).")
+@click.option("--port", type=click.IntRange(0, 65535), default=DEFAULT_PORT,
+              show_default=True, help="TCP port on 127.0.0.1 (0: any free port).")
+@click.option("--open", "open_browser", is_flag=True, help="Open the page in a browser.")
+@click.option("--jump-time-limit", type=click.FloatRange(min=0, min_open=True), default=300.0,
+              show_default=True, metavar="SECONDS",
+              help="Cut a \"jump to a violation\" search after this many seconds.")
+@click.pass_context
+def serve_cmd(ctx, model, replicas, truncation, max_records, max_epoch, max_crashes, min_isr,
+              unclean, log_size, names, trace, port, open_browser, jump_time_limit,
+              **flags) -> None:
+    """Explore the state space in the browser: step through actions, branch, jump to a
+    violation."""
+    given = bounds(replicas, truncation, max_records, max_epoch, max_crashes, min_isr, unclean,
+                   log_size, **protocol_from(flags))
+    document = None
+    if trace is not None:
+        named = [SPELLING.get(k, f"--{k.replace('_', '-')}") for k, v in given.items()
+                 if v is not None]
+        if ctx.get_parameter_source("model") != ParameterSource.DEFAULT:
+            named.insert(0, "--model")
+        if named:
+            raise click.UsageError(f"--trace takes the model and bounds from the trace; "
+                                   f"drop {', '.join(named)}")
+        document, explorer = _from_trace(trace, names)
+    else:
+        config, _, _ = build(model, given)
+        explorer = _explorer(model, config, names)
+    jumps = Jumps(jump_time_limit)
+    app = create_app(explorer, jumps, document)
+    server = _bind(app, port)
+    url = f"http://{HOST}:{server.effective_port}/"
+    start = url
+    if document is not None:
+        start = url.rstrip("/") + path_url([s["action"] for s in document["steps"][1:]])
+    click.echo(f"hwcheck explorer: {url}  (model {explorer.model}, {explorer.variant}; "
+               "Ctrl-C stops it)")
+    if document is not None:
+        click.echo(f"  the trace's last state: {start}\n  the trace page:        {url}trace")
+    sys.stdout.flush()
+    if open_browser and not webbrowser.open(start):
+        click.echo("  (no browser to open here: open the URL yourself)")
+    try:
+        server.run()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        jumps.stop_all()
+        server.close()
+    click.echo("hwcheck explorer stopped.", err=True)
+    sys.exit(EXIT_OK)
+
+
+def _explorer(model: str, config, names) -> Explorer:
+    try:
+        return Explorer(model, config, tuple(names))
+    except KeyError as exc:
+        raise click.BadParameter(f"unknown property {exc.args[0]!r}; see 'hwcheck list'",
+                                 param_hint="'--invariant'") from None
+
+
+def _from_trace(path: Path, names) -> tuple[dict, Explorer]:
+    """The trace's document and an explorer on its model; a trace that cannot be read or does
+    not replay here (another hwcheck version) ends in one message, exit 4."""
+    try:
+        document = tracefile.load(path)
+        tracefile.replay(path, document)
+    except tracefile.TraceFileError as exc:
+        click.echo(f"Error: {exc}", err=True)
+        sys.exit(EXIT_BAD_INPUT)
+    config = compose.make_config(document["model"], dict(document["config"]))
+    return document, _explorer(document["model"], config, names)
+
+
+def _bind(app, port: int):
+    """A waitress server for ``app`` on ``HOST:port``; a port in use or refused is one
+    message, exit 5."""
+    from waitress import create_server
+
+    try:
+        return create_server(app, host=HOST, port=port, threads=4, ident="hwcheck")
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            why = "is in use (another hwcheck serve?)"
+        else:
+            why = f"cannot be bound: {exc.strerror or exc}"
+        click.echo(f"Error: port {port} on {HOST} {why}; choose another with --port N, or "
+                   "--port 0 for any free port.", err=True)
+        sys.exit(EXIT_ENVIRONMENT)

@@ -1,0 +1,174 @@
+"""Run artefacts: ``summary.json`` and one versioned ``trace.json`` per violation.
+
+Files are written to a temporary name and renamed into place, so a reader never sees half a
+file; ``summary.json`` is written last and carries the run's status, so an interrupted run is
+never presented as complete.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+from checker import __version__
+from checker.fingerprint import fingerprint, fp_hex
+from checker.model import Spec
+from checker.models import aftermath, compose
+from checker.renderers import expected, html
+from checker.result import CheckResult, Violation
+from invariants import story
+
+TRACE_FORMAT = "hwcheck-trace"
+TRACE_VERSION = 1
+SUMMARY_FORMAT = "hwcheck-summary"
+SUMMARY_VERSION = 1
+SUMMARY_SCHEMA_PATH = Path(__file__).with_name("summary.schema.json")
+"""The JSON Schema of ``summary.json`` (the tests check every summary they write against it)."""
+
+
+def to_json(value: Any) -> Any:
+    """A state (nested tuples of ints, bools, None, str) as JSON-friendly nested lists."""
+    if isinstance(value, tuple):
+        return [to_json(item) for item in value]
+    return value
+
+
+def stamp() -> str:
+    """The current UTC time as ``YYYYmmddTHHMMSSZ``, for folder names."""
+    return time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+
+
+def slug(variant: str) -> str:
+    """A variant name as a folder name part: ``kip320 -fenced-fetch`` -> ``kip320-no-fenced-fetch``."""
+    return variant.replace(" +", "+").replace(" -", "-no-").replace(" ", "-")
+
+
+def run_id(spec: Spec, variant: str | None = None) -> str:
+    """``<model>-<variant>-r<replicas>-<UTC time>``: a folder name for one run."""
+    replicas = spec.config_dict().get("replicas", "")
+    return f"{spec.name}-{slug(variant or compose.variant_of(spec))}-r{replicas}-{stamp()}"
+
+
+def explanation(violation: Violation) -> str:
+    """The property's own words on why the last step violates it ('' if it has none)."""
+    prop, last = violation.prop, violation.trace[-1]
+    if prop.explain is None:
+        return ""
+    if prop.kind == "transition":
+        return prop.explain(violation.trace[-2].state, last.label, last.state) or ""
+    return prop.explain(last.state) or ""
+
+
+def counterexample_text(violation: Violation) -> str:
+    """A counterexample in words: the property, its explanation, then one action per line."""
+    steps = "\n".join(f"{i}. {step.label}" for i, step in enumerate(violation.trace[1:], 2))
+    return (f"{violation.prop.name} violated ({violation.length} states): "
+            f"{explanation(violation)}\n1. (initial state)\n{steps}")
+
+
+def trace_document(spec: Spec, violation: Violation) -> dict[str, Any]:
+    """The versioned JSON document of one counterexample (format ``hwcheck-trace`` version 1,
+    ``trace.schema.json``); a loss property's document also carries its ``aftermath``
+    (``checker.models.aftermath``), computed here on ``spec``, and a violation README documents
+    as expected its one-line ``expected`` note (``checker.renderers.expected``)."""
+    config = spec.config_dict()
+    views = [spec.view(step.state) for step in violation.trace]
+    actions = [None if step.label is None else str(step.label) for step in violation.trace]
+    document = {
+        "format": TRACE_FORMAT,
+        "version": TRACE_VERSION,
+        "hwcheck_version": __version__,
+        "model": spec.name,
+        "variant": compose.variant_of(spec),
+        "config": config,
+        "property": {"name": violation.prop.name, "kind": violation.prop.kind,
+                     "description": violation.prop.description},
+        "explanation": explanation(violation),
+        "story": story.tell(violation.prop.name, compose.variant_of(spec), actions, views),
+        "length": violation.length,
+        "steps": [_step(i, action, step.fingerprint, step.state, view)
+                  for i, (step, action, view) in enumerate(zip(violation.trace, actions, views))],
+    }
+    note = expected.hint(violation.prop.name, spec.name, config, document["variant"], actions)
+    if note:
+        document["expected"] = note
+    after = aftermath.search(spec, violation.trace[-1].state, violation.prop.name)
+    if after is not None and after.steps:
+        more_actions = [str(label) for label, _ in after.steps]
+        more_views = [spec.view(state) for _, state in after.steps]
+        told = aftermath.tell(violation.prop.name, document["variant"], actions + more_actions,
+                              views + more_views, violation.length, after.record,
+                              after.everywhere)
+        document["aftermath"] = {
+            "record": after.record, "everywhere": after.everywhere, "story": told,
+            "steps": [_step(violation.length + i, action, fingerprint(state), state, view)
+                      for i, (action, (_, state), view) in enumerate(
+                          zip(more_actions, after.steps, more_views))]}
+    return document
+
+
+def _step(index: int, action: str | None, fp: int, state: Any, view: Any) -> dict[str, Any]:
+    """One entry of a trace document's ``steps`` (or its aftermath's)."""
+    return {"index": index, "action": action, "fingerprint": fp_hex(fp),
+            "state": to_json(state), "view": view}
+
+
+def summary_document(spec: Spec, result: CheckResult, traces: dict[str, str]) -> dict[str, Any]:
+    """The JSON summary of a run; ``traces`` maps property name to its trace file."""
+    verdicts = {}
+    lengths = {v.prop.name: v.length for v in result.violations}
+    for prop in result.checked:
+        entry = {"kind": prop.kind, "description": prop.description,
+                 "verdict": result.verdict(prop)}
+        if prop.name in lengths:
+            entry.update(length=lengths[prop.name], trace=traces.get(prop.name))
+        verdicts[prop.name] = entry
+    return {
+        "format": SUMMARY_FORMAT,
+        "version": SUMMARY_VERSION,
+        "hwcheck_version": __version__,
+        "model": spec.name,
+        "config": spec.config_dict(),
+        "status": result.status.value,
+        "exit_code": result.exit_code,
+        "reason": result.reason,
+        "exhausted": result.exhausted,
+        "stats": result.stats.to_dict(),
+        "properties": verdicts,
+    }
+
+
+def write_json(path: Path, document: dict[str, Any]) -> None:
+    """Write ``document`` to ``path`` atomically (temporary file, then rename)."""
+    write_text(path, json.dumps(document, indent=1, sort_keys=False) + "\n")
+
+
+def write_text(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically (temporary file, then rename)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def write_run(folder: Path, spec: Spec, result: CheckResult) -> dict[str, Any]:
+    """Write every trace (``trace.json`` and its page ``trace.html``), then ``summary.json``,
+    into ``folder``; return the summary.
+
+    Raises ``OSError`` when the folder cannot be written.
+    """
+    traces = {}
+    for violation in result.violations:
+        name = re.sub(r"[^A-Za-z0-9_-]", "_", violation.prop.name)
+        path = folder / name / "trace.json"
+        document = trace_document(spec, violation)
+        write_json(path, document)
+        write_text(path.with_name("trace.html"), html.render(document))
+        traces[violation.prop.name] = str(path)
+    summary = summary_document(spec, result, traces)
+    write_json(folder / "summary.json", summary)
+    return summary

@@ -1,0 +1,144 @@
+"""Compose a model and its properties from plain options: the one place, besides the CLI and
+the viewers, that knows both the generic checker and the Kafka models.
+
+The Spark engine needs this too: a ``Recipe`` is a small picklable value that every executor
+turns back into the same spec and properties, so workers never receive a pickled spec or a
+closure over one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import invariants
+from checker.model import Spec
+from checker.native import certificate
+from checker.properties import SOMETIMES, Property
+from spec.kafka import Config, KafkaSpec
+from spec.kafka import native as kafka_native
+from spec.tla import TlaConfig, TlaSpec
+from spec.tla import native as tla_native
+from spec.tla.typeok import type_ok_property
+
+MODEL_OPTIONS = {
+    "kafka": ("replicas", "truncation", "max_records", "max_epoch", "max_crashes", "min_isr",
+              "unclean_election", "with_mechanisms", "without_mechanisms",
+              "max_unclean_shutdowns", "flush", "acks", "variant_file"),
+    "tla": ("replicas", "truncation", "log_size", "max_records", "max_epoch"),
+}
+"""Per model, the bound options it takes (``spec.kafka.Config`` / ``spec.tla.TlaConfig`` fields)."""
+
+
+SPELLING = {"unclean_election": "--unclean", "with_mechanisms": "--with",
+            "without_mechanisms": "--without"}
+"""Config fields whose CLI option is not ``--`` + the field name with dashes."""
+
+
+class OptionError(ValueError):
+    """An option that the chosen model does not have; ``option`` is its CLI spelling."""
+
+    def __init__(self, message: str, option: str) -> None:
+        super().__init__(message)
+        self.option = option
+
+
+def build_model(model: str, config: Any) -> tuple[Any, list[Property]]:
+    """The spec and every property it offers: ``kafka`` (``spec.kafka.Config``) or ``tla``
+    (``spec.tla.TlaConfig``).
+
+    Raises ``ConfigError`` for impossible bounds and ``ValueError`` for an unknown model.
+    """
+    if model == "kafka":
+        spec = KafkaSpec(config)
+        return spec, invariants.catalog(spec)
+    if model == "tla":
+        spec = TlaSpec(config)
+        props = invariants.tla_catalog(spec)
+        return spec, [*props[:1], type_ok_property(spec.config), *props[1:]]
+    raise ValueError(f"unknown model {model!r}")
+
+
+def compiled_model(spec: Any, certified: bool = True) -> tuple[Any, str]:
+    """``(compiled model, "")`` when ``spec`` has a compiled core (``checker.native``) proven
+    on the current sources, else ``(None, why not)`` in a few words: among the reasons, a stale
+    certificate (``checker.native.certificate``: the Python model was edited since).
+    ``certified`` False skips that check: for a worker of a driver that chose the compiled
+    core, which has checked it (a Spark executor running from the shipped zip cannot)."""
+    model, why = _compiled_model(spec)
+    if model is not None and certified and certificate.enforced() and not certificate.current():
+        return None, certificate.STALE
+    return model, why
+
+
+def _compiled_model(spec: Any) -> tuple[Any, str]:
+    if getattr(spec, "name", "") == "tla":
+        why = tla_native.unsupported(spec)
+        return (None, why) if why else (tla_native.codec(spec), "")
+    if getattr(spec, "name", "") != "kafka":
+        return None, f"the {getattr(spec, 'name', '?')} model has no compiled core"
+    why = kafka_native.unsupported(spec)
+    if why is not None:
+        variant_file = getattr(spec.config, "variant_file", None)
+        if variant_file and why.startswith("user variant"):
+            why = f"user variant {Path(variant_file).name}"
+        return None, why
+    return kafka_native.codec(spec), ""
+
+
+def make_config(model: str, given: dict[str, Any]) -> Any:
+    """The model's config from the options given (``None`` = the model's default).
+
+    Raises ``OptionError`` for an option the model does not have, ``ConfigError`` for
+    impossible bounds.
+    """
+    allowed = MODEL_OPTIONS[model]
+    for key, value in given.items():
+        if value is not None and key not in allowed:
+            option = SPELLING.get(key, "--" + key.replace("_", "-"))
+            raise OptionError(f"{option} does not apply to --model {model}", option)
+    values = {k: v for k, v in given.items() if v is not None}
+    if "truncation" in values:
+        values["truncation"] = values["truncation"].lower()
+    for key in ("with_mechanisms", "without_mechanisms"):
+        if key in values:
+            values[key] = tuple(values[key])
+    return Config(**values) if model == "kafka" else TlaConfig(**values)
+
+
+def choose(props: list[Property], names: tuple[str, ...] | list[str]) -> list[Property]:
+    """The safety properties named (all if none) plus every "sometimes" guard.
+
+    Raises ``KeyError`` with the first unknown name.
+    """
+    safety = [p for p in props if p.kind != SOMETIMES]
+    chosen = invariants.select(safety, list(names))
+    return chosen + [p for p in props if p.kind == SOMETIMES]
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """How to build a run's model: ``model`` name, its (frozen, picklable) ``config`` and the
+    safety property ``names`` to check (empty = all). Hashable, so workers can cache what it
+    builds."""
+
+    model: str
+    config: Any
+    names: tuple[str, ...] = ()
+
+    def build(self) -> tuple[Any, list[Property]]:
+        """``(spec, properties to check)``; raises as ``build_model`` and ``choose`` do."""
+        spec, props = build_model(self.model, self.config)
+        return spec, choose(props, self.names)
+
+    def compiled(self, certified: bool = True) -> tuple[Any, str]:
+        """``(compiled model, "")`` when the model has a compiled core, else ``(None, why
+        not)`` (``compiled_model``, ``certified`` as there); raises as ``build`` does."""
+        return compiled_model(self.build()[0], certified)
+
+
+def variant_of(spec: Spec) -> str:
+    """The spec's protocol variant as shown to people: a preset (``kip320``) or a preset with
+    changed mechanisms (``kip320 -fenced-fetch``); the TLA+ port's variant name."""
+    return str(getattr(spec, "variant_name", None) or spec.config_dict().get("truncation"))

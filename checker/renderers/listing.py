@@ -1,0 +1,111 @@
+"""``hwcheck list``: one set of tables per model (variants, actions, properties, bounds)."""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+from typing import Any
+
+from rich.table import Table
+from rich.text import Text
+
+from spec.kafka.variants import BUILTIN_PRESETS, BUILTIN_RULES, PRESETS, RULES, SWITCHES
+from spec.tla.config import TLA_VARIANTS
+from spec.tla.model import NEXT
+
+
+@dataclass(frozen=True)
+class Section:
+    """One table of ``hwcheck list``: its ``title``, ``columns`` and ``rows`` (plain text; the
+    documentation site's reference pages are generated from the same sections)."""
+
+    title: str
+    columns: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+
+
+def first_paragraph(func: Any) -> str:
+    """The docstring's first paragraph, whole and joined into one line, without the ``\\`\\``
+    marks ('' when there is no docstring). ``hwcheck list`` and ``hwcheck serve`` show it."""
+    paragraph = inspect.cleandoc(func.__doc__ or "").split("\n\n")[0]
+    return " ".join(paragraph.replace("``", "").split())
+
+
+def actions(spec: Any) -> list[tuple[str, Any]]:
+    """``(name as listed, action function)`` for every action of ``spec``'s model, in the
+    model's order; the kafka model's optional actions say which option brings them."""
+    if spec.name != "kafka":
+        return list(NEXT[spec.config.truncation])
+    from spec.kafka.model import ACTIONS, DURABILITY_ACTIONS, ELR_ACTIONS
+
+    return [*ACTIONS, *((name + " (elr, --unclean)", func) for name, func in ELR_ACTIONS),
+            *((name + " (--max-unclean-shutdowns)", func) for name, func in DURABILITY_ACTIONS)]
+
+
+def sections(spec: Any, props: list) -> list[Section]:
+    """The sections describing ``spec`` (a Kafka or TLA model at its default bounds):
+    variants, (kafka) mechanisms, actions, properties and default bounds."""
+    model = spec.name
+    if model == "kafka":
+        variant_rows = [(v.name, f"Kafka {v.kafka}" if v.name in BUILTIN_PRESETS
+                         else f"yours {v.kafka}".strip(), v.description)
+                        for v in PRESETS.values()]
+    else:
+        variant_rows = [(name, "Next of " + _module(name),
+                         ", ".join(op for op, _ in NEXT[name][3:])) for name in TLA_VARIANTS]
+    variants = Section(f"{model} model: truncation variants (--model {model} --truncation)",
+                       ("variant", "source", "rule"), tuple(variant_rows))
+    extra = [_mechanisms()] if model == "kafka" else []
+    listed = Section(f"{model} model: actions", ("action", "what it does"),
+                     tuple((name, first_paragraph(func)) for name, func in actions(spec)))
+    properties = Section(f"{model} model: properties (--invariant)",
+                         ("property", "kind", "description"),
+                         tuple((p.name, p.kind, p.description) for p in props))
+    bounds = Section(f"{model} model: default bounds", ("option", "default"),
+                     tuple(_default_row(k, v) for k, v in spec.config_dict().items()))
+    return [variants, *extra, listed, properties, bounds]
+
+
+def tables(spec: Any, props: list) -> list[Table]:
+    """``sections`` as rich tables (every cell plain text: a ``[...]`` in it is text, not
+    markup)."""
+    out = []
+    for section in sections(spec, props):
+        table = Table(title=section.title, title_justify="left")
+        for column in section.columns:
+            table.add_column(column)
+        for row in section.rows:
+            table.add_row(*row[:-1], Text(row[-1]))
+        out.append(table)
+    return out
+
+
+def _mechanisms() -> Section:
+    """The kafka model's mechanisms: every truncation rule (one per variant) and switch."""
+    rows = [(name, "truncation rule" + ("" if name in BUILTIN_RULES else " (yours)"),
+             rule.description) for name, rule in RULES.items()]
+    rows += [(name, "switch", description) for name, description in SWITCHES.items()]
+    return Section("kafka model: mechanisms (--with / --without)",
+                   ("mechanism", "kind", "what it does"), tuple(rows))
+
+
+def _module(variant: str) -> str:
+    return {"hw": "KafkaTruncateToHighWatermark", "kip101": "Kip101", "kip279": "Kip279",
+            "kip320-first-try": "Kip320FirstTry", "kip320": "Kip320",
+            "kip320-kip279": "Kip320 with BecomeFollowerTruncateKip279"}[variant]
+
+
+OPTION_NAMES = {"with_mechanisms": "--with", "without_mechanisms": "--without",
+                "unclean_election": "--unclean/--clean"}
+"""Config fields whose command-line option is not the field's name in kebab case."""
+
+
+def _default_row(key: str, value: Any) -> tuple[str, str]:
+    """``(option, default)``: a config field as the option that sets it and its default as
+    text (``--with`` / ``[]`` reads "none"; ``--unclean/--clean`` reads "clean")."""
+    option = OPTION_NAMES.get(key, "--" + key.replace("_", "-"))
+    if key == "unclean_election":
+        return option, "unclean" if value else "clean"
+    if isinstance(value, list):
+        return option, ", ".join(map(str, value)) or "none (the preset's)"
+    return option, str(value)

@@ -1,1 +1,0 @@
-"""Everything a person sees: terminal tables, progress, and run artefacts (JSON reports)."""

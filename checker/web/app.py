@@ -1,0 +1,185 @@
+"""The explorer's web app (Flask): one page, the trace page with "branch here" links, and the
+JSON API under ``/api/`` that README.md documents.
+
+The page and the API take the path as repeated ``step`` query parameters, each an action
+label (``/?step=Elect(leader=1)&step=BecomeLeader(replica=1,epoch=0)``), so a URL names a
+state and reloading or sharing it lands on the same state. Every text from the model is
+escaped by Jinja's autoescaping or ``html.escape`` (``checker.renderers.html``). Errors are one
+message, as a page or as ``{"error": ...}`` under ``/api/``, never a traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+from urllib.parse import quote
+
+import jsonschema
+from flask import Flask, jsonify, render_template, request
+from markupsafe import Markup
+from werkzeug.exceptions import HTTPException
+
+from checker import __version__
+from checker.fingerprint import fingerprint, fp_hex
+from checker.renderers import html
+from checker.renderers.steps import config_text
+from checker.web.explorer import Explorer, Walk, compact
+from checker.web.jump import Jumps
+
+PATH_SCHEMA = {"type": "array", "items": {"type": "string", "maxLength": 200}, "maxItems": 500}
+STEP_SCHEMA = {"type": "object", "required": ["action"], "additionalProperties": False,
+               "properties": {"path": PATH_SCHEMA, "action": {"type": "string"}}}
+JUMP_SCHEMA = {"type": "object", "additionalProperties": False,
+               "properties": {"path": PATH_SCHEMA,
+                              "invariant": {"type": ["string", "null"]}}}
+
+
+class BadRequest(ValueError):
+    """A request the API refuses (HTTP 400); the message says why."""
+
+
+def path_url(texts: list[str]) -> str:
+    """The explorer's URL of the state at the end of ``texts`` (label texts)."""
+    if not texts:
+        return "/"
+    return "/?" + "&".join("step=" + quote(compact(t), safe="(),=") for t in texts)
+
+
+def create_app(explorer: Explorer, jumps: Jumps, trace: dict[str, Any] | None = None) -> Flask:
+    """The app for ``explorer``'s model; ``trace`` (a ``trace.json`` document that replays on
+    it) adds ``/trace``, its page with a "branch here" link on every state."""
+    app = Flask(__name__)
+    app.json.sort_keys = False
+
+    def walk_of(texts: list[str], strict: bool) -> Walk:
+        walk = explorer.walk(texts)
+        if strict and walk.error is not None:
+            raise BadRequest(str(walk.error))
+        return walk
+
+    def body(schema: dict) -> dict:
+        data = request.get_json(silent=True)
+        if data is None:
+            raise BadRequest("the body must be a JSON object")
+        try:
+            jsonschema.validate(data, schema)
+        except jsonschema.ValidationError as exc:
+            where = "/".join(map(str, exc.absolute_path)) or "(top level)"
+            raise BadRequest(f"field {where}: {exc.message}") from None
+        return data
+
+    @app.get("/")
+    def page():
+        walk = walk_of(request.args.getlist("step"), strict=False)
+        return render_template("explorer.html", **_page(explorer, walk, trace)), \
+            400 if walk.error else 200
+
+    @app.get("/trace")
+    def trace_page():
+        if trace is None:
+            return _message("No trace loaded: start the server with --trace TRACE.json.", 404)
+        texts = [s["action"] for s in trace["steps"][1:]
+                 + (trace.get("aftermath") or {}).get("steps", [])]
+        return html.render(trace, branch=lambda i: path_url(texts[:i]))
+
+    @app.get("/api/model")
+    def api_model():
+        return jsonify({"hwcheck_version": __version__, **explorer.model_document()})
+
+    @app.get("/api/state")
+    def api_state():
+        return jsonify(explorer.state_document(walk_of(request.args.getlist("step"), True)))
+
+    @app.get("/api/actions")
+    def api_actions():
+        walk = walk_of(request.args.getlist("step"), True)
+        return jsonify({"path": walk.texts, "enabled": explorer.enabled(walk)})
+
+    @app.get("/api/check")
+    def api_check():
+        walk = walk_of(request.args.getlist("step"), True)
+        return jsonify({"path": walk.texts, "number": len(walk.states),
+                        "properties": explorer.verdicts(walk)})
+
+    @app.post("/api/step")
+    def api_step():
+        data = body(STEP_SCHEMA)
+        walk = walk_of(list(data.get("path", [])) + [data["action"]], True)
+        return jsonify(explorer.state_document(walk))
+
+    @app.post("/api/jump")
+    def api_jump():
+        data = body(JUMP_SCHEMA)
+        path, name = list(data.get("path", [])), data.get("invariant")
+        walk_of(path, True)
+        known = [p.name for p in explorer.props]
+        if name and name not in known:
+            raise BadRequest(f"no property {name!r} here; known: {', '.join(known)}")
+        job = jumps.start(explorer, path, [name] if name else [])
+        return jsonify({**job.document(), "url": f"/api/jump/{job.id}"}), 202
+
+    @app.get("/api/jump/<int:job_id>")
+    def api_jump_status(job_id: int):
+        job = jumps.get(job_id)
+        if job is None:
+            return jsonify({"error": f"no search {job_id}"}), 404
+        document = job.document()
+        if document["path"] is not None:
+            document["page"] = path_url(document["path"])
+        return jsonify(document)
+
+    @app.delete("/api/jump/<int:job_id>")
+    def api_jump_cancel(job_id: int):
+        job = jumps.get(job_id)
+        if job is None:
+            return jsonify({"error": f"no search {job_id}"}), 404
+        job.cancel()
+        return jsonify({"id": job_id, "status": "cancelling"}), 202
+
+    @app.errorhandler(BadRequest)
+    def bad_request(exc: BadRequest):
+        return jsonify({"error": str(exc)}), 400
+
+    @app.errorhandler(HTTPException)
+    def http_error(exc: HTTPException):
+        if request.path.startswith("/api/"):
+            return jsonify({"error": f"{exc.code} {exc.name}: {exc.description}"}), exc.code
+        return _message(f"{exc.code} {exc.name}: {exc.description}", exc.code)
+
+    @app.errorhandler(Exception)
+    def internal_error(exc: Exception):  # a bug: one line on the terminal and in the reply
+        line = f"hwcheck serve: {request.method} {request.path}: {type(exc).__name__}: {exc}"
+        print(line, file=sys.stderr, flush=True)
+        if request.path.startswith("/api/"):
+            return jsonify({"error": line}), 500
+        return _message(line, 500)
+
+    return app
+
+
+def _message(text: str, status: int):
+    return render_template("message.html", text=text, style=Markup(html.STYLE)), status
+
+
+def _page(explorer: Explorer, walk: Walk, trace) -> dict[str, Any]:
+    """The template's values for the state at the end of ``walk``."""
+    texts = walk.texts
+    views = walk.views
+    width = html.width_of([{"view": v} for v in views])
+    number = len(views)
+    section = html.state_section(number, texts[-1] if texts else None, views[-1],
+                                 views[-2] if number > 1 else None, width, hidden=False)
+    enabled = explorer.enabled(walk)
+    for entry in enabled:
+        entry["url"] = path_url(texts + [entry["label"]])
+    verdicts = explorer.verdicts(walk)
+    config = config_text(explorer.spec.config_dict())
+    return {"explorer": explorer, "config": config, "style": Markup(html.STYLE),
+            "section": Markup(section), "enabled": enabled, "verdicts": verdicts,
+            "violated": [v for v in verdicts if not v["holds"]],
+            "path": [{"number": i + 2, "label": t, "url": path_url(texts[:i + 1])}
+                     for i, t in enumerate(texts)],
+            "back": path_url(texts[:-1]) if texts else None, "number": number,
+            "error": None if walk.error is None else str(walk.error),
+            "texts": texts, "trace": trace is not None, "version": __version__,
+            "fingerprint": fp_hex(fingerprint(walk.states[-1]))}
