@@ -1,3 +1,3 @@
 """hwcheck's generic explicit-state model checker (knows nothing about Kafka)."""
 
-__version__ = "0.1.0"
+__version__ = "0.5.0"

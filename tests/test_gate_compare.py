@@ -144,8 +144,8 @@ def test_ci_examples_parse_and_run_the_gate(name):
     document = yaml.safe_load((ROOT / "examples" / "ci" / name).read_text())
     text = json.dumps(document)
     assert "hwcheck gate --config pyproject.toml --junit-xml hwcheck-gate.xml" in text
-    readme = (ROOT / "README.md").read_text()
-    assert (ROOT / "examples" / "ci" / name).read_text().strip() in readme
+    tutorial = (ROOT / "docs" / "tutorials" / "gate-check.md").read_text()
+    assert (ROOT / "examples" / "ci" / name).read_text().strip() in tutorial
     result = CliRunner().invoke(cli, ["gate", "--help"])
     assert result.exit_code == 0 and "--junit-xml" in result.stdout
 

@@ -25,7 +25,7 @@ ALLOWED = {
     "commands": {"engine", "models", "renderers", "formats", "web", "commands"},
     "cli": {"engine", "commands"},
 }
-"""README's and CONTRIBUTING.md's directions; a room always imports its own modules."""
+"""CONTRIBUTING.md's directions; a room always imports its own modules."""
 
 THIRD_PARTY_UI = {
     "engine": (), "models": (), "renderers": ("rich",), "formats": (),

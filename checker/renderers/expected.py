@@ -1,7 +1,7 @@
-"""Violations README documents as expected, and the one line that says so.
+"""Violations the docs document as expected, and the one line that says so.
 
-Some counterexamples are not bugs in a truncation rule: a modelling window the README
-explains, or a trade-off Kafka documents (acks=1, unclean leader election, writes
+Some counterexamples are not bugs in a truncation rule: a modelling window the docs
+explain, or a trade-off Kafka documents (acks=1, unclean leader election, writes
 acknowledged before they reach the disk). A user who meets one should learn that at once,
 with where it is written down, instead of filing it. Each entry matches on the model, the
 run's config (``spec.config_dict()``), the variant and the trace's actions, so a violation
@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-ZOO = "README.md, section \"The bug zoo\""
+ZOO = "docs/explanation/bug-zoo.md"
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,7 @@ ENTRIES = (
 def hint(prop: str, model: str, config: dict[str, Any], variant: str,
          actions: Sequence[str | None]) -> str | None:
     """``"<reason> (documented in <where>)"`` for the first entry matching a violation of
-    ``prop``, or None: a violation README does not document as expected."""
+    ``prop``, or None: a violation the docs do not document as expected."""
     steps = [action or "" for action in actions]
     for entry in ENTRIES:
         if prop in entry.props and entry.applies(model, config, variant, steps):
