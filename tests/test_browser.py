@@ -103,10 +103,15 @@ def test_aftermath_and_deep_links(browser, loss_page):
     assert "aftermath" in last.get_attribute("class").split()
     assert last.locator(".cell.removed").inner_text().split() == ["m0", "e0"]
     page.locator('#story a[href="#state-7"]').click()
+    # the page shows the state on the hashchange event, which a loaded machine delivers late
+    page.locator("section.step:not([hidden]) .action",
+                 has_text="state 7:").wait_for(timeout=10_000)
     assert visible(page) == "state 7: Fetch(follower=0, leader=1)"
     assert page.url.endswith("#state-7")
     assert "the committed record is lost" in page.locator("ol.story").nth(1).inner_text()
     page.goto(loss_page.as_uri() + "#state-3")
+    page.locator("section.step:not([hidden]) .action",
+                 has_text="state 3:").wait_for(timeout=10_000)
     assert visible(page) == "state 3: BecomeLeader(replica=1, epoch=0)"
     page.close()
 
