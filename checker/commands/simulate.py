@@ -21,7 +21,6 @@ from checker.checkpoint import CheckpointError
 from checker.commands import checkpoints, cores, engines
 from checker.commands import simulate_output as output
 from checker.commands.cores import CORE_OPTION
-from checker.commands.engines import JOB_OPTIONS, engine_from
 from checker.commands.options import (
     SHOW_OPTION,
     bounds,
@@ -80,7 +79,7 @@ def _weights(ctx, param, values: tuple[str, ...]) -> tuple[tuple[str, float], ..
 @click.option("--no-progress", is_flag=True, help="No progress display on stderr.")
 @SHOW_OPTION
 @CORE_OPTION
-@with_options(JOB_OPTIONS)
+@with_options(engines.JOB_OPTIONS)
 @with_options(checkpoints.CHECKPOINT_FLAGS)
 def simulate_cmd(model, replicas, truncation, max_records, max_epoch, max_crashes, min_isr,
                  unclean, log_size, names, seed, walks, time_limit, depth, weights, as_json,
@@ -95,7 +94,7 @@ def simulate_cmd(model, replicas, truncation, max_records, max_epoch, max_crashe
             raise click.BadParameter(f"no action {name!r}; actions: {', '.join(sorted(known))}",
                                      param_hint="'--weight'")
     saves = checkpoints.plan_from(engine_flags)
-    engine = engine_from(engine_flags)
+    engine = engines.engine_from(engine_flags)
     if walks is None and time_limit is None:
         walks = DEFAULT_WALKS
     plan = simulation.WalkPlan(seed=seed, depth=depth, weights=weights)
