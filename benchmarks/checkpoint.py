@@ -46,8 +46,17 @@ def run(flags: list[str], tmp: str) -> tuple[float, float, float, dict]:
     out = Path(tmp) / "out"
     shutil.rmtree(out, ignore_errors=True)
     shutil.rmtree(Path(tmp) / "ck", ignore_errors=True)
-    command = [sys.executable, "-m", "checker.cli", "explore", "--no-progress", "--json",
-               "--out", str(out), *[f.format(tmp=tmp) for f in flags]]
+    command = [
+        sys.executable,
+        "-m",
+        "checker.cli",
+        "explore",
+        "--no-progress",
+        "--json",
+        "--out",
+        str(out),
+        *[f.format(tmp=tmp) for f in flags],
+    ]
     began = time.perf_counter()
     with open(Path(tmp) / "stdout", "w") as sink:
         proc = subprocess.Popen(command, stdout=sink, stderr=subprocess.DEVNULL)
@@ -81,19 +90,22 @@ def main() -> None:
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     states = summary["stats"]["distinct"]
-    print(f"hwcheck explore {' '.join(flags)}: {states:,} states, {args.rounds} rounds, "
-          f"{os.cpu_count()} cores")
+    print(
+        f"hwcheck explore {' '.join(flags)}: {states:,} states, {args.rounds} rounds, "
+        f"{os.cpu_count()} cores"
+    )
     print(f"{'mode':<10} {'wall s':>8} {'search s':>9} {'ratio to off':>13} {'peak MiB':>9}")
     off = rows["off"]
     for mode, runs in rows.items():
         ratio = statistics.median(a[0] / b[0] for a, b in zip(runs, off))
-        print(f"{mode:<10} {statistics.median(r[0] for r in runs):>8.2f} "
-              f"{statistics.median(r[1] for r in runs):>9.2f} {ratio:>13.3f} "
-              f"{statistics.median(r[2] for r in runs):>9.0f}")
+        print(
+            f"{mode:<10} {statistics.median(r[0] for r in runs):>8.2f} "
+            f"{statistics.median(r[1] for r in runs):>9.2f} {ratio:>13.3f} "
+            f"{statistics.median(r[2] for r in runs):>9.0f}"
+        )
     total = sum(by_kind.values())
     parts = ", ".join(f"{kind} {size / states:.1f}" for kind, size in sorted(by_kind.items()))
-    print(f"kept checkpoint: {total / 2**20:.1f} MiB, {total / states:.1f} bytes a state "
-          f"({parts})")
+    print(f"kept checkpoint: {total / 2**20:.1f} MiB, {total / states:.1f} bytes a state ({parts})")
 
 
 if __name__ == "__main__":

@@ -70,8 +70,9 @@ def timed(function, repeat: int) -> tuple[float, object]:
 def build_c(folder: Path):
     start = time.perf_counter()
     target = folder / "kernel.so"
-    subprocess.run(["cc", "-O2", "-shared", "-fPIC", str(HERE / "kernel.c"), "-o", str(target)],
-                   check=True)
+    subprocess.run(
+        ["cc", "-O2", "-shared", "-fPIC", str(HERE / "kernel.c"), "-o", str(target)], check=True
+    )
     cold = time.perf_counter() - start
     start = time.perf_counter()
     lib = ctypes.CDLL(str(target))
@@ -99,6 +100,7 @@ def main() -> None:
             actions.produce(spec, state, out)
             actions.fetch(spec, state, out)
         return len(out), None
+
     seconds, (made, _) = timed(reference, max(1, repeat // 2))
     results["reference (Python)"] = ("-", "-", seconds, made, None)
 
@@ -108,10 +110,18 @@ def main() -> None:
         checksum = ctypes.c_uint64()
 
         def c_kernel():
-            made = lib.kernel(rows.ctypes.data_as(ctypes.c_void_p), ctypes.c_int64(count), width,
-                              n, r, next_id_at, out.ctypes.data_as(ctypes.c_void_p),
-                              ctypes.byref(checksum))
+            made = lib.kernel(
+                rows.ctypes.data_as(ctypes.c_void_p),
+                ctypes.c_int64(count),
+                width,
+                n,
+                r,
+                next_id_at,
+                out.ctypes.data_as(ctypes.c_void_p),
+                ctypes.byref(checksum),
+            )
             return made, checksum.value
+
         seconds, (made, total) = timed(c_kernel, repeat)
         results["C (cc -O2, ctypes)"] = (f"{cold:.2f}", f"{warm:.3f}", seconds, made, total)
 
@@ -125,17 +135,27 @@ def main() -> None:
         module = importlib.import_module("kernel_numba")
         module.kernel(rows[:1], n, r, next_id_at, np.zeros(width, dtype=np.int8))
         cold = time.perf_counter() - start
-        probe = (f"import sys, time; sys.path.insert(0, {str(HERE)!r}); import numpy as np; "
-                 "t = time.perf_counter(); import kernel_numba as k; "
-                 f"k.kernel(np.zeros((1, {width}), np.int8), {n}, {r}, {next_id_at}, "
-                 f"np.zeros({width}, np.int8)); "
-                 "print(time.perf_counter() - t)")
-        warm = float(subprocess.run([sys.executable, "-c", probe], capture_output=True,
-                                    text=True, check=True).stdout)
+        probe = (
+            f"import sys, time; sys.path.insert(0, {str(HERE)!r}); import numpy as np; "
+            "t = time.perf_counter(); import kernel_numba as k; "
+            f"k.kernel(np.zeros((1, {width}), np.int8), {n}, {r}, {next_id_at}, "
+            f"np.zeros({width}, np.int8)); "
+            "print(time.perf_counter() - t)"
+        )
+        warm = float(
+            subprocess.run(
+                [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+            ).stdout
+        )
         out = np.zeros(width, dtype=np.int8)
         seconds, (made, total) = timed(lambda: module.kernel(rows, n, r, next_id_at, out), repeat)
-        results["numba (njit, cache=True)"] = (f"{cold:.2f}", f"{warm:.3f}", seconds, made,
-                                                int(total))
+        results["numba (njit, cache=True)"] = (
+            f"{cold:.2f}",
+            f"{warm:.3f}",
+            seconds,
+            made,
+            int(total),
+        )
         shutil.rmtree(cache, ignore_errors=True)
     except ImportError:
         print("numba is not installed: skipped")
@@ -146,8 +166,9 @@ def main() -> None:
 
         build = tempfile.mkdtemp()
         start = time.perf_counter()
-        pyximport.install(build_dir=build, language_level=3, setup_args={
-            "include_dirs": np.get_include()})
+        pyximport.install(
+            build_dir=build, language_level=3, setup_args={"include_dirs": np.get_include()}
+        )
         sys.path.insert(0, str(HERE))
         module = importlib.import_module("kernel_cython")
         cold = time.perf_counter() - start
@@ -166,8 +187,10 @@ def main() -> None:
     print("| compiler | cold compile s | warm load s | seconds | states/s | vs reference |")
     print("|---|---|---|---|---|---|")
     for name, (cold, warm, seconds, _, _) in results.items():
-        print(f"| {name} | {cold} | {warm} | {seconds:.4f} | {count / seconds:,.0f} | "
-              f"{base / seconds:.1f}x |")
+        print(
+            f"| {name} | {cold} | {warm} | {seconds:.4f} | {count / seconds:,.0f} | "
+            f"{base / seconds:.1f}x |"
+        )
 
 
 if __name__ == "__main__":

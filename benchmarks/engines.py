@@ -62,9 +62,15 @@ def one(mode: str, size: str, master: str, partitions: int, min_frontier: int) -
         startup = time.perf_counter() - started
         result = spark_engine.explore(recipe, None, None, options)
     stats = result.stats
-    out = {"engine": mode, "size": size, "status": result.status.value,
-           "distinct": stats.distinct, "depth": stats.depth, "seconds": stats.seconds,
-           "levels": stats.levels}
+    out = {
+        "engine": mode,
+        "size": size,
+        "status": result.status.value,
+        "distinct": stats.distinct,
+        "depth": stats.depth,
+        "seconds": stats.seconds,
+        "levels": stats.levels,
+    }
     if engine != "local":
         out["startup"] = startup
     return out
@@ -93,8 +99,9 @@ def _tree_rss(root: int) -> tuple[int, int]:
 
 def measure(args: list[str]) -> dict:
     """Run ``engines.py --one ...`` in a child process, sampling its memory tree."""
-    child = subprocess.Popen([sys.executable, __file__, "--one", *args],
-                             stdout=subprocess.PIPE, text=True)
+    child = subprocess.Popen(
+        [sys.executable, __file__, "--one", *args], stdout=subprocess.PIPE, text=True
+    )
     peak_driver = peak_rest = 0
     while child.poll() is None:
         driver, rest = _tree_rss(child.pid)
@@ -119,8 +126,10 @@ def fixed_cost(levels: list[dict]) -> tuple[float, float]:
 
 def row(r: dict, local_seconds: float | None) -> str:
     rate = r["distinct"] / r["seconds"] if r["seconds"] else 0.0
-    text = (f"| {r['size']} | {r['engine']} | {r['distinct']:,} | {r['depth']} | "
-            f"{r['seconds']:.1f} | {rate:,.0f} | ")
+    text = (
+        f"| {r['size']} | {r['engine']} | {r['distinct']:,} | {r['depth']} | "
+        f"{r['seconds']:.1f} | {rate:,.0f} | "
+    )
     spark = [lv for lv in r["levels"] if lv["where"] == "spark"]
     if r["engine"] == "local":
         return text + f"- | - | - | - | {r['driver_mib']:,.0f} | - |"
@@ -128,8 +137,10 @@ def row(r: dict, local_seconds: float | None) -> str:
     tails = [lv["seconds"] for lv in spark if lv["new"] < 1000]
     tail = f"{statistics.median(tails):.2f}" if tails else "-"
     ratio = f"{r['seconds'] / local_seconds:.2f}x" if local_seconds else "-"
-    return text + (f"{len(spark)}/{len(r['levels'])} | {a:.2f} s + {b * 1e6:.0f} µs/state | "
-                   f"{tail} | {ratio} | {r['driver_mib']:,.0f} | {r['workers_mib']:,.0f} |")
+    return text + (
+        f"{len(spark)}/{len(r['levels'])} | {a:.2f} s + {b * 1e6:.0f} µs/state | "
+        f"{tail} | {ratio} | {r['driver_mib']:,.0f} | {r['workers_mib']:,.0f} |"
+    )
 
 
 def split(r: dict) -> str:
@@ -138,11 +149,13 @@ def split(r: dict) -> str:
     expand = sum(lv["expand_seconds"] for lv in spark)
     dedup = sum(lv["dedup_seconds"] for lv in spark)
     driver = sum(lv["seconds"] for lv in r["levels"] if lv["where"] == "driver")
-    return (f"{r['size']}: session start {r.get('startup', 0):.1f} s (not in the search time); "
-            f"{len(spark)} Spark levels took {wall:.1f} s of wall time, their tasks "
-            f"{expand:.1f} s in expand and {dedup:.1f} s in dedup (summed over tasks); "
-            f"driver levels {driver:.1f} s; the rest of the search {r['seconds'] - wall - driver:.1f}"
-            " s (traces, initial level).")
+    return (
+        f"{r['size']}: session start {r.get('startup', 0):.1f} s (not in the search time); "
+        f"{len(spark)} Spark levels took {wall:.1f} s of wall time, their tasks "
+        f"{expand:.1f} s in expand and {dedup:.1f} s in dedup (summed over tasks); "
+        f"driver levels {driver:.1f} s; the rest of the search {r['seconds'] - wall - driver:.1f}"
+        " s (traces, initial level)."
+    )
 
 
 def main() -> None:
@@ -157,16 +170,26 @@ def main() -> None:
     if args.one:
         print(json.dumps(one(*args.one, args.master, args.partitions, args.min_frontier)))
         return
-    print(f"master {args.master}, {args.partitions} partitions, levels below "
-          f"{args.min_frontier:,} frontier states in the driver")
-    print("| size | engine | distinct | depth | search s | distinct/s | Spark levels | "
-          "per-level cost (fit) | small-level median s | vs local | driver MiB | "
-          "JVM + workers MiB |")
+    print(
+        f"master {args.master}, {args.partitions} partitions, levels below "
+        f"{args.min_frontier:,} frontier states in the driver"
+    )
+    print(
+        "| size | engine | distinct | depth | search s | distinct/s | Spark levels | "
+        "per-level cost (fit) | small-level median s | vs local | driver MiB | "
+        "JVM + workers MiB |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     notes = []
     for size in args.sizes.split(","):
-        common = ["--master", args.master, "--partitions", str(args.partitions),
-                  "--min-frontier", str(args.min_frontier)]
+        common = [
+            "--master",
+            args.master,
+            "--partitions",
+            str(args.partitions),
+            "--min-frontier",
+            str(args.min_frontier),
+        ]
         local = None
         for mode in args.modes.split(","):
             run = measure([mode, size, *common])

@@ -57,25 +57,41 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--requests", type=int, default=50)
     args = parser.parse_args()
-    proc = subprocess.Popen([sys.executable, "-c", "from checker.cli import main; main()",
-                             "serve", "--port", "0", "--replicas", "2", "--truncation", "hw",
-                             "--max-epoch", "1"], stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "from checker.cli import main; main()",
+            "serve",
+            "--port",
+            "0",
+            "--replicas",
+            "2",
+            "--truncation",
+            "hw",
+            "--max-epoch",
+            "1",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     url = proc.stdout.readline().split()[2]
     try:
         with httpx.Client(base_url=url, timeout=60) as client:
             print(f"{'request':<40} {'median ms':>10} {'p90 ms':>8}")
             for name, path in (("initial state", []), ("after the 10-step loss", PATH)):
                 for what, target in (("GET /api/state", "/api/state"), ("GET / (page)", "/")):
-                    median, p90 = timed(client, args.requests, "GET", target,
-                                        params={"step": path})
+                    median, p90 = timed(client, args.requests, "GET", target, params={"step": path})
                     print(f"{what + ', ' + name:<40} {median:>10.1f} {p90:>8.1f}")
             start = time.perf_counter()
             job = client.post("/api/jump", json={"path": [], "invariant": "NoCommittedLoss"})
             while (status := client.get(job.json()["url"]).json())["status"] == "running":
                 time.sleep(0.02)
-            print(f"jump to NoCommittedLoss from the initial state: {status['status']}, "
-                  f"{len(status['path']) + 1} states long, {status['states']:,} distinct states, "
-                  f"{time.perf_counter() - start:.2f} s")
+            print(
+                f"jump to NoCommittedLoss from the initial state: {status['status']}, "
+                f"{len(status['path']) + 1} states long, {status['states']:,} distinct states, "
+                f"{time.perf_counter() - start:.2f} s"
+            )
         print(f"server peak memory: {peak_mib(proc.pid):.0f} MiB")
     finally:
         proc.send_signal(signal.SIGINT)

@@ -38,34 +38,54 @@ PROPS = ("NoCommittedLoss", "NoDivergence")
 
 def throughput(rounds: int, walks: int) -> None:
     cores = os.cpu_count() or 1
-    engines = {f"{core}, {name}": [*flags, "--core", core]
-               for core in ("compiled", "reference")
-               for name, flags in (("1 worker", ["--workers", "1"]),
-                                   (f"{cores} workers", ["--workers", str(cores)]),
-                                   (f"spark local[{cores}]",
-                                    ["--engine", "spark", "--master", f"local[{cores}]"]))}
+    engines = {
+        f"{core}, {name}": [*flags, "--core", core]
+        for core in ("compiled", "reference")
+        for name, flags in (
+            ("1 worker", ["--workers", "1"]),
+            (f"{cores} workers", ["--workers", str(cores)]),
+            (f"spark local[{cores}]", ["--engine", "spark", "--master", f"local[{cores}]"]),
+        )
+    }
     numbers: dict[tuple[int, str], list[tuple[float, float]]] = {}
     for _ in range(rounds):
         for replicas in (3, 5):
             for name, flags in engines.items():
                 out = subprocess.run(
-                    [sys.executable, "-m", "checker.cli", "simulate", "--replicas",
-                     str(replicas), "--walks", str(walks), "--json", "--no-progress",
-                     "--out", "/tmp/hwcheck-bench-simulate", *flags],
-                    capture_output=True, text=True, check=False)
+                    [
+                        sys.executable,
+                        "-m",
+                        "checker.cli",
+                        "simulate",
+                        "--replicas",
+                        str(replicas),
+                        "--walks",
+                        str(walks),
+                        "--json",
+                        "--no-progress",
+                        "--out",
+                        "/tmp/hwcheck-bench-simulate",
+                        *flags,
+                    ],
+                    capture_output=True,
+                    text=True,
+                    check=False,
+                )
                 stats = json.loads(out.stdout)["stats"]
                 numbers.setdefault((replicas, name), []).append(
-                    (stats["steps_per_second"], stats["peak_rss_mb"]))
+                    (stats["steps_per_second"], stats["peak_rss_mb"])
+                )
     print(f"throughput: kip320, {walks:,} walks of at most 50 states, medians of {rounds} rounds")
-    print(f"{'replicas':>8}  {'core, engine':<30} {'steps/s':>10} {'vs reference, 1 worker':>23} "
-          f"{'peak MiB':>9}")
+    print(
+        f"{'replicas':>8}  {'core, engine':<30} {'steps/s':>10} {'vs reference, 1 worker':>23} "
+        f"{'peak MiB':>9}"
+    )
     for replicas in (3, 5):
         base = statistics.median(r for r, _ in numbers[(replicas, "reference, 1 worker")])
         for name in engines:
             rate = statistics.median(r for r, _ in numbers[(replicas, name)])
             memory = statistics.median(m for _, m in numbers[(replicas, name)])
-            print(f"{replicas:>8}  {name:<30} {rate:>10,.0f} {rate / base:>22.2f}x "
-                  f"{memory:>9,.0f}")
+            print(f"{replicas:>8}  {name:<30} {rate:>10,.0f} {rate / base:>22.2f}x {memory:>9,.0f}")
 
 
 def hunt(seeds: int, cap: int) -> None:
@@ -74,31 +94,43 @@ def hunt(seeds: int, cap: int) -> None:
     from checker.walks import WalkPlan
 
     cores = os.cpu_count() or 1
-    print(f"hunt: walks until the first violation (mean of {seeds} seeds, at most {cap:,} "
-          f"walks; simulate's default bounds, depth 50, {cores} workers)")
-    print(f"{'variant':<8} {'replicas':>8}  {'property':<16} {'walks':>8} {'missed':>7} "
-          f"{'walk len':>9} {'shrunk':>7}")
+    print(
+        f"hunt: walks until the first violation (mean of {seeds} seeds, at most {cap:,} "
+        f"walks; simulate's default bounds, depth 50, {cores} workers)"
+    )
+    print(
+        f"{'variant':<8} {'replicas':>8}  {'property':<16} {'walks':>8} {'missed':>7} "
+        f"{'walk len':>9} {'shrunk':>7}"
+    )
     for variant in ("kip101", "kip279"):
         for replicas in (3, 4, 5):
-            config = make_config("kafka", {"replicas": replicas, "truncation": variant,
-                                           **BOUNDS})
+            config = make_config("kafka", {"replicas": replicas, "truncation": variant, **BOUNDS})
             recipe = Recipe("kafka", config, PROPS)
             found: dict[str, list[tuple[int, int, int]]] = {name: [] for name in PROPS}
             for seed in range(seeds):
-                result = simulate(recipe, WalkPlan(seed=seed, depth=50), walks=cap,
-                                  workers=cores, until=lambda b: len(b.first) == len(PROPS))
+                result = simulate(
+                    recipe,
+                    WalkPlan(seed=seed, depth=50),
+                    walks=cap,
+                    workers=cores,
+                    until=lambda b: len(b.first) == len(PROPS),
+                )
                 for shrunk in result.shrunk:
                     name = shrunk.violation.prop.name
-                    found[name].append((result.batch.first[name][0] + 1, shrunk.walk,
-                                        shrunk.violation.length))
+                    found[name].append(
+                        (result.batch.first[name][0] + 1, shrunk.walk, shrunk.violation.length)
+                    )
             for name in PROPS:
                 hits = found[name]
                 missed = seeds - len(hits)
                 walks = statistics.mean([w for w, _, _ in hits] + [cap] * missed)
                 walk_len = statistics.mean(w for _, w, _ in hits) if hits else float("nan")
                 shrunk_len = statistics.mean(s for _, _, s in hits) if hits else float("nan")
-                print(f"{variant:<8} {replicas:>8}  {name:<16} {walks:>8,.0f} {missed:>7} "
-                      f"{walk_len:>9.1f} {shrunk_len:>7.1f}", flush=True)
+                print(
+                    f"{variant:<8} {replicas:>8}  {name:<16} {walks:>8,.0f} {missed:>7} "
+                    f"{walk_len:>9.1f} {shrunk_len:>7.1f}",
+                    flush=True,
+                )
 
 
 def main() -> None:

@@ -45,9 +45,14 @@ def better(pfp: int, label: Label, best_pfp: int, best_label: Label) -> bool:
     return pfp < best_pfp or (pfp == best_pfp and str(label) < str(best_label))
 
 
-def explore(spec: Spec, properties: Sequence[Property], limits: Limits = NO_LIMITS,
-            on_progress: Callable[[Progress], None] | None = None,
-            symmetry: bool = False, saving: SaveOptions | None = None) -> CheckResult:
+def explore(
+    spec: Spec,
+    properties: Sequence[Property],
+    limits: Limits = NO_LIMITS,
+    on_progress: Callable[[Progress], None] | None = None,
+    symmetry: bool = False,
+    saving: SaveOptions | None = None,
+) -> CheckResult:
     """Explore every reachable state of ``spec`` and check ``properties``.
 
     ``symmetry``: one state per orbit of replica renamings (``checker.symmetry``); traces stay
@@ -68,8 +73,14 @@ class Search(Saving):
 
     engine = "local"
 
-    def __init__(self, spec: Spec, properties: Sequence[Property], limits: Limits,
-                 on_progress: Callable[[Progress], None] | None, symmetry: bool = False) -> None:
+    def __init__(
+        self,
+        spec: Spec,
+        properties: Sequence[Property],
+        limits: Limits,
+        on_progress: Callable[[Progress], None] | None,
+        symmetry: bool = False,
+    ) -> None:
         self.spec = spec
         self.canon = for_spec(spec, properties).canonical if symmetry else None
         self.symmetry = symmetry
@@ -225,12 +236,16 @@ class Search(Saving):
 
     def _has_new_successor(self, frontier: list) -> bool:
         canon = self.canon or (lambda state: state)
-        fps = {fingerprint(canon(succ)) for _, state in frontier
-               for _, succ in self.spec.successors(state)}
+        fps = {
+            fingerprint(canon(succ))
+            for _, state in frontier
+            for _, succ in self.spec.successors(state)
+        }
         return bool(self.seen.unseen(fps, len(fps)))
 
-    def transition_violated(self, prop: Property, pfp: int, level: int, label_text: str,
-                            after) -> None:
+    def transition_violated(
+        self, prop: Property, pfp: int, level: int, label_text: str, after
+    ) -> None:
         """Record the winning violation of transition property ``prop``: the step labelled
         ``label_text`` from ``pfp`` (a state of ``level``) to ``after`` (as generated, not
         canonical). With symmetry the last step is re-found from the concrete trace: the
@@ -261,9 +276,16 @@ class Search(Saving):
         if limits:  # not from another thread (checker.spark.engine's task watcher)
             self._tick(frontier)
         if self.on_progress is not None:
-            self.on_progress(Progress(self.stats.depth, self.stats.distinct,
-                                      self.stats.generated, frontier,
-                                      time.perf_counter() - self.start, self.note))
+            self.on_progress(
+                Progress(
+                    self.stats.depth,
+                    self.stats.distinct,
+                    self.stats.generated,
+                    frontier,
+                    time.perf_counter() - self.start,
+                    self.note,
+                )
+            )
 
     def result(self) -> CheckResult:
         self.stats.seconds = time.perf_counter() - self.start
@@ -282,5 +304,12 @@ class Search(Saving):
                 self.reason = "never reached: " + ", ".join(unreached)
             else:
                 status = Status.OK
-        return CheckResult(status, self.stats, self.properties, self.violations, unreached,
-                           self.reason, self.exhausted)
+        return CheckResult(
+            status,
+            self.stats,
+            self.properties,
+            self.violations,
+            unreached,
+            self.reason,
+            self.exhausted,
+        )

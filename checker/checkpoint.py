@@ -152,9 +152,15 @@ class Checkpointer:
     ``CheckpointFailed``. ``resumed``: the checkpoint this search goes on from (same folder:
     its level files are kept)."""
 
-    def __init__(self, folder: Path, identity: dict[str, Any], every: float = DEFAULT_EVERY,
-                 required: bool = False, warn: Callable[[str], None] | None = None,
-                 resumed: Loaded | None = None) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        identity: dict[str, Any],
+        every: float = DEFAULT_EVERY,
+        required: bool = False,
+        warn: Callable[[str], None] | None = None,
+        resumed: Loaded | None = None,
+    ) -> None:
         self.folder, self.identity, self.every = Path(folder), identity, every
         self.required, self.warn = required, warn or (lambda message: None)
         self.level_sums: dict[int, str] = {}  # level -> "crc32:size" of its file
@@ -179,9 +185,11 @@ class Checkpointer:
         path = self.folder / "levels" / f"L{k:04d}.npy"
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            self.level_sums[k] = write_arrays(path, [np.asarray(fps, dtype=np.uint64),
-                                                    np.asarray(parents, dtype=np.uint64)],
-                                             sync=False)
+            self.level_sums[k] = write_arrays(
+                path,
+                [np.asarray(fps, dtype=np.uint64), np.asarray(parents, dtype=np.uint64)],
+                sync=False,
+            )
         except OSError as exc:
             self._failed(exc)
             return
@@ -189,11 +197,11 @@ class Checkpointer:
 
     def due(self) -> bool:
         """Whether the interval since the last checkpoint has passed."""
-        return (not self.failed and self.every > 0
-                and time.monotonic() - self.last >= self.every)
+        return not self.failed and self.every > 0 and time.monotonic() - self.last >= self.every
 
-    def save(self, level: int, frontier: Frontier, seen: np.ndarray | None,
-             search: dict[str, Any]) -> bool:
+    def save(
+        self, level: int, frontier: Frontier, seen: np.ndarray | None, search: dict[str, Any]
+    ) -> bool:
         """Write the checkpoint of the boundary after ``level`` (the frontier's level): the
         ``frontier``, the compiled core's ``seen`` hashes (or None) and the ``search`` state
         (``checker.saving``). Returns whether it was written."""
@@ -220,12 +228,19 @@ class Checkpointer:
                 written.append(self.folder / name)
                 files["seen_sum"] = write_arrays(self.folder / name, [seen])
                 files["seen"] = name
-            manifest = {"format": FORMAT, "version": VERSION, "seq": seq, "level": level,
-                        "written": time.strftime("%Y-%m-%dT%H:%M:%S%z"), **self.identity,
-                        "files": files, "frontier_kind": "rows" if frontier.rows is not None
-                        else "states", "frontier_size": len(frontier),
-                        "levels": {str(k): self.level_sums[k] for k in range(1, level + 1)},
-                        "search": search}
+            manifest = {
+                "format": FORMAT,
+                "version": VERSION,
+                "seq": seq,
+                "level": level,
+                "written": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                **self.identity,
+                "files": files,
+                "frontier_kind": "rows" if frontier.rows is not None else "states",
+                "frontier_size": len(frontier),
+                "levels": {str(k): self.level_sums[k] for k in range(1, level + 1)},
+                "search": search,
+            }
             write_file(self.folder / MANIFEST, json.dumps(manifest, indent=1).encode())
         except OSError as exc:
             for path in written:
@@ -240,16 +255,21 @@ class Checkpointer:
     def _tidy(self, keep: set[str]) -> None:
         """Delete frontier and seen files the manifest no longer names."""
         for path in self.folder.iterdir():
-            if path.name.startswith(("frontier-", "seen-", ".")) and path.name not in keep \
-                    and path.is_file():
+            if (
+                path.name.startswith(("frontier-", "seen-", "."))
+                and path.name not in keep
+                and path.is_file()
+            ):
                 path.unlink(missing_ok=True)
 
     def _failed(self, exc: OSError) -> None:
         reason = exc.strerror or str(exc)
-        kept = (f"the checkpoint of level {self.saved_level} is kept" if self.saved_level
-                else "no checkpoint was written before")
+        kept = (
+            f"the checkpoint of level {self.saved_level} is kept"
+            if self.saved_level
+            else "no checkpoint was written before"
+        )
         self.failed = f"cannot write the checkpoint in {self.folder}: {reason}"
         if self.required:
             raise CheckpointFailed(self.failed + f"; {kept} (--checkpoint-required)")
-        self.warn(f"Warning: {self.failed}; the search goes on without checkpoints, and "
-                  f"{kept}.")
+        self.warn(f"Warning: {self.failed}; the search goes on without checkpoints, and {kept}.")

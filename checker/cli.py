@@ -46,9 +46,17 @@ def cli() -> None:
     """hwcheck: an explicit-state model checker for Kafka's replication protocol."""
 
 
-for command in (explore.explore_cmd, list_command.list_cmd, compare.compare_cmd,
-                graph.graph_cmd, gate.gate_cmd, trace.show_cmd, trace.replay_cmd,
-                simulate.simulate_cmd, serve.serve_cmd):
+for command in (
+    explore.explore_cmd,
+    list_command.list_cmd,
+    compare.compare_cmd,
+    graph.graph_cmd,
+    gate.gate_cmd,
+    trace.show_cmd,
+    trace.replay_cmd,
+    simulate.simulate_cmd,
+    serve.serve_cmd,
+):
     cli.add_command(command)
 
 

@@ -28,14 +28,30 @@ from checker.result import CheckResult, Status
 PASS, FAIL, INCOMPLETE, ERROR = "PASS", "FAIL", "INCOMPLETE", "ERROR"
 EXIT_UNMET = 1
 
-BOUND_KEYS = ("replicas", "max_records", "max_epoch", "max_crashes", "min_isr", "unclean",
-              "log_size", "max_unclean_shutdowns", "with", "without", "flush", "acks", "variant_file")
+BOUND_KEYS = (
+    "replicas",
+    "max_records",
+    "max_epoch",
+    "max_crashes",
+    "min_isr",
+    "unclean",
+    "log_size",
+    "max_unclean_shutdowns",
+    "with",
+    "without",
+    "flush",
+    "acks",
+    "variant_file",
+)
 """The model options a check may give (as ``hwcheck explore``'s flags, ``_`` for ``-``)."""
-_OPTION_TYPES = {"unclean": {"type": "boolean"},
-                 "with": {"type": "array", "items": {"type": "string"}},
-                 "without": {"type": "array", "items": {"type": "string"}},
-                 "flush": {"enum": ["background", "always"]},
-                 "acks": {"enum": ["all", "1"]}, "variant_file": {"type": "string"}}
+_OPTION_TYPES = {
+    "unclean": {"type": "boolean"},
+    "with": {"type": "array", "items": {"type": "string"}},
+    "without": {"type": "array", "items": {"type": "string"}},
+    "flush": {"enum": ["background", "always"]},
+    "acks": {"enum": ["all", "1"]},
+    "variant_file": {"type": "string"},
+}
 CHECK_SCHEMA = {
     "type": "object",
     "additionalProperties": False,
@@ -96,8 +112,9 @@ class Check:
         if self.mode == "replay":
             return "replays as pinned"
         said = "holds" if self.violates is None else "violates " + ", ".join(sorted(self.violates))
-        return said + (f", in {self.plan.get('walks', GATE_WALKS):,} walks" if self.mode == "simulate"
-                       else "")
+        return said + (
+            f", in {self.plan.get('walks', GATE_WALKS):,} walks" if self.mode == "simulate" else ""
+        )
 
 
 @dataclass
@@ -121,7 +138,11 @@ class Outcome:
 def _line_of(text: str, index: int, key: str | None) -> int:
     """Line (1-based) of check ``index``'s header, or of ``key`` inside that check."""
     lines = text.splitlines()
-    headers = [i for i, line in enumerate(lines) if re.match(r"\s*\[\[\s*(tool\.hwcheck\.)?gate\s*\]\]", line)]
+    headers = [
+        i
+        for i, line in enumerate(lines)
+        if re.match(r"\s*\[\[\s*(tool\.hwcheck\.)?gate\s*\]\]", line)
+    ]
     if index >= len(headers):
         return 0
     start = headers[index]
@@ -153,21 +174,24 @@ def load_checks(path: Path) -> list[Check]:
         raise GateConfigError(f"{path}: no [[tool.hwcheck.gate]] checks found")
     checks = []
     for index, entry in enumerate(entries):
-        errors = sorted(jsonschema.Draft202012Validator(CHECK_SCHEMA).iter_errors(entry),
-                        key=lambda e: list(e.path))
+        errors = sorted(
+            jsonschema.Draft202012Validator(CHECK_SCHEMA).iter_errors(entry),
+            key=lambda e: list(e.path),
+        )
         if errors:
             error = errors[0]
             key = error.path[0] if error.path else _unknown_key(entry)
             line = _line_of(text, index, key)
             what = f"key '{key}'" if key else "check"
-            raise GateConfigError(f"{path}:{line}: gate check {index + 1}, {what}: "
-                                  f"{_say(error)}")
+            raise GateConfigError(f"{path}:{line}: gate check {index + 1}, {what}: {_say(error)}")
         if entry.get("mode", "explore") != "simulate":
             for key in SIMULATE_KEYS:
                 if key in entry:
-                    raise GateConfigError(f"{path}:{_line_of(text, index, key)}: gate check "
-                                          f"{index + 1}, key '{key}': applies only to "
-                                          'mode = "simulate"')
+                    raise GateConfigError(
+                        f"{path}:{_line_of(text, index, key)}: gate check "
+                        f"{index + 1}, key '{key}': applies only to "
+                        'mode = "simulate"'
+                    )
         check = _check(entry, index, _line_of(text, index, None))
         check.lines.update({key: _line_of(text, index, key) for key in entry})
         checks.append(check)
@@ -184,18 +208,25 @@ def load_traces(path: Path) -> tuple[list[Path], int]:
     text = path.read_text(encoding="utf-8")
     document = tomllib.loads(text)
     patterns = document.get("tool", {}).get("hwcheck", document).get("gate_traces", [])
-    line = next((i + 1 for i, row in enumerate(text.splitlines())
-                 if re.match(r"\s*gate_traces\s*=", row)), 0)
+    line = next(
+        (i + 1 for i, row in enumerate(text.splitlines()) if re.match(r"\s*gate_traces\s*=", row)),
+        0,
+    )
     if not isinstance(patterns, list) or not all(isinstance(p, str) for p in patterns):
-        raise GateConfigError(f"{path}:{line}: key 'gate_traces': a list of glob patterns "
-                              "of trace files, relative to this file's folder")
+        raise GateConfigError(
+            f"{path}:{line}: key 'gate_traces': a list of glob patterns "
+            "of trace files, relative to this file's folder"
+        )
     files: set[Path] = set()
     for pattern in patterns:
-        found = sorted(Path(f) for f in glob.glob(os.path.join(path.parent, pattern),
-                                                  recursive=True))
+        found = sorted(
+            Path(f) for f in glob.glob(os.path.join(path.parent, pattern), recursive=True)
+        )
         if not found:
-            raise GateConfigError(f"{path}:{line}: key 'gate_traces': {pattern!r} matches "
-                                  f"no file under {path.parent.resolve()}")
+            raise GateConfigError(
+                f"{path}:{line}: key 'gate_traces': {pattern!r} matches "
+                f"no file under {path.parent.resolve()}"
+            )
         files.update(found)
     return sorted(files), line
 
@@ -216,13 +247,24 @@ def _say(error: jsonschema.ValidationError) -> str:
 def _check(entry: dict, index: int, line: int) -> Check:
     model = entry.get("model", "kafka")
     bounds = {key: entry[key] for key in BOUND_KEYS if key in entry}
-    name = entry.get("name") or (f"{model} {entry['truncation']} "
-                                 f"r{bounds.get('replicas', 'default')}")
+    name = entry.get("name") or (
+        f"{model} {entry['truncation']} r{bounds.get('replicas', 'default')}"
+    )
     violates = frozenset(entry["violates"]) if "violates" in entry else None
-    return Check(name, model, entry["truncation"], bounds, entry.get("engine", "local"),
-                 entry.get("time_limit"), violates, tuple(entry.get("invariants", ())), line,
-                 entry.get("symmetry"), entry.get("mode", "explore"),
-                 {key: entry[key] for key in SIMULATE_KEYS if key in entry})
+    return Check(
+        name,
+        model,
+        entry["truncation"],
+        bounds,
+        entry.get("engine", "local"),
+        entry.get("time_limit"),
+        violates,
+        tuple(entry.get("invariants", ())),
+        line,
+        entry.get("symmetry"),
+        entry.get("mode", "explore"),
+        {key: entry[key] for key in SIMULATE_KEYS if key in entry},
+    )
 
 
 def judge(check: Check, result: CheckResult) -> Outcome:
@@ -232,32 +274,52 @@ def judge(check: Check, result: CheckResult) -> Outcome:
         return Outcome(check, ERROR, result.reason, result)
     if check.violates is None:
         if result.status == Status.OK:
-            said = (f"no violation in {result.sampled:,} walks (simulation: not a proof)"
-                    if result.sampled else "every property holds")
+            said = (
+                f"no violation in {result.sampled:,} walks (simulation: not a proof)"
+                if result.sampled
+                else "every property holds"
+            )
             return Outcome(check, PASS, said, result)
         if violated:
-            return Outcome(check, FAIL, "expected to hold, but violates "
-                           + ", ".join(sorted(violated)), result)
+            return Outcome(
+                check, FAIL, "expected to hold, but violates " + ", ".join(sorted(violated)), result
+            )
         if result.status == Status.VACUOUS:
-            return Outcome(check, FAIL, "vacuous: never reached " + ", ".join(result.unreached),
-                           result)
+            return Outcome(
+                check, FAIL, "vacuous: never reached " + ", ".join(result.unreached), result
+            )
         return Outcome(check, INCOMPLETE, result.reason or "search cut short", result)
     unexpected, missing = violated - check.violates, check.violates - violated
     if unexpected:
-        return Outcome(check, FAIL, "unexpected violation of " + ", ".join(sorted(unexpected)),
-                       result)
+        return Outcome(
+            check, FAIL, "unexpected violation of " + ", ".join(sorted(unexpected)), result
+        )
     if not missing:
-        return Outcome(check, PASS, "violates " + ", ".join(sorted(violated)) + " as expected",
-                       result)
+        return Outcome(
+            check, PASS, "violates " + ", ".join(sorted(violated)) + " as expected", result
+        )
     if result.exhausted:
-        return Outcome(check, FAIL, "expected violation not found (the model may have been "
-                       "weakened): " + ", ".join(sorted(missing)), result)
+        return Outcome(
+            check,
+            FAIL,
+            "expected violation not found (the model may have been "
+            "weakened): " + ", ".join(sorted(missing)),
+            result,
+        )
     if result.sampled and result.status != Status.INCOMPLETE:
-        return Outcome(check, FAIL, f"expected violation not found in {result.sampled:,} walks "
-                       "(the model may have been weakened): " + ", ".join(sorted(missing)),
-                       result)
-    return Outcome(check, INCOMPLETE, (result.reason or "search cut short")
-                   + "; not yet violated: " + ", ".join(sorted(missing)), result)
+        return Outcome(
+            check,
+            FAIL,
+            f"expected violation not found in {result.sampled:,} walks "
+            "(the model may have been weakened): " + ", ".join(sorted(missing)),
+            result,
+        )
+    return Outcome(
+        check,
+        INCOMPLETE,
+        (result.reason or "search cut short") + "; not yet violated: " + ", ".join(sorted(missing)),
+        result,
+    )
 
 
 def exit_code(outcomes: list[Outcome]) -> int:

@@ -229,7 +229,7 @@ def _commit(job: LevelJob, p: int, visited, fresh, candidates: dict, tally: Tall
     store.write_frontier(job.work, job.k + 1, p, [(fp, e[2]) for fp, e in zip(new_fps, entries)])
     store.write_visited(job.work, job.k + 1, p, merge_sorted(visited, fresh))
     for _, label, _ in entries:
-        action = label[:label.index("(")]
+        action = label[: label.index("(")]
         tally.distinct[action] = tally.distinct.get(action, 0) + 1
     try:
         check_invariants(job, zip(new_fps, (e[2] for e in entries)), tally)

@@ -34,8 +34,18 @@ class PartitionedSearch(Search):
 
     engine = "partitioned"
 
-    def __init__(self, recipe: Any, spec, props, limits: Limits, on_progress, work: str,
-                 partitions: int, symmetry: bool = False, core: str = "reference") -> None:
+    def __init__(
+        self,
+        recipe: Any,
+        spec,
+        props,
+        limits: Limits,
+        on_progress,
+        work: str,
+        partitions: int,
+        symmetry: bool = False,
+        core: str = "reference",
+    ) -> None:
         super().__init__(spec, props, limits, on_progress, symmetry)
         self.recipe, self.work, self.partitions = recipe, work, partitions
         self.core = core  # "compiled": levels on the compiled core (checker.native.level)
@@ -88,25 +98,45 @@ class PartitionedSearch(Search):
             if self.core == "compiled":
                 from checker.native.level import encode_level
 
-                store.write_frontier_rows(self.work, 1, p, np.array(fps, dtype=np.uint64),
-                                          encode_level(self.recipe, [level[fp] for fp in fps]))
+                store.write_frontier_rows(
+                    self.work,
+                    1,
+                    p,
+                    np.array(fps, dtype=np.uint64),
+                    encode_level(self.recipe, [level[fp] for fp in fps]),
+                )
             else:
                 store.write_frontier(self.work, 1, p, [(fp, encode(level[fp])) for fp in fps])
             store.write_visited(self.work, 1, p, np.array(fps, dtype=np.uint64))
         return len(level)
 
     def _level(self, k: int, size: int, dry: bool = False) -> Tally:
-        job = LevelJob(self.recipe, self.work, self.partitions, k,
-                       tuple(p.name for p in self.invariants),
-                       tuple(p.name for p in self.transitions),
-                       tuple(p.name for p in self.pending), dry, self.symmetry, self.core)
+        job = LevelJob(
+            self.recipe,
+            self.work,
+            self.partitions,
+            k,
+            tuple(p.name for p in self.invariants),
+            tuple(p.name for p in self.transitions),
+            tuple(p.name for p in self.pending),
+            dry,
+            self.symmetry,
+            self.core,
+        )
         started = time.perf_counter()
         where, tally = self.run_level(job, size)
         if not dry:
-            self.stats.levels.append({"depth": k + 1, "frontier": size, "new": tally.new,
-                                      "seconds": time.perf_counter() - started,
-                                      "where": where, "expand_seconds": tally.expand_seconds,
-                                      "dedup_seconds": tally.dedup_seconds})
+            self.stats.levels.append(
+                {
+                    "depth": k + 1,
+                    "frontier": size,
+                    "new": tally.new,
+                    "seconds": time.perf_counter() - started,
+                    "where": where,
+                    "expand_seconds": tally.expand_seconds,
+                    "dedup_seconds": tally.dedup_seconds,
+                }
+            )
         return tally
 
     def _commit(self, k: int, tally: Tally) -> None:
@@ -122,8 +152,9 @@ class PartitionedSearch(Search):
         self.stats.distinct += tally.new
         if tally.new:
             self.stats.depth += 1
-        for prop in sorted((p for p in self.transitions if p.name in tally.broken),
-                           key=lambda p: p.name):
+        for prop in sorted(
+            (p for p in self.transitions if p.name in tally.broken), key=lambda p: p.name
+        ):
             pfp, label_text, encoded = tally.broken[prop.name]
             self.transition_violated(prop, pfp, k, label_text, marshal.loads(encoded))
         for prop in list(self.invariants):
@@ -136,8 +167,11 @@ class PartitionedSearch(Search):
     # -- checkpoints (checker.saving) ---------------------------------------------------------
     def level_table(self, k: int) -> tuple[np.ndarray, np.ndarray]:
         if k == 1:
-            fps = np.sort(np.concatenate([store.read_visited(self.work, 1, p)
-                                          for p in range(self.partitions)]))
+            fps = np.sort(
+                np.concatenate(
+                    [store.read_visited(self.work, 1, p) for p in range(self.partitions)]
+                )
+            )
             return fps, np.zeros(len(fps), dtype=np.uint64)
         tables = [store.read_parents(self.work, k, p) for p in range(self.partitions)]
         return (np.concatenate([t[0] for t in tables]), np.concatenate([t[1] for t in tables]))
@@ -148,11 +182,13 @@ class PartitionedSearch(Search):
             return Frontier(np.empty(0, dtype=np.uint64), states=[])
         if self.core == "compiled":
             pairs = [store.read_frontier_rows(self.work, k, p) for p in parts]
-            return Frontier(np.concatenate([f for f, _ in pairs]),
-                            rows=np.concatenate([r for _, r in pairs]))
+            return Frontier(
+                np.concatenate([f for f, _ in pairs]), rows=np.concatenate([r for _, r in pairs])
+            )
         items = [item for p in parts for item in store.read_frontier(self.work, k, p)]
-        return Frontier(np.array([fp for fp, _ in items], dtype=np.uint64),
-                        states=[data for _, data in items])
+        return Frontier(
+            np.array([fp for fp, _ in items], dtype=np.uint64), states=[data for _, data in items]
+        )
 
     def _restore(self, loaded: Loaded) -> int:
         """Write ``loaded`` as this engine's level files (its parents per level, the seen set
@@ -177,16 +213,23 @@ class PartitionedSearch(Search):
         if self.core == "compiled":
             from checker.native.level import encode_level
 
-            rows = (frontier.rows if frontier.rows is not None
-                    else encode_level(self.recipe, self.frontier_states(frontier)))
+            rows = (
+                frontier.rows
+                if frontier.rows is not None
+                else encode_level(self.recipe, self.frontier_states(frontier))
+            )
             for p in range(P):
                 store.write_frontier_rows(self.work, K, p, fps[owner == p], rows[owner == p])
         else:
-            data = (frontier.states if frontier.states is not None
-                    else [encode(state) for state in self.frontier_states(frontier)])
+            data = (
+                frontier.states
+                if frontier.states is not None
+                else [encode(state) for state in self.frontier_states(frontier)]
+            )
             for p in range(P):
-                store.write_frontier(self.work, K, p, [(int(fps[i]), data[i])
-                                                       for i in np.flatnonzero(owner == p)])
+                store.write_frontier(
+                    self.work, K, p, [(int(fps[i]), data[i]) for i in np.flatnonzero(owner == p)]
+                )
         return len(fps)
 
     # -- traces -----------------------------------------------------------------------------

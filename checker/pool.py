@@ -37,9 +37,15 @@ PR_SET_PDEATHSIG = 1
 """Linux's ``prctl`` option: the signal a process gets when its parent dies."""
 
 
-def explore(recipe: Any, workers: int, limits: Limits | None = None,
-            on_progress: Callable[[Progress], None] | None = None, symmetry: bool = False,
-            min_frontier: int = MIN_FRONTIER, saving: SaveOptions | None = None) -> CheckResult:
+def explore(
+    recipe: Any,
+    workers: int,
+    limits: Limits | None = None,
+    on_progress: Callable[[Progress], None] | None = None,
+    symmetry: bool = False,
+    min_frontier: int = MIN_FRONTIER,
+    saving: SaveOptions | None = None,
+) -> CheckResult:
     """Explore ``recipe``'s model (``recipe.build() -> (spec, properties)``) on ``workers``
     processes with ``workers`` fingerprint partitions; the result equals
     ``checker.bfs.explore``'s (same ``symmetry``) in every count, verdict and counterexample.
@@ -50,8 +56,9 @@ def explore(recipe: Any, workers: int, limits: Limits | None = None,
     """
     spec, props = recipe.build()
     work = tempfile.mkdtemp(prefix="hwcheck-levels-")
-    run = PoolSearch(recipe, spec, props, limits or Limits(), on_progress, work, workers,
-                     symmetry, min_frontier)
+    run = PoolSearch(
+        recipe, spec, props, limits or Limits(), on_progress, work, workers, symmetry, min_frontier
+    )
     try:
         result = run_search((saving or SaveOptions()).apply(run))
     finally:
@@ -80,8 +87,12 @@ def executor(workers: int, quiet_interrupt: bool = False) -> ProcessPoolExecutor
     whose tasks are short (``simulate``'s chunks), since running tasks then finish first.
     """
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method),
-                               initializer=worker_start, initargs=(quiet_interrupt, os.getpid()))
+    return ProcessPoolExecutor(
+        workers,
+        mp_context=multiprocessing.get_context(method),
+        initializer=worker_start,
+        initargs=(quiet_interrupt, os.getpid()),
+    )
 
 
 def worker_start(quiet_interrupt: bool, parent: int) -> None:
@@ -113,8 +124,18 @@ def die_with_parent(parent: int) -> None:
 class PoolSearch(PartitionedSearch):
     """A partitioned search whose large levels run on a ``ProcessPoolExecutor``."""
 
-    def __init__(self, recipe, spec, props, limits, on_progress, work: str, workers: int,
-                 symmetry: bool, min_frontier: int) -> None:
+    def __init__(
+        self,
+        recipe,
+        spec,
+        props,
+        limits,
+        on_progress,
+        work: str,
+        workers: int,
+        symmetry: bool,
+        min_frontier: int,
+    ) -> None:
         super().__init__(recipe, spec, props, limits, on_progress, work, workers, symmetry)
         self.workers, self.min_frontier = workers, min_frontier
         self.engine = f"local ({workers} workers)"

@@ -105,8 +105,9 @@ class Stats:
             "core": self.core,
             "symmetry": self.symmetry,
             "workers_peak_rss_mb": round(self.workers_peak_rss_mb, 1),
-            "actions": {name: {"generated": g, "distinct": d}
-                        for name, (g, d) in self.actions.items()},
+            "actions": {
+                name: {"generated": g, "distinct": d} for name, (g, d) in self.actions.items()
+            },
         }
 
 

@@ -25,11 +25,14 @@ def read_arrays(folder: Path, name: str, count: int, want: str) -> list[np.ndarr
             arrays = [np.load(handle, allow_pickle=False) for _ in range(count)]
             size = handle.tell()
     except (OSError, ValueError, EOFError) as exc:
-        raise CheckpointError(f"the checkpoint in {folder} is incomplete: {name} cannot be "
-                              f"read ({exc})") from None
+        raise CheckpointError(
+            f"the checkpoint in {folder} is incomplete: {name} cannot be read ({exc})"
+        ) from None
     if checksum(arrays, size) != want:
-        raise CheckpointError(f"the checkpoint in {folder} is damaged: {name} is not the file "
-                              "its manifest names (CRC-32 differs)")
+        raise CheckpointError(
+            f"the checkpoint in {folder} is damaged: {name} is not the file "
+            "its manifest names (CRC-32 differs)"
+        )
     return arrays
 
 
@@ -55,8 +58,9 @@ class Loaded:
         """``(k, fps sorted, parent fps)`` for levels 1 .. ``level``. Raises
         ``CheckpointError`` for a level file that is missing or not the one written."""
         for k in range(1, self.level + 1):
-            fps, parents = read_arrays(self.folder, f"levels/L{k:04d}.npy", 2,
-                                       self.manifest["levels"][str(k)])
+            fps, parents = read_arrays(
+                self.folder, f"levels/L{k:04d}.npy", 2, self.manifest["levels"][str(k)]
+            )
             order = np.argsort(fps)
             yield k, fps[order], parents[order]
 
@@ -64,8 +68,9 @@ class Loaded:
         """The frontier as it was written (rows or states)."""
         files = self.manifest["files"]
         rows = self.manifest["frontier_kind"] == "rows"
-        arrays = read_arrays(self.folder, files["frontier"], 2 if rows else 3,
-                             files["frontier_sum"])
+        arrays = read_arrays(
+            self.folder, files["frontier"], 2 if rows else 3, files["frontier_sum"]
+        )
         if rows:
             return Frontier(arrays[0], rows=arrays[1])
         fps, blob, ends = arrays[0], arrays[1].tobytes(), arrays[2].tolist()
@@ -99,8 +104,10 @@ def load(folder: Path, identity: dict[str, Any]) -> Loaded:
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
         raise CheckpointError(f"{path} is not an hwcheck checkpoint")
     if manifest.get("version") != VERSION:
-        raise CheckpointError(f"{path} is format version {manifest.get('version')}; this "
-                              f"hwcheck reads version {VERSION}")
+        raise CheckpointError(
+            f"{path} is format version {manifest.get('version')}; this "
+            f"hwcheck reads version {VERSION}"
+        )
     for key, want in identity.items():
         have = manifest.get(key)
         if have != want:
@@ -112,11 +119,15 @@ def differs(key: str, have: Any, want: Any) -> str:
     """One sentence saying that the checkpoint's ``key`` is ``have`` and this command's
     ``want`` (for a dict, the first field that differs)."""
     if key == "code":
-        return ("the model's code changed since the checkpoint was written (its digest was "
-                f"{str(have)[:12]}…, now {str(want)[:12]}…); a changed model is never resumed")
+        return (
+            "the model's code changed since the checkpoint was written (its digest was "
+            f"{str(have)[:12]}…, now {str(want)[:12]}…); a changed model is never resumed"
+        )
     if isinstance(have, dict) and isinstance(want, dict):
         for field in sorted(set(have) | set(want)):
             if have.get(field) != want.get(field):
-                return (f"the checkpoint was written with {field} = {have.get(field)!r}, this "
-                        f"command has {want.get(field)!r}")
+                return (
+                    f"the checkpoint was written with {field} = {have.get(field)!r}, this "
+                    f"command has {want.get(field)!r}"
+                )
     return f"the checkpoint's {key} is {have!r}, this command's {want!r}"

@@ -155,8 +155,12 @@ class Saving:
         self._report(len(frontier), limits=False)  # type: ignore[attr-defined]
         try:
             seen = self.seen_snapshot() if len(frontier) else None  # nothing left to expand
-            return self.checkpoints.save(self.stats.depth, frontier,  # type: ignore[attr-defined]
-                                         seen, self.search_state())
+            return self.checkpoints.save(
+                self.stats.depth,
+                frontier,  # type: ignore[attr-defined]
+                seen,
+                self.search_state(),
+            )
         finally:
             self.note = note
 
@@ -164,11 +168,16 @@ class Saving:
         """The statistics, violations and open properties, as JSON."""
         stats = self.stats  # type: ignore[attr-defined]
         return {
-            "distinct": stats.distinct, "generated": stats.generated, "depth": stats.depth,
-            "actions": stats.actions, "levels": stats.levels,
+            "distinct": stats.distinct,
+            "generated": stats.generated,
+            "depth": stats.depth,
+            "actions": stats.actions,
+            "levels": stats.levels,
             "seconds": time.perf_counter() - self.start,  # type: ignore[attr-defined]
-            "violations": [{"property": v.prop.name, "steps": [_step(s) for s in v.trace]}
-                           for v in self.violations],  # type: ignore[attr-defined]
+            "violations": [
+                {"property": v.prop.name, "steps": [_step(s) for s in v.trace]}
+                for v in self.violations
+            ],  # type: ignore[attr-defined]
             "invariants": [p.name for p in self.invariants],  # type: ignore[attr-defined]
             "transitions": [p.name for p in self.transitions],  # type: ignore[attr-defined]
             "pending": [p.name for p in self.pending],  # type: ignore[attr-defined]
@@ -182,8 +191,10 @@ class Saving:
         stats.distinct, stats.generated = data["distinct"], data["generated"]
         stats.depth, stats.levels = data["depth"], data["levels"]
         stats.actions = {name: list(pair) for name, pair in data["actions"].items()}
-        self.violations = [Violation(by_name[v["property"]], tuple(_unstep(s) for s in v["steps"]))
-                           for v in data["violations"]]
+        self.violations = [
+            Violation(by_name[v["property"]], tuple(_unstep(s) for s in v["steps"]))
+            for v in data["violations"]
+        ]
         self.invariants = [by_name[name] for name in data["invariants"]]
         self.transitions = [by_name[name] for name in data["transitions"]]
         self.pending = [by_name[name] for name in data["pending"]]
@@ -197,5 +208,8 @@ def _step(step: Step) -> list:
 
 def _unstep(entry: list) -> Step:
     label, fp, state = entry
-    return Step(None if label is None else Label.parse(label), marshal.loads(base64.b64decode(state)),
-                int(fp, 16))
+    return Step(
+        None if label is None else Label.parse(label),
+        marshal.loads(base64.b64decode(state)),
+        int(fp, 16),
+    )

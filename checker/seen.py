@@ -83,14 +83,18 @@ class SeenLevels:
         keys = np.fromiter(fps, dtype=np.uint64, count=count)
         return set(keys[~in_sorted(self._visited, keys)].tolist())
 
-    def add_level(self, fps: Iterable[int], parents: Iterable[int] | None = None,
-                  parent_rows: np.ndarray | None = None) -> None:
+    def add_level(
+        self,
+        fps: Iterable[int],
+        parents: Iterable[int] | None = None,
+        parent_rows: np.ndarray | None = None,
+    ) -> None:
         """Record a new level: ``fps`` (unseen fingerprints) and, except for level 1, each
         one's parent, in the same order: its fingerprint (``parents``) or, cheaper, its index
         in the ``fps`` of the previous call (``parent_rows``). Raises ``ValueError`` when the
         lengths differ or a parent is not a state of the previous level."""
         keys = _array(fps)
-        pfps = (np.zeros(len(keys), dtype=np.uint64) if parents is None else _array(parents))
+        pfps = np.zeros(len(keys), dtype=np.uint64) if parents is None else _array(parents)
         if len(pfps) != len(keys) or (parent_rows is not None and len(parent_rows) != len(keys)):
             raise ValueError(f"{len(keys)} fingerprints but {len(pfps)} parents")
         order = np.argsort(keys)
@@ -104,8 +108,9 @@ class SeenLevels:
             previous = self._levels[-1][0] if self._levels else _EMPTY
             found = in_sorted(previous, pfps)
             if not found.all():
-                raise ValueError(f"parent {int(pfps[~found][0]):016x} is not a state of the "
-                                 "previous level")
+                raise ValueError(
+                    f"parent {int(pfps[~found][0]):016x} is not a state of the previous level"
+                )
             at = np.searchsorted(previous, pfps[order]).astype(np.uint32)
         self._levels.append((keys, at))
         self._rank = np.empty(len(keys), dtype=np.uint32)
@@ -162,8 +167,12 @@ class KeyLevels:
         """Bytes held by the arrays (8 per state)."""
         return self._first.nbytes + sum(k.nbytes + p.nbytes for k, p in self._levels)
 
-    def add_level(self, fps: Iterable[int], parents: Iterable[int] | None = None,
-                  parent_rows: np.ndarray | None = None) -> None:
+    def add_level(
+        self,
+        fps: Iterable[int],
+        parents: Iterable[int] | None = None,
+        parent_rows: np.ndarray | None = None,
+    ) -> None:
         """Record a new level: ``fps`` (the engine's order) and, except for level 1, each
         one's parent position in the previous level (``parent_rows``, ``uint32``). Raises
         ``ValueError`` when the lengths differ or a parent position is out of range."""
@@ -174,8 +183,11 @@ class KeyLevels:
             raise ValueError(f"{len(keys)} fingerprints need as many parent positions")
         elif len(keys) and int(parent_rows.max()) >= len(self._levels[-1][0]):
             raise ValueError("a parent position is not a state of the previous level")
-        rows = (np.zeros(len(keys), dtype=np.uint32) if parent_rows is None
-                else parent_rows.astype(np.uint32))
+        rows = (
+            np.zeros(len(keys), dtype=np.uint32)
+            if parent_rows is None
+            else parent_rows.astype(np.uint32)
+        )
         low = keys.astype("<u8", copy=False).view("<u4")[::2]  # the low 32 bits, no temporary
         self._levels.append((low.astype(np.uint32), rows))
 

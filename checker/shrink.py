@@ -57,8 +57,9 @@ def violates_at(spec, prop: Property, labels: Sequence[str]) -> int | None:
     return None if taken is None else len(taken) + 1
 
 
-def replay_to_violation(spec, prop: Property, labels: Sequence[str],
-                        loose: bool = True) -> list[str] | None:
+def replay_to_violation(
+    spec, prop: Property, labels: Sequence[str], loose: bool = True
+) -> list[str] | None:
     """Replay label texts as ``violates_at`` does, but (``loose``) where a label is not
     enabled take the enabled instance of the same action that differs from it in exactly one
     argument (the smallest label text): deleting an election shifts the epochs named by later
@@ -112,7 +113,7 @@ def drop_loops(spec, labels: list[str]) -> list[str]:
         state = next(after for label, after in spec.successors(state) if label.text == text)
         fp = fingerprint(state)
         if fp in where:
-            del kept[where[fp]:]
+            del kept[where[fp] :]
             where = {f: i for f, i in where.items() if i <= len(kept)}
         else:
             kept.append(text)
@@ -126,7 +127,7 @@ def delete_blocks(spec, prop: Property, labels: list[str]) -> list[str]:
     while True:
         start = len(labels) - size
         while start >= 0:
-            taken = replay_to_violation(spec, prop, labels[:start] + labels[start + size:])
+            taken = replay_to_violation(spec, prop, labels[:start] + labels[start + size :])
             if taken is not None:
                 labels = taken
                 start = min(start, len(labels)) - size
@@ -137,8 +138,9 @@ def delete_blocks(spec, prop: Property, labels: list[str]) -> list[str]:
         size = max(1, size // 2)
 
 
-def neighbourhood(spec, prop: Property, labels: list[str],
-                  budget: int = BUDGET) -> list[str] | None:
+def neighbourhood(
+    spec, prop: Property, labels: list[str], budget: int = BUDGET
+) -> list[str] | None:
     """The shortest behaviour that violates ``prop`` using only the label texts in ``labels``,
     when it is shorter than ``labels`` and found within ``budget`` states; else None."""
     alphabet = set(labels)
@@ -180,7 +182,7 @@ def shrink(spec, prop: Property, labels: Sequence[str], budget: int = BUDGET) ->
     cut = violates_at(spec, prop, labels)
     if cut is None:
         raise ValueError(f"the walk does not violate {prop.name} when replayed")
-    current = list(labels[:cut - 1])
+    current = list(labels[: cut - 1])
     walk = len(current) + 1
     # a loop removed before a transition property's violating step can take that step away
     looped = replay_to_violation(spec, prop, drop_loops(spec, current), loose=False)
@@ -193,4 +195,3 @@ def shrink(spec, prop: Property, labels: Sequence[str], budget: int = BUDGET) ->
         current = found
     steps = replay(spec, fingerprint(spec.init_states()[0]), [Label.parse(t) for t in current])
     return Shrunk(Violation(prop, tuple(steps)), walk, loops, deletion, len(current) + 1)
-

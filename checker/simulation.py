@@ -26,8 +26,13 @@ from checker.walks import Batch, WalkPlan, run_batch
 CHUNK = 20
 """Walks per task (walks): small enough for an even spread, large enough to amortise a task."""
 
-STATUS = {"violated": Status.VIOLATED, "none found": Status.OK, "vacuous": Status.VACUOUS,
-          "incomplete": Status.INCOMPLETE, "error": Status.ERROR}
+STATUS = {
+    "violated": Status.VIOLATED,
+    "none found": Status.OK,
+    "vacuous": Status.VACUOUS,
+    "incomplete": Status.INCOMPLETE,
+    "error": Status.ERROR,
+}
 """A simulation's status in words, and the search ``Status`` it stands for."""
 
 
@@ -71,8 +76,9 @@ class Simulation:
     @property
     def unreached(self) -> list[str]:
         """Names of the "sometimes" guards no walk reached."""
-        return [p.name for p in self.checked
-                if p.kind == SOMETIMES and p.name not in self.batch.guards]
+        return [
+            p.name for p in self.checked if p.kind == SOMETIMES and p.name not in self.batch.guards
+        ]
 
     @property
     def exit_code(self) -> int:
@@ -87,8 +93,9 @@ def _built(recipe) -> tuple[Any, list]:
 
 
 @functools.lru_cache(maxsize=4)
-def compiled_walks(recipe, plan: WalkPlan, on_compile=None,
-                   certified: bool = True) -> tuple[Any, str]:
+def compiled_walks(
+    recipe, plan: WalkPlan, on_compile=None, certified: bool = True
+) -> tuple[Any, str]:
     """``(walker, "")``: ``recipe``'s walks on its compiled core
     (``checker.native.walks.CompiledWalks``, built once per process), or ``(None, why not)``
     when the model has none (``recipe.compiled(certified)``) or it cannot run here. A worker
@@ -96,8 +103,9 @@ def compiled_walks(recipe, plan: WalkPlan, on_compile=None,
     from checker.native.build import NativeUnavailable
     from checker.native.walks import CompiledWalks
 
-    model, why = (recipe.compiled(certified) if hasattr(recipe, "compiled")
-                  else (None, "no compiled core"))
+    model, why = (
+        recipe.compiled(certified) if hasattr(recipe, "compiled") else (None, "no compiled core")
+    )
     if model is None:
         return None, why
     spec, props = _built(recipe)
@@ -111,8 +119,9 @@ def compiled_walks(recipe, plan: WalkPlan, on_compile=None,
         return None, str(exc)
 
 
-def walk_chunk(recipe, plan: WalkPlan, start: int, count: int,
-               core: str = "reference") -> Batch | str:
+def walk_chunk(
+    recipe, plan: WalkPlan, start: int, count: int, core: str = "reference"
+) -> Batch | str:
     """Walks ``start .. start + count - 1`` of ``recipe``'s model (built once per process) on
     ``core`` (``compiled`` falls back to the reference where the compiled core cannot run:
     the walks are the same); their ``Batch``, or the spec's exception as text
@@ -131,14 +140,21 @@ Runner = Callable[[list[tuple[int, int]]], Iterator[Batch | str]]
 """Runs a wave of ``(start, count)`` chunks; yields their results in chunk order."""
 
 
-def simulate(recipe, plan: WalkPlan, walks: int | None = None, time_limit: float | None = None,
-             workers: int = 1, on_progress: Callable[[Tick], None] | None = None,
-             spark: Callable[[Any, WalkPlan, str], tuple[Runner, int, str]] | None = None,
-             budget: int = BUDGET,
-             until: Callable[[Batch], bool] | None = None, core: str = "reference",
-             on_compile: Callable[[float], None] | None = None,
-             resume: tuple[int, Batch] | None = None,
-             on_wave: Callable[[int, Batch], None] | None = None) -> Simulation:
+def simulate(
+    recipe,
+    plan: WalkPlan,
+    walks: int | None = None,
+    time_limit: float | None = None,
+    workers: int = 1,
+    on_progress: Callable[[Tick], None] | None = None,
+    spark: Callable[[Any, WalkPlan, str], tuple[Runner, int, str]] | None = None,
+    budget: int = BUDGET,
+    until: Callable[[Batch], bool] | None = None,
+    core: str = "reference",
+    on_compile: Callable[[float], None] | None = None,
+    resume: tuple[int, Batch] | None = None,
+    on_wave: Callable[[int, Batch], None] | None = None,
+) -> Simulation:
     """Run ``walks`` walks (or as many as ``time_limit`` seconds allow; one of the two must be
     given) of ``recipe``'s model and shrink each property's first violating walk.
 
@@ -164,8 +180,9 @@ def simulate(recipe, plan: WalkPlan, walks: int | None = None, time_limit: float
     result = Simulation(plan, total, tuple(props))
     if core == "compiled":
         why = compiled_walks(recipe, plan, on_compile)[1]
-        core, result.core = ("compiled", "compiled") if not why else ("reference",
-                                                                        f"reference ({why})")
+        core, result.core = (
+            ("compiled", "compiled") if not why else ("reference", f"reference ({why})")
+        )
     else:
         result.core = f"reference (--core {core})"
     executor = None
@@ -176,17 +193,18 @@ def simulate(recipe, plan: WalkPlan, walks: int | None = None, time_limit: float
         width, result.engine = workers * 4, f"local ({workers} workers)"
 
         def runner(chunks):
-            return executor.map(walk_chunk,
-                                *zip(*[(recipe, plan, s, c, core) for s, c in chunks]))
+            return executor.map(walk_chunk, *zip(*[(recipe, plan, s, c, core) for s, c in chunks]))
     else:
         width = 1
 
         def runner(chunks):
             return (walk_chunk(recipe, plan, s, c, core) for s, c in chunks)
+
     walking = time.perf_counter()  # after Spark's start-up, which walk_seconds leaves out
     try:
-        _waves(runner, width, walks, time_limit, walking, result, on_progress, until, first,
-               on_wave)
+        _waves(
+            runner, width, walks, time_limit, walking, result, on_progress, until, first, on_wave
+        )
     except KeyboardInterrupt:
         result.interrupted = True
     finally:
@@ -199,8 +217,16 @@ def simulate(recipe, plan: WalkPlan, walks: int | None = None, time_limit: float
         byname = {p.name: p for p in props}
         for index, name in enumerate(found):
             if on_progress:
-                on_progress(Tick(total.walks, walks, total.steps, time.perf_counter() - began,
-                                 len(found), f"shrinking {name} ({index + 1}/{len(found)})"))
+                on_progress(
+                    Tick(
+                        total.walks,
+                        walks,
+                        total.steps,
+                        time.perf_counter() - began,
+                        len(found),
+                        f"shrinking {name} ({index + 1}/{len(found)})",
+                    )
+                )
             result.shrunk.append(shrink(spec, byname[name], total.first[name][1], budget))
         result.status, result.reason = _verdict(result, walks)
     result.seconds = time.perf_counter() - began
@@ -208,8 +234,18 @@ def simulate(recipe, plan: WalkPlan, walks: int | None = None, time_limit: float
     return result
 
 
-def _waves(runner: Runner, width: int, walks, time_limit, began, result: Simulation,
-           on_progress, until=None, start: int = 0, on_wave=None) -> None:
+def _waves(
+    runner: Runner,
+    width: int,
+    walks,
+    time_limit,
+    began,
+    result: Simulation,
+    on_progress,
+    until=None,
+    start: int = 0,
+    on_wave=None,
+) -> None:
     """Run chunks wave by wave (``width`` chunks a wave) from walk ``start``, merging results
     in order; ``on_wave(next walk index, merged batch)`` after each whole wave."""
     total = result.batch
@@ -231,8 +267,15 @@ def _waves(runner: Runner, width: int, walks, time_limit, began, result: Simulat
                 return
             total.merge(batch)
             if on_progress:
-                on_progress(Tick(total.walks, walks, total.steps, time.perf_counter() - began,
-                                 len(total.first)))
+                on_progress(
+                    Tick(
+                        total.walks,
+                        walks,
+                        total.steps,
+                        time.perf_counter() - began,
+                        len(total.first),
+                    )
+                )
 
 
 def _verdict(result: Simulation, walks: int | None) -> tuple[str, str]:
@@ -240,15 +283,18 @@ def _verdict(result: Simulation, walks: int | None) -> tuple[str, str]:
     cut = f"; {INTERRUPTED}" if result.interrupted else ""
     if result.shrunk:
         n = len(result.shrunk)
-        return "violated", (f"{n} propert{'y' if n == 1 else 'ies'} violated in {done:,} "
-                            f"walk{'' if done == 1 else 's'}{cut}")
+        return "violated", (
+            f"{n} propert{'y' if n == 1 else 'ies'} violated in {done:,} "
+            f"walk{'' if done == 1 else 's'}{cut}"
+        )
     if result.interrupted:
         return "incomplete", f"{INTERRUPTED} after {done:,} walks"
     if walks is not None and done < walks:
         return "incomplete", f"the time limit ended the run after {done:,} of {walks:,} walks"
     if result.unreached:
-        return "vacuous", (f"no violation in {done:,} walks, but no walk reached "
-                           + ", ".join(result.unreached))
+        return "vacuous", (
+            f"no violation in {done:,} walks, but no walk reached " + ", ".join(result.unreached)
+        )
     return "none found", f"no violation in {done:,} walks (simulation proves nothing)"
 
 
@@ -257,11 +303,23 @@ def as_check_result(result: Simulation) -> CheckResult:
     and reports: its shrunk counterexamples as violations, steps as states generated."""
     status = STATUS[result.status]
     batch = result.batch
-    stats = Stats(distinct=batch.distinct, generated=batch.steps,
-                  depth=max(batch.lengths, default=0), seconds=result.seconds,
-                  actions={name: [taken, taken] for name, (_, taken) in batch.actions.items()},
-                  peak_rss_mb=result.peak_rss_mb, engine=f"simulate, {result.engine}",
-                  core=result.core)
-    return CheckResult(status, stats, result.checked, [s.violation for s in result.shrunk],
-                       result.unreached, result.reason, exhausted=False,
-                       sampled=max(batch.walks, 1))
+    stats = Stats(
+        distinct=batch.distinct,
+        generated=batch.steps,
+        depth=max(batch.lengths, default=0),
+        seconds=result.seconds,
+        actions={name: [taken, taken] for name, (_, taken) in batch.actions.items()},
+        peak_rss_mb=result.peak_rss_mb,
+        engine=f"simulate, {result.engine}",
+        core=result.core,
+    )
+    return CheckResult(
+        status,
+        stats,
+        result.checked,
+        [s.violation for s in result.shrunk],
+        result.unreached,
+        result.reason,
+        exhausted=False,
+        sampled=max(batch.walks, 1),
+    )

@@ -41,8 +41,12 @@ class ReplicaSymmetry:
     """The canonicaliser of one model with ``n`` interchangeable replicas (see the module
     docstring for ``keys`` and ``permute``)."""
 
-    def __init__(self, n: int, keys: Callable[[State], Sequence[Any]],
-                 permute: Callable[[State, tuple[int, ...]], State]) -> None:
+    def __init__(
+        self,
+        n: int,
+        keys: Callable[[State], Sequence[Any]],
+        permute: Callable[[State, tuple[int, ...]], State],
+    ) -> None:
         self.n = n
         self.keys = keys
         self.permute = permute
@@ -113,11 +117,14 @@ def for_spec(spec: Any, properties: Sequence[Any] = ()) -> ReplicaSymmetry:
     """
     n = getattr(spec, "symmetric_ids", 0)
     if not n or not hasattr(spec, "replica_keys") or not hasattr(spec, "permute"):
-        raise SymmetryError(f"the {getattr(spec, 'name', '?')} model offers no symmetry; "
-                            "run with --no-symmetry")
+        raise SymmetryError(
+            f"the {getattr(spec, 'name', '?')} model offers no symmetry; run with --no-symmetry"
+        )
     named = [p.name for p in properties if not getattr(p, "symmetric", True)]
     if named:
-        raise SymmetryError(f"{', '.join(named)} names a replica, so renaming replicas can "
-                            "change its verdict: symmetry reduction would be unsound; run "
-                            "with --no-symmetry")
+        raise SymmetryError(
+            f"{', '.join(named)} names a replica, so renaming replicas can "
+            "change its verdict: symmetry reduction would be unsound; run "
+            "with --no-symmetry"
+        )
     return ReplicaSymmetry(n, spec.replica_keys, spec.permute)

@@ -33,8 +33,9 @@ def labels_to(parents: Parents, fp: int) -> tuple[int, list[Label]]:
         labels.append(label)
 
 
-def replay(spec: Spec, init_fp: int, labels: Sequence[Label],
-           fps: Sequence[int] | None = None) -> list[Step]:
+def replay(
+    spec: Spec, init_fp: int, labels: Sequence[Label], fps: Sequence[int] | None = None
+) -> list[Step]:
     """Re-execute ``labels`` from the initial state whose fingerprint is ``init_fp``.
 
     ``fps``, when given, are the expected fingerprints after each label; at every step the
@@ -46,7 +47,8 @@ def replay(spec: Spec, init_fp: int, labels: Sequence[Label],
     if not init:
         raise NondeterministicSpec(
             f"no initial state has fingerprint {fp_hex(init_fp)}: the spec's init states changed "
-            "between search and replay (set iteration order, hidden global state?)")
+            "between search and replay (set iteration order, hidden global state?)"
+        )
     state = init[0]
     steps = [Step(None, state, init_fp)]
     for index, label in enumerate(labels):
@@ -64,7 +66,8 @@ def replay(spec: Spec, init_fp: int, labels: Sequence[Label],
             raise NondeterministicSpec(
                 f"step {index + 1}: action {label} is not enabled{expected} when replaying; "
                 "the spec is not deterministic (set or dict iteration order, hidden global "
-                "state, randomness) or the trace belongs to another model version")
+                "state, randomness) or the trace belongs to another model version"
+            )
     return steps
 
 
@@ -101,16 +104,19 @@ def concrete_walk(spec: Spec, chain: Sequence[int], canon=None) -> list[Step]:
     canon = canon or _same
     init = [s for s in spec.init_states() if fingerprint(canon(s)) == chain[0]]
     if not init:
-        raise NondeterministicSpec(f"no initial state has fingerprint {fp_hex(chain[0])}: the "
-                                   "spec's init states changed between search and replay")
+        raise NondeterministicSpec(
+            f"no initial state has fingerprint {fp_hex(chain[0])}: the "
+            "spec's init states changed between search and replay"
+        )
     steps = [Step(None, init[0], fingerprint(init[0]))]
     for want in chain[1:]:
         steps.append(concrete_step(spec, steps[-1].state, want, canon))
     return steps
 
 
-def concrete_step(spec: Spec, state, want: int, canon=None, prop=None,
-                  label_text: str | None = None) -> Step:
+def concrete_step(
+    spec: Spec, state, want: int, canon=None, prop=None, label_text: str | None = None
+) -> Step:
     """The step from ``state`` to a successor whose (canonical, with ``canon``) fingerprint is
     ``want``; with ``prop``, a transition property, only a step that violates it; with
     ``label_text``, only a step with that label. Of those, the smallest label text (the
@@ -128,13 +134,16 @@ def concrete_step(spec: Spec, state, want: int, canon=None, prop=None,
             continue
         best = (text, label, succ)
     if best is None:
-        raise NondeterministicSpec(f"no transition reaches {fp_hex(want)} when rebuilding a "
-                                   "trace: the spec is not deterministic")
+        raise NondeterministicSpec(
+            f"no transition reaches {fp_hex(want)} when rebuilding a "
+            "trace: the spec is not deterministic"
+        )
     return Step(best[1], best[2], fingerprint(best[2]))
 
 
-def walk_keys(spec: Spec, init_fp: int, keys: Sequence[int], last_fp: int,
-              canon=None, mask: int = 0xFFFFFFFF) -> list[Step]:
+def walk_keys(
+    spec: Spec, init_fp: int, keys: Sequence[int], last_fp: int, canon=None, mask: int = 0xFFFFFFFF
+) -> list[Step]:
     """``concrete_walk`` over a chain given as the initial state's fingerprint, the low 32
     bits of each later state's (canonical, with ``canon``) fingerprint, and the last one's
     full fingerprint ``last_fp`` (``checker.seen.KeyLevels``). At each step the successors
@@ -145,24 +154,29 @@ def walk_keys(spec: Spec, init_fp: int, keys: Sequence[int], last_fp: int,
     canon = canon or _same
     init = [s for s in spec.init_states() if fingerprint(canon(s)) == init_fp]
     if not init:
-        raise NondeterministicSpec(f"no initial state has fingerprint {fp_hex(init_fp)}: the "
-                                   "spec's init states changed between search and replay")
+        raise NondeterministicSpec(
+            f"no initial state has fingerprint {fp_hex(init_fp)}: the "
+            "spec's init states changed between search and replay"
+        )
     steps = [Step(None, init[0], fingerprint(init[0]))]
     if not keys:
         return steps
     if _follow(spec, steps, keys, last_fp, canon, mask):
         return steps
-    raise NondeterministicSpec(f"no transition reaches {fp_hex(last_fp)} when rebuilding a "
-                               "trace: the spec is not deterministic")
+    raise NondeterministicSpec(
+        f"no transition reaches {fp_hex(last_fp)} when rebuilding a "
+        "trace: the spec is not deterministic"
+    )
 
 
-def _follow(spec: Spec, steps: list[Step], keys: Sequence[int], last_fp: int, canon,
-            mask: int) -> bool:
+def _follow(
+    spec: Spec, steps: list[Step], keys: Sequence[int], last_fp: int, canon, mask: int
+) -> bool:
     """Extend ``steps`` along ``keys`` (depth first, smallest label text first)."""
     depth, fits = len(steps) - 1, []
     for label, succ in spec.successors(steps[-1].state):
         fp = fingerprint(canon(succ))
-        if (fp == last_fp if depth == len(keys) - 1 else fp & mask == keys[depth]):
+        if fp == last_fp if depth == len(keys) - 1 else fp & mask == keys[depth]:
             fits.append((str(label), label, succ))
     for _, label, succ in sorted(fits, key=lambda fit: fit[0]):
         steps.append(Step(label, succ, fingerprint(succ)))

@@ -63,8 +63,9 @@ class Walk:
     fps: list[int]
 
 
-def run_walk(spec, props: Sequence[Any], plan: WalkPlan, index: int,
-             tally: Batch | None = None) -> Walk:
+def run_walk(
+    spec, props: Sequence[Any], plan: WalkPlan, index: int, tally: Batch | None = None
+) -> Walk:
     """Walk ``index`` of ``plan`` over ``spec`` checking ``props`` (invariants, transition
     properties; "sometimes" guards are noted as reached in ``tally``). After a violation the
     walk goes on checking the properties not yet violated on it, as ``explore`` goes on; it
@@ -75,8 +76,9 @@ def run_walk(spec, props: Sequence[Any], plan: WalkPlan, index: int,
     weights = dict(plan.weights)
     invariants = [p for p in props if p.kind == INVARIANT]
     transitions = [p for p in props if p.kind == TRANSITION]
-    guards = [p for p in props if p.kind == SOMETIMES
-              and (tally is None or p.name not in tally.guards)]
+    guards = [
+        p for p in props if p.kind == SOMETIMES and (tally is None or p.name not in tally.guards)
+    ]
     state = spec.init_states()[0]
     fps = [fingerprint(state)]
     labels: list[str] = []
@@ -149,7 +151,7 @@ class Batch:
         self.lengths[len(walk.fps)] = self.lengths.get(len(walk.fps), 0) + 1
         for name, states in walk.violated.items():
             self.violating[name] = self.violating.get(name, 0) + 1
-            self.first.setdefault(name, (walk.index, walk.labels[:states - 1]))
+            self.first.setdefault(name, (walk.index, walk.labels[: states - 1]))
 
     def merge(self, other: Batch) -> None:
         """Add ``other``, a batch of later walks, to this one."""

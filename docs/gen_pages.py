@@ -39,19 +39,20 @@ def table(columns: tuple[str, ...], rows: Any) -> list[str]:
 
 
 def catalog() -> str:
-    intro = ("Generated from the code on every build: the tables are the ones `hwcheck list` "
-             "prints, and each action's section is its docstring, with the rule's source.")
+    intro = (
+        "Generated from the code on every build: the tables are the ones `hwcheck list` "
+        "prints, and each action's section is its docstring, with the rule's source."
+    )
     out = ["# Models, actions, properties and mechanisms", "", intro, ""]
     for model, config in (("kafka", Config()), ("tla", TlaConfig())):
         spec, props = build_model(model, config)
         out += [f"## The {model} model", ""]
         for section in listing.sections(spec, props):
-            out += [f"### {section.title[len(model) + 8:].capitalize()}", ""]
+            out += [f"### {section.title[len(model) + 8 :].capitalize()}", ""]
             out += table(section.columns, section.rows)
         out += [f"### Every {model} action in full", ""]
         for name, func in listing.actions(spec):
-            out += [f"#### {name}", "", "```text", inspect.cleandoc(func.__doc__ or ""), "```",
-                    ""]
+            out += [f"#### {name}", "", "```text", inspect.cleandoc(func.__doc__ or ""), "```", ""]
     return "\n".join(out)
 
 
@@ -68,8 +69,9 @@ def schema_rows(schema: dict[str, Any], prefix: str = "") -> list[tuple[str, str
             kind = " / ".join(f"`{json.dumps(v)}`" for v in field["enum"])
         elif isinstance(kind, list):
             kind = " or ".join(kind)
-        rows.append((f"`{path}`", kind, "yes" if name in required else "",
-                     field.get("description", "")))
+        rows.append(
+            (f"`{path}`", kind, "yes" if name in required else "", field.get("description", ""))
+        )
         if field.get("type") == "object":
             rows += schema_rows(field, path + ".")
         extra = field.get("additionalProperties")
@@ -82,16 +84,21 @@ def schema_rows(schema: dict[str, Any], prefix: str = "") -> list[tuple[str, str
 
 
 def formats() -> str:
-    intro = ("Generated from the JSON Schemas hwcheck validates against (JSON Schema 2020-12). "
-             "Offsets are 0-based; LEO and HW are exclusive.")
+    intro = (
+        "Generated from the JSON Schemas hwcheck validates against (JSON Schema 2020-12). "
+        "Offsets are 0-based; LEO and HW are exclusive."
+    )
     out = ["# File formats", "", intro, ""]
     for title, schema, source in (
-            ("Trace file (`trace.json`)", tracefile.schema(), "checker/formats/trace.schema.json"),
-            ("Run summary (`summary.json`)", json.loads(report.SUMMARY_SCHEMA_PATH.read_text()),
-             "checker/formats/summary.schema.json"),
-            ("Gate lock file (`hwcheck-gate.lock`)", pins.LOCK_SCHEMA, "checker/formats/pins.py")):
-        out += [f"## {title}", "", schema.get("description", ""), "",
-                f"Schema: `{source}`.", ""]
+        ("Trace file (`trace.json`)", tracefile.schema(), "checker/formats/trace.schema.json"),
+        (
+            "Run summary (`summary.json`)",
+            json.loads(report.SUMMARY_SCHEMA_PATH.read_text()),
+            "checker/formats/summary.schema.json",
+        ),
+        ("Gate lock file (`hwcheck-gate.lock`)", pins.LOCK_SCHEMA, "checker/formats/pins.py"),
+    ):
+        out += [f"## {title}", "", schema.get("description", ""), "", f"Schema: `{source}`.", ""]
         out += table(("field", "type", "required", "meaning"), schema_rows(schema))
     return "\n".join(out)
 

@@ -36,9 +36,16 @@ def to_leader_leo(log, hw, leader_log):
 
 
 TO_LEADER_LEO = TruncationRule(
-    "to-leader-leo", to_leader_leo, asks_leader=True,
-    description="truncate to the leader's LEO (lengths only, no epochs)")
+    "to-leader-leo",
+    to_leader_leo,
+    asks_leader=True,
+    description="truncate to the leader's LEO (lengths only, no epochs)",
+)
 
 LEO_FENCED = Variant(
-    "leo-fenced", TO_LEADER_LEO, frozenset(KIP320_FENCES), kafka="(an idea)",
-    description="to-leader-leo truncation with KIP-320's fences")
+    "leo-fenced",
+    TO_LEADER_LEO,
+    frozenset(KIP320_FENCES),
+    kafka="(an idea)",
+    description="to-leader-leo truncation with KIP-320's fences",
+)

@@ -12,8 +12,9 @@ from invariants import acked, reachability, safety, sanity, transitions
 from invariants.access import Replication
 
 
-def catalog(acc: Replication, committed_history: bool = True,
-            lifecycle: bool = True) -> list[Property]:
+def catalog(
+    acc: Replication, committed_history: bool = True, lifecycle: bool = True
+) -> list[Property]:
     """Every property for a model read through ``acc``.
 
     ``committed_history``: the model keeps the ghost sets of committed and acknowledged
@@ -23,17 +24,23 @@ def catalog(acc: Replication, committed_history: bool = True,
     safe = safety.properties(acc, committed_history)
     if committed_history:  # NoAckedLoss right after NoCommittedLoss
         safe = safe[:1] + acked.properties(acc) + safe[1:]
-    return (sanity.properties(acc) + safe + transitions.properties(acc)
-            + reachability.properties(acc, lifecycle))
+    return (
+        sanity.properties(acc)
+        + safe
+        + transitions.properties(acc)
+        + reachability.properties(acc, lifecycle)
+    )
 
 
 def tla_catalog(acc: Replication) -> list[Property]:
     """The properties of the public TLA+ spec over ``acc``: HwLeLeo (ours), LeaderInIsr as the
     spec writes it and LeaderInIsrOrNone, WeakIsr, StrongIsr, then the vacuity guards that
     apply to a model without crashes. (TypeOk is the model's own: ``spec.tla.typeok``.)"""
-    return (sanity.properties(acc, strict_leader_in_isr=True)
-            + safety.properties(acc, committed_history=False, divergence=False)
-            + reachability.properties(acc, lifecycle=False))
+    return (
+        sanity.properties(acc, strict_leader_in_isr=True)
+        + safety.properties(acc, committed_history=False, divergence=False)
+        + reachability.properties(acc, lifecycle=False)
+    )
 
 
 def select(props: list[Property], names: list[str]) -> list[Property]:

@@ -25,8 +25,9 @@ def _missing(log, acked) -> int | None:
 
 def _nowhere(logs, acked) -> int | None:
     """The first acknowledged record id that no log in ``logs`` holds, or None."""
-    return next((rid for rid in acked if all(_missing(log, (rid,)) is not None for log in logs)),
-                None)
+    return next(
+        (rid for rid in acked if all(_missing(log, (rid,)) is not None for log in logs)), None
+    )
 
 
 def properties(acc: Replication) -> list[Property]:
@@ -47,11 +48,15 @@ def properties(acc: Replication) -> list[Property]:
         leader, epoch, _ = acc.quorum(s)
         if leader is None:
             rid = _nowhere(acc.logs(s), acc.acked(s))
-            return (f"record m{rid} was acknowledged to the producer but the partition has no "
-                    f"leader and no replica holds it")
+            return (
+                f"record m{rid} was acknowledged to the producer but the partition has no "
+                f"leader and no replica holds it"
+            )
         rid = _missing(acc.logs(s)[leader], acc.acked(s))
-        return (f"record m{rid} was acknowledged to the producer but the leader of epoch "
-                f"{epoch}, replica {leader}, does not hold it")
+        return (
+            f"record m{rid} was acknowledged to the producer but the leader of epoch "
+            f"{epoch}, replica {leader}, does not hold it"
+        )
 
     return [Property("NoAckedLoss", no_acked_loss.__doc__, INVARIANT, no_acked_loss, explain)]
 
@@ -67,12 +72,15 @@ def lost_id(view: dict) -> int | None:
     leader does not hold (with no leader: that no replica holds), or None."""
     leader = view["controller"]["leader"]
     holders = [leader] if leader is not None else range(len(view["replicas"]))
-    return next((rid for rid in view.get("acked", [])
-                 if not any(holds_id(view, r, rid) for r in holders)), None)
+    return next(
+        (rid for rid in view.get("acked", []) if not any(holds_id(view, r, rid) for r in holders)),
+        None,
+    )
 
 
-def story(variant: str, actions: Sequence[str | None], views: Sequence[dict[str, Any]],
-          removed) -> list[str]:
+def story(
+    variant: str, actions: Sequence[str | None], views: Sequence[dict[str, Any]], removed
+) -> list[str]:
     """The story of a NoAckedLoss counterexample: which write, when and how it was
     acknowledged (acks=1: on the leader's append, with who else held it), every removal and
     why (``removed(k, r, rid)`` gives that sentence), and the leader that took over without
@@ -85,24 +93,33 @@ def story(variant: str, actions: Sequence[str | None], views: Sequence[dict[str,
     if rid is None:
         return []
     acks = last.get("acks", "all")
-    lines = [(f"The producer was told m{rid} was written (acks={acks}), and it is not in the "
-             f"log of the current leader, replica {leader}.")]
+    lines = [
+        (
+            f"The producer was told m{rid} was written (acks={acks}), and it is not in the "
+            f"log of the current leader, replica {leader}."
+        )
+    ]
     for k in range(1, len(views)):
         before, after = views[k - 1], views[k]
         if rid in after.get("acked", []) and rid not in before.get("acked", []):
             holders = [r for r in range(len(after["replicas"])) if holds_id(after, r, rid)]
             others = [r for r in holders if not (actions[k] or "").endswith(f"leader={r})")]
-            how = ("on the leader's own append (acks=1), while no follower held it"
-                   if acks == "1" and not others else
-                   "on the leader's own append (acks=1)" if acks == "1" else
-                   "once it was committed (acks=all)")
+            how = (
+                "on the leader's own append (acks=1), while no follower held it"
+                if acks == "1" and not others
+                else "on the leader's own append (acks=1)"
+                if acks == "1"
+                else "once it was committed (acks=all)"
+            )
             lines.append(f"State {k + 1} ({actions[k]}): m{rid} was acknowledged {how}.")
         for r in range(len(after["replicas"])):
             if holds_id(before, r, rid) and not holds_id(after, r, rid):
                 lines.append(removed(k, r, rid))
         if before["controller"]["leader"] != leader == after["controller"]["leader"]:
             held = "which held" if holds_id(after, leader, rid) else "which did not hold"
-            lines.append(f"State {k + 1} ({actions[k]}): the controller chose replica "
-                         f"{leader}, {held} m{rid}, as leader of epoch "
-                         f"{after['controller']['epoch']}.")
+            lines.append(
+                f"State {k + 1} ({actions[k]}): the controller chose replica "
+                f"{leader}, {held} m{rid}, as leader of epoch "
+                f"{after['controller']['epoch']}."
+            )
     return lines

@@ -36,8 +36,9 @@ def _isr(members: Sequence[int]) -> str:
     return "{" + ",".join(map(str, sorted(members))) + "}"
 
 
-def _log_change(views: Sequence[dict], action: str, k: int, r: int, involved: set[int],
-                offset: int) -> str | None:
+def _log_change(
+    views: Sequence[dict], action: str, k: int, r: int, involved: set[int], offset: int
+) -> str | None:
     """What step ``k`` did to replica ``r``'s log at or below ``offset``, when it matters: a
     truncation (a record removed at or below ``offset``), or an append at ``offset`` of a
     record another involved replica does not hold there after the step; None otherwise."""
@@ -47,12 +48,14 @@ def _log_change(views: Sequence[dict], action: str, k: int, r: int, involved: se
         if was == now:
             continue
         if was is not None:
-            return (f"replica {r}'s log lost {record_text(was)} at offset {at}"
-                    + (f" and took {record_text(now)}" if now is not None else ""))
+            return f"replica {r}'s log lost {record_text(was)} at offset {at}" + (
+                f" and took {record_text(now)}" if now is not None else ""
+            )
         others = [o for o in involved if o != r]
-        if at == offset and any(views[k]["replicas"][o]["log"][at:at + 1] != [now] for o in others):
-            how = {"Produce": "wrote", "Fetch": "copied"}.get(action.partition("(")[0],
-                                                             "appended")
+        if at == offset and any(
+            views[k]["replicas"][o]["log"][at : at + 1] != [now] for o in others
+        ):
+            how = {"Produce": "wrote", "Fetch": "copied"}.get(action.partition("(")[0], "appended")
             return f"replica {r} {how} {record_text(now)} at offset {at}"
         return None
     return None
@@ -62,8 +65,12 @@ def _isr_changes(before: dict, after: dict, involved: set[int]) -> list[str]:
     out = []
     for r, (old, new) in enumerate(zip(before["replicas"], after["replicas"])):
         changed = set(old["isr"]) ^ set(new["isr"])
-        if changed and new["role"] == "leader" and old["role"] == "leader" and \
-                (r in involved or changed & involved):
+        if (
+            changed
+            and new["role"] == "leader"
+            and old["role"] == "leader"
+            and (r in involved or changed & involved)
+        ):
             out.append(f"leader {r}'s ISR became {_isr(new['isr'])} (was {_isr(old['isr'])})")
     old, new = before["controller"]["isr"], after["controller"]["isr"]
     if (set(old) ^ set(new)) & involved:
@@ -71,8 +78,13 @@ def _isr_changes(before: dict, after: dict, involved: set[int]) -> list[str]:
     return out
 
 
-def events(actions: Sequence[str | None], views: Sequence[dict[str, Any]],
-           involved: Iterable[int], offset: int, told: set[int]) -> list[tuple[int, str]]:
+def events(
+    actions: Sequence[str | None],
+    views: Sequence[dict[str, Any]],
+    involved: Iterable[int],
+    offset: int,
+    told: set[int],
+) -> list[tuple[int, str]]:
     """``(state, sentence)`` for each step not in ``told`` (states, 1-based) that changed an
     involved replica's log at or below ``offset``, an ISR involving an involved replica, or
     moved an involved replica's HW past ``offset``; one sentence per step, its changes joined
@@ -83,11 +95,17 @@ def events(actions: Sequence[str | None], views: Sequence[dict[str, Any]],
         if k + 1 in told:
             continue
         before, after = views[k - 1], views[k]
-        said = [text for r in sorted(involved)
-                if (text := _log_change(views, actions[k] or "", k, r, involved, offset)) is not None]
+        said = [
+            text
+            for r in sorted(involved)
+            if (text := _log_change(views, actions[k] or "", k, r, involved, offset)) is not None
+        ]
         said += _isr_changes(before, after, involved)
-        said += [f"replica {r}'s HW moved past offset {offset}" for r in sorted(involved)
-                 if before["replicas"][r]["hw"] <= offset < after["replicas"][r]["hw"]]
+        said += [
+            f"replica {r}'s HW moved past offset {offset}"
+            for r in sorted(involved)
+            if before["replicas"][r]["hw"] <= offset < after["replicas"][r]["hw"]
+        ]
         if said:
             found.append((k + 1, f"State {k + 1} ({actions[k]}): " + "; ".join(said) + "."))
     return found
@@ -105,8 +123,8 @@ def merge(lines: list[str], extra: list[tuple[int, str]]) -> list[str]:
     first, last = numbered[0], numbered[-1]
     body, state = [], 0
     for i in range(first, last + 1):
-        if (m := STATE.match(lines[i])):
+        if m := STATE.match(lines[i]):
             state = int(m.group(1))
         body.append((state, i, lines[i]))
     body += [(number, len(lines) + i, text) for i, (number, text) in enumerate(extra)]
-    return lines[:first] + [line for _, _, line in sorted(body)] + lines[last + 1:]
+    return lines[:first] + [line for _, _, line in sorted(body)] + lines[last + 1 :]

@@ -24,8 +24,9 @@ def forked(views: Sequence[dict[str, Any]]) -> tuple[int, int, int] | None:
     return None
 
 
-def divergence(variant: str, actions: Sequence[str | None],
-               views: Sequence[dict[str, Any]]) -> list[str]:
+def divergence(
+    variant: str, actions: Sequence[str | None], views: Sequence[dict[str, Any]]
+) -> list[str]:
     """NoDivergence: the offset and the two records; then, in order, how each replica came to
     hold its own (and any record it lost at that offset before, and why), and the step where
     the fork went below both HWs."""
@@ -34,13 +35,19 @@ def divergence(variant: str, actions: Sequence[str | None],
         return []
     a, b, offset = fork
     last = views[-1]["replicas"]
-    lines = [(f"At offset {offset}, below both HWs ({last[a]['hw']} and "
-              f"{last[b]['hw']}), replica {a} holds "
-              f"{record_text(last[a]['log'][offset])} and replica {b} holds "
-              f"{record_text(last[b]['log'][offset])}.")]
-    events = [*_history(variant, actions, views, a, offset),
-              *_history(variant, actions, views, b, offset),
-              *_exposed(actions, views, a, b, offset)]
+    lines = [
+        (
+            f"At offset {offset}, below both HWs ({last[a]['hw']} and "
+            f"{last[b]['hw']}), replica {a} holds "
+            f"{record_text(last[a]['log'][offset])} and replica {b} holds "
+            f"{record_text(last[b]['log'][offset])}."
+        )
+    ]
+    events = [
+        *_history(variant, actions, views, a, offset),
+        *_history(variant, actions, views, b, offset),
+        *_exposed(actions, views, a, b, offset),
+    ]
     return lines + [text for _, text in sorted(events)]
 
 
@@ -52,9 +59,13 @@ def _history(variant, actions, views, r: int, offset: int) -> list[tuple[int, st
     for k in range(len(views) - 1, 0, -1):
         log = views[k - 1]["replicas"][r]["log"]
         if offset >= len(log) or log[offset] != record:
-            how = (f"wrote m{record[0]} as leader" if (actions[k] or "").startswith("Produce")
-                   else f"copied m{record[0]} from leader {arg(actions[k], 'leader')}"
-                   if (actions[k] or "").startswith("Fetch") else f"got m{record[0]}")
+            how = (
+                f"wrote m{record[0]} as leader"
+                if (actions[k] or "").startswith("Produce")
+                else f"copied m{record[0]} from leader {arg(actions[k], 'leader')}"
+                if (actions[k] or "").startswith("Fetch")
+                else f"got m{record[0]}"
+            )
             events.append((k, f"{at(actions, k)}replica {r} {how}."))
             got = k
             break
@@ -80,8 +91,10 @@ def _exposed(actions, views, a: int, b: int, offset: int) -> list[tuple[int, str
 
     def forked(view) -> bool:
         reps = [view["replicas"][r] for r in (a, b)]
-        return all(offset < min(rep["hw"], len(rep["log"])) and rep["log"][offset] == rec
-                   for rep, rec in zip(reps, final))
+        return all(
+            offset < min(rep["hw"], len(rep["log"])) and rep["log"][offset] == rec
+            for rep, rec in zip(reps, final)
+        )
 
     k = len(views) - 1
     while k > 0 and forked(views[k - 1]):
@@ -90,6 +103,8 @@ def _exposed(actions, views, a: int, b: int, offset: int) -> list[tuple[int, str
         return []
     movers = [r for r in (a, b) if views[k - 1]["replicas"][r]["hw"] <= offset]
     who = " and ".join(f"replica {r}'s" for r in movers) or "a"
-    text = (f"{at(actions, k)}{who} HW moved past offset {offset}; both "
-            "records are now below the HWs, visible to consumers.")
+    text = (
+        f"{at(actions, k)}{who} HW moved past offset {offset}; both "
+        "records are now below the HWs, visible to consumers."
+    )
     return [(k, text)]

@@ -1,4 +1,4 @@
-""""Sometimes" vacuity guards: transitions that must be reachable for a "holds" to mean much.
+""" "Sometimes" vacuity guards: transitions that must be reachable for a "holds" to mean much.
 
 A bound that makes one of these unreachable (no crash budget, one record, no second epoch)
 makes every verdict vacuous; the checker fails such a run (protocol.md, "Vacuity guards").
@@ -36,6 +36,8 @@ def properties(acc: Replication, lifecycle: bool = True) -> list[Property]:
     guards = [("HwAdvances", hw_advances)]
     if lifecycle:
         guards += [("CrashHappens", crash_happens), ("RestartHappens", restart_happens)]
-    guards += [("TruncationRemovesRecord", truncation_removes_record),
-               ("SecondElection", second_election)]
+    guards += [
+        ("TruncationRemovesRecord", truncation_removes_record),
+        ("SecondElection", second_election),
+    ]
     return [Property(name, func.__doc__, SOMETIMES, func) for name, func in guards]

@@ -29,16 +29,22 @@ def holds(view: dict, r: int, offset: int, rid: int) -> bool:
 def removal(action: str | None, variant: str, before: dict, after: dict, r: int) -> str:
     """Why replica ``r`` lost a record between the views ``before`` and ``after``."""
     if action and action.startswith("BecomeFollower"):
-        return (f"became follower{_follower_of(before, after, r)} and "
-                f"{truncation.explain(variant, before, after, r)}")
+        return (
+            f"became follower{_follower_of(before, after, r)} and "
+            f"{truncation.explain(variant, before, after, r)}"
+        )
     if action and action.startswith("Fetch"):
         leader = arg(action, "leader")
-        return (f"fetched from leader {leader} at an offset past its LEO: OFFSET_OUT_OF_RANGE, "
-                "so it truncated to the leader's LEO")
+        return (
+            f"fetched from leader {leader} at an offset past its LEO: OFFSET_OUT_OF_RANGE, "
+            "so it truncated to the leader's LEO"
+        )
     if action and action.startswith("UncleanShutdown"):
         flushed = before["replicas"][r].get("flushed", "?")
-        return (f"lost power (an unclean shutdown) with its log flushed to disk only up to "
-                f"offset {flushed}, so it lost the unflushed tail")
+        return (
+            f"lost power (an unclean shutdown) with its log flushed to disk only up to "
+            f"offset {flushed}, so it lost the unflushed tail"
+        )
     return f"lost it in {action}"
 
 
@@ -49,8 +55,7 @@ def _follower_of(before: dict, after: dict, r: int) -> str:
     if leader is None:
         return ""
     held = len(before["replicas"][leader]["log"])
-    log = "was then empty" if held == 0 else \
-        f"then held {held} record{'' if held == 1 else 's'}"
+    log = "was then empty" if held == 0 else f"then held {held} record{'' if held == 1 else 's'}"
     return f" of replica {leader} in epoch {view.get('epoch')} (whose log {log})"
 
 
@@ -58,16 +63,20 @@ def removed(variant: str, actions, views, k: int, r: int, rid: int) -> str:
     """The sentence for replica ``r`` losing record ``rid`` in step ``k``: how and why, and
     whether the LeaderAndIsr it applied was stale."""
     before, after = views[k - 1], views[k]
-    return (f"{at(actions, k)}replica {r} {removal(actions[k], variant, before, after, r)}, "
-            f"removing m{rid}{_fenced(actions[k], before, after, r)}."
-            + _stale(actions[k], after, r))
+    return (
+        f"{at(actions, k)}replica {r} {removal(actions[k], variant, before, after, r)}, "
+        f"removing m{rid}{_fenced(actions[k], before, after, r)}." + _stale(actions[k], after, r)
+    )
 
 
 def _fenced(action: str | None, before: dict, after: dict, r: int) -> str:
     """``; the controller took it out of the ISR ...`` when an unclean shutdown of replica
     ``r`` also fenced it (KIP-966: the broker re-registers with a new epoch), else ``""``."""
-    if not (action or "").startswith("UncleanShutdown") or \
-            r not in before["controller"]["isr"] or r in after["controller"]["isr"]:
+    if (
+        not (action or "").startswith("UncleanShutdown")
+        or r not in before["controller"]["isr"]
+        or r in after["controller"]["isr"]
+    ):
         return ""
     return "; the controller took it out of the ISR and the ELR (KIP-966)"
 
@@ -76,8 +85,13 @@ def _stale(action: str | None, after: dict, r: int) -> str:
     """A sentence when replica ``r`` just became follower under a LeaderAndIsr older than the
     controller's epoch (requests reach replicas late and out of order), else ``""``."""
     epoch, current = after["replicas"][r].get("epoch"), after["controller"]["epoch"]
-    if not (action or "").startswith("BecomeFollower") or not isinstance(epoch, int) \
-            or epoch >= current:
+    if (
+        not (action or "").startswith("BecomeFollower")
+        or not isinstance(epoch, int)
+        or epoch >= current
+    ):
         return ""
-    return (f" That LeaderAndIsr (epoch {epoch}) was stale: the controller was already at "
-            f"epoch {current}.")
+    return (
+        f" That LeaderAndIsr (epoch {epoch}) was stale: the controller was already at "
+        f"epoch {current}."
+    )

@@ -47,14 +47,16 @@ def _isr_problem(acc: Replication, s, strong: bool) -> str | None:
         hw = hws[leader]
         if hw > len(logs[leader]):
             return f"leader {leader} has HW {hw} beyond its own LEO {len(logs[leader])}"
-        for member in (quorum_isr if strong else cached_isr):
+        for member in quorum_isr if strong else cached_isr:
             gap = first_gap(logs[leader], hw, logs[member])
             if gap is not None:
                 which = "controller's" if strong else "its own"
                 mine = logs[member][gap] if gap < len(logs[member]) else None
-                return (f"leader {leader} has HW {hw} but {which} ISR member {member} "
-                        f"differs from it at offset {gap} ({record_text(logs[leader][gap])} "
-                        f"vs {record_text(mine)})")
+                return (
+                    f"leader {leader} has HW {hw} but {which} ISR member {member} "
+                    f"differs from it at offset {gap} ({record_text(logs[leader][gap])} "
+                    f"vs {record_text(mine)})"
+                )
     return None
 
 
@@ -69,14 +71,15 @@ def _isr_holds(acc: Replication, s, strong: bool) -> bool:
         prefix = logs[leader][:hw]
         if len(prefix) < hw:  # the spec asks for an entry at every offset below the HW
             return False
-        for member in (quorum_isr if strong else cached_isr):
+        for member in quorum_isr if strong else cached_isr:
             if logs[member][:hw] != prefix:
                 return False
     return True
 
 
-def properties(acc: Replication, committed_history: bool = True,
-               divergence: bool = True) -> list[Property]:
+def properties(
+    acc: Replication, committed_history: bool = True, divergence: bool = True
+) -> list[Property]:
     """The safety invariants over ``acc``; NoCommittedLoss only with ``committed_history``,
     NoDivergence only with ``divergence``."""
 
@@ -92,14 +95,21 @@ def properties(acc: Replication, committed_history: bool = True,
         leader, epoch, _ = acc.quorum(s)
         if leader is None:
             offset, record_id = _nowhere(acc.logs(s), acc.committed(s))
-            return (f"record m{record_id} was committed at offset {offset} but the partition "
-                    f"has no leader and no replica holds it there")
+            return (
+                f"record m{record_id} was committed at offset {offset} but the partition "
+                f"has no leader and no replica holds it there"
+            )
         log = acc.logs(s)[leader]
         offset, record_id = _missing(log, acc.committed(s))
-        held = (f"{record_text(log[offset])} there" if offset < len(log)
-                else f"nothing there (its LEO is {len(log)})")
-        return (f"record m{record_id} was committed at offset {offset} but the leader of "
-                f"epoch {epoch}, replica {leader}, holds {held}")
+        held = (
+            f"{record_text(log[offset])} there"
+            if offset < len(log)
+            else f"nothing there (its LEO is {len(log)})"
+        )
+        return (
+            f"record m{record_id} was committed at offset {offset} but the leader of "
+            f"epoch {epoch}, replica {leader}, holds {held}"
+        )
 
     def no_divergence(s) -> bool:
         """Any two replicas hold the same records below both of their HWs."""
@@ -124,9 +134,11 @@ def properties(acc: Replication, committed_history: bool = True,
                 h = min(hws[a], hws[b])
                 gap = first_gap(logs[a], h, logs[b])
                 if gap is not None:
-                    return (f"replicas {a} and {b} hold different records at offset {gap} "
-                            f"({record_text(logs[a][gap])} vs {record_text(logs[b][gap])}), "
-                            f"below both HWs ({hws[a]} and {hws[b]})")
+                    return (
+                        f"replicas {a} and {b} hold different records at offset {gap} "
+                        f"({record_text(logs[a][gap])} vs {record_text(logs[b][gap])}), "
+                        f"below both HWs ({hws[a]} and {hws[b]})"
+                    )
         return ""
 
     def weak_isr(s) -> bool:
@@ -139,15 +151,35 @@ def properties(acc: Replication, committed_history: bool = True,
 
     props = []
     if committed_history:
-        props.append(Property("NoCommittedLoss", no_committed_loss.__doc__, INVARIANT,
-                              no_committed_loss, explain_loss))
+        props.append(
+            Property(
+                "NoCommittedLoss",
+                no_committed_loss.__doc__,
+                INVARIANT,
+                no_committed_loss,
+                explain_loss,
+            )
+        )
     if divergence:
-        props.append(Property("NoDivergence", no_divergence.__doc__, INVARIANT, no_divergence,
-                              explain_divergence))
+        props.append(
+            Property(
+                "NoDivergence", no_divergence.__doc__, INVARIANT, no_divergence, explain_divergence
+            )
+        )
     props += [
-        Property("WeakIsr", weak_isr.__doc__, INVARIANT, weak_isr,
-                 lambda s: _isr_problem(acc, s, strong=False)),
-        Property("StrongIsr", strong_isr.__doc__, INVARIANT, strong_isr,
-                 lambda s: _isr_problem(acc, s, strong=True)),
+        Property(
+            "WeakIsr",
+            weak_isr.__doc__,
+            INVARIANT,
+            weak_isr,
+            lambda s: _isr_problem(acc, s, strong=False),
+        ),
+        Property(
+            "StrongIsr",
+            strong_isr.__doc__,
+            INVARIANT,
+            strong_isr,
+            lambda s: _isr_problem(acc, s, strong=True),
+        ),
     ]
     return props

@@ -23,9 +23,11 @@ def properties(acc: Replication, strict_leader_in_isr: bool = False) -> list[Pro
         return True
 
     def explain_hw(s) -> str:
-        bad = [f"replica {r} has HW {hw} > LEO {len(log)}"
-               for r, (hw, log) in enumerate(zip(acc.hws(s), acc.logs(s), strict=True))
-               if hw > len(log)]
+        bad = [
+            f"replica {r} has HW {hw} > LEO {len(log)}"
+            for r, (hw, log) in enumerate(zip(acc.hws(s), acc.logs(s), strict=True))
+            if hw > len(log)
+        ]
         return "; ".join(bad)
 
     def leader_in_isr_or_none(s) -> bool:
@@ -45,11 +47,30 @@ def properties(acc: Replication, strict_leader_in_isr: bool = False) -> list[Pro
 
     props = [Property("HwLeLeo", hw_le_leo.__doc__, INVARIANT, hw_le_leo, explain_hw)]
     if strict_leader_in_isr:
-        props += [Property("LeaderInIsr", " ".join(leader_in_isr.__doc__.split()), INVARIANT,
-                           leader_in_isr, explain_leader),
-                  Property("LeaderInIsrOrNone", leader_in_isr_or_none.__doc__, INVARIANT,
-                           leader_in_isr_or_none, explain_leader)]
+        props += [
+            Property(
+                "LeaderInIsr",
+                " ".join(leader_in_isr.__doc__.split()),
+                INVARIANT,
+                leader_in_isr,
+                explain_leader,
+            ),
+            Property(
+                "LeaderInIsrOrNone",
+                leader_in_isr_or_none.__doc__,
+                INVARIANT,
+                leader_in_isr_or_none,
+                explain_leader,
+            ),
+        ]
     else:
-        props.append(Property("LeaderInIsr", leader_in_isr_or_none.__doc__, INVARIANT,
-                              leader_in_isr_or_none, explain_leader))
+        props.append(
+            Property(
+                "LeaderInIsr",
+                leader_in_isr_or_none.__doc__,
+                INVARIANT,
+                leader_in_isr_or_none,
+                explain_leader,
+            )
+        )
     return props

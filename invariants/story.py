@@ -20,8 +20,9 @@ from invariants.removal import at, holds, removed
 from invariants.safety import first_gap, record_text
 
 
-def committed_loss(variant: str, actions: Sequence[str | None],
-                   views: Sequence[dict[str, Any]]) -> list[str]:
+def committed_loss(
+    variant: str, actions: Sequence[str | None], views: Sequence[dict[str, Any]]
+) -> list[str]:
     """NoCommittedLoss: which record, when it was committed, every removal and why, and the
     leader that took over without it. Empty when the trace does not show such a loss."""
     last = views[-1]
@@ -30,20 +31,42 @@ def committed_loss(variant: str, actions: Sequence[str | None],
     if found is None:
         return []
     offset, rid = found
-    epoch = next((rec[1] for v in views for rep in v["replicas"]
-                  for o, rec in enumerate(rep["log"]) if o == offset and rec[0] == rid), "?")
-    where = (f"is not in the log of the current leader, replica {leader}" if leader is not None
-             else "is in no replica's log, and the partition has no leader")
-    lines = [(f"Record m{rid} (written in leader epoch {epoch}) at offset {offset} was "
-              f"committed and {where}.")]
+    epoch = next(
+        (
+            rec[1]
+            for v in views
+            for rep in v["replicas"]
+            for o, rec in enumerate(rep["log"])
+            if o == offset and rec[0] == rid
+        ),
+        "?",
+    )
+    where = (
+        f"is not in the log of the current leader, replica {leader}"
+        if leader is not None
+        else "is in no replica's log, and the partition has no leader"
+    )
+    lines = [
+        (
+            f"Record m{rid} (written in leader epoch {epoch}) at offset {offset} was "
+            f"committed and {where}."
+        )
+    ]
     for k in range(1, len(views)):
         before, after = views[k - 1], views[k]
-        if [offset, rid] not in before.get("committed", []) and \
-                [offset, rid] in after.get("committed", []):
-            movers = [r["replica"] for r, old in zip(after["replicas"], before["replicas"])
-                      if old["hw"] <= offset < r["hw"]]
-            who = f"replica {movers[0]}'s HW moved past offset {offset}" if movers else \
-                "its HW moved past it"
+        if [offset, rid] not in before.get("committed", []) and [offset, rid] in after.get(
+            "committed", []
+        ):
+            movers = [
+                r["replica"]
+                for r, old in zip(after["replicas"], before["replicas"])
+                if old["hw"] <= offset < r["hw"]
+            ]
+            who = (
+                f"replica {movers[0]}'s HW moved past offset {offset}"
+                if movers
+                else "its HW moved past it"
+            )
             if movers:
                 members = [m for m in after["replicas"][movers[0]]["isr"] if m != movers[0]]
                 who += _lacking(actions, views, k, movers[0], members, offset, rid)
@@ -52,21 +75,26 @@ def committed_loss(variant: str, actions: Sequence[str | None],
         for r in range(len(after["replicas"])):
             if holds(before, r, offset, rid) and not holds(after, r, offset, rid):
                 lines.append(removed(variant, actions, views, k, r, rid))
-        if leader is not None and before["controller"]["leader"] != leader == \
-                after["controller"]["leader"]:
+        if (
+            leader is not None
+            and before["controller"]["leader"] != leader == after["controller"]["leader"]
+        ):
             held = "which held" if holds(after, leader, offset, rid) else "which did not hold"
             held += f" m{rid} at offset {offset}"
             if after.get("records_produced", rid + 1) <= rid:
                 held = f"before m{rid} was written"
             if leader in before["controller"].get("elr", []):
                 held = "from the ELR, " + held
-            lines.append(f"{at(actions, k)}the controller chose replica {leader}, {held}, as "
-                         f"leader of epoch {after['controller']['epoch']}.")
+            lines.append(
+                f"{at(actions, k)}the controller chose replica {leader}, {held}, as "
+                f"leader of epoch {after['controller']['epoch']}."
+            )
     return lines
 
 
-def isr_gap(prop: str, variant: str, actions: Sequence[str | None],
-            views: Sequence[dict[str, Any]]) -> list[str]:
+def isr_gap(
+    prop: str, variant: str, actions: Sequence[str | None], views: Sequence[dict[str, Any]]
+) -> list[str]:
     """WeakIsr / StrongIsr: the presumed leader, its HW, the ISR member (its own ISR for
     WeakIsr, the controller's for StrongIsr) whose log differs below that HW and at which
     offset; then every step that removed the leader's record from that member and why, and the
@@ -83,8 +111,9 @@ def _gap(prop: str, views: Sequence[dict[str, Any]]) -> tuple[int, int, int] | N
             continue
         members = last["controller"]["isr"] if prop == "StrongIsr" else rep["isr"]
         for member in members:
-            gap = first_gap(rep["log"], min(rep["hw"], len(rep["log"])),
-                            last["replicas"][member]["log"])
+            gap = first_gap(
+                rep["log"], min(rep["hw"], len(rep["log"])), last["replicas"][member]["log"]
+            )
             if gap is not None:
                 return leader, member, gap
     return None
@@ -96,8 +125,14 @@ def lost(last: dict[str, Any]) -> tuple[int, int] | None:
     there), or None."""
     leader = last["controller"]["leader"]
     holders = [leader] if leader is not None else range(len(last["replicas"]))
-    return next(((o, i) for o, i in last.get("committed", [])
-                 if not any(holds(last, r, o, i) for r in holders)), None)
+    return next(
+        (
+            (o, i)
+            for o, i in last.get("committed", [])
+            if not any(holds(last, r, o, i) for r in holders)
+        ),
+        None,
+    )
 
 
 def involved(prop: str, views: Sequence[dict[str, Any]]) -> tuple[set[int], int] | None:
@@ -117,33 +152,41 @@ def involved(prop: str, views: Sequence[dict[str, Any]]) -> tuple[set[int], int]
     return None
 
 
-def _isr_story(prop, variant, actions, views, leader: int, member: int,
-               gap: int) -> list[str]:
+def _isr_story(prop, variant, actions, views, leader: int, member: int, gap: int) -> list[str]:
     last = views[-1]
     rep, mine = last["replicas"][leader], last["replicas"][member]["log"]
     rid, epoch = rep["log"][gap]
     which = "the controller's ISR" if prop == "StrongIsr" else "its own ISR"
     held = record_text(mine[gap] if gap < len(mine) else None)
-    lines = [(f"Leader {leader} (epoch {rep['epoch']}) has HW {rep['hw']}, so m{rid} "
-              f"(epoch {epoch}) at offset {gap} is committed, but replica {member}, a member "
-              f"of {which}, holds {held} there (its LEO is {len(mine)}).")]
+    lines = [
+        (
+            f"Leader {leader} (epoch {rep['epoch']}) has HW {rep['hw']}, so m{rid} "
+            f"(epoch {epoch}) at offset {gap} is committed, but replica {member}, a member "
+            f"of {which}, holds {held} there (its LEO is {len(mine)})."
+        )
+    ]
     for k in range(1, len(views)):
         before, after = views[k - 1], views[k]
         if holds(before, member, gap, rid) and not holds(after, member, gap, rid):
             lines.append(removed(variant, actions, views, k, member, rid))
         old, new = before["replicas"][leader], after["replicas"][leader]
         if new["role"] == "leader" and old["hw"] <= gap < new["hw"]:
-            lines.append(f"{at(actions, k)}leader {leader}'s HW moved past "
-                         f"offset {gap}"
-                         f"{_lacking(actions, views, k, leader, [member], gap, rid)}.")
+            lines.append(
+                f"{at(actions, k)}leader {leader}'s HW moved past "
+                f"offset {gap}"
+                f"{_lacking(actions, views, k, leader, [member], gap, rid)}."
+            )
     return lines
 
 
 def _lacking(actions, views, k: int, leader: int, members, offset: int, rid: int) -> str:
     """``, though replica M no longer held it: ...`` for each of ``members`` that does not hold
     record ``rid`` at ``offset`` in state ``k + 1`` (empty when they all do)."""
-    return "".join(f", though replica {m} did not hold it{_counted(actions, views, k, leader, m)}"
-                   for m in members if not holds(views[k], m, offset, rid))
+    return "".join(
+        f", though replica {m} did not hold it{_counted(actions, views, k, leader, m)}"
+        for m in members
+        if not holds(views[k], m, offset, rid)
+    )
 
 
 def _counted(actions, views, k: int, leader: int, member: int) -> str:
@@ -162,8 +205,9 @@ def _counted(actions, views, k: int, leader: int, member: int) -> str:
     return f": it still counted replica {member} at LEO {leo}{told}"
 
 
-def tell(prop: str, variant: str, actions: Sequence[str | None],
-         views: Sequence[dict[str, Any]]) -> list[str]:
+def tell(
+    prop: str, variant: str, actions: Sequence[str | None], views: Sequence[dict[str, Any]]
+) -> list[str]:
     """The story of a counterexample of ``prop`` as sentences (empty for the properties
     whose own explanation says it all, e.g. HwLeLeo or TypeOk): the property's own account,
     with every step that changed an involved replica's log or ISR, or moved its HW past the
@@ -175,19 +219,20 @@ def tell(prop: str, variant: str, actions: Sequence[str | None],
     if about is None:
         return lines
     replicas, offset = about
-    return crux.merge(lines, crux.events(actions, views, replicas, offset,
-                                         crux.mentioned(lines)))
+    return crux.merge(lines, crux.events(actions, views, replicas, offset, crux.mentioned(lines)))
 
 
-def _account(prop: str, variant: str, actions: Sequence[str | None],
-             views: Sequence[dict[str, Any]]) -> list[str]:
+def _account(
+    prop: str, variant: str, actions: Sequence[str | None], views: Sequence[dict[str, Any]]
+) -> list[str]:
     if prop == "NoCommittedLoss":
         return committed_loss(variant, actions, views)
     if prop == "NoDivergence":
         return fork.divergence(variant, actions, views)
     if prop == "NoAckedLoss":
-        return acked.story(variant, actions, views,
-                           lambda k, r, rid: removed(variant, actions, views, k, r, rid))
+        return acked.story(
+            variant, actions, views, lambda k, r, rid: removed(variant, actions, views, k, r, rid)
+        )
     if prop in ("WeakIsr", "StrongIsr"):
         return isr_gap(prop, variant, actions, views)
     return []

@@ -30,8 +30,10 @@ def _log_problem(acc: Replication, s) -> str | None:
     for r, log in enumerate(acc.logs(s)):
         for i in range(len(log) - 1):
             if log[i][1] > log[i + 1][1]:
-                return (f"replica {r}'s log has epoch {log[i][1]} at offset {i} "
-                        f"followed by epoch {log[i + 1][1]}")
+                return (
+                    f"replica {r}'s log has epoch {log[i][1]} at offset {i} "
+                    f"followed by epoch {log[i + 1][1]}"
+                )
     return None
 
 
@@ -63,8 +65,19 @@ def properties(acc: Replication) -> list[Property]:
         return True
 
     return [
-        Property("RecordEpochsMonotonic", record_epochs_monotonic.__doc__, INVARIANT,
-                 record_epochs_monotonic, lambda s: _log_problem(acc, s)),
-        Property("EpochMonotonic", epoch_monotonic.__doc__, TRANSITION, epoch_monotonic,
-                 lambda before, label, after: _epoch_problem(acc, before, after), prepare),
+        Property(
+            "RecordEpochsMonotonic",
+            record_epochs_monotonic.__doc__,
+            INVARIANT,
+            record_epochs_monotonic,
+            lambda s: _log_problem(acc, s),
+        ),
+        Property(
+            "EpochMonotonic",
+            epoch_monotonic.__doc__,
+            TRANSITION,
+            epoch_monotonic,
+            lambda before, label, after: _epoch_problem(acc, before, after),
+            prepare,
+        ),
     ]

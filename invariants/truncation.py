@@ -21,12 +21,22 @@ from typing import Any
 
 from invariants.safety import first_gap, record_text
 
-_RULES = {"+hw-truncation": "hw", "+leader-epoch-truncation": "epoch",
-          "+last-match-truncation": "match"}
+_RULES = {
+    "+hw-truncation": "hw",
+    "+leader-epoch-truncation": "epoch",
+    "+last-match-truncation": "match",
+}
 
 
-_PRESET_RULES = {"hw": "hw", "kip101": "epoch", "kip279": "match", "kip320": "match",
-                 "kip966": "match", "kip320-first-try": "match", "kip320-kip279": "match"}
+_PRESET_RULES = {
+    "hw": "hw",
+    "kip101": "epoch",
+    "kip279": "match",
+    "kip320": "match",
+    "kip966": "match",
+    "kip320-first-try": "match",
+    "kip320-kip279": "match",
+}
 """The rule of every built-in preset of both models (a team's own presets read as ``other``)."""
 
 
@@ -84,37 +94,58 @@ def explain(variant: str, before: dict[str, Any], after: dict[str, Any], r: int)
     rule = rule_of(variant)
     if rule in ("hw", "other") or theirs is None or not mine:
         hw = before["replicas"][r]["hw"]
-        said = (f"truncated its log to its own HW {hw} (pre-KIP-101 rule: the follower's HW, "
-                "which lags the leader's, decides)" if rule == "hw" else
-                f"truncated its log to offset {cut}")
+        said = (
+            f"truncated its log to its own HW {hw} (pre-KIP-101 rule: the follower's HW, "
+            "which lags the leader's, decides)"
+            if rule == "hw"
+            else f"truncated its log to offset {cut}"
+        )
         return said + _kept(mine, theirs, cut, leader)
     if rule == "epoch":
         epoch = mine[-1][1]
         answer = end_offset_for_epoch(theirs, epoch)
-        asked = (f"asked leader {leader} where its latest epoch {epoch} ends "
-                 f"(OffsetsForLeaderEpoch, KIP-101)")
+        asked = (
+            f"asked leader {leader} where its latest epoch {epoch} ends "
+            f"(OffsetsForLeaderEpoch, KIP-101)"
+        )
         if answer is None:
-            told = (f"; the leader has no epoch up to {epoch} and gave no offset, so it fell "
-                    f"back to its own HW {before['replicas'][r]['hw']}")
+            told = (
+                f"; the leader has no epoch up to {epoch} and gave no offset, so it fell "
+                f"back to its own HW {before['replicas'][r]['hw']}"
+            )
         else:
-            how = (f"its LEO, as {epoch} is its latest epoch" if theirs[-1][1] == epoch
-                   else f"the start of its next epoch {theirs[answer][1]}")
-            told = (f"; the leader answered {answer} ({how}), so it truncated to "
-                    f"min({answer}, its LEO {len(mine)}) = {cut}")
+            how = (
+                f"its LEO, as {epoch} is its latest epoch"
+                if theirs[-1][1] == epoch
+                else f"the start of its next epoch {theirs[answer][1]}"
+            )
+            told = (
+                f"; the leader answered {answer} ({how}), so it truncated to "
+                f"min({answer}, its LEO {len(mine)}) = {cut}"
+            )
         wrong = first_gap(mine, min(cut, len(mine)), theirs)
-        why = "" if wrong is None else (
-            f". That answer was wrong for this log: the leader's end offset for epoch {epoch} "
-            "says where that epoch ends in the leader's log, not that the records before it "
-            "are the leader's (KIP-101's hole, closed by KIP-279)")
+        why = (
+            ""
+            if wrong is None
+            else (
+                f". That answer was wrong for this log: the leader's end offset for epoch {epoch} "
+                "says where that epoch ends in the leader's log, not that the records before it "
+                "are the leader's (KIP-101's hole, closed by KIP-279)"
+            )
+        )
         return asked + told + _kept(mine, theirs, cut, leader) + why
-    fence = (" in the request's epoch (KIP-320 fences the lookup)"
-             if fenced_lookup(variant) else "")
+    fence = " in the request's epoch (KIP-320 fences the lookup)" if fenced_lookup(variant) else ""
     answer = last_match_end(mine, theirs)
-    where = ("no offset holds the same record in both logs" if answer == 0 else
-             f"the last offset where both hold the same record is {answer - 1} "
-             f"({record_text(mine[answer - 1])})")
-    return (f"compared its log with leader {leader}'s{fence} (KIP-279): {where}, so it "
-            f"truncated to {cut}") + _kept(mine, theirs, cut, leader)
+    where = (
+        "no offset holds the same record in both logs"
+        if answer == 0
+        else f"the last offset where both hold the same record is {answer - 1} "
+        f"({record_text(mine[answer - 1])})"
+    )
+    return (
+        f"compared its log with leader {leader}'s{fence} (KIP-279): {where}, so it "
+        f"truncated to {cut}"
+    ) + _kept(mine, theirs, cut, leader)
 
 
 def _kept(mine, theirs, cut: int, leader) -> str:
@@ -126,5 +157,7 @@ def _kept(mine, theirs, cut: int, leader) -> str:
     if wrong is None:
         return ""
     other = theirs[wrong] if wrong < len(theirs) else None
-    return (f", keeping {record_text(mine[wrong])} at offset {wrong}, where leader {leader} "
-            f"holds {record_text(other)}")
+    return (
+        f", keeping {record_text(mine[wrong])} at offset {wrong}, where leader {leader} "
+        f"holds {record_text(other)}"
+    )

@@ -17,8 +17,7 @@ class ConfigError(ValueError):
 def require_replicas(replicas: int, most: int) -> None:
     """Raise ``ConfigError`` unless ``1 <= replicas <= most``."""
     if not 1 <= replicas <= most:
-        raise ConfigError("--replicas", f"--replicas must be between 1 and {most}, "
-                                        f"got {replicas}")
+        raise ConfigError("--replicas", f"--replicas must be between 1 and {most}, got {replicas}")
 
 
 def require_non_negative(bounds: Iterable[tuple[str, int]]) -> None:
@@ -28,12 +27,14 @@ def require_non_negative(bounds: Iterable[tuple[str, int]]) -> None:
             raise ConfigError(option, f"{option} must be 0 or more, got {value}")
 
 
-def resolve_variant(name: str, variants: tuple[str, ...], aliases: dict[str, str],
-                    context: str = "") -> str:
+def resolve_variant(
+    name: str, variants: tuple[str, ...], aliases: dict[str, str], context: str = ""
+) -> str:
     """The variant ``name`` names (aliases resolved); ``ConfigError`` if there is none."""
     resolved = aliases.get(name, name)
     if resolved not in variants:
         allowed = ", ".join(variants + tuple(aliases))
-        raise ConfigError("--truncation", f"--truncation must be one of {allowed}{context}, "
-                                          f"got {name!r}")
+        raise ConfigError(
+            "--truncation", f"--truncation must be one of {allowed}{context}, got {name!r}"
+        )
     return resolved

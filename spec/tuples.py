@@ -5,7 +5,7 @@ from __future__ import annotations
 
 def put(values: tuple, index: int, value: object) -> tuple:
     """``values`` with ``values[index]`` replaced by ``value``."""
-    return values[:index] + (value,) + values[index + 1:]
+    return values[:index] + (value,) + values[index + 1 :]
 
 
 def with_member(isr: tuple, replica: int) -> tuple:

@@ -25,29 +25,44 @@ if "PYTEST_XDIST_WORKER" in os.environ:
     os.environ.pop("COLUMNS", None)
     os.environ.pop("LINES", None)
 
-SLOW_MODULES = ("test_spark.py", "test_spark_env.py", "test_checkpoint_spark.py",
-                "test_interrupts.py", "test_browser.py", "test_serve_browser.py")
+SLOW_MODULES = (
+    "test_spark.py",
+    "test_spark_env.py",
+    "test_checkpoint_spark.py",
+    "test_interrupts.py",
+    "test_browser.py",
+    "test_serve_browser.py",
+)
 """Modules whose every test starts Spark, a subprocess waiting for a signal, or a browser:
 ``slow`` without marking each (``pytest -m "not slow"`` is the edit loop)."""
 
 
 SLOW_TESTS = {
     "test_gallery.py": ("test_gallery_is_up_to_date",),
-    "test_symmetry.py": ("test_distinct_count_is_the_number_of_orbits",
-                         "test_partitioned_level_functions_give_the_same_answers_with_symmetry"),
-    "test_compiled.py": ("test_runs_give_the_reference_answers",
-                         "test_every_state_of_the_walks_agrees",
-                         "test_a_broken_cache_is_rebuilt_and_the_first_build_says_so"),
+    "test_symmetry.py": (
+        "test_distinct_count_is_the_number_of_orbits",
+        "test_partitioned_level_functions_give_the_same_answers_with_symmetry",
+    ),
+    "test_compiled.py": (
+        "test_runs_give_the_reference_answers",
+        "test_every_state_of_the_walks_agrees",
+        "test_a_broken_cache_is_rebuilt_and_the_first_build_says_so",
+    ),
     "test_compiled_walks.py": ("test_",),
     "test_kip966.py": ("test_kip966_counts_match_an_independent_count_and_are_symmetric",),
     "test_simulate.py": ("test_ctrl_c_ends_once_with_the_walks_so_far",),
     "test_mechanisms.py": ("test_unclean_shutdown_counts_are_symmetric",),
     "test_story.py": ("test_story_agrees_with_its_trace",),
-    "test_checkpoint.py": ("test_a_killed_search_resumes_to_the_same_answers",
-                           "test_compare_resumes_each_cell", "test_sigkill"),
+    "test_checkpoint.py": (
+        "test_a_killed_search_resumes_to_the_same_answers",
+        "test_compare_resumes_each_cell",
+        "test_sigkill",
+    ),
     "test_learner.py": ("test_simulate_stories_keep_the_crux",),
-    "test_gate_pins.py": ("test_update_round_trip_over_a_model_edit",
-                          "test_one_lock_file_passes_on_every_engine_and_core"),
+    "test_gate_pins.py": (
+        "test_update_round_trip_over_a_model_edit",
+        "test_one_lock_file_passes_on_every_engine_and_core",
+    ),
 }
 """Tests of a second or more elsewhere (measured with ``--durations``): whole differential
 runs, kill matrices, brute-force counts. Each name is a prefix of the test's name."""
@@ -58,6 +73,7 @@ def pytest_collection_modifyitems(config, items):
         slow = SLOW_TESTS.get(item.path.name, ())
         if item.path.name in SLOW_MODULES or item.name.startswith(slow):
             item.add_marker(pytest.mark.slow)
+
 
 CLASSIC = {"max_records": 2, "max_epoch": 1, "max_crashes": 1}
 """The bounds the unit tests' golden numbers were measured and hand-counted at (hwcheck's
@@ -149,7 +165,6 @@ def browser():
         chromium.close()
 
 
-
 CTRL_C_ON = "import signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
 """Python code that makes SIGINT raise KeyboardInterrupt, as in a command typed at a terminal:
 prefixed to the ``-c`` of every child the tests send a Ctrl-C. A suite started in the
@@ -159,6 +174,9 @@ otherwise hand the command an ignored Ctrl-C. (Not a ``preexec_fn``: the suite h
 
 def python_m(module: str) -> list[str]:
     """``python -m module`` with SIGINT raising KeyboardInterrupt (``CTRL_C_ON``)."""
-    return [sys.executable, "-c",
-            CTRL_C_ON + f"import runpy; runpy.run_module({module!r}, run_name='__main__', "
-                        "alter_sys=True)"]
+    return [
+        sys.executable,
+        "-c",
+        CTRL_C_ON + f"import runpy; runpy.run_module({module!r}, run_name='__main__', "
+        "alter_sys=True)",
+    ]

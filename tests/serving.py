@@ -37,9 +37,13 @@ LOSS_PATH = [step["action"] for step in LOSS["steps"][1:]]
 
 def start_server(*args: str) -> tuple[subprocess.Popen, str]:
     """``hwcheck serve --port 0 ARGS``; returns the process and its base URL."""
-    proc = subprocess.Popen([*python_m("checker.cli"), "serve", "--port", "0", *args],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            cwd=ROOT)
+    proc = subprocess.Popen(
+        [*python_m("checker.cli"), "serve", "--port", "0", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
     line = proc.stdout.readline()
     assert line.startswith("hwcheck explorer: http://127.0.0.1:"), line + proc.stderr.read()
     return proc, line.split()[2].rstrip("/")

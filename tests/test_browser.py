@@ -23,12 +23,26 @@ from checker.renderers import html
 
 require()
 
+
 @pytest.fixture(scope="module")
 def loss_page(tmp_path_factory):
     out = tmp_path_factory.mktemp("run")
-    result = CliRunner().invoke(cli, ["explore", "--replicas", "2", "--truncation", "hw",
-                                      "--max-epoch", "1", "--no-symmetry", "--no-progress",
-                                      "--out", str(out)])
+    result = CliRunner().invoke(
+        cli,
+        [
+            "explore",
+            "--replicas",
+            "2",
+            "--truncation",
+            "hw",
+            "--max-epoch",
+            "1",
+            "--no-symmetry",
+            "--no-progress",
+            "--out",
+            str(out),
+        ],
+    )
     assert result.exit_code == 12
     return out / "NoCommittedLoss" / "trace.html"
 
@@ -97,21 +111,20 @@ def test_aftermath_and_deep_links(browser, loss_page):
     for _ in range(5):
         page.keyboard.press("ArrowRight")
     assert page.inner_text("#caption") == "state 14: aftermath 3 of 3"
-    assert visible(page) == ("state 14: Fetch(follower=1, leader=0) (aftermath: not part of "
-                             "the counterexample)")
+    assert visible(page) == (
+        "state 14: Fetch(follower=1, leader=0) (aftermath: not part of the counterexample)"
+    )
     last = page.locator("section.step:not([hidden])")
     assert "aftermath" in last.get_attribute("class").split()
     assert last.locator(".cell.removed").inner_text().split() == ["m0", "e0"]
     page.locator('#story a[href="#state-7"]').click()
     # the page shows the state on the hashchange event, which a loaded machine delivers late
-    page.locator("section.step:not([hidden]) .action",
-                 has_text="state 7:").wait_for(timeout=10_000)
+    page.locator("section.step:not([hidden]) .action", has_text="state 7:").wait_for(timeout=10_000)
     assert visible(page) == "state 7: Fetch(follower=0, leader=1)"
     assert page.url.endswith("#state-7")
     assert "the committed record is lost" in page.locator("ol.story").nth(1).inner_text()
     page.goto(loss_page.as_uri() + "#state-3")
-    page.locator("section.step:not([hidden]) .action",
-                 has_text="state 3:").wait_for(timeout=10_000)
+    page.locator("section.step:not([hidden]) .action", has_text="state 3:").wait_for(timeout=10_000)
     assert visible(page) == "state 3: BecomeLeader(replica=1, epoch=0)"
     page.close()
 
@@ -128,8 +141,9 @@ def test_gallery_pages_align_offsets_and_keep_labels_on_one_line(browser):
         page.locator("#slider").fill(page.locator("#slider").get_attribute("max"))
         state = page.locator("section.step:not([hidden])")
         rows = state.locator(".replica:not(.header)").all()
-        lefts = [[round(cell.bounding_box()["x"]) for cell in row.locator(".cell").all()]
-                 for row in rows]
+        lefts = [
+            [round(cell.bounding_box()["x"]) for cell in row.locator(".cell").all()] for row in rows
+        ]
         assert all(row == lefts[0] for row in lefts), (entry.folder, lefts)
         heads = [round(h.bounding_box()["x"]) for h in state.locator(".head").all()[1:-1]]
         assert len(heads) == len(lefts[0])

@@ -31,8 +31,9 @@ from checker.saving import SaveOptions
 from spec.kafka import Config
 
 # 30,797 orbits, depth 26, six properties violated on the way: traces must survive a resume
-RECIPE = compose.Recipe("kafka", Config(replicas=2, truncation="hw", max_records=2,
-                                        max_epoch=2, max_crashes=2), ())
+RECIPE = compose.Recipe(
+    "kafka", Config(replicas=2, truncation="hw", max_records=2, max_epoch=2, max_crashes=2), ()
+)
 SPEC, PROPS = RECIPE.build()
 CODEC, _ = compose.compiled_model(SPEC, certified=False)
 IDENTITY = checkpoints.identity("kafka", RECIPE.config, (), PROPS, True, Limits())
@@ -42,18 +43,28 @@ ENGINES = ("local", "compiled", "workers")
 def signature(result):
     """Everything a resumed run must reproduce (not timings, memory or the engine's name)."""
     stats = result.stats
-    return (result.status, stats.distinct, stats.generated, stats.depth, stats.actions,
-            result.exhausted, result.unreached,
-            [(v.prop.name, [(str(s.label), s.fingerprint, s.state) for s in v.trace])
-             for v in result.violations])
+    return (
+        result.status,
+        stats.distinct,
+        stats.generated,
+        stats.depth,
+        stats.actions,
+        result.exhausted,
+        result.unreached,
+        [
+            (v.prop.name, [(str(s.label), s.fingerprint, s.state) for s in v.trace])
+            for v in result.violations
+        ],
+    )
 
 
 def search(engine: str, saving: SaveOptions | None = None, on_progress=None):
     if engine == "local":
         return explore(SPEC, PROPS, Limits(), on_progress, True, saving)
     if engine == "compiled":
-        return native_engine.explore(CODEC, SPEC, PROPS, Limits(), on_progress, True, 2,
-                                     saving=saving)
+        return native_engine.explore(
+            CODEC, SPEC, PROPS, Limits(), on_progress, True, 2, saving=saving
+        )
     return pool.explore(RECIPE, 2, Limits(), on_progress, True, min_frontier=200, saving=saving)
 
 
@@ -112,8 +123,18 @@ def killed(folder: Path, engine: str, moment: tuple[str, float]) -> int:
     return os.waitpid(pid, 0)[1] >> 8
 
 
-MOMENTS = [("write", 1), ("write", 2), ("write", 5), ("write", 11), ("write", 30),
-           ("level", 0.05), ("level", 0.15), ("level", 0.25), ("level", 0.35), ("level", 0.5)]
+MOMENTS = [
+    ("write", 1),
+    ("write", 2),
+    ("write", 5),
+    ("write", 11),
+    ("write", 30),
+    ("level", 0.05),
+    ("level", 0.15),
+    ("level", 0.25),
+    ("level", 0.35),
+    ("level", 0.5),
+]
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -167,37 +188,79 @@ def cli_run(*args: str, cwd: Path):
 @pytest.fixture()
 def cut(tmp_path):
     """A run cut by a time limit right after its first levels, its checkpoint in ckpt/."""
-    result = cli_run("explore", *SMALL, "--core", "reference", "--workers", "1",
-                     "--max-depth", "30", "--checkpoint", "ckpt", "--checkpoint-every", "0.0001",
-                     "--out", "r1", "--no-progress", "--show", "none", "--time-limit", "0.05",
-                     cwd=tmp_path)
+    result = cli_run(
+        "explore",
+        *SMALL,
+        "--core",
+        "reference",
+        "--workers",
+        "1",
+        "--max-depth",
+        "30",
+        "--checkpoint",
+        "ckpt",
+        "--checkpoint-every",
+        "0.0001",
+        "--out",
+        "r1",
+        "--no-progress",
+        "--show",
+        "none",
+        "--time-limit",
+        "0.05",
+        cwd=tmp_path,
+    )
     assert result.exit_code in (3, 12), result.output
     assert "Resume with: hwcheck explore --resume ckpt" in result.output.splitlines()[-1]
     return tmp_path
 
 
 def test_explore_resume_on_the_command_line(cut):
-    full = cli_run("explore", *SMALL, "--max-depth", "30", "--json", "--out", "full",
-                   "--no-progress", cwd=cut)
-    again = cli_run("explore", "--resume", "ckpt", "--json", "--out", "r2", "--no-progress",
-                    "--workers", "2", cwd=cut)
-    strip = ("seconds", "distinct_per_second", "peak_rss_mb", "engine", "core",
-             "workers_peak_rss_mb", "trace", "report")
+    full = cli_run(
+        "explore", *SMALL, "--max-depth", "30", "--json", "--out", "full", "--no-progress", cwd=cut
+    )
+    again = cli_run(
+        "explore",
+        "--resume",
+        "ckpt",
+        "--json",
+        "--out",
+        "r2",
+        "--no-progress",
+        "--workers",
+        "2",
+        cwd=cut,
+    )
+    strip = (
+        "seconds",
+        "distinct_per_second",
+        "peak_rss_mb",
+        "engine",
+        "core",
+        "workers_peak_rss_mb",
+        "trace",
+        "report",
+    )
 
     def same(text):
-        document = json.loads(text[text.index("{"):text.rindex("}") + 1])
-        return json.loads(json.dumps(document), object_hook=lambda d: {
-            k: v for k, v in d.items() if k not in strip})
+        document = json.loads(text[text.index("{") : text.rindex("}") + 1])
+        return json.loads(
+            json.dumps(document),
+            object_hook=lambda d: {k: v for k, v in d.items() if k not in strip},
+        )
 
     assert again.exit_code == full.exit_code == 12
     assert same(again.output) == same(full.output)
 
 
-@pytest.mark.parametrize("flags, says", [
-    (["--max-records", "1"], "written with max_records = 2, this command has 1"),
-    (["--no-symmetry"], "the checkpoint's symmetry is True, this command's False"),
-    (["--max-depth", "12"], "the checkpoint's max_depth is 30, this command's 12"),
-])
+@pytest.mark.parametrize(
+    "flags, says",
+    [
+        (["--max-records", "1"], "written with max_records = 2, this command has 1"),
+        (["--no-symmetry"], "the checkpoint's symmetry is True, this command's False"),
+        (["--max-depth", "12"], "the checkpoint's max_depth is 30, this command's 12"),
+    ],
+)
 def test_resume_refuses_other_bounds(cut, flags, says):
     result = cli_run("explore", "--resume", "ckpt", *flags, "--no-progress", cwd=cut)
     assert result.exit_code == 4
@@ -235,14 +298,35 @@ def test_resume_refuses_changed_code_damaged_files_and_other_files(cut):
 
 def test_a_checkpoint_that_cannot_be_written(tmp_path):
     (tmp_path / "afile").write_text("not a folder")
-    result = cli_run("explore", *SMALL, "--checkpoint", "afile/ck", "--checkpoint-every",
-                     "0.0001", "--no-progress", "--show", "none", "--json", cwd=tmp_path)
+    result = cli_run(
+        "explore",
+        *SMALL,
+        "--checkpoint",
+        "afile/ck",
+        "--checkpoint-every",
+        "0.0001",
+        "--no-progress",
+        "--show",
+        "none",
+        "--json",
+        cwd=tmp_path,
+    )
     assert result.exit_code == 12  # the search went on to its verdicts
     assert result.output.count("Warning: cannot write the checkpoint in afile/ck") == 1
     assert "Traceback" not in result.output
-    required = cli_run("explore", *SMALL, "--checkpoint", "afile/ck", "--checkpoint-every",
-                       "0.0001", "--checkpoint-required", "--no-progress", "--show", "none",
-                       cwd=tmp_path)
+    required = cli_run(
+        "explore",
+        *SMALL,
+        "--checkpoint",
+        "afile/ck",
+        "--checkpoint-every",
+        "0.0001",
+        "--checkpoint-required",
+        "--no-progress",
+        "--show",
+        "none",
+        cwd=tmp_path,
+    )
     assert required.exit_code == 3 and "--checkpoint-required" in required.output
 
 
@@ -256,11 +340,27 @@ def test_a_full_disk_keeps_the_last_good_checkpoint(tmp_path, monkeypatch, unint
         return real(path, arrays, sync)
 
     monkeypatch.setattr(checkpoint, "write_arrays", full_disk)
-    result = cli_run("explore", *SMALL, "--checkpoint", "ck", "--checkpoint-every", "0.0001",
-                     "--no-progress", "--show", "none", "--json", cwd=tmp_path)
+    result = cli_run(
+        "explore",
+        *SMALL,
+        "--checkpoint",
+        "ck",
+        "--checkpoint-every",
+        "0.0001",
+        "--no-progress",
+        "--show",
+        "none",
+        "--json",
+        cwd=tmp_path,
+    )
     assert result.exit_code == 12
-    assert result.output.count("No space left on device; the search goes on without "
-                               "checkpoints, and the checkpoint of level") == 1
+    assert (
+        result.output.count(
+            "No space left on device; the search goes on without "
+            "checkpoints, and the checkpoint of level"
+        )
+        == 1
+    )
     monkeypatch.setattr(checkpoint, "write_arrays", real)
     kept = load(tmp_path / "ck", IDENTITY)
     assert 1 < kept.level < 26
@@ -269,28 +369,70 @@ def test_a_full_disk_keeps_the_last_good_checkpoint(tmp_path, monkeypatch, unint
 
 
 def test_compare_resumes_each_cell(tmp_path):
-    args = ["compare", "--replicas", "2", "--no-progress", "--json", "--core", "reference",
-            "--workers", "1"]
-    first = cli_run(*args, "--time-limit", "0.2", "--checkpoint", "ck", "--checkpoint-every",
-                    "0.0001", "--out", "a", cwd=tmp_path)
+    args = [
+        "compare",
+        "--replicas",
+        "2",
+        "--no-progress",
+        "--json",
+        "--core",
+        "reference",
+        "--workers",
+        "1",
+    ]
+    first = cli_run(
+        *args,
+        "--time-limit",
+        "0.2",
+        "--checkpoint",
+        "ck",
+        "--checkpoint-every",
+        "0.0001",
+        "--out",
+        "a",
+        cwd=tmp_path,
+    )
     assert "Resume with: the same hwcheck compare command and --resume ck" in first.output
     full = cli_run(*args, "--out", "b", cwd=tmp_path)
     again = cli_run(*args, "--resume", "ck", "--out", "c", cwd=tmp_path)
 
     def cells(text):
-        rows = json.loads(text[text.index("{"):text.rindex("}") + 1])["rows"]
-        rows = json.loads(json.dumps(rows), object_hook=lambda d: {
-            k: v for k, v in d.items() if k not in ("seconds", "trace", "report")})
+        rows = json.loads(text[text.index("{") : text.rindex("}") + 1])["rows"]
+        rows = json.loads(
+            json.dumps(rows),
+            object_hook=lambda d: {
+                k: v for k, v in d.items() if k not in ("seconds", "trace", "report")
+            },
+        )
         return json.dumps(rows, sort_keys=True)
 
     assert cells(again.output) == cells(full.output)
 
 
 def test_simulate_resume_takes_the_walks_of_one_long_run(tmp_path):
-    args = ["simulate", "--replicas", "3", "--seed", "5", "--no-progress", "--json",
-            "--workers", "1"]
-    cut = cli_run(*args, "--walks", "300", "--checkpoint", "ck", "--checkpoint-every",
-                  "0.0001", "--out", "a", cwd=tmp_path)
+    args = [
+        "simulate",
+        "--replicas",
+        "3",
+        "--seed",
+        "5",
+        "--no-progress",
+        "--json",
+        "--workers",
+        "1",
+    ]
+    cut = cli_run(
+        *args,
+        "--walks",
+        "300",
+        "--checkpoint",
+        "ck",
+        "--checkpoint-every",
+        "0.0001",
+        "--out",
+        "a",
+        cwd=tmp_path,
+    )
     assert cut.exit_code == 0
     saved = json.loads((tmp_path / "ck" / "checkpoint.json").read_text())
     assert saved["kind"] == "simulate" and saved["next_walk"] == 300
@@ -298,10 +440,16 @@ def test_simulate_resume_takes_the_walks_of_one_long_run(tmp_path):
     more = cli_run(*args, "--walks", "700", "--resume", "ck", "--out", "c", cwd=tmp_path)
 
     def stats(text):
-        document = json.loads(text[text.index("{"):text.rindex("}") + 1])
-        return ({k: v for k, v in document["stats"].items()
-                 if k in ("walks", "steps", "distinct", "ends", "lengths", "actions")},
-                document["properties"], document["status"])
+        document = json.loads(text[text.index("{") : text.rindex("}") + 1])
+        return (
+            {
+                k: v
+                for k, v in document["stats"].items()
+                if k in ("walks", "steps", "distinct", "ends", "lengths", "actions")
+            },
+            document["properties"],
+            document["status"],
+        )
 
     assert stats(more.output) == stats(full.output)
     assert stats(full.output)[0]["walks"] == 700
@@ -312,11 +460,29 @@ def test_sigkill_of_a_command_with_workers_resumes(tmp_path):
     behind, and the resumed run's answers are the uninterrupted run's."""
     from test_interrupts import HWCHECK, alive, descendants
 
-    proc = subprocess.Popen([*HWCHECK, "explore", *SMALL, "--core", "reference", "--workers",
-                             "2", "--checkpoint", "ck", "--checkpoint-every", "0.0001",
-                             "--no-progress", "--json", "--out", "a"],
-                            cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        [
+            *HWCHECK,
+            "explore",
+            *SMALL,
+            "--core",
+            "reference",
+            "--workers",
+            "2",
+            "--checkpoint",
+            "ck",
+            "--checkpoint-every",
+            "0.0001",
+            "--no-progress",
+            "--json",
+            "--out",
+            "a",
+        ],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     manifest = tmp_path / "ck" / "checkpoint.json"
     deadline = time.time() + 60
     while time.time() < deadline:
@@ -331,15 +497,30 @@ def test_sigkill_of_a_command_with_workers_resumes(tmp_path):
         time.sleep(0.2)
     assert not alive(family)
     full = cli_run("explore", *SMALL, "--json", "--no-progress", "--out", "b", cwd=tmp_path)
-    again = cli_run("explore", "--resume", "ck", "--json", "--no-progress", "--out", "c",
-                    "--workers", "1", "--core", "reference", cwd=tmp_path)
+    again = cli_run(
+        "explore",
+        "--resume",
+        "ck",
+        "--json",
+        "--no-progress",
+        "--out",
+        "c",
+        "--workers",
+        "1",
+        "--core",
+        "reference",
+        cwd=tmp_path,
+    )
     pick = ("distinct", "generated", "depth", "actions")
-    first = json.loads(full.output[full.output.index("{"):])
-    second = json.loads(again.output[again.output.index("{"):])
+    first = json.loads(full.output[full.output.index("{") :])
+    second = json.loads(again.output[again.output.index("{") :])
     assert {k: first["stats"][k] for k in pick} == {k: second["stats"][k] for k in pick}
+
     def verdicts(document):
-        return {name: {k: v for k, v in entry.items() if k != "trace"}
-                for name, entry in document["properties"].items()}
+        return {
+            name: {k: v for k, v in entry.items() if k != "trace"}
+            for name, entry in document["properties"].items()
+        }
 
     assert verdicts(first) == verdicts(second)
 
@@ -370,8 +551,16 @@ def test_gate_resume_keeps_finished_checks_and_runs_the_rest(tmp_path, monkeypat
     from checker.commands import gate as gate_run
 
     (tmp_path / "gate.toml").write_text(GATE)
-    args = ["gate", "--config", "gate.toml", "--no-progress", "--core", "reference",
-            "--workers", "1"]
+    args = [
+        "gate",
+        "--config",
+        "gate.toml",
+        "--no-progress",
+        "--core",
+        "reference",
+        "--workers",
+        "1",
+    ]
     full = cli_run(*args, "--update", "--out", "a", cwd=tmp_path)
     assert full.exit_code == 0, full.output
     real, calls = gate_run.run, []
@@ -385,8 +574,9 @@ def test_gate_resume_keeps_finished_checks_and_runs_the_rest(tmp_path, monkeypat
     monkeypatch.setattr(gate_run, "run", cut_second)
     cut = cli_run(*args, "--out", "b", cwd=tmp_path)
     assert cut.exit_code == 3
-    assert cut.output.strip().splitlines()[-1] == ("Resume with: the same hwcheck gate "
-                                                   "command and --resume b/checkpoint")
+    assert cut.output.strip().splitlines()[-1] == (
+        "Resume with: the same hwcheck gate command and --resume b/checkpoint"
+    )
     first = json.loads((tmp_path / "b/checkpoint/hw-r2/checkpoint.json").read_text())
     assert first["frontier_size"] == 0 or first["search"]["violations"]
     monkeypatch.setattr(gate_run, "run", real)

@@ -33,17 +33,23 @@ def spark():
     return session.context(SparkOptions(master="local[2]"))
 
 
-def on_spark(saving: SaveOptions, partitions: int, core: str, limits: Limits | None = None,
-             on_progress=None):
+def on_spark(
+    saving: SaveOptions, partitions: int, core: str, limits: Limits | None = None, on_progress=None
+):
     # levels of 500 states or more are Spark jobs: about half of this search's 26 levels
-    return engine.explore(RECIPE, limits or Limits(), on_progress,
-                          SparkOptions(partitions=partitions, min_frontier=500), True, core,
-                          saving)
+    return engine.explore(
+        RECIPE,
+        limits or Limits(),
+        on_progress,
+        SparkOptions(partitions=partitions, min_frontier=500),
+        True,
+        core,
+        saving,
+    )
 
 
 @pytest.mark.parametrize("core", ["reference", "compiled"])
-def test_a_search_cut_on_spark_resumes_locally_and_on_spark(spark, tmp_path, uninterrupted,
-                                                             core):
+def test_a_search_cut_on_spark_resumes_locally_and_on_spark(spark, tmp_path, uninterrupted, core):
     folder = tmp_path / "ck"
     stop = threading.Event()
 
@@ -51,8 +57,9 @@ def test_a_search_cut_on_spark_resumes_locally_and_on_spark(spark, tmp_path, uni
         if p.depth >= 14:  # cut it once the Spark levels have begun
             stop.set()
 
-    cut = on_spark(SaveOptions(Checkpointer(folder, IDENTITY, 1e-9)), 3, core,
-                   Limits(cancel=stop), progress)
+    cut = on_spark(
+        SaveOptions(Checkpointer(folder, IDENTITY, 1e-9)), 3, core, Limits(cancel=stop), progress
+    )
     assert cut.reason == "cancelled"
     assert any(level["where"] == "spark" for level in cut.stats.levels)
     assert load(folder, IDENTITY).level == 14
@@ -60,16 +67,28 @@ def test_a_search_cut_on_spark_resumes_locally_and_on_spark(spark, tmp_path, uni
         copy = shutil.copytree(folder, tmp_path / target)
         assert signature(resumed(copy, target)) == uninterrupted
     loaded = load(folder, IDENTITY)
-    again = on_spark(SaveOptions(Checkpointer(folder, IDENTITY, 1e-9, resumed=loaded), loaded,
-                                 CODEC.decode, CODEC.encode), 2, core)
+    again = on_spark(
+        SaveOptions(
+            Checkpointer(folder, IDENTITY, 1e-9, resumed=loaded), loaded, CODEC.decode, CODEC.encode
+        ),
+        2,
+        core,
+    )
     assert signature(again) == uninterrupted
 
 
 def test_a_local_compiled_checkpoint_resumes_on_spark(spark, tmp_path, uninterrupted):
     stop = threading.Event()
-    native_engine.explore(CODEC, SPEC, PROPS, Limits(cancel=stop), lambda p: p.depth >= 16
-                          and stop.set(), True, 2,
-                          saving=SaveOptions(Checkpointer(tmp_path, IDENTITY, 1e-9)))
+    native_engine.explore(
+        CODEC,
+        SPEC,
+        PROPS,
+        Limits(cancel=stop),
+        lambda p: p.depth >= 16 and stop.set(),
+        True,
+        2,
+        saving=SaveOptions(Checkpointer(tmp_path, IDENTITY, 1e-9)),
+    )
     loaded = load(tmp_path, IDENTITY)
     assert loaded.level == 16 and loaded.manifest["frontier_kind"] == "rows"
     for core in ("reference", "compiled"):  # rows decoded for the reference core
@@ -80,9 +99,27 @@ def test_a_local_compiled_checkpoint_resumes_on_spark(spark, tmp_path, uninterru
 
 def test_sigterm_ends_explore_on_spark_and_leaves_no_jvm(tmp_path):
     code, out, err, left = signal_parent_after(
-        ["explore", "--replicas", "3", "--engine", "spark", "--master", "local[2]",
-         "--spark-min-frontier", "0", "--core", "reference", "--no-progress", "--out", "x"],
-        18, tmp_path, signal.SIGTERM, wait=90)
+        [
+            "explore",
+            "--replicas",
+            "3",
+            "--engine",
+            "spark",
+            "--master",
+            "local[2]",
+            "--spark-min-frontier",
+            "0",
+            "--core",
+            "reference",
+            "--no-progress",
+            "--out",
+            "x",
+        ],
+        18,
+        tmp_path,
+        signal.SIGTERM,
+        wait=90,
+    )
     assert code == 3, err
     assert "Interrupted (SIGTERM): the results below are partial." in err
     assert err.strip().splitlines()[-1] == "Resume with: hwcheck explore --resume x/checkpoint"

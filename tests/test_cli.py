@@ -15,7 +15,16 @@ def run(*args, tmp_path=None):
 
 
 def test_clean_epoch_run_exits_0_and_hints_at_hw(tmp_path):
-    result = run("explore", "--replicas", "2", "--max-epoch", "1", "--no-symmetry", "--no-progress", tmp_path=tmp_path)
+    result = run(
+        "explore",
+        "--replicas",
+        "2",
+        "--max-epoch",
+        "1",
+        "--no-symmetry",
+        "--no-progress",
+        tmp_path=tmp_path,
+    )
     assert result.exit_code == 0, result.output
     assert "✓ holds" in result.stdout and "--truncation hw" in result.stdout
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
@@ -24,7 +33,17 @@ def test_clean_epoch_run_exits_0_and_hints_at_hw(tmp_path):
 
 
 def test_hw_run_exits_12_and_writes_replayable_traces(tmp_path):
-    result = run("explore", "--replicas", "2", "--max-epoch", "1", "--no-symmetry", "--truncation", "hw", tmp_path=tmp_path)
+    result = run(
+        "explore",
+        "--replicas",
+        "2",
+        "--max-epoch",
+        "1",
+        "--no-symmetry",
+        "--truncation",
+        "hw",
+        tmp_path=tmp_path,
+    )
     assert result.exit_code == 12
     assert "Why: record" in result.stdout
     trace = json.loads((tmp_path / "run" / "NoCommittedLoss" / "trace.json").read_text())
@@ -39,8 +58,20 @@ def test_hw_run_exits_12_and_writes_replayable_traces(tmp_path):
 
 
 def test_json_output_parses(tmp_path):
-    result = run("explore", "--replicas", "2", "--max-epoch", "1", "--no-symmetry", "--truncation", "hw", "--json",
-                 "--invariant", "NoCommittedLoss", tmp_path=tmp_path)
+    result = run(
+        "explore",
+        "--replicas",
+        "2",
+        "--max-epoch",
+        "1",
+        "--no-symmetry",
+        "--truncation",
+        "hw",
+        "--json",
+        "--invariant",
+        "NoCommittedLoss",
+        tmp_path=tmp_path,
+    )
     assert result.exit_code == 12
     summary = json.loads(result.stdout)
     assert summary["status"] == "VIOLATED" and summary["exit_code"] == 12
@@ -48,16 +79,19 @@ def test_json_output_parses(tmp_path):
     assert summary["properties"]["NoCommittedLoss"]["length"] == 11
 
 
-@pytest.mark.parametrize("args, option", [
-    (["--replicas", "0"], "--replicas"),
-    (["--replicas", "8"], "--replicas"),
-    (["--replicas", "2", "--max-epoch", "1", "--no-symmetry", "--min-isr", "3"], "--min-isr"),
-    (["--truncation", "kip999"], "--truncation"),
-    (["--max-records", "-1"], "--max-records"),
-    (["--invariant", "NoSuchThing"], "--invariant"),
-    (["--time-limit", "0"], "--time-limit"),
-    (["--bogus"], "--bogus"),
-])
+@pytest.mark.parametrize(
+    "args, option",
+    [
+        (["--replicas", "0"], "--replicas"),
+        (["--replicas", "8"], "--replicas"),
+        (["--replicas", "2", "--max-epoch", "1", "--no-symmetry", "--min-isr", "3"], "--min-isr"),
+        (["--truncation", "kip999"], "--truncation"),
+        (["--max-records", "-1"], "--max-records"),
+        (["--invariant", "NoSuchThing"], "--invariant"),
+        (["--time-limit", "0"], "--time-limit"),
+        (["--bogus"], "--bogus"),
+    ],
+)
 def test_bad_input_is_one_message_and_exit_2(tmp_path, args, option):
     result = run("explore", *args, tmp_path=tmp_path)
     assert result.exit_code == 2
@@ -66,12 +100,32 @@ def test_bad_input_is_one_message_and_exit_2(tmp_path, args, option):
 
 
 def test_min_isr_message_names_the_allowed_range(tmp_path):
-    result = run("explore", "--replicas", "2", "--max-epoch", "1", "--no-symmetry", "--min-isr", "3", tmp_path=tmp_path)
+    result = run(
+        "explore",
+        "--replicas",
+        "2",
+        "--max-epoch",
+        "1",
+        "--no-symmetry",
+        "--min-isr",
+        "3",
+        tmp_path=tmp_path,
+    )
     assert "between 1 and --replicas (2)" in result.output
 
 
 def test_depth_bound_exits_3_and_says_so(tmp_path):
-    result = run("explore", "--replicas", "2", "--max-epoch", "1", "--no-symmetry", "--max-depth", "4", tmp_path=tmp_path)
+    result = run(
+        "explore",
+        "--replicas",
+        "2",
+        "--max-epoch",
+        "1",
+        "--no-symmetry",
+        "--max-depth",
+        "4",
+        tmp_path=tmp_path,
+    )
     assert result.exit_code == 3
     assert "INCOMPLETE" in result.stdout and "depth bound 4" in result.stdout
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
@@ -80,7 +134,17 @@ def test_depth_bound_exits_3_and_says_so(tmp_path):
 
 
 def test_unreachable_guard_exits_13(tmp_path):
-    result = run("explore", "--replicas", "2", "--max-epoch", "1", "--no-symmetry", "--max-crashes", "0", tmp_path=tmp_path)
+    result = run(
+        "explore",
+        "--replicas",
+        "2",
+        "--max-epoch",
+        "1",
+        "--no-symmetry",
+        "--max-crashes",
+        "0",
+        tmp_path=tmp_path,
+    )
     assert result.exit_code == 13
     assert "never reached" in result.stdout and "VACUOUS" in result.stdout
 
@@ -88,8 +152,9 @@ def test_unreachable_guard_exits_13(tmp_path):
 def test_unwritable_report_folder_exits_5(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
-    result = CliRunner().invoke(cli, ["explore", "--replicas", "1", "--max-crashes", "0",
-                                      "--out", str(blocker / "sub")])
+    result = CliRunner().invoke(
+        cli, ["explore", "--replicas", "1", "--max-crashes", "0", "--out", str(blocker / "sub")]
+    )
     assert result.exit_code == 5
     assert "cannot write the reports" in result.output and "Traceback" not in result.output
 
@@ -97,8 +162,7 @@ def test_unwritable_report_folder_exits_5(tmp_path):
 def test_list_shows_variants_actions_properties_and_bounds():
     result = run("list")
     assert result.exit_code == 0
-    for word in ("kip320", "BecomeFollower", "NoCommittedLoss", "SecondElection",
-                 "--max-epoch"):
+    for word in ("kip320", "BecomeFollower", "NoCommittedLoss", "SecondElection", "--max-epoch"):
         assert word in result.stdout
 
 

@@ -26,19 +26,25 @@ def invoke(*args, env=None):
 
 def test_violates_naming_an_unknown_property_is_a_configuration_error(tmp_path):
     config = tmp_path / "gate.toml"
-    config.write_text(HOLDS + '\n[[tool.hwcheck.gate]]\ntruncation = "hw"\nreplicas = 2\n'
-                      'violates = ["NoSuchProp"]\n')
+    config.write_text(
+        HOLDS + '\n[[tool.hwcheck.gate]]\ntruncation = "hw"\nreplicas = 2\n'
+        'violates = ["NoSuchProp"]\n'
+    )
     run = invoke("gate", "--config", config)
     assert run.exit_code == 4
-    assert (f"Error: {config}:12: gate check 2, key 'violates': the kafka model has no "
-            "property NoSuchProp") in run.output
+    assert (
+        f"Error: {config}:12: gate check 2, key 'violates': the kafka model has no "
+        "property NoSuchProp"
+    ) in run.output
     assert "hwcheck gate" not in run.output  # refused before any check ran
 
 
 def test_violates_a_property_that_invariants_leaves_out_is_refused(tmp_path):
     config = tmp_path / "gate.toml"
-    config.write_text('[[tool.hwcheck.gate]]\ntruncation = "hw"\nreplicas = 2\n'
-                      'invariants = ["WeakIsr"]\nviolates = ["NoDivergence"]\n')
+    config.write_text(
+        '[[tool.hwcheck.gate]]\ntruncation = "hw"\nreplicas = 2\n'
+        'invariants = ["WeakIsr"]\nviolates = ["NoDivergence"]\n'
+    )
     run = invoke("gate", "--config", config)
     assert run.exit_code == 4
     assert "key 'violates': NoDivergence is not among the checked invariants" in run.output
@@ -46,8 +52,10 @@ def test_violates_a_property_that_invariants_leaves_out_is_refused(tmp_path):
 
 def test_a_bad_bound_names_its_key_and_line(tmp_path):
     config = tmp_path / "gate.toml"
-    config.write_text('[[tool.hwcheck.gate]]\ntruncation = "kip320"\nmodel = "tla"\n'
-                      'replicas = 6\nexpect = "holds"\n')
+    config.write_text(
+        '[[tool.hwcheck.gate]]\ntruncation = "kip320"\nmodel = "tla"\n'
+        'replicas = 6\nexpect = "holds"\n'
+    )
     run = invoke("gate", "--config", config)
     assert run.exit_code == 4
     assert f"{config}:4: gate check 1, key 'replicas'" in run.output
@@ -67,12 +75,14 @@ def test_an_unwritable_junit_xml_is_exit_5_in_one_line(tmp_path):
     config.write_text(HOLDS)
     blocker = tmp_path / "file"
     blocker.write_text("")
-    run = invoke("gate", "--config", config, "--workers", "1", "--junit-xml",
-                 blocker / "junit.xml")
+    run = invoke("gate", "--config", config, "--workers", "1", "--junit-xml", blocker / "junit.xml")
     assert run.exit_code == 5
     assert f"Error: cannot write the JUnit report to {blocker / 'junit.xml'}" in run.output
-    assert "Traceback" not in run.output and run.exception is None or \
-        isinstance(run.exception, SystemExit)
+    assert (
+        "Traceback" not in run.output
+        and run.exception is None
+        or isinstance(run.exception, SystemExit)
+    )
 
 
 def test_the_gate_table_wraps_at_the_columns_it_is_given(tmp_path):
@@ -93,24 +103,46 @@ def test_list_prints_descriptions_whole_and_literally():
     assert run.exit_code == 0
     flat = " ".join(run.output.split())
     # LeaderWrite's description holds [brackets] and continues on a second docstring line
-    assert ("LeaderWrite: a presumed leader (stale ones too) appends [next id, its epoch] at "
-            "its end offset, if ids are left and its log is not full.") in re.sub(
-                r" ?│ ?", " ", flat)
+    assert (
+        "LeaderWrite: a presumed leader (stale ones too) appends [next id, its epoch] at "
+        "its end offset, if ids are left and its log is not full."
+    ) in re.sub(r" ?│ ?", " ", flat)
 
 
 def test_explore_prints_loss_and_divergence_before_the_isr_properties(tmp_path):
-    run = invoke("explore", "--replicas", "2", "--truncation", "hw", "--workers", "1",
-                 "--show", "all", "--out", tmp_path / "x", env={"COLUMNS": "120"})
+    run = invoke(
+        "explore",
+        "--replicas",
+        "2",
+        "--truncation",
+        "hw",
+        "--workers",
+        "1",
+        "--show",
+        "all",
+        "--out",
+        tmp_path / "x",
+        env={"COLUMNS": "120"},
+    )
     assert run.exit_code == 12
-    order = [m.group(1) for m in re.finditer(r"^(\w+) violated \(\d+ states\)", run.output,
-                                              re.MULTILINE)]
+    order = [
+        m.group(1) for m in re.finditer(r"^(\w+) violated \(\d+ states\)", run.output, re.MULTILINE)
+    ]
     # every distinct trace drawn in importance order, then one line per repeated trace
-    assert order == ["NoCommittedLoss", "NoDivergence", "StrongIsr", "RecordEpochsMonotonic",
-                     "NoAckedLoss", "WeakIsr"]
+    assert order == [
+        "NoCommittedLoss",
+        "NoDivergence",
+        "StrongIsr",
+        "RecordEpochsMonotonic",
+        "NoAckedLoss",
+        "WeakIsr",
+    ]
     assert "NoAckedLoss violated (11 states): same trace as NoCommittedLoss" in run.output
     assert "WeakIsr violated (10 states): same trace as StrongIsr" in run.output
     # Why lines name records as the pictures do, not as raw tuples
-    assert ("Why: replicas 0 and 1 hold different records at offset 0 (m1 (epoch 2) vs "
-            "m0 (epoch 0))") in " ".join(run.output.split())
-    assert "the chance that two distinct states shared a 64-bit fingerprint" in \
-        " ".join(run.output.replace("│", " ").split())
+    assert (
+        "Why: replicas 0 and 1 hold different records at offset 0 (m1 (epoch 2) vs m0 (epoch 0))"
+    ) in " ".join(run.output.split())
+    assert "the chance that two distinct states shared a 64-bit fingerprint" in " ".join(
+        run.output.replace("│", " ").split()
+    )

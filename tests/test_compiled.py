@@ -32,28 +32,39 @@ SWITCHES = ("fenced-lookup", "fenced-fetch", "fenced-expand", "strict-min-isr", 
 
 CONFIGS = {
     **{preset: {"truncation": preset} for preset in PRESETS},
-    **{f"hw+{switch}": {"truncation": "hw", "with_mechanisms": (switch,)}
-       for switch in SWITCHES},
-    **{f"kip966-{switch}": {"truncation": "kip966", "without_mechanisms": (switch,)}
-       for switch in SWITCHES},
+    **{f"hw+{switch}": {"truncation": "hw", "with_mechanisms": (switch,)} for switch in SWITCHES},
+    **{
+        f"kip966-{switch}": {"truncation": "kip966", "without_mechanisms": (switch,)}
+        for switch in SWITCHES
+    },
     "kip101+last-match": {"truncation": "kip101", "with_mechanisms": ("last-match-truncation",)},
-    "kip320+leader-epoch": {"truncation": "kip320",
-                            "with_mechanisms": ("leader-epoch-truncation",)},
+    "kip320+leader-epoch": {
+        "truncation": "kip320",
+        "with_mechanisms": ("leader-epoch-truncation",),
+    },
     "unclean": {"truncation": "kip279", "unclean_election": True},
-    "kip966 unclean recovery, min ISR 2": {"truncation": "kip966", "unclean_election": True,
-                                           "min_isr": 2},
+    "kip966 unclean recovery, min ISR 2": {
+        "truncation": "kip966",
+        "unclean_election": True,
+        "min_isr": 2,
+    },
     "unclean shutdowns": {"truncation": "kip966", "max_unclean_shutdowns": 2},
-    "unclean shutdowns, fsync": {"truncation": "kip320", "max_unclean_shutdowns": 1,
-                                 "flush": "always"},
+    "unclean shutdowns, fsync": {
+        "truncation": "kip320",
+        "max_unclean_shutdowns": 1,
+        "flush": "always",
+    },
     "acks=1, min ISR 2": {"truncation": "kip320", "acks": "1", "min_isr": 2},
 }
 """Every preset, each switch turned on over hw and off from kip966, swapped truncation rules,
 unclean election and recovery, unclean shutdowns with both flush modes, acks and min ISR."""
 
-SIZES = ({"replicas": 2, "max_records": 3, "max_epoch": 3, "max_crashes": 2},
-         {"replicas": 3, "max_records": 2, "max_epoch": 3, "max_crashes": 2},
-         {"replicas": 4, "max_records": 3, "max_epoch": 3, "max_crashes": 2},
-         {"replicas": 5, "max_records": 2, "max_epoch": 4, "max_crashes": 3})
+SIZES = (
+    {"replicas": 2, "max_records": 3, "max_epoch": 3, "max_crashes": 2},
+    {"replicas": 3, "max_records": 2, "max_epoch": 3, "max_crashes": 2},
+    {"replicas": 4, "max_records": 3, "max_epoch": 3, "max_crashes": 2},
+    {"replicas": 5, "max_records": 2, "max_epoch": 4, "max_crashes": 3},
+)
 
 
 def _config(options: dict, size: dict) -> Config:
@@ -81,7 +92,8 @@ def _compare_state(spec, core, sym, props, state) -> list:
     for prop in props:
         if prop.kind == INVARIANT:
             assert bool(bad >> core.model.property_bits[prop.name] & 1) == (
-                not prop.predicate(state)), prop.name
+                not prop.predicate(state)
+            ), prop.name
     return reference
 
 
@@ -129,10 +141,19 @@ def test_xxh3_is_the_fingerprint_hash():
 
 
 def _summary(result):
-    return (result.status, result.stats.distinct, result.stats.generated, result.stats.depth,
-            result.stats.actions, result.unreached, result.exhausted,
-            [(v.prop.name, [(str(step.label), step.fingerprint) for step in v.trace])
-             for v in result.violations])
+    return (
+        result.status,
+        result.stats.distinct,
+        result.stats.generated,
+        result.stats.depth,
+        result.stats.actions,
+        result.unreached,
+        result.exhausted,
+        [
+            (v.prop.name, [(str(step.label), step.fingerprint) for step in v.trace])
+            for v in result.violations
+        ],
+    )
 
 
 RUNS = [
@@ -140,8 +161,16 @@ RUNS = [
     ("kip101", {"replicas": 2, "truncation": "kip101", "max_records": 3, "max_crashes": 2}),
     ("kip279", {"replicas": 2, "truncation": "kip279"}),
     ("kip320", {"replicas": 2}),
-    ("kip966 min ISR 2, unclean", {"replicas": 2, "truncation": "kip966", "min_isr": 2,
-                                   "max_unclean_shutdowns": 1, "unclean_election": True}),
+    (
+        "kip966 min ISR 2, unclean",
+        {
+            "replicas": 2,
+            "truncation": "kip966",
+            "min_isr": 2,
+            "max_unclean_shutdowns": 1,
+            "unclean_election": True,
+        },
+    ),
     ("acks=1", {"replicas": 2, "acks": "1", "max_unclean_shutdowns": 1}),
 ]
 
@@ -198,8 +227,12 @@ def test_no_compiler_falls_back_to_the_reference_in_one_line(tmp_path, monkeypat
     result = _explore_cli("--out", str(tmp_path / "out"))
     assert result.exit_code == 0, result.output
     notes = [line for line in result.output.splitlines() if line.startswith("Note:")]
-    assert notes == [("Note: the compiled core cannot run here (no C compiler "
-                      "(hwcheck-no-such-compiler not found)); using the reference core.")]
+    assert notes == [
+        (
+            "Note: the compiled core cannot run here (no C compiler "
+            "(hwcheck-no-such-compiler not found)); using the reference core."
+        )
+    ]
     assert "reference (no C compiler" in result.output and "Traceback" not in result.output
 
 
@@ -211,10 +244,22 @@ def test_a_broken_cache_is_rebuilt_and_the_first_build_says_so(tmp_path):
 
     def explore(out: str) -> subprocess.CompletedProcess:
         return subprocess.run(
-            [sys.executable, "-c", "from checker.cli import main; main()", "explore",
-             "--replicas", "2", "--no-progress", "--out", str(tmp_path / out)],
-            capture_output=True, text=True, env={**os.environ, "HWCHECK_CACHE": str(tmp_path),
-                                                 "COLUMNS": "120"}, check=False)
+            [
+                sys.executable,
+                "-c",
+                "from checker.cli import main; main()",
+                "explore",
+                "--replicas",
+                "2",
+                "--no-progress",
+                "--out",
+                str(tmp_path / out),
+            ],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "HWCHECK_CACHE": str(tmp_path), "COLUMNS": "120"},
+            check=False,
+        )
 
     first = explore("a")
     assert first.returncode == 0 and first.stderr.startswith("compiling the model (once):")
@@ -233,8 +278,9 @@ def test_core_reference_and_user_variants_say_why(tmp_path, variant_registry):
     result = _explore_cli("--core", "reference", "--out", str(tmp_path / "a"))
     assert "reference (--core reference)" in result.output
     rules = Path(__file__).resolve().parents[1] / "examples" / "variant_rules.py"
-    result = _explore_cli("--variant-file", str(rules), "--truncation", "leo-fenced",
-                          "--out", str(tmp_path / "b"))
+    result = _explore_cli(
+        "--variant-file", str(rules), "--truncation", "leo-fenced", "--out", str(tmp_path / "b")
+    )
     assert "reference (user variant variant_rules.py)" in result.output
 
 
@@ -250,8 +296,12 @@ def test_every_state_of_the_tla_walks_agrees(variant):
     rng = random.Random(variant)
     checked = 0
     for replicas in (2, 3):
-        spec, props = build_model("tla", TlaConfig(replicas=replicas, truncation=variant,
-                                                   log_size=3, max_records=3, max_epoch=3))
+        spec, props = build_model(
+            "tla",
+            TlaConfig(
+                replicas=replicas, truncation=variant, log_size=3, max_records=3, max_epoch=3
+            ),
+        )
         compiled, why = compiled_model(spec)
         assert compiled is not None, why
         core, sym = Core(compiled), for_spec(spec, props)
@@ -276,8 +326,9 @@ def test_tla_runs_give_the_reference_answers(variant, symmetry):
     spec, props = build_model("tla", TlaConfig(replicas=2, truncation=variant))
     want = _summary(explore(spec, props, symmetry=symmetry))
     for threads in (1, 2):
-        got = native_engine.explore(compiled_model(spec)[0], spec, props, symmetry=symmetry,
-                                    threads=threads)
+        got = native_engine.explore(
+            compiled_model(spec)[0], spec, props, symmetry=symmetry, threads=threads
+        )
         assert _summary(got) == want
 
 
@@ -339,7 +390,13 @@ lib = build.load("kafka", [native / n for n in ("state.c", "actions.c", "propert
 print(bool(lib.eng_new))
 """
     env = {"HWCHECK_CACHE": str(tmp_path / "cache"), "PATH": os.environ["PATH"]}
-    done = subprocess.run([sys.executable, "-S", "-c", script], capture_output=True, text=True,
-                          env=env, timeout=120, check=False)
+    done = subprocess.run(
+        [sys.executable, "-S", "-c", script],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["built", "True"]

@@ -18,16 +18,37 @@ from checker.walks import WalkPlan
 
 RUNS = [
     ("kafka", {"replicas": 2, "truncation": "hw"}, WalkPlan(seed=0, depth=40)),
-    ("kafka", {"replicas": 3, "truncation": "kip101", "max_records": 4, "max_epoch": 6,
-               "max_crashes": 3}, WalkPlan(seed=5, depth=60)),
-    ("kafka", {"replicas": 3, "truncation": "kip279"},
-     WalkPlan(seed=2, depth=50, weights=(("Produce", 2.5), ("Crash", 0.0), ("Fetch", 3.0)))),
-    ("kafka", {"replicas": 5, "truncation": "kip320", "max_records": 4, "max_epoch": 6,
-               "max_crashes": 3}, WalkPlan(seed=1, depth=80)),
-    ("kafka", {"replicas": 3, "truncation": "kip966", "max_unclean_shutdowns": 1,
-               "unclean_election": True, "min_isr": 2}, WalkPlan(seed=3, depth=50)),
-    ("kafka", {"replicas": 3, "truncation": "kip320", "acks": "1", "min_isr": 2},
-     WalkPlan(seed=4, depth=50, weights=(("Elect", 0.5),))),
+    (
+        "kafka",
+        {"replicas": 3, "truncation": "kip101", "max_records": 4, "max_epoch": 6, "max_crashes": 3},
+        WalkPlan(seed=5, depth=60),
+    ),
+    (
+        "kafka",
+        {"replicas": 3, "truncation": "kip279"},
+        WalkPlan(seed=2, depth=50, weights=(("Produce", 2.5), ("Crash", 0.0), ("Fetch", 3.0))),
+    ),
+    (
+        "kafka",
+        {"replicas": 5, "truncation": "kip320", "max_records": 4, "max_epoch": 6, "max_crashes": 3},
+        WalkPlan(seed=1, depth=80),
+    ),
+    (
+        "kafka",
+        {
+            "replicas": 3,
+            "truncation": "kip966",
+            "max_unclean_shutdowns": 1,
+            "unclean_election": True,
+            "min_isr": 2,
+        },
+        WalkPlan(seed=3, depth=50),
+    ),
+    (
+        "kafka",
+        {"replicas": 3, "truncation": "kip320", "acks": "1", "min_isr": 2},
+        WalkPlan(seed=4, depth=50, weights=(("Elect", 0.5),)),
+    ),
     ("tla", {"replicas": 3, "truncation": "kip101"}, WalkPlan(seed=6, depth=40)),
     ("tla", {"replicas": 3, "truncation": "kip320"}, WalkPlan(seed=7, depth=40)),
 ]
@@ -37,8 +58,9 @@ def _recipe(model: str, given: dict) -> Recipe:
     return Recipe(model, make_config(model, given))
 
 
-@pytest.mark.parametrize("model, given, plan", RUNS,
-                         ids=[f"{m}-{g['truncation']}-{g['replicas']}" for m, g, _ in RUNS])
+@pytest.mark.parametrize(
+    "model, given, plan", RUNS, ids=[f"{m}-{g['truncation']}-{g['replicas']}" for m, g, _ in RUNS]
+)
 def test_compiled_walks_are_the_reference_walks(model, given, plan):
     """Every count, every end, every first violating walk and every shrunk trace match."""
     recipe = _recipe(model, given)
@@ -67,14 +89,19 @@ def test_the_generator_port_draws_what_python_draws():
     for seed in ("hwcheck-walk:0:0", "other", 12345):
         rng = random.Random(seed)
         pick = random.Random(f"sizes {seed}")  # 0: a random() draw
-        ns = np.array([pick.choice([0, pick.randrange(1, 3000), pick.randrange(1, 2**31)])
-                       for _ in range(2000)], dtype=np.int32)
+        ns = np.array(
+            [
+                pick.choice([0, pick.randrange(1, 3000), pick.randrange(1, 2**31)])
+                for _ in range(2000)
+            ],
+            dtype=np.int32,
+        )
         state = np.array(rng.getstate()[1], dtype=np.uint32)
         draws = np.zeros(len(ns), dtype=np.float64)
-        core.lib.hwcheck_mt_draws(state.ctypes.data, ns.ctypes.data, len(ns),
-                                  draws.ctypes.data)
-        assert draws.tolist() == [float(rng.randrange(n)) if n else rng.random()
-                                  for n in ns.tolist()]
+        core.lib.hwcheck_mt_draws(state.ctypes.data, ns.ctypes.data, len(ns), draws.ctypes.data)
+        assert draws.tolist() == [
+            float(rng.randrange(n)) if n else rng.random() for n in ns.tolist()
+        ]
 
 
 def test_a_different_generator_falls_back_to_the_reference(monkeypatch):
@@ -109,16 +136,43 @@ def test_the_summary_says_which_core_walked(tmp_path):
 
     found = {}
     for core in ("compiled", "reference"):
-        run = CliRunner().invoke(cli, ["simulate", "--replicas", "3", "--walks", "40",
-                                       "--workers", "1", "--json", "--core", core, "--out",
-                                       str(tmp_path / core)], catch_exceptions=False)
+        run = CliRunner().invoke(
+            cli,
+            [
+                "simulate",
+                "--replicas",
+                "3",
+                "--walks",
+                "40",
+                "--workers",
+                "1",
+                "--json",
+                "--core",
+                core,
+                "--out",
+                str(tmp_path / core),
+            ],
+            catch_exceptions=False,
+        )
         assert run.exit_code == 0, run.output
         found[core] = json.loads(run.output)["stats"]
     assert found["compiled"]["core"] == "compiled"
     assert found["reference"]["core"] == "reference (--core reference)"
     assert found["compiled"]["steps"] == found["reference"]["steps"]
     assert found["compiled"]["actions"] == found["reference"]["actions"]
-    table = CliRunner().invoke(cli, ["simulate", "--replicas", "2", "--walks", "10",
-                                     "--workers", "1", "--out", str(tmp_path / "t")])
+    table = CliRunner().invoke(
+        cli,
+        [
+            "simulate",
+            "--replicas",
+            "2",
+            "--walks",
+            "10",
+            "--workers",
+            "1",
+            "--out",
+            str(tmp_path / "t"),
+        ],
+    )
     rows = [line.split("│") for line in table.output.splitlines() if "│" in line]
     assert any(r[1].strip() == "core" and r[2].strip() == "compiled" for r in rows if len(r) > 2)

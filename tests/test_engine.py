@@ -48,26 +48,46 @@ def test_two_runs_give_identical_counts_and_traces():
     assert first.stats.distinct == second.stats.distinct
     assert first.stats.actions == second.stats.actions
     for a, b in zip(first.violations, second.violations, strict=True):
-        assert [(str(s.label), s.fingerprint) for s in a.trace] == \
-               [(str(s.label), s.fingerprint) for s in b.trace]
+        assert [(str(s.label), s.fingerprint) for s in a.trace] == [
+            (str(s.label), s.fingerprint) for s in b.trace
+        ]
 
 
 def test_other_hash_seed_gives_identical_summary_and_traces(tmp_path):
     def run(seed):
         out = tmp_path / seed
         env = dict(os.environ, PYTHONHASHSEED=seed)
-        proc = subprocess.run([sys.executable, "-m", "checker.cli", "explore", "--replicas",
-                               "2", "--truncation", "hw", "--json", "--out", str(out)],
-                              check=False, env=env, capture_output=True, text=True)
+        proc = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "checker.cli",
+                "explore",
+                "--replicas",
+                "2",
+                "--truncation",
+                "hw",
+                "--json",
+                "--out",
+                str(out),
+            ],
+            check=False,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
         assert proc.returncode == 12, proc.stderr
         summary = json.loads(proc.stdout)
         for key in ("seconds", "distinct_per_second", "peak_rss_mb"):
             summary["stats"].pop(key)
         for verdict in summary["properties"].values():
             verdict.pop("trace", None)
-        traces = {p.parent.name: [(s["action"], s["fingerprint"])
-                                  for s in json.loads(p.read_text())["steps"]]
-                  for p in out.glob("*/trace.json")}
+        traces = {
+            p.parent.name: [
+                (s["action"], s["fingerprint"]) for s in json.loads(p.read_text())["steps"]
+            ]
+            for p in out.glob("*/trace.json")
+        }
         return summary, traces
 
     assert run("1") == run("4242")

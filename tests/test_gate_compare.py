@@ -22,8 +22,9 @@ def write(tmp_path, text):
 
 def run_gate(tmp_path, text, *extra, env=None):
     path = write(tmp_path, text)
-    return CliRunner().invoke(cli, ["gate", "--config", str(path), "--out",
-                                    str(tmp_path / "reports"), *extra], env=env)
+    return CliRunner().invoke(
+        cli, ["gate", "--config", str(path), "--out", str(tmp_path / "reports"), *extra], env=env
+    )
 
 
 HW_PINNED = """
@@ -49,8 +50,8 @@ def test_met_expectations_pass_and_write_junit(tmp_path):
     assert result.stdout.count("PASS") == 2
     suite = ElementTree.parse(tmp_path / "j.xml").getroot()
     assert suite.get("failures") == "0" and suite.get("errors") == "0"
-    assert int(suite.get("tests")) == 28   # 14 properties per check (NoAckedLoss added)
-    assert not (tmp_path / "reports").exists()   # nothing unexpected, nothing written
+    assert int(suite.get("tests")) == 28  # 14 properties per check (NoAckedLoss added)
+    assert not (tmp_path / "reports").exists()  # nothing unexpected, nothing written
 
 
 def test_a_variant_that_stops_failing_fails_the_gate(tmp_path):
@@ -77,12 +78,19 @@ max_epoch = 1
 expect = "holds"
 """
     summary = tmp_path / "summary.md"
-    result = run_gate(tmp_path, text, "--junit-xml", str(tmp_path / "j.xml"),
-                      env={"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(summary)})
+    result = run_gate(
+        tmp_path,
+        text,
+        "--junit-xml",
+        str(tmp_path / "j.xml"),
+        env={"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(summary)},
+    )
     assert result.exit_code == 1
     # the annotation points at the check's header line in the config (line 2)
-    assert (f"::error file={tmp_path / 'gate.toml'},line=2,title=hwcheck gate%3A hw expected "
-            "to hold::FAIL: expected to hold") in result.stdout
+    assert (
+        f"::error file={tmp_path / 'gate.toml'},line=2,title=hwcheck gate%3A hw expected "
+        "to hold::FAIL: expected to hold"
+    ) in result.stdout
     assert "## hwcheck gate" in summary.read_text() and "❌ FAIL" in summary.read_text()
     traces = list((tmp_path / "reports").glob("*/NoCommittedLoss/trace.json"))
     assert len(traces) == 1
@@ -108,19 +116,36 @@ expect = "holds"
     assert int(suite.get("errors")) > 0
 
 
-@pytest.mark.parametrize("text, where", [
-    (('[[tool.hwcheck.gate]]\ntruncation = "hw"\nreplicas = 2\ncolour = "red"\n'
-     'expect = "holds"\n'), ":4: gate check 1, key 'colour'"),
-    ('[[tool.hwcheck.gate]]\ntruncation = "hw"\nreplicas = "two"\nexpect = "holds"\n',
-     ":3: gate check 1, key 'replicas'"),
-    ('[[tool.hwcheck.gate]]\ntruncation = "hw"\n', ":1: gate check 1"),
-    (('[[tool.hwcheck.gate]]\ntruncation = "hw"\nexpect = "holds"\n\n'
-     '[[tool.hwcheck.gate]]\ntruncation = "hw"\nexpect = "maybe"\n'),
-     ":7: gate check 2, key 'expect'"),
-    ('[[tool.hwcheck.gate]\ntruncation = "hw"\n', "not valid TOML"),
-    ('[tool.other]\nx = 1\n', "no [[tool.hwcheck.gate]] checks found"),
-    ('[[tool.hwcheck.gate]]\ntruncation = "nope"\nexpect = "holds"\n', ":2: gate check 1, key 'truncation'"),
-])
+@pytest.mark.parametrize(
+    "text, where",
+    [
+        (
+            (
+                '[[tool.hwcheck.gate]]\ntruncation = "hw"\nreplicas = 2\ncolour = "red"\n'
+                'expect = "holds"\n'
+            ),
+            ":4: gate check 1, key 'colour'",
+        ),
+        (
+            '[[tool.hwcheck.gate]]\ntruncation = "hw"\nreplicas = "two"\nexpect = "holds"\n',
+            ":3: gate check 1, key 'replicas'",
+        ),
+        ('[[tool.hwcheck.gate]]\ntruncation = "hw"\n', ":1: gate check 1"),
+        (
+            (
+                '[[tool.hwcheck.gate]]\ntruncation = "hw"\nexpect = "holds"\n\n'
+                '[[tool.hwcheck.gate]]\ntruncation = "hw"\nexpect = "maybe"\n'
+            ),
+            ":7: gate check 2, key 'expect'",
+        ),
+        ('[[tool.hwcheck.gate]\ntruncation = "hw"\n', "not valid TOML"),
+        ("[tool.other]\nx = 1\n", "no [[tool.hwcheck.gate]] checks found"),
+        (
+            '[[tool.hwcheck.gate]]\ntruncation = "nope"\nexpect = "holds"\n',
+            ":2: gate check 1, key 'truncation'",
+        ),
+    ],
+)
 def test_malformed_config_names_line_and_key_exit_4(tmp_path, text, where):
     result = run_gate(tmp_path, text)
     assert result.exit_code == 4
@@ -168,12 +193,28 @@ def test_compare_matrix_json_markdown(tmp_path):
 
 
 def test_compare_crosses_unclean_and_min_isr(tmp_path):
-    result = CliRunner().invoke(cli, ["compare", "--replicas", "2", "--max-epoch", "1", "--cross-unclean",
-                                      "--min-isr", "1", "--min-isr", "2", "--json",
-                                      "--out", str(tmp_path / "cmp")])
+    result = CliRunner().invoke(
+        cli,
+        [
+            "compare",
+            "--replicas",
+            "2",
+            "--max-epoch",
+            "1",
+            "--cross-unclean",
+            "--min-isr",
+            "1",
+            "--min-isr",
+            "2",
+            "--json",
+            "--out",
+            str(tmp_path / "cmp"),
+        ],
+    )
     assert result.exit_code == 0
     rows = json.loads(result.stdout)["rows"]
     assert len(rows) == 20
-    unclean_kip320 = next(r for r in rows if r["variant"] == "kip320" and r["unclean"]
-                          and r["min_isr"] == 1)
+    unclean_kip320 = next(
+        r for r in rows if r["variant"] == "kip320" and r["unclean"] and r["min_isr"] == 1
+    )
     assert unclean_kip320["properties"]["NoCommittedLoss"]["verdict"] == "violated"

@@ -38,12 +38,27 @@ def _gate_fails(tmp_path) -> set[str]:
     """Run the project gate with --fail-fast; assert it fails on a check that says KIP-320
     holds (not on some unrelated check). Returns the failed checks' names."""
     junit = tmp_path / "gate.xml"
-    result = CliRunner().invoke(cli, ["gate", "--config", str(ROOT / "pyproject.toml"),
-                                      "--core", "reference", "--fail-fast", "--junit-xml", str(junit),
-                                      "--out", str(tmp_path / "reports")])
+    result = CliRunner().invoke(
+        cli,
+        [
+            "gate",
+            "--config",
+            str(ROOT / "pyproject.toml"),
+            "--core",
+            "reference",
+            "--fail-fast",
+            "--junit-xml",
+            str(junit),
+            "--out",
+            str(tmp_path / "reports"),
+        ],
+    )
     assert result.exit_code == 1, result.output
-    failed = {case.get("classname") for case in ElementTree.parse(junit).getroot()
-              if case.find("failure") is not None or case.find("error") is not None}
+    failed = {
+        case.get("classname")
+        for case in ElementTree.parse(junit).getroot()
+        if case.find("failure") is not None or case.find("error") is not None
+    }
     assert failed and all(name.startswith("kafka kip320 holds") for name in failed), failed
     return failed
 

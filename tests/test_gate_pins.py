@@ -34,22 +34,39 @@ pytestmark = pytest.mark.usefixtures("fresh_models")
 
 def gate(tmp_path, *extra, config=CONFIG):
     """Run the gate in this process; return the click result."""
-    return CliRunner().invoke(cli, ["gate", "--config", str(config), "--no-progress",
-                                    "--out", str(tmp_path / "reports"), *extra])
+    return CliRunner().invoke(
+        cli,
+        [
+            "gate",
+            "--config",
+            str(config),
+            "--no-progress",
+            "--out",
+            str(tmp_path / "reports"),
+            *extra,
+        ],
+    )
 
 
 # -- the lock file ----------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name", ["kip320 holds, 2 replicas",
-                                  "hw loses and forks committed data, 2 replicas, epoch 1"])
+
+@pytest.mark.parametrize(
+    "name", ["kip320 holds, 2 replicas", "hw loses and forks committed data, 2 replicas, epoch 1"]
+)
 def test_the_lock_file_agrees_with_a_naive_enumeration(name):
     """The pinned orbits and depth, counted again without the engine: every reachable state
     in a Python set (``tests/reference.py``), then one orbit per set of renamings."""
     lock = pins.read_lock(DATA / pins.LOCK_NAME)
     pinned = lock.checks[name]
     defined = pinned["check"]
-    spec = KafkaSpec(Config(replicas=defined["replicas"], truncation=defined["truncation"],
-                            max_epoch=defined.get("max_epoch", Config().max_epoch)))
+    spec = KafkaSpec(
+        Config(
+            replicas=defined["replicas"],
+            truncation=defined["truncation"],
+            max_epoch=defined.get("max_epoch", Config().max_epoch),
+        )
+    )
     seen, depth = reachable(spec)
     renamings = list(itertools.permutations(range(defined["replicas"])))
     orbits = {min(encode(spec.permute(state, perm)) for perm in renamings) for state in seen}
@@ -70,8 +87,9 @@ def copied_gate(tmp_path) -> Path:
     folder = tmp_path / "gate"
     shutil.copytree(DATA, folder)
     config = folder / "gate.toml"
-    config.write_text(config.read_text().replace("../../../reports",
-                                                 str(DATA.parents[2] / "reports")))
+    config.write_text(
+        config.read_text().replace("../../../reports", str(DATA.parents[2] / "reports"))
+    )
     return config
 
 
@@ -81,8 +99,11 @@ def test_update_round_trip_over_a_model_edit(monkeypatch, tmp_path):
     config = copied_gate(tmp_path)
     kip320 = variants.PRESETS["kip320"]
     with monkeypatch.context() as edited:
-        edited.setitem(variants.PRESETS, "kip320", dataclasses.replace(
-            kip320, switches=kip320.switches - {"fenced-lookup"}))
+        edited.setitem(
+            variants.PRESETS,
+            "kip320",
+            dataclasses.replace(kip320, switches=kip320.switches - {"fenced-lookup"}),
+        )
         assert gate(tmp_path, *REFERENCE, config=config).exit_code == 1
         updated = gate(tmp_path, *REFERENCE, "--update", config=config)
         assert updated.exit_code == 0, updated.output
@@ -102,8 +123,12 @@ def test_update_round_trip(tmp_path):
     first = gate(tmp_path, "--update", config=config)
     assert first.exit_code == 0 and "pinned now" in first.output, first.output
     original = config.read_text()
-    config.write_text(original.replace('truncation = "kip320"\nreplicas = 2\nexpect',
-                                       'truncation = "kip320"\nreplicas = 2\nmax_epoch = 1\nexpect'))
+    config.write_text(
+        original.replace(
+            'truncation = "kip320"\nreplicas = 2\nexpect',
+            'truncation = "kip320"\nreplicas = 2\nmax_epoch = 1\nexpect',
+        )
+    )
     changed = gate(tmp_path, config=config)
     assert changed.exit_code == 1
     assert "check's max_epoch (none) → 1 since it was pinned" in changed.output
@@ -123,8 +148,15 @@ ENGINES = {
     "compiled, 2 threads": ("--workers", "2"),
     "reference, 2 processes": ("--core", "reference", "--workers", "2"),
     "spark, 3 partitions, every level a job": (
-        "--engine", "spark", "--master", "local[2]", "--partitions", "3",
-        "--spark-min-frontier", "0"),
+        "--engine",
+        "spark",
+        "--master",
+        "local[2]",
+        "--partitions",
+        "3",
+        "--spark-min-frontier",
+        "0",
+    ),
 }
 
 
@@ -135,14 +167,33 @@ def test_one_lock_file_passes_on_every_engine_and_core(engine, tmp_path):
     process each, so Spark and worker processes start and end as for a user)."""
     report = tmp_path / "gate.xml"
     done = subprocess.run(
-        [*python_m("checker.cli"), "gate", "--config", str(CONFIG), "--no-progress",
-         "--out", str(tmp_path / "reports"), "--junit-xml", str(report), *ENGINES[engine]],
-        check=False, capture_output=True, text=True, timeout=600, cwd=tmp_path)
+        [
+            *python_m("checker.cli"),
+            "gate",
+            "--config",
+            str(CONFIG),
+            "--no-progress",
+            "--out",
+            str(tmp_path / "reports"),
+            "--junit-xml",
+            str(report),
+            *ENGINES[engine],
+        ],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=tmp_path,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
-    compared = [case for case in ElementTree.parse(report).iter()
-                if case.tag == "testcase" and case.get("name") in ("pins", "replay")]
-    assert len(compared) == 4 + 11 and not any(case.find("failure") is not None
-                                               for case in compared)
+    compared = [
+        case
+        for case in ElementTree.parse(report).iter()
+        if case.tag == "testcase" and case.get("name") in ("pins", "replay")
+    ]
+    assert len(compared) == 4 + 11 and not any(
+        case.find("failure") is not None for case in compared
+    )
 
 
 SMALL = """
@@ -189,14 +240,24 @@ def test_update_drops_the_pins_of_a_check_no_longer_in_the_config(tmp_path):
     assert set(pins.read_lock(tmp_path / pins.LOCK_NAME).checks) == {"kip320 holds, renamed"}
 
 
-@pytest.mark.parametrize(("text", "said"), [
-    ("{not json", "not valid JSON"),
-    ('{"format": "something-else"}', "not an hwcheck gate lock file"),
-    ('{"format": "hwcheck-gate-lock", "version": 9, "checks": {}, "traces": {}}',
-     "lock format version 9"),
-    (('{"format": "hwcheck-gate-lock", "version": 1, "checks": {"a": {"states": -1}}, '
-     '"traces": {}}'), "field checks/a"),
-])
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("{not json", "not valid JSON"),
+        ('{"format": "something-else"}', "not an hwcheck gate lock file"),
+        (
+            '{"format": "hwcheck-gate-lock", "version": 9, "checks": {}, "traces": {}}',
+            "lock format version 9",
+        ),
+        (
+            (
+                '{"format": "hwcheck-gate-lock", "version": 1, "checks": {"a": {"states": -1}}, '
+                '"traces": {}}'
+            ),
+            "field checks/a",
+        ),
+    ],
+)
 def test_a_corrupt_lock_file_is_one_message_and_exit_4(tmp_path, text, said):
     (tmp_path / pins.LOCK_NAME).write_text(text)
     result = gate(tmp_path, config=small_gate(tmp_path))
@@ -206,8 +267,13 @@ def test_a_corrupt_lock_file_is_one_message_and_exit_4(tmp_path, text, said):
 
 def test_a_lock_file_that_cannot_be_written_is_exit_5(tmp_path):
     (tmp_path / "file").write_text("")
-    result = gate(tmp_path, "--update", "--lock", str(tmp_path / "file" / pins.LOCK_NAME),
-                  config=small_gate(tmp_path))
+    result = gate(
+        tmp_path,
+        "--update",
+        "--lock",
+        str(tmp_path / "file" / pins.LOCK_NAME),
+        config=small_gate(tmp_path),
+    )
     assert result.exit_code == 5
     assert "cannot write the lock file" in result.output and "Traceback" not in result.output
 
@@ -219,8 +285,11 @@ def test_lock_files_are_written_sorted_and_stable():
         assert pins.lock_text(pins.read_lock(path)) == path.read_text(encoding="utf-8")
 
 
-@pytest.mark.parametrize("path", sorted((DATA.parents[2] / "reports" / "gallery").glob(
-    "*/trace.json")), ids=lambda path: path.parent.name)
+@pytest.mark.parametrize(
+    "path",
+    sorted((DATA.parents[2] / "reports" / "gallery").glob("*/trace.json")),
+    ids=lambda path: path.parent.name,
+)
 def test_a_trace_replays_alike_on_both_cores(path):
     """The corpus replay on the compiled core (single-state calls into C) and on the Python
     model: the same states, and every property first failing at the same state."""

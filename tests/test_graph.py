@@ -22,7 +22,18 @@ def graph(*args):
 
 def test_graphml_holds_every_state_and_marks_each_counterexample(tmp_path):
     out = tmp_path / "g.graphml"
-    result = graph("--replicas", "2", "--max-epoch", "1", "--truncation", "hw", "--format", "graphml", "--out", out)
+    result = graph(
+        "--replicas",
+        "2",
+        "--max-epoch",
+        "1",
+        "--truncation",
+        "hw",
+        "--format",
+        "graphml",
+        "--out",
+        out,
+    )
     assert result.exit_code == 0, result.output
     g = nx.read_graphml(out)
     assert g.number_of_nodes() == 5198  # the distinct count of explore --replicas 2 --truncation hw
@@ -48,7 +59,9 @@ def test_dot_of_one_replica_is_the_golden_graph(tmp_path):
 
 
 def test_refuses_above_the_limit(tmp_path):
-    result = graph("--replicas", "2", "--max-epoch", "1", "--max-states", "1000", "--out", tmp_path / "g.dot")
+    result = graph(
+        "--replicas", "2", "--max-epoch", "1", "--max-states", "1000", "--out", tmp_path / "g.dot"
+    )
     assert result.exit_code == 2
     assert "the graph has more than --max-states 1,000 states" in result.output
     assert not (tmp_path / "g.dot").exists()
@@ -71,8 +84,13 @@ def test_stops_as_soon_as_the_graph_passes_the_limit():
     assert len(expanded) <= 100
 
 
-GALLERY_LOSS = Path(__file__).resolve().parents[1] / "reports" / "gallery" / \
-    "hw-truncation-loss" / "trace.json"
+GALLERY_LOSS = (
+    Path(__file__).resolve().parents[1]
+    / "reports"
+    / "gallery"
+    / "hw-truncation-loss"
+    / "trace.json"
+)
 
 
 def test_trace_with_radius_0_is_the_trace_itself(tmp_path):
@@ -95,16 +113,20 @@ def test_trace_neighbourhood_is_one_action_away(tmp_path):
     on = {n for n, d in g.nodes(data=True) if d["counterexample"] == "NoCommittedLoss"}
     off = set(g.nodes) - on
     assert len(on) == 14 and off
-    assert all(int(g.nodes[n]["distance"]) == 1 and any(p in on for p in g.predecessors(n))
-               for n in off)
+    assert all(
+        int(g.nodes[n]["distance"]) == 1 and any(p in on for p in g.predecessors(n)) for n in off
+    )
     # by hand: the trace's states' successors, off the trace, are exactly the other nodes
     _, spec, _ = build("kafka", bounds(replicas=2, truncation="hw", max_epoch=1, max_crashes=2))
     from checker.fingerprint import fingerprint, fp_hex
     from checker.formats import tracefile
 
     _, violation = tracefile.replay(GALLERY_LOSS, tracefile.load(GALLERY_LOSS))
-    expected = {fp_hex(fingerprint(succ)) for step in violation.trace
-                for _, succ in spec.successors(step.state)} - on
+    expected = {
+        fp_hex(fingerprint(succ))
+        for step in violation.trace
+        for _, succ in spec.successors(step.state)
+    } - on
     assert off == expected
     assert all("ctrl e" in d["summary"] for _, d in g.nodes(data=True))
 
@@ -113,8 +135,19 @@ def test_symmetry_draws_one_node_per_orbit_as_explore_counts(tmp_path):
     from checker.bfs import explore
 
     out = tmp_path / "o.graphml"
-    result = graph("--replicas", "2", "--truncation", "hw", "--max-epoch", "1", "--symmetry",
-                   "--format", "graphml", "--out", out)
+    result = graph(
+        "--replicas",
+        "2",
+        "--truncation",
+        "hw",
+        "--max-epoch",
+        "1",
+        "--symmetry",
+        "--format",
+        "graphml",
+        "--out",
+        out,
+    )
     assert result.exit_code == 0, result.output
     assert "orbits" in result.output
     _, spec, props = build("kafka", bounds(replicas=2, truncation="hw", max_epoch=1))

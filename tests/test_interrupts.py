@@ -66,9 +66,15 @@ def alive(pids: set[int]) -> set[int]:
 def interrupt_after(args: list[str], seconds: float, tmp: Path, wait: float = 60.0):
     """Run hwcheck ``args`` in its own process group, send one SIGINT to the group after
     ``seconds``; return ``(exit code, stdout, stderr, processes alive 5 s after the exit)``."""
-    proc = subprocess.Popen([*HWCHECK, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, start_new_session=True, cwd=tmp,
-                            env={**os.environ, "COLUMNS": "200", "TMPDIR": str(tmp)})
+    proc = subprocess.Popen(
+        [*HWCHECK, *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        cwd=tmp,
+        env={**os.environ, "COLUMNS": "200", "TMPDIR": str(tmp)},
+    )
     time.sleep(seconds)
     family = descendants(proc.pid)
     os.killpg(proc.pid, signal.SIGINT)
@@ -81,8 +87,21 @@ def interrupt_after(args: list[str], seconds: float, tmp: Path, wait: float = 60
 
 def test_one_ctrl_c_ends_compare_with_a_partial_matrix(tmp_path):
     code, out, err, left = interrupt_after(
-        ["compare", "--replicas", "3", "--core", "reference", "--workers", "2", "--no-progress",
-         "--out", "cmp"], 8, tmp_path)
+        [
+            "compare",
+            "--replicas",
+            "3",
+            "--core",
+            "reference",
+            "--workers",
+            "2",
+            "--no-progress",
+            "--out",
+            "cmp",
+        ],
+        8,
+        tmp_path,
+    )
     assert code == 3, err
     assert "Traceback" not in err and "KeyboardInterrupt" not in err
     assert "Interrupted (Ctrl-C) during variant 1 of 5" in err
@@ -90,16 +109,33 @@ def test_one_ctrl_c_ends_compare_with_a_partial_matrix(tmp_path):
     assert "hwcheck compare" in out and " hw " in out and "kip320" not in out
     assert not left, "worker processes outlived the command"
     assert (tmp_path / "cmp" / "hw" / "summary.json").exists()
-    assert err.strip().splitlines()[-1] == ("Resume with: the same hwcheck compare command "
-                                            "and --resume cmp/checkpoint")
+    assert err.strip().splitlines()[-1] == (
+        "Resume with: the same hwcheck compare command and --resume cmp/checkpoint"
+    )
     assert (tmp_path / "cmp" / "checkpoint" / "hw" / "checkpoint.json").exists()
 
 
 def test_one_ctrl_c_ends_gate_and_lists_the_checks_not_run(tmp_path):
     (tmp_path / "gate.toml").write_text(SLOW_GATE)
     code, out, err, left = interrupt_after(
-        ["gate", "--config", "gate.toml", "--core", "reference", "--workers", "2",
-         "--junit-xml", "j.xml", "--no-progress", "--out", "g", "--update"], 8, tmp_path)
+        [
+            "gate",
+            "--config",
+            "gate.toml",
+            "--core",
+            "reference",
+            "--workers",
+            "2",
+            "--junit-xml",
+            "j.xml",
+            "--no-progress",
+            "--out",
+            "g",
+            "--update",
+        ],
+        8,
+        tmp_path,
+    )
     assert code == 3, err
     assert "hwcheck-gate.lock not updated: interrupted" in err
     assert not (tmp_path / "hwcheck-gate.lock").exists()
@@ -113,11 +149,26 @@ def test_one_ctrl_c_ends_gate_and_lists_the_checks_not_run(tmp_path):
 
 def test_one_ctrl_c_ends_explore_on_workers_without_tracebacks(tmp_path):
     code, out, err, left = interrupt_after(
-        ["explore", "--replicas", "3", "--core", "reference", "--workers", "2", "--no-progress",
-         "--out", "x"], 12, tmp_path)
+        [
+            "explore",
+            "--replicas",
+            "3",
+            "--core",
+            "reference",
+            "--workers",
+            "2",
+            "--no-progress",
+            "--out",
+            "x",
+        ],
+        12,
+        tmp_path,
+    )
     assert code == 3
-    assert err.strip().splitlines() == ["Interrupted (Ctrl-C): the results below are partial.",
-                                        "Resume with: hwcheck explore --resume x/checkpoint"]
+    assert err.strip().splitlines() == [
+        "Interrupted (Ctrl-C): the results below are partial.",
+        "Resume with: hwcheck explore --resume x/checkpoint",
+    ]
     assert "INCOMPLETE" in out and "interrupted (Ctrl-C)" in out
     assert not left
     saved = json.loads((tmp_path / "x" / "checkpoint" / "checkpoint.json").read_text())
@@ -127,11 +178,26 @@ def test_one_ctrl_c_ends_explore_on_workers_without_tracebacks(tmp_path):
 def test_one_ctrl_c_ends_explore_on_the_compiled_core(tmp_path):
     """Two threads in C; Ctrl-C lands between two slices of a level and ends the run."""
     code, out, err, left = interrupt_after(
-        ["explore", "--replicas", "4", "--max-records", "3", "--workers", "2", "--no-progress",
-         "--out", "x"], 6, tmp_path)
+        [
+            "explore",
+            "--replicas",
+            "4",
+            "--max-records",
+            "3",
+            "--workers",
+            "2",
+            "--no-progress",
+            "--out",
+            "x",
+        ],
+        6,
+        tmp_path,
+    )
     assert code == 3, err
-    assert err.strip().endswith("Interrupted (Ctrl-C): the results below are partial.\n"
-                                "Resume with: hwcheck explore --resume x/checkpoint")
+    assert err.strip().endswith(
+        "Interrupted (Ctrl-C): the results below are partial.\n"
+        "Resume with: hwcheck explore --resume x/checkpoint"
+    )
     assert "INCOMPLETE" in out and "interrupted (Ctrl-C)" in out and "compiled" in out
     assert not left
     saved = json.loads((tmp_path / "x" / "checkpoint" / "checkpoint.json").read_text())
@@ -176,16 +242,18 @@ truncation = "kip320"
 replicas = 2
 expect = "holds"
 """)
-    code, drawn = read_terminal(["gate", "--config", "gate.toml", "--core", "reference",
-                                 "--workers", "1"], tmp_path)
+    code, drawn = read_terminal(
+        ["gate", "--config", "gate.toml", "--core", "reference", "--workers", "1"], tmp_path
+    )
     assert code == 0, drawn
     assert "check 1 of 2: hw r2" in drawn and "check 2 of 2: kip320 r2" in drawn
     assert "states/s" in drawn and "ETA" in drawn
 
 
 def test_compare_shows_which_variant_runs(tmp_path):
-    code, drawn = read_terminal(["compare", "--replicas", "1", "--workers", "1", "--out", "c"],
-                                tmp_path)
+    code, drawn = read_terminal(
+        ["compare", "--replicas", "1", "--workers", "1", "--out", "c"], tmp_path
+    )
     assert code == 0, drawn
     for index, variant in enumerate(("hw", "kip101", "kip279", "kip320", "kip966"), 1):
         assert f"variant {index} of 5: {variant}" in drawn
@@ -194,9 +262,14 @@ def test_compare_shows_which_variant_runs(tmp_path):
 def test_one_ctrl_c_ends_the_zoo_script_with_its_rows_so_far():
     """``python -m checker.commands.gallery --zoo``: the engine turns Ctrl-C into a partial result,
     which must end the script, not only the search it was in (then exit 3)."""
-    proc = subprocess.Popen([*python_m("checker.commands.gallery"), "--zoo"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True, cwd=Path(__file__).resolve().parent.parent)
+    proc = subprocess.Popen(
+        [*python_m("checker.commands.gallery"), "--zoo"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        cwd=Path(__file__).resolve().parent.parent,
+    )
     time.sleep(8)  # the first three fixes take about 4 s; KIP-320's takes over a minute
     os.killpg(proc.pid, signal.SIGINT)
     out, err = proc.communicate(timeout=60)
@@ -205,14 +278,19 @@ def test_one_ctrl_c_ends_the_zoo_script_with_its_rows_so_far():
     assert "| KAFKA-1211 | hw-truncation-loss |" in out and "last-replica-standing" not in out
 
 
-def signal_parent_after(args: list[str], seconds: float, tmp: Path, sig: int,
-                        wait: float = 60.0):
+def signal_parent_after(args: list[str], seconds: float, tmp: Path, sig: int, wait: float = 60.0):
     """Run hwcheck ``args``, send ``sig`` to the hwcheck process alone (as ``kill`` does, not
     to its group) after ``seconds``; return ``(exit code, stdout, stderr, processes of the
     family alive 10 s after the exit)``."""
-    proc = subprocess.Popen([*HWCHECK, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, start_new_session=True, cwd=tmp,
-                            env={**os.environ, "COLUMNS": "200", "TMPDIR": str(tmp)})
+    proc = subprocess.Popen(
+        [*HWCHECK, *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        cwd=tmp,
+        env={**os.environ, "COLUMNS": "200", "TMPDIR": str(tmp)},
+    )
     time.sleep(seconds)
     family = descendants(proc.pid)
     assert family, "the command started no worker: the test proves nothing"
@@ -229,42 +307,102 @@ def signal_parent_after(args: list[str], seconds: float, tmp: Path, sig: int,
 
 def test_sigterm_ends_explore_on_workers_as_one_ctrl_c(tmp_path):
     code, out, err, left = signal_parent_after(
-        ["explore", "--replicas", "3", "--core", "reference", "--workers", "2", "--no-progress",
-         "--out", "x"], 10, tmp_path, signal.SIGTERM)
+        [
+            "explore",
+            "--replicas",
+            "3",
+            "--core",
+            "reference",
+            "--workers",
+            "2",
+            "--no-progress",
+            "--out",
+            "x",
+        ],
+        10,
+        tmp_path,
+        signal.SIGTERM,
+    )
     assert code == 3, err
-    assert err.strip().endswith("Interrupted (SIGTERM): the results below are partial.\n"
-                                "Resume with: hwcheck explore --resume x/checkpoint")
+    assert err.strip().endswith(
+        "Interrupted (SIGTERM): the results below are partial.\n"
+        "Resume with: hwcheck explore --resume x/checkpoint"
+    )
     assert "INCOMPLETE" in out and "Traceback" not in err
     assert not left, "worker processes outlived the command"
 
 
 def test_sigterm_ends_compare_and_gate_on_workers(tmp_path):
     code, _, err, left = signal_parent_after(
-        ["compare", "--replicas", "3", "--core", "reference", "--workers", "2", "--no-progress",
-         "--out", "cmp"], 8, tmp_path, signal.SIGTERM)
+        [
+            "compare",
+            "--replicas",
+            "3",
+            "--core",
+            "reference",
+            "--workers",
+            "2",
+            "--no-progress",
+            "--out",
+            "cmp",
+        ],
+        8,
+        tmp_path,
+        signal.SIGTERM,
+    )
     assert code == 3, err
     assert "Interrupted (SIGTERM) during variant 1 of 5" in err and "Traceback" not in err
     assert err.strip().splitlines()[-1].startswith("Resume with: the same hwcheck compare")
     assert not left
     (tmp_path / "gate.toml").write_text(SLOW_GATE)
     code, _, err, left = signal_parent_after(
-        ["gate", "--config", "gate.toml", "--core", "reference", "--workers", "2",
-         "--no-progress", "--out", "g"], 8, tmp_path, signal.SIGTERM)
+        [
+            "gate",
+            "--config",
+            "gate.toml",
+            "--core",
+            "reference",
+            "--workers",
+            "2",
+            "--no-progress",
+            "--out",
+            "g",
+        ],
+        8,
+        tmp_path,
+        signal.SIGTERM,
+    )
     assert code == 3, err
     assert "Interrupted (SIGTERM) during check 1 of 2" in err and "Traceback" not in err
-    assert err.strip().splitlines()[-1] == ("Resume with: the same hwcheck gate command and "
-                                            "--resume g/checkpoint")
+    assert err.strip().splitlines()[-1] == (
+        "Resume with: the same hwcheck gate command and --resume g/checkpoint"
+    )
     assert not left
 
 
 def test_sigterm_ends_simulate_on_workers(tmp_path):
     code, out, err, left = signal_parent_after(
-        ["simulate", "--replicas", "3", "--walks", "10000000", "--workers", "2",
-         "--no-progress", "--out", "s"], 8, tmp_path, signal.SIGTERM)
+        [
+            "simulate",
+            "--replicas",
+            "3",
+            "--walks",
+            "10000000",
+            "--workers",
+            "2",
+            "--no-progress",
+            "--out",
+            "s",
+        ],
+        8,
+        tmp_path,
+        signal.SIGTERM,
+    )
     assert code == 3, err
     assert "Interrupted (SIGTERM): the results below are partial:" in err
-    assert err.strip().splitlines()[-1] == ("Resume with: the same hwcheck simulate command "
-                                            "and --resume s/checkpoint")
+    assert err.strip().splitlines()[-1] == (
+        "Resume with: the same hwcheck simulate command and --resume s/checkpoint"
+    )
     assert "INCOMPLETE" in out and "Traceback" not in err
     assert not left
 
@@ -272,7 +410,21 @@ def test_sigterm_ends_simulate_on_workers(tmp_path):
 def test_a_killed_command_leaves_no_worker(tmp_path):
     """SIGKILL cannot be caught: the workers notice their parent's death themselves."""
     code, _, _, left = signal_parent_after(
-        ["simulate", "--replicas", "3", "--walks", "10000000", "--workers", "2",
-         "--no-progress", "--out", "s"], 8, tmp_path, signal.SIGKILL)
+        [
+            "simulate",
+            "--replicas",
+            "3",
+            "--walks",
+            "10000000",
+            "--workers",
+            "2",
+            "--no-progress",
+            "--out",
+            "s",
+        ],
+        8,
+        tmp_path,
+        signal.SIGKILL,
+    )
     assert code == -signal.SIGKILL
     assert not left, "workers outlived their killed parent"

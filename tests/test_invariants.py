@@ -4,8 +4,8 @@ from conftest import holds, kafka, props_of
 from test_actions import rep, state
 
 SPEC = kafka(replicas=2)
-A, B = (0, 0), (1, 0)          # records m0, m1 of epoch 0
-C = (2, 1)                     # record m2 of epoch 1
+A, B = (0, 0), (1, 0)  # records m0, m1 of epoch 0
+C = (2, 1)  # record m2 of epoch 1
 LEAD0 = (0, 0, (0, 1))
 FOLLOW0 = (0, 0, (0, 1))
 
@@ -40,16 +40,16 @@ def test_no_divergence_only_below_both_hws():
 
 
 def test_weak_and_strong_isr():
-    ok = state([rep(log=[A, B], hw=2, view=LEAD0, remote=(-1, 2)),
-                rep(log=[A, B], view=FOLLOW0)])
+    ok = state([rep(log=[A, B], hw=2, view=LEAD0, remote=(-1, 2)), rep(log=[A, B], view=FOLLOW0)])
     assert holds(SPEC, "WeakIsr", ok) and holds(SPEC, "StrongIsr", ok)
     # leader's cached ISR is {0}; the controller's ISR still has 1, which lacks m1
-    cached_small = state([rep(log=[A, B], hw=2, view=(0, 0, (0,)), remote=(-1, 1)),
-                          rep(log=[A], view=FOLLOW0)], controller=(0, 0, (0, 1)))
+    cached_small = state(
+        [rep(log=[A, B], hw=2, view=(0, 0, (0,)), remote=(-1, 1)), rep(log=[A], view=FOLLOW0)],
+        controller=(0, 0, (0, 1)),
+    )
     assert holds(SPEC, "WeakIsr", cached_small)
     assert not holds(SPEC, "StrongIsr", cached_small)
-    both = state([rep(log=[A, B], hw=2, view=LEAD0, remote=(-1, 1)),
-                  rep(log=[A], view=FOLLOW0)])
+    both = state([rep(log=[A, B], hw=2, view=LEAD0, remote=(-1, 1)), rep(log=[A], view=FOLLOW0)])
     assert not holds(SPEC, "WeakIsr", both) and not holds(SPEC, "StrongIsr", both)
     # a replica that does not presume leadership constrains nothing
     assert holds(SPEC, "StrongIsr", state([rep(log=[A, B], hw=2), rep(log=[])]))
@@ -60,8 +60,7 @@ def test_epoch_monotonic_is_a_transition_property():
     before = state([rep(log=[C], view=(0, 1, (0, 1))), rep(view=(0, 1, (0, 1)))])
     went_back = state([rep(log=[C], view=(0, 0, (0, 1))), before[0][1]])
     assert not prop.predicate(before, None, went_back)
-    assert "replica 0's leader epoch went back from 1 to 0" in prop.explain(before, None,
-                                                                           went_back)
+    assert "replica 0's leader epoch went back from 1 to 0" in prop.explain(before, None, went_back)
     crashed = state([rep(log=[C], alive=False), before[0][1]])
     assert prop.predicate(before, None, crashed)
     controller_back = state(before[0], controller=(-1, None, (0, 1)))

@@ -32,10 +32,11 @@ def test_strict_min_isr_holds_the_hw_while_the_isr_is_below_min_isr():
     s = state([rep(log=[(0, 0)], view=LEADER, remote=(-1, 0)), rep(view=FOLLOWER)])
     loose = moves(kafka(replicas=2, min_isr=2), s, "ShrinkIsr")["ShrinkIsr(leader=0, follower=1)"]
     assert loose[0][0][1] == 1
-    strict = moves(kafka(replicas=2, min_isr=2, with_mechanisms=("strict-min-isr",)), s,
-                   "ShrinkIsr")["ShrinkIsr(leader=0, follower=1)"]
+    strict = moves(
+        kafka(replicas=2, min_isr=2, with_mechanisms=("strict-min-isr",)), s, "ShrinkIsr"
+    )["ShrinkIsr(leader=0, follower=1)"]
     assert strict[0][0][1] == 0
-    assert strict[3][2] == ()                     # nothing committed
+    assert strict[3][2] == ()  # nothing committed
 
 
 # -- the ELR ----------------------------------------------------------------------------------
@@ -48,8 +49,13 @@ def test_members_dropped_below_min_isr_join_the_elr_and_leave_it_on_return():
 
 
 def test_the_controller_shrink_below_min_isr_puts_the_crashed_member_in_the_elr():
-    s = elr_state([rep(log=[(0, 0)], hw=1, view=LEADER, remote=(-1, 1)),
-                   rep(log=[(0, 0)], hw=1, alive=False)], (0, 0, (0, 1), ()))
+    s = elr_state(
+        [
+            rep(log=[(0, 0)], hw=1, view=LEADER, remote=(-1, 1)),
+            rep(log=[(0, 0)], hw=1, alive=False),
+        ],
+        (0, 0, (0, 1), ()),
+    )
     after = moves(kafka(replicas=2, **KIP966), s, "ControllerShrinkIsr")
     assert after["ControllerShrinkIsr(replica=1)"][1] == (1, 0, (0,), (1,))
 
@@ -61,26 +67,37 @@ def test_elect_takes_a_live_elr_member_only_when_no_isr_member_is_live():
     down = rep(log=[(0, 0)], hw=1, alive=False)
     up = rep(log=[(0, 0)], hw=1)
     s = elr_state([down, up, rep()], (0, 0, (0,), (1,)), ((0, 0, (0,)),))
-    assert list(moves(spec, s, "Elect")) == ["Elect(leader=1)"]   # 2 is in neither
+    assert list(moves(spec, s, "Elect")) == ["Elect(leader=1)"]  # 2 is in neither
     assert moves(spec, s, "Elect")["Elect(leader=1)"][1:3] == (
-        (1, 1, (1,), (0,)), ((0, 0, (0,)), (1, 1, (1,))))
+        (1, 1, (1,), (0,)),
+        ((0, 0, (0,)), (1, 1, (1,))),
+    )
     isr_live = elr_state([down, up, rep()], (0, 0, (0, 2), (1,)), ((0, 0, (0, 2)),))
     assert list(moves(spec, isr_live, "Elect")) == ["Elect(leader=2)"]
     without_elr = kafka(replicas=3, max_epoch=2, truncation="kip320", min_isr=2)
-    assert moves(without_elr, state([down, up, rep()], (0, 0, (0,)), ((0, 0, (0,)),)),
-                 "Elect") == {}
+    assert (
+        moves(without_elr, state([down, up, rep()], (0, 0, (0,)), ((0, 0, (0,)),)), "Elect") == {}
+    )
 
 
 def test_an_unclean_shutdown_fences_the_replica_out_of_isr_and_elr():
     spec = kafka(replicas=2, max_unclean_shutdowns=1, **KIP966)
-    s = durable(elr_state([rep(log=[(0, 0)], hw=1, view=(0, 0, (0, 1)), remote=(-1, 1)),
-                           rep(log=[(0, 0)], hw=1, view=FOLLOWER)], (0, 0, (0, 1), ())), (0, 0))
+    s = durable(
+        elr_state(
+            [
+                rep(log=[(0, 0)], hw=1, view=(0, 0, (0, 1)), remote=(-1, 1)),
+                rep(log=[(0, 0)], hw=1, view=FOLLOWER),
+            ],
+            (0, 0, (0, 1), ()),
+        ),
+        (0, 0),
+    )
     after = moves(spec, s, "UncleanShutdown")
     leader_gone = after["UncleanShutdown(replica=0)"]
-    assert leader_gone[1] == (0, None, (1,), ())            # no leader, no new epoch
-    assert leader_gone[2] == ((0, None, (1,)),)            # the latest LeaderAndIsr rewritten
+    assert leader_gone[1] == (0, None, (1,), ())  # no leader, no new epoch
+    assert leader_gone[2] == ((0, None, (1,)),)  # the latest LeaderAndIsr rewritten
     follower_gone = after["UncleanShutdown(replica=1)"]
-    assert follower_gone[1] == (0, 0, (0,), ())             # not put in the ELR
+    assert follower_gone[1] == (0, 0, (0,), ())  # not put in the ELR
     assert follower_gone[2] == ((0, 0, (0,)),)
     assert follower_gone[0][0][3:] == ((0, 0, (0,)), (-1, -1))  # the leader's view and LEOs
 
@@ -90,10 +107,18 @@ def test_a_leader_that_learned_of_the_fencing_cannot_add_the_fenced_replica_back
     1 in its own ISR after the controller fenced 1, so adding 2 wrote {0, 1, 2} back and 1,
     with an empty log, won the next election. The leader's view now follows the controller."""
     spec = kafka(replicas=3, max_unclean_shutdowns=1, **KIP966)
-    s = durable(elr_state([rep(log=[(0, 0)], hw=1, view=(0, 0, (0, 1)), remote=(-1, 1, 1)),
-                           rep(log=[(0, 0)], view=(0, 0, (0, 1))),
-                           rep(log=[(0, 0)], hw=1, view=(0, 0, (0, 1)))],
-                          (0, 0, (0, 1), ()), ((0, 0, (0, 1)),)), (0, 0, 0))
+    s = durable(
+        elr_state(
+            [
+                rep(log=[(0, 0)], hw=1, view=(0, 0, (0, 1)), remote=(-1, 1, 1)),
+                rep(log=[(0, 0)], view=(0, 0, (0, 1))),
+                rep(log=[(0, 0)], hw=1, view=(0, 0, (0, 1))),
+            ],
+            (0, 0, (0, 1), ()),
+            ((0, 0, (0, 1)),),
+        ),
+        (0, 0, 0),
+    )
     fenced = moves(spec, s, "UncleanShutdown")["UncleanShutdown(replica=1)"]
     assert fenced[0][0][3] == (0, 0, (0,))
     expanded = moves(spec, fenced, "ExpandIsr")["ExpandIsr(leader=0, follower=2)"]
@@ -102,8 +127,15 @@ def test_a_leader_that_learned_of_the_fencing_cannot_add_the_fenced_replica_back
 
 def test_without_elr_an_unclean_shutdown_changes_nothing_on_the_controller():
     spec = kafka(replicas=2, max_unclean_shutdowns=1, min_isr=2)
-    s = durable(state([rep(log=[(0, 0)], hw=1, view=LEADER, remote=(-1, 1)),
-                       rep(log=[(0, 0)], hw=1, view=FOLLOWER)]), (0, 0))
+    s = durable(
+        state(
+            [
+                rep(log=[(0, 0)], hw=1, view=LEADER, remote=(-1, 1)),
+                rep(log=[(0, 0)], hw=1, view=FOLLOWER),
+            ]
+        ),
+        (0, 0),
+    )
     gone = moves(spec, s, "UncleanShutdown")["UncleanShutdown(replica=1)"]
     assert gone[1:3] == s[1:3]
     assert gone[0][0][4] == (-1, -1)  # KIP-903's broker epoch: the leader forgets 1's LEO
@@ -111,13 +143,18 @@ def test_without_elr_an_unclean_shutdown_changes_nothing_on_the_controller():
 
 def test_unclean_recovery_elects_the_longest_log_and_replaces_unclean_election():
     spec = kafka(replicas=3, max_epoch=2, unclean_election=True, **KIP966)
-    s = elr_state([rep(log=[(0, 0)], hw=1, alive=False), rep(log=[(0, 0)]), rep()],
-                  (0, 0, (0,), ()), ((0, 0, (0,)),))
+    s = elr_state(
+        [rep(log=[(0, 0)], hw=1, alive=False), rep(log=[(0, 0)]), rep()],
+        (0, 0, (0,), ()),
+        ((0, 0, (0,)),),
+    )
     assert list(moves(spec, s, "UncleanRecovery")) == ["UncleanRecovery(leader=1)"]
     assert moves(spec, s, "UncleanElect") == {}
     old = kafka(replicas=3, max_epoch=2, unclean_election=True, min_isr=2)
-    assert sorted(moves(old, state(s[0], (0, 0, (0,)), s[2]), "UncleanElect")) \
-        == ["UncleanElect(leader=1)", "UncleanElect(leader=2)"]
+    assert sorted(moves(old, state(s[0], (0, 0, (0,)), s[2]), "UncleanElect")) == [
+        "UncleanElect(leader=1)",
+        "UncleanElect(leader=2)",
+    ]
 
 
 def test_symmetry_renames_the_elr():
@@ -126,20 +163,24 @@ def test_symmetry_renames_the_elr():
 
 
 # -- verdicts: each switch is needed ----------------------------------------------------------
-@pytest.mark.parametrize(("variant", "loss"), [
-    ({"truncation": "kip320"}, 6),
-    ({"truncation": "kip966", "without_mechanisms": ("elr",)}, 8),
-    ({"truncation": "kip966", "without_mechanisms": ("strict-min-isr",)}, 6),
-    ({"truncation": "kip966"}, None),
-])
+@pytest.mark.parametrize(
+    ("variant", "loss"),
+    [
+        ({"truncation": "kip320"}, 6),
+        ({"truncation": "kip966", "without_mechanisms": ("elr",)}, 8),
+        ({"truncation": "kip966", "without_mechanisms": ("strict-min-isr",)}, 6),
+        ({"truncation": "kip966"}, None),
+    ],
+)
 def test_last_replica_standing_needs_both_kip966_mechanisms(variant, loss):
     """2 replicas, 1 record, epoch 2, 1 crash, 1 unclean shutdown, min.insync.replicas 2.
     kip320: the leader, alone in the ISR, commits m0 and loses it in a power loss (6 states).
     Strict min ISR alone: m0 is committed on both, the leader loses it and leads again with
     an empty log (8). ELR alone: as kip320, and the fenced leader leaves no copy (6).
     Both: holds."""
-    spec = kafka(replicas=2, max_records=1, max_epoch=2, min_isr=2, max_unclean_shutdowns=1,
-                 **variant)
+    spec = kafka(
+        replicas=2, max_records=1, max_epoch=2, min_isr=2, max_unclean_shutdowns=1, **variant
+    )
     result = check(spec, "NoCommittedLoss")
     assert [v.length for v in result.violations] == ([] if loss is None else [loss])
 
@@ -148,8 +189,9 @@ def test_kip966_tolerates_no_unclean_shutdown_at_min_isr_1():
     """KIP-966 promises MinISR-1 tolerance: with min.insync.replicas 1 a power loss of the
     last ISR member still loses a committed record (the partition is left with no leader
     and no copy: 6 states)."""
-    spec = kafka(replicas=2, max_records=1, max_crashes=0, max_unclean_shutdowns=1,
-                 truncation="kip966")
+    spec = kafka(
+        replicas=2, max_records=1, max_crashes=0, max_unclean_shutdowns=1, truncation="kip966"
+    )
     assert [v.length for v in check(spec, "NoCommittedLoss").violations] == [6]
 
 
@@ -164,5 +206,8 @@ def test_kip966_counts_match_an_independent_count_and_are_symmetric():
 def test_kip966_adds_no_state_when_nothing_drops_below_min_isr():
     """At min.insync.replicas 1 with durable logs no ISR falls below min ISR and nothing is
     fenced: kip966 reaches exactly kip320's 4,230 states."""
-    assert explore(kafka(replicas=2, truncation="kip966"), [], symmetry=False).stats.distinct \
-        == explore(kafka(replicas=2), [], symmetry=False).stats.distinct == 4_230
+    assert (
+        explore(kafka(replicas=2, truncation="kip966"), [], symmetry=False).stats.distinct
+        == explore(kafka(replicas=2), [], symmetry=False).stats.distinct
+        == 4_230
+    )

@@ -13,12 +13,15 @@ from checker.fingerprint import collision_probability, fingerprint, fp_hex
 from checker.model import Label
 
 names = st.from_regex(r"[a-z][a-z_]{0,8}", fullmatch=True).filter(
-    lambda name: not keyword.iskeyword(name))  # argument names are Python identifiers
+    lambda name: not keyword.iskeyword(name)
+)  # argument names are Python identifiers
 values = st.one_of(st.integers(-5, 10**6), st.none(), st.booleans())
 
 
-@given(st.from_regex(r"[A-Z][A-Za-z]{0,12}", fullmatch=True),
-       st.lists(st.tuples(names, values), max_size=4, unique_by=lambda kv: kv[0]))
+@given(
+    st.from_regex(r"[A-Z][A-Za-z]{0,12}", fullmatch=True),
+    st.lists(st.tuples(names, values), max_size=4, unique_by=lambda kv: kv[0]),
+)
 def test_label_round_trip(action, args):
     label = Label(action, tuple(args))
     assert Label.parse(str(label)) == label
@@ -50,13 +53,13 @@ def test_fingerprint_is_a_fixed_value():
 
 
 def test_fingerprint_independent_of_hash_seed():
-    code = ("from checker.fingerprint import fingerprint; "
-            f"print(fingerprint({STATE!r}))")
+    code = f"from checker.fingerprint import fingerprint; print(fingerprint({STATE!r}))"
     outputs = set()
     for seed in ("0", "1", "12345"):
         env = dict(os.environ, PYTHONHASHSEED=seed)
-        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                             text=True, check=True).stdout.strip()
+        out = subprocess.run(
+            [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+        ).stdout.strip()
         outputs.add(int(out))
     assert outputs == {fingerprint(STATE)}
 

@@ -15,12 +15,11 @@ def test_last_epoch():
 
 
 def test_end_offset_for_epoch_follows_kip101():
-    assert end_offset_for_epoch(LOG, 2) == 4      # latest epoch: the LEO
-    assert end_offset_for_epoch(LOG, 0) == 2      # start of the next epoch the log has
-    assert end_offset_for_epoch(LOG, 1) == 2      # epoch 1 absent: start of epoch 2
-    assert end_offset_for_epoch(LOG, 3) is None   # newer than anything: no answer
-    assert end_offset_for_epoch((), 0) is None    # empty log never answers
-
+    assert end_offset_for_epoch(LOG, 2) == 4  # latest epoch: the LEO
+    assert end_offset_for_epoch(LOG, 0) == 2  # start of the next epoch the log has
+    assert end_offset_for_epoch(LOG, 1) == 2  # epoch 1 absent: start of epoch 2
+    assert end_offset_for_epoch(LOG, 3) is None  # newer than anything: no answer
+    assert end_offset_for_epoch((), 0) is None  # empty log never answers
 
 
 def test_last_match_end_is_largest_match_not_prefix():

@@ -20,13 +20,13 @@ def test_loss_under_hw_truncation():
     states = play(spec, LOSS)
     after_fetches = states[8]
     assert after_fetches[0][0][1] == 2 and after_fetches[0][1][1] == 1  # A HW 2, B HW 1
-    assert states[11][0][1][0] == ((0, 0),)     # B truncated m1 away
+    assert states[11][0][1][0] == ((0, 0),)  # B truncated m1 away
     final = states[-1]
     assert final[0][0][0] == ((0, 0),) and final[0][1][0] == ((0, 0),)  # m1 gone from both
-    assert (1, 1) in final[3][2]                # ... although it was committed
+    assert (1, 1) in final[3][2]  # ... although it was committed
     assert not holds(spec, "NoCommittedLoss", final)
     first_bad = next(i for i, s in enumerate(states) if not holds(spec, "NoCommittedLoss", s))
-    assert LOSS[first_bad - 1] == "Elect(leader=1)"   # fails as soon as B is elected
+    assert LOSS[first_bad - 1] == "Elect(leader=1)"  # fails as soon as B is elected
 
 
 def test_divergence_under_hw_truncation():

@@ -55,7 +55,6 @@ def test_the_search_keeps_20_bytes_per_state():
     assert run.seen.depth == run.stats.depth
 
 
-
 def test_parents_given_as_rows_of_the_previous_level():
     """The compiled core names a parent by its row in the previous level's fingerprints (in
     the order they were given), which is the same chain as naming its fingerprint."""

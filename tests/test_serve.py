@@ -74,8 +74,12 @@ def test_labels_parse_without_spaces_and_a_bad_label_stops_the_walk(hw2):
 def test_enabled_actions_in_the_initial_state(hw2):
     enabled = hw2.enabled(hw2.walk([]))
     # two replicas may be elected, or crash; nothing else is enabled before an election
-    assert [a["label"] for a in enabled] == ["Elect(leader=0)", "Elect(leader=1)",
-                                             "Crash(replica=0)", "Crash(replica=1)"]
+    assert [a["label"] for a in enabled] == [
+        "Elect(leader=0)",
+        "Elect(leader=1)",
+        "Crash(replica=0)",
+        "Crash(replica=1)",
+    ]
     assert enabled[0]["summary"] == "The controller elects a live ISR member in a new epoch."
     assert enabled[1]["effect"] == "controller: epoch -1→0, leader None→1"
 
@@ -83,13 +87,15 @@ def test_enabled_actions_in_the_initial_state(hw2):
 def test_effects_of_the_loss_steps(hw2):
     views = hw2.walk(LOSS_PATH).views
     said = [effects.describe(a, b) for a, b in itertools.pairwise(views)]
-    assert said[2] == "replica 1: appends m0/e0, LEO 0→1"           # Produce(leader=1)
-    assert said[4] == "replica 0: appends m0/e0, LEO 0→1"           # first Fetch
+    assert said[2] == "replica 1: appends m0/e0, LEO 0→1"  # Produce(leader=1)
+    assert said[4] == "replica 0: appends m0/e0, LEO 0→1"  # first Fetch
     # second Fetch: the leader's HW passes m0; the follower learns it only next fetch
     assert said[5] == "replica 1: HW 0→1; commits m0 at offset 0"
-    assert said[6].startswith("replica 0: goes DOWN")               # Crash(replica=0)
-    assert said[9] == ("replica 0: no leader → follower of 1, epoch -1→0, truncates to offset "
-                       "0 (removes m0), LEO 1→0, ISR {}→{0,1}")
+    assert said[6].startswith("replica 0: goes DOWN")  # Crash(replica=0)
+    assert said[9] == (
+        "replica 0: no leader → follower of 1, epoch -1→0, truncates to offset "
+        "0 (removes m0), LEO 1→0, ISR {}→{0,1}"
+    )
 
 
 def test_tla_model_actions_have_summaries_without_their_signature():
@@ -165,8 +171,9 @@ def test_api_state_actions_step_and_check_follow_the_loss(server):
     state = server.get("/api/state", params={"step": LOSS_PATH}).json()
     assert state["number"] == 11 and state["fingerprint"] == LOSS["steps"][-1]["fingerprint"]
     assert state["view"] == LOSS["steps"][-1]["view"]
-    stepped = server.post("/api/step", json={"path": LOSS_PATH[:-1],
-                                             "action": LOSS_PATH[-1]}).json()
+    stepped = server.post(
+        "/api/step", json={"path": LOSS_PATH[:-1], "action": LOSS_PATH[-1]}
+    ).json()
     assert stepped == state
     actions = server.get("/api/actions", params={"step": LOSS_PATH[:-1]}).json()
     assert LOSS_PATH[-1] in [a["label"] for a in actions["enabled"]]
@@ -190,13 +197,20 @@ def test_api_jump_then_poll(server):
 def test_api_errors_are_one_json_message(server):
     bad = server.get("/api/state", params={"step": ["Elect(leader=1)", "Produce(leader=7)"]})
     assert bad.status_code == 400
-    assert bad.json() == {"error": "step 2: Produce(leader=7) is not enabled in state 2 of "
-                                   "this kafka model (hw); the path stops there"}
-    assert server.post("/api/step", json={"path": []}).json()["error"] == \
-        "field (top level): 'action' is a required property"
+    assert bad.json() == {
+        "error": "step 2: Produce(leader=7) is not enabled in state 2 of "
+        "this kafka model (hw); the path stops there"
+    }
+    assert (
+        server.post("/api/step", json={"path": []}).json()["error"]
+        == "field (top level): 'action' is a required property"
+    )
     assert server.post("/api/step", content=b"{not json").status_code == 400
-    assert server.post("/api/jump", json={"invariant": "Nope"}).json()["error"].startswith(
-        "no property 'Nope' here")
+    assert (
+        server.post("/api/jump", json={"invariant": "Nope"})
+        .json()["error"]
+        .startswith("no property 'Nope' here")
+    )
     assert server.get("/api/jump/999").status_code == 404
     assert server.get("/api/nothing").json()["error"].startswith("404 Not Found")
     assert server.post("/api/state").status_code == 405
@@ -226,8 +240,14 @@ def test_the_server_listens_on_loopback_only():
 
 # -- the command's errors -----------------------------------------------------------------------
 def hwcheck(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "checker.cli", *args], capture_output=True,
-                          text=True, cwd=ROOT, timeout=60, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "checker.cli", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+        check=False,
+    )
 
 
 def test_a_port_in_use_is_one_message_exit_5():
@@ -237,16 +257,20 @@ def test_a_port_in_use_is_one_message_exit_5():
         port = taken.getsockname()[1]
         done = hwcheck("serve", "--port", str(port))
     assert done.returncode == 5 and "Traceback" not in done.stderr
-    assert done.stderr.strip() == (f"Error: port {port} on 127.0.0.1 is in use (another hwcheck "
-                                   "serve?); choose another with --port N, or --port 0 for any "
-                                   "free port.")
+    assert done.stderr.strip() == (
+        f"Error: port {port} on 127.0.0.1 is in use (another hwcheck "
+        "serve?); choose another with --port N, or --port 0 for any "
+        "free port."
+    )
 
 
 def test_trace_errors(tmp_path):
     trace = GALLERY / "hw-truncation-loss" / "trace.json"
     mixed = hwcheck("serve", "--trace", str(trace), "--replicas", "3")
-    assert mixed.returncode == 2 and "--trace takes the model and bounds from the trace; drop " \
-        "--replicas" in mixed.stderr
+    assert (
+        mixed.returncode == 2
+        and "--trace takes the model and bounds from the trace; drop --replicas" in mixed.stderr
+    )
     other = dict(LOSS, steps=[dict(s) for s in LOSS["steps"]])
     other["steps"][4]["fingerprint"] = "0" * 16  # as another model version would
     changed = tmp_path / "other.json"
@@ -262,8 +286,11 @@ def test_serve_from_a_trace_prints_its_urls_and_serves_its_page():
         lines = [proc.stdout.readline() for _ in range(2)]
         assert lines[0].strip().startswith("the trace's last state: " + url + "/?step=")
         page = httpx.get(url + "/trace", timeout=30)
-        assert page.status_code == 200 and page.text.count("Branch here") == json.loads(
-            (GALLERY / "kip101-hole" / "trace.json").read_text())["length"]
+        assert (
+            page.status_code == 200
+            and page.text.count("Branch here")
+            == json.loads((GALLERY / "kip101-hole" / "trace.json").read_text())["length"]
+        )
     finally:
         code, err = stop_server(proc)
     assert code == 0 and "Traceback" not in err

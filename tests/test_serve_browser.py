@@ -17,7 +17,6 @@ from serving import GALLERY, LOSS, LOSS_PATH, LOSS_STORY, start_server, stop_ser
 require()
 
 
-
 @pytest.fixture(scope="module")
 def hw_server():
     proc, url = start_server("--replicas", "2", "--truncation", "hw", "--max-epoch", "1")
@@ -62,17 +61,25 @@ def test_click_through_the_hw_truncation_loss(browser, hw_server):
     assert number(page) == 11
     assert violations(page) == ["NoCommittedLoss", "NoAckedLoss", "WeakIsr", "StrongIsr"]
     loss = page.locator('.violation[data-property="NoCommittedLoss"]')
-    assert loss.locator(".why").inner_text().startswith(
-        "NoCommittedLoss violated: record m0 was committed at offset 0")
+    assert (
+        loss.locator(".why")
+        .inner_text()
+        .startswith("NoCommittedLoss violated: record m0 was committed at offset 0")
+    )
     story = loss.locator("details.story li").all_inner_texts()
     assert story == LOSS_STORY
-    assert page.locator("body").get_attribute("data-fingerprint") == \
-        LOSS["steps"][-1]["fingerprint"]
+    assert (
+        page.locator("body").get_attribute("data-fingerprint") == LOSS["steps"][-1]["fingerprint"]
+    )
     # the state is drawn as the trace page draws it: m0 struck through in replica 0's LEO box
     removed = page.locator(".replica").nth(1).locator(".cell.removed")
     assert removed.count() == 1 and "m0" in removed.inner_text()
     assert page.locator("#verdicts .violated").all_inner_texts() == [
-        "✗ NoCommittedLoss", "✗ NoAckedLoss", "✗ WeakIsr", "✗ StrongIsr"]
+        "✗ NoCommittedLoss",
+        "✗ NoAckedLoss",
+        "✗ WeakIsr",
+        "✗ StrongIsr",
+    ]
     shot(page, "loss")
     assert all(url.startswith(hw_server) for url in requests), "fetched outside the server"
     page.close()
@@ -106,7 +113,8 @@ def test_an_unknown_label_in_the_url(browser, hw_server):
     page, _ = new_page(browser, hw_server + "/?step=Elect(leader=1)&step=Produce(leader=5)")
     assert page.locator("#error").inner_text() == (
         "step 2: Produce(leader=5) is not enabled in state 2 of this kafka model (hw); the "
-        "path stops there")
+        "path stops there"
+    )
     assert number(page) == 2
     page.close()
 
@@ -138,8 +146,9 @@ def test_branch_from_a_gallery_trace(browser):
         assert page.locator("#trace-link").count() == 1
         # step off the trace: an action the trace did not take next
         taken = document["steps"][6]["action"]
-        other = next(a for a in page.locator("a.act").all()
-                     if a.get_attribute("data-label") != taken)
+        other = next(
+            a for a in page.locator("a.act").all() if a.get_attribute("data-label") != taken
+        )
         label = other.get_attribute("data-label")
         other.click()
         at(page, 7)

@@ -37,12 +37,30 @@ def recipe(names=(), **given):
 def comparable(result):
     """Everything a simulation found except timings and the engine's name."""
     batch = result.batch
-    return (result.status, result.reason, batch.walks, batch.steps, batch.distinct,
-            batch.ends, batch.lengths, batch.actions, sorted(batch.guards), batch.first,
-            batch.violating,
-            [(s.violation.prop.name, s.walk, s.loops, s.deletion, s.search,
-              [(str(step.label), step.fingerprint) for step in s.violation.trace])
-             for s in result.shrunk])
+    return (
+        result.status,
+        result.reason,
+        batch.walks,
+        batch.steps,
+        batch.distinct,
+        batch.ends,
+        batch.lengths,
+        batch.actions,
+        sorted(batch.guards),
+        batch.first,
+        batch.violating,
+        [
+            (
+                s.violation.prop.name,
+                s.walk,
+                s.loops,
+                s.deletion,
+                s.search,
+                [(str(step.label), step.fingerprint) for step in s.violation.trace],
+            )
+            for s in result.shrunk
+        ],
+    )
 
 
 def test_hw_loss_is_found_and_shrunk_to_near_the_shortest_counterexample():
@@ -86,10 +104,25 @@ def test_batches_merged_in_order_equal_one_batch():
     whole = run_batch(spec, props, plan, 0, 60)
     parts = run_batch(spec, props, plan, 0, 25)
     parts.merge(run_batch(spec, props, plan, 25, 35))
-    assert (whole.walks, whole.steps, whole.ends, whole.lengths, whole.actions, whole.first,
-            whole.violating, whole.distinct) == (parts.walks, parts.steps, parts.ends,
-                                                 parts.lengths, parts.actions, parts.first,
-                                                 parts.violating, parts.distinct)
+    assert (
+        whole.walks,
+        whole.steps,
+        whole.ends,
+        whole.lengths,
+        whole.actions,
+        whole.first,
+        whole.violating,
+        whole.distinct,
+    ) == (
+        parts.walks,
+        parts.steps,
+        parts.ends,
+        parts.lengths,
+        parts.actions,
+        parts.first,
+        parts.violating,
+        parts.distinct,
+    )
 
 
 def test_weight_zero_never_takes_the_action():
@@ -100,8 +133,12 @@ def test_weight_zero_never_takes_the_action():
 
 
 def test_kip320_with_four_replicas_and_large_bounds_has_no_violation_in_300_walks():
-    result = simulate(recipe(replicas=4, truncation="kip320", **BIG), WalkPlan(seed=0, depth=50),
-                      walks=300, workers=2)
+    result = simulate(
+        recipe(replicas=4, truncation="kip320", **BIG),
+        WalkPlan(seed=0, depth=50),
+        walks=300,
+        workers=2,
+    )
     assert result.status == "none found" and result.exit_code == 0
     assert result.batch.walks == 300 and result.unreached == []
 
@@ -135,7 +172,7 @@ def test_deletion_leaves_every_step_needed():
     minimal = delete_blocks(spec, prop, walk)
     assert violates_at(spec, prop, minimal) == len(minimal) + 1
     for index in range(len(minimal)):  # 1-minimal: no single step can go
-        assert violates_at(spec, prop, minimal[:index] + minimal[index + 1:]) is None
+        assert violates_at(spec, prop, minimal[:index] + minimal[index + 1 :]) is None
 
 
 def test_shrink_refuses_a_walk_that_does_not_violate():
@@ -150,9 +187,29 @@ def invoke(*args):
 
 def test_cli_writes_a_shrunk_trace_that_replay_accepts(tmp_path):
     out = tmp_path / "sim"
-    run = invoke("simulate", "--replicas", "2", "--truncation", "hw", "--max-records", "2",
-                 "--max-epoch", "3", "--max-crashes", "2", "--invariant", "NoCommittedLoss",
-                 "--walks", "1000", "--seed", "0", "--workers", "1", "--out", str(out))
+    run = invoke(
+        "simulate",
+        "--replicas",
+        "2",
+        "--truncation",
+        "hw",
+        "--max-records",
+        "2",
+        "--max-epoch",
+        "3",
+        "--max-crashes",
+        "2",
+        "--invariant",
+        "NoCommittedLoss",
+        "--walks",
+        "1000",
+        "--seed",
+        "0",
+        "--workers",
+        "1",
+        "--out",
+        str(out),
+    )
     assert run.exit_code == 12, run.output
     assert "found by walk" in run.output and "NoCommittedLoss violated (11 states)" in run.output
     summary = json.loads((out / "summary.json").read_text())
@@ -168,33 +225,67 @@ def test_cli_writes_a_shrunk_trace_that_replay_accepts(tmp_path):
 
 
 def test_cli_says_simulation_proves_nothing_and_exits_0(tmp_path):
-    run = invoke("simulate", "--replicas", "3", "--walks", "40", "--workers", "1",
-                 "--out", str(tmp_path / "s"))
+    run = invoke(
+        "simulate",
+        "--replicas",
+        "3",
+        "--walks",
+        "40",
+        "--workers",
+        "1",
+        "--out",
+        str(tmp_path / "s"),
+    )
     assert run.exit_code == 0, run.output
     assert "NONE FOUND" in run.output and "it proves nothing" in " ".join(run.output.split())
-    as_json = invoke("simulate", "--replicas", "3", "--walks", "40", "--workers", "1", "--json",
-                     "--out", str(tmp_path / "j"))
+    as_json = invoke(
+        "simulate",
+        "--replicas",
+        "3",
+        "--walks",
+        "40",
+        "--workers",
+        "1",
+        "--json",
+        "--out",
+        str(tmp_path / "j"),
+    )
     summary = json.loads(as_json.output)
     assert summary["stats"]["walks"] == 40 and summary["exit_code"] == 0
     assert summary["config"]["max_records"] == 4  # simulate's larger default bounds
 
 
-@pytest.mark.parametrize("args, words", [
-    (["--weight", "Teleport=2"], "no action 'Teleport'"),
-    (["--weight", "Crash=-1"], "is not ACTION=WEIGHT"),
-    (["--replicas", "8"], "1<=x<=7"),
-    (["--invariant", "NoSuchProp"], "unknown property 'NoSuchProp'"),
-    (["--partitions", "2"], "--partitions applies only to --engine spark"),
-    (["--model", "tla", "--replicas", "6"], "--replicas must be between 1 and 5"),
-])
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["--weight", "Teleport=2"], "no action 'Teleport'"),
+        (["--weight", "Crash=-1"], "is not ACTION=WEIGHT"),
+        (["--replicas", "8"], "1<=x<=7"),
+        (["--invariant", "NoSuchProp"], "unknown property 'NoSuchProp'"),
+        (["--partitions", "2"], "--partitions applies only to --engine spark"),
+        (["--model", "tla", "--replicas", "6"], "--replicas must be between 1 and 5"),
+    ],
+)
 def test_cli_usage_errors_are_one_message_exit_2(args, words):
     run = invoke("simulate", "--walks", "5", *args)
     assert run.exit_code == 2 and words in run.output and "Traceback" not in run.output
 
 
 def test_seven_replicas_walk(tmp_path):
-    run = invoke("simulate", "--replicas", "7", "--walks", "20", "--depth", "30", "--workers",
-                 "1", "--json", "--out", str(tmp_path / "r7"))
+    run = invoke(
+        "simulate",
+        "--replicas",
+        "7",
+        "--walks",
+        "20",
+        "--depth",
+        "30",
+        "--workers",
+        "1",
+        "--json",
+        "--out",
+        str(tmp_path / "r7"),
+    )
     assert run.exit_code == 0, run.output
     assert json.loads(run.output)["config"]["replicas"] == 7
 
@@ -228,15 +319,24 @@ def test_gate_simulate_checks_pass_and_a_missing_violation_fails(tmp_path):
     assert "no violation in 200 walks" in " ".join(run.output.split())
     config.write_text(GATE.replace('expect = "holds"', 'violates = ["NoCommittedLoss"]'))
     xml = tmp_path / "g.xml"
-    run = invoke("gate", "--config", str(config), "--workers", "1", "--junit-xml", str(xml),
-                 "--out", str(tmp_path / "g2"))
+    run = invoke(
+        "gate",
+        "--config",
+        str(config),
+        "--workers",
+        "1",
+        "--junit-xml",
+        str(xml),
+        "--out",
+        str(tmp_path / "g2"),
+    )
     assert run.exit_code == 1
     assert "no walk of 200 violated it" in xml.read_text()
 
 
 def test_gate_refuses_walk_keys_outside_simulate_mode(tmp_path):
     config = tmp_path / "gate.toml"
-    config.write_text(GATE.replace('mode = "simulate"\nwalks = 200\n', 'walks = 200\n'))
+    config.write_text(GATE.replace('mode = "simulate"\nwalks = 200\n', "walks = 200\n"))
     run = invoke("gate", "--config", str(config))
     assert run.exit_code == 4
     assert "key 'walks': applies only to mode = \"simulate\"" in run.output
@@ -244,11 +344,28 @@ def test_gate_refuses_walk_keys_outside_simulate_mode(tmp_path):
 
 def test_ctrl_c_ends_once_with_the_walks_so_far(tmp_path):
     out = tmp_path / "cut"
-    command = [sys.executable, "-c", CTRL_C_ON + "from checker.cli import main; main()", "simulate",
-               "--replicas", "3", "--walks", "10000000", "--workers", "2", "--no-progress",
-               "--out", str(out)]
-    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "COLUMNS": "120"})
+    command = [
+        sys.executable,
+        "-c",
+        CTRL_C_ON + "from checker.cli import main; main()",
+        "simulate",
+        "--replicas",
+        "3",
+        "--walks",
+        "10000000",
+        "--workers",
+        "2",
+        "--no-progress",
+        "--out",
+        str(out),
+    ]
+    proc = subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "COLUMNS": "120"},
+    )
     time.sleep(6)
     proc.send_signal(signal.SIGINT)
     stdout, stderr = proc.communicate(timeout=60)

@@ -43,10 +43,21 @@ def spark():
 def signature(result):
     """Everything both engines must agree on (not timings, memory or the engine's name)."""
     stats = result.stats
-    return (result.status, result.reason, stats.distinct, stats.generated, stats.depth,
-            stats.frontier, stats.actions, result.exhausted, result.unreached,
-            [(v.prop.name, [(str(s.label), s.fingerprint, s.state) for s in v.trace])
-             for v in result.violations])
+    return (
+        result.status,
+        result.reason,
+        stats.distinct,
+        stats.generated,
+        stats.depth,
+        stats.frontier,
+        stats.actions,
+        result.exhausted,
+        result.unreached,
+        [
+            (v.prop.name, [(str(s.label), s.fingerprint, s.state) for s in v.trace])
+            for v in result.violations
+        ],
+    )
 
 
 NO_LIMITS = Limits()
@@ -62,31 +73,52 @@ def local(recipe: Recipe, limits: Limits = NO_LIMITS, symmetry: bool = False):
     return local_explore(spec, props, limits, symmetry=symmetry)
 
 
-def spark_run(recipe: Recipe, partitions: int, min_frontier: int, limits: Limits = NO_LIMITS,
-              symmetry: bool = False, core: str = "reference", **options):
-    return engine.explore(recipe, limits, None,
-                          SparkOptions(partitions=partitions, min_frontier=min_frontier,
-                                       **options), symmetry, core)
+def spark_run(
+    recipe: Recipe,
+    partitions: int,
+    min_frontier: int,
+    limits: Limits = NO_LIMITS,
+    symmetry: bool = False,
+    core: str = "reference",
+    **options,
+):
+    return engine.explore(
+        recipe,
+        limits,
+        None,
+        SparkOptions(partitions=partitions, min_frontier=min_frontier, **options),
+        symmetry,
+        core,
+    )
 
 
-KAFKA = [Recipe("kafka", kconfig(replicas=r, truncation=v))
-         for r in (1, 2) for v in TRUNCATION_VARIANTS]
+KAFKA = [
+    Recipe("kafka", kconfig(replicas=r, truncation=v)) for r in (1, 2) for v in TRUNCATION_VARIANTS
+]
 TLA = [Recipe("tla", TlaConfig(replicas=2, truncation=v)) for v in TLA_VARIANTS]
-THREE = Recipe("tla", TlaConfig(replicas=3, log_size=1, max_records=1, max_epoch=1,
-                                truncation="hw"))
+THREE = Recipe(
+    "tla", TlaConfig(replicas=3, log_size=1, max_records=1, max_epoch=1, truncation="hw")
+)
 
 
 @pytest.mark.parametrize("partitions", [1, 2, 7])
-@pytest.mark.parametrize("recipe", [*KAFKA, *TLA, THREE],
-                         ids=lambda r: f"{r.model}-{r.config.truncation}-r{r.config.replicas}")
+@pytest.mark.parametrize(
+    "recipe",
+    [*KAFKA, *TLA, THREE],
+    ids=lambda r: f"{r.model}-{r.config.truncation}-r{r.config.replicas}",
+)
 def test_level_functions_match_local_engine(recipe, partitions):
     assert signature(spark_run(recipe, partitions, IN_DRIVER)) == signature(local(recipe))
 
 
-@pytest.mark.parametrize(("partitions", "symmetry"), [(1, False), (7, False), (2, True)],
-                         ids=["P1", "P7", "P2-symmetry"])
-@pytest.mark.parametrize("recipe", [*KAFKA, *TLA, THREE],
-                         ids=lambda r: f"{r.model}-{r.config.truncation}-r{r.config.replicas}")
+@pytest.mark.parametrize(
+    ("partitions", "symmetry"), [(1, False), (7, False), (2, True)], ids=["P1", "P7", "P2-symmetry"]
+)
+@pytest.mark.parametrize(
+    "recipe",
+    [*KAFKA, *TLA, THREE],
+    ids=lambda r: f"{r.model}-{r.config.truncation}-r{r.config.replicas}",
+)
 def test_compiled_level_functions_match_local_engine(recipe, partitions, symmetry):
     """The level functions on the compiled core (rows in the frontier files, arrays in the
     buckets) give the reference engine's answers, counterexamples included."""
@@ -110,11 +142,16 @@ SPARK_CASES = [
 ]
 
 
-@pytest.mark.parametrize(("recipe", "partitions"), SPARK_CASES,
-                         ids=[f"{r.model}-{r.config.truncation}-r{r.config.replicas}-P{p}"
-                              + ("-unclean" if getattr(r.config, "unclean_election", 0) else "")
-                              + ("-" + "+".join(r.names) if r.names else "")
-                              for r, p in SPARK_CASES])
+@pytest.mark.parametrize(
+    ("recipe", "partitions"),
+    SPARK_CASES,
+    ids=[
+        f"{r.model}-{r.config.truncation}-r{r.config.replicas}-P{p}"
+        + ("-unclean" if getattr(r.config, "unclean_election", 0) else "")
+        + ("-" + "+".join(r.names) if r.names else "")
+        for r, p in SPARK_CASES
+    ],
+)
 def test_spark_jobs_match_local_engine(spark, recipe, partitions):
     result = spark_run(recipe, partitions, ON_SPARK)
     assert signature(result) == signature(local(recipe))
@@ -143,9 +180,14 @@ COMPILED_CASES = [
 ]
 
 
-@pytest.mark.parametrize(("recipe", "partitions", "symmetry"), COMPILED_CASES,
-                         ids=[f"{r.model}-{r.config.truncation}-r{r.config.replicas}-P{p}"
-                              + ("-sym" if s else "") for r, p, s in COMPILED_CASES])
+@pytest.mark.parametrize(
+    ("recipe", "partitions", "symmetry"),
+    COMPILED_CASES,
+    ids=[
+        f"{r.model}-{r.config.truncation}-r{r.config.replicas}-P{p}" + ("-sym" if s else "")
+        for r, p, s in COMPILED_CASES
+    ],
+)
 def test_compiled_spark_jobs_match_local_engine(spark, recipe, partitions, symmetry):
     """Every level a Spark job whose tasks run the compiled core: the reference engine's
     answers."""
@@ -161,9 +203,11 @@ SYMMETRIC_CASES = [
 ]
 
 
-@pytest.mark.parametrize(("recipe", "partitions"), SYMMETRIC_CASES,
-                         ids=[f"{r.model}-{r.config.truncation}-r{r.config.replicas}-P{p}"
-                              for r, p in SYMMETRIC_CASES])
+@pytest.mark.parametrize(
+    ("recipe", "partitions"),
+    SYMMETRIC_CASES,
+    ids=[f"{r.model}-{r.config.truncation}-r{r.config.replicas}-P{p}" for r, p in SYMMETRIC_CASES],
+)
 def test_symmetric_spark_jobs_match_local_engine(spark, recipe, partitions):
     """With symmetry every worker canonicalises as the driver does: the same orbit counts,
     verdicts and concrete counterexamples as the local engine with symmetry."""
@@ -175,8 +219,12 @@ def test_symmetric_spark_jobs_match_local_engine(spark, recipe, partitions):
 def test_symmetric_tla_spark_job_counts_tlc_orbits(spark):
     """TLC 2.18 with SYMMETRY Permutations(Replicas), 2 replicas, LogSize = MaxRecords =
     MaxLeaderEpoch = 2: kip320 has 2,987 distinct states, depth 18."""
-    result = spark_run(Recipe("tla", TlaConfig(replicas=2, truncation="kip320"), ("HwLeLeo",)),
-                       2, ON_SPARK, symmetry=True)
+    result = spark_run(
+        Recipe("tla", TlaConfig(replicas=2, truncation="kip320"), ("HwLeLeo",)),
+        2,
+        ON_SPARK,
+        symmetry=True,
+    )
     assert (result.stats.distinct, result.stats.depth) == (2987, 18)
 
 
@@ -184,8 +232,7 @@ def test_depth_bound_matches(spark):
     recipe = Recipe("kafka", kconfig(replicas=2, truncation="kip320"))
     for bound in (5, 18):
         limits = Limits(max_depth=bound)
-        assert signature(spark_run(recipe, 2, ON_SPARK, limits)) == signature(
-            local(recipe, limits))
+        assert signature(spark_run(recipe, 2, ON_SPARK, limits)) == signature(local(recipe, limits))
 
 
 class ExplodingSpec:
@@ -228,8 +275,12 @@ def test_level_files_are_byte_identical_across_runs(spark, tmp_path):
         spark_run(recipe, 2, ON_SPARK, work_dir=str(work))
         files = sorted(p for p in work.rglob("*") if p.is_file())
         assert len(files) == 2 * 20  # parents of levels 2..21 (21: empty), two partitions
-        digests.append([(p.relative_to(work).as_posix(), hashlib.sha256(p.read_bytes())
-                         .hexdigest()) for p in files])
+        digests.append(
+            [
+                (p.relative_to(work).as_posix(), hashlib.sha256(p.read_bytes()).hexdigest())
+                for p in files
+            ]
+        )
     assert digests[0] == digests[1]
 
 
@@ -255,9 +306,13 @@ def test_simulation_on_spark_matches_local_workers(spark, core):
     run, plan = recipe(replicas=3, truncation="kip101", **BIG), WalkPlan(seed=5, depth=40)
     local = comparable(simulate(run, plan, walks=130, workers=1))
     for partitions in (1, 3):
-        on_spark = simulate(run, plan, walks=130, core=core,
-                            spark=spark_walks.on(SparkOptions(master="local[2]",
-                                                                partitions=partitions)))
+        on_spark = simulate(
+            run,
+            plan,
+            walks=130,
+            core=core,
+            spark=spark_walks.on(SparkOptions(master="local[2]", partitions=partitions)),
+        )
         assert on_spark.engine == f"spark ({partitions} partitions)"
         assert on_spark.core == (core if core == "compiled" else "reference (--core reference)")
         assert comparable(on_spark) == local
@@ -271,12 +326,29 @@ def test_ctrl_c_on_spark_prints_one_line_and_leaves_nothing_behind(tmp_path):
     from test_interrupts import interrupt_after
 
     code, out, err, left = interrupt_after(
-        ["explore", "--replicas", "3", "--engine", "spark", "--spark-min-frontier", "0",
-         "--core", "reference", "--no-progress", "--out", "x"], 20, tmp_path, wait=90)
+        [
+            "explore",
+            "--replicas",
+            "3",
+            "--engine",
+            "spark",
+            "--spark-min-frontier",
+            "0",
+            "--core",
+            "reference",
+            "--no-progress",
+            "--out",
+            "x",
+        ],
+        20,
+        tmp_path,
+        wait=90,
+    )
     assert code == 3, err
     assert err.strip().splitlines() == [
         "Interrupted (Ctrl-C): the results below are partial.",
-        "Resume with: hwcheck explore --resume x/checkpoint"], err
+        "Resume with: hwcheck explore --resume x/checkpoint",
+    ], err
     assert "INCOMPLETE" in out
     assert not left, "a JVM or Python worker outlived the command"
     assert not list(tmp_path.glob("hwcheck-spark-*"))
@@ -286,11 +358,29 @@ def test_a_spark_run_removes_its_temporary_folder(tmp_path):
     import os
     import subprocess
 
-    run = subprocess.run([sys.executable, "-c", "from checker.cli import main; main()",
-                          "explore", "--replicas", "2", "--max-epoch", "1", "--engine", "spark",
-                          "--spark-min-frontier", "0", "--out", str(tmp_path / "x")],
-                         check=False, capture_output=True, text=True, timeout=180,
-                         env={**os.environ, "TMPDIR": str(tmp_path)})
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from checker.cli import main; main()",
+            "explore",
+            "--replicas",
+            "2",
+            "--max-epoch",
+            "1",
+            "--engine",
+            "spark",
+            "--spark-min-frontier",
+            "0",
+            "--out",
+            str(tmp_path / "x"),
+        ],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env={**os.environ, "TMPDIR": str(tmp_path)},
+    )
     assert run.returncode == 0, run.stderr
     assert not list(tmp_path.glob("hwcheck-spark-*"))
 
@@ -304,11 +394,15 @@ def test_the_task_watcher_reports_tasks_done_of_the_running_job():
 
     from checker.spark import lifecycle
 
-    stages = {7: SimpleNamespace(numCompletedTasks=3, numTasks=4),
-              8: SimpleNamespace(numCompletedTasks=0, numTasks=4)}
-    tracker = SimpleNamespace(getActiveJobsIds=lambda: [1],
-                              getJobInfo=lambda job: SimpleNamespace(stageIds=[7, 8]),
-                              getStageInfo=stages.get)
+    stages = {
+        7: SimpleNamespace(numCompletedTasks=3, numTasks=4),
+        8: SimpleNamespace(numCompletedTasks=0, numTasks=4),
+    }
+    tracker = SimpleNamespace(
+        getActiveJobsIds=lambda: [1],
+        getJobInfo=lambda job: SimpleNamespace(stageIds=[7, 8]),
+        getStageInfo=stages.get,
+    )
     seen, called = [], threading.Event()
 
     def on_tasks(done, total):

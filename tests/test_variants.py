@@ -11,16 +11,32 @@ LEADER_LOG = [(0, 0), (2, 1)]
 REQUESTS = ((0, 0, (0, 1)), (1, 0, (0, 1)))
 
 
-def become_follower(truncation, leader_view=(0, 1, (0, 1)), leader_alive=True,
-                    leader_log=LEADER_LOG, follower_log=FOLLOWER_LOG, hw=1):
+def become_follower(
+    truncation,
+    leader_view=(0, 1, (0, 1)),
+    leader_alive=True,
+    leader_log=LEADER_LOG,
+    follower_log=FOLLOWER_LOG,
+    hw=1,
+):
     spec = kafka(replicas=2, truncation=truncation)
-    s = state([rep(log=leader_log, hw=1, alive=leader_alive,
-                   view=leader_view if leader_alive else (None, -1, ()),
-                   remote=(-1, -1) if leader_alive else ()),
-               rep(log=follower_log, hw=hw, view=(0, 0, (0, 1)))],
-              controller=(1, 0, (0, 1)), requests=REQUESTS)
-    found = {str(label): nxt for label, nxt in spec.successors(s)
-             if label.action == "BecomeFollower"}
+    s = state(
+        [
+            rep(
+                log=leader_log,
+                hw=1,
+                alive=leader_alive,
+                view=leader_view if leader_alive else (None, -1, ()),
+                remote=(-1, -1) if leader_alive else (),
+            ),
+            rep(log=follower_log, hw=hw, view=(0, 0, (0, 1))),
+        ],
+        controller=(1, 0, (0, 1)),
+        requests=REQUESTS,
+    )
+    found = {
+        str(label): nxt for label, nxt in spec.successors(s) if label.action == "BecomeFollower"
+    }
     nxt = found.get("BecomeFollower(replica=1, epoch=1)")
     return None if nxt is None else (nxt[0][1][0], nxt[0][1][1], nxt[0][1][3])
 

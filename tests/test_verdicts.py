@@ -10,10 +10,24 @@ from reference import enumerate_states
 
 from checker.result import Status
 
-SAFETY = ["HwLeLeo", "LeaderInIsr", "NoCommittedLoss", "NoAckedLoss", "NoDivergence", "WeakIsr",
-          "StrongIsr", "RecordEpochsMonotonic", "EpochMonotonic"]
-GUARDS = ["HwAdvances", "CrashHappens", "RestartHappens", "TruncationRemovesRecord",
-          "SecondElection"]
+SAFETY = [
+    "HwLeLeo",
+    "LeaderInIsr",
+    "NoCommittedLoss",
+    "NoAckedLoss",
+    "NoDivergence",
+    "WeakIsr",
+    "StrongIsr",
+    "RecordEpochsMonotonic",
+    "EpochMonotonic",
+]
+GUARDS = [
+    "HwAdvances",
+    "CrashHappens",
+    "RestartHappens",
+    "TruncationRemovesRecord",
+    "SecondElection",
+]
 
 
 def lengths(result):
@@ -25,14 +39,21 @@ def test_hw_with_two_replicas_loses_and_forks_committed_data():
     result = check(spec)
     assert result.status == Status.VIOLATED and result.exit_code == 12
     found = lengths(result)
-    assert found == {"WeakIsr": 10, "StrongIsr": 10, "NoCommittedLoss": 11,
-                     "NoAckedLoss": 11, "NoDivergence": 14}
+    assert found == {
+        "WeakIsr": 10,
+        "StrongIsr": 10,
+        "NoCommittedLoss": 11,
+        "NoAckedLoss": 11,
+        "NoDivergence": 14,
+    }
     loss = next(v for v in result.violations if v.prop.name == "NoCommittedLoss")
     last = loss.trace[-1].state
     leader = last[1][1]
     committed = dict(last[3][2])
-    assert any(offset >= len(last[0][leader][0]) or last[0][leader][0][offset][0] != rid
-               for offset, rid in committed.items())
+    assert any(
+        offset >= len(last[0][leader][0]) or last[0][leader][0][offset][0] != rid
+        for offset, rid in committed.items()
+    )
     for name, length in found.items():
         bounded = check(spec, name, max_depth=length - 1)
         assert bounded.status == Status.INCOMPLETE and not bounded.violations, name
@@ -62,8 +83,11 @@ def test_kip320_holds_with_every_guard_reached(replicas):
 
 def test_unclean_election_loses_data_in_every_variant():
     for variant in ("hw", "kip320"):
-        result = check(kafka(replicas=2, truncation=variant, unclean_election=True,
-                             max_crashes=2), "NoCommittedLoss", stop_on_first=True)
+        result = check(
+            kafka(replicas=2, truncation=variant, unclean_election=True, max_crashes=2),
+            "NoCommittedLoss",
+            stop_on_first=True,
+        )
         assert lengths(result).keys() == {"NoCommittedLoss"}, variant
 
 

@@ -31,8 +31,9 @@ def kernel(rows, n, r, next_id_at, out):
             out[y + 8 + 2 * s[x]] = s[x + 4]
             out[next_id_at] += 1
             out[y] = s[x] + 1
-            out[y + 1] = leader_hw(out[y], s[x + 1], leader, s[x + 5] & 0xFF,
-                                   s[x + 7 + 2 * r:x + 7 + 2 * r + n], n)
+            out[y + 1] = leader_hw(
+                out[y], s[x + 1], leader, s[x + 5] & 0xFF, s[x + 7 + 2 * r : x + 7 + 2 * r + n], n
+            )
             for k in range(width):
                 total = total * np.uint64(31) + np.uint64(out[k] & 0xFF)
             made += 1
@@ -53,8 +54,14 @@ def kernel(rows, n, r, next_id_at, out):
                 made += 1
                 continue
             out[lx + 7 + 2 * r + f] = s[x]
-            out[lx + 1] = leader_hw(s[lx], s[lx + 1], lead, s[lx + 5] & 0xFF,
-                                    out[lx + 7 + 2 * r:lx + 7 + 2 * r + n], n)
+            out[lx + 1] = leader_hw(
+                s[lx],
+                s[lx + 1],
+                lead,
+                s[lx + 5] & 0xFF,
+                out[lx + 7 + 2 * r : lx + 7 + 2 * r + n],
+                n,
+            )
             for k in range(2 * s[lx]):
                 out[x + 7 + k] = s[lx + 7 + k]
             out[x] = s[lx]

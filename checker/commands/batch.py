@@ -41,8 +41,7 @@ def write_reports(folder: Path, spec, result) -> dict:
     try:
         return report.write_run(folder, spec, result)
     except OSError as exc:
-        click.echo(f"Error: cannot write the reports to {folder}: {exc.strerror or exc}",
-                   err=True)
+        click.echo(f"Error: cannot write the reports to {folder}: {exc.strerror or exc}", err=True)
         sys.exit(EXIT_ENVIRONMENT)
 
 
@@ -60,8 +59,10 @@ class Board:
     def begin(self, title: str) -> None:
         self.index += 1
         if self.bar is not None:
-            self.bar.update(self.overall, description=escape(
-                f"{self.noun} {self.index} of {self.total}: {title}"))
+            self.bar.update(
+                self.overall,
+                description=escape(f"{self.noun} {self.index} of {self.total}: {title}"),
+            )
             self.bar.update(self.current, description="  starting", visible=True)
             self.bar.refresh()  # draw it now: a short run may end before the next refresh
 
@@ -73,8 +74,9 @@ class Board:
     def walks(self, tick: Any) -> None:
         """A simulation's progress (``checker.simulation.Tick``)."""
         if self.bar is not None:
-            self.bar.update(self.current,
-                            description=escape(tick.note) or "  " + progress_view.walk_line(tick))
+            self.bar.update(
+                self.current, description=escape(tick.note) or "  " + progress_view.walk_line(tick)
+            )
 
     def done(self) -> None:
         if self.bar is not None:
@@ -89,9 +91,13 @@ def progress(total: int, noun: str, enabled: bool = True) -> Iterator[Board]:
     if not enabled or not sys.stderr.isatty():
         yield Board(None, total, noun)
         return
-    columns = (TextColumn("{task.description}"),
-               *(Overall(c) for c in (BarColumn(bar_width=20), MofNCompleteColumn(),
-                                      TimeElapsedColumn(), Eta())))
+    columns = (
+        TextColumn("{task.description}"),
+        *(
+            Overall(c)
+            for c in (BarColumn(bar_width=20), MofNCompleteColumn(), TimeElapsedColumn(), Eta())
+        ),
+    )
     with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
         yield Board(bar, total, noun)
 
@@ -104,8 +110,7 @@ class Eta(ProgressColumn):
         if not task.completed or task.elapsed is None or task.total is None:
             return Text("ETA -", style="progress.remaining")
         left = task.elapsed / task.completed * (task.total - task.completed)
-        return Text(f"ETA {datetime.timedelta(seconds=round(left))}",
-                    style="progress.remaining")
+        return Text(f"ETA {datetime.timedelta(seconds=round(left))}", style="progress.remaining")
 
 
 class Overall(ProgressColumn):
@@ -137,5 +142,7 @@ class Interrupt:
     def line(self, index: int, total: int, noun: str) -> str:
         """The one line saying the results are partial (``index``: the run Ctrl-C cut,
         1-based)."""
-        return (f"Interrupted ({signal_name()}) during {noun} {index} of {total}: the "
-                f"results above are partial ({total - index} {noun}s not run).")
+        return (
+            f"Interrupted ({signal_name()}) during {noun} {index} of {total}: the "
+            f"results above are partial ({total - index} {noun}s not run)."
+        )

@@ -26,25 +26,34 @@ TESTS = ("tests/test_compiled.py", "tests/test_compiled_walks.py")
 def main() -> None:
     """Run the differential tests and, when they pass, write the certificate."""
     if not all((certificate.ROOT / test).exists() for test in TESTS):
-        click.echo(f"Error: certify runs from a source checkout: {', '.join(TESTS)} not found "
-                   f"under {certificate.ROOT}", err=True)
+        click.echo(
+            f"Error: certify runs from a source checkout: {', '.join(TESTS)} not found "
+            f"under {certificate.ROOT}",
+            err=True,
+        )
         sys.exit(4)
     if certificate.current():
         click.echo(f"{certificate.CERTIFICATE} is current: nothing changed since the last proof.")
         return
     click.echo(f"Running the differential tests: {' '.join(TESTS)}")
     if _run_tests() != 0:
-        click.echo("Error: the compiled core and the Python model differ (above); the "
-                   "certificate is not written.", err=True)
+        click.echo(
+            "Error: the compiled core and the Python model differ (above); the "
+            "certificate is not written.",
+            err=True,
+        )
         sys.exit(1)
     try:
         value = certificate.write()
     except OSError as exc:
-        click.echo(f"Error: cannot write {certificate.CERTIFICATE}: {exc.strerror or exc}",
-                   err=True)
+        click.echo(
+            f"Error: cannot write {certificate.CERTIFICATE}: {exc.strerror or exc}", err=True
+        )
         sys.exit(5)
-    click.echo(f"Wrote {certificate.CERTIFICATE} ({value[:12]}…, {len(certificate.sources())} "
-               "files): commit it with your change.")
+    click.echo(
+        f"Wrote {certificate.CERTIFICATE} ({value[:12]}…, {len(certificate.sources())} "
+        "files): commit it with your change."
+    )
 
 
 def _run_tests() -> int:
@@ -55,15 +64,16 @@ def _run_tests() -> int:
         raise KeyboardInterrupt
 
     previous = signal.signal(signal.SIGTERM, stop)
-    child = subprocess.Popen([sys.executable, "-m", "pytest", "-q", *TESTS],
-                             cwd=certificate.ROOT)
+    child = subprocess.Popen([sys.executable, "-m", "pytest", "-q", *TESTS], cwd=certificate.ROOT)
     try:
         return child.wait()
     except KeyboardInterrupt:
         child.terminate()
         child.wait()
-        click.echo("Interrupted: the differential tests did not finish; the certificate is "
-                   "not written.", err=True)
+        click.echo(
+            "Interrupted: the differential tests did not finish; the certificate is not written.",
+            err=True,
+        )
         sys.exit(3)
     finally:
         signal.signal(signal.SIGTERM, previous)

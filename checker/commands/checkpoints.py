@@ -28,23 +28,41 @@ from checker.resume import load
 from checker.saving import SaveOptions
 
 CHECKPOINT_FLAGS = (
-    click.option("--checkpoint", "checkpoint_dir", default=None, metavar="DIR",
-                 type=click.Path(file_okay=False, path_type=Path),
-                 help="Folder for checkpoints [<run folder>/checkpoint; Spark with --work-dir: "
-                      "<work dir>/checkpoint]. Kept when the run is cut short, deleted when "
-                      "it finishes (unless given here)."),
-    click.option("--checkpoint-every", type=click.FloatRange(min=0), default=DEFAULT_EVERY,
-                 show_default=True, metavar="SECONDS",
-                 help="Seconds between checkpoints, taken at level boundaries; one more is "
-                      "taken when the run ends or is interrupted (0: none at all)."),
-    click.option("--checkpoint-required", is_flag=True,
-                 help="Stop (INCOMPLETE, exit 3) when a checkpoint cannot be written "
-                      "(default: say so once and go on)."),
-    click.option("--resume", "resume_dir", default=None, metavar="DIR",
-                 type=click.Path(file_okay=False, path_type=Path),
-                 help="Go on from the checkpoint in DIR: the same answers as one run. Any "
-                      "engine, worker or partition count; the model, bounds and properties "
-                      "are the checkpoint's (flags that differ are refused, exit 4)."),
+    click.option(
+        "--checkpoint",
+        "checkpoint_dir",
+        default=None,
+        metavar="DIR",
+        type=click.Path(file_okay=False, path_type=Path),
+        help="Folder for checkpoints [<run folder>/checkpoint; Spark with --work-dir: "
+        "<work dir>/checkpoint]. Kept when the run is cut short, deleted when "
+        "it finishes (unless given here).",
+    ),
+    click.option(
+        "--checkpoint-every",
+        type=click.FloatRange(min=0),
+        default=DEFAULT_EVERY,
+        show_default=True,
+        metavar="SECONDS",
+        help="Seconds between checkpoints, taken at level boundaries; one more is "
+        "taken when the run ends or is interrupted (0: none at all).",
+    ),
+    click.option(
+        "--checkpoint-required",
+        is_flag=True,
+        help="Stop (INCOMPLETE, exit 3) when a checkpoint cannot be written "
+        "(default: say so once and go on).",
+    ),
+    click.option(
+        "--resume",
+        "resume_dir",
+        default=None,
+        metavar="DIR",
+        type=click.Path(file_okay=False, path_type=Path),
+        help="Go on from the checkpoint in DIR: the same answers as one run. Any "
+        "engine, worker or partition count; the model, bounds and properties "
+        "are the checkpoint's (flags that differ are refused, exit 4).",
+    ),
 )
 """The flags; they arrive as keyword arguments (``plan_from`` takes them)."""
 
@@ -67,16 +85,19 @@ class Plan:
 
     def folder(self, run_folder: Path, key: str = "", work_dir: str | None = None) -> Path:
         """The checkpoint folder of the run ``key`` ("" for a lone search)."""
-        base = self.base or (Path(work_dir) / "checkpoint" if work_dir else
-                             run_folder / "checkpoint")
+        base = self.base or (
+            Path(work_dir) / "checkpoint" if work_dir else run_folder / "checkpoint"
+        )
         if self.root is None:  # the outermost folder this plan creates, removed if left empty
-            self.created = next((p for p in reversed([base, *base.parents]) if not p.exists()),
-                                None)
+            self.created = next(
+                (p for p in reversed([base, *base.parents]) if not p.exists()), None
+            )
         self.root = base
         return base / key if key else base
 
-    def options(self, folder: Path, identity: dict[str, Any], spec: Any,
-                fresh_ok: bool = False) -> SaveOptions:
+    def options(
+        self, folder: Path, identity: dict[str, Any], spec: Any, fresh_ok: bool = False
+    ) -> SaveOptions:
         """``SaveOptions`` for one search whose checkpoints live in ``folder``; with
         ``fresh_ok`` (a run of compare or gate not reached before) a folder without a
         checkpoint starts afresh.
@@ -86,9 +107,11 @@ class Plan:
         over a checkpoint already in ``folder``."""
         if not self.resuming and self.every > 0 and (folder / MANIFEST).exists():
             if self.explicit:
-                raise click.UsageError(f"{folder} holds a checkpoint already: go on from it "
-                                       f"with --resume {_quote(self.root or folder)}, or "
-                                       "delete it")
+                raise click.UsageError(
+                    f"{folder} holds a checkpoint already: go on from it "
+                    f"with --resume {_quote(self.root or folder)}, or "
+                    "delete it"
+                )
             shutil.rmtree(folder, ignore_errors=True)  # a default place, of a run now gone
         codec, _ = compose.compiled_model(spec, certified=False)
         loaded = None
@@ -99,12 +122,12 @@ class Plan:
             writer = Checkpointer(folder, identity, self.every, self.required, warn, loaded)
             writer.keep_final = self.explicit or fresh_ok  # a folder named, or compare's cells
             self.used[str(folder)] = writer
-        return SaveOptions(writer, loaded, getattr(codec, "decode", None),
-                           getattr(codec, "encode", None))
+        return SaveOptions(
+            writer, loaded, getattr(codec, "decode", None), getattr(codec, "encode", None)
+        )
 
 
-def save_options(plan: Plan | None, checkpoint_at: Any, spec: Any,
-                 what: tuple) -> SaveOptions:
+def save_options(plan: Plan | None, checkpoint_at: Any, spec: Any, what: tuple) -> SaveOptions:
     """The ``SaveOptions`` of one search of ``spec``: none without a ``plan``, else in the
     folder ``checkpoint_at(spec)`` gives (with whether a missing checkpoint there starts
     afresh); ``what`` is ``identity``'s arguments. Exits 4 when the checkpoint to resume is
@@ -122,14 +145,20 @@ def save_options(plan: Plan | None, checkpoint_at: Any, spec: Any,
 def local_core(save: SaveOptions, core: str) -> str:
     """The core the local engine resumes on: the reference core when the checkpoint has no
     compiled seen set (a partitioned engine wrote it), saying so once on stderr."""
-    if core == "compiled" and save.resume is not None \
-            and "seen" not in save.resume.manifest["files"] \
-            and save.resume.manifest["frontier_size"]:
+    if (
+        core == "compiled"
+        and save.resume is not None
+        and "seen" not in save.resume.manifest["files"]
+        and save.resume.manifest["frontier_size"]
+    ):
         if not _noted:
             _noted.append(True)
-            click.echo("Note: the checkpoint holds no compiled-core seen set (the reference "
-                       "core or a partitioned engine wrote it), so the local engine goes on "
-                       "from it on the reference core.", err=True)
+            click.echo(
+                "Note: the checkpoint holds no compiled-core seen set (the reference "
+                "core or a partitioned engine wrote it), so the local engine goes on "
+                "from it on the reference core.",
+                err=True,
+            )
         return "reference"
     return core
 
@@ -143,8 +172,9 @@ def plan_from(kwargs: dict[str, Any]) -> Plan:
     folder, resume = kwargs.pop("checkpoint_dir"), kwargs.pop("resume_dir")
     every, required = kwargs.pop("checkpoint_every"), kwargs.pop("checkpoint_required")
     if resume is not None and folder is not None and Path(folder) != Path(resume):
-        raise click.UsageError("--resume goes on writing checkpoints in its own folder; "
-                               "leave --checkpoint out")
+        raise click.UsageError(
+            "--resume goes on writing checkpoints in its own folder; leave --checkpoint out"
+        )
     base = resume or folder
     return Plan(base, every, required, resume is not None, base is not None)
 
@@ -154,22 +184,38 @@ def warn(message: str) -> None:
     click.echo(message, err=True)
 
 
-def identity(model: str, config: Any, names: tuple, chosen: list, symmetry: bool,
-             limits: Limits) -> dict:
+def identity(
+    model: str, config: Any, names: tuple, chosen: list, symmetry: bool, limits: Limits
+) -> dict:
     """What a checkpoint must match to be resumed, as JSON: the model, its code's digest,
     its bounds (every config field), the ``--invariant`` names and the properties checked,
     symmetry, the depth bound and ``stop_on_first`` (which change the answers). Time limits
     may differ."""
-    return json.loads(json.dumps({
-        "tool": "hwcheck", "code": certificate.digest(), "model": model,
-        "config": dataclasses.asdict(config), "invariants": sorted(names),
-        "properties": sorted(p.name for p in chosen),
-        "symmetry": bool(symmetry), "max_depth": limits.max_depth,
-        "stop_on_first": limits.stop_on_first}))
+    return json.loads(
+        json.dumps(
+            {
+                "tool": "hwcheck",
+                "code": certificate.digest(),
+                "model": model,
+                "config": dataclasses.asdict(config),
+                "invariants": sorted(names),
+                "properties": sorted(p.name for p in chosen),
+                "symmetry": bool(symmetry),
+                "max_depth": limits.max_depth,
+                "stop_on_first": limits.stop_on_first,
+            }
+        )
+    )
 
 
-def resumed(folder: Path, model: str | None, given: dict[str, Any], names: tuple,
-            limits: Limits, symmetry: bool | None) -> tuple:
+def resumed(
+    folder: Path,
+    model: str | None,
+    given: dict[str, Any],
+    names: tuple,
+    limits: Limits,
+    symmetry: bool | None,
+) -> tuple:
     """``explore --resume``: the options the checkpoint in ``folder`` was written with, where
     the command left them out: ``(model, given, names, limits, symmetry)``. ``model`` None:
     not given. An option given that differs is kept, and refused by ``load`` with a message
@@ -178,10 +224,17 @@ def resumed(folder: Path, model: str | None, given: dict[str, Any], names: tuple
     config = saved["config"]
     given = {key: config.get(key) if value is None else value for key, value in given.items()}
     limits = dataclasses.replace(
-        limits, max_depth=saved["max_depth"] if limits.max_depth is None else limits.max_depth,
-        stop_on_first=limits.stop_on_first or saved["stop_on_first"])
-    return (model or saved["model"], given, tuple(names) or tuple(saved["invariants"]), limits,
-            saved["symmetry"] if symmetry is None else symmetry)
+        limits,
+        max_depth=saved["max_depth"] if limits.max_depth is None else limits.max_depth,
+        stop_on_first=limits.stop_on_first or saved["stop_on_first"],
+    )
+    return (
+        model or saved["model"],
+        given,
+        tuple(names) or tuple(saved["invariants"]),
+        limits,
+        saved["symmetry"] if symmetry is None else symmetry,
+    )
 
 
 def saved_options(folder: Path) -> dict[str, Any]:
@@ -191,15 +244,24 @@ def saved_options(folder: Path) -> dict[str, Any]:
     try:
         manifest = json.loads((Path(folder) / MANIFEST).read_text(encoding="utf-8"))
         if manifest.get("kind") == "simulate":
-            refuse(CheckpointError(f"{folder} holds a simulation's checkpoint: resume it "
-                                   "with hwcheck simulate --resume"))
-        return {key: manifest[key] for key in ("model", "config", "invariants", "symmetry",
-                                                "max_depth", "stop_on_first")}
+            refuse(
+                CheckpointError(
+                    f"{folder} holds a simulation's checkpoint: resume it "
+                    "with hwcheck simulate --resume"
+                )
+            )
+        return {
+            key: manifest[key]
+            for key in ("model", "config", "invariants", "symmetry", "max_depth", "stop_on_first")
+        }
     except FileNotFoundError:
         refuse(CheckpointError(f"{folder} holds no checkpoint (no {MANIFEST})"))
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        refuse(CheckpointError(f"{Path(folder) / MANIFEST} is not an hwcheck checkpoint "
-                               f"({type(exc).__name__})"))
+        refuse(
+            CheckpointError(
+                f"{Path(folder) / MANIFEST} is not an hwcheck checkpoint ({type(exc).__name__})"
+            )
+        )
     raise AssertionError  # refuse exits
 
 
@@ -233,8 +295,11 @@ def partial(result: CheckResult) -> bool:
     """Whether the search was cut short (Ctrl-C, SIGTERM, a time limit, a cancel or a failed
     required checkpoint): its checkpoint is what resumes it."""
     reason = result.reason
-    return (interrupted(reason) or reason == CANCELLED
-            or reason.startswith(("time limit", "cannot write the checkpoint")))
+    return (
+        interrupted(reason)
+        or reason == CANCELLED
+        or reason.startswith(("time limit", "cannot write the checkpoint"))
+    )
 
 
 def finish(plan: Plan, cut: bool, command: str, same_flags: bool = False) -> None:
@@ -246,8 +311,12 @@ def finish(plan: Plan, cut: bool, command: str, same_flags: bool = False) -> Non
         if written and plan.root is not None:
             sys.stdout.flush()
             again = f"--resume {_quote(plan.root)}"
-            click.echo(f"Resume with: the same hwcheck {command} command and {again}"
-                       if same_flags else f"Resume with: hwcheck {command} {again}", err=True)
+            click.echo(
+                f"Resume with: the same hwcheck {command} command and {again}"
+                if same_flags
+                else f"Resume with: hwcheck {command} {again}",
+                err=True,
+            )
         elif plan.used:
             click.echo("No checkpoint was written, so this run cannot be resumed.", err=True)
         return
@@ -266,4 +335,8 @@ def finish(plan: Plan, cut: bool, command: str, same_flags: bool = False) -> Non
 
 def _quote(path: Path) -> str:
     text = str(path)
-    return text if re.fullmatch(r"[A-Za-z0-9_./:@+-]+", text) else "'" + text.replace("'", "'\\''") + "'"
+    return (
+        text
+        if re.fullmatch(r"[A-Za-z0-9_./:@+-]+", text)
+        else "'" + text.replace("'", "'\\''") + "'"
+    )

@@ -36,36 +36,80 @@ from spec.tla.config import TLA_VARIANTS
 
 
 @click.command(name="compare")
-@click.option("--model", type=click.Choice(sorted(MODEL_OPTIONS)), default="kafka",
-              show_default=True, help="Which model's variants to compare.")
-@click.option("--replicas", type=click.IntRange(1, MAX_REPLICAS), default=None,
-              help="Replication factor.")
+@click.option(
+    "--model",
+    type=click.Choice(sorted(MODEL_OPTIONS)),
+    default="kafka",
+    show_default=True,
+    help="Which model's variants to compare.",
+)
+@click.option(
+    "--replicas", type=click.IntRange(1, MAX_REPLICAS), default=None, help="Replication factor."
+)
 @click.option("--max-records", type=click.IntRange(min=0), default=None)
 @click.option("--max-epoch", type=click.IntRange(min=0), default=None)
 @click.option("--max-crashes", type=click.IntRange(min=0), default=None, help="(kafka)")
-@click.option("--min-isr", "min_isrs", type=click.IntRange(min=1), multiple=True,
-              help="min.insync.replicas (kafka); repeat to cross the matrix with each value.")
+@click.option(
+    "--min-isr",
+    "min_isrs",
+    type=click.IntRange(min=1),
+    multiple=True,
+    help="min.insync.replicas (kafka); repeat to cross the matrix with each value.",
+)
 @click.option("--log-size", type=click.IntRange(min=0), default=None, help="(tla)")
-@click.option("--unclean/--no-unclean", default=None,
-              help="unclean.leader.election.enable for every run (kafka) [off].")
-@click.option("--cross-unclean", is_flag=True,
-              help="Run every variant with unclean leader election off and on (kafka).")
+@click.option(
+    "--unclean/--no-unclean",
+    default=None,
+    help="unclean.leader.election.enable for every run (kafka) [off].",
+)
+@click.option(
+    "--cross-unclean",
+    is_flag=True,
+    help="Run every variant with unclean leader election off and on (kafka).",
+)
 @with_options(PROTOCOL_FLAGS)
-@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None,
-              metavar="SECONDS", help="Per variant.")
+@click.option(
+    "--time-limit",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    metavar="SECONDS",
+    help="Per variant.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the matrix as JSON.")
 @click.option("--markdown", is_flag=True, help="Print the matrix as a markdown table.")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Folder for the reports [default: reports/compare-<model>-<time>].")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Folder for the reports [default: reports/compare-<model>-<time>].",
+)
 @click.option("--no-progress", is_flag=True, help="No progress display on stderr.")
-@click.option("--fail-on-violation", is_flag=True,
-              help="Exit 12 when any cell is violated (default: exit 0, the matrix is the "
-                   "answer; for scripts that gate on it).")
+@click.option(
+    "--fail-on-violation",
+    is_flag=True,
+    help="Exit 12 when any cell is violated (default: exit 0, the matrix is the "
+    "answer; for scripts that gate on it).",
+)
 @engine_options
 @with_options(checkpoints.CHECKPOINT_FLAGS)
-def compare_cmd(model, replicas, max_records, max_epoch, max_crashes, min_isrs, log_size,
-                unclean, cross_unclean, time_limit, as_json, markdown, out, no_progress,
-                fail_on_violation, **engine_flags) -> None:
+def compare_cmd(
+    model,
+    replicas,
+    max_records,
+    max_epoch,
+    max_crashes,
+    min_isrs,
+    log_size,
+    unclean,
+    cross_unclean,
+    time_limit,
+    as_json,
+    markdown,
+    out,
+    no_progress,
+    fail_on_violation,
+    **engine_flags,
+) -> None:
     """Run every truncation variant and print a variant × property matrix.
 
     --with / --without change every preset alike (a column per preset, named by the
@@ -77,13 +121,23 @@ def compare_cmd(model, replicas, max_records, max_epoch, max_crashes, min_isrs, 
     folder = out or Path("reports") / f"compare-{model}-{report.stamp()}"
     runs = []
     for min_isr in min_isrs or (None,):
-        for switch in ((False, True) if cross_unclean else (unclean,)):
+        for switch in (False, True) if cross_unclean else (unclean,):
             for variant in variants:
                 shown = switch if cross_unclean else None
-                switches = {k: v for k, v in (("unclean", shown), ("min_isr", min_isr))
-                            if v is not None}
-                given = bounds(replicas, variant, max_records, max_epoch, max_crashes,
-                               min_isr, switch, log_size, **protocol)
+                switches = {
+                    k: v for k, v in (("unclean", shown), ("min_isr", min_isr)) if v is not None
+                }
+                given = bounds(
+                    replicas,
+                    variant,
+                    max_records,
+                    max_epoch,
+                    max_crashes,
+                    min_isr,
+                    switch,
+                    log_size,
+                    **protocol,
+                )
                 _, spec, _ = build(model, given)  # a bad bound fails before any run starts
                 runs.append((compose.variant_of(spec), switches, given))
     if engine.core == "compiled":
@@ -94,9 +148,16 @@ def compare_cmd(model, replicas, max_records, max_epoch, max_crashes, min_isrs, 
             for variant, switches, given in runs:
                 board.begin(matrix.Cell(variant, switches, None, "").title)
                 key = "-".join([report.slug(variant)] + [f"{k}{v}" for k, v in switches.items()])
-                spec, result = run(model, given, (), Limits(time_limit=time_limit),
-                                   board.search, engine, plan,
-                                   lambda spec, key=key: (plan.folder(folder, key), True))
+                spec, result = run(
+                    model,
+                    given,
+                    (),
+                    Limits(time_limit=time_limit),
+                    board.search,
+                    engine,
+                    plan,
+                    lambda spec, key=key: (plan.folder(folder, key), True),
+                )
                 where = folder / key
                 batch.write_reports(where, spec, result)
                 cells.append(matrix.Cell(variant, switches, result, str(where)))
@@ -112,15 +173,20 @@ def compare_cmd(model, replicas, max_records, max_epoch, max_crashes, min_isrs, 
     elif markdown:
         click.echo(matrix.compare_markdown(cells), nl=False)
         if stop.hit:
-            click.echo(f"\n_Partial: interrupted (Ctrl-C) during variant {board.index} of "
-                       f"{len(runs)}._")
+            click.echo(
+                f"\n_Partial: interrupted (Ctrl-C) during variant {board.index} of {len(runs)}._"
+            )
     else:
         terminal.stdout_console().print(matrix.compare_table(cells))
         click.echo(f"Reports and traces: {folder}/")
     if stop.hit:
         click.echo(stop.line(board.index, len(runs), "variant"), err=True)
-    checkpoints.finish(plan, stop.hit or any(checkpoints.partial(c.result) for c in cells),
-                       "compare", same_flags=True)
+    checkpoints.finish(
+        plan,
+        stop.hit or any(checkpoints.partial(c.result) for c in cells),
+        "compare",
+        same_flags=True,
+    )
     if stop.hit:
         sys.exit(EXIT_INCOMPLETE)
     if any(c.result.status == Status.ERROR for c in cells):

@@ -13,15 +13,19 @@ from checker.native.build import NativeUnavailable
 from checker.native.core import Core
 
 CORE_OPTION = click.option(
-    "--core", type=click.Choice(["compiled", "reference"]), default="compiled",
+    "--core",
+    type=click.Choice(["compiled", "reference"]),
+    default="compiled",
     show_default=True,
     help="compiled: the model's compiled core (C, built once and cached; same answers), where "
-         "it has one and was proven on these sources (else the reference runs, saying why); "
-         "reference: the Python model.")
+    "it has one and was proven on these sources (else the reference runs, saying why); "
+    "reference: the Python model.",
+)
 
 
-def compiled(spec, chosen, limits: Limits, on_progress, symmetry: bool, core: str,
-             threads: int, saving=None):
+def compiled(
+    spec, chosen, limits: Limits, on_progress, symmetry: bool, core: str, threads: int, saving=None
+):
     """``(result, "")`` from the compiled core with ``threads`` threads (``saving``: its
     checkpoints, ``checker.saving.SaveOptions``), or ``(None, why it did not run)``: ``core`` is ``reference``, the model has no compiled core, or it cannot be
     built or loaded here (then one line on stderr says so)."""
@@ -32,11 +36,21 @@ def compiled(spec, chosen, limits: Limits, on_progress, symmetry: bool, core: st
         stale_note(why)
         return None, why
     try:
-        result = native_engine.explore(model, spec, chosen, limits, on_progress, symmetry,
-                                       threads, on_compile=compile_note, saving=saving)
+        result = native_engine.explore(
+            model,
+            spec,
+            chosen,
+            limits,
+            on_progress,
+            symmetry,
+            threads,
+            on_compile=compile_note,
+            saving=saving,
+        )
     except NativeUnavailable as exc:
-        click.echo(f"Note: the compiled core cannot run here ({exc}); using the reference "
-                   "core.", err=True)
+        click.echo(
+            f"Note: the compiled core cannot run here ({exc}); using the reference core.", err=True
+        )
         return None, str(exc)
     return result, ""
 
@@ -57,8 +71,9 @@ def for_partitions(spec, chosen, core: str) -> tuple[str, str]:
     try:
         Core(model, on_compile=compile_note).close()
     except NativeUnavailable as exc:
-        click.echo(f"Note: the compiled core cannot run here ({exc}); using the reference "
-                   "core.", err=True)
+        click.echo(
+            f"Note: the compiled core cannot run here ({exc}); using the reference core.", err=True
+        )
         return "reference", str(exc)
     return "compiled", ""
 
@@ -68,8 +83,11 @@ def stale_note(why: str) -> None:
     core runs instead, and how to certify the compiled core again."""
     if why == certificate.STALE and not _said:
         _said.append(why)
-        click.echo(f"Note: {why} (python -m checker.commands.certify); running the reference "
-                   "core, the model as its Python source says (slower).", err=True)
+        click.echo(
+            f"Note: {why} (python -m checker.commands.certify); running the reference "
+            "core, the model as its Python source says (slower).",
+            err=True,
+        )
 
 
 _said: list[str] = []

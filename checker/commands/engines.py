@@ -51,25 +51,50 @@ def _conf_pairs(ctx, param, values: tuple[str, ...]) -> tuple[tuple[str, str], .
 
 
 SYMMETRY_OPTION = click.option(
-    "--symmetry/--no-symmetry", default=None,
+    "--symmetry/--no-symmetry",
+    default=None,
     help="Explore one state per orbit of replica renamings (exact; traces stay concrete) "
-         "[kafka: on, tla: off, so counts are TLC's].")
+    "[kafka: on, tla: off, so counts are TLC's].",
+)
 
 JOB_OPTIONS = (
-    click.option("--workers", type=click.IntRange(min=1), default=None, metavar="N",
-                 help="Threads (compiled core) or processes (reference core) for the local "
-                      "engine; same answers as 1 [every core: "
-                      f"{os.cpu_count() or 1}]."),
-    click.option("--engine", type=click.Choice(["local", "spark"]), default="local",
-                 show_default=True,
-                 help="local: this machine (see --core, --workers); spark: frontier split across "
-                      "Spark partitions (same answers)."),
-    click.option("--master", default=None, metavar="URL",
-                 help="Spark master (spark engine) [local[*]; under spark-submit, its own]."),
-    click.option("--partitions", type=click.IntRange(min=1), default=None,
-                 help="Fingerprint partitions P (spark engine) [the cores Spark has]."),
-    click.option("--spark-conf", "spark_conf", multiple=True, metavar="KEY=VALUE",
-                 callback=_conf_pairs, help="A Spark setting (repeatable)."),
+    click.option(
+        "--workers",
+        type=click.IntRange(min=1),
+        default=None,
+        metavar="N",
+        help="Threads (compiled core) or processes (reference core) for the local "
+        "engine; same answers as 1 [every core: "
+        f"{os.cpu_count() or 1}].",
+    ),
+    click.option(
+        "--engine",
+        type=click.Choice(["local", "spark"]),
+        default="local",
+        show_default=True,
+        help="local: this machine (see --core, --workers); spark: frontier split across "
+        "Spark partitions (same answers).",
+    ),
+    click.option(
+        "--master",
+        default=None,
+        metavar="URL",
+        help="Spark master (spark engine) [local[*]; under spark-submit, its own].",
+    ),
+    click.option(
+        "--partitions",
+        type=click.IntRange(min=1),
+        default=None,
+        help="Fingerprint partitions P (spark engine) [the cores Spark has].",
+    ),
+    click.option(
+        "--spark-conf",
+        "spark_conf",
+        multiple=True,
+        metavar="KEY=VALUE",
+        callback=_conf_pairs,
+        help="A Spark setting (repeatable).",
+    ),
 )
 """Where the work runs: local workers or Spark (``explore``, ``simulate``)."""
 
@@ -77,12 +102,21 @@ ENGINE_OPTIONS = (
     SYMMETRY_OPTION,
     CORE_OPTION,
     *JOB_OPTIONS,
-    click.option("--spark-min-frontier", type=click.IntRange(min=0), default=20_000,
-                 show_default=True, metavar="STATES",
-                 help="Levels with a smaller frontier run in the driver (0: all on Spark)."),
-    click.option("--work-dir", default=None, metavar="DIR",
-                 help="Folder for the Spark engine's level files; on a cluster, a path every "
-                      "executor sees [a temporary folder, deleted after the run]."),
+    click.option(
+        "--spark-min-frontier",
+        type=click.IntRange(min=0),
+        default=20_000,
+        show_default=True,
+        metavar="STATES",
+        help="Levels with a smaller frontier run in the driver (0: all on Spark).",
+    ),
+    click.option(
+        "--work-dir",
+        default=None,
+        metavar="DIR",
+        help="Folder for the Spark engine's level files; on a cluster, a path every "
+        "executor sees [a temporary folder, deleted after the run].",
+    ),
     click.option("--spark-ui", is_flag=True, help="Keep Spark's web UI on (off by default)."),
 )
 
@@ -101,8 +135,14 @@ def engine_from(kwargs: dict[str, Any]) -> Engine:
     name = kwargs.pop("engine")
     symmetry, workers = kwargs.pop("symmetry", None), kwargs.pop("workers")
     core = kwargs.pop("core", "compiled")
-    defaults = {"master": None, "partitions": None, "spark_conf": (),
-                "spark_min_frontier": 20_000, "work_dir": None, "spark_ui": False}
+    defaults = {
+        "master": None,
+        "partitions": None,
+        "spark_conf": (),
+        "spark_min_frontier": 20_000,
+        "work_dir": None,
+        "spark_ui": False,
+    }
     flags = {key: kwargs.pop(key, default) for key, default in defaults.items()}
     if name == "local":
         given = [key for key in ("master", "partitions", "work_dir") if flags[key]]
@@ -111,22 +151,37 @@ def engine_from(kwargs: dict[str, Any]) -> Engine:
         if given:
             option = "--" + given[0].replace("_", "-")
             raise click.UsageError(f"{option} applies only to --engine spark")
-        return Engine(symmetry=symmetry, workers=workers or pool.default_workers(),
-                      core=core)
+        return Engine(symmetry=symmetry, workers=workers or pool.default_workers(), core=core)
     if workers is not None:
         raise click.UsageError("--workers applies only to --engine local (Spark: --partitions)")
     from checker.spark.session import SparkOptions
 
-    return Engine("spark", SparkOptions(
-        master=flags["master"], partitions=flags["partitions"], conf=flags["spark_conf"],
-        min_frontier=flags["spark_min_frontier"], work_dir=flags["work_dir"],
-        ui=flags["spark_ui"]), symmetry=symmetry, core=core)
+    return Engine(
+        "spark",
+        SparkOptions(
+            master=flags["master"],
+            partitions=flags["partitions"],
+            conf=flags["spark_conf"],
+            min_frontier=flags["spark_min_frontier"],
+            work_dir=flags["work_dir"],
+            ui=flags["spark_ui"],
+        ),
+        symmetry=symmetry,
+        core=core,
+    )
 
 
 @checkpoints.refusing
-def run(model: str, given: dict[str, Any], names, limits: Limits, on_progress=None,
-        engine: Engine = Engine(), plan: checkpoints.Plan | None = None,
-        checkpoint_at=None):
+def run(
+    model: str,
+    given: dict[str, Any],
+    names,
+    limits: Limits,
+    on_progress=None,
+    engine: Engine = Engine(),
+    plan: checkpoints.Plan | None = None,
+    checkpoint_at=None,
+):
     """Build the model from the options ``given`` and explore it; return ``(spec, result)``.
     With a ``plan``, the search saves checkpoints (and resumes) in the folder
     ``checkpoint_at(spec)`` gives, with whether a missing checkpoint there starts afresh.
@@ -143,43 +198,57 @@ def run(model: str, given: dict[str, Any], names, limits: Limits, on_progress=No
         except SymmetryError as exc:
             raise click.UsageError(str(exc)) from None
     recipe = compose.Recipe(model, cfg, tuple(names))
-    save = checkpoints.save_options(plan, checkpoint_at, spec,
-                                    (model, cfg, tuple(names), chosen, symmetry, limits))
+    save = checkpoints.save_options(
+        plan, checkpoint_at, spec, (model, cfg, tuple(names), chosen, symmetry, limits)
+    )
     if engine.name == "local":
         core = checkpoints.local_core(save, engine.core)
-        result, why = cores.compiled(spec, chosen, limits, on_progress, symmetry, core,
-                                     engine.workers, save)
+        result, why = cores.compiled(
+            spec, chosen, limits, on_progress, symmetry, core, engine.workers, save
+        )
         if result is not None:
             return spec, result
         if engine.workers <= 1:
             result = explore(spec, chosen, limits, on_progress, symmetry, save)
         else:
-            result = pool.explore(recipe, engine.workers, limits, on_progress, symmetry,
-                                  saving=save)
+            result = pool.explore(
+                recipe, engine.workers, limits, on_progress, symmetry, saving=save
+            )
         result.stats.core = f"reference ({why})"
         return spec, result
     from checker.spark import engine as spark_engine
 
     core, why = cores.for_partitions(spec, chosen, engine.core)
     try:
-        result = spark_engine.explore(recipe, limits, on_progress, engine.spark, symmetry, core,
-                                      save)
+        result = spark_engine.explore(
+            recipe, limits, on_progress, engine.spark, symmetry, core, save
+        )
         result.stats.core = core if core == "compiled" else f"reference ({why})"
         return spec, result
     except spark_engine.SparkUnavailable as exc:
         _cannot_run(exc)
 
 
-def simulate(recipe, plan, walks, time_limit, engine: Engine, on_progress=None, resume=None,
-             on_wave=None):
+def simulate(
+    recipe, plan, walks, time_limit, engine: Engine, on_progress=None, resume=None, on_wave=None
+):
     """``checker.simulation.simulate`` on ``engine``'s workers or Spark (``resume`` /
     ``on_wave``: its checkpoints); exits 5 with one message when Spark cannot run."""
 
     def walk(spark=None):
-        return simulation.simulate(recipe, plan, walks, time_limit, engine.workers,
-                                   on_progress, spark, core=engine.core,
-                                   on_compile=cores.compile_note, resume=resume,
-                                   on_wave=on_wave)
+        return simulation.simulate(
+            recipe,
+            plan,
+            walks,
+            time_limit,
+            engine.workers,
+            on_progress,
+            spark,
+            core=engine.core,
+            on_compile=cores.compile_note,
+            resume=resume,
+            on_wave=on_wave,
+        )
 
     if engine.spark is None:
         return walk()

@@ -26,33 +26,77 @@ from checker.renderers import terminal
 
 @click.command(name="explore")
 @model_options
-@click.option("--max-depth", type=click.IntRange(min=1), default=None,
-              help="Stop after this many BFS levels (initial state = 1): INCOMPLETE, exit 3.")
-@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None,
-              metavar="SECONDS", help="Stop after this many seconds: INCOMPLETE, exit 3.")
-@click.option("--stop-on-first", is_flag=True,
-              help="End at the first violation (default: find every violated property).")
+@click.option(
+    "--max-depth",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Stop after this many BFS levels (initial state = 1): INCOMPLETE, exit 3.",
+)
+@click.option(
+    "--time-limit",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    metavar="SECONDS",
+    help="Stop after this many seconds: INCOMPLETE, exit 3.",
+)
+@click.option(
+    "--stop-on-first",
+    is_flag=True,
+    help="End at the first violation (default: find every violated property).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON on stdout.")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Folder for summary.json and traces [default: reports/<run-id>].")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Folder for summary.json and traces [default: reports/<run-id>].",
+)
 @click.option("--no-progress", is_flag=True, help="No progress display on stderr.")
 @SHOW_OPTION
 @engine_options
 @with_options(checkpoints.CHECKPOINT_FLAGS)
 @click.pass_context
-def explore_cmd(ctx, model, replicas, truncation, max_records, max_epoch, max_crashes, min_isr,
-                unclean, log_size, names, max_depth, time_limit, stop_on_first, as_json, out,
-                no_progress, show, **flags) -> None:
+def explore_cmd(
+    ctx,
+    model,
+    replicas,
+    truncation,
+    max_records,
+    max_epoch,
+    max_crashes,
+    min_isr,
+    unclean,
+    log_size,
+    names,
+    max_depth,
+    time_limit,
+    stop_on_first,
+    as_json,
+    out,
+    no_progress,
+    show,
+    **flags,
+) -> None:
     """Explore every interleaving and check the invariants."""
-    given = bounds(replicas, truncation, max_records, max_epoch, max_crashes, min_isr, unclean,
-                    log_size, **protocol_from(flags))
+    given = bounds(
+        replicas,
+        truncation,
+        max_records,
+        max_epoch,
+        max_crashes,
+        min_isr,
+        unclean,
+        log_size,
+        **protocol_from(flags),
+    )
     limits = Limits(max_depth=max_depth, time_limit=time_limit, stop_on_first=stop_on_first)
     plan = checkpoints.plan_from(flags)
     engine = engine_from(flags)
     if plan.resuming:
         default = ctx.get_parameter_source("model") == click.core.ParameterSource.DEFAULT
         model, given, names, limits, symmetry = checkpoints.resumed(
-            plan.base, None if default else model, given, names, limits, engine.symmetry)
+            plan.base, None if default else model, given, names, limits, engine.symmetry
+        )
         engine = dataclasses.replace(engine, symmetry=symmetry)
     if engine.core == "compiled":
         cores.warn_if_stale()  # before the progress display starts
@@ -64,8 +108,7 @@ def explore_cmd(ctx, model, replicas, truncation, max_records, max_epoch, max_cr
         return plan.folder(folders[0], "", work_dir), False
 
     with progress_view.for_search(enabled=not no_progress) as on_progress:
-        spec, result = run(model, given, names, limits, on_progress, engine, plan,
-                           checkpoint_at)
+        spec, result = run(model, given, names, limits, on_progress, engine, plan, checkpoint_at)
     if interrupted(result.reason):
         click.echo(f"Interrupted ({signal_name()}): the results below are partial.", err=True)
     folder = folders[0] if folders else out or Path("reports") / report.run_id(spec)

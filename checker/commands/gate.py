@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import re
 import sys
-import textwrap
 from dataclasses import replace
 from pathlib import Path
 
@@ -24,34 +23,58 @@ from checker.commands import gate_corpus as corpus
 from checker.commands import simulate as simulate_view
 from checker.commands.engines import engine_from, engine_options, run
 from checker.commands.gate_checks import config_error, definition, given_of, validate
+from checker.commands.gate_files import UPDATE_HINT, say, update_lock, write_outputs
 from checker.commands.options import with_options
-from checker.formats import gate_output, pins, report
+from checker.formats import pins, report
 from checker.renderers import matrix, terminal
-from checker.result import EXIT_ENVIRONMENT, EXIT_INCOMPLETE, Status
-
-UPDATE_HINT = "run hwcheck gate --update"
+from checker.result import EXIT_INCOMPLETE, Status
 
 
 @click.command(name="gate")
-@click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path),
-              default=Path("pyproject.toml"), show_default=True,
-              help="TOML file with [[tool.hwcheck.gate]] checks.")
-@click.option("--lock", "lock_path", type=click.Path(dir_okay=False, path_type=Path),
-              default=None, help=f"The pins [default: {pins.LOCK_NAME} beside --config].")
-@click.option("--update", is_flag=True,
-              help="Pin this run: rewrite the lock file from every check whose verdict passes "
-                   "and print what changed (a failing verdict still fails).")
-@click.option("--junit-xml", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Write a JUnit XML report here (parent folders are created).")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Folder for reports of failing checks [default: reports/gate-<time>].")
-@click.option("--fail-fast", is_flag=True,
-              help="Stop at the first check that does not pass (the rest are not run).")
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=Path("pyproject.toml"),
+    show_default=True,
+    help="TOML file with [[tool.hwcheck.gate]] checks.",
+)
+@click.option(
+    "--lock",
+    "lock_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help=f"The pins [default: {pins.LOCK_NAME} beside --config].",
+)
+@click.option(
+    "--update",
+    is_flag=True,
+    help="Pin this run: rewrite the lock file from every check whose verdict passes "
+    "and print what changed (a failing verdict still fails).",
+)
+@click.option(
+    "--junit-xml",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write a JUnit XML report here (parent folders are created).",
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Folder for reports of failing checks [default: reports/gate-<time>].",
+)
+@click.option(
+    "--fail-fast",
+    is_flag=True,
+    help="Stop at the first check that does not pass (the rest are not run).",
+)
 @click.option("--no-progress", is_flag=True, help="No progress display on stderr.")
 @engine_options
 @with_options(checkpoints.CHECKPOINT_FLAGS)
-def gate_cmd(config_path, lock_path, update, junit_xml, out, fail_fast, no_progress,
-             **engine_flags) -> None:
+def gate_cmd(
+    config_path, lock_path, update, junit_xml, out, fail_fast, no_progress, **engine_flags
+) -> None:
     """Run the checks of a gate configuration, judge them against their expectations and
     compare each run with its pins (states, depth, coverage, guards, shortest traces)."""
     plan = checkpoints.plan_from(engine_flags)
@@ -63,8 +86,7 @@ def gate_cmd(config_path, lock_path, update, junit_xml, out, fail_fast, no_progr
     except (gate.GateConfigError, pins.LockError) as exc:
         config_error(str(exc))
     plans = [(check, given_of(check, config_path.parent)) for check in checks]
-    traces = [(Path(os.path.relpath(path, config_path.parent)).as_posix(), path)
-              for path in files]
+    traces = [(Path(os.path.relpath(path, config_path.parent)).as_posix(), path) for path in files]
     for index, (check, given) in enumerate(plans):
         validate(config_path, index, check, given)
     folder = out or Path("reports") / f"gate-{report.stamp()}"
@@ -77,11 +99,11 @@ def gate_cmd(config_path, lock_path, update, junit_xml, out, fail_fast, no_progr
         try:
             for check, given in plans:
                 board.begin(check.name)
-                spec, result = _run_check(check, given, engine, fail_fast, board,
-                                          (plan, folder))
+                spec, result = _run_check(check, given, engine, fail_fast, board, (plan, folder))
                 outcome = gate.judge(check, result)
-                outcome.details = {v.prop.name: report.counterexample_text(v)
-                                   for v in result.violations}
+                outcome.details = {
+                    v.prop.name: report.counterexample_text(v) for v in result.violations
+                }
                 _pin(outcome, lock, fresh, definition(check, spec, engine), update)
                 if outcome.status != gate.PASS:
                     where = folder / re.sub(r"[^A-Za-z0-9_.-]+", "-", check.name)
@@ -103,7 +125,7 @@ def gate_cmd(config_path, lock_path, update, junit_xml, out, fail_fast, no_progr
             stop.caught()
     try:
         _finish(outcomes, plans, traces, stop, board, fresh, lock, update, config_path)
-        _write_outputs(outcomes, junit_xml, config_path)
+        write_outputs(outcomes, junit_xml, config_path)
     finally:  # (also when a file cannot be written: exit 5)
         checkpoints.finish(plan, stop.hit, "gate", same_flags=True)
     sys.exit(EXIT_INCOMPLETE if stop.hit else gate.exit_code(outcomes))
@@ -116,16 +138,24 @@ def _run_check(check: gate.Check, given: dict, engine, fail_fast: bool, board, s
         return simulate_view.for_gate(check, given, engine, board.walks)
     chosen = engine if check.symmetry is None else replace(engine, symmetry=check.symmetry)
     # with --fail-fast a "holds" check ends at its first violation, as TLC does
-    limits = Limits(time_limit=check.time_limit,
-                    stop_on_first=fail_fast and check.violates is None)
+    limits = Limits(time_limit=check.time_limit, stop_on_first=fail_fast and check.violates is None)
     plan, folder = saving
     key = re.sub(r"[^A-Za-z0-9_.-]+", "-", check.name)
-    return run(check.model, given, check.invariants, limits, board.search, chosen, plan,
-               lambda spec: (plan.folder(folder, key), True))
+    return run(
+        check.model,
+        given,
+        check.invariants,
+        limits,
+        board.search,
+        chosen,
+        plan,
+        lambda spec: (plan.folder(folder, key), True),
+    )
 
 
-def _pin(outcome: gate.Outcome, lock: pins.Lock, fresh: pins.Lock, defined: dict,
-         update: bool) -> None:
+def _pin(
+    outcome: gate.Outcome, lock: pins.Lock, fresh: pins.Lock, defined: dict, update: bool
+) -> None:
     """Compare a passing check's run with its pins (and pin it under ``--update``)."""
     result = outcome.result
     if outcome.status != gate.PASS or result.status in (Status.INCOMPLETE, Status.ERROR):
@@ -137,8 +167,9 @@ def _pin(outcome: gate.Outcome, lock: pins.Lock, fresh: pins.Lock, defined: dict
         fresh.checks[name] = now
 
 
-def _replay(key: str, path: Path, line: int, lock: pins.Lock, fresh: pins.Lock, core: str,
-            update: bool) -> gate.Outcome:
+def _replay(
+    key: str, path: Path, line: int, lock: pins.Lock, fresh: pins.Lock, core: str, update: bool
+) -> gate.Outcome:
     """Replay the corpus trace at ``path`` (``key``: relative to the gate file's folder) and
     judge it against its pins."""
     done = corpus.replay(path, core)
@@ -160,8 +191,9 @@ def _replay(key: str, path: Path, line: int, lock: pins.Lock, fresh: pins.Lock, 
 def _trace_check(key: str, line: int = 0) -> gate.Check:
     """A corpus trace as a row of the gate: named ``trace`` and its path without
     ``/trace.json``, at the config's ``gate_traces`` line."""
-    return gate.Check("trace " + key.removesuffix("/trace.json"), "", "", {}, line=line,
-                      mode="replay")
+    return gate.Check(
+        "trace " + key.removesuffix("/trace.json"), "", "", {}, line=line, mode="replay"
+    )
 
 
 def _settle(outcome: gate.Outcome, old, now, differences, update: bool) -> None:
@@ -183,15 +215,26 @@ def _settle(outcome: gate.Outcome, old, now, differences, update: bool) -> None:
         outcome.message = "pins differ: " + pins.summary(outcome.differences)
 
 
-def _finish(outcomes, plans, traces, stop, board, fresh: pins.Lock, lock: pins.Lock,
-            update: bool, config: Path) -> None:
+def _finish(
+    outcomes,
+    plans,
+    traces,
+    stop,
+    board,
+    fresh: pins.Lock,
+    lock: pins.Lock,
+    update: bool,
+    config: Path,
+) -> None:
     """Print the table, every changed pin, and under ``--update`` write the lock file."""
     ran, total = len(outcomes), len(plans) + len(traces)
     if stop.hit:
         left = [check for check, _ in plans[ran:]] + [
-            _trace_check(key) for key, _ in traces[max(0, ran - len(plans)):]]
-        outcomes += [gate.Outcome(check, gate.INCOMPLETE, "not run: interrupted (Ctrl-C)")
-                     for check in left]
+            _trace_check(key) for key, _ in traces[max(0, ran - len(plans)) :]
+        ]
+        outcomes += [
+            gate.Outcome(check, gate.INCOMPLETE, "not run: interrupted (Ctrl-C)") for check in left
+        ]
     terminal.stdout_console().print(matrix.gate_table(outcomes))
     changed = [o for o in outcomes if o.differences and o.pins in ("differ", "updated")]
     for o in changed:
@@ -207,73 +250,15 @@ def _finish(outcomes, plans, traces, stop, board, fresh: pins.Lock, lock: pins.L
     if ran < total:
         click.echo(f"--fail-fast: stopped after {ran} of {total} checks")
     if update:
-        _update(fresh, {c.name for c, _ in plans}, {key for key, _ in traces}, ran == total)
+        update_lock(fresh, {c.name for c, _ in plans}, {key for key, _ in traces}, ran == total)
     elif changed:
-        _say(f"\nIf these changes are intended, review them and {UPDATE_HINT}.")
+        say(f"\nIf these changes are intended, review them and {UPDATE_HINT}.")
     elif not lock.found:
-        _say(f"\nNo pins yet ({lock.path} not found): {UPDATE_HINT} to pin these runs.")
+        say(f"\nNo pins yet ({lock.path} not found): {UPDATE_HINT} to pin these runs.")
 
 
 def _section(title: str, o: gate.Outcome, config: Path, lines: list[str]) -> None:
     """A titled list below the table, naming the check and its line in the config."""
-    _say(f"\n{title}: {o.check.name}" + (f" ({config}:{o.check.line})" if o.check.line else ""))
+    say(f"\n{title}: {o.check.name}" + (f" ({config}:{o.check.line})" if o.check.line else ""))
     for line in lines:
-        _say(line, "  ")
-
-
-def _update(fresh: pins.Lock, names: set[str], keys: set[str], complete: bool) -> None:
-    """Write the updated lock file (exit 5 when it cannot be written); pins of checks and
-    traces no longer in the config are dropped when every check ran."""
-    stale = sorted(set(fresh.checks) - names) if complete else []
-    gone = sorted(set(fresh.traces) - keys) if complete else []
-    for name in stale:
-        del fresh.checks[name]
-    for key in gone:
-        del fresh.traces[key]
-    stale += [f"trace {key}" for key in gone]
-    try:
-        fresh.path.parent.mkdir(parents=True, exist_ok=True)
-        pins.write_lock(fresh)
-    except OSError as exc:
-        _cannot_write(f"cannot write the lock file {fresh.path}: {exc.strerror or exc}")
-    dropped = f"; dropped the pins of {', '.join(stale)}" if stale else ""
-    _say(f"\nWrote {fresh.path}: {_count(len(fresh.checks), 'check')} and "
-         f"{_count(len(fresh.traces), 'trace')} pinned{dropped}. Review its diff before "
-         "committing it.")
-
-
-def _say(text: str, indent: str = "") -> None:
-    """Print ``text`` on stdout wrapped to the table's width (the terminal's, ``COLUMNS`` or
-    160 columns when piped), continuation lines indented two more spaces."""
-    width = terminal.stdout_console().width
-    lead = "\n" if text.startswith("\n") else ""
-    click.echo(lead + textwrap.fill(text.lstrip("\n"), width, initial_indent=indent,
-                                    subsequent_indent=indent + "  ", break_on_hyphens=False))
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n:,} {noun}{'' if n == 1 else 's'}"
-
-
-def _write_outputs(outcomes, junit_xml: Path | None, config_path: Path) -> None:
-    """The JUnit file (exit 5 when it cannot be written), and on GitHub Actions the
-    annotations and the step summary."""
-    if junit_xml is not None:
-        try:
-            junit_xml.parent.mkdir(parents=True, exist_ok=True)
-            junit_xml.write_text(gate_output.junit_xml(outcomes), encoding="utf-8")
-        except OSError as exc:
-            _cannot_write(f"cannot write the JUnit report to {junit_xml}: {exc.strerror or exc}")
-    if os.environ.get("GITHUB_ACTIONS") == "true":
-        for line in gate_output.github_annotations(outcomes, str(config_path)):
-            click.echo(line)
-        summary = os.environ.get("GITHUB_STEP_SUMMARY")
-        if summary:
-            with open(summary, "a", encoding="utf-8") as handle:
-                handle.write(gate_output.markdown_summary(outcomes))
-
-
-def _cannot_write(message: str) -> None:
-    """One line on stderr and exit 5: an output file cannot be written."""
-    click.echo(f"Error: {message}", err=True)
-    sys.exit(EXIT_ENVIRONMENT)
+        say(line, "  ")

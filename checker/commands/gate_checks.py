@@ -21,10 +21,15 @@ def definition(check: gate.Check, spec: Any, engine: Any) -> dict[str, Any]:
     ``seed``, ``walks`` and ``depth``) and, for a search, whether symmetry reduction was on
     (the check's ``symmetry``, else the engine's ``--symmetry``, else the model's default).
     The engine, worker count and core are left out: pins are the same on all of them."""
-    defined: dict[str, Any] = {"model": check.model, "truncation": check.truncation,
-                               **{k: list(v) if isinstance(v, (list, tuple)) else v
-                                  for k, v in sorted(check.bounds.items())},
-                               "mode": check.mode}
+    defined: dict[str, Any] = {
+        "model": check.model,
+        "truncation": check.truncation,
+        **{
+            k: list(v) if isinstance(v, (list, tuple)) else v
+            for k, v in sorted(check.bounds.items())
+        },
+        "mode": check.mode,
+    }
     if check.invariants:
         defined["invariants"] = sorted(check.invariants)
     if check.mode == "simulate":
@@ -59,8 +64,10 @@ def validate(path: Path, index: int, check: gate.Check, given: dict) -> None:
     ``invariants`` leaves out is exit 4, naming the file, line and key."""
 
     def fail(key: str, message: str) -> None:
-        config_error(f"{path}:{check.lines.get(key, check.line)}: gate check {index + 1}, "
-                      f"key '{key}': {message}")
+        config_error(
+            f"{path}:{check.lines.get(key, check.line)}: gate check {index + 1}, "
+            f"key '{key}': {message}"
+        )
 
     if check.mode == "simulate":
         given = simulate_view.simulate_bounds(check.model, given)
@@ -74,8 +81,11 @@ def validate(path: Path, index: int, check: gate.Check, given: dict) -> None:
     checked = {p.name for p in props if p.kind != "sometimes"}
     unknown = sorted((check.violates or frozenset()) - checked)
     if unknown:
-        fail("violates", f"the {check.model} model has no property {', '.join(unknown)}; "
-                         f"known: {', '.join(sorted(checked))}")
+        fail(
+            "violates",
+            f"the {check.model} model has no property {', '.join(unknown)}; "
+            f"known: {', '.join(sorted(checked))}",
+        )
     left_out = sorted((check.violates or frozenset()) - set(check.invariants or checked))
     if left_out:
         fail("violates", f"{', '.join(left_out)} is not among the checked invariants")

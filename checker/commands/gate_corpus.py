@@ -54,8 +54,9 @@ class _Reference:
         if not found:
             return []
         checks = [(p.name, transition_checker(p, state)) for p in self.transitions]
-        return [(after, {name for name, ok in checks if not ok(lab, after)})
-                for lab, after in found]
+        return [
+            (after, {name for name, ok in checks if not ok(lab, after)}) for lab, after in found
+        ]
 
     def broken(self, state: Any) -> set[str]:
         return {p.name for p in self.invariants if not p.predicate(state)}
@@ -75,8 +76,11 @@ class _Compiled:
         return {name for bit, name in self.names.items() if mask >> bit & 1}
 
     def successors(self, state: Any, label: str) -> list[tuple[Any, set[str]]]:
-        return [(after, self._names(bits)) for lab, after, bits in self.core.successors(state)
-                if str(lab) == label]
+        return [
+            (after, self._names(bits))
+            for lab, after, bits in self.core.successors(state)
+            if str(lab) == label
+        ]
 
     def broken(self, state: Any) -> set[str]:
         return self._names(self.core.invariants(state))
@@ -87,8 +91,9 @@ def _stepper(spec: Any, props: list, core: str):
     form of every property, else the reference's."""
     if core == "compiled":
         model, _ = compose.compiled_model(spec)
-        if model is not None and all(p.name in model.property_bits for p in props
-                                     if p.kind != SOMETIMES):
+        if model is not None and all(
+            p.name in model.property_bits for p in props if p.kind != SOMETIMES
+        ):
             try:
                 return _Compiled(model, props)
             except NativeUnavailable:
@@ -106,8 +111,10 @@ def replay(path: Path, core: str = "compiled") -> Replayed:
         spec, props, labels, fps = tracefile.model_of(path, document)
     except tracefile.TraceFileError as exc:
         return Replayed(problem=str(exc))
-    done = Replayed(property=document["property"]["name"],
-                    first_violated_at={p.name: None for p in props if p.kind != SOMETIMES})
+    done = Replayed(
+        property=document["property"]["name"],
+        first_violated_at={p.name: None for p in props if p.kind != SOMETIMES},
+    )
     stepper = _stepper(spec, props, core)
     state = next((s for s in spec.init_states() if fingerprint(s) == fps[0]), None)
     if state is None:
@@ -119,17 +126,24 @@ def replay(path: Path, core: str = "compiled") -> Replayed:
         enabled = stepper.successors(state, label)
         reached = [(after, bad) for after, bad in enabled if fingerprint(after) == fps[index + 1]]
         if not reached:
-            done.problem = (f"state {number}: {label} is no longer enabled" if not enabled else
-                            f"state {number}: {label} reaches another state than the trace "
-                            "records (another fingerprint)")
+            done.problem = (
+                f"state {number}: {label} is no longer enabled"
+                if not enabled
+                else f"state {number}: {label} reaches another state than the trace "
+                "records (another fingerprint)"
+            )
             return done
         state, bad = reached[0]
         _record(done, number, bad | stepper.broken(state))
     done.states = len(fps)
-    if done.first_violated_at.get(done.property) is None and done.property in \
-            done.first_violated_at:
-        done.problem = (f"{done.property}, the property the trace was written for, holds along "
-                        "the whole trace: the property changed since the trace was written")
+    if (
+        done.first_violated_at.get(done.property) is None
+        and done.property in done.first_violated_at
+    ):
+        done.problem = (
+            f"{done.property}, the property the trace was written for, holds along "
+            "the whole trace: the property changed since the trace was written"
+        )
     return done
 
 

@@ -29,22 +29,63 @@ the trace replaces, since it names its model and bounds."""
 @click.command(name="graph")
 @model_options
 @SYMMETRY_OPTION
-@click.option("--trace", "trace_file", type=click.Path(dir_okay=False, path_type=Path),
-              default=None, metavar="TRACE.JSON",
-              help="Draw this counterexample and the states within --radius actions of it "
-                   "(its model and bounds come from the trace) instead of the whole graph.")
-@click.option("--radius", type=click.IntRange(min=0), default=1, show_default=True,
-              metavar="K", help="With --trace: actions away from the trace to draw.")
-@click.option("--format", "form", type=click.Choice(["dot", "graphml"]), default="dot",
-              show_default=True, help="DOT (Graphviz) or GraphML.")
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True,
-              help="The file to write.")
-@click.option("--max-states", type=click.IntRange(min=1), default=20_000, show_default=True,
-              help="Refuse to draw a graph with more nodes than this (states, or orbits "
-                   "with --symmetry).")
-def graph_cmd(model, replicas, truncation, max_records, max_epoch, max_crashes, min_isr,
-              unclean, log_size, names, symmetry, trace_file, radius, form, out, max_states,
-              **flags) -> None:
+@click.option(
+    "--trace",
+    "trace_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    metavar="TRACE.JSON",
+    help="Draw this counterexample and the states within --radius actions of it "
+    "(its model and bounds come from the trace) instead of the whole graph.",
+)
+@click.option(
+    "--radius",
+    type=click.IntRange(min=0),
+    default=1,
+    show_default=True,
+    metavar="K",
+    help="With --trace: actions away from the trace to draw.",
+)
+@click.option(
+    "--format",
+    "form",
+    type=click.Choice(["dot", "graphml"]),
+    default="dot",
+    show_default=True,
+    help="DOT (Graphviz) or GraphML.",
+)
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    required=True,
+    help="The file to write.",
+)
+@click.option(
+    "--max-states",
+    type=click.IntRange(min=1),
+    default=20_000,
+    show_default=True,
+    help="Refuse to draw a graph with more nodes than this (states, or orbits with --symmetry).",
+)
+def graph_cmd(
+    model,
+    replicas,
+    truncation,
+    max_records,
+    max_epoch,
+    max_crashes,
+    min_isr,
+    unclean,
+    log_size,
+    names,
+    symmetry,
+    trace_file,
+    radius,
+    form,
+    out,
+    max_states,
+    **flags,
+) -> None:
     """Write the reachable state graph, each shortest counterexample marked; or, with
     --trace, one counterexample and its neighbourhood.
 
@@ -52,18 +93,31 @@ def graph_cmd(model, replicas, truncation, max_records, max_epoch, max_crashes, 
     --no-symmetry's); --symmetry draws one node per orbit, as explore counts by default."""
     ctx = click.get_current_context()
     if trace_file is not None:
-        given = [param.opts[0] for param in ctx.command.params
-                 if param.name not in TRACE_PARAMS
-                 and ctx.get_parameter_source(param.name) == ParameterSource.COMMANDLINE]
+        given = [
+            param.opts[0]
+            for param in ctx.command.params
+            if param.name not in TRACE_PARAMS
+            and ctx.get_parameter_source(param.name) == ParameterSource.COMMANDLINE
+        ]
         if given:
-            raise click.UsageError(f"{given[0]} does not go with --trace: the trace names its "
-                                   "model and bounds")
+            raise click.UsageError(
+                f"{given[0]} does not go with --trace: the trace names its model and bounds"
+            )
         drawn, what = _neighbourhood(trace_file, radius, max_states)
     else:
         if ctx.get_parameter_source("radius") == ParameterSource.COMMANDLINE:
             raise click.UsageError("--radius applies only with --trace")
-        given = bounds(replicas, truncation, max_records, max_epoch, max_crashes, min_isr,
-                       unclean, log_size, **protocol_from(flags))
+        given = bounds(
+            replicas,
+            truncation,
+            max_records,
+            max_epoch,
+            max_crashes,
+            min_isr,
+            unclean,
+            log_size,
+            **protocol_from(flags),
+        )
         drawn, what = _whole(model, given, names, bool(symmetry), max_states)
     try:
         graph_view.write(drawn, out, form)
@@ -71,17 +125,21 @@ def graph_cmd(model, replicas, truncation, max_records, max_epoch, max_crashes, 
         click.echo(f"Error: cannot write {out}: {exc.strerror or exc}", err=True)
         sys.exit(EXIT_ENVIRONMENT)
     nodes = counted(drawn.number_of_nodes(), "orbit" if symmetry else "state")
-    click.echo(f"Wrote {out}: {nodes}, {counted(drawn.number_of_edges(), 'transition')}; "
-               f"{what}")
+    click.echo(f"Wrote {out}: {nodes}, {counted(drawn.number_of_edges(), 'transition')}; {what}")
 
 
 def _too_large(max_states: int, symmetry: bool) -> click.UsageError:
-    counts = ("orbits (--symmetry)" if symmetry else
-              "states, counted without symmetry (explore counts orbits; --symmetry draws one "
-              "node per orbit)")
-    return click.UsageError(f"the graph has more than --max-states {max_states:,} {counts}: "
-                            "raise it, lower the bounds, or draw one counterexample with "
-                            "--trace")
+    counts = (
+        "orbits (--symmetry)"
+        if symmetry
+        else "states, counted without symmetry (explore counts orbits; --symmetry draws one "
+        "node per orbit)"
+    )
+    return click.UsageError(
+        f"the graph has more than --max-states {max_states:,} {counts}: "
+        "raise it, lower the bounds, or draw one counterexample with "
+        "--trace"
+    )
 
 
 def _whole(model, given, names, symmetry: bool, max_states: int):
@@ -121,5 +179,7 @@ def _neighbourhood(path: Path, radius: int, max_states: int):
         drawn = graph_view.neighbourhood(spec, steps, violation.prop.name, radius, max_states)
     except graph_view.TooLarge:
         raise _too_large(max_states, False) from None
-    return drawn, (f"{violation.prop.name}'s {violation.length}-state counterexample marked, "
-                   f"with every state within {counted(radius, 'action')} of it")
+    return drawn, (
+        f"{violation.prop.name}'s {violation.length}-state counterexample marked, "
+        f"with every state within {counted(radius, 'action')} of it"
+    )

@@ -19,8 +19,13 @@ TLA = TlaConfig()
 
 
 @click.command(name="list")
-@click.option("--variant-file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              default=None, metavar="RULES.PY", help="List your own rules and variants too.")
+@click.option(
+    "--variant-file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    metavar="RULES.PY",
+    help="List your own rules and variants too.",
+)
 def list_cmd(variant_file: Path | None) -> None:
     """List models, variants, mechanisms, actions, properties and default bounds (your own
     variants too: entry points of the group hwcheck.variants, or --variant-file)."""

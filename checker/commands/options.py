@@ -23,57 +23,130 @@ TLA = TlaConfig()
 
 
 PROTOCOL_FLAGS = (
-    click.option("--variant-file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-                  default=None, metavar="RULES.PY",
-                  help="A Python file of your own truncation rules and variants (kafka): its "
-                       "variants join --truncation, its rules --with. See examples/."),
-    click.option("--with", "with_mechanisms", multiple=True, metavar="MECHANISM",
-                  help="Turn a mechanism on, on top of --truncation (kafka; repeatable): "
-                       + ", ".join(MECHANISMS) + ". See 'hwcheck list'."),
-    click.option("--without", "without_mechanisms", multiple=True, metavar="MECHANISM",
-                  help="Turn a mechanism of the --truncation preset off (kafka; repeatable)."),
-    click.option("--max-unclean-shutdowns", type=click.IntRange(min=0), default=None,
-                  help="Unclean shutdowns (power loss: the unflushed tail is lost) over the "
-                       f"whole run (kafka) [{DEFAULTS.max_unclean_shutdowns}: logs durable]."),
-    click.option("--flush", type=click.Choice(FLUSH_MODES), default=None,
-                  help="background: the OS flushes when it likes (Kafka's default); always: "
-                       f"fsync per append (kafka) [{DEFAULTS.flush}]."),
-    click.option("--acks", type=click.Choice(ACKS), default=None,
-                  help="Producer acks: all (acknowledged once committed) or 1 (on the "
-                       f"leader's append) (kafka) [{DEFAULTS.acks}]."),
+    click.option(
+        "--variant-file",
+        type=click.Path(exists=True, dir_okay=False, path_type=Path),
+        default=None,
+        metavar="RULES.PY",
+        help="A Python file of your own truncation rules and variants (kafka): its "
+        "variants join --truncation, its rules --with. See examples/.",
+    ),
+    click.option(
+        "--with",
+        "with_mechanisms",
+        multiple=True,
+        metavar="MECHANISM",
+        help="Turn a mechanism on, on top of --truncation (kafka; repeatable): "
+        + ", ".join(MECHANISMS)
+        + ". See 'hwcheck list'.",
+    ),
+    click.option(
+        "--without",
+        "without_mechanisms",
+        multiple=True,
+        metavar="MECHANISM",
+        help="Turn a mechanism of the --truncation preset off (kafka; repeatable).",
+    ),
+    click.option(
+        "--max-unclean-shutdowns",
+        type=click.IntRange(min=0),
+        default=None,
+        help="Unclean shutdowns (power loss: the unflushed tail is lost) over the "
+        f"whole run (kafka) [{DEFAULTS.max_unclean_shutdowns}: logs durable].",
+    ),
+    click.option(
+        "--flush",
+        type=click.Choice(FLUSH_MODES),
+        default=None,
+        help="background: the OS flushes when it likes (Kafka's default); always: "
+        f"fsync per append (kafka) [{DEFAULTS.flush}].",
+    ),
+    click.option(
+        "--acks",
+        type=click.Choice(ACKS),
+        default=None,
+        help="Producer acks: all (acknowledged once committed) or 1 (on the "
+        f"leader's append) (kafka) [{DEFAULTS.acks}].",
+    ),
 )
 """The kafka model's mechanism, durability and acks flags (also on ``compare``)."""
 
 MODEL_FLAGS = (
-    click.option("--model", type=click.Choice(sorted(compose.MODEL_OPTIONS)), default="kafka",
-                  show_default=True, help="kafka: hwcheck's model; tla: the public TLA+ spec."),
-    click.option("--replicas", type=click.IntRange(1, MAX_REPLICAS), default=None,
-                  help=f"Replication factor N [kafka: {DEFAULTS.replicas}, tla: {TLA.replicas}; tla at most {TLA_MAX_REPLICAS}]."),
-    click.option("--truncation", default=None, metavar="VARIANT",
-                  help="Protocol variant. kafka: " + ", ".join(TRUNCATION_VARIANTS)
-                  + " ('epoch' is kip320), or one of your own (--variant-file, entry points); "
-                    "tla: " + ", ".join(TLA_VARIANTS) + " [kip320]; see 'hwcheck list'."),
-    click.option("--max-records", type=click.IntRange(min=0), default=None,
-                  help=f"Records produced over the whole run [{DEFAULTS.max_records}]."),
-    click.option("--max-epoch", type=click.IntRange(min=0), default=None,
-                  help=f"Largest leader epoch [kafka: {DEFAULTS.max_epoch}, tla: {TLA.max_epoch}]."),
-    click.option("--max-crashes", type=click.IntRange(min=0), default=None,
-                  help=f"Broker crashes over the whole run (kafka) [{DEFAULTS.max_crashes}]."),
-    click.option("--min-isr", type=click.IntRange(min=1), default=None,
-                  help=f"min.insync.replicas, acks=all (kafka) [{DEFAULTS.min_isr}]."),
-    click.option("--unclean/--clean", default=None,
-                  help="unclean.leader.election.enable (kafka) [clean]."),
+    click.option(
+        "--model",
+        type=click.Choice(sorted(compose.MODEL_OPTIONS)),
+        default="kafka",
+        show_default=True,
+        help="kafka: hwcheck's model; tla: the public TLA+ spec.",
+    ),
+    click.option(
+        "--replicas",
+        type=click.IntRange(1, MAX_REPLICAS),
+        default=None,
+        help=f"Replication factor N [kafka: {DEFAULTS.replicas}, tla: {TLA.replicas}; tla at most {TLA_MAX_REPLICAS}].",
+    ),
+    click.option(
+        "--truncation",
+        default=None,
+        metavar="VARIANT",
+        help="Protocol variant. kafka: "
+        + ", ".join(TRUNCATION_VARIANTS)
+        + " ('epoch' is kip320), or one of your own (--variant-file, entry points); "
+        "tla: " + ", ".join(TLA_VARIANTS) + " [kip320]; see 'hwcheck list'.",
+    ),
+    click.option(
+        "--max-records",
+        type=click.IntRange(min=0),
+        default=None,
+        help=f"Records produced over the whole run [{DEFAULTS.max_records}].",
+    ),
+    click.option(
+        "--max-epoch",
+        type=click.IntRange(min=0),
+        default=None,
+        help=f"Largest leader epoch [kafka: {DEFAULTS.max_epoch}, tla: {TLA.max_epoch}].",
+    ),
+    click.option(
+        "--max-crashes",
+        type=click.IntRange(min=0),
+        default=None,
+        help=f"Broker crashes over the whole run (kafka) [{DEFAULTS.max_crashes}].",
+    ),
+    click.option(
+        "--min-isr",
+        type=click.IntRange(min=1),
+        default=None,
+        help=f"min.insync.replicas, acks=all (kafka) [{DEFAULTS.min_isr}].",
+    ),
+    click.option(
+        "--unclean/--clean", default=None, help="unclean.leader.election.enable (kafka) [clean]."
+    ),
     *PROTOCOL_FLAGS,
-    click.option("--log-size", type=click.IntRange(min=0), default=None,
-                  help=f"LogSize: slots per log (tla) [{TLA.log_size}]."),
-    click.option("--invariant", "names", multiple=True, metavar="NAME",
-                  help="Check only this property (repeatable; default all). See 'hwcheck list'."),
+    click.option(
+        "--log-size",
+        type=click.IntRange(min=0),
+        default=None,
+        help=f"LogSize: slots per log (tla) [{TLA.log_size}].",
+    ),
+    click.option(
+        "--invariant",
+        "names",
+        multiple=True,
+        metavar="NAME",
+        help="Check only this property (repeatable; default all). See 'hwcheck list'.",
+    ),
 )
 """The model and property flags that ``explore`` and ``graph`` share."""
 
 
-PROTOCOL_KEYS = ("with_mechanisms", "without_mechanisms", "max_unclean_shutdowns", "flush",
-                 "acks", "variant_file")
+PROTOCOL_KEYS = (
+    "with_mechanisms",
+    "without_mechanisms",
+    "max_unclean_shutdowns",
+    "flush",
+    "acks",
+    "variant_file",
+)
 """The model flags a command receives as keyword arguments (``protocol_from``)."""
 
 
@@ -83,18 +156,35 @@ def protocol_from(kwargs: dict[str, Any]) -> dict[str, Any]:
     flags = {key: kwargs.pop(key, None) for key in PROTOCOL_KEYS}
     if flags["variant_file"] is not None:  # reports and traces record where it was
         flags["variant_file"] = str(Path(flags["variant_file"]).resolve())
-    return {key: (value or None) if isinstance(value, tuple) else value
-            for key, value in flags.items()}
+    return {
+        key: (value or None) if isinstance(value, tuple) else value for key, value in flags.items()
+    }
 
 
-def bounds(replicas=None, truncation=None, max_records=None, max_epoch=None,
-            max_crashes=None, min_isr=None, unclean=None, log_size=None, **protocol) -> dict:
+def bounds(
+    replicas=None,
+    truncation=None,
+    max_records=None,
+    max_epoch=None,
+    max_crashes=None,
+    min_isr=None,
+    unclean=None,
+    log_size=None,
+    **protocol,
+) -> dict:
     """The model options as ``compose.make_config`` takes them (None: the model's default);
     ``protocol`` holds ``PROTOCOL_KEYS`` values (see ``protocol_from``)."""
-    return {"replicas": replicas, "truncation": truncation, "max_records": max_records,
-            "max_epoch": max_epoch, "max_crashes": max_crashes, "min_isr": min_isr,
-            "unclean_election": unclean, "log_size": log_size,
-            **{key: protocol.get(key) for key in PROTOCOL_KEYS}}
+    return {
+        "replicas": replicas,
+        "truncation": truncation,
+        "max_records": max_records,
+        "max_epoch": max_epoch,
+        "max_crashes": max_crashes,
+        "min_isr": min_isr,
+        "unclean_election": unclean,
+        "log_size": log_size,
+        **{key: protocol.get(key) for key in PROTOCOL_KEYS},
+    }
 
 
 def with_options(options):
@@ -126,8 +216,9 @@ def choose(props: list, names: tuple[str, ...]) -> list:
         return compose.choose(props, names)
     except KeyError as exc:
         known = ", ".join(p.name for p in props if p.kind != "sometimes")
-        raise click.BadParameter(f"unknown property {exc.args[0]!r}; known: {known}",
-                                 param_hint="'--invariant'") from None
+        raise click.BadParameter(
+            f"unknown property {exc.args[0]!r}; known: {known}", param_hint="'--invariant'"
+        ) from None
 
 
 def build(model: str, given: dict[str, Any]) -> tuple[Any, Any, list]:
@@ -144,7 +235,11 @@ def build(model: str, given: dict[str, Any]) -> tuple[Any, Any, list]:
 
 
 SHOW_OPTION = click.option(
-    "--show", type=click.Choice(shown.SHOW), default="first", show_default=True,
+    "--show",
+    type=click.Choice(shown.SHOW),
+    default="first",
+    show_default=True,
     help="Counterexamples drawn in the terminal: first (the most important in full, the "
-         "others as one line each), all (every distinct trace) or none. Every trace file is "
-         "written either way.")
+    "others as one line each), all (every distinct trace) or none. Every trace file is "
+    "written either way.",
+)

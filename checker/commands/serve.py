@@ -32,32 +32,72 @@ DEFAULT_PORT = 8765
 
 @click.command(name="serve")
 @model_options
-@click.option("--trace", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Start from this trace.json (its model and bounds; /trace branches from "
-                   "any of its states).")
-@click.option("--port", type=click.IntRange(0, 65535), default=DEFAULT_PORT,
-              show_default=True, help="TCP port on 127.0.0.1 (0: any free port).")
+@click.option(
+    "--trace",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Start from this trace.json (its model and bounds; /trace branches from "
+    "any of its states).",
+)
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=DEFAULT_PORT,
+    show_default=True,
+    help="TCP port on 127.0.0.1 (0: any free port).",
+)
 @click.option("--open", "open_browser", is_flag=True, help="Open the page in a browser.")
-@click.option("--jump-time-limit", type=click.FloatRange(min=0, min_open=True), default=300.0,
-              show_default=True, metavar="SECONDS",
-              help="Cut a \"jump to a violation\" search after this many seconds.")
+@click.option(
+    "--jump-time-limit",
+    type=click.FloatRange(min=0, min_open=True),
+    default=300.0,
+    show_default=True,
+    metavar="SECONDS",
+    help='Cut a "jump to a violation" search after this many seconds.',
+)
 @click.pass_context
-def serve_cmd(ctx, model, replicas, truncation, max_records, max_epoch, max_crashes, min_isr,
-              unclean, log_size, names, trace, port, open_browser, jump_time_limit,
-              **flags) -> None:
+def serve_cmd(
+    ctx,
+    model,
+    replicas,
+    truncation,
+    max_records,
+    max_epoch,
+    max_crashes,
+    min_isr,
+    unclean,
+    log_size,
+    names,
+    trace,
+    port,
+    open_browser,
+    jump_time_limit,
+    **flags,
+) -> None:
     """Explore the state space in the browser: step through actions, branch, jump to a
     violation."""
-    given = bounds(replicas, truncation, max_records, max_epoch, max_crashes, min_isr, unclean,
-                   log_size, **protocol_from(flags))
+    given = bounds(
+        replicas,
+        truncation,
+        max_records,
+        max_epoch,
+        max_crashes,
+        min_isr,
+        unclean,
+        log_size,
+        **protocol_from(flags),
+    )
     document = None
     if trace is not None:
-        named = [SPELLING.get(k, f"--{k.replace('_', '-')}") for k, v in given.items()
-                 if v is not None]
+        named = [
+            SPELLING.get(k, f"--{k.replace('_', '-')}") for k, v in given.items() if v is not None
+        ]
         if ctx.get_parameter_source("model") != ParameterSource.DEFAULT:
             named.insert(0, "--model")
         if named:
-            raise click.UsageError(f"--trace takes the model and bounds from the trace; "
-                                   f"drop {', '.join(named)}")
+            raise click.UsageError(
+                f"--trace takes the model and bounds from the trace; drop {', '.join(named)}"
+            )
         document, explorer = _from_trace(trace, names)
     else:
         config, _, _ = build(model, given)
@@ -69,8 +109,9 @@ def serve_cmd(ctx, model, replicas, truncation, max_records, max_epoch, max_cras
     start = url
     if document is not None:
         start = url.rstrip("/") + path_url([s["action"] for s in document["steps"][1:]])
-    click.echo(f"hwcheck explorer: {url}  (model {explorer.model}, {explorer.variant}; "
-               "Ctrl-C stops it)")
+    click.echo(
+        f"hwcheck explorer: {url}  (model {explorer.model}, {explorer.variant}; Ctrl-C stops it)"
+    )
     if document is not None:
         click.echo(f"  the trace's last state: {start}\n  the trace page:        {url}trace")
     sys.stdout.flush()
@@ -91,8 +132,9 @@ def _explorer(model: str, config, names) -> Explorer:
     try:
         return Explorer(model, config, tuple(names))
     except KeyError as exc:
-        raise click.BadParameter(f"unknown property {exc.args[0]!r}; see 'hwcheck list'",
-                                 param_hint="'--invariant'") from None
+        raise click.BadParameter(
+            f"unknown property {exc.args[0]!r}; see 'hwcheck list'", param_hint="'--invariant'"
+        ) from None
 
 
 def _from_trace(path: Path, names) -> tuple[dict, Explorer]:
@@ -120,6 +162,9 @@ def _bind(app, port: int):
             why = "is in use (another hwcheck serve?)"
         else:
             why = f"cannot be bound: {exc.strerror or exc}"
-        click.echo(f"Error: port {port} on {HOST} {why}; choose another with --port N, or "
-                   "--port 0 for any free port.", err=True)
+        click.echo(
+            f"Error: port {port} on {HOST} {why}; choose another with --port N, or "
+            "--port 0 for any free port.",
+            err=True,
+        )
         sys.exit(EXIT_ENVIRONMENT)

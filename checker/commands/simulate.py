@@ -45,6 +45,7 @@ DEFAULT_WALKS = 50_000
 """Walks when neither ``--walks`` nor ``--time-limit`` is given: about a minute for
 ``--replicas 5`` on 2 cores (README, Benchmarks)."""
 
+
 def _weights(ctx, param, values: tuple[str, ...]) -> tuple[tuple[str, float], ...]:
     pairs = []
     for value in values:
@@ -54,53 +55,115 @@ def _weights(ctx, param, values: tuple[str, ...]) -> tuple[tuple[str, float], ..
         except ValueError:
             weight = -1.0
         if not sep or not name.strip() or not weight >= 0:
-            raise click.BadParameter(f"{value!r} is not ACTION=WEIGHT with a weight of 0 or "
-                                     "more", ctx=ctx, param=param)
+            raise click.BadParameter(
+                f"{value!r} is not ACTION=WEIGHT with a weight of 0 or more", ctx=ctx, param=param
+            )
         pairs.append((name.strip(), weight))
     return tuple(pairs)
 
 
 @click.command(name="simulate")
 @model_options
-@click.option("--seed", type=int, default=0, show_default=True,
-              help="Walk i draws from a generator seeded by (SEED, i).")
-@click.option("--walks", type=click.IntRange(min=1), default=None,
-              help=f"Walks to run [{DEFAULT_WALKS:,} unless --time-limit is given].")
-@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None,
-              metavar="SECONDS", help="Stop starting walks after this many seconds.")
-@click.option("--depth", type=click.IntRange(min=1), default=50, show_default=True,
-              help="Most states on a walk (the initial state counts).")
-@click.option("--weight", "weights", multiple=True, metavar="ACTION=WEIGHT",
-              callback=_weights, help="Relative weight of an action's instances (default 1; "
-                                      "0 never takes it). Repeatable.")
+@click.option(
+    "--seed",
+    type=int,
+    default=0,
+    show_default=True,
+    help="Walk i draws from a generator seeded by (SEED, i).",
+)
+@click.option(
+    "--walks",
+    type=click.IntRange(min=1),
+    default=None,
+    help=f"Walks to run [{DEFAULT_WALKS:,} unless --time-limit is given].",
+)
+@click.option(
+    "--time-limit",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    metavar="SECONDS",
+    help="Stop starting walks after this many seconds.",
+)
+@click.option(
+    "--depth",
+    type=click.IntRange(min=1),
+    default=50,
+    show_default=True,
+    help="Most states on a walk (the initial state counts).",
+)
+@click.option(
+    "--weight",
+    "weights",
+    multiple=True,
+    metavar="ACTION=WEIGHT",
+    callback=_weights,
+    help="Relative weight of an action's instances (default 1; 0 never takes it). Repeatable.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON on stdout.")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Folder for summary.json and traces [reports/simulate-<model>-...].")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Folder for summary.json and traces [reports/simulate-<model>-...].",
+)
 @click.option("--no-progress", is_flag=True, help="No progress display on stderr.")
 @SHOW_OPTION
 @CORE_OPTION
 @with_options(engines.JOB_OPTIONS)
 @with_options(checkpoints.CHECKPOINT_FLAGS)
-def simulate_cmd(model, replicas, truncation, max_records, max_epoch, max_crashes, min_isr,
-                 unclean, log_size, names, seed, walks, time_limit, depth, weights, as_json,
-                 out, no_progress, show, **engine_flags) -> None:
+def simulate_cmd(
+    model,
+    replicas,
+    truncation,
+    max_records,
+    max_epoch,
+    max_crashes,
+    min_isr,
+    unclean,
+    log_size,
+    names,
+    seed,
+    walks,
+    time_limit,
+    depth,
+    weights,
+    as_json,
+    out,
+    no_progress,
+    show,
+    **engine_flags,
+) -> None:
     """Run seeded random walks, check every property on each step, shrink what fails."""
-    given = bounds(replicas, truncation, max_records, max_epoch, max_crashes, min_isr, unclean,
-                   log_size, **protocol_from(engine_flags))
+    given = bounds(
+        replicas,
+        truncation,
+        max_records,
+        max_epoch,
+        max_crashes,
+        min_isr,
+        unclean,
+        log_size,
+        **protocol_from(engine_flags),
+    )
     cfg, spec = _build(model, given, names)
     known = set(spec.action_names())
     for name, _ in weights:
         if name not in known:
-            raise click.BadParameter(f"no action {name!r}; actions: {', '.join(sorted(known))}",
-                                     param_hint="'--weight'")
+            raise click.BadParameter(
+                f"no action {name!r}; actions: {', '.join(sorted(known))}", param_hint="'--weight'"
+            )
     saves = checkpoints.plan_from(engine_flags)
     engine = engines.engine_from(engine_flags)
     if walks is None and time_limit is None:
         walks = DEFAULT_WALKS
     plan = simulation.WalkPlan(seed=seed, depth=depth, weights=weights)
     folder = out or Path("reports") / ("simulate-" + report.run_id(spec))
-    identity = {**checkpoints.identity(model, cfg, tuple(names), [], False, Limits()),
-                "seed": seed, "depth": depth, "weights": [list(w) for w in weights]}
+    identity = {
+        **checkpoints.identity(model, cfg, tuple(names), [], False, Limits()),
+        "seed": seed,
+        "depth": depth,
+        "weights": [list(w) for w in weights],
+    }
     try:
         writer, resume = walk_checkpoints.saving(saves, folder, identity, checkpoints.warn)
     except CheckpointError as exc:
@@ -108,18 +171,28 @@ def simulate_cmd(model, replicas, truncation, max_records, max_epoch, max_crashe
     if engine.core == "compiled":
         cores.warn_if_stale()  # before the progress display starts
     with output.progress(not no_progress, time_limit if walks is None else None) as on_progress:
-        result = engines.simulate(Recipe(model, cfg, tuple(names)), plan, walks, time_limit, engine,
-                           on_progress, resume, writer.wave if writer else None)
+        result = engines.simulate(
+            Recipe(model, cfg, tuple(names)),
+            plan,
+            walks,
+            time_limit,
+            engine,
+            on_progress,
+            resume,
+            writer.wave if writer else None,
+        )
     if writer is not None:
         writer.save(result.batch.walks, result.batch)
     if result.interrupted:
-        click.echo(f"Interrupted ({signal_name()}): the results below are partial: "
-                   f"{result.batch.walks:,} walks ran.", err=True)
+        click.echo(
+            f"Interrupted ({signal_name()}): the results below are partial: "
+            f"{result.batch.walks:,} walks ran.",
+            err=True,
+        )
     try:
         summary = output.write(folder, spec, result, walks, time_limit)
     except OSError as exc:
-        click.echo(f"Error: cannot write the reports to {folder}: {exc.strerror or exc}",
-                   err=True)
+        click.echo(f"Error: cannot write the reports to {folder}: {exc.strerror or exc}", err=True)
         sys.exit(EXIT_ENVIRONMENT)
     output.print_simulation(spec, result, summary, folder, as_json, show)
     checkpoints.finish(saves, result.interrupted or walks is None, "simulate", same_flags=True)
@@ -147,7 +220,12 @@ def for_gate(check, given: dict[str, Any], engine, on_progress=None) -> tuple[An
     property name; exits 5 when Spark cannot run."""
     cfg, spec = _build(check.model, given, check.invariants)
     plan = simulation.WalkPlan(seed=check.plan.get("seed", 0), depth=check.plan.get("depth", 50))
-    result = engines.simulate(Recipe(check.model, cfg, tuple(check.invariants)), plan,
-                       check.plan.get("walks", gate.GATE_WALKS), check.time_limit, engine,
-                       on_progress)
+    result = engines.simulate(
+        Recipe(check.model, cfg, tuple(check.invariants)),
+        plan,
+        check.plan.get("walks", gate.GATE_WALKS),
+        check.time_limit,
+        engine,
+        on_progress,
+    )
     return spec, simulation.as_check_result(result)

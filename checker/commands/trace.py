@@ -30,14 +30,29 @@ def _load(path: Path) -> dict:
 
 @click.command(name="show")
 @TRACE
-@click.option("--step", type=click.IntRange(min=1), default=None, metavar="N",
-              help="Show only state N (1 = the initial state).")
-@click.option("--changes-only", is_flag=True,
-              help="In each state, show only the rows that changed.")
-@click.option("--hide", multiple=True, type=click.Choice(steps.FIELDS),
-              help="Hide a column or the controller line (repeatable).")
-@click.option("--html", "html_out", type=click.Path(dir_okay=False, path_type=Path),
-              default=None, help="Write the trace as a self-contained HTML page instead.")
+@click.option(
+    "--step",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="N",
+    help="Show only state N (1 = the initial state).",
+)
+@click.option(
+    "--changes-only", is_flag=True, help="In each state, show only the rows that changed."
+)
+@click.option(
+    "--hide",
+    multiple=True,
+    type=click.Choice(steps.FIELDS),
+    help="Hide a column or the controller line (repeatable).",
+)
+@click.option(
+    "--html",
+    "html_out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write the trace as a self-contained HTML page instead.",
+)
 def show_cmd(trace: Path, step, changes_only, hide, html_out) -> None:
     """Draw a counterexample trace (trace.json) state by state."""
     document = _load(trace)
@@ -50,12 +65,17 @@ def show_cmd(trace: Path, step, changes_only, hide, html_out) -> None:
         click.echo(f"Wrote {html_out}")
         sys.exit(EXIT_OK)
     if step is not None and step > document["length"]:
-        raise click.BadParameter(f"the trace has {document['length']} states",
-                                 param_hint="'--step'")
-    header = (f"[{document['model']} {document['variant']}, "
-              + steps.config_text(document["config"]) + "]")
-    steps.print_document(stdout_console(120), document, header, step=step, hide=hide,
-                         changes_only=changes_only)
+        raise click.BadParameter(
+            f"the trace has {document['length']} states", param_hint="'--step'"
+        )
+    header = (
+        f"[{document['model']} {document['variant']}, "
+        + steps.config_text(document["config"])
+        + "]"
+    )
+    steps.print_document(
+        stdout_console(120), document, header, step=step, hide=hide, changes_only=changes_only
+    )
     sys.exit(EXIT_OK)
 
 
@@ -71,10 +91,14 @@ def replay_cmd(trace: Path) -> None:
         sys.exit(EXIT_BAD_INPUT)
     name = violation.prop.name
     if not tracefile.still_violated(violation):
-        click.echo(f"Error: {trace}: every fingerprint matches, but {name} holds on the last "
-                   "state with this hwcheck: the property changed since the trace was written",
-                   err=True)
+        click.echo(
+            f"Error: {trace}: every fingerprint matches, but {name} holds on the last "
+            "state with this hwcheck: the property changed since the trace was written",
+            err=True,
+        )
         sys.exit(EXIT_BAD_INPUT)
-    click.echo(f"{trace}: replayed {violation.length - 1} actions from the initial state; all "
-               f"{violation.length} fingerprints match and the last state violates {name}.")
+    click.echo(
+        f"{trace}: replayed {violation.length - 1} actions from the initial state; all "
+        f"{violation.length} fingerprints match and the last state violates {name}."
+    )
     sys.exit(EXIT_OK)

@@ -18,8 +18,7 @@ def junit_xml(outcomes: list[Outcome]) -> str:
     counts = {"tests": 0, "failures": 0, "errors": 0}
 
     def case(outcome: Outcome, name: str, bad: tuple[str, str] | None, text: str = "") -> None:
-        element = ElementTree.SubElement(suite, "testcase", classname=outcome.check.name,
-                                         name=name)
+        element = ElementTree.SubElement(suite, "testcase", classname=outcome.check.name, name=name)
         counts["tests"] += 1
         if bad is not None:
             kind, message = bad
@@ -28,8 +27,11 @@ def junit_xml(outcomes: list[Outcome]) -> str:
 
     for outcome in outcomes:
         if outcome.check.mode == "replay":
-            bad = None if outcome.status == PASS else (
-                "error" if outcome.status == INCOMPLETE else "failure", outcome.message)
+            bad = (
+                None
+                if outcome.status == PASS
+                else ("error" if outcome.status == INCOMPLETE else "failure", outcome.message)
+            )
             case(outcome, "replay", bad, "\n".join(outcome.differences))
             continue
         result = outcome.result
@@ -61,8 +63,10 @@ def _property_problem(outcome: Outcome, prop) -> tuple[str, str] | None:
     if verdict == "holds" and prop.name in expected_bad:
         return "failure", f"{prop.name} expected to be violated but holds"
     if verdict == "not found" and prop.name in expected_bad:
-        return "failure", (f"{prop.name} expected to be violated, but no walk of "
-                           f"{outcome.result.sampled:,} violated it")
+        return "failure", (
+            f"{prop.name} expected to be violated, but no walk of "
+            f"{outcome.result.sampled:,} violated it"
+        )
     if verdict == "unknown" and outcome.status == INCOMPLETE:
         return "error", f"INCOMPLETE: {outcome.message}"
     return None
@@ -96,12 +100,16 @@ def github_annotations(outcomes: list[Outcome], config: str) -> list[str]:
 def markdown_summary(outcomes: list[Outcome]) -> str:
     """A markdown table of the outcomes, for $GITHUB_STEP_SUMMARY."""
     icon = {PASS: "✅", FAIL: "❌", INCOMPLETE: "⚠️", ERROR: "💥"}
-    rows = ["| check | expectation | outcome | states | seconds | detail |",
-            "|---|---|---|---|---|---|"]
+    rows = [
+        "| check | expectation | outcome | states | seconds | detail |",
+        "|---|---|---|---|---|---|",
+    ]
     for o in outcomes:
         stats = o.result.stats if o.result is not None else None
         detail = o.message.replace("|", "\\|")
-        rows.append(f"| {o.check.name} | {o.check.expectation} | {icon[o.status]} {o.status} "
-                    f"| {stats.distinct if stats else '-'} "
-                    f"| {f'{stats.seconds:.1f}' if stats else '-'} | {detail} |")
+        rows.append(
+            f"| {o.check.name} | {o.check.expectation} | {icon[o.status]} {o.status} "
+            f"| {stats.distinct if stats else '-'} "
+            f"| {f'{stats.seconds:.1f}' if stats else '-'} | {detail} |"
+        )
     return "## hwcheck gate\n\n" + "\n".join(rows) + "\n"

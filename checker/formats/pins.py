@@ -37,26 +37,43 @@ _CHECK_PINS = {
     "type": "object",
     "required": ["check", "states", "generated", "depth", "coverage", "guards", "violations"],
     "properties": {
-        "check": {"type": "object"}, "states": _COUNT, "generated": _COUNT, "depth": _COUNT,
+        "check": {"type": "object"},
+        "states": _COUNT,
+        "generated": _COUNT,
+        "depth": _COUNT,
         "walks": _COUNT,
         "coverage": {"type": "object", "additionalProperties": _COUNT},
         "guards": {"type": "array", "items": {"type": "string"}},
-        "violations": {"type": "object", "additionalProperties": {
-            "type": "object", "required": ["length", "trace"],
-            "properties": {"length": _COUNT,
-                           "trace": {"type": "array", "items": {"type": "string"}}}}},
+        "violations": {
+            "type": "object",
+            "additionalProperties": {
+                "type": "object",
+                "required": ["length", "trace"],
+                "properties": {
+                    "length": _COUNT,
+                    "trace": {"type": "array", "items": {"type": "string"}},
+                },
+            },
+        },
     },
 }
 _TRACE_PINS = {
-    "type": "object", "required": ["states", "first_violated_at"],
-    "properties": {"states": _COUNT, "first_violated_at": {
-        "type": "object", "additionalProperties": {"type": ["integer", "null"]}}},
+    "type": "object",
+    "required": ["states", "first_violated_at"],
+    "properties": {
+        "states": _COUNT,
+        "first_violated_at": {
+            "type": "object",
+            "additionalProperties": {"type": ["integer", "null"]},
+        },
+    },
 }
 LOCK_SCHEMA = {
     "type": "object",
     "required": ["format", "version", "checks", "traces"],
     "properties": {
-        "format": {"const": LOCK_FORMAT}, "version": {"const": LOCK_VERSION},
+        "format": {"const": LOCK_FORMAT},
+        "version": {"const": LOCK_VERSION},
         "checks": {"type": "object", "additionalProperties": _CHECK_PINS},
         "traces": {"type": "object", "additionalProperties": _TRACE_PINS},
     },
@@ -91,16 +108,20 @@ def read_lock(path: Path) -> Lock:
     except OSError as exc:
         raise LockError(f"{path}: cannot read it ({exc.strerror or exc})") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise LockError(f"{path}: not valid JSON ({exc}); restore it from version control "
-                        "or write it again with hwcheck gate --update") from None
+        raise LockError(
+            f"{path}: not valid JSON ({exc}); restore it from version control "
+            "or write it again with hwcheck gate --update"
+        ) from None
     if not isinstance(document, dict) or document.get("format") != LOCK_FORMAT:
-        raise LockError(f"{path}: not an hwcheck gate lock file "
-                        f"(no \"format\": \"{LOCK_FORMAT}\")")
+        raise LockError(f'{path}: not an hwcheck gate lock file (no "format": "{LOCK_FORMAT}")')
     if document.get("version") != LOCK_VERSION:
-        raise LockError(f"{path}: lock format version {document.get('version')!r}; this "
-                        f"hwcheck reads version {LOCK_VERSION}")
+        raise LockError(
+            f"{path}: lock format version {document.get('version')!r}; this "
+            f"hwcheck reads version {LOCK_VERSION}"
+        )
     error = jsonschema.exceptions.best_match(
-        jsonschema.Draft202012Validator(LOCK_SCHEMA).iter_errors(document))
+        jsonschema.Draft202012Validator(LOCK_SCHEMA).iter_errors(document)
+    )
     if error is not None:
         where = "/".join(str(part) for part in error.absolute_path) or "(top level)"
         raise LockError(f"{path}: field {where}: {error.message}")
@@ -109,8 +130,12 @@ def read_lock(path: Path) -> Lock:
 
 def lock_text(lock: Lock) -> str:
     """The lock file's text: JSON, keys sorted, two-space indent, one trailing newline."""
-    document = {"format": LOCK_FORMAT, "version": LOCK_VERSION,
-                "checks": lock.checks, "traces": lock.traces}
+    document = {
+        "format": LOCK_FORMAT,
+        "version": LOCK_VERSION,
+        "checks": lock.checks,
+        "traces": lock.traces,
+    }
     return json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
@@ -136,13 +161,18 @@ def check_pins(definition: dict[str, Any], result: CheckResult) -> dict[str, Any
         "states": stats.distinct,
         "generated": stats.generated,
         "depth": stats.depth,
-        "coverage": {name: distinct for name, (_, distinct) in sorted(stats.actions.items())
-                     if distinct},
-        "guards": sorted(p.name for p in result.checked
-                         if p.kind == "sometimes" and p.name not in result.unreached),
-        "violations": {v.prop.name: {"length": v.length,
-                                     "trace": [str(step.label) for step in v.trace[1:]]}
-                       for v in result.violations},
+        "coverage": {
+            name: distinct for name, (_, distinct) in sorted(stats.actions.items()) if distinct
+        },
+        "guards": sorted(
+            p.name
+            for p in result.checked
+            if p.kind == "sometimes" and p.name not in result.unreached
+        ),
+        "violations": {
+            v.prop.name: {"length": v.length, "trace": [str(step.label) for step in v.trace[1:]]}
+            for v in result.violations
+        },
     }
     if result.sampled:
         pins["walks"] = result.sampled
@@ -169,8 +199,10 @@ def check_differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
     before, after = old["check"], new["check"]
     for key in sorted(set(before) | set(after)):
         if before.get(key) != after.get(key):
-            out.append(f"check's {key} {_said(before.get(key))} → {_said(after.get(key))} "
-                       "since it was pinned")
+            out.append(
+                f"check's {key} {_said(before.get(key))} → {_said(after.get(key))} "
+                "since it was pinned"
+            )
     if old["states"] != new["states"]:
         out.append(_change("states", old["states"], new["states"], percent=True))
     if old["depth"] != new["depth"]:
@@ -178,11 +210,14 @@ def check_differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
     if old.get("walks") != new.get("walks"):
         out.append(_change("walks", old.get("walks", 0), new.get("walks", 0)))
     if old["generated"] != new["generated"]:
-        out.append(_change("successors generated", old["generated"], new["generated"],
-                           percent=True))
+        out.append(
+            _change("successors generated", old["generated"], new["generated"], percent=True)
+        )
     was, now = old["coverage"], new["coverage"]
-    moved = sorted((a for a in set(was) | set(now) if was.get(a, 0) != now.get(a, 0)),
-                   key=lambda a: (-abs(now.get(a, 0) - was.get(a, 0)), a))
+    moved = sorted(
+        (a for a in set(was) | set(now) if was.get(a, 0) != now.get(a, 0)),
+        key=lambda a: (-abs(now.get(a, 0) - was.get(a, 0)), a),
+    )
     out += [_change(f"{a} first reached", was.get(a, 0), now.get(a, 0)) for a in moved]
     out += [f"guard {g} no longer reached" for g in sorted(set(old["guards"]) - set(new["guards"]))]
     out += [f"guard {g} now reached" for g in sorted(set(new["guards"]) - set(old["guards"]))]
@@ -204,8 +239,7 @@ def _violation_differences(old: dict[str, Any], new: dict[str, Any]) -> list[str
     out = []
     for name in sorted(set(old) | set(new)):
         if name not in new:
-            out.append(f"{name} no longer violated (pinned: shortest {old[name]['length']} "
-                       "states)")
+            out.append(f"{name} no longer violated (pinned: shortest {old[name]['length']} states)")
         elif name not in old:
             out.append(f"{name} now violated (shortest {new[name]['length']} states)")
         else:

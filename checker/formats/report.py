@@ -66,8 +66,10 @@ def explanation(violation: Violation) -> str:
 def counterexample_text(violation: Violation) -> str:
     """A counterexample in words: the property, its explanation, then one action per line."""
     steps = "\n".join(f"{i}. {step.label}" for i, step in enumerate(violation.trace[1:], 2))
-    return (f"{violation.prop.name} violated ({violation.length} states): "
-            f"{explanation(violation)}\n1. (initial state)\n{steps}")
+    return (
+        f"{violation.prop.name} violated ({violation.length} states): "
+        f"{explanation(violation)}\n1. (initial state)\n{steps}"
+    )
 
 
 def trace_document(spec: Spec, violation: Violation) -> dict[str, Any]:
@@ -85,13 +87,18 @@ def trace_document(spec: Spec, violation: Violation) -> dict[str, Any]:
         "model": spec.name,
         "variant": compose.variant_of(spec),
         "config": config,
-        "property": {"name": violation.prop.name, "kind": violation.prop.kind,
-                     "description": violation.prop.description},
+        "property": {
+            "name": violation.prop.name,
+            "kind": violation.prop.kind,
+            "description": violation.prop.description,
+        },
         "explanation": explanation(violation),
         "story": story.tell(violation.prop.name, compose.variant_of(spec), actions, views),
         "length": violation.length,
-        "steps": [_step(i, action, step.fingerprint, step.state, view)
-                  for i, (step, action, view) in enumerate(zip(violation.trace, actions, views))],
+        "steps": [
+            _step(i, action, step.fingerprint, step.state, view)
+            for i, (step, action, view) in enumerate(zip(violation.trace, actions, views))
+        ],
     }
     note = expected.hint(violation.prop.name, spec.name, config, document["variant"], actions)
     if note:
@@ -100,21 +107,38 @@ def trace_document(spec: Spec, violation: Violation) -> dict[str, Any]:
     if after is not None and after.steps:
         more_actions = [str(label) for label, _ in after.steps]
         more_views = [spec.view(state) for _, state in after.steps]
-        told = aftermath.tell(violation.prop.name, document["variant"], actions + more_actions,
-                              views + more_views, violation.length, after.record,
-                              after.everywhere)
+        told = aftermath.tell(
+            violation.prop.name,
+            document["variant"],
+            actions + more_actions,
+            views + more_views,
+            violation.length,
+            after.record,
+            after.everywhere,
+        )
         document["aftermath"] = {
-            "record": after.record, "everywhere": after.everywhere, "story": told,
-            "steps": [_step(violation.length + i, action, fingerprint(state), state, view)
-                      for i, (action, (_, state), view) in enumerate(
-                          zip(more_actions, after.steps, more_views))]}
+            "record": after.record,
+            "everywhere": after.everywhere,
+            "story": told,
+            "steps": [
+                _step(violation.length + i, action, fingerprint(state), state, view)
+                for i, (action, (_, state), view) in enumerate(
+                    zip(more_actions, after.steps, more_views)
+                )
+            ],
+        }
     return document
 
 
 def _step(index: int, action: str | None, fp: int, state: Any, view: Any) -> dict[str, Any]:
     """One entry of a trace document's ``steps`` (or its aftermath's)."""
-    return {"index": index, "action": action, "fingerprint": fp_hex(fp),
-            "state": to_json(state), "view": view}
+    return {
+        "index": index,
+        "action": action,
+        "fingerprint": fp_hex(fp),
+        "state": to_json(state),
+        "view": view,
+    }
 
 
 def summary_document(spec: Spec, result: CheckResult, traces: dict[str, str]) -> dict[str, Any]:
@@ -122,8 +146,11 @@ def summary_document(spec: Spec, result: CheckResult, traces: dict[str, str]) ->
     verdicts = {}
     lengths = {v.prop.name: v.length for v in result.violations}
     for prop in result.checked:
-        entry = {"kind": prop.kind, "description": prop.description,
-                 "verdict": result.verdict(prop)}
+        entry = {
+            "kind": prop.kind,
+            "description": prop.description,
+            "verdict": result.verdict(prop),
+        }
         if prop.name in lengths:
             entry.update(length=lengths[prop.name], trace=traces.get(prop.name))
         verdicts[prop.name] = entry

@@ -43,28 +43,34 @@ def load(path: Path) -> dict[str, Any]:
     try:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise TraceFileError(f"{path}: cannot read it ({getattr(exc, 'strerror', None) or exc})"
-                             ) from None
+        raise TraceFileError(
+            f"{path}: cannot read it ({getattr(exc, 'strerror', None) or exc})"
+        ) from None
     try:
         document = json.loads(text)
     except json.JSONDecodeError as exc:
         # a string cut by the end of the file reports where the string starts
         early = exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string")
         ending = " (the file ends early: truncated?)" if early else ""
-        raise TraceFileError(f"{path}: not valid JSON at line {exc.lineno}, column {exc.colno}: "
-                             f"{exc.msg}{ending}") from None
+        raise TraceFileError(
+            f"{path}: not valid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}{ending}"
+        ) from None
     if not isinstance(document, dict) or document.get("format") != TRACE_FORMAT:
-        raise TraceFileError(f"{path}: not an hwcheck trace (no \"format\": \"{TRACE_FORMAT}\")")
+        raise TraceFileError(f'{path}: not an hwcheck trace (no "format": "{TRACE_FORMAT}")')
     if document.get("version") != TRACE_VERSION:
-        raise TraceFileError(f"{path}: trace format version {document.get('version')!r}; this "
-                             f"hwcheck reads version {TRACE_VERSION}")
+        raise TraceFileError(
+            f"{path}: trace format version {document.get('version')!r}; this "
+            f"hwcheck reads version {TRACE_VERSION}"
+        )
     error = jsonschema.exceptions.best_match(
-        jsonschema.Draft202012Validator(schema()).iter_errors(document))
+        jsonschema.Draft202012Validator(schema()).iter_errors(document)
+    )
     if error is not None:
         where = "/".join(str(part) for part in error.absolute_path) or "(top level)"
         raise TraceFileError(f"{path}: field {where}: {error.message}")
     if document["length"] != len(document["steps"]) or any(
-            step["index"] != i for i, step in enumerate(document["steps"])):
+        step["index"] != i for i, step in enumerate(document["steps"])
+    ):
         raise TraceFileError(f"{path}: steps are not numbered 0..{document['length'] - 1}")
     return document
 
@@ -78,8 +84,9 @@ def model_of(path: Path, document: dict[str, Any]) -> tuple[Any, list, list[Labe
         config = compose.make_config(document["model"], dict(document["config"]))
         spec, props = compose.build_model(document["model"], config)
     except (ValueError, TypeError) as exc:
-        raise TraceFileError(f"{path}: its config does not build a {document['model']} model "
-                             f"here: {exc}") from None
+        raise TraceFileError(
+            f"{path}: its config does not build a {document['model']} model here: {exc}"
+        ) from None
     steps = document["steps"]
     try:
         labels = [Label.parse(step["action"]) for step in steps[1:]]
@@ -102,11 +109,13 @@ def replay(path: Path, document: dict[str, Any]) -> tuple[Any, Violation]:
     except NondeterministicSpec as exc:
         raise TraceFileError(
             f"{path}: rejected: written by hwcheck {written_by}, and this model does not "
-            f"reproduce it ({exc})") from None
+            f"reproduce it ({exc})"
+        ) from None
     prop = {p.name: p for p in props}.get(document["property"]["name"])
     if prop is None:
-        raise TraceFileError(f"{path}: this hwcheck has no property "
-                             f"{document['property']['name']!r}")
+        raise TraceFileError(
+            f"{path}: this hwcheck has no property {document['property']['name']!r}"
+        )
     return spec, Violation(prop, tuple(rebuilt))
 
 

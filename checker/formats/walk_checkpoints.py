@@ -32,8 +32,15 @@ class WalkCheckpointer:
     as ``checker.checkpoint.Checkpointer`` does (same failure rules: ``warn`` once, or with
     ``required`` raise ``CheckpointFailed``)."""
 
-    def __init__(self, folder: Path, identity: dict[str, Any], every: float, required: bool,
-                 warn, seq: int = 0) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        identity: dict[str, Any],
+        every: float,
+        required: bool,
+        warn,
+        seq: int = 0,
+    ) -> None:
         self.folder, self.identity, self.every = Path(folder), identity, every
         self.required, self.warn, self.seq = required, warn, seq
         self.last, self.failed, self.saved_level = time.monotonic(), "", 0
@@ -53,19 +60,25 @@ class WalkCheckpointer:
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
             fps_sum = write_arrays(self.folder / name, [batch.fps])
-            manifest = {"format": checkpoint.FORMAT, "version": checkpoint.VERSION,
-                        "kind": "simulate", "seq": seq, **self.identity, "next_walk": start,
-                        "batch": _to_json(batch), "fps": name, "fps_sum": fps_sum}
+            manifest = {
+                "format": checkpoint.FORMAT,
+                "version": checkpoint.VERSION,
+                "kind": "simulate",
+                "seq": seq,
+                **self.identity,
+                "next_walk": start,
+                "batch": _to_json(batch),
+                "fps": name,
+                "fps_sum": fps_sum,
+            }
             write_file(self.folder / MANIFEST, json.dumps(manifest, indent=1).encode())
         except OSError as exc:
             (self.folder / name).unlink(missing_ok=True)
             self.failed = f"cannot write the checkpoint in {self.folder}: {exc.strerror or exc}"
             kept = "the last one is kept" if self.saved_level else "none was written before"
             if self.required:
-                raise CheckpointFailed(f"{self.failed}; {kept} (--checkpoint-required)") \
-                    from None
-            self.warn(f"Warning: {self.failed}; the walks go on without checkpoints, and "
-                      f"{kept}.")
+                raise CheckpointFailed(f"{self.failed}; {kept} (--checkpoint-required)") from None
+            self.warn(f"Warning: {self.failed}; the walks go on without checkpoints, and {kept}.")
             return
         for path in self.folder.glob("fps-*.npy"):
             if path.name != name:
@@ -105,18 +118,26 @@ def load(folder: Path, identity: dict[str, Any]) -> tuple[int, Batch, int]:
 
 
 def _to_json(batch: Batch) -> dict[str, Any]:
-    return {"walks": batch.walks, "steps": batch.steps, "ends": batch.ends,
-            "lengths": {str(k): v for k, v in batch.lengths.items()},
-            "actions": batch.actions, "guards": sorted(batch.guards),
-            "first": {name: [index, labels] for name, (index, labels) in batch.first.items()},
-            "violating": batch.violating}
+    return {
+        "walks": batch.walks,
+        "steps": batch.steps,
+        "ends": batch.ends,
+        "lengths": {str(k): v for k, v in batch.lengths.items()},
+        "actions": batch.actions,
+        "guards": sorted(batch.guards),
+        "first": {name: [index, labels] for name, (index, labels) in batch.first.items()},
+        "violating": batch.violating,
+    }
 
 
 def _from_json(data: dict[str, Any]) -> Batch:
-    return Batch(walks=data["walks"], steps=data["steps"], ends=dict(data["ends"]),
-                 lengths={int(k): v for k, v in data["lengths"].items()},
-                 actions={k: list(v) for k, v in data["actions"].items()},
-                 guards=set(data["guards"]),
-                 first={name: (index, list(labels))
-                        for name, (index, labels) in data["first"].items()},
-                 violating=dict(data["violating"]))
+    return Batch(
+        walks=data["walks"],
+        steps=data["steps"],
+        ends=dict(data["ends"]),
+        lengths={int(k): v for k, v in data["lengths"].items()},
+        actions={k: list(v) for k, v in data["actions"].items()},
+        guards=set(data["guards"]),
+        first={name: (index, list(labels)) for name, (index, labels) in data["first"].items()},
+        violating=dict(data["violating"]),
+    )

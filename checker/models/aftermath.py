@@ -66,8 +66,11 @@ def taken_over(view: dict[str, Any]) -> bool:
 
 def gone(view: dict[str, Any], rid: int, live_only: bool = False) -> bool:
     """No replica's log (no live replica's, with ``live_only``) holds record ``rid``."""
-    return not any(acked.holds_id(view, r, rid) for r, rep in enumerate(view["replicas"])
-                   if rep["alive"] or not live_only)
+    return not any(
+        acked.holds_id(view, r, rid)
+        for r, rep in enumerate(view["replicas"])
+        if rep["alive"] or not live_only
+    )
 
 
 def search(spec: Any, state: Any, prop: str) -> Aftermath | None:
@@ -121,8 +124,15 @@ def _path(parents: dict, key: int) -> list[tuple[Label, Any]]:
     return path[::-1]
 
 
-def tell(prop: str, variant: str, actions: Sequence[str | None],
-         views: Sequence[dict[str, Any]], length: int, rid: int, everywhere: bool) -> list[str]:
+def tell(
+    prop: str,
+    variant: str,
+    actions: Sequence[str | None],
+    views: Sequence[dict[str, Any]],
+    length: int,
+    rid: int,
+    everywhere: bool,
+) -> list[str]:
     """The aftermath in sentences: first the decisive step (state ``length``, the
     counterexample's last), then each aftermath step that took the record from a replica
     (how and why, as ``invariants.story`` tells removals) or let the chosen leader take over,
@@ -133,25 +143,36 @@ def tell(prop: str, variant: str, actions: Sequence[str | None],
     leader = ctrl["leader"]
     what = "committed" if prop == "NoCommittedLoss" else "acknowledged"
     if leader is None:
-        decided = (f"State {length} decides the loss: the partition has no leader and no "
-                   f"replica holds m{rid}, which was {what}.")
+        decided = (
+            f"State {length} decides the loss: the partition has no leader and no "
+            f"replica holds m{rid}, which was {what}."
+        )
     else:
-        decided = (f"State {length} decides the loss: the controller's leader of epoch "
-                   f"{ctrl['epoch']}, replica {leader}, does not hold m{rid}, which was "
-                   f"{what}; followers truncate to the leader's log.")
+        decided = (
+            f"State {length} decides the loss: the controller's leader of epoch "
+            f"{ctrl['epoch']}, replica {leader}, does not hold m{rid}, which was "
+            f"{what}; followers truncate to the leader's log."
+        )
     lines = [decided]
     for k in range(length, len(views)):
         before, after = views[k - 1], views[k]
-        if not taken_over(before) and taken_over(after) and \
-                after["controller"]["leader"] is not None:
+        if (
+            not taken_over(before)
+            and taken_over(after)
+            and after["controller"]["leader"] is not None
+        ):
             now = after["controller"]
-            lines.append(f"State {k + 1} ({actions[k]}): replica {now['leader']} takes over "
-                         f"as leader of epoch {now['epoch']}.")
+            lines.append(
+                f"State {k + 1} ({actions[k]}): replica {now['leader']} takes over "
+                f"as leader of epoch {now['epoch']}."
+            )
         for r in range(len(after["replicas"])):
             if acked.holds_id(before, r, rid) and not acked.holds_id(after, r, rid):
                 lines.append(removal.removed(variant, actions, views, k, r, rid))
     steps = len(views) - length
     end = "in no replica's log" if everywhere else "on no live replica"
-    lines.append(f"After {steps} more step{'' if steps == 1 else 's'}, m{rid} is {end}: the "
-                 f"{what} record is lost.")
+    lines.append(
+        f"After {steps} more step{'' if steps == 1 else 's'}, m{rid} is {end}: the "
+        f"{what} record is lost."
+    )
     return lines

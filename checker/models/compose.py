@@ -23,16 +23,31 @@ from spec.tla import native as tla_native
 from spec.tla.typeok import type_ok_property
 
 MODEL_OPTIONS = {
-    "kafka": ("replicas", "truncation", "max_records", "max_epoch", "max_crashes", "min_isr",
-              "unclean_election", "with_mechanisms", "without_mechanisms",
-              "max_unclean_shutdowns", "flush", "acks", "variant_file"),
+    "kafka": (
+        "replicas",
+        "truncation",
+        "max_records",
+        "max_epoch",
+        "max_crashes",
+        "min_isr",
+        "unclean_election",
+        "with_mechanisms",
+        "without_mechanisms",
+        "max_unclean_shutdowns",
+        "flush",
+        "acks",
+        "variant_file",
+    ),
     "tla": ("replicas", "truncation", "log_size", "max_records", "max_epoch"),
 }
 """Per model, the bound options it takes (``spec.kafka.Config`` / ``spec.tla.TlaConfig`` fields)."""
 
 
-SPELLING = {"unclean_election": "--unclean", "with_mechanisms": "--with",
-            "without_mechanisms": "--without"}
+SPELLING = {
+    "unclean_election": "--unclean",
+    "with_mechanisms": "--with",
+    "without_mechanisms": "--without",
+}
 """Config fields whose CLI option is not ``--`` + the field name with dashes."""
 
 

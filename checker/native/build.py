@@ -55,8 +55,12 @@ def compiler() -> list[str]:
 _LOADED: dict[str, ctypes.CDLL] = {}
 
 
-def load(name: str, sources: Sequence[Path], headers: Sequence[Path] = (),
-         on_compile: Callable[[float], None] | None = None) -> ctypes.CDLL:
+def load(
+    name: str,
+    sources: Sequence[Path],
+    headers: Sequence[Path] = (),
+    on_compile: Callable[[float], None] | None = None,
+) -> ctypes.CDLL:
     """The shared library built from ``engine.c`` and ``sources`` (with ``headers``' folders
     on the include path), building it first if the cache has none. ``on_compile(seconds)``
     is called after a build. Raises ``NativeUnavailable`` with a one-line reason when there
@@ -89,15 +93,16 @@ def load(name: str, sources: Sequence[Path], headers: Sequence[Path] = (),
         lib = ctypes.CDLL(str(target))
     except OSError as exc:
         if not cached:
-            raise NativeUnavailable(f"the compiled core at {target} does not load: "
-                                    f"{exc}") from None
+            raise NativeUnavailable(f"the compiled core at {target} does not load: {exc}") from None
         target.unlink(missing_ok=True)  # a broken cache entry: build it again, once
         return load(name, sources, headers, on_compile)
     try:
         _declare(lib)
     except AttributeError as exc:
-        raise NativeUnavailable(f"the compiled core at {target} is not this hwcheck's ({exc}); "
-                                f"delete {folder} to rebuild it") from None
+        raise NativeUnavailable(
+            f"the compiled core at {target} is not this hwcheck's ({exc}); "
+            f"delete {folder} to rebuild it"
+        ) from None
     _LOADED[key] = lib
     return lib
 
@@ -116,8 +121,9 @@ def _read(path: Path) -> bytes:
         raise
 
 
-def _compile(cc: list[str], texts: dict[str, bytes], sources: list[str], folder: Path,
-             target: Path) -> float:
+def _compile(
+    cc: list[str], texts: dict[str, bytes], sources: list[str], folder: Path, target: Path
+) -> float:
     """Write ``texts`` (file name -> bytes) to a build folder in the cache and compile
     ``sources`` (names among them) into ``target``; returns the seconds it took."""
     try:
@@ -128,10 +134,10 @@ def _compile(cc: list[str], texts: dict[str, bytes], sources: list[str], folder:
         for name, data in texts.items():
             Path(build, name).write_bytes(data)
     except OSError as exc:
-        raise NativeUnavailable(f"cannot write the compiled core's cache {folder}: "
-                                f"{exc.strerror}") from None
-    command = [*cc, *FLAGS, f"-I{build}", *[os.path.join(build, n) for n in sources],
-               "-o", partial]
+        raise NativeUnavailable(
+            f"cannot write the compiled core's cache {folder}: {exc.strerror}"
+        ) from None
+    command = [*cc, *FLAGS, f"-I{build}", *[os.path.join(build, n) for n in sources], "-o", partial]
     start = time.perf_counter()
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=300, check=False)
@@ -145,8 +151,10 @@ def _compile(cc: list[str], texts: dict[str, bytes], sources: list[str], folder:
         shutil.rmtree(build, ignore_errors=True)
     if done.returncode != 0:
         os.unlink(partial)
-        first = next((line for line in done.stderr.splitlines() if "error" in line),
-                     done.stderr.strip()[:200])
+        first = next(
+            (line for line in done.stderr.splitlines() if "error" in line),
+            done.stderr.strip()[:200],
+        )
         raise NativeUnavailable(f"the compiled core did not build: {first}")
     os.replace(partial, target)
     return time.perf_counter() - start

@@ -22,12 +22,33 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 """The folder holding the ``checker``, ``spec`` and ``invariants`` packages."""
 CERTIFICATE = Path(__file__).with_name("certificate.json")
-EXPLANATION_ONLY = ("invariants/story.py", "invariants/truncation.py", "invariants/crux.py",
-                    "invariants/fork.py", "invariants/removal.py")
+EXPLANATION_ONLY = (
+    "invariants/story.py",
+    "invariants/truncation.py",
+    "invariants/crux.py",
+    "invariants/fork.py",
+    "invariants/removal.py",
+)
 """Covered folders' files that only put traces into words: no search depends on them."""
-ENGINE_MODULES = ("bfs", "checkpoint", "fingerprint", "level", "model", "partitioned", "pool",
-                  "properties", "resume", "saving", "seen", "shrink", "simulation", "store",
-                  "symmetry", "trace", "walks")
+ENGINE_MODULES = (
+    "bfs",
+    "checkpoint",
+    "fingerprint",
+    "level",
+    "model",
+    "partitioned",
+    "pool",
+    "properties",
+    "resume",
+    "saving",
+    "seen",
+    "shrink",
+    "simulation",
+    "store",
+    "symmetry",
+    "trace",
+    "walks",
+)
 """The reference engine's modules (``checker/<name>.py``) the compiled engine answers for
 (with what it saves and restores: a checkpoint names this digest as its model's code)."""
 UNCERTIFIED = "HWCHECK_UNCERTIFIED_CORE"
@@ -51,11 +72,15 @@ def sources() -> list[Path]:
     """Every file the certificate covers, sorted by its path relative to ``ROOT``: ``*.py``,
     ``*.c`` and ``*.h`` under ``spec/``, ``invariants/`` and ``checker/native/`` (this module
     and ``EXPLANATION_ONLY`` aside), and the reference engine's modules."""
-    found = [path for folder in ("spec", "invariants", "checker/native")
-             for pattern in ("*.py", "*.c", "*.h")
-             for path in (ROOT / folder).rglob(pattern)
-             if "__pycache__" not in path.parts and path.name != "certificate.py"
-             and path.relative_to(ROOT).as_posix() not in EXPLANATION_ONLY]
+    found = [
+        path
+        for folder in ("spec", "invariants", "checker/native")
+        for pattern in ("*.py", "*.c", "*.h")
+        for path in (ROOT / folder).rglob(pattern)
+        if "__pycache__" not in path.parts
+        and path.name != "certificate.py"
+        and path.relative_to(ROOT).as_posix() not in EXPLANATION_ONLY
+    ]
     found += [ROOT / "checker" / f"{name}.py" for name in ENGINE_MODULES]
     return sorted(found, key=lambda path: path.relative_to(ROOT).as_posix())
 
@@ -93,9 +118,17 @@ def write() -> str:
     """Record the current digest in ``certificate.json``; return it. Raises ``OSError`` when
     the file cannot be written."""
     value = digest()
-    CERTIFICATE.write_text(json.dumps({
-        "digest": value, "files": len(sources()),
-        "proven_by": ["tests/test_compiled.py", "tests/test_compiled_walks.py"],
-    }, indent=1) + "\n", encoding="utf-8")
+    CERTIFICATE.write_text(
+        json.dumps(
+            {
+                "digest": value,
+                "files": len(sources()),
+                "proven_by": ["tests/test_compiled.py", "tests/test_compiled_walks.py"],
+            },
+            indent=1,
+        )
+        + "\n",
+        encoding="utf-8",
+    )
     current.cache_clear()
     return value

@@ -50,23 +50,40 @@ class Core:
     model's bounds are outside what it was compiled for. ``on_compile(seconds)`` is called
     when the library had to be built first."""
 
-    def __init__(self, model: Any, inv: int = 0, trans: int = 0, guards: int = 0,
-                 symmetry: bool = False, threads: int = 1,
-                 on_compile: Callable[[float], None] | None = None) -> None:
+    def __init__(
+        self,
+        model: Any,
+        inv: int = 0,
+        trans: int = 0,
+        guards: int = 0,
+        symmetry: bool = False,
+        threads: int = 1,
+        on_compile: Callable[[float], None] | None = None,
+    ) -> None:
         self.model = model
         self.handle = None
         self.lib = load(model.name, model.sources, model.headers, on_compile)
         params = np.array(model.params, dtype=np.int32)
         self.ranks = label_ranks(model.labels)
-        self.handle = self.lib.eng_new(params.ctypes.data, len(params), self.ranks.ctypes.data,
-                                       inv, trans, guards, int(symmetry), threads)
+        self.handle = self.lib.eng_new(
+            params.ctypes.data,
+            len(params),
+            self.ranks.ctypes.data,
+            inv,
+            trans,
+            guards,
+            int(symmetry),
+            threads,
+        )
         if not self.handle:
             raise NativeUnavailable(f"the compiled {model.name} core does not take these bounds")
         self.width = self.lib.eng_width(self.handle)
         if self.width != model.width:
             self.close()
-            raise NativeUnavailable(f"the compiled {model.name} core's row is {self.width} "
-                                    f"bytes, its codec's {model.width}")
+            raise NativeUnavailable(
+                f"the compiled {model.name} core's row is {self.width} "
+                f"bytes, its codec's {model.width}"
+            )
         self.max_marshal = self.lib.eng_max_marshal(self.handle)
 
     def close(self) -> None:
@@ -88,11 +105,14 @@ class Core:
         out = np.zeros(cap * self.width, dtype=np.uint8)
         labels = np.zeros(cap, dtype=np.uint16)
         bits = np.zeros(cap, dtype=np.uint32)
-        count = self.lib.eng_successors(self.handle, row, out.ctypes.data, labels.ctypes.data,
-                                        bits.ctypes.data)
-        rows = out[:count * self.width].reshape(count, self.width) if count else []
-        return [(self.model.labels[int(labels[i])], self.model.decode(rows[i].tobytes()),
-                 int(bits[i])) for i in range(count)]
+        count = self.lib.eng_successors(
+            self.handle, row, out.ctypes.data, labels.ctypes.data, bits.ctypes.data
+        )
+        rows = out[: count * self.width].reshape(count, self.width) if count else []
+        return [
+            (self.model.labels[int(labels[i])], self.model.decode(rows[i].tobytes()), int(bits[i]))
+            for i in range(count)
+        ]
 
     def canonical(self, state: Any) -> Any:
         """The orbit representative of a reference ``state``, as a reference state."""

@@ -40,15 +40,24 @@ from checker.trace import walk_keys
 CHUNK = 16384
 """Frontier states per call into C: limits, Ctrl-C and progress are looked at in between."""
 
+
 class CompiledSearch(Search):
     """One search of ``spec`` on its compiled core ``model`` (see ``checker.native.core``).
 
     Raises ``NativeUnavailable`` when a property has no compiled form or the core cannot be
     built or loaded."""
 
-    def __init__(self, model: Any, spec: Spec, properties: Sequence[Property], limits: Limits,
-                 on_progress: Callable[[Progress], None] | None, symmetry: bool = False,
-                 threads: int = 1, on_compile: Callable[[float], None] | None = None) -> None:
+    def __init__(
+        self,
+        model: Any,
+        spec: Spec,
+        properties: Sequence[Property],
+        limits: Limits,
+        on_progress: Callable[[Progress], None] | None,
+        symmetry: bool = False,
+        threads: int = 1,
+        on_compile: Callable[[float], None] | None = None,
+    ) -> None:
         super().__init__(spec, properties, limits, on_progress, symmetry)
         self.threads = threads
         missing = [p.name for p in properties if p.name not in model.property_bits]
@@ -56,8 +65,15 @@ class CompiledSearch(Search):
             raise NativeUnavailable(f"property {missing[0]} has no compiled form")
         self.model = model
         self.seen = KeyLevels()  # parents only: the C side keeps the seen set
-        self.core = Core(model, self._mask(self.invariants), self._mask(self.transitions),
-                         self._mask(self.pending), symmetry, threads, on_compile)
+        self.core = Core(
+            model,
+            self._mask(self.invariants),
+            self._mask(self.transitions),
+            self._mask(self.pending),
+            symmetry,
+            threads,
+            on_compile,
+        )
         self.front_fps = np.empty(0, dtype=np.uint64)
         self.full: dict[int, np.ndarray] = {}  # level -> fingerprints (engine order), last two
 
@@ -128,8 +144,12 @@ class CompiledSearch(Search):
         self._invariants_broken(fps, bad)
         guards = lib.eng_guard_mask(handle)
         self.pending = [p for p in self.pending if guards >> self.model.property_bits[p.name] & 1]
-        lib.eng_set_masks(handle, self._mask(self.invariants), self._mask(self.transitions),
-                          self._mask(self.pending))
+        lib.eng_set_masks(
+            handle,
+            self._mask(self.invariants),
+            self._mask(self.transitions),
+            self._mask(self.pending),
+        )
         _check(lib.eng_advance(handle, fps.ctypes.data))
         self.front_fps = view(lib.eng_front_fps(handle), np.uint64, new)
         self.full = {self.stats.depth: self.front_fps}
@@ -234,10 +254,17 @@ def _check(code: int) -> None:
         raise MemoryError("the compiled core ran out of memory")
 
 
-def explore(model: Any, spec: Spec, properties: Sequence[Property], limits: Limits = NO_LIMITS,
-            on_progress: Callable[[Progress], None] | None = None, symmetry: bool = False,
-            threads: int = 1, on_compile: Callable[[float], None] | None = None,
-            saving: SaveOptions | None = None) -> CheckResult:
+def explore(
+    model: Any,
+    spec: Spec,
+    properties: Sequence[Property],
+    limits: Limits = NO_LIMITS,
+    on_progress: Callable[[Progress], None] | None = None,
+    symmetry: bool = False,
+    threads: int = 1,
+    on_compile: Callable[[float], None] | None = None,
+    saving: SaveOptions | None = None,
+) -> CheckResult:
     """``checker.bfs.explore`` on the compiled core ``model`` of ``spec``: the same
     ``CheckResult`` (counts, depth, coverage, verdicts, counterexamples), faster.
 
@@ -245,6 +272,7 @@ def explore(model: Any, spec: Spec, properties: Sequence[Property], limits: Limi
     (callers fall back to ``checker.bfs.explore``) and ``SymmetryError`` as the reference
     engine does. ``threads``: how many threads expand each level (the answers do not depend
     on it)."""
-    run = CompiledSearch(model, spec, properties, limits, on_progress, symmetry, threads,
-                         on_compile)
+    run = CompiledSearch(
+        model, spec, properties, limits, on_progress, symmetry, threads, on_compile
+    )
     return run_search((saving or SaveOptions()).apply(run))

@@ -93,8 +93,9 @@ def expand(job: Any, p: int, tally_type: Any) -> list[tuple[int, tuple[str, Any]
                 tally.generated[model.action_names[index]] = count
         _broken(core, job, front_fps, tally)
         left = lib.eng_guard_mask(handle)
-        tally.reached = {name for name in job.sometimes
-                         if not left >> model.property_bits[name] & 1}
+        tally.reached = {
+            name for name in job.sometimes if not left >> model.property_bits[name] & 1
+        }
     finally:
         core.close()
     records = []
@@ -120,11 +121,15 @@ def _broken(core: Core, job: Any, front_fps: np.ndarray, tally: Any) -> None:
     row = ctypes.create_string_buffer(core.width)
     buf = ctypes.create_string_buffer(core.max_marshal)
     for name in job.transitions:
-        if lib.eng_broken(core.handle, model.property_bits[name], ctypes.byref(parent),
-                          ctypes.byref(label), row):
+        if lib.eng_broken(
+            core.handle, model.property_bits[name], ctypes.byref(parent), ctypes.byref(label), row
+        ):
             size = lib.eng_row_marshal(core.handle, row, buf)
-            tally.broken[name] = (int(front_fps[parent.value]), str(model.labels[label.value]),
-                                  buf.raw[:size])
+            tally.broken[name] = (
+                int(front_fps[parent.value]),
+                str(model.labels[label.value]),
+                buf.raw[:size],
+            )
 
 
 def dedup(job: Any, p: int, records, tally_type: Any) -> Any:
@@ -143,9 +148,15 @@ def dedup(job: Any, p: int, records, tally_type: Any) -> Any:
             parts.append(payload)
     width = model.width
     fps, pfps, labels, rows = (
-        [np.concatenate(column) for column in zip(*parts)] if parts else
-        [np.empty(0, np.uint64), np.empty(0, np.uint64), np.empty(0, np.uint16),
-         np.empty((0, width), np.uint8)])
+        [np.concatenate(column) for column in zip(*parts)]
+        if parts
+        else [
+            np.empty(0, np.uint64),
+            np.empty(0, np.uint64),
+            np.empty(0, np.uint16),
+            np.empty((0, width), np.uint8),
+        ]
+    )
     core = Core(model, 0, 0, 0, job.symmetry, 1)
     try:
         order = np.lexsort((core.ranks[labels], pfps, fps))
@@ -178,9 +189,9 @@ def _invariants(core: Core, job: Any, fps: np.ndarray, rows: np.ndarray, tally: 
         return
     bits = {name: core.model.property_bits[name] for name in job.invariants}
     bad = np.zeros(len(fps), dtype=np.uint32)
-    core.lib.eng_check_rows(core.handle, rows.ctypes.data, len(fps), sum(1 << b for b in
-                                                                          bits.values()),
-                            bad.ctypes.data)
+    core.lib.eng_check_rows(
+        core.handle, rows.ctypes.data, len(fps), sum(1 << b for b in bits.values()), bad.ctypes.data
+    )
     for name, bit in bits.items():
         hit = (bad >> np.uint32(bit)) & np.uint32(1)
         if hit.any():

@@ -34,8 +34,10 @@ def _same_generator(core: Core) -> bool:
     key = id(core.lib)
     if key not in _CHECKED:
         rng = random.Random("hwcheck-generator-check")
-        ns = np.array([n for n in (*range(1, 40), 97, 1000, 65537, 2**30 + 3) for _ in (0, 1)]
-                      + [0] * 16, dtype=np.int32)
+        ns = np.array(
+            [n for n in (*range(1, 40), 97, 1000, 65537, 2**30 + 3) for _ in (0, 1)] + [0] * 16,
+            dtype=np.int32,
+        )
         state = np.array(rng.getstate()[1], dtype=np.uint32)
         draws = np.zeros(len(ns), dtype=np.float64)
         core.lib.hwcheck_mt_draws(state.ctypes.data, ns.ctypes.data, len(ns), draws.ctypes.data)
@@ -59,18 +61,24 @@ class CompiledWalks:
             raise NativeUnavailable("a weight is not finite")
         self.core = Core(model)
         if not _same_generator(self.core):
-            raise NativeUnavailable("this Python's random generator is not the one walk.c "
-                                    "follows")
+            raise NativeUnavailable("this Python's random generator is not the one walk.c follows")
         self.model, self.plan, self.spec = model, plan, spec
         self.bits = {p.name: model.property_bits[p.name] for p in props}
-        self.masks = {kind: sum(1 << self.bits[p.name] for p in props if p.kind == kind)
-                      for kind in (INVARIANT, TRANSITION, SOMETIMES)}
+        self.masks = {
+            kind: sum(1 << self.bits[p.name] for p in props if p.kind == kind)
+            for kind in (INVARIANT, TRANSITION, SOMETIMES)
+        }
         self.guard_names = {self.bits[p.name]: p.name for p in props if p.kind == SOMETIMES}
         self.checked = [(self.bits[p.name], p.name) for p in props if p.kind != SOMETIMES]
         names = model.action_names
-        self.weights = (None if not weights else
-                        np.array([weights.get(name, 1.0) for name in names]
-                                 + [0.0] * (16 - len(names)), dtype=np.float64))
+        self.weights = (
+            None
+            if not weights
+            else np.array(
+                [weights.get(name, 1.0) for name in names] + [0.0] * (16 - len(names)),
+                dtype=np.float64,
+            )
+        )
         self.row0 = model.encode(spec.init_states()[0])
         self.texts: dict[int, str] = {}
 
@@ -91,16 +99,27 @@ class CompiledWalks:
         for index in range(start, start + count):
             state = np.array(walk_rng(self.plan.seed, index).getstate()[1], dtype=np.uint32)
             at[:] = 0
-            n = lib.eng_walk(handle, state.ctypes.data, depth, weights, self.row0,
-                             self.masks[INVARIANT], self.masks[TRANSITION],
-                             self.masks[SOMETIMES] & ~reached.value, labels.ctypes.data,
-                             fps.ctypes.data, at.ctypes.data, enabled.ctypes.data,
-                             taken.ctypes.data, ctypes.byref(reached), ctypes.byref(end))
+            n = lib.eng_walk(
+                handle,
+                state.ctypes.data,
+                depth,
+                weights,
+                self.row0,
+                self.masks[INVARIANT],
+                self.masks[TRANSITION],
+                self.masks[SOMETIMES] & ~reached.value,
+                labels.ctypes.data,
+                fps.ctypes.data,
+                at.ctypes.data,
+                enabled.ctypes.data,
+                taken.ctypes.data,
+                ctypes.byref(reached),
+                ctypes.byref(end),
+            )
             if n < 0:
                 raise MemoryError("the compiled core ran out of memory")
             violated = {name: int(at[bit]) for bit, name in self.checked if at[bit]}
-            batch.add(Walk(index, self._texts(labels[:n - 1]), ENDS[end.value], violated,
-                           fps[:n]))
+            batch.add(Walk(index, self._texts(labels[: n - 1]), ENDS[end.value], violated, fps[:n]))
             seen.append(fps[:n].copy())
         names = self.model.action_names
         for index, name in enumerate(names):
@@ -108,8 +127,7 @@ class CompiledWalks:
                 counts = batch.actions.setdefault(name, [0, 0])
                 counts[0] += int(enabled[index])
                 counts[1] += int(taken[index])
-        batch.guards |= {name for bit, name in self.guard_names.items()
-                         if reached.value >> bit & 1}
+        batch.guards |= {name for bit, name in self.guard_names.items() if reached.value >> bit & 1}
         batch.fps = sorted_unique(np.concatenate(seen)) if seen else batch.fps
         return batch
 

@@ -34,32 +34,45 @@ def _took(prefix: str | tuple[str, ...], actions: Sequence[str]) -> bool:
 
 
 ENTRIES = (
-    Expected(("WeakIsr",),
-             lambda model, cfg, variant, actions: model == "kafka"
-             and variant.startswith("kip966") and _took("UncleanShutdown(", actions),
-             "Expected under unclean shutdowns: between a follower's power loss and the leader "
-             "learning of it, the leader's cached ISR still lists a replica that lost "
-             "committed records; KIP-966 prevents the loss, not this window"),
-    Expected(("NoAckedLoss",),
-             lambda model, cfg, variant, actions: cfg.get("acks") == "1",
-             "Expected with acks=1: the leader acknowledges a write on its own append, before "
-             "any follower holds it (Kafka's ProducerConfig documents this); --acks all "
-             "acknowledges only committed writes"),
-    Expected(("NoCommittedLoss", "NoAckedLoss", "NoDivergence"),
-             lambda model, cfg, variant, actions: bool(cfg.get("unclean_election"))
-             and _took(("UncleanElect(", "UncleanRecovery("), actions),
-             "Expected with unclean.leader.election.enable: the controller may elect a "
-             "replica outside the ISR, which lacks committed records; --clean forbids it"),
-    Expected(("NoCommittedLoss", "NoAckedLoss"),
-             lambda model, cfg, variant, actions: cfg.get("flush") == "background"
-             and _took("UncleanShutdown(", actions),
-             "Expected when the last ISR member loses power: Kafka acknowledges writes before "
-             "they are flushed to disk; --flush always, or kip966 with --min-isr 2, avoids it"),
+    Expected(
+        ("WeakIsr",),
+        lambda model, cfg, variant, actions: (
+            model == "kafka" and variant.startswith("kip966") and _took("UncleanShutdown(", actions)
+        ),
+        "Expected under unclean shutdowns: between a follower's power loss and the leader "
+        "learning of it, the leader's cached ISR still lists a replica that lost "
+        "committed records; KIP-966 prevents the loss, not this window",
+    ),
+    Expected(
+        ("NoAckedLoss",),
+        lambda model, cfg, variant, actions: cfg.get("acks") == "1",
+        "Expected with acks=1: the leader acknowledges a write on its own append, before "
+        "any follower holds it (Kafka's ProducerConfig documents this); --acks all "
+        "acknowledges only committed writes",
+    ),
+    Expected(
+        ("NoCommittedLoss", "NoAckedLoss", "NoDivergence"),
+        lambda model, cfg, variant, actions: (
+            bool(cfg.get("unclean_election"))
+            and _took(("UncleanElect(", "UncleanRecovery("), actions)
+        ),
+        "Expected with unclean.leader.election.enable: the controller may elect a "
+        "replica outside the ISR, which lacks committed records; --clean forbids it",
+    ),
+    Expected(
+        ("NoCommittedLoss", "NoAckedLoss"),
+        lambda model, cfg, variant, actions: (
+            cfg.get("flush") == "background" and _took("UncleanShutdown(", actions)
+        ),
+        "Expected when the last ISR member loses power: Kafka acknowledges writes before "
+        "they are flushed to disk; --flush always, or kip966 with --min-isr 2, avoids it",
+    ),
 )
 
 
-def hint(prop: str, model: str, config: dict[str, Any], variant: str,
-         actions: Sequence[str | None]) -> str | None:
+def hint(
+    prop: str, model: str, config: dict[str, Any], variant: str, actions: Sequence[str | None]
+) -> str | None:
     """``"<reason> (documented in <where>)"`` for the first entry matching a violation of
     ``prop``, or None: a violation the docs do not document as expected."""
     steps = [action or "" for action in actions]

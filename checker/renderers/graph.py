@@ -63,8 +63,14 @@ def _edge(graph: nx.DiGraph, source: str, target: str, label: str) -> None:
         graph.add_edge(source, target, label=label)
 
 
-def _level(graph: nx.DiGraph, spec: Any, frontier: list, max_states: int | None,
-           canon: Callable[[Any], Any], **attributes: Any) -> list:
+def _level(
+    graph: nx.DiGraph,
+    spec: Any,
+    frontier: list,
+    max_states: int | None,
+    canon: Callable[[Any], Any],
+    **attributes: Any,
+) -> list:
     """Expand ``frontier`` by one action: add each successor (after ``canon``) not yet in
     ``graph`` as a node with ``attributes`` (``depth`` among them), and every transition as an
     edge; return the new states. Raises ``TooLarge`` as soon as the graph passes
@@ -112,8 +118,13 @@ def state_graph(spec: Any, max_states: int | None = None, canonical: Canon = Non
     return graph
 
 
-def neighbourhood(spec: Any, trace: Sequence[tuple[Any, Any]], name: str, radius: int,
-                  max_states: int | None = None) -> nx.DiGraph:
+def neighbourhood(
+    spec: Any,
+    trace: Sequence[tuple[Any, Any]],
+    name: str,
+    radius: int,
+    max_states: int | None = None,
+) -> nx.DiGraph:
     """A counterexample ``trace`` (``(label, state)`` pairs, the initial state's label None;
     property ``name``) with every state within ``radius`` actions of one of its states. The
     trace's nodes and edges carry ``counterexample`` = ``name``, the others ``""``; a node's
@@ -129,14 +140,21 @@ def neighbourhood(spec: Any, trace: Sequence[tuple[Any, Any]], name: str, radius
             _edge(graph, keys[-2], keys[-1], str(label))
     frontier = [state for _, state in trace]
     for distance in range(1, radius + 1):
-        frontier = _level(graph, spec, frontier, max_states, _same, depth=distance + 1,
-                          trace_index=0, distance=distance)
+        frontier = _level(
+            graph,
+            spec,
+            frontier,
+            max_states,
+            _same,
+            depth=distance + 1,
+            trace_index=0,
+            distance=distance,
+        )
     on_trace = set(itertools.pairwise(keys))
     for node in graph.nodes:
         graph.nodes[node]["counterexample"] = name if node in keys else ""
     for source, target in graph.edges:
-        graph.edges[source, target]["counterexample"] = \
-            name if (source, target) in on_trace else ""
+        graph.edges[source, target]["counterexample"] = name if (source, target) in on_trace else ""
     return graph
 
 
@@ -150,8 +168,10 @@ def mark(graph: nx.DiGraph, result: CheckResult, canonical: Canon = None) -> Non
         graph.edges[source, target]["counterexample"] = ""
     for violation in result.violations:
         name = violation.prop.name
-        fps = [fp_hex(step.fingerprint if canonical is None
-                      else fingerprint(canonical(step.state))) for step in violation.trace]
+        fps = [
+            fp_hex(step.fingerprint if canonical is None else fingerprint(canonical(step.state)))
+            for step in violation.trace
+        ]
         for node in fps:
             _append(graph.nodes[node], name)
         for source, target in itertools.pairwise(fps):
@@ -179,13 +199,21 @@ def _styled(graph: nx.DiGraph) -> nx.DiGraph:
     """A copy with DOT drawing attributes (pydot wants every value quoted as text)."""
     out = nx.DiGraph()
     for node, data in graph.nodes(data=True):
-        where = (f"state {data['trace_index']}" if data.get("trace_index")
-                 else f"+{data['distance']}" if "distance" in data else str(data["depth"]))
-        attrs = {"label": f'"{where}: {_quote(data["summary"])}"',
-                 "shape": "doublecircle" if data["initial"] else "box"}
+        where = (
+            f"state {data['trace_index']}"
+            if data.get("trace_index")
+            else f"+{data['distance']}"
+            if "distance" in data
+            else str(data["depth"])
+        )
+        attrs = {
+            "label": f'"{where}: {_quote(data["summary"])}"',
+            "shape": "doublecircle" if data["initial"] else "box",
+        }
         if data["counterexample"]:
-            attrs.update(color="red", penwidth="2",
-                         tooltip=f'"counterexample: {data["counterexample"]}"')
+            attrs.update(
+                color="red", penwidth="2", tooltip=f'"counterexample: {data["counterexample"]}"'
+            )
         out.add_node(f'"{node}"', **attrs)
     for source, target, data in graph.edges(data=True):
         attrs = {"label": f'"{_quote(data["label"])}"'}

@@ -86,17 +86,24 @@ e = html.escape
 
 
 def _who(replica: dict[str, Any], old: dict[str, Any] | None) -> str:
-    fields = [("role", replica["role"] + (f" of {replica['leader']}"
-                                          if replica["role"] == "follower" else "")),
-              ("epoch", f"epoch {replica['epoch']}"),
-              ("alive", "up" if replica["alive"] else "DOWN"),
-              ("isr", "ISR {" + ",".join(map(str, replica["isr"])) + "}")]
+    fields = [
+        (
+            "role",
+            replica["role"] + (f" of {replica['leader']}" if replica["role"] == "follower" else ""),
+        ),
+        ("epoch", f"epoch {replica['epoch']}"),
+        ("alive", "up" if replica["alive"] else "DOWN"),
+        ("isr", "ISR {" + ",".join(map(str, replica["isr"])) + "}"),
+    ]
     parts = []
     for key, text in fields:
         changed = old is not None and old.get(key) != replica.get(key)
         parts.append(f'<span class="{key}{" changed" if changed else ""}">{e(text)}</span>')
-    return f'<div class="who"><b>replica {e(str(replica["replica"]))}</b> · ' + \
-        " · ".join(parts) + "</div>"
+    return (
+        f'<div class="who"><b>replica {e(str(replica["replica"]))}</b> · '
+        + " · ".join(parts)
+        + "</div>"
+    )
 
 
 def _record(rid, epoch) -> str:
@@ -150,14 +157,23 @@ def _marks(replica: dict[str, Any], old: dict[str, Any] | None) -> str:
         before = None if old is None else (len(old["log"]) if key == "leo" else old.get(key))
         moved = before is not None and before != value
         arrow = f"{before}→" if moved else ""
-        parts.append(f'<span class="{key}-value{" changed" if moved else ""}">'
-                     f'{key.upper() if key != "flushed" else "flushed"} {arrow}{value}</span>')
+        parts.append(
+            f'<span class="{key}-value{" changed" if moved else ""}">'
+            f"{key.upper() if key != 'flushed' else 'flushed'} {arrow}{value}</span>"
+        )
     return '<div class="marks">' + " ".join(parts) + "</div>"
 
 
-def state_section(number: int, action: str | None, view: dict[str, Any],
-                  previous: dict[str, Any] | None, width: int, hidden: bool = True,
-                  extra: str = "", aftermath: bool = False) -> str:
+def state_section(
+    number: int,
+    action: str | None,
+    view: dict[str, Any],
+    previous: dict[str, Any] | None,
+    width: int,
+    hidden: bool = True,
+    extra: str = "",
+    aftermath: bool = False,
+) -> str:
     """One state as a ``<section class="step">``: ``number`` (1 = the initial state), the
     ``action`` that led to it (None: the initial state), the grid of ``width`` offset columns
     with changes against the ``previous`` view highlighted, then the controller line.
@@ -175,39 +191,49 @@ def state_section(number: int, action: str | None, view: dict[str, Any],
     for index, replica in enumerate(view["replicas"]):
         old = previous["replicas"][index] if previous else None
         down = "" if replica["alive"] else " down"
-        rows.append(f'<div class="replica{down}">{_who(replica, old)}'
-                    + "".join(_cells(replica, old, width)) + _marks(replica, old) + "</div>")
+        rows.append(
+            f'<div class="replica{down}">{_who(replica, old)}'
+            + "".join(_cells(replica, old, width))
+            + _marks(replica, old)
+            + "</div>"
+        )
     line = controller_line(view)
     changed = previous is not None and controller_line(previous) != line
     kind = "step aftermath" if aftermath else "step"
-    return (f'<section class="{kind}" id="state-{number}" data-step="{number}"'
-            f'{" hidden" if hidden else ""}>'
-            f'<div class="action">state {number}: {e(caption)}</div>'
-            f'<div class="grid" style="--offsets:{width}">'
-            '<div class="replica header">' + "".join(header) + "</div>"
-            + "".join(rows) + "</div>"
-            f'<div class="controller{" changed" if changed else ""}">{e(line)}</div>'
-            f"{extra}</section>")
+    return (
+        f'<section class="{kind}" id="state-{number}" data-step="{number}"'
+        f"{' hidden' if hidden else ''}>"
+        f'<div class="action">state {number}: {e(caption)}</div>'
+        f'<div class="grid" style="--offsets:{width}">'
+        '<div class="replica header">' + "".join(header) + "</div>" + "".join(rows) + "</div>"
+        f'<div class="controller{" changed" if changed else ""}">{e(line)}</div>'
+        f"{extra}</section>"
+    )
 
 
 def _branch_link(branch, index: int) -> str:
     if branch is None:
         return ""
-    return (f'<p class="branch"><a href="{e(branch(index))}">Branch here: explore on from '
-            f"state {index + 1} in the explorer</a></p>")
+    return (
+        f'<p class="branch"><a href="{e(branch(index))}">Branch here: explore on from '
+        f"state {index + 1} in the explorer</a></p>"
+    )
 
 
 def width_of(steps: list[dict[str, Any]]) -> int:
     """Offset columns for every state of a trace: one past the longest log or HW, so each
     state has room for the LEO box and the HW bar, and columns line up across states."""
-    return 1 + max((max(len(r["log"]), r["hw"]) for step in steps
-                    for r in step["view"]["replicas"]), default=0)
+    return 1 + max(
+        (max(len(r["log"]), r["hw"]) for step in steps for r in step["view"]["replicas"]), default=0
+    )
 
 
 def story_items(lines: list[str]) -> str:
     """The story's sentences as ``<li>`` items, escaped, each "State N" a link to ``#state-N``."""
-    return "".join("<li>" + re.sub(r"\bState (\d+)\b", r'<a href="#state-\1">State \1</a>',
-                                   e(line)) + "</li>" for line in lines)
+    return "".join(
+        "<li>" + re.sub(r"\bState (\d+)\b", r'<a href="#state-\1">State \1</a>', e(line)) + "</li>"
+        for line in lines
+    )
 
 
 def render(document: dict[str, Any], branch=None) -> str:
@@ -224,37 +250,52 @@ def render(document: dict[str, Any], branch=None) -> str:
     config = config_text(document["config"])
     width = width_of(every)
     length = len(steps)
-    sections = [state_section(i + 1, step["action"], step["view"],
-                              every[i - 1]["view"] if i else None, width,
-                              hidden=i != length - 1, extra=_branch_link(branch, i),
-                              aftermath=i >= length)
-                for i, step in enumerate(every)]
+    sections = [
+        state_section(
+            i + 1,
+            step["action"],
+            step["view"],
+            every[i - 1]["view"] if i else None,
+            width,
+            hidden=i != length - 1,
+            extra=_branch_link(branch, i),
+            aftermath=i >= length,
+        )
+        for i, step in enumerate(every)
+    ]
     title = f"{prop['name']} violated ({document['length']} states)"
     explanation = document.get("explanation") or ""
     found = document.get("found_by")
-    origin = (f'<br>found by hwcheck simulate: walk {found["walk"]:,} of seed {found["seed"]}, '
-              f'shrunk from {found["lengths"]["walk"]} to {document["length"]} states'
-              if found else "")
+    origin = (
+        f"<br>found by hwcheck simulate: walk {found['walk']:,} of seed {found['seed']}, "
+        f"shrunk from {found['lengths']['walk']} to {document['length']} states"
+        if found
+        else ""
+    )
     note = document.get("expected")
     aftermath = ""
     if after["steps"]:
-        aftermath = ('<h2 id="aftermath">Aftermath</h2><p class="meta">States '
-                     f'{length + 1}–{len(every)} are not part of the counterexample (not '
-                     f'counted in its {length} states): the shortest continuation that makes '
-                     'the loss visible.</p><ol class="story">' + story_items(after["story"])
-                     + "</ol>")
+        aftermath = (
+            '<h2 id="aftermath">Aftermath</h2><p class="meta">States '
+            f"{length + 1}–{len(every)} are not part of the counterexample (not "
+            f"counted in its {length} states): the shortest continuation that makes "
+            'the loss visible.</p><ol class="story">' + story_items(after["story"]) + "</ol>"
+        )
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f"<title>{e(title)}</title><style>{STYLE}</style></head>"
         f'<body data-length="{length}">'
         f"<h1>{e(title)}</h1>"
         f'<p class="meta">{e(prop["description"])}<br>model {e(document["model"])}, '
-        f'{e(str(document["variant"]))}; {e(config)}; hwcheck '
-        f'{e(document["hwcheck_version"])}{origin}</p>'
+        f"{e(str(document['variant']))}; {e(config)}; hwcheck "
+        f"{e(document['hwcheck_version'])}{origin}</p>"
         + (f'<p class="why" id="why">{e(explanation)}</p>' if explanation else "")
         + (f'<p class="expected" id="expected">{e(note)}</p>' if note else "")
-        + ('<ol class="story" id="story">' + story_items(document.get("story", [])) + "</ol>"
-           if document.get("story") else "")
+        + (
+            '<ol class="story" id="story">' + story_items(document.get("story", [])) + "</ol>"
+            if document.get("story")
+            else ""
+        )
         + aftermath
         + '<div class="nav"><button id="prev" type="button">◀ Previous</button>'
         f'<input id="slider" type="range" min="1" max="{len(every)}" value="{length}" '
@@ -269,4 +310,5 @@ def render(document: dict[str, Any], branch=None) -> str:
         "struck-through red boxes were removed from the log in this step, at their own "
         "offsets. The page opens at the violating state; #state-N in the address opens "
         "state N. Keys: ← →.</p>"
-        f"<script>{SCRIPT}</script></body></html>\n")
+        f"<script>{SCRIPT}</script></body></html>\n"
+    )

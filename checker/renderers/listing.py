@@ -38,8 +38,11 @@ def actions(spec: Any) -> list[tuple[str, Any]]:
         return list(NEXT[spec.config.truncation])
     from spec.kafka.model import ACTIONS, DURABILITY_ACTIONS, ELR_ACTIONS
 
-    return [*ACTIONS, *((name + " (elr, --unclean)", func) for name, func in ELR_ACTIONS),
-            *((name + " (--max-unclean-shutdowns)", func) for name, func in DURABILITY_ACTIONS)]
+    return [
+        *ACTIONS,
+        *((name + " (elr, --unclean)", func) for name, func in ELR_ACTIONS),
+        *((name + " (--max-unclean-shutdowns)", func) for name, func in DURABILITY_ACTIONS),
+    ]
 
 
 def sections(spec: Any, props: list) -> list[Section]:
@@ -47,22 +50,40 @@ def sections(spec: Any, props: list) -> list[Section]:
     variants, (kafka) mechanisms, actions, properties and default bounds."""
     model = spec.name
     if model == "kafka":
-        variant_rows = [(v.name, f"Kafka {v.kafka}" if v.name in BUILTIN_PRESETS
-                         else f"yours {v.kafka}".strip(), v.description)
-                        for v in PRESETS.values()]
+        variant_rows = [
+            (
+                v.name,
+                f"Kafka {v.kafka}" if v.name in BUILTIN_PRESETS else f"yours {v.kafka}".strip(),
+                v.description,
+            )
+            for v in PRESETS.values()
+        ]
     else:
-        variant_rows = [(name, "Next of " + _module(name),
-                         ", ".join(op for op, _ in NEXT[name][3:])) for name in TLA_VARIANTS]
-    variants = Section(f"{model} model: truncation variants (--model {model} --truncation)",
-                       ("variant", "source", "rule"), tuple(variant_rows))
+        variant_rows = [
+            (name, "Next of " + _module(name), ", ".join(op for op, _ in NEXT[name][3:]))
+            for name in TLA_VARIANTS
+        ]
+    variants = Section(
+        f"{model} model: truncation variants (--model {model} --truncation)",
+        ("variant", "source", "rule"),
+        tuple(variant_rows),
+    )
     extra = [_mechanisms()] if model == "kafka" else []
-    listed = Section(f"{model} model: actions", ("action", "what it does"),
-                     tuple((name, first_paragraph(func)) for name, func in actions(spec)))
-    properties = Section(f"{model} model: properties (--invariant)",
-                         ("property", "kind", "description"),
-                         tuple((p.name, p.kind, p.description) for p in props))
-    bounds = Section(f"{model} model: default bounds", ("option", "default"),
-                     tuple(_default_row(k, v) for k, v in spec.config_dict().items()))
+    listed = Section(
+        f"{model} model: actions",
+        ("action", "what it does"),
+        tuple((name, first_paragraph(func)) for name, func in actions(spec)),
+    )
+    properties = Section(
+        f"{model} model: properties (--invariant)",
+        ("property", "kind", "description"),
+        tuple((p.name, p.kind, p.description) for p in props),
+    )
+    bounds = Section(
+        f"{model} model: default bounds",
+        ("option", "default"),
+        tuple(_default_row(k, v) for k, v in spec.config_dict().items()),
+    )
     return [variants, *extra, listed, properties, bounds]
 
 
@@ -82,21 +103,34 @@ def tables(spec: Any, props: list) -> list[Table]:
 
 def _mechanisms() -> Section:
     """The kafka model's mechanisms: every truncation rule (one per variant) and switch."""
-    rows = [(name, "truncation rule" + ("" if name in BUILTIN_RULES else " (yours)"),
-             rule.description) for name, rule in RULES.items()]
+    rows = [
+        (name, "truncation rule" + ("" if name in BUILTIN_RULES else " (yours)"), rule.description)
+        for name, rule in RULES.items()
+    ]
     rows += [(name, "switch", description) for name, description in SWITCHES.items()]
-    return Section("kafka model: mechanisms (--with / --without)",
-                   ("mechanism", "kind", "what it does"), tuple(rows))
+    return Section(
+        "kafka model: mechanisms (--with / --without)",
+        ("mechanism", "kind", "what it does"),
+        tuple(rows),
+    )
 
 
 def _module(variant: str) -> str:
-    return {"hw": "KafkaTruncateToHighWatermark", "kip101": "Kip101", "kip279": "Kip279",
-            "kip320-first-try": "Kip320FirstTry", "kip320": "Kip320",
-            "kip320-kip279": "Kip320 with BecomeFollowerTruncateKip279"}[variant]
+    return {
+        "hw": "KafkaTruncateToHighWatermark",
+        "kip101": "Kip101",
+        "kip279": "Kip279",
+        "kip320-first-try": "Kip320FirstTry",
+        "kip320": "Kip320",
+        "kip320-kip279": "Kip320 with BecomeFollowerTruncateKip279",
+    }[variant]
 
 
-OPTION_NAMES = {"with_mechanisms": "--with", "without_mechanisms": "--without",
-                "unclean_election": "--unclean/--clean"}
+OPTION_NAMES = {
+    "with_mechanisms": "--with",
+    "without_mechanisms": "--without",
+    "unclean_election": "--unclean/--clean",
+}
 """Config fields whose command-line option is not the field's name in kebab case."""
 
 

@@ -55,9 +55,13 @@ def property_names(cells: list[Cell]) -> list[str]:
 def compare_table(cells: list[Cell]) -> Table:
     """The matrix, one column per variant (and switch combination), one row per property:
     ✓ holds, ✗ n violated with an n-state shortest counterexample; then states and seconds."""
-    table = Table(title="hwcheck compare", title_justify="left",
-                  caption="✓ holds (guards: reached) · ✗ n violated, shortest "
-                          "counterexample n states · ? search cut short", caption_justify="left")
+    table = Table(
+        title="hwcheck compare",
+        title_justify="left",
+        caption="✓ holds (guards: reached) · ✗ n violated, shortest "
+        "counterexample n states · ? search cut short",
+        caption_justify="left",
+    )
     table.add_column("property", overflow="fold")
     for cell in cells:
         table.add_column(cell.title, justify="center", overflow="fold")
@@ -65,8 +69,12 @@ def compare_table(cells: list[Cell]) -> Table:
         marks = []
         for cell in cells:
             text, _ = _verdict(cell, name)
-            marks.append(Text(text, style="red" if text.startswith("✗") else
-                              "green" if text == "✓" else "yellow"))
+            marks.append(
+                Text(
+                    text,
+                    style="red" if text.startswith("✗") else "green" if text == "✓" else "yellow",
+                )
+            )
         table.add_row(name, *marks)
     table.add_row("states", *[f"{c.result.stats.distinct:,}" for c in cells])
     table.add_row("seconds", *[f"{c.result.stats.seconds:.1f}" for c in cells])
@@ -76,15 +84,20 @@ def compare_table(cells: list[Cell]) -> Table:
 def compare_markdown(cells: list[Cell]) -> str:
     """The matrix as a markdown table; each ✗ links to its trace file."""
     names = property_names(cells)
-    lines = ["| variant | " + " | ".join(names) + " | states | seconds |",
-             "|---" * (len(names) + 3) + "|"]
+    lines = [
+        "| variant | " + " | ".join(names) + " | states | seconds |",
+        "|---" * (len(names) + 3) + "|",
+    ]
     for cell in cells:
         marks = []
         for name in names:
             text, path = _verdict(cell, name)
             marks.append(f"[{text}]({path})" if path else text)
-        lines.append(f"| {cell.title} | " + " | ".join(marks)
-                     + f" | {cell.result.stats.distinct} | {cell.result.stats.seconds:.1f} |")
+        lines.append(
+            f"| {cell.title} | "
+            + " | ".join(marks)
+            + f" | {cell.result.stats.distinct} | {cell.result.stats.seconds:.1f} |"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -98,14 +111,22 @@ def compare_json(cells: list[Cell]) -> dict[str, Any]:
             _, path = _verdict(cell, prop.name)
             entry = {"verdict": cell.result.verdict(prop)}
             if path:
-                entry["length"] = next(v.length for v in cell.result.violations
-                                       if v.prop.name == prop.name)
+                entry["length"] = next(
+                    v.length for v in cell.result.violations if v.prop.name == prop.name
+                )
                 entry["trace"] = path
             props[prop.name] = entry
-        rows.append({"variant": cell.variant, **cell.switches,
-                     "status": cell.result.status.value, "states": cell.result.stats.distinct,
-                     "seconds": round(cell.result.stats.seconds, 3), "report": cell.folder,
-                     "properties": props})
+        rows.append(
+            {
+                "variant": cell.variant,
+                **cell.switches,
+                "status": cell.result.status.value,
+                "states": cell.result.stats.distinct,
+                "seconds": round(cell.result.stats.seconds, 3),
+                "report": cell.folder,
+                "properties": props,
+            }
+        )
     return {"format": "hwcheck-compare", "version": 1, "rows": rows}
 
 
@@ -116,9 +137,12 @@ def gate_table(outcomes: list[Outcome]) -> Table:
         table.add_column(column, overflow="fold")  # long names and paths wrap, never cut
     for o in outcomes:
         stats = o.result.stats if o.result is not None else None
-        table.add_row(o.check.name, o.check.expectation,
-                      Text(o.status, style=GATE_STYLE[o.status]),
-                      f"{stats.distinct:,}" if stats else "-",
-                      f"{stats.seconds:.1f}" if stats else "-",
-                      o.message + (f" (report: {o.report})" if o.report else ""))
+        table.add_row(
+            o.check.name,
+            o.check.expectation,
+            Text(o.status, style=GATE_STYLE[o.status]),
+            f"{stats.distinct:,}" if stats else "-",
+            f"{stats.seconds:.1f}" if stats else "-",
+            o.message + (f" (report: {o.report})" if o.report else ""),
+        )
     return table

@@ -37,9 +37,11 @@ def search_line(p: SearchProgress) -> str:
     """A search's progress in one line of rich markup: depth, distinct states, frontier,
     states generated, distinct states/s and the engine's note (escaped)."""
     rate = p.distinct / p.seconds if p.seconds > 0 else 0.0
-    return (f"depth {p.depth}  distinct {p.distinct:,}  frontier {p.frontier:,}  "
-            f"generated {p.generated:,}  {rate:,.0f} states/s"
-            + (f"  ({escape(p.note)})" if p.note else ""))
+    return (
+        f"depth {p.depth}  distinct {p.distinct:,}  frontier {p.frontier:,}  "
+        f"generated {p.generated:,}  {rate:,.0f} states/s"
+        + (f"  ({escape(p.note)})" if p.note else "")
+    )
 
 
 def walk_line(tick: Any) -> str:
@@ -47,5 +49,7 @@ def walk_line(tick: Any) -> str:
     properties violated so far."""
     rate = tick.steps / tick.seconds if tick.seconds > 0 else 0.0
     done = f"{tick.walks:,}" + (f" of {tick.total:,}" if tick.total else "")
-    return (f"{done} walks  {tick.steps:,} steps  {rate:,.0f} steps/s  "
-            f"{tick.violations} properties violated")
+    return (
+        f"{done} walks  {tick.steps:,} steps  {rate:,.0f} steps/s  "
+        f"{tick.violations} properties violated"
+    )

@@ -28,6 +28,7 @@ IMPORTANCE = ("NoCommittedLoss", "NoAckedLoss", "NoDivergence", "StrongIsr", "We
 that does not hold the committed prefix; every other property after these, in the model's
 catalog order."""
 
+
 def ordered(names: Sequence[str]) -> list[str]:
     """``names`` (violated properties in catalog order) in drawing order (``IMPORTANCE``)."""
     rank = {name: i for i, name in enumerate(IMPORTANCE)}
@@ -39,19 +40,25 @@ def load(summary: dict[str, Any]) -> list[tuple[str, dict[str, Any], str]]:
     ``summary`` (its ``properties`` name the trace files just written), in drawing order.
 
     Raises ``OSError`` or ``ValueError`` when a trace file cannot be read back."""
-    files = {name: entry["trace"] for name, entry in summary["properties"].items()
-             if entry.get("trace")}
-    return [(name, json.loads(Path(files[name]).read_text(encoding="utf-8")), files[name])
-            for name in ordered(list(files))]
+    files = {
+        name: entry["trace"] for name, entry in summary["properties"].items() if entry.get("trace")
+    }
+    return [
+        (name, json.loads(Path(files[name]).read_text(encoding="utf-8")), files[name])
+        for name in ordered(list(files))
+    ]
 
 
 def _key(document: dict[str, Any]) -> tuple[str, ...]:
     return tuple(step["fingerprint"] for step in document["steps"])
 
 
-def print_counterexamples(console: Console, entries: Sequence[tuple[str, dict[str, Any], str]],
-                          show: str = "first",
-                          intro: Callable[[dict[str, Any]], str] | None = None) -> None:
+def print_counterexamples(
+    console: Console,
+    entries: Sequence[tuple[str, dict[str, Any], str]],
+    show: str = "first",
+    intro: Callable[[dict[str, Any]], str] | None = None,
+) -> None:
     """Draw ``entries`` (``load``'s triples) as ``show`` asks: in full, or one line each
     (``NoAckedLoss violated (11 states): same trace as NoCommittedLoss; trace: FILE``).
     ``intro``, when given, returns a line printed above each trace drawn in full (simulate:
@@ -78,5 +85,10 @@ def print_counterexamples(console: Console, entries: Sequence[tuple[str, dict[st
     for line in lines:
         console.print(line)
     if lines:
-        console.print(Text("Draw one with: hwcheck show <trace.json> (or open its trace.html); "
-                           "--show all draws every distinct trace here.", style="dim"))
+        console.print(
+            Text(
+                "Draw one with: hwcheck show <trace.json> (or open its trace.html); "
+                "--show all draws every distinct trace here.",
+                style="dim",
+            )
+        )

@@ -26,9 +26,11 @@ CHANGED = "bold black on yellow"
 REMOVED = "strike red"
 """A record removed from the log in this step, drawn at its own offset (as the page does)."""
 
-LEGEND = ("log cells m<id>/<epoch> by offset; ┃ marks the HW; ╌╌ is the LEO; green: below the "
-          "replica's HW; highlighted: changed; ✗ struck through (red): removed from the log "
-          "in this step")
+LEGEND = (
+    "log cells m<id>/<epoch> by offset; ┃ marks the HW; ╌╌ is the LEO; green: below the "
+    "replica's HW; highlighted: changed; ✗ struck through (red): removed from the log "
+    "in this step"
+)
 """What the cells of a state panel mean (printed after a trace)."""
 
 
@@ -75,8 +77,11 @@ def _row(replica: dict[str, Any], width: int, hide: set[str]) -> dict[str, str]:
 def config_text(config: dict[str, Any]) -> str:
     """``key=value, ...`` for a run's config (``spec.config_dict()``): an empty list (no
     ``--with``) is left out and a list is written ``a,b``."""
-    return ", ".join(f"{k}={','.join(v) if isinstance(v, (list, tuple)) else v}"
-                     for k, v in config.items() if v != [] and v != ())
+    return ", ".join(
+        f"{k}={','.join(v) if isinstance(v, (list, tuple)) else v}"
+        for k, v in config.items()
+        if v != [] and v != ()
+    )
 
 
 def controller_line(view: dict[str, Any]) -> str:
@@ -84,8 +89,10 @@ def controller_line(view: dict[str, Any]) -> str:
     terminal panels and the HTML page both show it)."""
     ctrl = view["controller"]
     committed = ", ".join(f"m{i} at offset {o}" for o, i in view.get("committed", [])) or "none"
-    line = (f"controller: epoch {ctrl['epoch']}, leader {ctrl['leader']}, "
-            f"ISR {{{','.join(map(str, ctrl['isr']))}}}")
+    line = (
+        f"controller: epoch {ctrl['epoch']}, leader {ctrl['leader']}, "
+        f"ISR {{{','.join(map(str, ctrl['isr']))}}}"
+    )
     if "elr" in ctrl:  # KIP-966
         line += f", ELR {{{','.join(map(str, ctrl['elr']))}}}"
     line += f"; committed: {committed}"
@@ -94,28 +101,40 @@ def controller_line(view: dict[str, Any]) -> str:
     return line
 
 
-def step_panel(number: int, action: str | None, view: dict[str, Any],
-               previous: dict[str, Any] | None, width: int, hide: Iterable[str] = (),
-               changes_only: bool = False) -> Panel:
+def step_panel(
+    number: int,
+    action: str | None,
+    view: dict[str, Any],
+    previous: dict[str, Any] | None,
+    width: int,
+    hide: Iterable[str] = (),
+    changes_only: bool = False,
+) -> Panel:
     """One state as a panel: ``number`` (1 = initial state), the ``action`` that led to it, the
     replicas' rows with changes against ``previous`` highlighted, and the controller line.
     ``width``: log columns to draw (the longest LEO in the trace, plus one)."""
     hide = set(hide)
     rows = [_row(r, width, hide) for r in view["replicas"]]
-    before = ([_row(r, width, hide) for r in previous["replicas"]] if previous else None)
+    before = [_row(r, width, hide) for r in previous["replicas"]] if previous else None
     table = Table(box=None, pad_edge=False, show_edge=False)
     columns = list(rows[0])
     for column in columns:
-        table.add_column(column, justify="right" if column in ("HW", "LEO", "flushed") else "left",
-                         no_wrap=True)
+        table.add_column(
+            column, justify="right" if column in ("HW", "LEO", "flushed") else "left", no_wrap=True
+        )
     for index, row in enumerate(rows):
         old = before[index] if before else None
         if changes_only and old == row:
             continue
         gone = _removed(view["replicas"][index], previous["replicas"][index] if previous else None)
-        table.add_row(*[_struck(row[column], gone[int(column)]) if column.isdigit()
-                        and int(column) in gone else _styled(column, row[column], old, row)
-                        for column in columns])
+        table.add_row(
+            *[
+                _struck(row[column], gone[int(column)])
+                if column.isdigit() and int(column) in gone
+                else _styled(column, row[column], old, row)
+                for column in columns
+            ]
+        )
     parts: list[Any] = [table]
     if "controller" not in hide:
         line = controller_line(view)
@@ -132,8 +151,11 @@ def _removed(replica: dict[str, Any], old: dict[str, Any] | None) -> dict[int, s
     if old is None:
         return {}
     log, before = replica["log"], old["log"]
-    return {offset: f"m{rid}/{epoch}" for offset, (rid, epoch) in enumerate(before)
-            if offset >= len(log)}
+    return {
+        offset: f"m{rid}/{epoch}"
+        for offset, (rid, epoch) in enumerate(before)
+        if offset >= len(log)
+    }
 
 
 def _struck(cell: str, record: str) -> Text:
@@ -152,9 +174,14 @@ def _styled(column: str, value: str, old: dict[str, str] | None, row: dict[str, 
     return Text(value, style="dim" if value.strip() == "╌╌" else "")
 
 
-def trace_panels(actions: Sequence[str | None], views: Sequence[dict[str, Any]],
-                 step: int | None = None, hide: Iterable[str] = (),
-                 changes_only: bool = False, start: int = 0) -> list[Panel]:
+def trace_panels(
+    actions: Sequence[str | None],
+    views: Sequence[dict[str, Any]],
+    step: int | None = None,
+    hide: Iterable[str] = (),
+    changes_only: bool = False,
+    start: int = 0,
+) -> list[Panel]:
     """Panels for a whole trace (or only state ``step``, 1-based). With ``start`` > 0 only
     states ``start + 1`` on are drawn (an aftermath after a trace of ``start`` states), each
     titled as aftermath."""
@@ -171,39 +198,62 @@ def trace_panels(actions: Sequence[str | None], views: Sequence[dict[str, Any]],
     return panels
 
 
-def print_document(console: Console, document: dict[str, Any], header: str = "",
-                   **options) -> None:
+def print_document(console: Console, document: dict[str, Any], header: str = "", **options) -> None:
     """Print a trace document (``trace.json``'s content) as ``print_trace`` does, ``header``
     after the property line; then, when the document has one and no single ``step`` is asked
     for, its aftermath: a heading saying it is not part of the counterexample, its story and
     its panels (numbered on from the trace's last state)."""
     prop = document["property"]
-    title = (f"{prop['name']} violated ({document['length']} states): {prop['description']}"
-             + (f"  {header}" if header else ""))
+    title = f"{prop['name']} violated ({document['length']} states): {prop['description']}" + (
+        f"  {header}" if header else ""
+    )
     actions = [step["action"] for step in document["steps"]]
     views = [step["view"] for step in document["steps"]]
     after = document.get("aftermath") if options.get("step") is None else None
-    print_trace(console, title, document.get("explanation", ""), actions, views,
-                document.get("story", ()), expected=document.get("expected"),
-                legend=after is None, **options)
+    print_trace(
+        console,
+        title,
+        document.get("explanation", ""),
+        actions,
+        views,
+        document.get("story", ()),
+        expected=document.get("expected"),
+        legend=after is None,
+        **options,
+    )
     if after:
         n = len(after["steps"])
-        console.print(Text(f"Aftermath: {counted(n, 'more step')} that make the loss visible "
-                           f"(not part of the counterexample, not counted in its "
-                           f"{document['length']} states)", style="bold"))
+        console.print(
+            Text(
+                f"Aftermath: {counted(n, 'more step')} that make the loss visible "
+                f"(not part of the counterexample, not counted in its "
+                f"{document['length']} states)",
+                style="bold",
+            )
+        )
         for line in after["story"]:
             console.print(Text(f"  - {line}"))
-        for panel in trace_panels(actions + [s["action"] for s in after["steps"]],
-                                  views + [s["view"] for s in after["steps"]],
-                                  start=len(views), **options):
+        for panel in trace_panels(
+            actions + [s["action"] for s in after["steps"]],
+            views + [s["view"] for s in after["steps"]],
+            start=len(views),
+            **options,
+        ):
             console.print(panel)
         console.print(Text(LEGEND, style="dim"))
 
 
-def print_trace(console: Console, header: str, explanation: str,
-                actions: Sequence[str | None], views: Sequence[dict[str, Any]],
-                story: Sequence[str] = (), expected: str | None = None, legend: bool = True,
-                **options) -> None:
+def print_trace(
+    console: Console,
+    header: str,
+    explanation: str,
+    actions: Sequence[str | None],
+    views: Sequence[dict[str, Any]],
+    story: Sequence[str] = (),
+    expected: str | None = None,
+    legend: bool = True,
+    **options,
+) -> None:
     """Print a counterexample: the property line, the explanation, the ``expected`` hint
     (``checker.renderers.expected``) and its ``story``, then the state panels (``options``:
     ``step``, ``hide``, ``changes_only`` as ``trace_panels``) and, with ``legend``, what the

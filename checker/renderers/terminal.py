@@ -18,9 +18,13 @@ from checker.renderers import shown, steps
 from checker.renderers.steps import counted
 from checker.result import CheckResult, Status
 
-STATUS_STYLE = {Status.OK: "bold green", Status.VIOLATED: "bold red",
-                Status.VACUOUS: "bold yellow", Status.INCOMPLETE: "bold yellow",
-                Status.ERROR: "bold red"}
+STATUS_STYLE = {
+    Status.OK: "bold green",
+    Status.VIOLATED: "bold red",
+    Status.VACUOUS: "bold yellow",
+    Status.INCOMPLETE: "bold yellow",
+    Status.ERROR: "bold red",
+}
 
 
 def stdout_console(piped_width: int = 160) -> Console:
@@ -40,20 +44,33 @@ def summary_table(title: str, config: dict[str, Any], result: CheckResult) -> Ta
     if result.reason:
         table.add_row("reason", result.reason)
     table.add_row("config", steps.config_text(config))
-    table.add_row("distinct states", f"{stats.distinct:,}" + (
-        " (orbits: one state per renaming of the replicas)" if stats.symmetry else ""))
+    table.add_row(
+        "distinct states",
+        f"{stats.distinct:,}"
+        + (" (orbits: one state per renaming of the replicas)" if stats.symmetry else ""),
+    )
     table.add_row("states generated", f"{stats.generated:,}")
     table.add_row("depth", str(stats.depth))
     table.add_row("seconds", f"{stats.seconds:.2f}")
     table.add_row("distinct states/s", f"{stats.states_per_second:,.0f}")
-    table.add_row("fingerprint collision", Text(
-        f"{stats.collision_probability:.1e}: the chance that two distinct states shared a 64-bit "
-        "fingerprint, so one was never explored (TLC's optimistic estimate n·(g−n)/2^64, "
-        "n distinct, g generated)"))
+    table.add_row(
+        "fingerprint collision",
+        Text(
+            f"{stats.collision_probability:.1e}: the chance that two distinct states shared a 64-bit "
+            "fingerprint, so one was never explored (TLC's optimistic estimate n·(g−n)/2^64, "
+            "n distinct, g generated)"
+        ),
+    )
     on_spark = sum(1 for level in stats.levels if level["where"] == "spark")
-    table.add_row("engine", stats.engine + (
-        f", {on_spark} of {len(stats.levels)} levels as Spark jobs"
-        if stats.engine.startswith("spark") and stats.levels else ""))
+    table.add_row(
+        "engine",
+        stats.engine
+        + (
+            f", {on_spark} of {len(stats.levels)} levels as Spark jobs"
+            if stats.engine.startswith("spark") and stats.levels
+            else ""
+        ),
+    )
     table.add_row("core", stats.core)
     memory = f"{stats.peak_rss_mb:,.0f} MiB"
     if stats.workers_peak_rss_mb:
@@ -72,11 +89,13 @@ def verdict_table(result: CheckResult) -> Table:
         table.add_column(column)
     for prop in result.checked:
         verdict = result.verdict(prop)
-        text = {"violated": Text(f"✗ violated ({lengths.get(prop.name)} states)", style="red"),
-                "holds": Text("✓ holds", style="green"),
-                "reached": Text("✓ reached", style="green"),
-                "not reached": Text("✗ never reached", style="yellow"),
-                "unknown": Text("? unknown (search cut)", style="yellow")}[verdict]
+        text = {
+            "violated": Text(f"✗ violated ({lengths.get(prop.name)} states)", style="red"),
+            "holds": Text("✓ holds", style="green"),
+            "reached": Text("✓ reached", style="green"),
+            "not reached": Text("✗ never reached", style="yellow"),
+            "unknown": Text("? unknown (search cut)", style="yellow"),
+        }[verdict]
         table.add_row(prop.name, prop.kind, text, prop.description)
     return table
 
@@ -113,29 +132,41 @@ def print_run(spec, result, summary, folder, as_json: bool, show: str = "first")
     shown.print_counterexamples(console, shown.load(summary), show)
     console.print(f"Reports written to {folder}/")
     if result.status == Status.OK and spec.name == "kafka" and variant_of(spec) == "kip320":
-        console.print("Hint: the pre-0.11 protocol loses committed data; see it with "
-                      "[bold]hwcheck explore --replicas 2 --truncation hw[/bold]")
+        console.print(
+            "Hint: the pre-0.11 protocol loses committed data; see it with "
+            "[bold]hwcheck explore --replicas 2 --truncation hw[/bold]"
+        )
     elif result.status == Status.VACUOUS:
-        console.print("[yellow]Every invariant holds, but some behaviour was never reached: "
-                      "raise the bounds before trusting the verdict.[/yellow]")
+        console.print(
+            "[yellow]Every invariant holds, but some behaviour was never reached: "
+            "raise the bounds before trusting the verdict.[/yellow]"
+        )
 
 
 def bounds_line(spec, result) -> str:
     """One line saying what the bounds meant in Kafka terms, and how much of that space was
     checked ("every interleaving" only when the search was exhausted)."""
     cfg = spec.config
-    epochs = (f"leader epochs 0-{cfg.max_epoch} ({cfg.max_epoch + 1} controller decisions)"
-              if cfg.max_epoch else "leader epoch 0 only (one election)")
-    parts = [counted(cfg.replicas, "replica"), "at most " + counted(cfg.max_records, "record"),
-             epochs]
+    epochs = (
+        f"leader epochs 0-{cfg.max_epoch} ({cfg.max_epoch + 1} controller decisions)"
+        if cfg.max_epoch
+        else "leader epoch 0 only (one election)"
+    )
+    parts = [
+        counted(cfg.replicas, "replica"),
+        "at most " + counted(cfg.max_records, "record"),
+        epochs,
+    ]
     if spec.name == "kafka":
         parts.append("at most " + counted(cfg.max_crashes, "crash", "crashes"))
         parts.append(f"min.insync.replicas={cfg.min_isr}")
         parts.append("unclean election" if cfg.unclean_election else "clean elections only")
         if cfg.max_unclean_shutdowns:
             n = cfg.max_unclean_shutdowns
-            parts.append(f"at most {counted(n, 'unclean shutdown')} "
-                         f"({'an fsync per append' if cfg.flush == 'always' else 'background flush'})")
+            parts.append(
+                f"at most {counted(n, 'unclean shutdown')} "
+                f"({'an fsync per append' if cfg.flush == 'always' else 'background flush'})"
+            )
         if cfg.acks != "all":
             parts.append(f"acks={cfg.acks}")
     else:

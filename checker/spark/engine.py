@@ -29,10 +29,15 @@ from checker.spark.session import SparkOptions, SparkUnavailable
 __all__ = ["SparkOptions", "SparkUnavailable", "explore"]
 
 
-def explore(recipe: Any, limits: Limits | None = None,
-            on_progress: Callable[[Progress], None] | None = None,
-            options: SparkOptions | None = None, symmetry: bool = False,
-            core: str = "reference", saving: SaveOptions | None = None) -> CheckResult:
+def explore(
+    recipe: Any,
+    limits: Limits | None = None,
+    on_progress: Callable[[Progress], None] | None = None,
+    options: SparkOptions | None = None,
+    symmetry: bool = False,
+    core: str = "reference",
+    saving: SaveOptions | None = None,
+) -> CheckResult:
     """Explore ``recipe``'s model (``recipe.build() -> (spec, properties)``, picklable) with the
     Spark engine; the result equals ``checker.bfs.explore``'s in counts, depth, verdicts and
     counterexamples (with ``symmetry`` as ``checker.bfs.explore`` with it). ``core``:
@@ -59,12 +64,21 @@ class SparkSearch(PartitionedSearch):
     """One Spark-engine search: the partitioned driver loop (``checker.partitioned``) with
     levels of at least ``options.min_frontier`` states run as Spark jobs."""
 
-    def __init__(self, recipe: Any, spec, props, limits: Limits, on_progress,
-                 options: SparkOptions, symmetry: bool = False, core: str = "reference") -> None:
-        work = options.work_dir or tempfile.mkdtemp(prefix="levels-",
-                                                    dir=session.session_folder())
-        super().__init__(recipe, spec, props, limits, on_progress, work,
-                         options.partitions or 0, symmetry, core)
+    def __init__(
+        self,
+        recipe: Any,
+        spec,
+        props,
+        limits: Limits,
+        on_progress,
+        options: SparkOptions,
+        symmetry: bool = False,
+        core: str = "reference",
+    ) -> None:
+        work = options.work_dir or tempfile.mkdtemp(prefix="levels-", dir=session.session_folder())
+        super().__init__(
+            recipe, spec, props, limits, on_progress, work, options.partitions or 0, symmetry, core
+        )
         self.options = options
         self.sc = None
         self.engine = "spark"
@@ -93,8 +107,11 @@ class SparkSearch(PartitionedSearch):
         self._start_spark()
         self.note = f"level {job.k} on Spark, {self.partitions} partitions"
         self._report(size)
-        watch = None if self.on_progress is None else (
-            lambda done, total: self._tasks(job.k, size, done, total))
+        watch = (
+            None
+            if self.on_progress is None
+            else (lambda done, total: self._tasks(job.k, size, done, total))
+        )
         tally = session.run_level(self.sc, job, watch)
         self.note = ""
         return "spark", tally
@@ -103,8 +120,9 @@ class SparkSearch(PartitionedSearch):
         """Progress inside level ``k``'s Spark job (called from ``session``'s watcher thread,
         so no limit is checked here): tasks done of its two stages."""
         if total:
-            self.note = (f"level {k} on Spark, {self.partitions} partitions: {done} of {total} "
-                         "tasks done")
+            self.note = (
+                f"level {k} on Spark, {self.partitions} partitions: {done} of {total} tasks done"
+            )
             self._report(size, limits=False)
 
 

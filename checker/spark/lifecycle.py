@@ -34,7 +34,7 @@ def watching(sc, on_tasks):
                 done = total = 0
                 for job_id in tracker.getActiveJobsIds():
                     info = tracker.getJobInfo(job_id)
-                    for stage_id in (info.stageIds if info else ()):
+                    for stage_id in info.stageIds if info else ():
                         stage = tracker.getStageInfo(stage_id)
                         if stage is not None:
                             done += stage.numCompletedTasks

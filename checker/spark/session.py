@@ -111,8 +111,11 @@ def context(options: SparkOptions):
         os.environ["PYSPARK_PYTHON"] = sys.executable
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     sc = _start(_conf(options, master), folder / "spark.log")
-    ship = options.ship_code if options.ship_code is not None else not (
-        sc.master.startswith("local") and not sc.master.startswith("local-cluster"))
+    ship = (
+        options.ship_code
+        if options.ship_code is not None
+        else not (sc.master.startswith("local") and not sc.master.startswith("local-cluster"))
+    )
     if ship:
         sc.addPyFile(str(_bundle(folder)))
     _CONTEXT["sc"] = sc
@@ -149,9 +152,11 @@ def _start(conf, log: Path):
         os.dup2(target, 2)
         sc = SparkContext.getOrCreate(conf)
     except Exception as exc:  # noqa: BLE001 -- any start-up failure is an environment problem
-        raise SparkUnavailable(f"Spark did not start ({type(exc).__name__}: "
-                               f"{str(exc).splitlines()[0] if str(exc) else ''}); "
-                               f"see {log}") from None
+        raise SparkUnavailable(
+            f"Spark did not start ({type(exc).__name__}: "
+            f"{str(exc).splitlines()[0] if str(exc) else ''}); "
+            f"see {log}"
+        ) from None
     finally:
         os.dup2(saved, 2)
         os.close(saved)
@@ -183,23 +188,30 @@ def check_workers(sc, recipe: Any, partitions: int, core: str = "reference") -> 
     ``SparkUnavailable`` naming the difference."""
     expected = level.probe(recipe)
     try:
-        seen = sc.parallelize(range(partitions), partitions).map(
-            lambda _: level.probe(recipe, core)).collect()
+        seen = (
+            sc.parallelize(range(partitions), partitions)
+            .map(lambda _: level.probe(recipe, core))
+            .collect()
+        )
     except Exception as exc:  # noqa: BLE001
         if limits.received:  # a SIGTERM during the probe (see job_failed)
             raise KeyboardInterrupt from None
-        raise SparkUnavailable(f"the Spark workers could not run hwcheck: {job_error(exc)}; "
-                               "is hwcheck (with numpy and xxhash) installed where they run?"
-                               ) from None
+        raise SparkUnavailable(
+            f"the Spark workers could not run hwcheck: {job_error(exc)}; "
+            "is hwcheck (with numpy and xxhash) installed where they run?"
+        ) from None
     for got in seen:
         if got[2]:
-            raise SparkUnavailable(f"a Spark worker cannot run the compiled core ({got[2]}): "
-                                   "install a C compiler there, or use --core reference")
+            raise SparkUnavailable(
+                f"a Spark worker cannot run the compiled core ({got[2]}): "
+                "install a C compiler there, or use --core reference"
+            )
         if got[:2] != expected[:2]:
             raise SparkUnavailable(
                 f"a Spark worker (Python {got[0]}) fingerprints the initial states differently "
                 f"from the driver (Python {expected[0]}): run the same hwcheck and Python on "
-                "every node (PYSPARK_PYTHON)")
+                "every node (PYSPARK_PYTHON)"
+            )
 
 
 def job_failed(what: str, exc: Exception) -> BaseException:
@@ -210,8 +222,9 @@ def job_failed(what: str, exc: Exception) -> BaseException:
     must end as interrupted (exit 3), not as a Spark that cannot run (exit 5)."""
     if limits.received:
         return KeyboardInterrupt()
-    return SparkUnavailable(f"{what} failed: {job_error(exc)}; "
-                            f"see {session_folder() / 'spark.log'}")
+    return SparkUnavailable(
+        f"{what} failed: {job_error(exc)}; see {session_folder() / 'spark.log'}"
+    )
 
 
 def job_error(exc: Exception) -> str:
@@ -236,12 +249,15 @@ def run_level(sc, job: level.LevelJob, on_tasks=None) -> level.Tally:
 
 def _run_level(sc, job: level.LevelJob, partitions: int) -> level.Tally:
     try:
-        tallies = (sc.parallelize(range(partitions), partitions)
-                   .flatMap(lambda p: level.expand(job, p))
-                   .partitionBy(partitions, lambda owner: owner)
-                   .mapPartitionsWithIndex(
-                       lambda p, records: [level.dedup(job, p, (r for _, r in records))])
-                   .collect())
+        tallies = (
+            sc.parallelize(range(partitions), partitions)
+            .flatMap(lambda p: level.expand(job, p))
+            .partitionBy(partitions, lambda owner: owner)
+            .mapPartitionsWithIndex(
+                lambda p, records: [level.dedup(job, p, (r for _, r in records))]
+            )
+            .collect()
+        )
     except Exception as exc:  # noqa: BLE001 -- Py4J/Python errors from the cluster
         raise job_failed(f"the Spark job of level {job.k}", exc) from None
     total = level.Tally()

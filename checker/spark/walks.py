@@ -28,8 +28,9 @@ def runner(recipe: Any, plan: Any, options: Any, core: str = "reference"):
     workers disagree with the driver or a job fails.
     """
     sc = session.context(options)
-    partitions = (options.partitions or local_cores(session.master_url(options))
-                  or sc.defaultParallelism)
+    partitions = (
+        options.partitions or local_cores(session.master_url(options)) or sc.defaultParallelism
+    )
     session.check_workers(sc, recipe, partitions)
 
     def run_wave(chunks: list[tuple[int, int]]):
@@ -37,8 +38,11 @@ def runner(recipe: Any, plan: Any, options: Any, core: str = "reference"):
 
         slices = min(partitions, len(chunks))
         try:
-            return sc.parallelize(chunks, slices).map(
-                lambda chunk: walk_chunk(recipe, plan, chunk[0], chunk[1], core)).collect()
+            return (
+                sc.parallelize(chunks, slices)
+                .map(lambda chunk: walk_chunk(recipe, plan, chunk[0], chunk[1], core))
+                .collect()
+            )
         except Exception as exc:  # noqa: BLE001 -- Py4J/Python errors from the cluster
             raise session.job_failed("a Spark job of walks", exc) from None
 

@@ -27,11 +27,17 @@ from checker.web.explorer import Explorer, Walk, compact
 from checker.web.jump import Jumps
 
 PATH_SCHEMA = {"type": "array", "items": {"type": "string", "maxLength": 200}, "maxItems": 500}
-STEP_SCHEMA = {"type": "object", "required": ["action"], "additionalProperties": False,
-               "properties": {"path": PATH_SCHEMA, "action": {"type": "string"}}}
-JUMP_SCHEMA = {"type": "object", "additionalProperties": False,
-               "properties": {"path": PATH_SCHEMA,
-                              "invariant": {"type": ["string", "null"]}}}
+STEP_SCHEMA = {
+    "type": "object",
+    "required": ["action"],
+    "additionalProperties": False,
+    "properties": {"path": PATH_SCHEMA, "action": {"type": "string"}},
+}
+JUMP_SCHEMA = {
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {"path": PATH_SCHEMA, "invariant": {"type": ["string", "null"]}},
+}
 
 
 class BadRequest(ValueError):
@@ -71,15 +77,18 @@ def create_app(explorer: Explorer, jumps: Jumps, trace: dict[str, Any] | None = 
     @app.get("/")
     def page():
         walk = walk_of(request.args.getlist("step"), strict=False)
-        return render_template("explorer.html", **_page(explorer, walk, trace)), \
-            400 if walk.error else 200
+        return render_template(
+            "explorer.html", **_page(explorer, walk, trace)
+        ), 400 if walk.error else 200
 
     @app.get("/trace")
     def trace_page():
         if trace is None:
             return _message("No trace loaded: start the server with --trace TRACE.json.", 404)
-        texts = [s["action"] for s in trace["steps"][1:]
-                 + (trace.get("aftermath") or {}).get("steps", [])]
+        texts = [
+            s["action"]
+            for s in trace["steps"][1:] + (trace.get("aftermath") or {}).get("steps", [])
+        ]
         return html.render(trace, branch=lambda i: path_url(texts[:i]))
 
     @app.get("/api/model")
@@ -98,8 +107,9 @@ def create_app(explorer: Explorer, jumps: Jumps, trace: dict[str, Any] | None = 
     @app.get("/api/check")
     def api_check():
         walk = walk_of(request.args.getlist("step"), True)
-        return jsonify({"path": walk.texts, "number": len(walk.states),
-                        "properties": explorer.verdicts(walk)})
+        return jsonify(
+            {"path": walk.texts, "number": len(walk.states), "properties": explorer.verdicts(walk)}
+        )
 
     @app.post("/api/step")
     def api_step():
@@ -167,19 +177,36 @@ def _page(explorer: Explorer, walk: Walk, trace) -> dict[str, Any]:
     views = walk.views
     width = html.width_of([{"view": v} for v in views])
     number = len(views)
-    section = html.state_section(number, texts[-1] if texts else None, views[-1],
-                                 views[-2] if number > 1 else None, width, hidden=False)
+    section = html.state_section(
+        number,
+        texts[-1] if texts else None,
+        views[-1],
+        views[-2] if number > 1 else None,
+        width,
+        hidden=False,
+    )
     enabled = explorer.enabled(walk)
     for entry in enabled:
         entry["url"] = path_url(texts + [entry["label"]])
     verdicts = explorer.verdicts(walk)
     config = config_text(explorer.spec.config_dict())
-    return {"explorer": explorer, "config": config, "style": Markup(html.STYLE),
-            "section": Markup(section), "enabled": enabled, "verdicts": verdicts,
-            "violated": [v for v in verdicts if not v["holds"]],
-            "path": [{"number": i + 2, "label": t, "url": path_url(texts[:i + 1])}
-                     for i, t in enumerate(texts)],
-            "back": path_url(texts[:-1]) if texts else None, "number": number,
-            "error": None if walk.error is None else str(walk.error),
-            "texts": texts, "trace": trace is not None, "version": __version__,
-            "fingerprint": fp_hex(fingerprint(walk.states[-1]))}
+    return {
+        "explorer": explorer,
+        "config": config,
+        "style": Markup(html.STYLE),
+        "section": Markup(section),
+        "enabled": enabled,
+        "verdicts": verdicts,
+        "violated": [v for v in verdicts if not v["holds"]],
+        "path": [
+            {"number": i + 2, "label": t, "url": path_url(texts[: i + 1])}
+            for i, t in enumerate(texts)
+        ],
+        "back": path_url(texts[:-1]) if texts else None,
+        "number": number,
+        "error": None if walk.error is None else str(walk.error),
+        "texts": texts,
+        "trace": trace is not None,
+        "version": __version__,
+        "fingerprint": fp_hex(fingerprint(walk.states[-1])),
+    }

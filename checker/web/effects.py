@@ -66,8 +66,11 @@ def describe(before: dict[str, Any], after: dict[str, Any]) -> str:
         if changes:
             parts.append(f"replica {new['replica']}: " + ", ".join(changes))
     old_c, new_c = before["controller"], after["controller"]
-    ctrl = [f"{key} {old_c[key]}→{new_c[key]}" for key in ("epoch", "leader")
-            if old_c[key] != new_c[key]]
+    ctrl = [
+        f"{key} {old_c[key]}→{new_c[key]}"
+        for key in ("epoch", "leader")
+        if old_c[key] != new_c[key]
+    ]
     if list(old_c["isr"]) != list(new_c["isr"]):
         ctrl.append(f"ISR {_isr(old_c['isr'])}→{_isr(new_c['isr'])}")
     if list(old_c.get("elr", [])) != list(new_c.get("elr", [])):
@@ -75,8 +78,11 @@ def describe(before: dict[str, Any], after: dict[str, Any]) -> str:
     if ctrl:
         parts.append("controller: " + ", ".join(ctrl))
     old_done = {tuple(x) for x in before.get("committed", [])}
-    new_done = [f"m{rid} at offset {offset}" for offset, rid in after.get("committed", [])
-                if (offset, rid) not in old_done]
+    new_done = [
+        f"m{rid} at offset {offset}"
+        for offset, rid in after.get("committed", [])
+        if (offset, rid) not in old_done
+    ]
     if new_done:
         parts.append("commits " + ", ".join(new_done))
     return "; ".join(parts) or "no visible change"

@@ -59,7 +59,7 @@ def action_summary(func: Any) -> str:
     marks and without a leading ``Name(args):`` signature ('' when it has no docstring)."""
     text = _SIGNATURE.sub("", first_paragraph(func), count=1)
     end = text.find(". ")
-    text = text if end < 0 else text[:end + 1]
+    text = text if end < 0 else text[: end + 1]
     return text[:1].upper() + text[1:]
 
 
@@ -93,15 +93,19 @@ class Explorer:
                 try:
                     label = Label.parse(text)
                 except ValueError:
-                    walk.error = PathError(f"step {index + 1}: {text!r} is not an action "
-                                           "label such as Fetch(follower=1, leader=0)", index)
+                    walk.error = PathError(
+                        f"step {index + 1}: {text!r} is not an action "
+                        "label such as Fetch(follower=1, leader=0)",
+                        index,
+                    )
                     break
                 nxt = next((s for lab, s in self.spec.successors(state) if lab == label), None)
                 if nxt is None:
                     walk.error = PathError(
                         f"step {index + 1}: {label} is not enabled in state {index + 1} of "
                         f"this {self.model} model ({self.variant}); the path stops there",
-                        index)
+                        index,
+                    )
                     break
                 state = nxt
                 walk.labels.append(label)
@@ -117,9 +121,14 @@ class Explorer:
             now = walk.views[-1]
             out = []
             for label, succ in self.spec.successors(walk.states[-1]):
-                out.append({"label": str(label), "action": label.action,
-                            "summary": self.summaries.get(label.action, ""),
-                            "effect": effects.describe(now, self.spec.view(succ))})
+                out.append(
+                    {
+                        "label": str(label),
+                        "action": label.action,
+                        "summary": self.summaries.get(label.action, ""),
+                        "effect": effects.describe(now, self.spec.view(succ)),
+                    }
+                )
             return out
 
     def verdicts(self, walk: Walk) -> list[dict[str, Any]]:
@@ -131,9 +140,12 @@ class Explorer:
         with self._lock:
             out = []
             for prop in self.props:
-                entry = {"name": prop.name, "kind": prop.kind,
-                         "description": prop.description,
-                         "holds": self._holds(prop, walk, len(walk.states) - 1)}
+                entry = {
+                    "name": prop.name,
+                    "kind": prop.kind,
+                    "description": prop.description,
+                    "holds": self._holds(prop, walk, len(walk.states) - 1),
+                }
                 if not entry["holds"]:
                     entry.update(self._violation(prop, walk))
                 out.append(entry)
@@ -168,17 +180,25 @@ class Explorer:
         """What ``GET /api/state`` returns: the ``path`` (label texts), ``number`` (1-based
         state number), ``fingerprint`` (16 hex digits), ``view``, ``enabled``, ``properties``
         (``verdicts``) and ``error`` (the path's problem, or None)."""
-        return {"path": walk.texts, "number": len(walk.states),
-                "fingerprint": fp_hex(fingerprint(walk.states[-1])),
-                "view": walk.views[-1], "enabled": self.enabled(walk),
-                "properties": self.verdicts(walk),
-                "error": None if walk.error is None else str(walk.error)}
+        return {
+            "path": walk.texts,
+            "number": len(walk.states),
+            "fingerprint": fp_hex(fingerprint(walk.states[-1])),
+            "view": walk.views[-1],
+            "enabled": self.enabled(walk),
+            "properties": self.verdicts(walk),
+            "error": None if walk.error is None else str(walk.error),
+        }
 
     def model_document(self) -> dict[str, Any]:
         """What ``GET /api/model`` returns: ``model``, ``variant``, ``config``, the
         ``actions`` (name and summary) and the judged ``properties``."""
-        return {"model": self.model, "variant": self.variant,
-                "config": self.spec.config_dict(),
-                "actions": [{"name": n, "summary": s} for n, s in self.summaries.items()],
-                "properties": [{"name": p.name, "kind": p.kind,
-                                "description": p.description} for p in self.props]}
+        return {
+            "model": self.model,
+            "variant": self.variant,
+            "config": self.spec.config_dict(),
+            "actions": [{"name": n, "summary": s} for n, s in self.summaries.items()],
+            "properties": [
+                {"name": p.name, "kind": p.kind, "description": p.description} for p in self.props
+            ],
+        }

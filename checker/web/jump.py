@@ -1,4 +1,4 @@
-""""Jump to a violation": a bounded breadth-first search from the explorer's current state, in
+""" "Jump to a violation": a bounded breadth-first search from the explorer's current state, in
 a background thread, with progress the page polls.
 
 The search is the local engine's (``checker.bfs``) run from the current state instead of the
@@ -46,8 +46,9 @@ class Jump:
 
     _ids = itertools.count(1)
 
-    def __init__(self, explorer: Explorer, path: list[str], names: list[str],
-                 time_limit: float) -> None:
+    def __init__(
+        self, explorer: Explorer, path: list[str], names: list[str], time_limit: float
+    ) -> None:
         self.id = next(self._ids)
         self.explorer, self.start_path, self.names = explorer, list(path), list(names)
         self.time_limit = time_limit
@@ -96,8 +97,13 @@ class Jump:
             self.status, self.reason = "error", f"no such property: {', '.join(self.names)}"
             return
         limits = Limits(time_limit=self.time_limit, stop_on_first=True, cancel=self._cancel)
-        result = explore(StartAt(spec, walk.states[-1]), chosen, limits, self._on_progress,
-                         getattr(spec, "default_symmetry", False))
+        result = explore(
+            StartAt(spec, walk.states[-1]),
+            chosen,
+            limits,
+            self._on_progress,
+            getattr(spec, "default_symmetry", False),
+        )
         if result.violations:
             found = result.violations[0]
             self.property = found.prop.name
@@ -117,14 +123,19 @@ class Jump:
         """What ``GET /api/jump/<id>`` returns: ``id``, ``status``, ``reason``, ``depth``,
         ``states`` (distinct), ``seconds``; when found, ``property`` and ``path``."""
         progress = self.progress
-        seconds = self.seconds if self.status != "running" else \
-            time.monotonic() - self.started
+        seconds = self.seconds if self.status != "running" else time.monotonic() - self.started
         stats = self.final
-        return {"id": self.id, "status": self.status, "reason": self.reason,
-                "from": self.start_path,
-                "depth": stats.depth if stats else (progress.depth if progress else 0),
-                "states": stats.distinct if stats else (progress.distinct if progress else 0),
-                "seconds": round(seconds, 2), "property": self.property, "path": self.path}
+        return {
+            "id": self.id,
+            "status": self.status,
+            "reason": self.reason,
+            "from": self.start_path,
+            "depth": stats.depth if stats else (progress.depth if progress else 0),
+            "states": stats.distinct if stats else (progress.distinct if progress else 0),
+            "seconds": round(seconds, 2),
+            "property": self.property,
+            "path": self.path,
+        }
 
 
 class Jumps:

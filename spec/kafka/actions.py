@@ -59,8 +59,12 @@ def produce(ctx, s, out):
         hw = leader_hw(len(log), rep[HW], r, view[V_ISR], rep[REMOTE], ctx.hw_min_isr)
         new_ghost = put(commit(ghost, log, rep[HW], hw), G_NEXT_ID, next_id + 1)
         new_rep = (log, hw, True, view, rep[REMOTE])
-        out.append((ctx.labels.produce[r], (put(replicas, r, new_rep), s[CONTROLLER], s[REQUESTS],
-                                            new_ghost) + s[DURABLE:]))
+        out.append(
+            (
+                ctx.labels.produce[r],
+                (put(replicas, r, new_rep), s[CONTROLLER], s[REQUESTS], new_ghost) + s[DURABLE:],
+            )
+        )
 
 
 def fetch(ctx, s, out):
@@ -98,8 +102,12 @@ def fetch(ctx, s, out):
         offset, lleo = len(flog), len(llog)
         if offset > lleo:  # OFFSET_OUT_OF_RANGE: truncate to the leader's LEO
             new_rep = (flog[:lleo], min(rep[HW], lleo), True, view, ())
-            out.append((ctx.labels.fetch[f][leader], (put(replicas, f, new_rep),) + s[1:DURABLE]
-                        + truncated(s, f, lleo)))
+            out.append(
+                (
+                    ctx.labels.fetch[f][leader],
+                    (put(replicas, f, new_rep),) + s[1:DURABLE] + truncated(s, f, lleo),
+                )
+            )
             continue
         response_hw = lrep[HW]
         remote = put(lrep[REMOTE], f, offset)
@@ -109,8 +117,12 @@ def fetch(ctx, s, out):
         new_follower = (new_log, min(response_hw, lleo), True, view, ())
         new_replicas = put(put(replicas, leader, new_leader), f, new_follower)
         ghost = commit(s[GHOST], llog, response_hw, hw)
-        out.append((ctx.labels.fetch[f][leader], (new_replicas, s[CONTROLLER], s[REQUESTS], ghost)
-                    + s[DURABLE:]))
+        out.append(
+            (
+                ctx.labels.fetch[f][leader],
+                (new_replicas, s[CONTROLLER], s[REQUESTS], ghost) + s[DURABLE:],
+            )
+        )
 
 
 def true_leader(s, r):
@@ -119,8 +131,12 @@ def true_leader(s, r):
     the leader epoch and version)."""
     rep, ctrl = s[REPLICAS][r], s[CONTROLLER]
     view = rep[VIEW]
-    return (rep[ALIVE] and view[V_LEADER] == r and ctrl[C_LEADER] == r
-            and ctrl[C_EPOCH] == view[V_EPOCH])
+    return (
+        rep[ALIVE]
+        and view[V_LEADER] == r
+        and ctrl[C_LEADER] == r
+        and ctrl[C_EPOCH] == view[V_EPOCH]
+    )
 
 
 def _record_isr(ctx, s, leader, isr):
@@ -160,8 +176,13 @@ def shrink_isr(ctx, s, out):
             new_view = (r, view[V_EPOCH], isr)
             ghost = commit(s[GHOST], log, rep[HW], hw)
             ctrl, requests = _record_isr(ctx, s, r, isr)
-            out.append((ctx.labels.shrink[r][f], (put(replicas, r, (log, hw, True, new_view, remote)),
-                                            ctrl, requests, ghost) + s[DURABLE:]))
+            out.append(
+                (
+                    ctx.labels.shrink[r][f],
+                    (put(replicas, r, (log, hw, True, new_view, remote)), ctrl, requests, ghost)
+                    + s[DURABLE:],
+                )
+            )
 
 
 def expand_isr(ctx, s, out):
@@ -184,6 +205,9 @@ def expand_isr(ctx, s, out):
             isr = with_member(view[V_ISR], f)
             new_rep = (log, hw, True, (r, view[V_EPOCH], isr), remote)
             ctrl, requests = _record_isr(ctx, s, r, isr)
-            out.append((ctx.labels.expand[r][f], (put(replicas, r, new_rep), ctrl, requests, s[GHOST])
-                        + s[DURABLE:]))
-
+            out.append(
+                (
+                    ctx.labels.expand[r][f],
+                    (put(replicas, r, new_rep), ctrl, requests, s[GHOST]) + s[DURABLE:],
+                )
+            )

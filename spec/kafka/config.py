@@ -77,19 +77,27 @@ class Config:
         unknown truncation variant).
         """
         require_replicas(self.replicas, MAX_REPLICAS)
-        require_non_negative((("--max-records", self.max_records),
-                              ("--max-epoch", self.max_epoch),
-                              ("--max-crashes", self.max_crashes)))
+        require_non_negative(
+            (
+                ("--max-records", self.max_records),
+                ("--max-epoch", self.max_epoch),
+                ("--max-crashes", self.max_crashes),
+            )
+        )
         if not 1 <= self.min_isr <= self.replicas:
-            raise ConfigError("--min-isr", f"--min-isr must be between 1 and --replicas "
-                                           f"({self.replicas}), got {self.min_isr}")
+            raise ConfigError(
+                "--min-isr",
+                f"--min-isr must be between 1 and --replicas ({self.replicas}), got {self.min_isr}",
+            )
         require_non_negative((("--max-unclean-shutdowns", self.max_unclean_shutdowns),))
         if self.flush not in FLUSH_MODES:
-            raise ConfigError("--flush", f"--flush must be one of {', '.join(FLUSH_MODES)}, "
-                                         f"got {self.flush!r}")
+            raise ConfigError(
+                "--flush", f"--flush must be one of {', '.join(FLUSH_MODES)}, got {self.flush!r}"
+            )
         if str(self.acks) not in ACKS:
-            raise ConfigError("--acks", f"--acks must be one of {', '.join(ACKS)}, "
-                                        f"got {self.acks!r}")
+            raise ConfigError(
+                "--acks", f"--acks must be one of {', '.join(ACKS)}, got {self.acks!r}"
+            )
         self.load_variants()
         truncation = resolve_variant(self.truncation, tuple(variants.PRESETS), ALIASES)
         enable = tuple(sorted(set(self.with_mechanisms)))
@@ -98,8 +106,13 @@ class Config:
             variants.resolve(truncation, enable, disable)
         except ValueError as error:
             raise ConfigError("--with", f"--with/--without: {error}") from None
-        return replace(self, truncation=truncation, with_mechanisms=enable,
-                       without_mechanisms=disable, acks=str(self.acks))
+        return replace(
+            self,
+            truncation=truncation,
+            with_mechanisms=enable,
+            without_mechanisms=disable,
+            acks=str(self.acks),
+        )
 
     def load_variants(self) -> None:
         """Register the installed entry points' variants and ``variant_file``'s (once per
@@ -117,8 +130,11 @@ class Config:
         """The protocol variant: the preset with the mechanisms switched (call on a validated
         config; raises ``ValueError`` as ``variants.resolve`` does otherwise)."""
         self.load_variants()  # a worker process builds its spec from the config alone
-        return variants.resolve(ALIASES.get(self.truncation, self.truncation),
-                                self.with_mechanisms, self.without_mechanisms)
+        return variants.resolve(
+            ALIASES.get(self.truncation, self.truncation),
+            self.with_mechanisms,
+            self.without_mechanisms,
+        )
 
     @property
     def durability(self) -> bool:
@@ -127,5 +143,8 @@ class Config:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-friendly form, as written into reports (tuples become lists)."""
-        return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()
-                if not (k == "variant_file" and v is None)}
+        return {
+            k: list(v) if isinstance(v, tuple) else v
+            for k, v in asdict(self).items()
+            if not (k == "variant_file" and v is None)
+        }

@@ -70,13 +70,12 @@ def unclean_shutdown(ctx, s, out):
     for r, rep in enumerate(replicas):
         if not rep[ALIVE]:
             continue
-        log = rep[LOG][:flushed[r]] if flushed else rep[LOG]
+        log = rep[LOG][: flushed[r]] if flushed else rep[LOG]
         down = (log, min(rep[HW], len(log)), False, NO_VIEW, ())
         forgotten = _forget_remote(put(replicas, r, down), r)
         new = (flushed, durable[D_UNCLEAN] + 1)
         forgotten, ctrl, requests = fence_unclean(ctx, s, forgotten, r)
-        out.append((ctx.labels.unclean_shutdown[r],
-                    (forgotten, ctrl, requests, s[GHOST], new)))
+        out.append((ctx.labels.unclean_shutdown[r], (forgotten, ctrl, requests, s[GHOST], new)))
 
 
 def _forget_remote(replicas: tuple, r: int) -> tuple:

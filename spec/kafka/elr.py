@@ -54,8 +54,10 @@ def decide(ctx, s, leader: int | None, isr: tuple) -> tuple[tuple, tuple]:
     any) follows the ISR (``state.controller_after``)."""
     ctrl = s[CONTROLLER]
     epoch = ctrl[C_EPOCH] + 1
-    return (controller_after(ctrl, epoch, leader, isr, ctx.config.min_isr),
-            s[REQUESTS] + ((epoch, leader, isr),))
+    return (
+        controller_after(ctrl, epoch, leader, isr, ctx.config.min_isr),
+        s[REQUESTS] + ((epoch, leader, isr),),
+    )
 
 
 def unclean_recovery(ctx, s, out):
@@ -75,16 +77,21 @@ def unclean_recovery(ctx, s, out):
         return
     if any(replicas[m][ALIVE] for m in ctrl[C_ISR] + ctrl[C_ELR]):
         return
-    ends = {r: (last_epoch(rep[LOG]), len(rep[LOG])) for r, rep in enumerate(replicas)
-            if rep[ALIVE]}
+    ends = {
+        r: (last_epoch(rep[LOG]), len(rep[LOG])) for r, rep in enumerate(replicas) if rep[ALIVE]
+    }
     if not ends:
         return
     best = max(ends.values())
     for c, end in ends.items():
         if end == best:
             controller, requests = decide(ctx, s, c, (c,))
-            out.append((ctx.labels.unclean_recovery[c], (replicas, controller, requests, s[GHOST])
-                        + s[DURABLE:]))
+            out.append(
+                (
+                    ctx.labels.unclean_recovery[c],
+                    (replicas, controller, requests, s[GHOST]) + s[DURABLE:],
+                )
+            )
 
 
 def fence_unclean(ctx, s, replicas: tuple, r: int) -> tuple[tuple, tuple, tuple]:
@@ -110,7 +117,7 @@ def fence_unclean(ctx, s, replicas: tuple, r: int) -> tuple[tuple, tuple, tuple]
         leader = None
     elif leader is not None and true_leader(s, leader):
         rep = replicas[leader]
-        replicas = put(replicas, leader, rep[:VIEW] + ((leader, epoch, isr),) + rep[VIEW + 1:])
+        replicas = put(replicas, leader, rep[:VIEW] + ((leader, epoch, isr),) + rep[VIEW + 1 :])
     if requests:
         requests = requests[:-1] + ((epoch, leader, isr),)
     return replicas, (epoch, leader, isr, elr), requests

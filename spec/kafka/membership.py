@@ -48,8 +48,12 @@ def controller_shrink_isr(ctx, s, out):
         if replicas[r][ALIVE] or r == ctrl[C_LEADER]:
             continue
         decision, requests = decide(ctx, s, ctrl[C_LEADER], without_member(ctrl[C_ISR], r))
-        out.append((ctx.labels.controller_shrink[r], (replicas, decision, requests, s[GHOST])
-                    + s[DURABLE:]))
+        out.append(
+            (
+                ctx.labels.controller_shrink[r],
+                (replicas, decision, requests, s[GHOST]) + s[DURABLE:],
+            )
+        )
 
 
 def elect(ctx, s, out):
@@ -91,8 +95,12 @@ def unclean_elect(ctx, s, out):
     for c, rep in enumerate(replicas):
         if rep[ALIVE]:
             decision, requests = decide(ctx, s, c, (c,))
-            out.append((ctx.labels.unclean_elect[c], (replicas, decision, requests, s[GHOST])
-                        + s[DURABLE:]))
+            out.append(
+                (
+                    ctx.labels.unclean_elect[c],
+                    (replicas, decision, requests, s[GHOST]) + s[DURABLE:],
+                )
+            )
 
 
 def crash(ctx, s, out):
@@ -108,8 +116,12 @@ def crash(ctx, s, out):
     for r, rep in enumerate(replicas):
         if rep[ALIVE]:
             down = (rep[LOG], rep[HW], False, NO_VIEW, ())
-            out.append((ctx.labels.crash[r], (put(replicas, r, down), s[CONTROLLER], s[REQUESTS],
-                                              new_ghost) + s[DURABLE:]))
+            out.append(
+                (
+                    ctx.labels.crash[r],
+                    (put(replicas, r, down), s[CONTROLLER], s[REQUESTS], new_ghost) + s[DURABLE:],
+                )
+            )
 
 
 def restart(ctx, s, out):
@@ -140,7 +152,7 @@ def become_leader(ctx, s, out):
     for r, rep in enumerate(replicas):
         if not rep[ALIVE]:
             continue
-        for epoch, leader, isr in s[REQUESTS][rep[VIEW][V_EPOCH] + 1:]:
+        for epoch, leader, isr in s[REQUESTS][rep[VIEW][V_EPOCH] + 1 :]:
             if leader != r:
                 continue
             remote = (-1,) * n
@@ -148,8 +160,12 @@ def become_leader(ctx, s, out):
             hw = leader_hw(len(log), rep[HW], r, isr, remote, ctx.hw_min_isr)
             ghost = commit(s[GHOST], log, rep[HW], hw)
             new_rep = (log, hw, True, (r, epoch, isr), remote)
-            out.append((ctx.labels.become_leader[r][epoch], (put(replicas, r, new_rep), s[CONTROLLER],
-                                                             s[REQUESTS], ghost) + s[DURABLE:]))
+            out.append(
+                (
+                    ctx.labels.become_leader[r][epoch],
+                    (put(replicas, r, new_rep), s[CONTROLLER], s[REQUESTS], ghost) + s[DURABLE:],
+                )
+            )
 
 
 def become_follower(ctx, s, out):
@@ -165,7 +181,7 @@ def become_follower(ctx, s, out):
     for r, rep in enumerate(replicas):
         if not rep[ALIVE]:
             continue
-        for epoch, leader, isr in s[REQUESTS][rep[VIEW][V_EPOCH] + 1:]:
+        for epoch, leader, isr in s[REQUESTS][rep[VIEW][V_EPOCH] + 1 :]:
             if leader is None or leader == r:
                 continue
             offset = truncation_point(variant, replicas, r, leader, epoch)
@@ -173,5 +189,9 @@ def become_follower(ctx, s, out):
                 continue
             log = rep[LOG]
             new_rep = (log[:offset], min(rep[HW], offset), True, (leader, epoch, isr), ())
-            out.append((ctx.labels.become_follower[r][epoch], (put(replicas, r, new_rep),)
-                        + s[1:DURABLE] + truncated(s, r, offset)))
+            out.append(
+                (
+                    ctx.labels.become_follower[r][epoch],
+                    (put(replicas, r, new_rep),) + s[1:DURABLE] + truncated(s, r, offset),
+                )
+            )

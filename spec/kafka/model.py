@@ -65,8 +65,14 @@ DURABILITY_ACTIONS = (
 _get_log = itemgetter(LOG)
 _get_hw = itemgetter(HW)
 
-_EVENTS = {"Crash": "crash", "UncleanShutdown": "crash", "Restart": "restart",
-           "Elect": "election", "UncleanElect": "election", "UncleanRecovery": "election"}
+_EVENTS = {
+    "Crash": "crash",
+    "UncleanShutdown": "crash",
+    "Restart": "restart",
+    "Elect": "election",
+    "UncleanElect": "election",
+    "UncleanRecovery": "election",
+}
 
 
 class _LastTwo:
@@ -139,24 +145,34 @@ class KafkaSpec(ActionSpec):
         self.produce_min_isr = self.config.min_isr if self.config.acks == "all" else 1
         """The ISR size a leader needs to take a write (min.insync.replicas with acks=all)."""
         self.labels = _Labels(self.config.replicas, self.config.max_epoch)
-        self.set_actions(ACTIONS + (ELR_ACTIONS if self.variant.elr else ())
-                         + (DURABILITY_ACTIONS if self.config.durability else ()))
+        self.set_actions(
+            ACTIONS
+            + (ELR_ACTIONS if self.variant.elr else ())
+            + (DURABILITY_ACTIONS if self.config.durability else ())
+        )
         self.symmetric_ids = self.config.replicas
         # the invariants ask about the same few states many times in a row (every transition
         # from one state shares its ``before``): remember the last two answers
         self._logs = _LastTwo(lambda replicas: tuple(map(_get_log, replicas)))
         self._hws = _LastTwo(lambda replicas: tuple(map(_get_hw, replicas)))
         self._acked = _LastTwo(self._acked_of)  # successors share their parent's ghost
-        self._leaders = _LastTwo(lambda replicas: [
-            (r, rep[VIEW][V_ISR]) for r, rep in enumerate(replicas)
-            if rep[ALIVE] and rep[VIEW][V_LEADER] == r])
+        self._leaders = _LastTwo(
+            lambda replicas: [
+                (r, rep[VIEW][V_ISR])
+                for r, rep in enumerate(replicas)
+                if rep[ALIVE] and rep[VIEW][V_LEADER] == r
+            ]
+        )
 
     # -- checker.model.Spec -----------------------------------------------------------------
     def init_states(self) -> list[tuple]:
         """The single initial state (``spec.kafka.state.initial_state``)."""
         config = self.config
-        return [initial_state(config.replicas, config.durability, config.flush == "always",
-                              self.variant.elr)]
+        return [
+            initial_state(
+                config.replicas, config.durability, config.flush == "always", self.variant.elr
+            )
+        ]
 
     def config_dict(self) -> dict[str, Any]:
         """The bounds, as written into reports."""
@@ -168,13 +184,29 @@ class KafkaSpec(ActionSpec):
         replicas = []
         for r, rep in enumerate(state[REPLICAS]):
             leader, epoch, isr = rep[VIEW]
-            role = ("down" if not rep[ALIVE] else "leader" if leader == r
-                    else "follower" if leader is not None else "no leader")
-            replicas.append({
-                "replica": r, "alive": rep[ALIVE], "role": role, "leader": leader,
-                "epoch": epoch, "isr": list(isr), "log": [list(rec) for rec in rep[LOG]],
-                "hw": rep[HW], "leo": len(rep[LOG]), "remote_leo": list(rep[REMOTE]),
-            })
+            role = (
+                "down"
+                if not rep[ALIVE]
+                else "leader"
+                if leader == r
+                else "follower"
+                if leader is not None
+                else "no leader"
+            )
+            replicas.append(
+                {
+                    "replica": r,
+                    "alive": rep[ALIVE],
+                    "role": role,
+                    "leader": leader,
+                    "epoch": epoch,
+                    "isr": list(isr),
+                    "log": [list(rec) for rec in rep[LOG]],
+                    "hw": rep[HW],
+                    "leo": len(rep[LOG]),
+                    "remote_leo": list(rep[REMOTE]),
+                }
+            )
         if len(state) > DURABLE:
             flushed = state[DURABLE][D_FLUSHED]
             for r, replica in enumerate(replicas):
@@ -188,8 +220,9 @@ class KafkaSpec(ActionSpec):
         return {
             "replicas": replicas,
             "controller": controller,
-            "requests": [{"epoch": e, "leader": lead, "isr": list(i)}
-                         for e, lead, i in state[REQUESTS]],
+            "requests": [
+                {"epoch": e, "leader": lead, "isr": list(i)} for e, lead, i in state[REQUESTS]
+            ],
             "records_produced": ghost[G_NEXT_ID],
             "crashes": ghost[G_CRASHES],
             "committed": [list(pair) for pair in ghost[G_COMMITTED]],
@@ -234,8 +267,10 @@ class KafkaSpec(ActionSpec):
 
     def epochs(self, state: tuple) -> tuple:
         """``(controller epoch, epoch of replica 0, ...)``, None for a replica that is down."""
-        return (state[CONTROLLER][C_EPOCH],
-                *[rep[VIEW][V_EPOCH] if rep[ALIVE] else None for rep in state[REPLICAS]])
+        return (
+            state[CONTROLLER][C_EPOCH],
+            *[rep[VIEW][V_EPOCH] if rep[ALIVE] else None for rep in state[REPLICAS]],
+        )
 
     def event(self, label: Label) -> str | None:
         """``crash``, ``restart`` or ``election`` for labels of those kinds, else None."""

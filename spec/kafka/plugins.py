@@ -40,8 +40,11 @@ def _same(old, new) -> bool:
     if old == new:
         return True
     if isinstance(old, TruncationRule) and isinstance(new, TruncationRule):
-        return (old.name, old.asks_leader, old.function.__qualname__) == \
-            (new.name, new.asks_leader, new.function.__qualname__)
+        return (old.name, old.asks_leader, old.function.__qualname__) == (
+            new.name,
+            new.asks_leader,
+            new.function.__qualname__,
+        )
     if isinstance(old, Variant) and isinstance(new, Variant):
         return (old.name, old.switches) == (new.name, new.switches) and _same(old.rule, new.rule)
     return False
@@ -59,18 +62,23 @@ def register(obj, source: str) -> tuple[str, ...]:
     elif isinstance(obj, Variant):
         unknown = sorted(obj.switches - set(SWITCHES))
         if unknown:
-            raise ValueError(f"{source}: variant {obj.name!r} turns on unknown switch "
-                             f"{unknown[0]!r}; switches are {', '.join(SWITCHES)}")
+            raise ValueError(
+                f"{source}: variant {obj.name!r} turns on unknown switch "
+                f"{unknown[0]!r}; switches are {', '.join(SWITCHES)}"
+            )
         register(obj.rule, source)
         table, kind = PRESETS, "variant"
     else:
-        raise ValueError(f"{source}: expected a TruncationRule or a Variant "  # noqa: TRY004
-                         f"(spec.kafka.variants), got {type(obj).__name__}")
+        raise ValueError(  # noqa: TRY004
+            f"{source}: expected a TruncationRule or a Variant "
+            f"(spec.kafka.variants), got {type(obj).__name__}"
+        )
     name = obj.name
     other = PRESETS if table is RULES else RULES
     if not name or name != name.lower() or " " in name or name in SWITCHES or name in other:
-        raise ValueError(f"{source}: {kind} name {name!r} is empty, not lowercase, has a space "
-                         f"or is taken")
+        raise ValueError(
+            f"{source}: {kind} name {name!r} is empty, not lowercase, has a space or is taken"
+        )
     if name in table and not _same(table[name], obj):
         raise ValueError(f"{source}: {kind} {name!r} is already registered differently")
     table.setdefault(name, obj)
@@ -119,8 +127,7 @@ def load_entry_points() -> tuple[str, ...]:
         try:
             obj = point.load()
         except Exception as error:  # noqa: BLE001 (third-party code: one readable line)
-            raise ValueError(f"{source} failed to load: {type(error).__name__}: {error}") \
-                from None
+            raise ValueError(f"{source} failed to load: {type(error).__name__}: {error}") from None
         names += register(obj, source)
     return tuple(names)
 
@@ -128,5 +135,7 @@ def load_entry_points() -> tuple[str, ...]:
 def registered() -> dict[str, list[str]]:
     """The names registered from outside hwcheck so far: ``{"rules": [...], "variants":
     [...]}``."""
-    return {"rules": [n for n in RULES if n not in variants.BUILTIN_RULES],
-            "variants": [n for n in PRESETS if n not in variants.BUILTIN_PRESETS]}
+    return {
+        "rules": [n for n in RULES if n not in variants.BUILTIN_RULES],
+        "variants": [n for n in PRESETS if n not in variants.BUILTIN_PRESETS],
+    }

@@ -31,7 +31,15 @@ from __future__ import annotations
 
 from spec.tuples import put, with_member, without_member
 
-__all__ = ["commit", "controller_after", "initial_state", "leader_hw", "put", "with_member", "without_member"]
+__all__ = [
+    "commit",
+    "controller_after",
+    "initial_state",
+    "leader_hw",
+    "put",
+    "with_member",
+    "without_member",
+]
 
 # replica fields
 LOG, HW, ALIVE, VIEW, REMOTE = range(5)
@@ -50,8 +58,9 @@ D_FLUSHED, D_UNCLEAN = range(2)
 NO_VIEW = (None, -1, ())
 
 
-def initial_state(replicas: int, durable: bool = False, flush_always: bool = False,
-                  elr: bool = False) -> tuple:
+def initial_state(
+    replicas: int, durable: bool = False, flush_always: bool = False, elr: bool = False
+) -> tuple:
     """Every log empty, every HW 0, every replica up with no view; the controller has epoch -1,
     no leader and every replica in its ISR (and, with ``elr``, an empty ELR); no request yet;
     nothing produced or committed. With ``durable``, the ``durable`` component: nothing
@@ -74,8 +83,11 @@ def truncated(state: tuple, r: int, leo: int) -> tuple:
         return extra
     flushed, unclean = extra[0]
     return ((put(flushed, r, leo), unclean),)
-def controller_after(ctrl: tuple, epoch: int, leader: int | None, isr: tuple,
-                     min_isr: int) -> tuple:
+
+
+def controller_after(
+    ctrl: tuple, epoch: int, leader: int | None, isr: tuple, min_isr: int
+) -> tuple:
     """The controller's state once it decided ``(epoch, leader, isr)``. Without an ELR field
     (``ctrl`` of 3 fields) just that triple. With one (KIP-966): while ``isr`` is smaller than
     ``min_isr`` the members it lost join the ELR; members back in the ISR leave it; once the
@@ -100,8 +112,7 @@ def commit(ghost: tuple, log: tuple, old_hw: int, new_hw: int) -> tuple:
     return put(ghost, G_COMMITTED, tuple(sorted(added.union(ghost[G_COMMITTED]))))
 
 
-def leader_hw(log_len: int, hw: int, me: int, isr: tuple, remote: tuple,
-              min_isr: int = 1) -> int:
+def leader_hw(log_len: int, hw: int, me: int, isr: tuple, remote: tuple, min_isr: int = 1) -> int:
     """A leader's new HW: ``max(hw, min(LEO, remote LEO of every other ISR member))``.
 
     The HW never moves back on a leader (protocol.md, Fetch step 2; Kafka's

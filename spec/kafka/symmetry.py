@@ -25,8 +25,17 @@ def replica_keys(state: tuple) -> list[tuple]:
     keys = []
     for r, (log, hw, alive, view, _) in enumerate(replicas):
         leader = view[0]
-        keys.append((log, hw, alive, view[1], 0 if leader is None else 1 if leader == r else 2,
-                     r == c_leader, r in c_isr))
+        keys.append(
+            (
+                log,
+                hw,
+                alive,
+                view[1],
+                0 if leader is None else 1 if leader == r else 2,
+                r == c_leader,
+                r in c_isr,
+            )
+        )
     if len(ctrl) > C_ELR:  # so does ELR membership (KIP-966)
         keys = [key + (r in ctrl[C_ELR],) for r, key in enumerate(keys)]
     if len(state) > DURABLE and state[DURABLE][D_FLUSHED]:  # the flushed offsets count too
@@ -77,8 +86,11 @@ def _isr(perm: tuple[int, ...], isr: tuple) -> tuple:
 
 def _decision(decision: tuple, perm: tuple[int, ...]) -> tuple:
     """A controller state or LeaderAndIsr ``(epoch, leader, isr[, elr])`` renamed."""
-    renamed = (decision[0], None if decision[1] is None else perm[decision[1]],
-               _isr(perm, decision[2]))
+    renamed = (
+        decision[0],
+        None if decision[1] is None else perm[decision[1]],
+        _isr(perm, decision[2]),
+    )
     if len(decision) > C_ELR:
         renamed += (_isr(perm, decision[C_ELR]),)
     return renamed

@@ -64,29 +64,36 @@ class TruncationRule:
 
 
 RULES = {
-    "hw-truncation": TruncationRule("hw-truncation", to_hw, False,
-                                    "truncate to the follower's own HW (Kafka < 0.11)"),
+    "hw-truncation": TruncationRule(
+        "hw-truncation", to_hw, False, "truncate to the follower's own HW (Kafka < 0.11)"
+    ),
     "leader-epoch-truncation": TruncationRule(
-        "leader-epoch-truncation", by_leader_epoch, True,
-        "truncate to the leader's end offset for the follower's latest epoch (KIP-101)"),
+        "leader-epoch-truncation",
+        by_leader_epoch,
+        True,
+        "truncate to the leader's end offset for the follower's latest epoch (KIP-101)",
+    ),
     "last-match-truncation": TruncationRule(
-        "last-match-truncation", after_last_match, True,
-        "truncate after the last record follower and leader share (KIP-279)"),
+        "last-match-truncation",
+        after_last_match,
+        True,
+        "truncate after the last record follower and leader share (KIP-279)",
+    ),
 }
 """Every truncation rule, by mechanism name (exactly one per variant)."""
 
 SWITCHES = {
     "fenced-lookup": "OffsetsForLeaderEpoch carries the current leader epoch and is answered "
-                     "only by a leader in that epoch (KIP-320)",
+    "only by a leader in that epoch (KIP-320)",
     "fenced-fetch": "a fetch is rejected unless follower and leader are in the same leader "
-                    "epoch (KIP-320, KAFKA-6880)",
+    "epoch (KIP-320, KAFKA-6880)",
     "fenced-expand": "ISR expansion waits until the leader's HW reaches the start of its "
-                     "epoch (KIP-320, KAFKA-7128)",
+    "epoch (KIP-320, KAFKA-7128)",
     "strict-min-isr": "HW needs min ISR: a leader's HW advances only while its ISR has at least "
-                      "min.insync.replicas members (KIP-966)",
+    "min.insync.replicas members (KIP-966)",
     "elr": "eligible leader replicas: members dropped from an ISR below min ISR stay electable; "
-           "a broker back from an unclean shutdown leaves ISR and ELR until it catches up; "
-           "--unclean means unclean recovery (KIP-966)",
+    "a broker back from an unclean shutdown leaves ISR and ELR until it catches up; "
+    "--unclean means unclean recovery (KIP-966)",
 }
 """Every on/off mechanism and what it does when on."""
 
@@ -150,14 +157,34 @@ KIP966_RULES = ("strict-min-isr", "elr")
 
 PRESETS = {
     "hw": _preset("hw", "hw-truncation", (), "< 0.11", "truncate to the follower's own HW"),
-    "kip101": _preset("kip101", "leader-epoch-truncation", (), "0.11 - 1.1",
-                      "truncate to the leader's end offset for the follower's latest epoch"),
-    "kip279": _preset("kip279", "last-match-truncation", (), "2.0",
-                      "truncate after the last record follower and leader share"),
-    "kip320": _preset("kip320", "last-match-truncation", KIP320_FENCES, ">= 2.1",
-                      "as kip279 against a leader in the same epoch; fetch and ISR fenced"),
-    "kip966": _preset("kip966", "last-match-truncation", KIP320_FENCES + KIP966_RULES, ">= 4.0",
-                      "as kip320; HW needs min ISR; eligible leader replicas (ELR)"),
+    "kip101": _preset(
+        "kip101",
+        "leader-epoch-truncation",
+        (),
+        "0.11 - 1.1",
+        "truncate to the leader's end offset for the follower's latest epoch",
+    ),
+    "kip279": _preset(
+        "kip279",
+        "last-match-truncation",
+        (),
+        "2.0",
+        "truncate after the last record follower and leader share",
+    ),
+    "kip320": _preset(
+        "kip320",
+        "last-match-truncation",
+        KIP320_FENCES,
+        ">= 2.1",
+        "as kip279 against a leader in the same epoch; fetch and ISR fenced",
+    ),
+    "kip966": _preset(
+        "kip966",
+        "last-match-truncation",
+        KIP320_FENCES + KIP966_RULES,
+        ">= 4.0",
+        "as kip320; HW needs min ISR; eligible leader replicas (ELR)",
+    ),
 }
 """The named variants, oldest first: fixed combinations of mechanisms (and, after them, any
 a team registered: ``spec.kafka.plugins``)."""
@@ -186,8 +213,10 @@ def resolve(preset: str, enable: tuple[str, ...] = (), disable: tuple[str, ...] 
         raise ValueError(f"one truncation rule per variant: {' and '.join(sorted(set(rules)))}")
     for name in disable:
         if name in RULES:
-            raise ValueError(f"{name} cannot be disabled: a variant needs one truncation rule; "
-                             f"enable another instead")
+            raise ValueError(
+                f"{name} cannot be disabled: a variant needs one truncation rule; "
+                f"enable another instead"
+            )
     rule = RULES[rules[0]] if rules else base.rule
     switches = (base.switches | {m for m in enable if m in SWITCHES}) - set(disable)
     changes = [f"+{rule.name}"] if rule != base.rule else []
@@ -195,12 +224,18 @@ def resolve(preset: str, enable: tuple[str, ...] = (), disable: tuple[str, ...] 
     changes += [f"-{m}" for m in SWITCHES if m in base.switches - switches]
     if not changes:
         return base
-    return Variant(" ".join([preset, *changes]), rule, frozenset(switches), "",
-                   "; ".join([base.description, *changes]))
+    return Variant(
+        " ".join([preset, *changes]),
+        rule,
+        frozenset(switches),
+        "",
+        "; ".join([base.description, *changes]),
+    )
 
 
-def truncation_point(variant: Variant, replicas: tuple, r: int, leader: int,
-                     epoch: int) -> int | None:
+def truncation_point(
+    variant: Variant, replicas: tuple, r: int, leader: int, epoch: int
+) -> int | None:
     """Where replica ``r`` truncates when it applies a LeaderAndIsr of ``epoch`` naming
     ``leader``: an offset in ``[0, LEO of r]``, or None while the rule has no answer (the leader
     to ask is down, not leading, or, with ``fenced-lookup``, not yet in ``epoch``)."""

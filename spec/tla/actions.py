@@ -33,8 +33,9 @@ def _update_isr(ctx, s, out, label, leader, isr) -> None:
     if epoch > ctx.config.max_epoch:
         return
     decision = (epoch, leader, isr)
-    out.append((label, (s[LOGS], s[RSTATES], s[NEXT_ID], epoch + 1, s[REQUESTS] + (decision,),
-                        decision)))
+    out.append(
+        (label, (s[LOGS], s[RSTATES], s[NEXT_ID], epoch + 1, s[REQUESTS] + (decision,), decision))
+    )
 
 
 def controller_elect_leader(ctx, s, out) -> None:
@@ -67,8 +68,9 @@ def become_leader(ctx, s, out) -> None:
         if leader is None or epoch <= rstates[leader][EPOCH]:
             continue
         new = (rstates[leader][HW], epoch, leader, isr)
-        out.append((ctx.labels.become_leader[leader][epoch],
-                    (s[LOGS], put(rstates, leader, new)) + s[2:]))
+        out.append(
+            (ctx.labels.become_leader[leader][epoch], (s[LOGS], put(rstates, leader, new)) + s[2:])
+        )
 
 
 def leader_write(ctx, s, out) -> None:
@@ -80,8 +82,7 @@ def leader_write(ctx, s, out) -> None:
     for r in range(ctx.config.replicas):
         if rstates[r][LEADER] == r and len(logs[r]) < ctx.config.log_size:
             log = logs[r] + ((s[NEXT_ID], rstates[r][EPOCH]),)
-            out.append((ctx.labels.write[r], (put(logs, r, log), rstates, s[NEXT_ID] + 1)
-                        + s[3:]))
+            out.append((ctx.labels.write[r], (put(logs, r, log), rstates, s[NEXT_ID] + 1) + s[3:]))
 
 
 def quorum_update(ctx, s, out, label, leader, isr) -> None:
@@ -93,8 +94,9 @@ def quorum_update(ctx, s, out, label, leader, isr) -> None:
     if quorum[Q_LEADER] != leader or mine[LEADER] != leader or mine[EPOCH] != quorum[Q_EPOCH]:
         return
     new = (mine[HW], mine[EPOCH], leader, isr)
-    out.append((label, (s[LOGS], put(rstates, leader, new)) + s[2:5]
-                + ((quorum[Q_EPOCH], leader, isr),)))
+    out.append(
+        (label, (s[LOGS], put(rstates, leader, new)) + s[2:5] + ((quorum[Q_EPOCH], leader, isr),))
+    )
 
 
 def _caught_up(s, leader, follower, end) -> bool:
@@ -112,8 +114,14 @@ def leader_shrink_isr(ctx, s, out) -> None:
         end = len(s[LOGS][leader])
         for member in isr:
             if member != leader and not _caught_up(s, leader, member, end):
-                quorum_update(ctx, s, out, ctx.labels.shrink[leader][member], leader,
-                              without_member(isr, member))
+                quorum_update(
+                    ctx,
+                    s,
+                    out,
+                    ctx.labels.shrink[leader][member],
+                    leader,
+                    without_member(isr, member),
+                )
 
 
 def leader_expand_isr(ctx, s, out) -> None:
@@ -122,8 +130,14 @@ def leader_expand_isr(ctx, s, out) -> None:
         isr, hw = s[RSTATES][leader][ISR], s[RSTATES][leader][HW]
         for replica in range(ctx.config.replicas):
             if replica not in isr and _caught_up(s, leader, replica, hw):
-                quorum_update(ctx, s, out, ctx.labels.expand[leader][replica], leader,
-                              with_member(isr, replica))
+                quorum_update(
+                    ctx,
+                    s,
+                    out,
+                    ctx.labels.expand[leader][replica],
+                    leader,
+                    with_member(isr, replica),
+                )
 
 
 def leader_inc_high_watermark(ctx, s, out) -> None:
@@ -156,16 +170,21 @@ def become_follower_truncate(ctx, s, out, leader, replica, offset, label) -> Non
     for epoch, req_leader, isr in s[REQUESTS]:
         if req_leader == leader and epoch > mine[EPOCH]:
             new = (min(offset, mine[HW]), epoch, leader, isr)
-            out.append((label[replica][epoch], (put(s[LOGS], replica, log[:offset]),
-                                                put(s[RSTATES], replica, new)) + s[2:]))
+            out.append(
+                (
+                    label[replica][epoch],
+                    (put(s[LOGS], replica, log[:offset]), put(s[RSTATES], replica, new)) + s[2:],
+                )
+            )
 
 
 def truncate_to_high_watermark(ctx, s, out) -> None:
     """BecomeFollowerTruncateToHighWatermark (KafkaTruncateToHighWatermark): to its own HW."""
     for leader in range(ctx.config.replicas):
         for replica in range(ctx.config.replicas):
-            become_follower_truncate(ctx, s, out, leader, replica, s[RSTATES][replica][HW],
-                                     ctx.labels.follow[leader])
+            become_follower_truncate(
+                ctx, s, out, leader, replica, s[RSTATES][replica][HW], ctx.labels.follow[leader]
+            )
 
 
 def lookup_offset_for_epoch(leader_log, follower_hw, epoch) -> int:
@@ -183,10 +202,14 @@ def truncate_kip101(ctx, s, out) -> None:
     for leader in range(ctx.config.replicas):
         for replica in range(ctx.config.replicas):
             log = logs[replica]
-            offset = 0 if not log else lookup_offset_for_epoch(
-                logs[leader], s[RSTATES][replica][HW], log[-1][1])
-            become_follower_truncate(ctx, s, out, leader, replica, offset,
-                                     ctx.labels.follow[leader])
+            offset = (
+                0
+                if not log
+                else lookup_offset_for_epoch(logs[leader], s[RSTATES][replica][HW], log[-1][1])
+            )
+            become_follower_truncate(
+                ctx, s, out, leader, replica, offset, ctx.labels.follow[leader]
+            )
 
 
 def truncate_kip279(ctx, s, out) -> None:
@@ -196,8 +219,9 @@ def truncate_kip279(ctx, s, out) -> None:
     for leader in range(ctx.config.replicas):
         for replica in range(ctx.config.replicas):
             offset = last_match_end(logs[replica], logs[leader])
-            become_follower_truncate(ctx, s, out, leader, replica, offset,
-                                     ctx.labels.follow[leader])
+            become_follower_truncate(
+                ctx, s, out, leader, replica, offset, ctx.labels.follow[leader]
+            )
 
 
 def replicate(ctx, s, out, follower, leader, label) -> None:
@@ -210,8 +234,16 @@ def replicate(ctx, s, out, follower, leader, label) -> None:
         return
     hw = min(rstates[leader][HW], end + 1)
     new_state = (hw,) + rstates[follower][1:]
-    out.append((label, (put(logs, follower, logs[follower] + (logs[leader][end],)),
-                        put(rstates, follower, new_state)) + s[2:]))
+    out.append(
+        (
+            label,
+            (
+                put(logs, follower, logs[follower] + (logs[leader][end],)),
+                put(rstates, follower, new_state),
+            )
+            + s[2:],
+        )
+    )
 
 
 def follower_replicate(ctx, s, out) -> None:

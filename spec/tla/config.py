@@ -34,10 +34,16 @@ class TlaConfig:
     def validate(self) -> TlaConfig:
         """The config with the alias resolved; raises ``ConfigError`` naming the option."""
         require_replicas(self.replicas, TLA_MAX_REPLICAS)
-        require_non_negative((("--log-size", self.log_size), ("--max-records", self.max_records),
-                              ("--max-epoch", self.max_epoch)))
-        truncation = resolve_variant(self.truncation, TLA_VARIANTS, TLA_ALIASES,
-                                     " with --model tla")
+        require_non_negative(
+            (
+                ("--log-size", self.log_size),
+                ("--max-records", self.max_records),
+                ("--max-epoch", self.max_epoch),
+            )
+        )
+        truncation = resolve_variant(
+            self.truncation, TLA_VARIANTS, TLA_ALIASES, " with --model tla"
+        )
         return replace(self, truncation=truncation)
 
     def to_dict(self) -> dict[str, Any]:

@@ -13,8 +13,7 @@ def following_epoch(s, leader, follower) -> bool:
     at the leader's epoch (a presumed leader follows itself)."""
     rstates = s[RSTATES]
     mine, theirs = rstates[leader], rstates[follower]
-    return (mine[LEADER] == leader and theirs[LEADER] == leader
-            and theirs[EPOCH] == mine[EPOCH])
+    return mine[LEADER] == leader and theirs[LEADER] == leader and theirs[EPOCH] == mine[EPOCH]
 
 
 def fenced_follower_fetch(ctx, s, out) -> None:
@@ -49,8 +48,14 @@ def fenced_shrink_isr(ctx, s, out) -> None:
             if member == leader:
                 continue
             if not following_epoch(s, leader, member) or len(logs[member]) < len(logs[leader]):
-                quorum_update(ctx, s, out, ctx.labels.shrink[leader][member], leader,
-                              without_member(isr, member))
+                quorum_update(
+                    ctx,
+                    s,
+                    out,
+                    ctx.labels.shrink[leader][member],
+                    leader,
+                    without_member(isr, member),
+                )
 
 
 def hw_reached_current_epoch(s, leader) -> bool:
@@ -71,10 +76,19 @@ def fenced_expand_isr(ctx, s, out) -> None:
         if not hw_reached_current_epoch(s, leader):
             continue
         for replica in range(ctx.config.replicas):
-            if (replica not in isr and following_epoch(s, leader, replica)
-                    and (hw == 0 or hw - 1 < len(logs[replica]))):
-                quorum_update(ctx, s, out, ctx.labels.expand[leader][replica], leader,
-                              with_member(isr, replica))
+            if (
+                replica not in isr
+                and following_epoch(s, leader, replica)
+                and (hw == 0 or hw - 1 < len(logs[replica]))
+            ):
+                quorum_update(
+                    ctx,
+                    s,
+                    out,
+                    ctx.labels.expand[leader][replica],
+                    leader,
+                    with_member(isr, replica),
+                )
 
 
 def fenced_become_follower(ctx, s, out) -> None:
@@ -91,9 +105,13 @@ def fenced_become_follower(ctx, s, out) -> None:
                 continue
             offset = last_match_end(logs[replica], logs[leader])
             new = (min(offset, mine[HW]), epoch, leader, isr)
-            out.append((ctx.labels.follow[leader][replica][epoch],
-                        (put(logs, replica, logs[replica][:offset]),
-                         put(rstates, replica, new)) + s[2:]))
+            out.append(
+                (
+                    ctx.labels.follow[leader][replica][epoch],
+                    (put(logs, replica, logs[replica][:offset]), put(rstates, replica, new))
+                    + s[2:],
+                )
+            )
 
 
 # -- Kip320FirstTry ---------------------------------------------------------------------------
@@ -106,8 +124,11 @@ def caught_up_to_epoch(s, leader, follower, end) -> bool:
     if end == 0:
         return True
     at = end - 1
-    return (at < len(logs[leader]) and at < len(logs[follower])
-            and logs[follower][at][1] == logs[leader][at][1])
+    return (
+        at < len(logs[leader])
+        and at < len(logs[follower])
+        and logs[follower][at][1] == logs[leader][at][1]
+    )
 
 
 def first_try_fetch(ctx, s, out) -> None:
@@ -115,8 +136,7 @@ def first_try_fetch(ctx, s, out) -> None:
     follower's end offset (leader identity checked, not the leader epoch)."""
     for follower in range(ctx.config.replicas):
         leader = s[RSTATES][follower][LEADER]
-        if leader is not None and caught_up_to_epoch(s, leader, follower,
-                                                     len(s[LOGS][follower])):
+        if leader is not None and caught_up_to_epoch(s, leader, follower, len(s[LOGS][follower])):
             replicate(ctx, s, out, follower, leader, ctx.labels.replicate[follower][leader])
 
 
@@ -140,8 +160,14 @@ def first_try_shrink_isr(ctx, s, out) -> None:
         isr, end = s[RSTATES][leader][ISR], len(s[LOGS][leader])
         for member in isr:
             if member != leader and not caught_up_to_epoch(s, leader, member, end):
-                quorum_update(ctx, s, out, ctx.labels.shrink[leader][member], leader,
-                              without_member(isr, member))
+                quorum_update(
+                    ctx,
+                    s,
+                    out,
+                    ctx.labels.shrink[leader][member],
+                    leader,
+                    without_member(isr, member),
+                )
 
 
 def first_try_expand_isr(ctx, s, out) -> None:
@@ -153,8 +179,14 @@ def first_try_expand_isr(ctx, s, out) -> None:
             continue
         for replica in range(ctx.config.replicas):
             if replica not in mine[ISR] and caught_up_to_epoch(s, leader, replica, mine[HW]):
-                quorum_update(ctx, s, out, ctx.labels.expand[leader][replica], leader,
-                              with_member(mine[ISR], replica))
+                quorum_update(
+                    ctx,
+                    s,
+                    out,
+                    ctx.labels.expand[leader][replica],
+                    leader,
+                    with_member(mine[ISR], replica),
+                )
 
 
 def first_try_become_follower(ctx, s, out) -> None:
@@ -168,8 +200,12 @@ def first_try_become_follower(ctx, s, out) -> None:
             mine = rstates[replica]
             if replica != leader and epoch > mine[EPOCH]:
                 new = (mine[HW], epoch, leader, isr)
-                out.append((ctx.labels.follow[leader][replica][epoch],
-                            (s[LOGS], put(rstates, replica, new)) + s[2:]))
+                out.append(
+                    (
+                        ctx.labels.follow[leader][replica][epoch],
+                        (s[LOGS], put(rstates, replica, new)) + s[2:],
+                    )
+                )
 
 
 def first_try_truncate(ctx, s, out) -> None:
@@ -184,10 +220,15 @@ def first_try_truncate(ctx, s, out) -> None:
         flog, llog = logs[follower], logs[leader]
         last = len(flog) - 1
         needs = len(flog) > len(llog) or (
-            flog and last < len(llog) and llog[last][1] != flog[last][1])
+            flog and last < len(llog) and llog[last][1] != flog[last][1]
+        )
         if not needs:
             continue
         offset = last_match_end(flog, llog)
         new = (min(offset, rstates[follower][HW]),) + rstates[follower][1:]
-        out.append((ctx.labels.truncate[follower][leader],
-                    (put(logs, follower, flog[:offset]), put(rstates, follower, new)) + s[2:]))
+        out.append(
+            (
+                ctx.labels.truncate[follower][leader],
+                (put(logs, follower, flog[:offset]), put(rstates, follower, new)) + s[2:],
+            )
+        )

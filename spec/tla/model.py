@@ -29,37 +29,65 @@ from spec.tla.state import (
     initial_state,
 )
 
-SHARED = [("ControllerElectLeader", a.controller_elect_leader),
-          ("ControllerShrinkIsr", a.controller_shrink_isr),
-          ("BecomeLeader", a.become_leader)]
-UNFENCED = [("LeaderExpandIsr", a.leader_expand_isr), ("LeaderShrinkIsr", a.leader_shrink_isr),
-            ("LeaderWrite", a.leader_write),
-            ("LeaderIncHighWatermark", a.leader_inc_high_watermark)]
-FENCED = [("FencedLeaderExpandIsr", f.fenced_expand_isr),
-          ("FencedLeaderShrinkIsr", f.fenced_shrink_isr), ("LeaderWrite", a.leader_write),
-          ("FencedLeaderIncHighWatermark", f.fenced_inc_high_watermark)]
+SHARED = [
+    ("ControllerElectLeader", a.controller_elect_leader),
+    ("ControllerShrinkIsr", a.controller_shrink_isr),
+    ("BecomeLeader", a.become_leader),
+]
+UNFENCED = [
+    ("LeaderExpandIsr", a.leader_expand_isr),
+    ("LeaderShrinkIsr", a.leader_shrink_isr),
+    ("LeaderWrite", a.leader_write),
+    ("LeaderIncHighWatermark", a.leader_inc_high_watermark),
+]
+FENCED = [
+    ("FencedLeaderExpandIsr", f.fenced_expand_isr),
+    ("FencedLeaderShrinkIsr", f.fenced_shrink_isr),
+    ("LeaderWrite", a.leader_write),
+    ("FencedLeaderIncHighWatermark", f.fenced_inc_high_watermark),
+]
 
 NEXT = {
-    "hw": SHARED + UNFENCED + [
+    "hw": SHARED
+    + UNFENCED
+    + [
         ("BecomeFollowerTruncateToHighWatermark", a.truncate_to_high_watermark),
-        ("FollowerReplicate", a.follower_replicate)],
-    "kip101": SHARED + UNFENCED + [("BecomeFollowerTruncateKip101", a.truncate_kip101),
-                                   ("FollowerReplicate", a.follower_replicate)],
-    "kip279": SHARED + UNFENCED + [("BecomeFollowerTruncateKip279", a.truncate_kip279),
-                                   ("FollowerReplicate", a.follower_replicate)],
-    "kip320-first-try": SHARED + [
+        ("FollowerReplicate", a.follower_replicate),
+    ],
+    "kip101": SHARED
+    + UNFENCED
+    + [
+        ("BecomeFollowerTruncateKip101", a.truncate_kip101),
+        ("FollowerReplicate", a.follower_replicate),
+    ],
+    "kip279": SHARED
+    + UNFENCED
+    + [
+        ("BecomeFollowerTruncateKip279", a.truncate_kip279),
+        ("FollowerReplicate", a.follower_replicate),
+    ],
+    "kip320-first-try": SHARED
+    + [
         ("LeaderExpandIsrBetterFencing", f.first_try_expand_isr),
         ("LeaderShrinkIsrBetterFencing", f.first_try_shrink_isr),
         ("LeaderWrite", a.leader_write),
         ("ImprovedLeaderIncHighWatermark", f.first_try_inc_high_watermark),
         ("BecomeFollower", f.first_try_become_follower),
-        ("FollowerFetch", f.first_try_fetch), ("FollowerTruncate", f.first_try_truncate)],
-    "kip320": SHARED + FENCED + [
+        ("FollowerFetch", f.first_try_fetch),
+        ("FollowerTruncate", f.first_try_truncate),
+    ],
+    "kip320": SHARED
+    + FENCED
+    + [
         ("FencedBecomeFollowerAndTruncate", f.fenced_become_follower),
-        ("FencedFollowerFetch", f.fenced_follower_fetch)],
-    "kip320-kip279": SHARED + FENCED + [
+        ("FencedFollowerFetch", f.fenced_follower_fetch),
+    ],
+    "kip320-kip279": SHARED
+    + FENCED
+    + [
         ("BecomeFollowerTruncateKip279", a.truncate_kip279),
-        ("FencedFollowerFetch", f.fenced_follower_fetch)],
+        ("FencedFollowerFetch", f.fenced_follower_fetch),
+    ],
 }
 """Each variant's ``Next``: the disjuncts of its module, in the module's order of names."""
 
@@ -84,8 +112,16 @@ class _Labels:
         self.expand = two(names["expand"], "leader", "replica")
         self.replicate = two(names["fetch"], "follower", "leader")
         self.truncate = two("FollowerTruncate", "follower", "leader")
-        self.follow = [[[Label(names["follow"], (("leader", l), ("replica", r), ("epoch", e)))
-                         for e in range(epochs)] for r in range(n)] for l in range(n)]
+        self.follow = [
+            [
+                [
+                    Label(names["follow"], (("leader", l), ("replica", r), ("epoch", e)))
+                    for e in range(epochs)
+                ]
+                for r in range(n)
+            ]
+            for l in range(n)
+        ]
 
 
 def _names(next_actions: list) -> dict[str, str]:
@@ -95,12 +131,17 @@ def _names(next_actions: list) -> dict[str, str]:
     def pick(*words):
         return next(n for n in names if all(w in n for w in words))
 
-    return {"inc_hw": pick("HighWatermark"), "shrink": pick("ShrinkIsr", "Leader"),
-            "expand": pick("ExpandIsr"),
-            "fetch": pick("Follower", "Fetch") if any("Fetch" in n for n in names)
-            else "FollowerReplicate",
-            "follow": next(n for n in names if n.startswith(("BecomeFollower",
-                                                               "FencedBecomeFollower")))}
+    return {
+        "inc_hw": pick("HighWatermark"),
+        "shrink": pick("ShrinkIsr", "Leader"),
+        "expand": pick("ExpandIsr"),
+        "fetch": pick("Follower", "Fetch")
+        if any("Fetch" in n for n in names)
+        else "FollowerReplicate",
+        "follow": next(
+            n for n in names if n.startswith(("BecomeFollower", "FencedBecomeFollower"))
+        ),
+    }
 
 
 class TlaSpec(ActionSpec):
@@ -117,8 +158,9 @@ class TlaSpec(ActionSpec):
     def __init__(self, config: TlaConfig | None = None) -> None:
         self.config = (config or TlaConfig()).validate()
         self.next_actions = NEXT[self.config.truncation]
-        self.labels = _Labels(self.config.replicas, self.config.max_epoch,
-                              _names(self.next_actions))
+        self.labels = _Labels(
+            self.config.replicas, self.config.max_epoch, _names(self.next_actions)
+        )
         self.set_actions(self.next_actions)  # the variant's Next disjuncts
         self.symmetric_ids = self.config.replicas
 
@@ -134,20 +176,35 @@ class TlaSpec(ActionSpec):
         """The same picture as the Kafka model's view (replicas, controller), so one viewer
         draws both; the TLA+ model has no crashes, so every replica is up."""
         replicas = []
-        for r, (log, (hw, epoch, leader, isr)) in enumerate(zip(state[LOGS], state[RSTATES],
-                                                                strict=True)):
-            role = ("leader" if leader == r else "follower" if leader is not None
-                    else "no leader")
-            replicas.append({"replica": r, "alive": True, "role": role, "leader": leader,
-                             "epoch": epoch, "isr": list(isr), "log": [list(x) for x in log],
-                             "hw": hw, "leo": len(log), "remote_leo": []})
+        for r, (log, (hw, epoch, leader, isr)) in enumerate(
+            zip(state[LOGS], state[RSTATES], strict=True)
+        ):
+            role = "leader" if leader == r else "follower" if leader is not None else "no leader"
+            replicas.append(
+                {
+                    "replica": r,
+                    "alive": True,
+                    "role": role,
+                    "leader": leader,
+                    "epoch": epoch,
+                    "isr": list(isr),
+                    "log": [list(x) for x in log],
+                    "hw": hw,
+                    "leo": len(log),
+                    "remote_leo": [],
+                }
+            )
         epoch, leader, isr = state[QUORUM]
-        return {"replicas": replicas,
-                "controller": {"epoch": epoch, "leader": leader, "isr": list(isr)},
-                "requests": [{"epoch": e, "leader": ld, "isr": list(i)}
-                             for e, ld, i in state[REQUESTS]],
-                "next_record_id": state[NEXT_ID], "next_leader_epoch": state[NEXT_EPOCH],
-                "committed": []}
+        return {
+            "replicas": replicas,
+            "controller": {"epoch": epoch, "leader": leader, "isr": list(isr)},
+            "requests": [
+                {"epoch": e, "leader": ld, "isr": list(i)} for e, ld, i in state[REQUESTS]
+            ],
+            "next_record_id": state[NEXT_ID],
+            "next_leader_epoch": state[NEXT_EPOCH],
+            "committed": [],
+        }
 
     # -- invariants.access.Replication ------------------------------------------------------
     def logs(self, state: tuple) -> tuple:

@@ -16,8 +16,8 @@
 from __future__ import annotations
 
 LOGS, RSTATES, NEXT_ID, NEXT_EPOCH, REQUESTS, QUORUM = range(6)
-HW, EPOCH, LEADER, ISR = range(4)       # replica state and (for EPOCH, LEADER, ISR) requests
-Q_EPOCH, Q_LEADER, Q_ISR = range(3)     # quorum state and requests: (epoch, leader, isr)
+HW, EPOCH, LEADER, ISR = range(4)  # replica state and (for EPOCH, LEADER, ISR) requests
+Q_EPOCH, Q_LEADER, Q_ISR = range(3)  # quorum state and requests: (epoch, leader, isr)
 
 NIL = -1
 
@@ -26,5 +26,4 @@ def initial_state(replicas: int) -> tuple:
     """The spec's ``Init``: empty logs, every replica at hw 0, epoch Nil, no leader, ISR {};
     the quorum with epoch Nil, no leader and every replica in the ISR; no request."""
     everyone = tuple(range(replicas))
-    return (((),) * replicas, ((0, NIL, None, ()),) * replicas, 0, 0, (),
-            (NIL, None, everyone))
+    return (((),) * replicas, ((0, NIL, None, ()),) * replicas, 0, 0, (), (NIL, None, everyone))

@@ -35,10 +35,22 @@ def permute(state: tuple, perm: tuple[int, ...]) -> tuple:
     new_states = []
     for old in inverse:
         hw, epoch, leader, isr = rstates[old]
-        new_states.append((hw, epoch, None if leader is None else perm[leader],
-                           tuple(sorted([perm[m] for m in isr]))))
-    return (new_logs, tuple(new_states), next_id, next_epoch,
-            tuple([_decision(request, perm) for request in requests]), _decision(quorum, perm))
+        new_states.append(
+            (
+                hw,
+                epoch,
+                None if leader is None else perm[leader],
+                tuple(sorted([perm[m] for m in isr])),
+            )
+        )
+    return (
+        new_logs,
+        tuple(new_states),
+        next_id,
+        next_epoch,
+        tuple([_decision(request, perm) for request in requests]),
+        _decision(quorum, perm),
+    )
 
 
 def _decision(decision: tuple, perm: tuple[int, ...]) -> tuple:

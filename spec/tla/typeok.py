@@ -20,17 +20,22 @@ def type_ok_property(config) -> Property:
 
     def quorum_ok(q) -> bool:
         epoch, leader, isr = q
-        return (epoch in epochs or epoch == NIL) and (leader is None or leader in replicas) \
+        return (
+            (epoch in epochs or epoch == NIL)
+            and (leader is None or leader in replicas)
             and set(isr) <= replicas
+        )
 
     def type_ok(s) -> bool:
         """Every variable has the type KafkaReplication's TypeOk gives it."""
-        if not (0 <= s[NEXT_EPOCH] <= config.max_epoch + 1
-                and 0 <= s[NEXT_ID] <= config.max_records):
+        if not (
+            0 <= s[NEXT_EPOCH] <= config.max_epoch + 1 and 0 <= s[NEXT_ID] <= config.max_records
+        ):
             return False
         for log in s[LOGS]:
             if len(log) > config.log_size or any(
-                    not (0 <= rid < config.max_records and epoch in epochs) for rid, epoch in log):
+                not (0 <= rid < config.max_records and epoch in epochs) for rid, epoch in log
+            ):
                 return False
         for hw, epoch, leader, isr in s[RSTATES]:
             if not (0 <= hw <= config.log_size and quorum_ok((epoch, leader, isr))):

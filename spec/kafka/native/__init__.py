@@ -26,16 +26,39 @@ HERE = Path(__file__).parent
 SOURCES = (HERE / "state.c", HERE / "actions.c", HERE / "properties.c")
 HEADERS = (HERE / "kafka.h",)
 
-ACTION_NAMES = ("Produce", "Fetch", "ShrinkIsr", "ExpandIsr", "ControllerShrinkIsr", "Elect",
-                "UncleanElect", "Crash", "Restart", "BecomeLeader", "BecomeFollower",
-                "UncleanRecovery", "Flush", "UncleanShutdown")
+ACTION_NAMES = (
+    "Produce",
+    "Fetch",
+    "ShrinkIsr",
+    "ExpandIsr",
+    "ControllerShrinkIsr",
+    "Elect",
+    "UncleanElect",
+    "Crash",
+    "Restart",
+    "BecomeLeader",
+    "BecomeFollower",
+    "UncleanRecovery",
+    "Flush",
+    "UncleanShutdown",
+)
 """Action index (the label code's top four bits) to action name (``kafka.h``)."""
 
 PROPERTY_BITS = {
-    "HwLeLeo": 0, "LeaderInIsr": 1, "NoCommittedLoss": 2, "NoAckedLoss": 3,
-    "NoDivergence": 4, "WeakIsr": 5, "StrongIsr": 6, "RecordEpochsMonotonic": 7,
-    "EpochMonotonic": 8, "HwAdvances": 9, "CrashHappens": 10, "RestartHappens": 11,
-    "TruncationRemovesRecord": 12, "SecondElection": 13,
+    "HwLeLeo": 0,
+    "LeaderInIsr": 1,
+    "NoCommittedLoss": 2,
+    "NoAckedLoss": 3,
+    "NoDivergence": 4,
+    "WeakIsr": 5,
+    "StrongIsr": 6,
+    "RecordEpochsMonotonic": 7,
+    "EpochMonotonic": 8,
+    "HwAdvances": 9,
+    "CrashHappens": 10,
+    "RestartHappens": 11,
+    "TruncationRemovesRecord": 12,
+    "SecondElection": 13,
 }
 """Property name to its bit in the compiled core (``kafka.h``)."""
 
@@ -82,8 +105,16 @@ class Codec:
     def width(self) -> int:
         """Bytes per row (``model_width`` in ``state.c``)."""
         n, r = self.n, self.records
-        return (n * (7 + 2 * r + n) + 3 + self.elr + 1 + 2 * (self.max_epoch + 1) + 2
-                + (r * r + 7) // 8 + ((1 + (0 if self.flush_always else n)) if self.durable else 0))
+        return (
+            n * (7 + 2 * r + n)
+            + 3
+            + self.elr
+            + 1
+            + 2 * (self.max_epoch + 1)
+            + 2
+            + (r * r + 7) // 8
+            + ((1 + (0 if self.flush_always else n)) if self.durable else 0)
+        )
 
     def encode(self, state: tuple) -> bytes:
         """The row of a reference state. Raises ``ValueError`` if it does not fit the row."""
@@ -91,8 +122,15 @@ class Codec:
         out: list[int] = []
         replicas, ctrl, requests, ghost = state[:4]
         for log, hw, alive, (leader, epoch, isr), remote in replicas:
-            out += [len(log), hw, int(alive), -1 if leader is None else leader, epoch,
-                    mask(isr), 1 if remote else 0]
+            out += [
+                len(log),
+                hw,
+                int(alive),
+                -1 if leader is None else leader,
+                epoch,
+                mask(isr),
+                1 if remote else 0,
+            ]
             for i in range(r):
                 out += list(log[i]) if i < len(log) else [0, 0]
             out += list(remote) if remote else [0] * n
@@ -129,11 +167,11 @@ class Codec:
         at = 0
         replicas = []
         for _ in range(n):
-            length, hw, alive, leader, epoch, isr, has_remote = v[at:at + 7]
+            length, hw, alive, leader, epoch, isr, has_remote = v[at : at + 7]
             at += 7
             log = tuple((v[at + 2 * i], v[at + 2 * i + 1]) for i in range(length))
             at += 2 * r
-            remote = tuple(v[at:at + n]) if has_remote else ()
+            remote = tuple(v[at : at + n]) if has_remote else ()
             at += n
             view = (None if leader < 0 else leader, epoch, members(isr))
             replicas.append((log, hw, bool(alive), view, remote))
@@ -144,8 +182,10 @@ class Codec:
             at += 1
         count = v[at]
         at += 1
-        requests = tuple((e, None if v[at + 2 * e] < 0 else v[at + 2 * e],
-                          members(v[at + 2 * e + 1])) for e in range(count))
+        requests = tuple(
+            (e, None if v[at + 2 * e] < 0 else v[at + 2 * e], members(v[at + 2 * e + 1]))
+            for e in range(count)
+        )
         at += 2 * (self.max_epoch + 1)
         next_id, crashes = v[at], v[at + 1]
         at += 2
@@ -156,7 +196,7 @@ class Codec:
         committed = tuple((bit // r, bit % r) for bit in range(r * r) if bits >> bit & 1)
         state: tuple = (tuple(replicas), ctrl, requests, (next_id, crashes, committed))
         if self.durable:
-            flushed = () if self.flush_always else tuple(v[at:at + n])
+            flushed = () if self.flush_always else tuple(v[at : at + n])
             at += 0 if self.flush_always else n
             state += ((flushed, v[at]),)
         return state
@@ -169,11 +209,24 @@ def codec(spec: Any) -> Codec | None:
         return None
     config, variant = spec.config, spec.variant
     n, e = config.replicas, config.max_epoch
-    params = (n, config.max_records, e, config.max_crashes, config.min_isr,
-              int(config.unclean_election), RULES[variant.rule.name], int(variant.fenced_lookup),
-              int(variant.fenced_fetch), int(variant.fenced_expand), int(variant.strict_min_isr),
-              int(variant.elr), int(config.durability), int(config.flush == "always"),
-              config.max_unclean_shutdowns, int(config.acks == "all"))
+    params = (
+        n,
+        config.max_records,
+        e,
+        config.max_crashes,
+        config.min_isr,
+        int(config.unclean_election),
+        RULES[variant.rule.name],
+        int(variant.fenced_lookup),
+        int(variant.fenced_fetch),
+        int(variant.fenced_expand),
+        int(variant.strict_min_isr),
+        int(variant.elr),
+        int(config.durability),
+        int(config.flush == "always"),
+        config.max_unclean_shutdowns,
+        int(config.acks == "all"),
+    )
     labels = spec.labels
     table: dict[int, Label] = {}
 
@@ -181,10 +234,17 @@ def codec(spec: Any) -> Codec | None:
         table[(action << 12) | (a << 8) | (b << 4)] = label
 
     for r in range(n):
-        for index, one in ((0, labels.produce), (4, labels.controller_shrink), (5, labels.elect),
-                           (6, labels.unclean_elect), (7, labels.crash), (8, labels.restart),
-                           (11, labels.unclean_recovery), (12, labels.flush),
-                           (13, labels.unclean_shutdown)):
+        for index, one in (
+            (0, labels.produce),
+            (4, labels.controller_shrink),
+            (5, labels.elect),
+            (6, labels.unclean_elect),
+            (7, labels.crash),
+            (8, labels.restart),
+            (11, labels.unclean_recovery),
+            (12, labels.flush),
+            (13, labels.unclean_shutdown),
+        ):
             put(index, r, 0, one[r])
         for other in range(n):
             put(1, r, other, labels.fetch[r][other])
@@ -193,5 +253,14 @@ def codec(spec: Any) -> Codec | None:
         for epoch in range(e + 1):
             put(9, r, epoch, labels.become_leader[r][epoch])
             put(10, r, epoch, labels.become_follower[r][epoch])
-    return Codec(n, config.max_records, e, variant.elr, config.durability,
-                 config.flush == "always", params, table, property_bits=PROPERTY_BITS)
+    return Codec(
+        n,
+        config.max_records,
+        e,
+        variant.elr,
+        config.durability,
+        config.flush == "always",
+        params,
+        table,
+        property_bits=PROPERTY_BITS,
+    )

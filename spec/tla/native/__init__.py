@@ -27,25 +27,44 @@ HERE = Path(__file__).parent
 SOURCES = (HERE / "state.c", HERE / "actions.c", HERE / "properties.c")
 HEADERS = (HERE / "tla.h",)
 
-PROPERTY_BITS = {"HwLeLeo": 0, "LeaderInIsr": 1, "LeaderInIsrOrNone": 2, "WeakIsr": 3,
-                 "StrongIsr": 4, "TypeOk": 5, "HwAdvances": 6, "TruncationRemovesRecord": 7,
-                 "SecondElection": 8}
+PROPERTY_BITS = {
+    "HwLeLeo": 0,
+    "LeaderInIsr": 1,
+    "LeaderInIsrOrNone": 2,
+    "WeakIsr": 3,
+    "StrongIsr": 4,
+    "TypeOk": 5,
+    "HwAdvances": 6,
+    "TruncationRemovesRecord": 7,
+    "SecondElection": 8,
+}
 """Property name to its bit in the compiled core (``tla.h``)."""
 
 MAX_LOG_SIZE = 8
 MAX_EPOCH = 14
 
 _FAMILY = {
-    a.controller_elect_leader: "elect", a.controller_shrink_isr: "controller_shrink",
-    a.become_leader: "become_leader", a.leader_write: "write",
-    a.leader_expand_isr: "expand", a.leader_shrink_isr: "shrink",
-    a.leader_inc_high_watermark: "inc_hw", a.follower_replicate: "replicate",
-    a.truncate_to_high_watermark: "follow", a.truncate_kip101: "follow",
-    a.truncate_kip279: "follow", f.fenced_expand_isr: "expand", f.fenced_shrink_isr: "shrink",
-    f.fenced_inc_high_watermark: "inc_hw", f.fenced_become_follower: "follow",
-    f.fenced_follower_fetch: "replicate", f.first_try_expand_isr: "expand",
-    f.first_try_shrink_isr: "shrink", f.first_try_inc_high_watermark: "inc_hw",
-    f.first_try_become_follower: "follow", f.first_try_fetch: "replicate",
+    a.controller_elect_leader: "elect",
+    a.controller_shrink_isr: "controller_shrink",
+    a.become_leader: "become_leader",
+    a.leader_write: "write",
+    a.leader_expand_isr: "expand",
+    a.leader_shrink_isr: "shrink",
+    a.leader_inc_high_watermark: "inc_hw",
+    a.follower_replicate: "replicate",
+    a.truncate_to_high_watermark: "follow",
+    a.truncate_kip101: "follow",
+    a.truncate_kip279: "follow",
+    f.fenced_expand_isr: "expand",
+    f.fenced_shrink_isr: "shrink",
+    f.fenced_inc_high_watermark: "inc_hw",
+    f.fenced_become_follower: "follow",
+    f.fenced_follower_fetch: "replicate",
+    f.first_try_expand_isr: "expand",
+    f.first_try_shrink_isr: "shrink",
+    f.first_try_inc_high_watermark: "inc_hw",
+    f.first_try_become_follower: "follow",
+    f.first_try_fetch: "replicate",
     f.first_try_truncate: "truncate",
 }
 """Which of ``spec.tla.model._Labels``' label families each operator's labels come from."""
@@ -111,15 +130,17 @@ class Codec:
         v = np.frombuffer(row, dtype=np.int8).tolist()
         at, logs, rstates = 0, [], []
         for _ in range(self.n):
-            length, hw, epoch, leader, isr = v[at:at + 5]
+            length, hw, epoch, leader, isr = v[at : at + 5]
             at += 5
             logs.append(tuple((v[at + 2 * i], v[at + 2 * i + 1]) for i in range(length)))
             at += 2 * self.log_size
             rstates.append((hw, epoch, None if leader < 0 else leader, members(isr)))
-        next_id, next_epoch, count = v[at:at + 3]
+        next_id, next_epoch, count = v[at : at + 3]
         at += 3
-        requests = tuple((e, None if v[at + 2 * e] < 0 else v[at + 2 * e],
-                          members(v[at + 2 * e + 1])) for e in range(count))
+        requests = tuple(
+            (e, None if v[at + 2 * e] < 0 else v[at + 2 * e], members(v[at + 2 * e + 1]))
+            for e in range(count)
+        )
         at += 2 * (self.max_epoch + 1)
         quorum = (v[at], None if v[at + 1] < 0 else v[at + 1], members(v[at + 2]))
         return (tuple(logs), tuple(rstates), next_id, next_epoch, requests, quorum)
@@ -145,7 +166,11 @@ def codec(spec: Any) -> Codec | None:
                 if family == "follow" and y < n:
                     for e in range(epochs):
                         table[index << 12 | x << 8 | y << 4 | e] = labels.follow[x][y][e]
-    params = (n, config.log_size, config.max_records, config.max_epoch,
-              TLA_VARIANTS.index(config.truncation))
-    return Codec(n, config.log_size, config.max_epoch, params, table,
-                 tuple(spec.action_names()))
+    params = (
+        n,
+        config.log_size,
+        config.max_records,
+        config.max_epoch,
+        TLA_VARIANTS.index(config.truncation),
+    )
+    return Codec(n, config.log_size, config.max_epoch, params, table, tuple(spec.action_names()))
