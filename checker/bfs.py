@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from checker.fingerprint import fingerprint
 from checker.limits import (
@@ -143,14 +144,15 @@ class Search(Saving):
             return False
         return self.limits.stop_on_first or not (self.invariants or self.transitions)
 
-    def _expand(self, frontier: list) -> list:
+    def _expand(self, frontier: list[Any]) -> list[Any]:
         """Expand one level; return the next frontier as ``[(fp, state)]``."""
         successors, canon = self.spec.successors, self.canon
         recent = self.recent
         current = {fp for fp, _ in frontier}
-        generated = {}
-        nxt: dict[int, list] = {}
-        transitions, broken = self.transitions, {}
+        generated: dict[str, int] = {}
+        nxt: dict[int, list[Any]] = {}
+        broken: dict[Property, tuple[int, Label, Any]] = {}
+        transitions = self.transitions
         count = 0
         for pfp, state in frontier:
             count += 1
@@ -185,9 +187,12 @@ class Search(Saving):
             self.frontier = [(fp, entry[0]) for fp, entry in nxt.items()]
             if nxt:
                 self.level_committed()
-        return self.frontier
+        expanded: list[Any] = self.frontier
+        return expanded
 
-    def _commit_level(self, generated: dict, nxt: dict, broken: dict) -> None:
+    def _commit_level(
+        self, generated: dict[Any, Any], nxt: dict[Any, Any], broken: dict[Any, Any]
+    ) -> None:
         actions = self.stats.actions
         for action, n in generated.items():
             actions.setdefault(action, [0, 0])[0] += n
@@ -204,7 +209,7 @@ class Search(Saving):
             self.transition_violated(prop, pfp, level, str(label), succ)
         self._check_invariants(nxt)
 
-    def _check_invariants(self, states: dict) -> None:
+    def _check_invariants(self, states: dict[Any, Any]) -> None:
         """Check every still-unviolated invariant on newly seen states (``fp -> entry``);
         per property keep the violating state with the smallest fingerprint. State by state,
         so a model's accessors can reuse what they computed for the previous invariant."""
@@ -225,16 +230,16 @@ class Search(Saving):
                 self.violations.append(Violation(prop, tuple(trace)))
         self.invariants = [p for p in self.invariants if p not in worst]
 
-    def _broken(self, broken, prop, pfp, label, succ) -> None:
+    def _broken(self, broken: Any, prop: Any, pfp: Any, label: Label, succ: Any) -> None:
         """Remember the violating transition of ``prop`` that wins the tie-break."""
         old = broken.get(prop)
         if old is None or better(pfp, label, old[0], old[1]):
             broken[prop] = (pfp, label, succ)
 
-    def _check_sometimes(self, state, label, succ) -> None:
+    def _check_sometimes(self, state: Any, label: Label, succ: Any) -> None:
         self.pending = [p for p in self.pending if not p.predicate(state, label, succ)]
 
-    def _has_new_successor(self, frontier: list) -> bool:
+    def _has_new_successor(self, frontier: list[Any]) -> bool:
         canon = self.canon or (lambda state: state)
         fps = {
             fingerprint(canon(succ))
@@ -244,7 +249,7 @@ class Search(Saving):
         return bool(self.seen.unseen(fps, len(fps)))
 
     def transition_violated(
-        self, prop: Property, pfp: int, level: int, label_text: str, after
+        self, prop: Property, pfp: int, level: int, label_text: str, after: Any
     ) -> None:
         """Record the winning violation of transition property ``prop``: the step labelled
         ``label_text`` from ``pfp`` (a state of ``level``) to ``after`` (as generated, not

@@ -65,8 +65,8 @@ class Frontier:
     it copies nothing) and, in the same order, ``rows`` (``uint8``, one compiled-core row per
     state) or ``states`` (marshal bytes). ``sorted()`` gives it by fingerprint."""
 
-    fps: np.ndarray
-    rows: np.ndarray | None = None
+    fps: np.ndarray[Any, Any]
+    rows: np.ndarray[Any, Any] | None = None
     states: list[bytes] | None = None
 
     def __len__(self) -> int:
@@ -105,15 +105,15 @@ def write_file(path: Path, data: bytes) -> None:
     _replace(path, lambda handle: handle.write(data))
 
 
-def checksum(arrays: list[np.ndarray], size: int) -> str:
+def checksum(arrays: list[np.ndarray[Any, Any]], size: int) -> str:
     """``"crc32:size"``: the CRC-32 of the arrays' bytes, in order, and the file's size."""
     crc = 0
     for array in arrays:
-        crc = zlib.crc32(np.ascontiguousarray(array), crc)
+        crc = zlib.crc32(np.ascontiguousarray(array).data, crc)
     return f"{crc:08x}:{size}"
 
 
-def write_arrays(path: Path, arrays: list[np.ndarray], sync: bool = True) -> str:
+def write_arrays(path: Path, arrays: list[np.ndarray[Any, Any]], sync: bool = True) -> str:
     """Write ``arrays`` one after the other (``np.save`` each, straight from their memory)
     under a temporary name, sync it unless ``sync`` is False, rename it to ``path``; return
     its ``checksum``. Raises ``OSError``, leaving nothing behind."""
@@ -134,7 +134,7 @@ def _sync(path: Path) -> None:
         os.close(fd)
 
 
-def frontier_arrays(frontier: Frontier) -> list[np.ndarray]:
+def frontier_arrays(frontier: Frontier) -> list[np.ndarray[Any, Any]]:
     """``frontier`` as the arrays of its file: ``[fps, rows]`` or ``[fps, blob, ends]``."""
     if frontier.rows is not None:
         return [frontier.fps, frontier.rows]
@@ -177,7 +177,7 @@ class Checkpointer:
         """Whether checkpoints are still being written (not after a failure)."""
         return not self.failed
 
-    def level(self, k: int, fps: np.ndarray, parents: np.ndarray) -> None:
+    def level(self, k: int, fps: np.ndarray[Any, Any], parents: np.ndarray[Any, Any]) -> None:
         """Record committed level ``k``: ``fps`` and their ``parents`` (``uint64``, same
         order, any order)."""
         if self.failed:
@@ -200,7 +200,11 @@ class Checkpointer:
         return not self.failed and self.every > 0 and time.monotonic() - self.last >= self.every
 
     def save(
-        self, level: int, frontier: Frontier, seen: np.ndarray | None, search: dict[str, Any]
+        self,
+        level: int,
+        frontier: Frontier,
+        seen: np.ndarray[Any, Any] | None,
+        search: dict[str, Any],
     ) -> bool:
         """Write the checkpoint of the boundary after ``level`` (the frontier's level): the
         ``frontier``, the compiled core's ``seen`` hashes (or None) and the ``search`` state

@@ -11,6 +11,7 @@ None only; a set or dict would make the encoding depend on iteration order.
 from __future__ import annotations
 
 import marshal
+from typing import Any
 
 import xxhash
 
@@ -26,7 +27,7 @@ fingerprint_bytes = _xxh3
 bytes ``encode`` returns); for engines that keep or ship the encoding anyway."""
 
 
-def encode(state: object) -> bytes:
+def encode(state: Any) -> bytes:
     """The state's canonical encoding: marshal format 2 (``marshal.loads`` decodes it).
 
     Raises ``ValueError`` if the state holds a value ``marshal`` cannot encode.
@@ -34,7 +35,7 @@ def encode(state: object) -> bytes:
     return _dumps(state, MARSHAL_VERSION)
 
 
-def fingerprint(state: object) -> int:
+def fingerprint(state: Any) -> int:
     """Return the state's fingerprint, an int in ``[0, 2**64)``: ``fingerprint_bytes(encode(state))``.
 
     Raises ``ValueError`` if the state holds a value ``marshal`` cannot encode.

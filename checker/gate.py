@@ -52,7 +52,7 @@ _OPTION_TYPES = {
     "acks": {"enum": ["all", "1"]},
     "variant_file": {"type": "string"},
 }
-CHECK_SCHEMA = {
+CHECK_SCHEMA: dict[str, Any] = {
     "type": "object",
     "additionalProperties": False,
     "required": ["truncation"],
@@ -231,7 +231,7 @@ def load_traces(path: Path) -> tuple[list[Path], int]:
     return sorted(files), line
 
 
-def _unknown_key(entry: dict) -> str | None:
+def _unknown_key(entry: dict[Any, Any]) -> str | None:
     extra = set(entry) - set(CHECK_SCHEMA["properties"])
     return min(extra) if extra else None
 
@@ -244,7 +244,7 @@ def _say(error: jsonschema.ValidationError) -> str:
     return error.message
 
 
-def _check(entry: dict, index: int, line: int) -> Check:
+def _check(entry: dict[Any, Any], index: int, line: int) -> Check:
     model = entry.get("model", "kafka")
     bounds = {key: entry[key] for key in BOUND_KEYS if key in entry}
     name = entry.get("name") or (

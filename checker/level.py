@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import marshal
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,13 +26,14 @@ import numpy as np
 
 from checker import store
 from checker.fingerprint import MARSHAL_VERSION, encode, fingerprint, fingerprint_bytes
+from checker.model import Spec
 from checker.properties import transition_checker
 from checker.seen import in_sorted, merge_sorted
 from checker.symmetry import for_spec
 
 _loads = marshal.loads
 BUCKET, TALLY = "B", "T"
-_MODELS: dict[Any, tuple[Any, dict]] = {}
+_MODELS: dict[Any, tuple[Any, dict[Any, Any]]] = {}
 _CANONS: dict[Any, Any] = {}
 
 
@@ -94,7 +96,7 @@ class Tally:
         return self
 
 
-def model(recipe: Any) -> tuple[Any, dict]:
+def model(recipe: Any) -> tuple[Any, dict[Any, Any]]:
     """``(spec, {property name: property})`` for ``recipe``, built once per process."""
     built = _MODELS.get(recipe)
     if built is None:
@@ -103,7 +105,7 @@ def model(recipe: Any) -> tuple[Any, dict]:
     return built
 
 
-def canonicaliser(recipe: Any):
+def canonicaliser(recipe: Any) -> Any:
     """The canonical-form function of ``recipe``'s model (symmetry), built once per process."""
     spec, props = model(recipe)
     canon = _CANONS.get(recipe)
@@ -129,19 +131,21 @@ def expand(job: LevelJob, p: int) -> list[tuple[int, tuple[str, Any]]]:
     spec, props = model(job.recipe)
     frontier = store.read_frontier(job.work, job.k, p)
     tally = Tally()
-    buckets: list[dict] = [{} for _ in range(job.partitions)]
+    buckets: list[dict[Any, Any]] = [{} for _ in range(job.partitions)]
     try:
         _expand(spec, props, job, frontier, buckets, tally)
     except Exception as exc:  # noqa: BLE001 -- a bug in the spec is reported, not raised
         tally.error, buckets = _spec_error(exc), []
     _drop_seen(job, buckets)
-    records = [(owner, (BUCKET, bucket)) for owner, bucket in enumerate(buckets) if bucket]
+    records: list[tuple[int, tuple[str, Any]]] = [
+        (owner, (BUCKET, bucket)) for owner, bucket in enumerate(buckets) if bucket
+    ]
     tally.expand_seconds = time.perf_counter() - started
     records.append((p, (TALLY, tally)))
     return records
 
 
-def _drop_seen(job: LevelJob, buckets: list[dict]) -> None:
+def _drop_seen(job: LevelJob, buckets: list[dict[Any, Any]]) -> None:
     """Remove from each owner's bucket what that owner has seen by level ``job.k`` (its seen
     file): ``dedup`` would drop them, and most successors are such repeats, so they stay out
     of the shuffle. One batch lookup per owner; ``dedup`` still checks what is left."""
@@ -156,13 +160,21 @@ def _drop_seen(job: LevelJob, buckets: list[dict]) -> None:
             del bucket[fp]
 
 
-def _expand(spec, props, job: LevelJob, frontier, buckets: list[dict], tally: Tally) -> None:
+def _expand(
+    spec: Spec,
+    props: Any,
+    job: LevelJob,
+    frontier: Any,
+    buckets: list[dict[Any, Any]],
+    tally: Tally,
+) -> None:
     transitions = [props[name] for name in job.transitions]
     pending = [props[name] for name in job.sometimes]
     generated, broken = tally.generated, tally.broken
     successors, P = spec.successors, job.partitions
     canon = canonicaliser(job.recipe) if job.symmetry else None
-    dumps, version, fp_of = marshal.dumps, MARSHAL_VERSION, fingerprint_bytes  # hot loop
+    dumps: Callable[[Any, int], bytes] = marshal.dumps  # (locals for the hot loop)
+    version, fp_of = MARSHAL_VERSION, fingerprint_bytes
     for pfp, encoded in frontier:
         state = _loads(encoded)
         checks = [(prop.name, transition_checker(prop, state)) for prop in transitions]
@@ -171,9 +183,9 @@ def _expand(spec, props, job: LevelJob, frontier, buckets: list[dict], tally: Ta
             generated[action] = generated.get(action, 0) + 1
             for name, check in checks:
                 if not check(label, succ):
-                    entry = (pfp, str(label), encode(succ))
-                    if name not in broken or entry[:2] < broken[name][:2]:
-                        broken[name] = entry
+                    witness = (pfp, str(label), encode(succ))
+                    if name not in broken or witness[:2] < broken[name][:2]:
+                        broken[name] = witness
             if pending:
                 reached = [g for g in pending if g.predicate(state, label, succ)]
                 if reached:
@@ -191,16 +203,18 @@ def _expand(spec, props, job: LevelJob, frontier, buckets: list[dict], tally: Ta
                 entry[0], entry[1] = pfp, label.text
 
 
-def dedup(job: LevelJob, p: int, records) -> Tally:
+def dedup(job: LevelJob, p: int, records: Any) -> Tally:
     """Reduce side of level ``job.k`` for partition ``p``: merge the ``(kind, payload)``
     records, keep fingerprints not seen before, write level ``k + 1``'s files for ``p``
     (unless ``dry``) and check invariants on the new states. Returns the merged ``Tally``."""
     if job.core == "compiled":
         from checker.native import level as native_level
 
-        return native_level.dedup(job, p, records, Tally)
+        tally: Tally = native_level.dedup(job, p, records, Tally)
+        return tally
     started = time.perf_counter()
-    tally, candidates = Tally(), {}
+    tally = Tally()
+    candidates: dict[int, list[Any]] = {}
     for kind, payload in records:
         if kind == TALLY:
             tally.merge(payload)
@@ -220,7 +234,9 @@ def dedup(job: LevelJob, p: int, records) -> Tally:
     return tally
 
 
-def _commit(job: LevelJob, p: int, visited, fresh, candidates: dict, tally: Tally) -> None:
+def _commit(
+    job: LevelJob, p: int, visited: Any, fresh: Any, candidates: dict[Any, Any], tally: Tally
+) -> None:
     """Write partition p's files of level k + 1 and check invariants on its new states."""
     new_fps = fresh.tolist()
     entries = [candidates[fp] for fp in new_fps]
@@ -237,7 +253,7 @@ def _commit(job: LevelJob, p: int, visited, fresh, candidates: dict, tally: Tall
         tally.error = _spec_error(exc)
 
 
-def check_invariants(job: LevelJob, states, tally: Tally) -> None:
+def check_invariants(job: LevelJob, states: Any, tally: Tally) -> None:
     """Check ``job.invariants`` on ``(fp, state bytes)`` pairs; per invariant keep the smallest
     violating fingerprint in ``tally.worst``. Raises what a predicate raises."""
     _, props = model(job.recipe)
@@ -273,7 +289,7 @@ def dedup_from_files(job: LevelJob, p: int) -> Tally:
 
 def run_in_driver(job: LevelJob) -> Tally:
     """Run the level without Spark: the same ``expand`` and ``dedup`` calls, in this process."""
-    inbox: list[list] = [[] for _ in range(job.partitions)]
+    inbox: list[list[Any]] = [[] for _ in range(job.partitions)]
     for p in range(job.partitions):
         for owner, record in expand(job, p):
             inbox[owner].append(record)

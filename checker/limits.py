@@ -102,7 +102,9 @@ def signals_deferred() -> Iterator[None]:
             os.kill(os.getpid(), signum)
         caught.append(signum)
 
-    old = {signum: signal.signal(signum, hold) for signum in (signal.SIGINT, signal.SIGTERM)}
+    old: dict[int, Any] = {
+        signum: signal.signal(signum, hold) for signum in (signal.SIGINT, signal.SIGTERM)
+    }
     try:
         yield
     finally:

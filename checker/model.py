@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -67,6 +67,8 @@ class Label:
                 value = ast.literal_eval(keyword.value)
             except ValueError as exc:
                 raise ValueError(f"label argument is not a literal: {text!r}") from exc
+            if keyword.arg is None:
+                raise ValueError(f"label arguments must be named: {text!r}")
             args.append((keyword.arg, value))
         return cls(action, tuple(args))
 
@@ -90,7 +92,7 @@ class Spec(Protocol):
 
     def init_states(self) -> Sequence[State]: ...
 
-    def successors(self, state: State) -> Iterable[tuple[Label, State]]: ...
+    def successors(self, state: State) -> Sequence[tuple[Label, State]]: ...
 
     def properties(self) -> Sequence[Property]: ...
 
@@ -109,14 +111,14 @@ class ActionSpec:
     actions: tuple[tuple[str, Any], ...] = ()
     _functions: tuple[Any, ...] = ()
 
-    def set_actions(self, actions) -> None:
+    def set_actions(self, actions: Any) -> None:
         """Install the ``(name, function)`` pairs, in generation order."""
         self.actions = tuple(actions)
         self._functions = tuple(function for _, function in self.actions)
 
     def successors(self, state: State) -> list[tuple[Label, State]]:
         """Every enabled ``(label, next state)``, action by action in ``actions`` order."""
-        out: list = []
+        out: list[Any] = []
         for action in self._functions:
             action(self, state, out)
         return out

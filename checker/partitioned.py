@@ -17,11 +17,12 @@ from typing import Any
 import numpy as np
 
 from checker import store
-from checker.bfs import DEPTH_REACHED, LimitReached, Limits, Search
+from checker.bfs import Search
 from checker.checkpoint import Frontier
 from checker.fingerprint import encode
 from checker.level import LevelJob, Tally, run_in_driver
-from checker.limits import SpecFailed, signals_deferred
+from checker.limits import DEPTH_REACHED, LimitReached, Limits, SpecFailed, signals_deferred
+from checker.model import Spec
 from checker.result import Step, Violation
 from checker.resume import Loaded
 from checker.trace import concrete_walk
@@ -37,10 +38,10 @@ class PartitionedSearch(Search):
     def __init__(
         self,
         recipe: Any,
-        spec,
-        props,
+        spec: Spec,
+        props: Any,
         limits: Limits,
-        on_progress,
+        on_progress: Any,
         work: str,
         partitions: int,
         symmetry: bool = False,
@@ -91,7 +92,7 @@ class PartitionedSearch(Search):
     def _init_level(self) -> int:
         """Level 1 as the local engine does it, written to partition p's files."""
         level = self.initial_level()
-        owned: list[list] = [[] for _ in range(self.partitions)]
+        owned: list[list[Any]] = [[] for _ in range(self.partitions)]
         for fp in sorted(level):
             owned[fp % self.partitions].append(fp)
         for p, fps in enumerate(owned):
@@ -165,7 +166,7 @@ class PartitionedSearch(Search):
         self.pending = [p for p in self.pending if p.name not in tally.reached]
 
     # -- checkpoints (checker.saving) ---------------------------------------------------------
-    def level_table(self, k: int) -> tuple[np.ndarray, np.ndarray]:
+    def level_table(self, k: int) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
         if k == 1:
             fps = np.sort(
                 np.concatenate(
@@ -197,7 +198,7 @@ class PartitionedSearch(Search):
         self.restore_state(loaded)
         store.clear_levels(self.work)
         P, K = self.partitions, loaded.level
-        seen: list[list[np.ndarray]] = [[] for _ in range(P)]
+        seen: list[list[np.ndarray[Any, Any]]] = [[] for _ in range(P)]
         for k, fps, parents in loaded.levels():
             owner = fps % np.uint64(P)
             for p in range(P):

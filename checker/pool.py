@@ -23,12 +23,12 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from checker import store
-from checker.bfs import Limits, Progress, run_search
 from checker.level import LevelJob, Tally, dedup_from_files, expand_to_files, run_in_driver
-from checker.limits import interrupted
+from checker.limits import Limits, Progress, interrupted
+from checker.model import Spec
 from checker.partitioned import PartitionedSearch
 from checker.result import CheckResult
-from checker.saving import SaveOptions
+from checker.saving import SaveOptions, run_search
 
 MIN_FRONTIER = 2_000
 """Levels with a smaller frontier run in the driver process (states)."""
@@ -126,11 +126,11 @@ class PoolSearch(PartitionedSearch):
 
     def __init__(
         self,
-        recipe,
-        spec,
-        props,
-        limits,
-        on_progress,
+        recipe: Any,
+        spec: Spec,
+        props: Any,
+        limits: Any,
+        on_progress: Any,
         work: str,
         workers: int,
         symmetry: bool,

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 INVARIANT = "invariant"
 TRANSITION = "transition"
@@ -43,7 +44,7 @@ class Property:
     description: str
     kind: str
     predicate: Callable[..., bool]
-    explain: Callable[..., str] | None = field(default=None, compare=False)
+    explain: Callable[..., str | None] | None = field(default=None, compare=False)
     prepare: Callable[..., Callable[..., bool]] | None = field(default=None, compare=False)
     symmetric: bool = True
 
@@ -54,7 +55,7 @@ class Property:
         object.__setattr__(self, "description", " ".join(self.description.split()))
 
 
-def transition_checker(prop: Property, before) -> Callable[..., bool]:
+def transition_checker(prop: Property, before: Any) -> Callable[..., bool]:
     """``check(label, after) -> bool`` for the transition property ``prop`` at state ``before``
     (its ``prepare`` hook when it has one)."""
     if prop.prepare is not None:

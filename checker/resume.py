@@ -16,7 +16,7 @@ import numpy as np
 from checker.checkpoint import FORMAT, MANIFEST, VERSION, CheckpointError, Frontier, checksum
 
 
-def read_arrays(folder: Path, name: str, count: int, want: str) -> list[np.ndarray]:
+def read_arrays(folder: Path, name: str, count: int, want: str) -> list[np.ndarray[Any, Any]]:
     """The ``count`` arrays of ``folder / name`` (``write_arrays``), checked against the
     manifest's ``want`` sum. Raises ``CheckpointError`` when the file is missing, short or
     not the one written."""
@@ -52,9 +52,10 @@ class Loaded:
     @property
     def search(self) -> dict[str, Any]:
         """The search state (statistics, violations, open properties; ``checker.saving``)."""
-        return self.manifest["search"]
+        search: dict[str, Any] = self.manifest["search"]
+        return search
 
-    def levels(self) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
+    def levels(self) -> Iterator[tuple[int, np.ndarray[Any, Any], np.ndarray[Any, Any]]]:
         """``(k, fps sorted, parent fps)`` for levels 1 .. ``level``. Raises
         ``CheckpointError`` for a level file that is missing or not the one written."""
         for k in range(1, self.level + 1):
@@ -77,7 +78,7 @@ class Loaded:
         starts = [0, *ends[:-1]]
         return Frontier(fps, states=[blob[a:b] for a, b in zip(starts, ends)])
 
-    def seen(self) -> np.ndarray | None:
+    def seen(self) -> np.ndarray[Any, Any] | None:
         """The compiled core's seen hashes, or None when the checkpoint has none."""
         files = self.manifest["files"]
         if "seen" not in files:

@@ -29,7 +29,8 @@ from checker.checkpoint import (
 from checker.fingerprint import encode
 from checker.limits import INTERRUPTED, LimitReached, SpecFailed
 from checker.model import Label
-from checker.result import CheckResult, Status, Step, Violation
+from checker.properties import Property
+from checker.result import CheckResult, Stats, Status, Step, Violation
 from checker.resume import Loaded
 
 
@@ -52,7 +53,9 @@ def run_search(run: Any, passthrough: tuple[type[BaseException], ...] = ()) -> C
             run.save_checkpoint()  # (not for a search that ended complete, unless wanted)
     except CheckpointFailed as stop:
         run.status, run.reason = Status.INCOMPLETE, str(stop)
-    except (CheckpointError, *passthrough):  # a checkpoint found damaged while resuming
+    except CheckpointError:  # a checkpoint found damaged while resuming
+        raise
+    except passthrough:
         raise
     except SpecFailed as exc:
         run.status, run.reason = Status.ERROR, str(exc)
@@ -62,7 +65,8 @@ def run_search(run: Any, passthrough: tuple[type[BaseException], ...] = ()) -> C
     finally:
         if gc_was_enabled:
             gc.enable()
-    return run.result()
+    result: CheckResult = run.result()
+    return result
 
 
 @dataclass
@@ -94,40 +98,58 @@ class Saving:
     consistent = False  # True once the search stands at a level boundary (saving is exact)
     decode_row: Any = None
     encode_state: Any = None
+    # set by the engine's search (``checker.bfs.Search`` and its subclasses)
+    stats: Stats
+    start: float
+    note: str
+    properties: tuple[Property, ...]
+    violations: list[Violation]
+    invariants: list[Property]
+    transitions: list[Property]
+    pending: list[Property]
+    seen: Any
+    recent: Any
+    frontier: Any
+
+    def _report(self, frontier: int, limits: bool = True) -> None:
+        """Show progress (the engine's search says how)."""
+        raise NotImplementedError
 
     # -- the engine's part (the reference engine's; others override) -----------------------
-    def level_table(self, k: int) -> tuple[np.ndarray, np.ndarray]:
+    def level_table(self, k: int) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
         """``(fps, parent fps)`` of committed level ``k`` (``uint64``)."""
-        return self.seen.table(k)  # type: ignore[attr-defined]
+        table: tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]] = self.seen.table(k)
+        return table
 
     def frontier_snapshot(self) -> Frontier:
         """The frontier as it is at this level boundary."""
-        items = self.frontier  # type: ignore[attr-defined]
+        items = self.frontier
         fps = np.fromiter((fp for fp, _ in items), dtype=np.uint64, count=len(items))
         return Frontier(fps, states=[encode(state) for _, state in items])
 
-    def seen_snapshot(self) -> np.ndarray | None:
+    def seen_snapshot(self) -> np.ndarray[Any, Any] | None:
         """The engine's own seen set when the level files do not give it (compiled core)."""
         return None
 
-    def restore_levels(self, loaded: Loaded) -> list:
+    def restore_levels(self, loaded: Loaded) -> list[Any]:
         """Rebuild the seen set, parents and frontier from ``loaded``; return the frontier."""
-        last_two: deque[np.ndarray] = deque(maxlen=2)
+        last_two: deque[np.ndarray[Any, Any]] = deque(maxlen=2)
         for k, fps, parents in loaded.levels():
-            self.seen.add_level(fps, None if k == 1 else parents)  # type: ignore[attr-defined]
+            self.seen.add_level(fps, None if k == 1 else parents)
             last_two.append(fps)
         self.recent = set(last_two[0].tolist()) if len(last_two) == 2 else set()
         frontier = loaded.frontier()
         return list(zip(frontier.fps.tolist(), self.frontier_states(frontier)))
 
     # -- shared ------------------------------------------------------------------------------
-    def frontier_states(self, frontier: Frontier) -> list:
+    def frontier_states(self, frontier: Frontier) -> list[Any]:
         """A checkpoint's ``frontier`` as Python states (decoding compiled rows if need be)."""
         if frontier.states is not None:
             return [marshal.loads(data) for data in frontier.states]
+        assert frontier.rows is not None  # a frontier holds states or rows
         return [self.decode_row(row.tobytes()) for row in frontier.rows]
 
-    def frontier_rows(self, frontier: Frontier, width: int) -> np.ndarray:
+    def frontier_rows(self, frontier: Frontier, width: int) -> np.ndarray[Any, Any]:
         """A checkpoint's ``frontier`` as compiled-core rows (encoding states if need be)."""
         if frontier.rows is not None:
             return np.ascontiguousarray(frontier.rows)
@@ -137,7 +159,7 @@ class Saving:
     def level_committed(self) -> None:
         """Record the level just committed (call inside the commit's ``signals_deferred``)."""
         if self.checkpoints is not None:
-            k = self.stats.depth  # type: ignore[attr-defined]
+            k = self.stats.depth
             fps, parents = self.level_table(k)
             self.checkpoints.level(k, fps, parents)
 
@@ -152,12 +174,12 @@ class Saving:
             return False
         frontier = self.frontier_snapshot()
         note, self.note = self.note, f"writing a checkpoint, {len(frontier):,} frontier states"
-        self._report(len(frontier), limits=False)  # type: ignore[attr-defined]
+        self._report(len(frontier), limits=False)
         try:
             seen = self.seen_snapshot() if len(frontier) else None  # nothing left to expand
             return self.checkpoints.save(
                 self.stats.depth,
-                frontier,  # type: ignore[attr-defined]
+                frontier,
                 seen,
                 self.search_state(),
             )
@@ -166,28 +188,28 @@ class Saving:
 
     def search_state(self) -> dict[str, Any]:
         """The statistics, violations and open properties, as JSON."""
-        stats = self.stats  # type: ignore[attr-defined]
+        stats = self.stats
         return {
             "distinct": stats.distinct,
             "generated": stats.generated,
             "depth": stats.depth,
             "actions": stats.actions,
             "levels": stats.levels,
-            "seconds": time.perf_counter() - self.start,  # type: ignore[attr-defined]
+            "seconds": time.perf_counter() - self.start,
             "violations": [
                 {"property": v.prop.name, "steps": [_step(s) for s in v.trace]}
                 for v in self.violations
-            ],  # type: ignore[attr-defined]
-            "invariants": [p.name for p in self.invariants],  # type: ignore[attr-defined]
-            "transitions": [p.name for p in self.transitions],  # type: ignore[attr-defined]
-            "pending": [p.name for p in self.pending],  # type: ignore[attr-defined]
+            ],
+            "invariants": [p.name for p in self.invariants],
+            "transitions": [p.name for p in self.transitions],
+            "pending": [p.name for p in self.pending],
         }
 
     def restore_state(self, loaded: Loaded) -> None:
         """Take the statistics, violations and open properties from ``loaded``; the clock
         goes on from the seconds already spent."""
-        data, stats = loaded.search, self.stats  # type: ignore[attr-defined]
-        by_name = {p.name: p for p in self.properties}  # type: ignore[attr-defined]
+        data, stats = loaded.search, self.stats
+        by_name = {p.name: p for p in self.properties}
         stats.distinct, stats.generated = data["distinct"], data["generated"]
         stats.depth, stats.levels = data["depth"], data["levels"]
         stats.actions = {name: list(pair) for name, pair in data["actions"].items()}
@@ -201,12 +223,12 @@ class Saving:
         self.start = time.perf_counter() - data["seconds"]
 
 
-def _step(step: Step) -> list:
+def _step(step: Step) -> list[Any]:
     label = None if step.label is None else step.label.text
     return [label, f"{step.fingerprint:016x}", base64.b64encode(encode(step.state)).decode()]
 
 
-def _unstep(entry: list) -> Step:
+def _unstep(entry: list[Any]) -> Step:
     label, fp, state = entry
     return Step(
         None if label is None else Label.parse(label),

@@ -14,22 +14,26 @@ the compiled core keeps only the level tables here (its seen set is in C).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 
 _EMPTY = np.empty(0, dtype=np.uint64)
 
 
-def in_sorted(visited: np.ndarray, keys: np.ndarray) -> np.ndarray:
+def in_sorted(visited: np.ndarray[Any, Any], keys: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     """A boolean mask over ``keys`` (``uint64``): which are in the sorted array ``visited``.
     One batch lookup; shared by this engine and the partitioned level functions."""
     if not len(visited) or not len(keys):
         return np.zeros(len(keys), dtype=bool)
     at = np.minimum(np.searchsorted(visited, keys), len(visited) - 1)
-    return visited[at] == keys
+    found: np.ndarray[Any, Any] = visited[at] == keys
+    return found
 
 
-def merge_sorted(visited: np.ndarray, fresh: np.ndarray) -> np.ndarray:
+def merge_sorted(
+    visited: np.ndarray[Any, Any], fresh: np.ndarray[Any, Any]
+) -> np.ndarray[Any, Any]:
     """The sorted union of two sorted, disjoint ``uint64`` arrays (a linear merge: a stable
     sort of two sorted runs)."""
     merged = np.concatenate([visited, fresh])
@@ -37,7 +41,7 @@ def merge_sorted(visited: np.ndarray, fresh: np.ndarray) -> np.ndarray:
     return merged
 
 
-def _array(values: Iterable[int]) -> np.ndarray:
+def _array(values: Iterable[int]) -> np.ndarray[Any, Any]:
     """``values`` as a ``uint64`` array (without a Python loop when it is one already)."""
     if isinstance(values, np.ndarray):
         return values.astype(np.uint64, copy=False)
@@ -57,7 +61,7 @@ class SeenLevels:
         a seen set of its own (the compiled core): ``unseen`` and ``in`` then know nothing."""
         self._keep_visited = visited
         self._visited = _EMPTY
-        self._levels: list[tuple[np.ndarray, np.ndarray]] = []
+        self._levels: list[tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]] = []
         self._rank = np.empty(0, dtype=np.uint32)  # last level: given order -> sorted position
 
     def __len__(self) -> int:
@@ -87,7 +91,7 @@ class SeenLevels:
         self,
         fps: Iterable[int],
         parents: Iterable[int] | None = None,
-        parent_rows: np.ndarray | None = None,
+        parent_rows: np.ndarray[Any, Any] | None = None,
     ) -> None:
         """Record a new level: ``fps`` (unseen fingerprints) and, except for level 1, each
         one's parent, in the same order: its fingerprint (``parents``) or, cheaper, its index
@@ -118,7 +122,7 @@ class SeenLevels:
         if self._keep_visited:
             self._visited = merge_sorted(self._visited, keys)
 
-    def table(self, level: int) -> tuple[np.ndarray, np.ndarray]:
+    def table(self, level: int) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
         """``(fps, parent fps)`` of ``level`` (1-based; sorted fingerprints, and 0 as the
         parent of an initial state): what a checkpoint stores."""
         keys, at = self._levels[level - 1]
@@ -155,7 +159,7 @@ class KeyLevels:
 
     def __init__(self) -> None:
         self._first = _EMPTY
-        self._levels: list[tuple[np.ndarray, np.ndarray]] = []
+        self._levels: list[tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]] = []
 
     @property
     def depth(self) -> int:
@@ -171,7 +175,7 @@ class KeyLevels:
         self,
         fps: Iterable[int],
         parents: Iterable[int] | None = None,
-        parent_rows: np.ndarray | None = None,
+        parent_rows: np.ndarray[Any, Any] | None = None,
     ) -> None:
         """Record a new level: ``fps`` (the engine's order) and, except for level 1, each
         one's parent position in the previous level (``parent_rows``, ``uint32``). Raises

@@ -24,9 +24,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from checker.fingerprint import fingerprint
-from checker.model import Label
+from checker.model import Label, Spec
 from checker.properties import INVARIANT, Property, transition_checker
 from checker.result import Violation
 from checker.trace import replay
@@ -49,7 +50,7 @@ class Shrunk:
     search: int
 
 
-def violates_at(spec, prop: Property, labels: Sequence[str]) -> int | None:
+def violates_at(spec: Spec, prop: Property, labels: Sequence[str]) -> int | None:
     """Replay label texts from the first initial state; the number of states up to the first
     violation of ``prop``, or None when a label is not enabled where it is taken or ``prop``
     is never violated."""
@@ -58,7 +59,7 @@ def violates_at(spec, prop: Property, labels: Sequence[str]) -> int | None:
 
 
 def replay_to_violation(
-    spec, prop: Property, labels: Sequence[str], loose: bool = True
+    spec: Spec, prop: Property, labels: Sequence[str], loose: bool = True
 ) -> list[str] | None:
     """Replay label texts as ``violates_at`` does, but (``loose``) where a label is not
     enabled take the enabled instance of the same action that differs from it in exactly one
@@ -85,14 +86,14 @@ def replay_to_violation(
     return None
 
 
-def _violates(prop: Property, state, label, after) -> bool:
+def _violates(prop: Property, state: Any, label: Label, after: Any) -> bool:
     """The step ``state --label--> after`` violates ``prop`` (an invariant: at ``after``)."""
     if prop.kind == INVARIANT:
         return not prop.predicate(after)
     return not transition_checker(prop, state)(label, after)
 
 
-def _nearest(moves, wanted: Label):
+def _nearest(moves: Any, wanted: Label) -> Any:
     """The move whose label has ``wanted``'s action and differs in exactly one argument."""
     best = None
     for label, after in moves:
@@ -104,7 +105,7 @@ def _nearest(moves, wanted: Label):
     return best
 
 
-def drop_loops(spec, labels: list[str]) -> list[str]:
+def drop_loops(spec: Spec, labels: list[str]) -> list[str]:
     """The labels with every loop removed: each state keeps only its last visit."""
     state = spec.init_states()[0]
     kept: list[str] = []
@@ -121,7 +122,7 @@ def drop_loops(spec, labels: list[str]) -> list[str]:
     return kept
 
 
-def delete_blocks(spec, prop: Property, labels: list[str]) -> list[str]:
+def delete_blocks(spec: Spec, prop: Property, labels: list[str]) -> list[str]:
     """Delete blocks of steps, largest first, while the rest still violates ``prop``."""
     size = max(1, len(labels) // 2)
     while True:
@@ -139,7 +140,7 @@ def delete_blocks(spec, prop: Property, labels: list[str]) -> list[str]:
 
 
 def neighbourhood(
-    spec, prop: Property, labels: list[str], budget: int = BUDGET
+    spec: Spec, prop: Property, labels: list[str], budget: int = BUDGET
 ) -> list[str] | None:
     """The shortest behaviour that violates ``prop`` using only the label texts in ``labels``,
     when it is shorter than ``labels`` and found within ``budget`` states; else None."""
@@ -159,8 +160,8 @@ def neighbourhood(
                     continue  # checked when first seen
                 if _violates(prop, state, label, after):
                     path = [label.text]
-                    while parents[here] is not None:
-                        here, text = parents[here]
+                    while (parent := parents[here]) is not None:
+                        here, text = parent
                         path.append(text)
                     return path[::-1]
                 if fp in parents:
@@ -173,7 +174,7 @@ def neighbourhood(
     return None
 
 
-def shrink(spec, prop: Property, labels: Sequence[str], budget: int = BUDGET) -> Shrunk:
+def shrink(spec: Spec, prop: Property, labels: Sequence[str], budget: int = BUDGET) -> Shrunk:
     """Shrink a violating walk's ``labels`` (texts) for ``prop``: see the module docstring.
 
     Raises ``ValueError`` when ``labels`` do not replay to a violation of ``prop`` (a walk of

@@ -88,13 +88,14 @@ class Simulation:
 
 
 @functools.lru_cache(maxsize=4)
-def _built(recipe) -> tuple[Any, list]:
-    return recipe.build()
+def _built(recipe: Any) -> tuple[Any, list[Any]]:
+    built: tuple[Any, list[Any]] = recipe.build()
+    return built
 
 
 @functools.lru_cache(maxsize=4)
 def compiled_walks(
-    recipe, plan: WalkPlan, on_compile=None, certified: bool = True
+    recipe: Any, plan: WalkPlan, on_compile: Any = None, certified: bool = True
 ) -> tuple[Any, str]:
     """``(walker, "")``: ``recipe``'s walks on its compiled core
     (``checker.native.walks.CompiledWalks``, built once per process), or ``(None, why not)``
@@ -120,7 +121,7 @@ def compiled_walks(
 
 
 def walk_chunk(
-    recipe, plan: WalkPlan, start: int, count: int, core: str = "reference"
+    recipe: Any, plan: WalkPlan, start: int, count: int, core: str = "reference"
 ) -> Batch | str:
     """Walks ``start .. start + count - 1`` of ``recipe``'s model (built once per process) on
     ``core`` (``compiled`` falls back to the reference where the compiled core cannot run:
@@ -130,7 +131,8 @@ def walk_chunk(
     walker = compiled_walks(recipe, plan, certified=False)[0] if core == "compiled" else None
     try:
         if walker is not None:
-            return walker.batch(start, count)
+            batch: Batch = walker.batch(start, count)
+            return batch
         return run_batch(spec, props, plan, start, count)
     except Exception as exc:  # noqa: BLE001 -- a bug in the model: an ERROR result
         return f"{type(exc).__name__}: {exc}"
@@ -141,7 +143,7 @@ Runner = Callable[[list[tuple[int, int]]], Iterator[Batch | str]]
 
 
 def simulate(
-    recipe,
+    recipe: Any,
     plan: WalkPlan,
     walks: int | None = None,
     time_limit: float | None = None,
@@ -192,12 +194,12 @@ def simulate(
         executor = pool.executor(workers, quiet_interrupt=True)
         width, result.engine = workers * 4, f"local ({workers} workers)"
 
-        def runner(chunks):
+        def runner(chunks: Any) -> Any:
             return executor.map(walk_chunk, *zip(*[(recipe, plan, s, c, core) for s, c in chunks]))
     else:
         width = 1
 
-        def runner(chunks):
+        def runner(chunks: Any) -> Any:
             return (walk_chunk(recipe, plan, s, c, core) for s, c in chunks)
 
     walking = time.perf_counter()  # after Spark's start-up, which walk_seconds leaves out
@@ -237,14 +239,14 @@ def simulate(
 def _waves(
     runner: Runner,
     width: int,
-    walks,
-    time_limit,
-    began,
+    walks: Any,
+    time_limit: Any,
+    began: Any,
     result: Simulation,
-    on_progress,
-    until=None,
+    on_progress: Any,
+    until: Any = None,
     start: int = 0,
-    on_wave=None,
+    on_wave: Any = None,
 ) -> None:
     """Run chunks wave by wave (``width`` chunks a wave) from walk ``start``, merging results
     in order; ``on_wave(next walk index, merged batch)`` after each whole wave."""
@@ -256,7 +258,7 @@ def _waves(
             return
         if until is not None and start and until(total):
             return
-        chunks = []
+        chunks: list[tuple[int, int]] = []
         while len(chunks) < width and (walks is None or start < walks):
             count = CHUNK if walks is None else min(CHUNK, walks - start)
             chunks.append((start, count))

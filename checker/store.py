@@ -24,6 +24,7 @@ import marshal
 import os
 import shutil
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -43,7 +44,7 @@ def _atomic(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
-def _npy(array: np.ndarray) -> bytes:
+def _npy(array: np.ndarray[Any, Any]) -> bytes:
     import io
 
     buffer = io.BytesIO()
@@ -59,10 +60,13 @@ def write_frontier(work: str, k: int, p: int, items: list[tuple[int, bytes]]) ->
 def read_frontier(work: str, k: int, p: int) -> list[tuple[int, bytes]]:
     """Partition ``p``'s states of level ``k``; raises ``OSError`` when the file is missing."""
     with open(level_dir(work, k) / f"frontier-{p}.bin", "rb") as handle:
-        return marshal.loads(handle.read())
+        loaded: list[tuple[int, bytes]] = marshal.loads(handle.read())
+        return loaded
 
 
-def write_frontier_rows(work: str, k: int, p: int, fps: np.ndarray, rows: np.ndarray) -> None:
+def write_frontier_rows(
+    work: str, k: int, p: int, fps: np.ndarray[Any, Any], rows: np.ndarray[Any, Any]
+) -> None:
     """Write partition ``p``'s new states of level ``k`` as the compiled core keeps them:
     ``fps`` (``uint64``, sorted) and ``rows`` (``uint8``, one row of the model's width per
     state, same order), in ``frontier-{p}.npz``."""
@@ -73,20 +77,22 @@ def write_frontier_rows(work: str, k: int, p: int, fps: np.ndarray, rows: np.nda
     _atomic(level_dir(work, k) / f"frontier-{p}.npz", buffer.getvalue())
 
 
-def read_frontier_rows(work: str, k: int, p: int) -> tuple[np.ndarray, np.ndarray]:
+def read_frontier_rows(
+    work: str, k: int, p: int
+) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
     """``(fps, rows)`` of partition ``p``'s states of level ``k`` (``write_frontier_rows``);
     raises ``OSError`` when the file is missing."""
     with np.load(level_dir(work, k) / f"frontier-{p}.npz", allow_pickle=False) as data:
         return data["fps"], data["rows"]
 
 
-def write_bucket(work: str, k: int, p: int, owner: int, bucket: dict) -> None:
+def write_bucket(work: str, k: int, p: int, owner: int, bucket: dict[Any, Any]) -> None:
     """Write the successors partition ``p`` expanded at level ``k`` for partition ``owner``
     (``{fp: [parent fp, label text, state bytes]}``; the process-pool executor's shuffle)."""
     _atomic(level_dir(work, k) / f"bucket-{p}-{owner}.bin", marshal.dumps(bucket, 2))
 
 
-def read_buckets(work: str, k: int, partitions: int, owner: int) -> list[dict]:
+def read_buckets(work: str, k: int, partitions: int, owner: int) -> list[dict[Any, Any]]:
     """Every bucket written for ``owner`` at level ``k``, by partition order."""
     found = []
     for p in range(partitions):
@@ -97,24 +103,32 @@ def read_buckets(work: str, k: int, partitions: int, owner: int) -> list[dict]:
     return found
 
 
-def write_visited(work: str, k: int, p: int, fps: np.ndarray) -> None:
+def write_visited(work: str, k: int, p: int, fps: np.ndarray[Any, Any]) -> None:
     """Write partition ``p``'s sorted ``uint64`` seen set after level ``k``."""
     _atomic(level_dir(work, k) / f"visited-{p}.npy", _npy(fps))
 
 
-def read_visited(work: str, k: int, p: int) -> np.ndarray:
+def read_visited(work: str, k: int, p: int) -> np.ndarray[Any, Any]:
     """Partition ``p``'s sorted seen set after level ``k`` (``uint64``)."""
-    return np.load(level_dir(work, k) / f"visited-{p}.npy", allow_pickle=False)
+    loaded: np.ndarray[Any, Any] = np.load(
+        level_dir(work, k) / f"visited-{p}.npy", allow_pickle=False
+    )
+    return loaded
 
 
-def write_parents(work: str, k: int, p: int, fps: np.ndarray, parents: np.ndarray) -> None:
+def write_parents(
+    work: str, k: int, p: int, fps: np.ndarray[Any, Any], parents: np.ndarray[Any, Any]
+) -> None:
     """Write the new fingerprints of level ``k`` owned by ``p`` (sorted) and their parents."""
     _atomic(level_dir(work, k) / f"parents-{p}.npy", _npy(np.stack([fps, parents])))
 
 
-def read_parents(work: str, k: int, p: int) -> np.ndarray:
+def read_parents(work: str, k: int, p: int) -> np.ndarray[Any, Any]:
     """Partition ``p``'s ``2 x n`` table of level ``k`` (``write_parents``)."""
-    return np.load(level_dir(work, k) / f"parents-{p}.npy", allow_pickle=False)
+    loaded: np.ndarray[Any, Any] = np.load(
+        level_dir(work, k) / f"parents-{p}.npy", allow_pickle=False
+    )
+    return loaded
 
 
 def clear_levels(work: str) -> None:

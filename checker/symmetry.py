@@ -23,7 +23,7 @@ keeps the permutations tried to the ties.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from itertools import permutations, product
 from typing import Any
 
@@ -79,7 +79,7 @@ class ReplicaSymmetry:
                 best, best_bytes = candidate, data
         return best
 
-    def _orders(self, order: list[int], groups: list[tuple[int, int]]):
+    def _orders(self, order: list[int], groups: list[tuple[int, int]]) -> Iterator[Any]:
         """Every renaming that sorts the keys: tied replicas in every order."""
         choices = [permutations(order[a:b]) for a, b in groups]
         for pick in product(*choices):

@@ -8,6 +8,7 @@ Stateright's ``Path::from_action_indices`` do.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from checker.fingerprint import fingerprint, fp_hex
 from checker.model import Label, NondeterministicSpec, Spec
@@ -71,7 +72,7 @@ def replay(
     return steps
 
 
-def rebuild(spec: Spec, parents: Parents, fp: int, canon=None) -> list[Step]:
+def rebuild(spec: Spec, parents: Parents, fp: int, canon: Any = None) -> list[Step]:
     """The shortest trace to ``fp`` recorded in ``parents``, with its states regenerated.
 
     With ``canon`` (symmetry reduction: ``parents`` holds fingerprints of canonical states),
@@ -80,21 +81,21 @@ def rebuild(spec: Spec, parents: Parents, fp: int, canon=None) -> list[Step]:
     """
     if canon is not None:
         chain = [fp]
-        while parents[chain[-1]] is not None:
-            chain.append(parents[chain[-1]][0])
+        while (parent := parents[chain[-1]]) is not None:
+            chain.append(parent[0])
         chain.reverse()
         return concrete_walk(spec, chain, canon)
     init_fp, labels = labels_to(parents, fp)
     fps = []
     cursor = fp
-    while parents[cursor] is not None:
+    while (parent := parents[cursor]) is not None:
         fps.append(cursor)
-        cursor = parents[cursor][0]
+        cursor = parent[0]
     fps.reverse()
     return replay(spec, init_fp, labels, fps)
 
 
-def concrete_walk(spec: Spec, chain: Sequence[int], canon=None) -> list[Step]:
+def concrete_walk(spec: Spec, chain: Sequence[int], canon: Any = None) -> list[Step]:
     """A behaviour through the fingerprints ``chain`` (of canonical states when ``canon`` is
     given, else of the states themselves), from the initial state whose fingerprint is
     ``chain[0]``: at each step the successor that lands in the next fingerprint, the one with
@@ -115,7 +116,12 @@ def concrete_walk(spec: Spec, chain: Sequence[int], canon=None) -> list[Step]:
 
 
 def concrete_step(
-    spec: Spec, state, want: int, canon=None, prop=None, label_text: str | None = None
+    spec: Spec,
+    state: Any,
+    want: int,
+    canon: Any = None,
+    prop: Any = None,
+    label_text: str | None = None,
 ) -> Step:
     """The step from ``state`` to a successor whose (canonical, with ``canon``) fingerprint is
     ``want``; with ``prop``, a transition property, only a step that violates it; with
@@ -142,7 +148,12 @@ def concrete_step(
 
 
 def walk_keys(
-    spec: Spec, init_fp: int, keys: Sequence[int], last_fp: int, canon=None, mask: int = 0xFFFFFFFF
+    spec: Spec,
+    init_fp: int,
+    keys: Sequence[int],
+    last_fp: int,
+    canon: Any = None,
+    mask: int = 0xFFFFFFFF,
 ) -> list[Step]:
     """``concrete_walk`` over a chain given as the initial state's fingerprint, the low 32
     bits of each later state's (canonical, with ``canon``) fingerprint, and the last one's
@@ -170,7 +181,7 @@ def walk_keys(
 
 
 def _follow(
-    spec: Spec, steps: list[Step], keys: Sequence[int], last_fp: int, canon, mask: int
+    spec: Spec, steps: list[Step], keys: Sequence[int], last_fp: int, canon: Any, mask: int
 ) -> bool:
     """Extend ``steps`` along ``keys`` (depth first, smallest label text first)."""
     depth, fits = len(steps) - 1, []
@@ -186,5 +197,5 @@ def _follow(
     return False
 
 
-def _same(state):
+def _same(state: Any) -> Any:
     return state

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from checker.fingerprint import fingerprint
+from checker.model import Label, Spec
 from checker.properties import INVARIANT, SOMETIMES, TRANSITION, transition_checker
 
 DEADLOCK, DEPTH, VIOLATION = "deadlock", "depth", "violation"
@@ -60,11 +61,11 @@ class Walk:
     labels: list[str]
     end: str
     violated: dict[str, int]
-    fps: list[int]
+    fps: Any  # list[int], or the compiled core's uint64 array
 
 
 def run_walk(
-    spec, props: Sequence[Any], plan: WalkPlan, index: int, tally: Batch | None = None
+    spec: Spec, props: Sequence[Any], plan: WalkPlan, index: int, tally: Batch | None = None
 ) -> Walk:
     """Walk ``index`` of ``plan`` over ``spec`` checking ``props`` (invariants, transition
     properties; "sometimes" guards are noted as reached in ``tally``). After a violation the
@@ -131,9 +132,9 @@ class Batch:
     first: dict[str, tuple[int, list[str]]] = field(default_factory=dict)
     violating: dict[str, int] = field(default_factory=dict)
     fps: Any = field(default_factory=lambda: np.empty(0, dtype=np.uint64))
-    _parts: list = field(default_factory=list, repr=False)
+    _parts: list[Any] = field(default_factory=list, repr=False)
 
-    def take(self, moves, label) -> None:
+    def take(self, moves: Any, label: Label) -> None:
         """Count one step: every enabled instance of ``moves``, then the ``label`` taken."""
         actions = self.actions
         for enabled, _ in moves:
@@ -157,10 +158,10 @@ class Batch:
         """Add ``other``, a batch of later walks, to this one."""
         self.walks += other.walks
         self.steps += other.steps
-        for key, value in other.ends.items():
-            self.ends[key] += value
-        for key, value in other.lengths.items():
-            self.lengths[key] = self.lengths.get(key, 0) + value
+        for end, walks in other.ends.items():
+            self.ends[end] += walks
+        for length, walks in other.lengths.items():
+            self.lengths[length] = self.lengths.get(length, 0) + walks
         for name, (enabled, taken) in other.actions.items():
             counts = self.actions.setdefault(name, [0, 0])
             counts[0] += enabled
@@ -187,7 +188,7 @@ class Batch:
         return len(self.fps)
 
 
-def run_batch(spec, props: Sequence[Any], plan: WalkPlan, start: int, count: int) -> Batch:
+def run_batch(spec: Spec, props: Sequence[Any], plan: WalkPlan, start: int, count: int) -> Batch:
     """Walks ``start .. start + count - 1`` of ``plan``; their ``Batch``. Raises whatever the
     spec raises."""
     batch = Batch()
@@ -202,7 +203,7 @@ def run_batch(spec, props: Sequence[Any], plan: WalkPlan, start: int, count: int
     return batch
 
 
-def sorted_unique(fps: np.ndarray) -> np.ndarray:
+def sorted_unique(fps: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     """The distinct values of ``fps`` (``uint64``), sorted. A sort and a comparison of
     neighbours: ``np.unique`` hashes ``uint64`` keys, several times slower at millions."""
     fps = np.sort(fps)

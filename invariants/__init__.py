@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from checker.properties import Property
 from invariants import acked, reachability, safety, sanity, transitions
-from invariants.access import Replication
+from invariants.access import Acknowledged, Replication
 
 
 def catalog(
-    acc: Replication, committed_history: bool = True, lifecycle: bool = True
+    acc: Acknowledged, committed_history: bool = True, lifecycle: bool = True
 ) -> list[Property]:
     """Every property for a model read through ``acc``.
 

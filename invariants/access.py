@@ -7,11 +7,11 @@ protocol rather than through a model's tuple layout.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Any, Protocol
 
 from checker.model import Label
 
-Record = tuple  # (record id, epoch); compared as a whole
+Record = tuple[int, int]  # (record id, epoch); compared as a whole
 
 
 class Replication(Protocol):
@@ -24,25 +24,32 @@ class Replication(Protocol):
     - ``quorum(s)``: the controller's ``(leader or None, epoch, isr)``.
     - ``committed(s)``: ghost ``(offset, record id)`` pairs ever committed, or None when the
       model keeps no such history (then NoCommittedLoss is not offered).
-    - ``acked(s)``: ghost ids of every record the producer was told was written (a model
-      with ``committed`` history has it; NoAckedLoss reads it).
     - ``epochs(s)``: the controller's epoch followed by each replica's leader epoch (None
       while it is down), as one tuple. It runs on every transition, so it should be cheap.
     - ``event(label)``: ``"crash"``, ``"restart"``, ``"election"`` or None.
     """
 
-    def logs(self, s) -> Sequence[Sequence[Record]]: ...
+    def logs(self, s: tuple[Any, ...]) -> Sequence[Sequence[Record]]: ...
 
-    def hws(self, s) -> Sequence[int]: ...
+    def hws(self, s: tuple[Any, ...]) -> Sequence[int]: ...
 
-    def presumed_leaders(self, s) -> Sequence[tuple[int, Sequence[int]]]: ...
+    def presumed_leaders(self, s: tuple[Any, ...]) -> Sequence[tuple[int, Sequence[int]]]: ...
 
-    def quorum(self, s) -> tuple[int | None, int, Sequence[int]]: ...
+    def quorum(self, s: tuple[Any, ...]) -> tuple[int | None, int, Sequence[int]]: ...
 
-    def committed(self, s) -> Sequence[tuple[int, int]] | None: ...
+    def committed(self, s: tuple[Any, ...]) -> Sequence[tuple[int, int]] | None: ...
 
-    def acked(self, s) -> Sequence[int]: ...
-
-    def epochs(self, s) -> tuple[int | None, ...]: ...
+    def epochs(self, s: tuple[Any, ...]) -> tuple[int | None, ...]: ...
 
     def event(self, label: Label) -> str | None: ...
+
+
+class Acknowledged(Replication, Protocol):
+    """A ``Replication`` that also records acknowledgements (the Kafka model does; the TLA+
+    port does not).
+
+    - ``acked(s)``: ghost ids of every record the producer was told was written (a model
+      with ``committed`` history has it; NoAckedLoss reads it).
+    """
+
+    def acked(self, s: tuple[Any, ...]) -> Sequence[int]: ...

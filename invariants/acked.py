@@ -14,26 +14,26 @@ from collections.abc import Sequence
 from typing import Any
 
 from checker.properties import INVARIANT, Property
-from invariants.access import Replication
+from invariants.access import Acknowledged
 
 
-def _missing(log, acked) -> int | None:
+def _missing(log: Sequence[Any], acked: Any) -> int | None:
     """The first acknowledged record id that ``log`` does not hold, or None."""
     held = {record[0] for record in log}
     return next((rid for rid in acked if rid not in held), None)
 
 
-def _nowhere(logs, acked) -> int | None:
+def _nowhere(logs: Any, acked: Any) -> int | None:
     """The first acknowledged record id that no log in ``logs`` holds, or None."""
     return next(
         (rid for rid in acked if all(_missing(log, (rid,)) is not None for log in logs)), None
     )
 
 
-def properties(acc: Replication) -> list[Property]:
+def properties(acc: Acknowledged) -> list[Property]:
     """NoAckedLoss over ``acc`` (which must offer ``acked``)."""
 
-    def no_acked_loss(s) -> bool:
+    def no_acked_loss(s: tuple[Any, ...]) -> bool:
         """Every acknowledged write is in the current leader's log (with no leader: in some
         replica's log)."""
         acked = acc.acked(s)
@@ -44,7 +44,7 @@ def properties(acc: Replication) -> list[Property]:
             return _missing(acc.logs(s)[leader], acked) is None
         return _nowhere(acc.logs(s), acked) is None
 
-    def explain(s) -> str:
+    def explain(s: tuple[Any, ...]) -> str:
         leader, epoch, _ = acc.quorum(s)
         if leader is None:
             rid = _nowhere(acc.logs(s), acc.acked(s))
@@ -58,16 +58,16 @@ def properties(acc: Replication) -> list[Property]:
             f"{epoch}, replica {leader}, does not hold it"
         )
 
-    return [Property("NoAckedLoss", no_acked_loss.__doc__, INVARIANT, no_acked_loss, explain)]
+    return [Property("NoAckedLoss", no_acked_loss.__doc__ or "", INVARIANT, no_acked_loss, explain)]
 
 
-def holds_id(view: dict, r: int, rid: int) -> bool:
+def holds_id(view: dict[Any, Any], r: int, rid: int) -> bool:
     """Replica ``r``'s log holds record ``m<rid>`` at some offset (``view``: the model's view
     of a state)."""
     return any(record[0] == rid for record in view["replicas"][r]["log"])
 
 
-def lost_id(view: dict) -> int | None:
+def lost_id(view: dict[Any, Any]) -> int | None:
     """NoAckedLoss read from a view: the first acknowledged record id that the controller's
     leader does not hold (with no leader: that no replica holds), or None."""
     leader = view["controller"]["leader"]
@@ -79,7 +79,7 @@ def lost_id(view: dict) -> int | None:
 
 
 def story(
-    variant: str, actions: Sequence[str | None], views: Sequence[dict[str, Any]], removed
+    variant: str, actions: Sequence[str | None], views: Sequence[dict[str, Any]], removed: Any
 ) -> list[str]:
     """The story of a NoAckedLoss counterexample: which write, when and how it was
     acknowledged (acks=1: on the leader's append, with who else held it), every removal and

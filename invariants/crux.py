@@ -37,7 +37,7 @@ def _isr(members: Sequence[int]) -> str:
 
 
 def _log_change(
-    views: Sequence[dict], action: str, k: int, r: int, involved: set[int], offset: int
+    views: Sequence[dict[Any, Any]], action: str, k: int, r: int, involved: set[int], offset: int
 ) -> str | None:
     """What step ``k`` did to replica ``r``'s log at or below ``offset``, when it matters: a
     truncation (a record removed at or below ``offset``), or an append at ``offset`` of a
@@ -61,7 +61,7 @@ def _log_change(
     return None
 
 
-def _isr_changes(before: dict, after: dict, involved: set[int]) -> list[str]:
+def _isr_changes(before: dict[Any, Any], after: dict[Any, Any], involved: set[int]) -> list[str]:
     out = []
     for r, (old, new) in enumerate(zip(before["replicas"], after["replicas"])):
         changed = set(old["isr"]) ^ set(new["isr"])

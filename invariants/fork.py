@@ -51,7 +51,7 @@ def divergence(
     return lines + [text for _, text in sorted(events)]
 
 
-def _history(variant, actions, views, r: int, offset: int) -> list[tuple[int, str]]:
+def _history(variant: Any, actions: Any, views: Any, r: int, offset: int) -> list[tuple[int, str]]:
     """``(step, sentence)``: where replica ``r`` got the record it ends with at ``offset``, and
     every other record it lost there before that (with why)."""
     record = views[-1]["replicas"][r]["log"][offset]
@@ -84,12 +84,12 @@ def _history(variant, actions, views, r: int, offset: int) -> list[tuple[int, st
     return events
 
 
-def _exposed(actions, views, a: int, b: int, offset: int) -> list[tuple[int, str]]:
+def _exposed(actions: Any, views: Any, a: int, b: int, offset: int) -> list[tuple[int, str]]:
     """The step after which both replicas keep their final records at ``offset`` below their
     HWs, naming whose HW moved."""
     final = [views[-1]["replicas"][r]["log"][offset] for r in (a, b)]
 
-    def forked(view) -> bool:
+    def forked(view: Any) -> bool:
         reps = [view["replicas"][r] for r in (a, b)]
         return all(
             offset < min(rep["hw"], len(rep["log"])) and rep["log"][offset] == rec

@@ -6,6 +6,7 @@ and the aftermath (``checker.models.aftermath``). Works on the model's views of 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from checker.model import Label
 from invariants import truncation
@@ -21,12 +22,14 @@ def at(actions: Sequence[str | None], k: int) -> str:
     return f"State {k + 1} ({actions[k]}): "
 
 
-def holds(view: dict, r: int, offset: int, rid: int) -> bool:
+def holds(view: dict[Any, Any], r: int, offset: int, rid: int) -> bool:
     log = view["replicas"][r]["log"]
     return offset < len(log) and log[offset][0] == rid
 
 
-def removal(action: str | None, variant: str, before: dict, after: dict, r: int) -> str:
+def removal(
+    action: str | None, variant: str, before: dict[Any, Any], after: dict[Any, Any], r: int
+) -> str:
     """Why replica ``r`` lost a record between the views ``before`` and ``after``."""
     if action and action.startswith("BecomeFollower"):
         return (
@@ -48,7 +51,7 @@ def removal(action: str | None, variant: str, before: dict, after: dict, r: int)
     return f"lost it in {action}"
 
 
-def _follower_of(before: dict, after: dict, r: int) -> str:
+def _follower_of(before: dict[Any, Any], after: dict[Any, Any], r: int) -> str:
     """`` of replica L in epoch E (whose log then held n records)``, from the views."""
     view = after["replicas"][r]
     leader = view.get("leader")
@@ -59,7 +62,7 @@ def _follower_of(before: dict, after: dict, r: int) -> str:
     return f" of replica {leader} in epoch {view.get('epoch')} (whose log {log})"
 
 
-def removed(variant: str, actions, views, k: int, r: int, rid: int) -> str:
+def removed(variant: str, actions: Any, views: Any, k: int, r: int, rid: int) -> str:
     """The sentence for replica ``r`` losing record ``rid`` in step ``k``: how and why, and
     whether the LeaderAndIsr it applied was stale."""
     before, after = views[k - 1], views[k]
@@ -69,7 +72,7 @@ def removed(variant: str, actions, views, k: int, r: int, rid: int) -> str:
     )
 
 
-def _fenced(action: str | None, before: dict, after: dict, r: int) -> str:
+def _fenced(action: str | None, before: dict[Any, Any], after: dict[Any, Any], r: int) -> str:
     """``; the controller took it out of the ISR ...`` when an unclean shutdown of replica
     ``r`` also fenced it (KIP-966: the broker re-registers with a new epoch), else ``""``."""
     if (
@@ -81,7 +84,7 @@ def _fenced(action: str | None, before: dict, after: dict, r: int) -> str:
     return "; the controller took it out of the ISR and the ELR (KIP-966)"
 
 
-def _stale(action: str | None, after: dict, r: int) -> str:
+def _stale(action: str | None, after: dict[Any, Any], r: int) -> str:
     """A sentence when replica ``r`` just became follower under a LeaderAndIsr older than the
     controller's epoch (requests reach replicas late and out of order), else ``""``."""
     epoch, current = after["replicas"][r].get("epoch"), after["controller"]["epoch"]

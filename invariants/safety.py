@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from checker.properties import INVARIANT, Property
 from invariants.access import Replication
 
 
-def record_text(record) -> str:
+def record_text(record: Any) -> str:
     """A record as the trace pictures name it: ``m<id> (epoch <e>)``, or ``nothing`` for a
     missing one (``record`` is ``(record id, leader epoch)`` or None)."""
     return "nothing" if record is None else f"m{record[0]} (epoch {record[1]})"
 
 
-def _missing(log, committed) -> tuple[int, int] | None:
+def _missing(log: Sequence[Any], committed: Any) -> tuple[int, int] | None:
     """The first committed ``(offset, id)`` that ``log`` does not hold at that offset."""
     for offset, record_id in committed:
         if offset >= len(log) or log[offset][0] != record_id:
@@ -20,16 +23,17 @@ def _missing(log, committed) -> tuple[int, int] | None:
     return None
 
 
-def _nowhere(logs, committed) -> tuple[int, int] | None:
+def _nowhere(logs: Any, committed: Any) -> tuple[int, int] | None:
     """The first committed ``(offset, id)`` that no log in ``logs`` holds at that offset
     (KIP-966's "global data loss": every copy gone)."""
+    pair: tuple[int, int]
     for pair in committed:
         if all(_missing(log, (pair,)) is not None for log in logs):
             return pair
     return None
 
 
-def first_gap(leader_log, hw: int, member_log) -> int | None:
+def first_gap(leader_log: Sequence[Any], hw: int, member_log: Sequence[Any]) -> int | None:
     """First offset below ``hw`` where ``member_log`` differs from ``leader_log`` (whole
     records compared; ``leader_log`` must reach ``hw``), or None. Also used by the story."""
     for offset in range(hw):
@@ -38,7 +42,7 @@ def first_gap(leader_log, hw: int, member_log) -> int | None:
     return None
 
 
-def _isr_problem(acc: Replication, s, strong: bool) -> str | None:
+def _isr_problem(acc: Replication, s: tuple[Any, ...], strong: bool) -> str | None:
     """Why some presumed leader's committed prefix is not on every (cached or controller)
     ISR member, or None when it is."""
     logs, hws = acc.logs(s), acc.hws(s)
@@ -60,7 +64,7 @@ def _isr_problem(acc: Replication, s, strong: bool) -> str | None:
     return None
 
 
-def _isr_holds(acc: Replication, s, strong: bool) -> bool:
+def _isr_holds(acc: Replication, s: tuple[Any, ...], strong: bool) -> bool:
     """Fast form of ``_isr_problem(...) is None`` (tuple slices compare in C)."""
     logs, hws = acc.logs(s), acc.hws(s)
     quorum_isr = acc.quorum(s)[2]
@@ -83,7 +87,7 @@ def properties(
     """The safety invariants over ``acc``; NoCommittedLoss only with ``committed_history``,
     NoDivergence only with ``divergence``."""
 
-    def no_committed_loss(s) -> bool:
+    def no_committed_loss(s: tuple[Any, ...]) -> bool:
         """Every committed record is in the current leader's log at its offset (with no
         leader: in some replica's log)."""
         leader = acc.quorum(s)[0]
@@ -91,16 +95,22 @@ def properties(
             return _missing(acc.logs(s)[leader], acc.committed(s)) is None
         return _nowhere(acc.logs(s), acc.committed(s)) is None
 
-    def explain_loss(s) -> str:
+    def explain_loss(s: tuple[Any, ...]) -> str:
         leader, epoch, _ = acc.quorum(s)
         if leader is None:
-            offset, record_id = _nowhere(acc.logs(s), acc.committed(s))
+            nowhere = _nowhere(acc.logs(s), acc.committed(s) or ())
+            if nowhere is None:
+                return "every committed record is still held"
+            offset, record_id = nowhere
             return (
                 f"record m{record_id} was committed at offset {offset} but the partition "
                 f"has no leader and no replica holds it there"
             )
         log = acc.logs(s)[leader]
-        offset, record_id = _missing(log, acc.committed(s))
+        missing = _missing(log, acc.committed(s) or ())
+        if missing is None:
+            return f"the leader {leader} holds every committed record"
+        offset, record_id = missing
         held = (
             f"{record_text(log[offset])} there"
             if offset < len(log)
@@ -111,7 +121,7 @@ def properties(
             f"epoch {epoch}, replica {leader}, holds {held}"
         )
 
-    def no_divergence(s) -> bool:
+    def no_divergence(s: tuple[Any, ...]) -> bool:
         """Any two replicas hold the same records below both of their HWs."""
         logs, hws = acc.logs(s), acc.hws(s)
         n = len(logs)
@@ -127,7 +137,7 @@ def properties(
                     return False
         return True
 
-    def explain_divergence(s) -> str:
+    def explain_divergence(s: tuple[Any, ...]) -> str:
         logs, hws = acc.logs(s), acc.hws(s)
         for a in range(len(logs)):
             for b in range(a + 1, len(logs)):
@@ -141,11 +151,11 @@ def properties(
                     )
         return ""
 
-    def weak_isr(s) -> bool:
+    def weak_isr(s: tuple[Any, ...]) -> bool:
         """Each presumed leader's committed prefix is on every member of its own ISR."""
         return _isr_holds(acc, s, strong=False)
 
-    def strong_isr(s) -> bool:
+    def strong_isr(s: tuple[Any, ...]) -> bool:
         """Each presumed leader's committed prefix is on every member of the controller's ISR."""
         return _isr_holds(acc, s, strong=True)
 
@@ -154,7 +164,7 @@ def properties(
         props.append(
             Property(
                 "NoCommittedLoss",
-                no_committed_loss.__doc__,
+                no_committed_loss.__doc__ or "",
                 INVARIANT,
                 no_committed_loss,
                 explain_loss,
@@ -163,20 +173,24 @@ def properties(
     if divergence:
         props.append(
             Property(
-                "NoDivergence", no_divergence.__doc__, INVARIANT, no_divergence, explain_divergence
+                "NoDivergence",
+                no_divergence.__doc__ or "",
+                INVARIANT,
+                no_divergence,
+                explain_divergence,
             )
         )
     props += [
         Property(
             "WeakIsr",
-            weak_isr.__doc__,
+            weak_isr.__doc__ or "",
             INVARIANT,
             weak_isr,
             lambda s: _isr_problem(acc, s, strong=False),
         ),
         Property(
             "StrongIsr",
-            strong_isr.__doc__,
+            strong_isr.__doc__ or "",
             INVARIANT,
             strong_isr,
             lambda s: _isr_problem(acc, s, strong=True),

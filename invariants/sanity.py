@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from checker.properties import INVARIANT, Property
 from invariants.access import Replication
 
@@ -15,14 +17,14 @@ def properties(acc: Replication, strict_leader_in_isr: bool = False) -> list[Pro
     it, LeaderInIsr is that second form.
     """
 
-    def hw_le_leo(s) -> bool:
+    def hw_le_leo(s: tuple[Any, ...]) -> bool:
         """Every replica's HW is at most its LEO."""
         for hw, log in zip(acc.hws(s), acc.logs(s)):  # a loop: this runs on every state
             if hw > len(log):
                 return False
         return True
 
-    def explain_hw(s) -> str:
+    def explain_hw(s: tuple[Any, ...]) -> str:
         bad = [
             f"replica {r} has HW {hw} > LEO {len(log)}"
             for r, (hw, log) in enumerate(zip(acc.hws(s), acc.logs(s), strict=True))
@@ -30,34 +32,34 @@ def properties(acc: Replication, strict_leader_in_isr: bool = False) -> list[Pro
         ]
         return "; ".join(bad)
 
-    def leader_in_isr_or_none(s) -> bool:
+    def leader_in_isr_or_none(s: tuple[Any, ...]) -> bool:
         """The controller's leader, when there is one, is in the controller's ISR."""
         leader, _, isr = acc.quorum(s)
         return leader is None or leader in isr
 
-    def leader_in_isr(s) -> bool:
+    def leader_in_isr(s: tuple[Any, ...]) -> bool:
         """The quorum leader is in the quorum ISR (as the TLA+ spec states it: false while
         there is no leader)."""
         leader, _, isr = acc.quorum(s)
         return leader in isr
 
-    def explain_leader(s) -> str:
+    def explain_leader(s: tuple[Any, ...]) -> str:
         leader, epoch, isr = acc.quorum(s)
         return f"controller names leader {leader} in epoch {epoch} but its ISR is {list(isr)}"
 
-    props = [Property("HwLeLeo", hw_le_leo.__doc__, INVARIANT, hw_le_leo, explain_hw)]
+    props = [Property("HwLeLeo", hw_le_leo.__doc__ or "", INVARIANT, hw_le_leo, explain_hw)]
     if strict_leader_in_isr:
         props += [
             Property(
                 "LeaderInIsr",
-                " ".join(leader_in_isr.__doc__.split()),
+                " ".join((leader_in_isr.__doc__ or "").split()),
                 INVARIANT,
                 leader_in_isr,
                 explain_leader,
             ),
             Property(
                 "LeaderInIsrOrNone",
-                leader_in_isr_or_none.__doc__,
+                leader_in_isr_or_none.__doc__ or "",
                 INVARIANT,
                 leader_in_isr_or_none,
                 explain_leader,
@@ -67,7 +69,7 @@ def properties(acc: Replication, strict_leader_in_isr: bool = False) -> list[Pro
         props.append(
             Property(
                 "LeaderInIsr",
-                leader_in_isr_or_none.__doc__,
+                leader_in_isr_or_none.__doc__ or "",
                 INVARIANT,
                 leader_in_isr_or_none,
                 explain_leader,

@@ -145,14 +145,16 @@ def involved(prop: str, views: Sequence[dict[str, Any]]) -> tuple[set[int], int]
         who = {r for v in views for r in range(len(v["replicas"])) if holds(v, r, offset, rid)}
         leader = views[-1]["controller"]["leader"]
         return who | ({leader} if leader is not None else set()), offset
-    if prop == "NoDivergence" and (found := fork.forked(views)) is not None:
-        return {found[0], found[1]}, found[2]
+    if prop == "NoDivergence" and (forked := fork.forked(views)) is not None:
+        return {forked[0], forked[1]}, forked[2]
     if prop in ("WeakIsr", "StrongIsr") and (gap := _gap(prop, views)) is not None:
         return {gap[0], gap[1]}, gap[2]
     return None
 
 
-def _isr_story(prop, variant, actions, views, leader: int, member: int, gap: int) -> list[str]:
+def _isr_story(
+    prop: Any, variant: Any, actions: Any, views: Any, leader: int, member: int, gap: int
+) -> list[str]:
     last = views[-1]
     rep, mine = last["replicas"][leader], last["replicas"][member]["log"]
     rid, epoch = rep["log"][gap]
@@ -179,7 +181,9 @@ def _isr_story(prop, variant, actions, views, leader: int, member: int, gap: int
     return lines
 
 
-def _lacking(actions, views, k: int, leader: int, members, offset: int, rid: int) -> str:
+def _lacking(
+    actions: Any, views: Any, k: int, leader: int, members: Any, offset: int, rid: int
+) -> str:
     """``, though replica M no longer held it: ...`` for each of ``members`` that does not hold
     record ``rid`` at ``offset`` in state ``k + 1`` (empty when they all do)."""
     return "".join(
@@ -189,11 +193,11 @@ def _lacking(actions, views, k: int, leader: int, members, offset: int, rid: int
     )
 
 
-def _counted(actions, views, k: int, leader: int, member: int) -> str:
+def _counted(actions: Any, views: Any, k: int, leader: int, member: int) -> str:
     """``: it still counted replica M at LEO n, reported by the fetch of state K`` when the
     leader's view at step ``k`` keeps a remote LEO for ``member`` (kafka model), else ``""``."""
 
-    def remote(view) -> int | None:
+    def remote(view: Any) -> int | None:
         known = view["replicas"][leader].get("remote_leo") or []
         return known[member] if member < len(known) else None
 

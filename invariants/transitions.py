@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from checker.model import Label
 from checker.properties import INVARIANT, TRANSITION, Property
 from invariants.access import Replication
 
 
-def _went_back(old: tuple, new: tuple) -> str | None:
+def _went_back(old: tuple[Any, ...], new: tuple[Any, ...]) -> str | None:
     """Compare two ``Replication.epochs`` tuples: which epoch went back, or None."""
     if new[0] < old[0]:
         return f"the controller's epoch went back from {old[0]} to {new[0]}"
@@ -16,7 +19,7 @@ def _went_back(old: tuple, new: tuple) -> str | None:
     return None
 
 
-def _epoch_problem(acc: Replication, before, after) -> str | None:
+def _epoch_problem(acc: Replication, before: tuple[Any, ...], after: tuple[Any, ...]) -> str | None:
     """Which epoch the step ``before -> after`` moves backwards, or None. Most steps change
     no epoch, so the epoch tuples are compared whole first."""
     old_epochs, new_epochs = acc.epochs(before), acc.epochs(after)
@@ -25,7 +28,7 @@ def _epoch_problem(acc: Replication, before, after) -> str | None:
     return _went_back(old_epochs, new_epochs)
 
 
-def _log_problem(acc: Replication, s) -> str | None:
+def _log_problem(acc: Replication, s: tuple[Any, ...]) -> str | None:
     """Which log has a record of a lower epoch after one of a higher epoch, or None."""
     for r, log in enumerate(acc.logs(s)):
         for i in range(len(log) - 1):
@@ -45,15 +48,15 @@ def properties(acc: Replication) -> list[Property]:
     rather than on every transition.
     """
 
-    def epoch_monotonic(before, label, after) -> bool:
+    def epoch_monotonic(before: tuple[Any, ...], label: Label, after: tuple[Any, ...]) -> bool:
         """No live replica's leader epoch and not the controller's epoch ever goes back."""
         return _epoch_problem(acc, before, after) is None
 
-    def prepare(before):
+    def prepare(before: tuple[Any, ...]) -> Any:
         epochs, old = acc.epochs, acc.epochs(before)
         return lambda label, after: (new := epochs(after)) == old or not _went_back(old, new)
 
-    def record_epochs_monotonic(s) -> bool:
+    def record_epochs_monotonic(s: tuple[Any, ...]) -> bool:
         """Record epochs never decrease along any replica's log."""
         for log in acc.logs(s):
             if len(log) > 1:
@@ -67,14 +70,14 @@ def properties(acc: Replication) -> list[Property]:
     return [
         Property(
             "RecordEpochsMonotonic",
-            record_epochs_monotonic.__doc__,
+            record_epochs_monotonic.__doc__ or "",
             INVARIANT,
             record_epochs_monotonic,
             lambda s: _log_problem(acc, s),
         ),
         Property(
             "EpochMonotonic",
-            epoch_monotonic.__doc__,
+            epoch_monotonic.__doc__ or "",
             TRANSITION,
             epoch_monotonic,
             lambda before, label, after: _epoch_problem(acc, before, after),

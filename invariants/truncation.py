@@ -17,6 +17,7 @@ lists), so it explains any trace file; it never changes what the model does.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from invariants.safety import first_gap, record_text
@@ -64,7 +65,7 @@ def fenced_lookup(variant: str) -> bool:
     return "+fenced-lookup" in words or (bool(words) and words[0].startswith("kip320"))
 
 
-def end_offset_for_epoch(log, epoch: int) -> int | None:
+def end_offset_for_epoch(log: Sequence[Any], epoch: int) -> int | None:
     """The leader's OffsetsForLeaderEpoch answer for ``epoch`` on ``log`` (KIP-101): its LEO
     when ``epoch`` is its latest, else the start of its first larger epoch, else None."""
     if not log:
@@ -74,7 +75,7 @@ def end_offset_for_epoch(log, epoch: int) -> int | None:
     return next((o for o, rec in enumerate(log) if rec[1] > epoch), None)
 
 
-def last_match_end(mine, theirs) -> int:
+def last_match_end(mine: Sequence[Any], theirs: Sequence[Any]) -> int:
     """One past the largest offset where both logs hold the same record; 0 if none."""
     for offset in range(min(len(mine), len(theirs)) - 1, -1, -1):
         if mine[offset] == theirs[offset]:
@@ -148,7 +149,7 @@ def explain(variant: str, before: dict[str, Any], after: dict[str, Any], r: int)
     ) + _kept(mine, theirs, cut, leader)
 
 
-def _kept(mine, theirs, cut: int, leader) -> str:
+def _kept(mine: Sequence[Any], theirs: Sequence[Any] | None, cut: int, leader: int) -> str:
     """``, keeping m.. at offset o, where the leader holds ..`` for the first record kept that
     the leader does not hold there (empty when there is none or no leader is known)."""
     if theirs is None:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
 
-def mask(members) -> int:
+
+def mask(members: Any) -> int:
     """The bit mask of a set of replica ids (bit r for replica r)."""
     bits = 0
     for member in members:
@@ -11,7 +13,7 @@ def mask(members) -> int:
     return bits
 
 
-def members(bits: int) -> tuple:
+def members(bits: int) -> tuple[Any, ...]:
     """The sorted tuple of the replica ids in an 8-bit mask (a row byte, signed or not)."""
     bits &= 0xFF
     return tuple(m for m in range(8) if bits >> m & 1)

@@ -286,7 +286,7 @@ def test_a_seen_set_that_compares_fingerprints_by_their_top_20_bits(monkeypatch,
         monkeypatch,
         "checker.seen",
         "in_sorted",
-        "return visited[at] == keys",
-        "return (visited[at] >> np.uint64(44)) == (keys >> np.uint64(44))",
+        "= visited[at] == keys",
+        "= (visited[at] >> np.uint64(44)) == (keys >> np.uint64(44))",
     )
     fails_with(tmp_path, "pins differ: states 7,159 → ")

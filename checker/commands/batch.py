@@ -32,11 +32,12 @@ from rich.text import Text
 
 from checker.formats import report
 from checker.limits import interrupted, signal_name
+from checker.model import Spec
 from checker.renderers import progress as progress_view
 from checker.result import EXIT_ENVIRONMENT
 
 
-def write_reports(folder: Path, spec, result) -> dict:
+def write_reports(folder: Path, spec: Spec, result: Any) -> dict[Any, Any]:
     """``report.write_run``, or exit 5 with one message when the folder cannot be written."""
     try:
         return report.write_run(folder, spec, result)
@@ -106,7 +107,7 @@ class Eta(ProgressColumn):
     """``ETA h:mm:ss``: the mean time of the runs done so far times the runs left (``ETA
     -`` before the first run ends)."""
 
-    def render(self, task):
+    def render(self, task: Any) -> Any:
         if not task.completed or task.elapsed is None or task.total is None:
             return Text("ETA -", style="progress.remaining")
         left = task.elapsed / task.completed * (task.total - task.completed)
@@ -121,7 +122,7 @@ class Overall(ProgressColumn):
         super().__init__()
         self.column = column
 
-    def render(self, task):
+    def render(self, task: Any) -> Any:
         return self.column(task) if task.total is not None else ""
 
 
@@ -132,7 +133,7 @@ class Interrupt:
     def __init__(self) -> None:
         self.hit = False
 
-    def cut(self, result) -> bool:
+    def cut(self, result: Any) -> bool:
         self.hit = self.hit or (result is not None and interrupted(result.reason))
         return self.hit
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
+from typing import Any
 
 import click
 
@@ -60,7 +61,7 @@ def _run_tests() -> int:
     """The differential tests' exit code. One Ctrl-C or SIGTERM stops them (the pytest child
     too) and exits 3 with the certificate unwritten."""
 
-    def stop(signum, frame):
+    def stop(signum: Any, frame: Any) -> None:
         raise KeyboardInterrupt
 
     previous = signal.signal(signal.SIGTERM, stop)

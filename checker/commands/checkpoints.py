@@ -1,7 +1,7 @@
-"""The checkpoint flags of ``explore``, ``compare`` and ``gate`` (``--checkpoint``,
-``--checkpoint-every``, ``--checkpoint-required``, ``--resume``) and what they decide: where
-each search writes its checkpoints, which checkpoint it goes on from, and the lines a person
-reads at the end (how to resume). The files themselves are ``checker.checkpoint``'s.
+"""What the checkpoint flags of ``explore``, ``compare``, ``gate`` and ``simulate``
+(``options.CHECKPOINT_FLAGS``: ``--checkpoint``, ``--checkpoint-every``,
+``--checkpoint-required``, ``--resume``) decide: where each search writes its checkpoints,
+which checkpoint it goes on from, and the lines a person reads at the end (how to resume). The files themselves are ``checker.checkpoint``'s.
 """
 
 from __future__ import annotations
@@ -18,53 +18,13 @@ from typing import Any
 
 import click
 
-from checker.bfs import Limits
 from checker.checkpoint import DEFAULT_EVERY, MANIFEST, Checkpointer, CheckpointError
-from checker.limits import CANCELLED, interrupted
+from checker.limits import CANCELLED, Limits, interrupted
 from checker.models import compose
 from checker.native import certificate
 from checker.result import EXIT_BAD_INPUT, CheckResult
 from checker.resume import load
 from checker.saving import SaveOptions
-
-CHECKPOINT_FLAGS = (
-    click.option(
-        "--checkpoint",
-        "checkpoint_dir",
-        default=None,
-        metavar="DIR",
-        type=click.Path(file_okay=False, path_type=Path),
-        help="Folder for checkpoints [<run folder>/checkpoint; Spark with --work-dir: "
-        "<work dir>/checkpoint]. Kept when the run is cut short, deleted when "
-        "it finishes (unless given here).",
-    ),
-    click.option(
-        "--checkpoint-every",
-        type=click.FloatRange(min=0),
-        default=DEFAULT_EVERY,
-        show_default=True,
-        metavar="SECONDS",
-        help="Seconds between checkpoints, taken at level boundaries; one more is "
-        "taken when the run ends or is interrupted (0: none at all).",
-    ),
-    click.option(
-        "--checkpoint-required",
-        is_flag=True,
-        help="Stop (INCOMPLETE, exit 3) when a checkpoint cannot be written "
-        "(default: say so once and go on).",
-    ),
-    click.option(
-        "--resume",
-        "resume_dir",
-        default=None,
-        metavar="DIR",
-        type=click.Path(file_okay=False, path_type=Path),
-        help="Go on from the checkpoint in DIR: the same answers as one run. Any "
-        "engine, worker or partition count; the model, bounds and properties "
-        "are the checkpoint's (flags that differ are refused, exit 4).",
-    ),
-)
-"""The flags; they arrive as keyword arguments (``plan_from`` takes them)."""
 
 
 @dataclass
@@ -127,7 +87,9 @@ class Plan:
         )
 
 
-def save_options(plan: Plan | None, checkpoint_at: Any, spec: Any, what: tuple) -> SaveOptions:
+def save_options(
+    plan: Plan | None, checkpoint_at: Any, spec: Any, what: tuple[Any, ...]
+) -> SaveOptions:
     """The ``SaveOptions`` of one search of ``spec``: none without a ``plan``, else in the
     folder ``checkpoint_at(spec)`` gives (with whether a missing checkpoint there starts
     afresh); ``what`` is ``identity``'s arguments. Exits 4 when the checkpoint to resume is
@@ -185,37 +147,40 @@ def warn(message: str) -> None:
 
 
 def identity(
-    model: str, config: Any, names: tuple, chosen: list, symmetry: bool, limits: Limits
-) -> dict:
+    model: str,
+    config: Any,
+    names: tuple[Any, ...],
+    chosen: list[Any],
+    symmetry: bool,
+    limits: Limits,
+) -> dict[Any, Any]:
     """What a checkpoint must match to be resumed, as JSON: the model, its code's digest,
     its bounds (every config field), the ``--invariant`` names and the properties checked,
     symmetry, the depth bound and ``stop_on_first`` (which change the answers). Time limits
     may differ."""
-    return json.loads(
-        json.dumps(
-            {
-                "tool": "hwcheck",
-                "code": certificate.digest(),
-                "model": model,
-                "config": dataclasses.asdict(config),
-                "invariants": sorted(names),
-                "properties": sorted(p.name for p in chosen),
-                "symmetry": bool(symmetry),
-                "max_depth": limits.max_depth,
-                "stop_on_first": limits.stop_on_first,
-            }
-        )
-    )
+    identity = {
+        "tool": "hwcheck",
+        "code": certificate.digest(),
+        "model": model,
+        "config": dataclasses.asdict(config),
+        "invariants": sorted(names),
+        "properties": sorted(p.name for p in chosen),
+        "symmetry": bool(symmetry),
+        "max_depth": limits.max_depth,
+        "stop_on_first": limits.stop_on_first,
+    }
+    as_json: dict[str, Any] = json.loads(json.dumps(identity))  # tuples become lists
+    return as_json
 
 
 def resumed(
     folder: Path,
     model: str | None,
     given: dict[str, Any],
-    names: tuple,
+    names: tuple[Any, ...],
     limits: Limits,
     symmetry: bool | None,
-) -> tuple:
+) -> tuple[Any, ...]:
     """``explore --resume``: the options the checkpoint in ``folder`` was written with, where
     the command left them out: ``(model, given, names, limits, symmetry)``. ``model`` None:
     not given. An option given that differs is kept, and refused by ``load`` with a message

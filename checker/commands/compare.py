@@ -12,14 +12,22 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
-from checker.bfs import Limits
 from checker.commands import batch, checkpoints, cores
 from checker.commands.engines import engine_from, engine_options, run
-from checker.commands.options import PROTOCOL_FLAGS, bounds, build, protocol_from, with_options
+from checker.commands.options import (
+    CHECKPOINT_FLAGS,
+    PROTOCOL_FLAGS,
+    bounds,
+    build,
+    protocol_from,
+    with_options,
+)
 from checker.formats import report
+from checker.limits import Limits
 from checker.models import compose
 from checker.models.compose import MODEL_OPTIONS
 from checker.renderers import matrix, terminal
@@ -30,7 +38,8 @@ from checker.result import (
     EXIT_VIOLATED,
     Status,
 )
-from spec.kafka.config import MAX_REPLICAS, Config, ConfigError
+from spec.bounds import ConfigError
+from spec.kafka.config import MAX_REPLICAS, Config
 from spec.kafka.variants import PRESETS
 from spec.tla.config import TLA_VARIANTS
 
@@ -91,24 +100,24 @@ from spec.tla.config import TLA_VARIANTS
     "answer; for scripts that gate on it).",
 )
 @engine_options
-@with_options(checkpoints.CHECKPOINT_FLAGS)
+@with_options(CHECKPOINT_FLAGS)
 def compare_cmd(
-    model,
-    replicas,
-    max_records,
-    max_epoch,
-    max_crashes,
-    min_isrs,
-    log_size,
-    unclean,
-    cross_unclean,
-    time_limit,
-    as_json,
-    markdown,
-    out,
-    no_progress,
-    fail_on_violation,
-    **engine_flags,
+    model: Any,
+    replicas: Any,
+    max_records: Any,
+    max_epoch: Any,
+    max_crashes: Any,
+    min_isrs: Any,
+    log_size: Any,
+    unclean: Any,
+    cross_unclean: Any,
+    time_limit: Any,
+    as_json: Any,
+    markdown: Any,
+    out: Any,
+    no_progress: Any,
+    fail_on_violation: Any,
+    **engine_flags: Any,
 ) -> None:
     """Run every truncation variant and print a variant × property matrix.
 
@@ -146,7 +155,7 @@ def compare_cmd(
     with batch.progress(len(runs), "variant", not no_progress) as board:
         try:
             for variant, switches, given in runs:
-                board.begin(matrix.Cell(variant, switches, None, "").title)
+                board.begin(matrix.title(variant, switches))
                 key = "-".join([report.slug(variant)] + [f"{k}{v}" for k, v in switches.items()])
                 spec, result = run(
                     model,

@@ -3,9 +3,12 @@ can run here, else the reference model, and the ``--core`` flag that chooses."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
-from checker.bfs import Limits
+from checker.limits import Limits
+from checker.model import Spec
 from checker.models import compose
 from checker.native import certificate
 from checker.native import engine as native_engine
@@ -24,8 +27,15 @@ CORE_OPTION = click.option(
 
 
 def compiled(
-    spec, chosen, limits: Limits, on_progress, symmetry: bool, core: str, threads: int, saving=None
-):
+    spec: Spec,
+    chosen: Any,
+    limits: Limits,
+    on_progress: Any,
+    symmetry: bool,
+    core: str,
+    threads: int,
+    saving: Any = None,
+) -> Any:
     """``(result, "")`` from the compiled core with ``threads`` threads (``saving``: its
     checkpoints, ``checker.saving.SaveOptions``), or ``(None, why it did not run)``: ``core`` is ``reference``, the model has no compiled core, or it cannot be
     built or loaded here (then one line on stderr says so)."""
@@ -55,7 +65,7 @@ def compiled(
     return result, ""
 
 
-def for_partitions(spec, chosen, core: str) -> tuple[str, str]:
+def for_partitions(spec: Spec, chosen: Any, core: str) -> tuple[str, str]:
     """The core a partitioned engine (Spark) runs its levels on: ``("compiled", "")``, or
     ``("reference", why)`` as ``compiled`` decides (one stderr line when the core cannot be
     built or loaded here). Builds the library first if needed, saying so."""

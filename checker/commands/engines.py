@@ -16,10 +16,11 @@ from typing import Any, NoReturn
 import click
 
 from checker import pool, simulation
-from checker.bfs import Limits, explore
+from checker.bfs import explore
 from checker.commands import checkpoints, cores
 from checker.commands.cores import CORE_OPTION
 from checker.commands.options import build, choose, with_options
+from checker.limits import Limits
 from checker.models import compose
 from checker.result import EXIT_ENVIRONMENT
 from checker.symmetry import SymmetryError, for_spec
@@ -40,7 +41,7 @@ class Engine:
     core: str = "compiled"
 
 
-def _conf_pairs(ctx, param, values: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+def _conf_pairs(ctx: Any, param: Any, values: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
     pairs = []
     for value in values:
         key, sep, setting = value.partition("=")
@@ -175,13 +176,13 @@ def engine_from(kwargs: dict[str, Any]) -> Engine:
 def run(
     model: str,
     given: dict[str, Any],
-    names,
+    names: Any,
     limits: Limits,
-    on_progress=None,
+    on_progress: Any = None,
     engine: Engine = Engine(),
     plan: checkpoints.Plan | None = None,
-    checkpoint_at=None,
-):
+    checkpoint_at: Any = None,
+) -> Any:
     """Build the model from the options ``given`` and explore it; return ``(spec, result)``.
     With a ``plan``, the search saves checkpoints (and resumes) in the folder
     ``checkpoint_at(spec)`` gives, with whether a missing checkpoint there starts afresh.
@@ -230,12 +231,19 @@ def run(
 
 
 def simulate(
-    recipe, plan, walks, time_limit, engine: Engine, on_progress=None, resume=None, on_wave=None
-):
+    recipe: Any,
+    plan: Any,
+    walks: Any,
+    time_limit: Any,
+    engine: Engine,
+    on_progress: Any = None,
+    resume: Any = None,
+    on_wave: Any = None,
+) -> Any:
     """``checker.simulation.simulate`` on ``engine``'s workers or Spark (``resume`` /
     ``on_wave``: its checkpoints); exits 5 with one message when Spark cannot run."""
 
-    def walk(spark=None):
+    def walk(spark: Any = None) -> Any:
         return simulation.simulate(
             recipe,
             plan,

@@ -11,15 +11,23 @@ from __future__ import annotations
 import dataclasses
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
-from checker.bfs import Limits
 from checker.commands import batch, checkpoints, cores
 from checker.commands.engines import engine_from, engine_options, run
-from checker.commands.options import SHOW_OPTION, bounds, model_options, protocol_from, with_options
+from checker.commands.options import (
+    CHECKPOINT_FLAGS,
+    SHOW_OPTION,
+    bounds,
+    model_options,
+    protocol_from,
+    with_options,
+)
 from checker.formats import report
-from checker.limits import interrupted, signal_name
+from checker.limits import Limits, interrupted, signal_name
+from checker.model import Spec
 from checker.renderers import progress as progress_view
 from checker.renderers import terminal
 
@@ -54,28 +62,29 @@ from checker.renderers import terminal
 @click.option("--no-progress", is_flag=True, help="No progress display on stderr.")
 @SHOW_OPTION
 @engine_options
-@with_options(checkpoints.CHECKPOINT_FLAGS)
+@with_options(CHECKPOINT_FLAGS)
 @click.pass_context
 def explore_cmd(
-    ctx,
-    model,
-    replicas,
-    truncation,
-    max_records,
-    max_epoch,
-    max_crashes,
-    min_isr,
-    unclean,
-    log_size,
-    names,
-    max_depth,
-    time_limit,
-    stop_on_first,
-    as_json,
-    out,
-    no_progress,
-    show,
-    **flags,
+    ctx: click.Context,
+    /,
+    model: Any,
+    replicas: Any,
+    truncation: Any,
+    max_records: Any,
+    max_epoch: Any,
+    max_crashes: Any,
+    min_isr: Any,
+    unclean: Any,
+    log_size: Any,
+    names: Any,
+    max_depth: Any,
+    time_limit: Any,
+    stop_on_first: Any,
+    as_json: Any,
+    out: Any,
+    no_progress: Any,
+    show: Any,
+    **flags: Any,
 ) -> None:
     """Explore every interleaving and check the invariants."""
     given = bounds(
@@ -92,7 +101,7 @@ def explore_cmd(
     limits = Limits(max_depth=max_depth, time_limit=time_limit, stop_on_first=stop_on_first)
     plan = checkpoints.plan_from(flags)
     engine = engine_from(flags)
-    if plan.resuming:
+    if plan.resuming and plan.base is not None:
         default = ctx.get_parameter_source("model") == click.core.ParameterSource.DEFAULT
         model, given, names, limits, symmetry = checkpoints.resumed(
             plan.base, None if default else model, given, names, limits, engine.symmetry
@@ -102,7 +111,7 @@ def explore_cmd(
         cores.warn_if_stale()  # before the progress display starts
     folders: list[Path] = []
 
-    def checkpoint_at(spec) -> tuple[Path, bool]:
+    def checkpoint_at(spec: Spec) -> tuple[Path, bool]:
         folders.append(out or Path("reports") / report.run_id(spec))
         work_dir = engine.spark.work_dir if engine.spark is not None else None
         return plan.folder(folders[0], "", work_dir), False

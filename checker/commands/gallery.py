@@ -34,7 +34,7 @@ from checker.trace import replay
 ROOT = Path(__file__).resolve().parents[2] / "reports" / "gallery"
 
 
-def _search(entry: Entry, options: dict[str, Any]):
+def _search(entry: Entry, options: dict[str, Any]) -> Any:
     """``(spec, result)`` of exploring ``entry``'s property under ``options``. Raises
     ``KeyboardInterrupt`` again when Ctrl-C cut the search (the engine turns it into a partial
     result; here one Ctrl-C ends the whole script)."""
@@ -45,7 +45,7 @@ def _search(entry: Entry, options: dict[str, Any]):
     return spec, result
 
 
-def _scenario(entry: Entry):
+def _scenario(entry: Entry) -> Any:
     """``(spec, violation)``: ``entry.schedule`` played from the initial state, cut at the
     first state that violates ``entry.prop``. Raises ``RuntimeError`` when the schedule ends
     with the property holding, ``NondeterministicSpec`` when a label is not enabled."""

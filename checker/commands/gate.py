@@ -13,19 +13,20 @@ import re
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import click
 
 from checker import gate
-from checker.bfs import Limits
 from checker.commands import batch, checkpoints, cores
 from checker.commands import gate_corpus as corpus
 from checker.commands import simulate as simulate_view
 from checker.commands.engines import engine_from, engine_options, run
 from checker.commands.gate_checks import config_error, definition, given_of, validate
 from checker.commands.gate_files import UPDATE_HINT, say, update_lock, write_outputs
-from checker.commands.options import with_options
+from checker.commands.options import CHECKPOINT_FLAGS, with_options
 from checker.formats import pins, report
+from checker.limits import Limits
 from checker.renderers import matrix, terminal
 from checker.result import EXIT_INCOMPLETE, Status
 
@@ -71,9 +72,16 @@ from checker.result import EXIT_INCOMPLETE, Status
 )
 @click.option("--no-progress", is_flag=True, help="No progress display on stderr.")
 @engine_options
-@with_options(checkpoints.CHECKPOINT_FLAGS)
+@with_options(CHECKPOINT_FLAGS)
 def gate_cmd(
-    config_path, lock_path, update, junit_xml, out, fail_fast, no_progress, **engine_flags
+    config_path: Any,
+    lock_path: Any,
+    update: Any,
+    junit_xml: Any,
+    out: Any,
+    fail_fast: Any,
+    no_progress: Any,
+    **engine_flags: Any,
 ) -> None:
     """Run the checks of a gate configuration, judge them against their expectations and
     compare each run with its pins (states, depth, coverage, guards, shortest traces)."""
@@ -131,7 +139,9 @@ def gate_cmd(
     sys.exit(EXIT_INCOMPLETE if stop.hit else gate.exit_code(outcomes))
 
 
-def _run_check(check: gate.Check, given: dict, engine, fail_fast: bool, board, saving):
+def _run_check(
+    check: gate.Check, given: dict[Any, Any], engine: Any, fail_fast: bool, board: Any, saving: Any
+) -> Any:
     """``(spec, result)`` of one check, explored or simulated; ``saving``: ``(checkpoint
     plan, run folder)``, a checkpoint folder per explored check, named by the check."""
     if check.mode == "simulate":
@@ -154,11 +164,13 @@ def _run_check(check: gate.Check, given: dict, engine, fail_fast: bool, board, s
 
 
 def _pin(
-    outcome: gate.Outcome, lock: pins.Lock, fresh: pins.Lock, defined: dict, update: bool
+    outcome: gate.Outcome, lock: pins.Lock, fresh: pins.Lock, defined: dict[Any, Any], update: bool
 ) -> None:
     """Compare a passing check's run with its pins (and pin it under ``--update``)."""
     result = outcome.result
-    if outcome.status != gate.PASS or result.status in (Status.INCOMPLETE, Status.ERROR):
+    if result is None or outcome.status != gate.PASS:
+        return
+    if result.status in (Status.INCOMPLETE, Status.ERROR):
         return
     name = outcome.check.name
     now = pins.check_pins(defined, result)
@@ -196,7 +208,7 @@ def _trace_check(key: str, line: int = 0) -> gate.Check:
     )
 
 
-def _settle(outcome: gate.Outcome, old, now, differences, update: bool) -> None:
+def _settle(outcome: gate.Outcome, old: Any, now: Any, differences: Any, update: bool) -> None:
     """Set ``outcome``'s pin state and message from pins ``old`` (None: none yet) and ``now``."""
     if old is None:
         outcome.pins = "new" if update else "none"
@@ -216,11 +228,11 @@ def _settle(outcome: gate.Outcome, old, now, differences, update: bool) -> None:
 
 
 def _finish(
-    outcomes,
-    plans,
-    traces,
-    stop,
-    board,
+    outcomes: Any,
+    plans: Any,
+    traces: Any,
+    stop: Any,
+    board: Any,
     fresh: pins.Lock,
     lock: pins.Lock,
     update: bool,

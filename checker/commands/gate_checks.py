@@ -46,7 +46,7 @@ def config_error(message: str) -> None:
     sys.exit(EXIT_BAD_INPUT)
 
 
-def given_of(check: gate.Check, folder: Path) -> dict:
+def given_of(check: gate.Check, folder: Path) -> dict[Any, Any]:
     """A check's model options as ``make_config`` takes them; ``variant_file`` is relative
     to ``folder``, the gate file's."""
     given = {"truncation": check.truncation, **check.bounds}
@@ -58,7 +58,7 @@ def given_of(check: gate.Check, folder: Path) -> dict:
     return given
 
 
-def validate(path: Path, index: int, check: gate.Check, given: dict) -> None:
+def validate(path: Path, index: int, check: gate.Check, given: dict[Any, Any]) -> None:
     """Build the check's model and look up every property it names, before any check runs:
     a bad bound, an unknown ``invariants`` or ``violates`` name, or a ``violates`` name that
     ``invariants`` leaves out is exit 4, naming the file, line and key."""
@@ -75,7 +75,7 @@ def validate(path: Path, index: int, check: gate.Check, given: dict) -> None:
         _, _, props = build(check.model, given)
         choose(props, check.invariants)
     except click.BadParameter as exc:
-        hint = (exc.param_hint or "").strip("'-").replace("-", "_")
+        hint = str(exc.param_hint or "").strip("'-").replace("-", "_")
         key = {"invariant": "invariants", "unclean_election": "unclean"}.get(hint, hint)
         fail(key, exc.format_message())
     checked = {p.name for p in props if p.kind != "sometimes"}

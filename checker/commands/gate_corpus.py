@@ -44,7 +44,7 @@ class _Reference:
     successor by the action ``label`` (text) with the transition properties it breaks;
     ``broken(state)`` the invariants ``state`` breaks."""
 
-    def __init__(self, spec: Any, props: list) -> None:
+    def __init__(self, spec: Any, props: list[Any]) -> None:
         self.spec = spec
         self.invariants = [p for p in props if p.kind == INVARIANT]
         self.transitions = [p for p in props if p.kind not in (INVARIANT, SOMETIMES)]
@@ -65,7 +65,7 @@ class _Reference:
 class _Compiled:
     """``_Reference``'s calls answered by the compiled core (``checker.native.core``)."""
 
-    def __init__(self, model: Any, props: list) -> None:
+    def __init__(self, model: Any, props: list[Any]) -> None:
         bits = model.property_bits
         self.names = {bits[p.name]: p.name for p in props if p.kind != SOMETIMES}
         inv = sum(1 << bits[p.name] for p in props if p.kind == INVARIANT)
@@ -86,7 +86,7 @@ class _Compiled:
         return self._names(self.core.invariants(state))
 
 
-def _stepper(spec: Any, props: list, core: str):
+def _stepper(spec: Any, props: list[Any], core: str) -> Any:
     """The compiled core's stepper when ``core`` is ``compiled`` and the model has a compiled
     form of every property, else the reference's."""
     if core == "compiled":

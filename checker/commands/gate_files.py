@@ -8,6 +8,7 @@ import os
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -62,7 +63,7 @@ def count(n: int, noun: str) -> str:
     return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
 
-def write_outputs(outcomes, junit_xml: Path | None, config_path: Path) -> None:
+def write_outputs(outcomes: Any, junit_xml: Path | None, config_path: Path) -> None:
     """The JUnit file (exit 5 when it cannot be written), and on GitHub Actions the
     annotations and the step summary."""
     if junit_xml is not None:

@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 from click.core import ParameterSource
 
-from checker.bfs import Limits
 from checker.commands.engines import SYMMETRY_OPTION, Engine, run
 from checker.commands.options import bounds, build, model_options, protocol_from
 from checker.formats import tracefile
+from checker.limits import Limits
 from checker.renderers import graph as graph_view
 from checker.renderers.steps import counted
 from checker.result import EXIT_BAD_INPUT, EXIT_ENVIRONMENT, EXIT_SPEC_ERROR, Status
@@ -68,23 +69,23 @@ the trace replaces, since it names its model and bounds."""
     help="Refuse to draw a graph with more nodes than this (states, or orbits with --symmetry).",
 )
 def graph_cmd(
-    model,
-    replicas,
-    truncation,
-    max_records,
-    max_epoch,
-    max_crashes,
-    min_isr,
-    unclean,
-    log_size,
-    names,
-    symmetry,
-    trace_file,
-    radius,
-    form,
-    out,
-    max_states,
-    **flags,
+    model: Any,
+    replicas: Any,
+    truncation: Any,
+    max_records: Any,
+    max_epoch: Any,
+    max_crashes: Any,
+    min_isr: Any,
+    unclean: Any,
+    log_size: Any,
+    names: Any,
+    symmetry: Any,
+    trace_file: Any,
+    radius: Any,
+    form: Any,
+    out: Any,
+    max_states: Any,
+    **flags: Any,
 ) -> None:
     """Write the reachable state graph, each shortest counterexample marked; or, with
     --trace, one counterexample and its neighbourhood.
@@ -93,15 +94,15 @@ def graph_cmd(
     --no-symmetry's); --symmetry draws one node per orbit, as explore counts by default."""
     ctx = click.get_current_context()
     if trace_file is not None:
-        given = [
+        options = [
             param.opts[0]
             for param in ctx.command.params
             if param.name not in TRACE_PARAMS
             and ctx.get_parameter_source(param.name) == ParameterSource.COMMANDLINE
         ]
-        if given:
+        if options:
             raise click.UsageError(
-                f"{given[0]} does not go with --trace: the trace names its model and bounds"
+                f"{options[0]} does not go with --trace: the trace names its model and bounds"
             )
         drawn, what = _neighbourhood(trace_file, radius, max_states)
     else:
@@ -142,7 +143,7 @@ def _too_large(max_states: int, symmetry: bool) -> click.UsageError:
     )
 
 
-def _whole(model, given, names, symmetry: bool, max_states: int):
+def _whole(model: Any, given: Any, names: Any, symmetry: bool, max_states: int) -> Any:
     """``(graph, what was marked)``: every reachable state (or orbit), the shortest
     counterexamples marked."""
     _, spec, props = build(model, given)
@@ -165,7 +166,7 @@ def _whole(model, given, names, symmetry: bool, max_states: int):
     return drawn, f"counterexamples marked: {marked or 'none (every property holds)'}"
 
 
-def _neighbourhood(path: Path, radius: int, max_states: int):
+def _neighbourhood(path: Path, radius: int, max_states: int) -> Any:
     """``(graph, what was drawn)`` for ``--trace``: the trace replayed on this model, then
     every state within ``radius`` actions of it."""
     try:

@@ -5,11 +5,13 @@ become click errors (exit 2).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import click
 
+from checker.checkpoint import DEFAULT_EVERY
 from checker.models import compose
 from checker.renderers import shown
 from spec.kafka import Config, ConfigError
@@ -162,16 +164,16 @@ def protocol_from(kwargs: dict[str, Any]) -> dict[str, Any]:
 
 
 def bounds(
-    replicas=None,
-    truncation=None,
-    max_records=None,
-    max_epoch=None,
-    max_crashes=None,
-    min_isr=None,
-    unclean=None,
-    log_size=None,
-    **protocol,
-) -> dict:
+    replicas: Any = None,
+    truncation: Any = None,
+    max_records: Any = None,
+    max_epoch: Any = None,
+    max_crashes: Any = None,
+    min_isr: Any = None,
+    unclean: Any = None,
+    log_size: Any = None,
+    **protocol: Any,
+) -> dict[Any, Any]:
     """The model options as ``compose.make_config`` takes them (None: the model's default);
     ``protocol`` holds ``PROTOCOL_KEYS`` values (see ``protocol_from``)."""
     return {
@@ -187,10 +189,13 @@ def bounds(
     }
 
 
-def with_options(options):
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def with_options(options: Sequence[Callable[[F], F]]) -> Callable[[F], F]:
     """A decorator adding the click ``options`` (in order) to a command."""
 
-    def decorate(command):
+    def decorate(command: F) -> F:
         for option in reversed(options):
             command = option(command)
         return command
@@ -210,7 +215,7 @@ def config(model: str, given: dict[str, Any]) -> Any:
         raise click.BadParameter(str(exc), param_hint=f"'{exc.option}'") from None
 
 
-def choose(props: list, names: tuple[str, ...]) -> list:
+def choose(props: list[Any], names: tuple[str, ...]) -> list[Any]:
     """``compose.choose``, with an unknown name as a click usage error."""
     try:
         return compose.choose(props, names)
@@ -221,7 +226,7 @@ def choose(props: list, names: tuple[str, ...]) -> list:
         ) from None
 
 
-def build(model: str, given: dict[str, Any]) -> tuple[Any, Any, list]:
+def build(model: str, given: dict[str, Any]) -> tuple[Any, Any, list[Any]]:
     """``(config, spec, every property)`` of the model built from the options ``given``.
 
     Raises ``click.BadParameter`` for options or bounds the model rejects.
@@ -243,3 +248,43 @@ SHOW_OPTION = click.option(
     "others as one line each), all (every distinct trace) or none. Every trace file is "
     "written either way.",
 )
+
+
+CHECKPOINT_FLAGS = (
+    click.option(
+        "--checkpoint",
+        "checkpoint_dir",
+        default=None,
+        metavar="DIR",
+        type=click.Path(file_okay=False, path_type=Path),
+        help="Folder for checkpoints [<run folder>/checkpoint; Spark with --work-dir: "
+        "<work dir>/checkpoint]. Kept when the run is cut short, deleted when "
+        "it finishes (unless given here).",
+    ),
+    click.option(
+        "--checkpoint-every",
+        type=click.FloatRange(min=0),
+        default=DEFAULT_EVERY,
+        show_default=True,
+        metavar="SECONDS",
+        help="Seconds between checkpoints, taken at level boundaries; one more is "
+        "taken when the run ends or is interrupted (0: none at all).",
+    ),
+    click.option(
+        "--checkpoint-required",
+        is_flag=True,
+        help="Stop (INCOMPLETE, exit 3) when a checkpoint cannot be written "
+        "(default: say so once and go on).",
+    ),
+    click.option(
+        "--resume",
+        "resume_dir",
+        default=None,
+        metavar="DIR",
+        type=click.Path(file_okay=False, path_type=Path),
+        help="Go on from the checkpoint in DIR: the same answers as one run. Any "
+        "engine, worker or partition count; the model, bounds and properties "
+        "are the checkpoint's (flags that differ are refused, exit 4).",
+    ),
+)
+"""The flags; they arrive as keyword arguments (``checkpoints.plan_from`` takes them)."""

@@ -11,6 +11,7 @@ import errno
 import sys
 import webbrowser
 from pathlib import Path
+from typing import Any
 
 import click
 from click.core import ParameterSource
@@ -57,22 +58,23 @@ DEFAULT_PORT = 8765
 )
 @click.pass_context
 def serve_cmd(
-    ctx,
-    model,
-    replicas,
-    truncation,
-    max_records,
-    max_epoch,
-    max_crashes,
-    min_isr,
-    unclean,
-    log_size,
-    names,
-    trace,
-    port,
-    open_browser,
-    jump_time_limit,
-    **flags,
+    ctx: click.Context,
+    /,
+    model: Any,
+    replicas: Any,
+    truncation: Any,
+    max_records: Any,
+    max_epoch: Any,
+    max_crashes: Any,
+    min_isr: Any,
+    unclean: Any,
+    log_size: Any,
+    names: Any,
+    trace: Any,
+    port: Any,
+    open_browser: Any,
+    jump_time_limit: Any,
+    **flags: Any,
 ) -> None:
     """Explore the state space in the browser: step through actions, branch, jump to a
     violation."""
@@ -128,7 +130,7 @@ def serve_cmd(
     sys.exit(EXIT_OK)
 
 
-def _explorer(model: str, config, names) -> Explorer:
+def _explorer(model: str, config: Any, names: Any) -> Explorer:
     try:
         return Explorer(model, config, tuple(names))
     except KeyError as exc:
@@ -137,7 +139,7 @@ def _explorer(model: str, config, names) -> Explorer:
         ) from None
 
 
-def _from_trace(path: Path, names) -> tuple[dict, Explorer]:
+def _from_trace(path: Path, names: Any) -> tuple[dict[Any, Any], Explorer]:
     """The trace's document and an explorer on its model; a trace that cannot be read or does
     not replay here (another hwcheck version) ends in one message, exit 4."""
     try:
@@ -150,10 +152,10 @@ def _from_trace(path: Path, names) -> tuple[dict, Explorer]:
     return document, _explorer(document["model"], config, names)
 
 
-def _bind(app, port: int):
+def _bind(app: Any, port: int) -> Any:
     """A waitress server for ``app`` on ``HOST:port``; a port in use or refused is one
     message, exit 5."""
-    from waitress import create_server
+    from waitress.server import create_server
 
     try:
         return create_server(app, host=HOST, port=port, threads=4, ident="hwcheck")

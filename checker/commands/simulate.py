@@ -16,12 +16,12 @@ from typing import Any
 import click
 
 from checker import gate, simulation
-from checker.bfs import Limits
 from checker.checkpoint import CheckpointError
 from checker.commands import checkpoints, cores, engines
 from checker.commands import simulate_output as output
 from checker.commands.cores import CORE_OPTION
 from checker.commands.options import (
+    CHECKPOINT_FLAGS,
     SHOW_OPTION,
     bounds,
     build,
@@ -31,9 +31,10 @@ from checker.commands.options import (
     with_options,
 )
 from checker.formats import report, walk_checkpoints
-from checker.limits import signal_name
+from checker.limits import Limits, signal_name
 from checker.models.compose import Recipe
 from checker.result import EXIT_ENVIRONMENT
+from checker.walks import WalkPlan
 
 SIMULATE_BOUNDS = {
     "kafka": {"max_records": 4, "max_epoch": 6, "max_crashes": 3},
@@ -46,7 +47,7 @@ DEFAULT_WALKS = 50_000
 ``--replicas 5`` on 2 cores (README, Benchmarks)."""
 
 
-def _weights(ctx, param, values: tuple[str, ...]) -> tuple[tuple[str, float], ...]:
+def _weights(ctx: Any, param: Any, values: tuple[str, ...]) -> tuple[tuple[str, float], ...]:
     pairs = []
     for value in values:
         name, sep, number = value.partition("=")
@@ -110,28 +111,28 @@ def _weights(ctx, param, values: tuple[str, ...]) -> tuple[tuple[str, float], ..
 @SHOW_OPTION
 @CORE_OPTION
 @with_options(engines.JOB_OPTIONS)
-@with_options(checkpoints.CHECKPOINT_FLAGS)
+@with_options(CHECKPOINT_FLAGS)
 def simulate_cmd(
-    model,
-    replicas,
-    truncation,
-    max_records,
-    max_epoch,
-    max_crashes,
-    min_isr,
-    unclean,
-    log_size,
-    names,
-    seed,
-    walks,
-    time_limit,
-    depth,
-    weights,
-    as_json,
-    out,
-    no_progress,
-    show,
-    **engine_flags,
+    model: Any,
+    replicas: Any,
+    truncation: Any,
+    max_records: Any,
+    max_epoch: Any,
+    max_crashes: Any,
+    min_isr: Any,
+    unclean: Any,
+    log_size: Any,
+    names: Any,
+    seed: Any,
+    walks: Any,
+    time_limit: Any,
+    depth: Any,
+    weights: Any,
+    as_json: Any,
+    out: Any,
+    no_progress: Any,
+    show: Any,
+    **engine_flags: Any,
 ) -> None:
     """Run seeded random walks, check every property on each step, shrink what fails."""
     given = bounds(
@@ -156,7 +157,7 @@ def simulate_cmd(
     engine = engines.engine_from(engine_flags)
     if walks is None and time_limit is None:
         walks = DEFAULT_WALKS
-    plan = simulation.WalkPlan(seed=seed, depth=depth, weights=weights)
+    plan = WalkPlan(seed=seed, depth=depth, weights=weights)
     folder = out or Path("reports") / ("simulate-" + report.run_id(spec))
     identity = {
         **checkpoints.identity(model, cfg, tuple(names), [], False, Limits()),
@@ -204,7 +205,7 @@ def simulate_bounds(model: str, given: dict[str, Any]) -> dict[str, Any]:
     return {**SIMULATE_BOUNDS[model], **{k: v for k, v in given.items() if v is not None}}
 
 
-def _build(model: str, given: dict[str, Any], names) -> tuple[Any, Any]:
+def _build(model: str, given: dict[str, Any], names: Any) -> tuple[Any, Any]:
     """``(config, spec)`` as ``run.build`` makes them, with ``SIMULATE_BOUNDS`` where
     ``given`` has None; an unknown property name is a usage error too."""
     cfg, spec, props = build(model, simulate_bounds(model, given))
@@ -212,14 +213,16 @@ def _build(model: str, given: dict[str, Any], names) -> tuple[Any, Any]:
     return cfg, spec
 
 
-def for_gate(check, given: dict[str, Any], engine, on_progress=None) -> tuple[Any, Any]:
+def for_gate(
+    check: Any, given: dict[str, Any], engine: Any, on_progress: Any = None
+) -> tuple[Any, Any]:
     """Run a gate check of ``mode = "simulate"`` (``check.plan``: ``seed``, ``walks``,
     ``depth``) on ``engine``'s workers or Spark, ``on_progress`` getting its ticks;
     ``(spec, CheckResult)``. Bounds the check does
     not give are ``SIMULATE_BOUNDS``'. Raises ``click.BadParameter`` for a bad bound or
     property name; exits 5 when Spark cannot run."""
     cfg, spec = _build(check.model, given, check.invariants)
-    plan = simulation.WalkPlan(seed=check.plan.get("seed", 0), depth=check.plan.get("depth", 50))
+    plan = WalkPlan(seed=check.plan.get("seed", 0), depth=check.plan.get("depth", 50))
     result = engines.simulate(
         Recipe(check.model, cfg, tuple(check.invariants)),
         plan,

@@ -20,6 +20,7 @@ from rich.text import Text
 
 from checker import __version__
 from checker.formats import report
+from checker.model import Spec
 from checker.models import compose
 from checker.renderers import html, shown, steps
 from checker.renderers.progress import walk_line
@@ -77,7 +78,7 @@ def progress(enabled: bool = True, time_limit: float | None = None) -> Iterator[
         yield update
 
 
-def _found_by(result: Simulation, name: str, shrunk) -> dict[str, Any]:
+def _found_by(result: Simulation, name: str, shrunk: Any) -> dict[str, Any]:
     return {
         "mode": "simulate",
         "seed": result.plan.seed,
@@ -93,7 +94,11 @@ def _found_by(result: Simulation, name: str, shrunk) -> dict[str, Any]:
 
 
 def summary_document(
-    spec, result: Simulation, walks: int | None, time_limit: float | None, traces: dict[str, str]
+    spec: Spec,
+    result: Simulation,
+    walks: int | None,
+    time_limit: float | None,
+    traces: dict[str, str],
 ) -> dict[str, Any]:
     """The JSON summary of a simulation (``traces``: property name -> its trace file)."""
     batch, judged = result.batch, as_check_result(result)
@@ -148,7 +153,9 @@ def summary_document(
     }
 
 
-def write(folder: Path, spec, result: Simulation, walks, time_limit) -> dict[str, Any]:
+def write(
+    folder: Path, spec: Spec, result: Simulation, walks: Any, time_limit: Any
+) -> dict[str, Any]:
     """Write each shrunk trace (``trace.json``, ``trace.html``), then ``summary.json``; return
     the summary. Raises ``OSError`` when the folder cannot be written."""
     traces = {}
@@ -166,7 +173,7 @@ def write(folder: Path, spec, result: Simulation, walks, time_limit) -> dict[str
 
 
 def print_simulation(
-    spec,
+    spec: Spec,
     result: Simulation,
     summary: dict[str, Any],
     folder: Path,
@@ -210,7 +217,7 @@ def _found_line(document: dict[str, Any]) -> str:
     )
 
 
-def stats_table(spec, result: Simulation, summary: dict[str, Any]) -> Table:
+def stats_table(spec: Spec, result: Simulation, summary: dict[str, Any]) -> Table:
     """Status, bounds, seed and the walk statistics as a two-column table."""
     batch, stats = result.batch, summary["stats"]
     table = Table(
@@ -308,13 +315,9 @@ def property_table(result: Simulation) -> Table:
 def coverage_table(result: Simulation) -> Table:
     """Per action: how often an instance was enabled at a step and how often one was taken."""
     table = Table(title="Action coverage", title_justify="left")
-    for column, justify in (
-        ("action", "left"),
-        ("enabled", "right"),
-        ("taken", "right"),
-        ("share of steps", "right"),
-    ):
-        table.add_column(column, justify=justify)
+    table.add_column("action", justify="left")
+    for column in ("enabled", "taken", "share of steps"):
+        table.add_column(column, justify="right")
     steps = max(result.batch.steps, 1)
     for name, (enabled, taken) in result.batch.actions.items():
         style = "yellow" if taken == 0 else ""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -20,7 +21,7 @@ from checker.result import EXIT_BAD_INPUT, EXIT_ENVIRONMENT, EXIT_OK
 TRACE = click.argument("trace", type=click.Path(dir_okay=False, path_type=Path))
 
 
-def _load(path: Path) -> dict:
+def _load(path: Path) -> dict[Any, Any]:
     try:
         return tracefile.load(path)
     except tracefile.TraceFileError as exc:
@@ -53,7 +54,7 @@ def _load(path: Path) -> dict:
     default=None,
     help="Write the trace as a self-contained HTML page instead.",
 )
-def show_cmd(trace: Path, step, changes_only, hide, html_out) -> None:
+def show_cmd(trace: Path, step: Any, changes_only: Any, hide: Any, html_out: Any) -> None:
     """Draw a counterexample trace (trace.json) state by state."""
     document = _load(trace)
     if html_out is not None:

@@ -4,6 +4,7 @@ the markdown step summary. Each carries the same verdict and pin explanations as
 
 from __future__ import annotations
 
+from typing import Any
 from xml.etree import ElementTree
 
 from checker.gate import ERROR, FAIL, INCOMPLETE, PASS, Outcome
@@ -48,10 +49,11 @@ def junit_xml(outcomes: list[Outcome]) -> str:
     return ElementTree.tostring(suite, encoding="unicode", xml_declaration=True)
 
 
-def _property_problem(outcome: Outcome, prop) -> tuple[str, str] | None:
+def _property_problem(outcome: Outcome, prop: Any) -> tuple[str, str] | None:
     """``(failure|error, message)`` when this property goes against the expectation."""
     if outcome.status == ERROR or prop is None:
         return ("error", outcome.message) if outcome.status != PASS else None
+    assert outcome.result is not None  # only an ERROR outcome has no result
     verdict = outcome.result.verdict(prop)
     expected_bad = outcome.check.violates or frozenset()
     if prop.kind == "sometimes":

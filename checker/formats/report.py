@@ -80,7 +80,7 @@ def trace_document(spec: Spec, violation: Violation) -> dict[str, Any]:
     config = spec.config_dict()
     views = [spec.view(step.state) for step in violation.trace]
     actions = [None if step.label is None else str(step.label) for step in violation.trace]
-    document = {
+    document: dict[str, Any] = {
         "format": TRACE_FORMAT,
         "version": TRACE_VERSION,
         "hwcheck_version": __version__,
@@ -105,7 +105,7 @@ def trace_document(spec: Spec, violation: Violation) -> dict[str, Any]:
         document["expected"] = note
     after = aftermath.search(spec, violation.trace[-1].state, violation.prop.name)
     if after is not None and after.steps:
-        more_actions = [str(label) for label, _ in after.steps]
+        more_actions: list[str | None] = [str(label) for label, _ in after.steps]
         more_views = [spec.view(state) for _, state in after.steps]
         told = aftermath.tell(
             violation.prop.name,
@@ -146,7 +146,7 @@ def summary_document(spec: Spec, result: CheckResult, traces: dict[str, str]) ->
     verdicts = {}
     lengths = {v.prop.name: v.length for v in result.violations}
     for prop in result.checked:
-        entry = {
+        entry: dict[str, Any] = {
             "kind": prop.kind,
             "description": prop.description,
             "verdict": result.verdict(prop),

@@ -31,7 +31,8 @@ class TraceFileError(ValueError):
 @cache
 def schema() -> dict[str, Any]:
     """The JSON Schema of format ``hwcheck-trace`` version 1."""
-    return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    loaded: dict[str, Any] = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    return loaded
 
 
 def load(path: Path) -> dict[str, Any]:
@@ -75,7 +76,7 @@ def load(path: Path) -> dict[str, Any]:
     return document
 
 
-def model_of(path: Path, document: dict[str, Any]) -> tuple[Any, list, list[Label], list[int]]:
+def model_of(path: Path, document: dict[str, Any]) -> tuple[Any, list[Any], list[Label], list[int]]:
     """``(spec, every property, action labels, fingerprints)`` of a loaded trace: the model
     built here from the trace's config, the labels of steps 1.. and the fingerprints of every
     step (initial state first). Raises ``TraceFileError`` when the config does not build a

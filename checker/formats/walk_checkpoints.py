@@ -38,7 +38,7 @@ class WalkCheckpointer:
         identity: dict[str, Any],
         every: float,
         required: bool,
-        warn,
+        warn: Any,
         seq: int = 0,
     ) -> None:
         self.folder, self.identity, self.every = Path(folder), identity, every
@@ -86,7 +86,7 @@ class WalkCheckpointer:
         self.seq, self.saved_level, self.last = seq, start, time.monotonic()
 
 
-def saving(plan: Any, folder: Path, identity: dict[str, Any], warn) -> tuple:
+def saving(plan: Any, folder: Path, identity: dict[str, Any], warn: Any) -> tuple[Any, ...]:
     """``(WalkCheckpointer or None, resume or None)`` for ``simulate`` under the checkpoint
     ``plan`` (``checker.commands.checkpoints.Plan``), its run folder ``folder``. Raises
     ``CheckpointError`` when the checkpoint to resume is refused."""

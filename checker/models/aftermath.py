@@ -61,7 +61,7 @@ def taken_over(view: dict[str, Any]) -> bool:
     if leader is None:
         return True
     rep = view["replicas"][leader]
-    return rep["role"] == "leader" and rep["epoch"] == ctrl["epoch"]
+    return bool(rep["role"] == "leader" and rep["epoch"] == ctrl["epoch"])
 
 
 def gone(view: dict[str, Any], rid: int, live_only: bool = False) -> bool:
@@ -84,13 +84,18 @@ def search(spec: Any, state: Any, prop: str) -> Aftermath | None:
     if rid is None:
         return None
     for live_only in (False, True):
-        path = _bfs(spec, state, lambda v, live=live_only: taken_over(v) and gone(v, rid, live))
+
+        def goal(v: dict[str, Any], live: bool = live_only) -> bool:
+            return taken_over(v) and gone(v, rid, live)
+
+        path = _bfs(spec, state, goal)
+
         if path is not None:
             return Aftermath(rid, tuple(path), not live_only)
     return None
 
 
-def _bfs(spec: Any, start: Any, goal: Callable[[dict[str, Any]], bool]) -> list | None:
+def _bfs(spec: Any, start: Any, goal: Callable[[dict[str, Any]], bool]) -> list[Any] | None:
     """The shortest ``[(label, state), ...]`` from ``start`` to a state whose view meets
     ``goal`` (``[]`` when ``start`` does), or None."""
     if goal(spec.view(start)):
@@ -115,7 +120,7 @@ def _bfs(spec: Any, start: Any, goal: Callable[[dict[str, Any]], bool]) -> list 
     return None
 
 
-def _path(parents: dict, key: int) -> list[tuple[Label, Any]]:
+def _path(parents: dict[Any, Any], key: int) -> list[tuple[Label, Any]]:
     path = []
     while parents[key] is not None:
         previous, label, state = parents[key]

@@ -66,12 +66,12 @@ def build_model(model: str, config: Any) -> tuple[Any, list[Property]]:
     Raises ``ConfigError`` for impossible bounds and ``ValueError`` for an unknown model.
     """
     if model == "kafka":
-        spec = KafkaSpec(config)
-        return spec, invariants.catalog(spec)
+        kafka = KafkaSpec(config)
+        return kafka, invariants.catalog(kafka)
     if model == "tla":
-        spec = TlaSpec(config)
-        props = invariants.tla_catalog(spec)
-        return spec, [*props[:1], type_ok_property(spec.config), *props[1:]]
+        tla = TlaSpec(config)
+        props = invariants.tla_catalog(tla)
+        return tla, [*props[:1], type_ok_property(tla.config), *props[1:]]
     raise ValueError(f"unknown model {model!r}")
 
 

@@ -99,7 +99,8 @@ def digest() -> str:
 def recorded() -> str:
     """The digest in ``certificate.json`` ("" when it is missing or unreadable)."""
     try:
-        return json.loads(CERTIFICATE.read_text(encoding="utf-8")).get("digest", "")
+        digest: str = json.loads(CERTIFICATE.read_text(encoding="utf-8")).get("digest", "")
+        return digest
     except (OSError, ValueError, AttributeError):
         return ""
 

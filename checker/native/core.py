@@ -21,7 +21,7 @@ NLABELS = 65536
 ALL = 0xFFFFFFFF
 
 
-def label_ranks(labels: dict[int, Any]) -> np.ndarray:
+def label_ranks(labels: dict[int, Any]) -> np.ndarray[Any, Any]:
     """Per label code, the label's position in the order of label texts (``uint16``; codes
     the model never produces get 65535). The engines' tie-break compares label texts; the
     compiled loop compares these ranks instead."""
@@ -31,7 +31,7 @@ def label_ranks(labels: dict[int, Any]) -> np.ndarray:
     return ranks
 
 
-def view(address: int, dtype, count: int, width: int = 0) -> np.ndarray:
+def view(address: int, dtype: Any, count: int, width: int = 0) -> np.ndarray[Any, Any]:
     """A numpy view of ``count`` items (rows of ``width`` items when given) at ``address``,
     memory the C side owns: valid until the engine call that changes it; copy to keep."""
     if not count:
@@ -108,7 +108,7 @@ class Core:
         count = self.lib.eng_successors(
             self.handle, row, out.ctypes.data, labels.ctypes.data, bits.ctypes.data
         )
-        rows = out[: count * self.width].reshape(count, self.width) if count else []
+        rows: Any = out[: count * self.width].reshape(count, self.width) if count else []
         return [
             (self.model.labels[int(labels[i])], self.model.decode(rows[i].tobytes()), int(bits[i]))
             for i in range(count)
@@ -122,7 +122,8 @@ class Core:
 
     def invariants(self, state: Any, mask: int = ALL) -> int:
         """The bits of the invariants in ``mask`` that ``state`` violates."""
-        return self.lib.eng_invariants(self.handle, self.model.encode(state), mask)
+        failed: int = self.lib.eng_invariants(self.handle, self.model.encode(state), mask)
+        return failed
 
     def marshal(self, state: Any) -> bytes:
         """The marshal encoding the compiled core computes for ``state``."""

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from checker.bfs import Search, run_search
+from checker.bfs import Search
 from checker.checkpoint import CheckpointError, Frontier
 from checker.limits import (
     DEPTH_REACHED,
@@ -33,7 +33,7 @@ from checker.native.core import Core, view
 from checker.properties import Property
 from checker.result import CheckResult, Violation
 from checker.resume import Loaded
-from checker.saving import SaveOptions
+from checker.saving import SaveOptions, run_search
 from checker.seen import KeyLevels
 from checker.trace import walk_keys
 
@@ -75,7 +75,9 @@ class CompiledSearch(Search):
             on_compile,
         )
         self.front_fps = np.empty(0, dtype=np.uint64)
-        self.full: dict[int, np.ndarray] = {}  # level -> fingerprints (engine order), last two
+        self.full: dict[
+            int, np.ndarray[Any, Any]
+        ] = {}  # level -> fingerprints (engine order), last two
 
     def _mask(self, props: Sequence[Property]) -> int:
         mask = 0
@@ -124,7 +126,7 @@ class CompiledSearch(Search):
     def _level(self, size: int) -> int:
         """Commit the level expanded from the frontier; return its size."""
         lib, handle = self.core.lib, self.core.handle
-        new = lib.eng_finish(handle)
+        new: int = lib.eng_finish(handle)
         _check(new)
         # views of the engine's arrays, valid until eng_advance (nothing here is copied)
         fps = view(lib.eng_next_fps(handle), np.uint64, new)
@@ -156,7 +158,7 @@ class CompiledSearch(Search):
         return new
 
     # -- checkpoints (checker.saving) ---------------------------------------------------------
-    def level_table(self, k: int) -> tuple[np.ndarray, np.ndarray]:
+    def level_table(self, k: int) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
         return self.front_fps, np.zeros(len(self.front_fps), dtype=np.uint64)  # level 1 only
 
     def frontier_snapshot(self) -> Frontier:
@@ -164,7 +166,7 @@ class CompiledSearch(Search):
         rows = view(lib.eng_front_rows(handle), np.uint8, len(self.front_fps), self.core.width)
         return Frontier(self.front_fps, rows=rows)  # views: written as they are
 
-    def seen_snapshot(self) -> np.ndarray:
+    def seen_snapshot(self) -> np.ndarray[Any, Any]:
         lib, handle = self.core.lib, self.core.handle
         hashes = np.empty(lib.eng_seen_count(handle), dtype=np.uint64)
         lib.eng_seen_copy(handle, hashes.ctypes.data)
@@ -181,7 +183,7 @@ class CompiledSearch(Search):
                 raise CheckpointError("the checkpoint holds no compiled seen set")
             hashes = np.empty(0, dtype=np.uint64)  # a finished search: nothing to expand
         self.restore_state(loaded)
-        previous = None
+        previous: np.ndarray[Any, Any] = np.empty(0, dtype=np.uint64)
         for k, fps, parents in loaded.levels():
             rows = None if k == 1 else np.searchsorted(previous, parents).astype(np.uint32)
             self.seen.add_level(fps, parent_rows=rows)
@@ -194,7 +196,7 @@ class CompiledSearch(Search):
         self.front_fps = view(lib.eng_front_fps(handle), np.uint64, len(fps))
         return len(fps)
 
-    def _count(self, labels: np.ndarray, new: int) -> None:
+    def _count(self, labels: np.ndarray[Any, Any], new: int) -> None:
         actions, names = self.stats.actions, self.model.action_names
         generated = view(self.core.lib.eng_generated(self.core.handle), np.int64, 16)
         for index, count in enumerate(generated.tolist()):
@@ -218,7 +220,7 @@ class CompiledSearch(Search):
                 text = str(self.model.labels[label.value])
                 self.transition_violated(prop, pfp, level, text, self.model.decode(row.raw))
 
-    def _invariants_broken(self, fps: np.ndarray, bad: np.ndarray) -> None:
+    def _invariants_broken(self, fps: np.ndarray[Any, Any], bad: np.ndarray[Any, Any]) -> None:
         if not self.invariants or not bad.any():
             return
         broken = []
@@ -231,7 +233,7 @@ class CompiledSearch(Search):
                 broken.append(prop)
         self.invariants = [p for p in self.invariants if p not in broken]
 
-    def trace_to(self, fp: int, level: int) -> list:
+    def trace_to(self, fp: int, level: int) -> list[Any]:
         """The shortest trace to ``fp``, a state of the frontier's level or the new one
         (the levels whose full fingerprints are kept), rebuilt from the key tables
         (``checker.trace.walk_keys``)."""

@@ -53,11 +53,11 @@ def cannot_run(recipe: Any) -> str:
     return ""
 
 
-def _mask(model: Any, names) -> int:
+def _mask(model: Any, names: Any) -> int:
     return sum(1 << model.property_bits[name] for name in names)
 
 
-def encode_level(recipe: Any, states: list) -> np.ndarray:
+def encode_level(recipe: Any, states: list[Any]) -> np.ndarray[Any, Any]:
     """The rows of reference ``states`` (the initial level), ``uint8``, one per state."""
     model = compiled_model(recipe)
     data = b"".join(model.encode(state) for state in states)
@@ -113,7 +113,7 @@ def expand(job: Any, p: int, tally_type: Any) -> list[tuple[int, tuple[str, Any]
     return records
 
 
-def _broken(core: Core, job: Any, front_fps: np.ndarray, tally: Any) -> None:
+def _broken(core: Core, job: Any, front_fps: np.ndarray[Any, Any], tally: Any) -> None:
     """Each transition property's winning violation in this task, as ``checker.level``
     records it: ``(parent fp, label text, marshal bytes of the successor)``."""
     model, lib = core.model, core.lib
@@ -132,7 +132,7 @@ def _broken(core: Core, job: Any, front_fps: np.ndarray, tally: Any) -> None:
             )
 
 
-def dedup(job: Any, p: int, records, tally_type: Any) -> Any:
+def dedup(job: Any, p: int, records: Any, tally_type: Any) -> Any:
     """``checker.level.dedup`` for partition ``p`` on the compiled core: merge the buckets
     (per fingerprint the smallest parent fingerprint, then label rank), keep what ``p`` has
     not seen, write level ``k + 1``'s files (unless ``job.dry``) and check the invariants on
@@ -140,14 +140,14 @@ def dedup(job: Any, p: int, records, tally_type: Any) -> Any:
     started = time.perf_counter()
     model = compiled_model(job.recipe)
     tally = tally_type()
-    parts = []
+    parts: list[tuple[np.ndarray[Any, Any], ...]] = []
     for kind, payload in records:
         if kind == "T":
             tally.merge(payload)
         else:
             parts.append(payload)
     width = model.width
-    fps, pfps, labels, rows = (
+    columns: list[np.ndarray[Any, Any]] = (
         [np.concatenate(column) for column in zip(*parts)]
         if parts
         else [
@@ -157,6 +157,7 @@ def dedup(job: Any, p: int, records, tally_type: Any) -> Any:
             np.empty((0, width), np.uint8),
         ]
     )
+    fps, pfps, labels, rows = columns
     core = Core(model, 0, 0, 0, job.symmetry, 1)
     try:
         order = np.lexsort((core.ranks[labels], pfps, fps))
@@ -183,7 +184,9 @@ def dedup(job: Any, p: int, records, tally_type: Any) -> Any:
     return tally
 
 
-def _invariants(core: Core, job: Any, fps: np.ndarray, rows: np.ndarray, tally: Any) -> None:
+def _invariants(
+    core: Core, job: Any, fps: np.ndarray[Any, Any], rows: np.ndarray[Any, Any], tally: Any
+) -> None:
     """Per invariant of ``job``, the smallest new fingerprint that violates it."""
     if not job.invariants or not len(fps):
         return

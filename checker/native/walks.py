@@ -131,7 +131,7 @@ class CompiledWalks:
         batch.fps = sorted_unique(np.concatenate(seen)) if seen else batch.fps
         return batch
 
-    def _texts(self, codes: np.ndarray) -> list[str]:
+    def _texts(self, codes: np.ndarray[Any, Any]) -> list[str]:
         texts, labels = self.texts, self.model.labels
         out = []
         for code in codes.tolist():

@@ -48,14 +48,14 @@ Canon = Callable[[Any], Any] | None
 """A canonicaliser (``ReplicaSymmetry.canonical``: one state per orbit), or None."""
 
 
-def _node(graph: nx.DiGraph, spec: Any, state: Any, depth: int, initial: bool) -> str:
+def _node(graph: nx.DiGraph[str], spec: Any, state: Any, depth: int, initial: bool) -> str:
     key = fp_hex(fingerprint(state))
     if key not in graph:
         graph.add_node(key, depth=depth, summary=summary(spec.view(state)), initial=initial)
     return key
 
 
-def _edge(graph: nx.DiGraph, source: str, target: str, label: str) -> None:
+def _edge(graph: nx.DiGraph[str], source: str, target: str, label: str) -> None:
     if graph.has_edge(source, target):
         labels = graph.edges[source, target]["label"].split(" | ")
         graph.edges[source, target]["label"] = " | ".join(sorted({*labels, label}))
@@ -64,13 +64,13 @@ def _edge(graph: nx.DiGraph, source: str, target: str, label: str) -> None:
 
 
 def _level(
-    graph: nx.DiGraph,
+    graph: nx.DiGraph[str],
     spec: Any,
-    frontier: list,
+    frontier: list[Any],
     max_states: int | None,
     canon: Callable[[Any], Any],
     **attributes: Any,
-) -> list:
+) -> list[Any]:
     """Expand ``frontier`` by one action: add each successor (after ``canon``) not yet in
     ``graph`` as a node with ``attributes`` (``depth`` among them), and every transition as an
     edge; return the new states. Raises ``TooLarge`` as soon as the graph passes
@@ -95,7 +95,9 @@ def _same(state: Any) -> Any:
     return state
 
 
-def state_graph(spec: Any, max_states: int | None = None, canonical: Canon = None) -> nx.DiGraph:
+def state_graph(
+    spec: Any, max_states: int | None = None, canonical: Canon = None
+) -> nx.DiGraph[str]:
     """Every reachable state of ``spec`` and every transition between them, breadth first;
     with ``canonical`` one node per orbit (its representative; edge labels name the
     representative's replicas).
@@ -105,7 +107,7 @@ def state_graph(spec: Any, max_states: int | None = None, canonical: Canon = Non
     Raises ``TooLarge`` as soon as the graph has more than ``max_states`` states.
     """
     canon = canonical or _same
-    graph = nx.DiGraph()
+    graph: nx.DiGraph[str] = nx.DiGraph()
     frontier = []
     for state in map(canon, spec.init_states()):
         if fp_hex(fingerprint(state)) not in graph:
@@ -124,14 +126,14 @@ def neighbourhood(
     name: str,
     radius: int,
     max_states: int | None = None,
-) -> nx.DiGraph:
+) -> nx.DiGraph[str]:
     """A counterexample ``trace`` (``(label, state)`` pairs, the initial state's label None;
     property ``name``) with every state within ``radius`` actions of one of its states. The
     trace's nodes and edges carry ``counterexample`` = ``name``, the others ``""``; a node's
     ``trace_index`` is its state number on the trace (1 = initial; 0 off the trace) and
     ``distance`` the actions from the trace (0 on it); ``depth`` is ``distance + 1``.
     Raises ``TooLarge`` as soon as it passes ``max_states`` states."""
-    graph = nx.DiGraph()
+    graph: nx.DiGraph[str] = nx.DiGraph()
     keys = []
     for index, (label, state) in enumerate(trace):
         keys.append(_node(graph, spec, state, 1, index == 0))
@@ -158,7 +160,7 @@ def neighbourhood(
     return graph
 
 
-def mark(graph: nx.DiGraph, result: CheckResult, canonical: Canon = None) -> None:
+def mark(graph: nx.DiGraph[str], result: CheckResult, canonical: Canon = None) -> None:
     """Mark every node and edge on a violation's trace in ``result`` (attribute
     ``counterexample``: the property names, comma-separated; empty elsewhere); with
     ``canonical`` (a graph of orbits) each trace state is marked at its orbit's node."""
@@ -178,11 +180,11 @@ def mark(graph: nx.DiGraph, result: CheckResult, canonical: Canon = None) -> Non
             _append(graph.edges[source, target], name)
 
 
-def _append(attributes: dict, name: str) -> None:
+def _append(attributes: dict[Any, Any], name: str) -> None:
     attributes["counterexample"] = ",".join(filter(None, (attributes["counterexample"], name)))
 
 
-def write(graph: nx.DiGraph, path: Path, form: str) -> None:
+def write(graph: nx.DiGraph[str], path: Path, form: str) -> None:
     """Write ``graph`` as ``dot`` or ``graphml`` to ``path`` (a temporary file, then rename).
 
     Raises ``OSError`` when the file cannot be written.
@@ -195,9 +197,9 @@ def write(graph: nx.DiGraph, path: Path, form: str) -> None:
     tmp.replace(path)
 
 
-def _styled(graph: nx.DiGraph) -> nx.DiGraph:
+def _styled(graph: nx.DiGraph[str]) -> nx.DiGraph[str]:
     """A copy with DOT drawing attributes (pydot wants every value quoted as text)."""
-    out = nx.DiGraph()
+    out: nx.DiGraph[str] = nx.DiGraph()
     for node, data in graph.nodes(data=True):
         where = (
             f"state {data['trace_index']}"

@@ -106,7 +106,7 @@ def _who(replica: dict[str, Any], old: dict[str, Any] | None) -> str:
     )
 
 
-def _record(rid, epoch) -> str:
+def _record(rid: Any, epoch: Any) -> str:
     return f'<span>m{e(str(rid))}</span><span class="epoch">e{e(str(epoch))}</span>'
 
 
@@ -211,7 +211,7 @@ def state_section(
     )
 
 
-def _branch_link(branch, index: int) -> str:
+def _branch_link(branch: Any, index: int) -> str:
     if branch is None:
         return ""
     return (
@@ -236,7 +236,7 @@ def story_items(lines: list[str]) -> str:
     )
 
 
-def render(document: dict[str, Any], branch=None) -> str:
+def render(document: dict[str, Any], branch: Any = None) -> str:
     """The page for a trace document (the content of a ``trace.json``, format version 1).
 
     It opens at the violating state (the last of the counterexample), or at the state a

@@ -45,7 +45,7 @@ def actions(spec: Any) -> list[tuple[str, Any]]:
     ]
 
 
-def sections(spec: Any, props: list) -> list[Section]:
+def sections(spec: Any, props: list[Any]) -> list[Section]:
     """The sections describing ``spec`` (a Kafka or TLA model at its default bounds):
     variants, (kafka) mechanisms, actions, properties and default bounds."""
     model = spec.name
@@ -87,7 +87,7 @@ def sections(spec: Any, props: list) -> list[Section]:
     return [variants, *extra, listed, properties, bounds]
 
 
-def tables(spec: Any, props: list) -> list[Table]:
+def tables(spec: Any, props: list[Any]) -> list[Table]:
     """``sections`` as rich tables (every cell plain text: a ``[...]`` in it is text, not
     markup)."""
     out = []

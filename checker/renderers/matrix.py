@@ -26,8 +26,13 @@ class Cell:
 
     @property
     def title(self) -> str:
-        extra = " ".join(f"{k}={v}" for k, v in self.switches.items())
-        return f"{self.variant} {extra}".strip()
+        return title(self.variant, self.switches)
+
+
+def title(variant: str, switches: dict[str, Any]) -> str:
+    """A column's title: the variant, then its switches as ``key=value``."""
+    extra = " ".join(f"{k}={v}" for k, v in switches.items())
+    return f"{variant} {extra}".strip()
 
 
 def _verdict(cell: Cell, name: str) -> tuple[str, str | None]:
@@ -109,7 +114,7 @@ def compare_json(cells: list[Cell]) -> dict[str, Any]:
         props = {}
         for prop in cell.result.checked:
             _, path = _verdict(cell, prop.name)
-            entry = {"verdict": cell.result.verdict(prop)}
+            entry: dict[str, Any] = {"verdict": cell.result.verdict(prop)}
             if path:
                 entry["length"] = next(
                     v.length for v in cell.result.violations if v.prop.name == prop.name

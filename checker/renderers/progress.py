@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-from checker.bfs import Progress as SearchProgress
+from checker.limits import Progress as SearchProgress
 
 
 @contextlib.contextmanager

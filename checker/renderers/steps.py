@@ -198,7 +198,9 @@ def trace_panels(
     return panels
 
 
-def print_document(console: Console, document: dict[str, Any], header: str = "", **options) -> None:
+def print_document(
+    console: Console, document: dict[str, Any], header: str = "", **options: Any
+) -> None:
     """Print a trace document (``trace.json``'s content) as ``print_trace`` does, ``header``
     after the property line; then, when the document has one and no single ``step`` is asked
     for, its aftermath: a heading saying it is not part of the counterexample, its story and
@@ -252,7 +254,7 @@ def print_trace(
     story: Sequence[str] = (),
     expected: str | None = None,
     legend: bool = True,
-    **options,
+    **options: Any,
 ) -> None:
     """Print a counterexample: the property line, the explanation, the ``expected`` hint
     (``checker.renderers.expected``) and its ``story``, then the state panels (``options``:

@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from checker.model import Spec
 from checker.models.compose import variant_of
 from checker.renderers import shown, steps
 from checker.renderers.steps import counted
@@ -112,7 +113,9 @@ def coverage_table(result: CheckResult) -> Table:
     return table
 
 
-def print_run(spec, result, summary, folder, as_json: bool, show: str = "first") -> None:
+def print_run(
+    spec: Spec, result: Any, summary: Any, folder: Any, as_json: bool, show: str = "first"
+) -> None:
     """What ``hwcheck explore`` prints: JSON; or the summary, the verdicts, the coverage and
     what the bounds mean, then the counterexamples as ``show`` asks (``checker.renderers.shown``:
     the most important in full, the others one line each), where the reports are, and a
@@ -143,7 +146,7 @@ def print_run(spec, result, summary, folder, as_json: bool, show: str = "first")
         )
 
 
-def bounds_line(spec, result) -> str:
+def bounds_line(spec: Any, result: Any) -> str:
     """One line saying what the bounds meant in Kafka terms, and how much of that space was
     checked ("every interleaving" only when the search was exhausted)."""
     cfg = spec.config

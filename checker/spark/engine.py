@@ -18,11 +18,12 @@ from collections.abc import Callable
 from typing import Any
 
 from checker import store
-from checker.bfs import Limits, Progress, run_search
 from checker.level import LevelJob, Tally, run_in_driver
+from checker.limits import Limits, Progress
+from checker.model import Spec
 from checker.partitioned import PartitionedSearch
 from checker.result import CheckResult
-from checker.saving import SaveOptions
+from checker.saving import SaveOptions, run_search
 from checker.spark import session
 from checker.spark.session import SparkOptions, SparkUnavailable
 
@@ -67,10 +68,10 @@ class SparkSearch(PartitionedSearch):
     def __init__(
         self,
         recipe: Any,
-        spec,
-        props,
+        spec: Spec,
+        props: Any,
         limits: Limits,
-        on_progress,
+        on_progress: Any,
         options: SparkOptions,
         symmetry: bool = False,
         core: str = "reference",
@@ -80,7 +81,7 @@ class SparkSearch(PartitionedSearch):
             recipe, spec, props, limits, on_progress, work, options.partitions or 0, symmetry, core
         )
         self.options = options
-        self.sc = None
+        self.sc: Any = None
         self.engine = "spark"
 
     def _start_spark(self) -> None:

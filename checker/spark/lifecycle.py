@@ -15,11 +15,13 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 
 @contextlib.contextmanager
-def watching(sc, on_tasks):
+def watching(sc: Any, on_tasks: Any) -> Iterator[Any]:
     """Run a thread that reports the running jobs' tasks (``statusTracker``) to
     ``on_tasks(done, total)`` until the block ends."""
     if on_tasks is None:

@@ -83,7 +83,7 @@ def master_url(options: SparkOptions) -> str | None:
     return options.master or (None if submitted() else "local[*]")
 
 
-def context(options: SparkOptions):
+def context(options: SparkOptions) -> Any:
     """The process's SparkContext, started on first use with ``options``.
 
     Raises ``SparkUnavailable`` when Java is missing or the JVM does not start.
@@ -127,7 +127,7 @@ def _not_py4j(record: logging.LogRecord) -> bool:
     return "py4j" not in record.pathname
 
 
-def _conf(options: SparkOptions, master: str | None):
+def _conf(options: SparkOptions, master: str | None) -> Any:
     from pyspark import SparkConf
 
     conf = SparkConf().setAppName("hwcheck")
@@ -141,7 +141,7 @@ def _conf(options: SparkOptions, master: str | None):
     return conf
 
 
-def _start(conf, log: Path):
+def _start(conf: Any, log: Path) -> Any:
     """Launch the JVM with its stderr going to ``log``; raises ``SparkUnavailable``."""
     from pyspark import SparkContext
 
@@ -182,7 +182,7 @@ def _bundle(folder: Path) -> Path:
     return target
 
 
-def check_workers(sc, recipe: Any, partitions: int, core: str = "reference") -> None:
+def check_workers(sc: Any, recipe: Any, partitions: int, core: str = "reference") -> None:
     """Run the probe job: every task must build the model and fingerprint the initial states
     as the driver does, and with ``core`` ``compiled`` load the compiled core. Raises
     ``SparkUnavailable`` naming the difference."""
@@ -234,7 +234,7 @@ def job_error(exc: Exception) -> str:
     return (useful or lines or [type(exc).__name__])[-1][:300]
 
 
-def run_level(sc, job: level.LevelJob, on_tasks=None) -> level.Tally:
+def run_level(sc: Any, job: level.LevelJob, on_tasks: Any = None) -> level.Tally:
     """Level ``job.k`` as one Spark job with one shuffle; returns the merged tally.
 
     Each job starts from ``parallelize(range(P))`` and all state between levels is in the
@@ -247,7 +247,7 @@ def run_level(sc, job: level.LevelJob, on_tasks=None) -> level.Tally:
         return _run_level(sc, job, partitions)
 
 
-def _run_level(sc, job: level.LevelJob, partitions: int) -> level.Tally:
+def _run_level(sc: Any, job: level.LevelJob, partitions: int) -> level.Tally:
     try:
         tallies = (
             sc.parallelize(range(partitions), partitions)

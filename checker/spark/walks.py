@@ -19,7 +19,7 @@ WAVE_PER_PARTITION = 32
 """Chunks per partition in one Spark job (one wave)."""
 
 
-def runner(recipe: Any, plan: Any, options: Any, core: str = "reference"):
+def runner(recipe: Any, plan: Any, options: Any, core: str = "reference") -> Any:
     """``(run_wave, chunks per wave, engine text)`` for ``checker.simulation.simulate``.
 
     ``core``: the core each task walks on (``checker.simulation.walk_chunk``).
@@ -33,7 +33,7 @@ def runner(recipe: Any, plan: Any, options: Any, core: str = "reference"):
     )
     session.check_workers(sc, recipe, partitions)
 
-    def run_wave(chunks: list[tuple[int, int]]):
+    def run_wave(chunks: list[tuple[int, int]]) -> Any:
         from checker.simulation import walk_chunk
 
         slices = min(partitions, len(chunks))
@@ -54,6 +54,7 @@ def on(options: Any) -> Callable[[Any, Any, str], tuple[Any, int, str]]:
     ``options`` (``checker.spark.session.SparkOptions``): ``runner`` with them bound."""
 
     def runners(recipe: Any, plan: Any, core: str) -> tuple[Any, int, str]:
-        return runner(recipe, plan, options, core)
+        outcome: tuple[Any, int, str] = runner(recipe, plan, options, core)
+        return outcome
 
     return runners

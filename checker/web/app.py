@@ -16,6 +16,7 @@ from urllib.parse import quote
 
 import jsonschema
 from flask import Flask, jsonify, render_template, request
+from flask.json.provider import DefaultJSONProvider
 from markupsafe import Markup
 from werkzeug.exceptions import HTTPException
 
@@ -51,11 +52,20 @@ def path_url(texts: list[str]) -> str:
     return "/?" + "&".join("step=" + quote(compact(t), safe="(),=") for t in texts)
 
 
+class _InOrder(DefaultJSONProvider):
+    """Flask's JSON, keys kept in the order the explorer builds them (not sorted)."""
+
+    sort_keys = False
+
+
+class _App(Flask):
+    json_provider_class = _InOrder
+
+
 def create_app(explorer: Explorer, jumps: Jumps, trace: dict[str, Any] | None = None) -> Flask:
     """The app for ``explorer``'s model; ``trace`` (a ``trace.json`` document that replays on
     it) adds ``/trace``, its page with a "branch here" link on every state."""
-    app = Flask(__name__)
-    app.json.sort_keys = False
+    app = _App(__name__)
 
     def walk_of(texts: list[str], strict: bool) -> Walk:
         walk = explorer.walk(texts)
@@ -63,8 +73,8 @@ def create_app(explorer: Explorer, jumps: Jumps, trace: dict[str, Any] | None = 
             raise BadRequest(str(walk.error))
         return walk
 
-    def body(schema: dict) -> dict:
-        data = request.get_json(silent=True)
+    def body(schema: dict[str, Any]) -> dict[str, Any]:
+        data: dict[str, Any] | None = request.get_json(silent=True)
         if data is None:
             raise BadRequest("the body must be a JSON object")
         try:
@@ -75,14 +85,14 @@ def create_app(explorer: Explorer, jumps: Jumps, trace: dict[str, Any] | None = 
         return data
 
     @app.get("/")
-    def page():
+    def page() -> Any:
         walk = walk_of(request.args.getlist("step"), strict=False)
         return render_template(
             "explorer.html", **_page(explorer, walk, trace)
         ), 400 if walk.error else 200
 
     @app.get("/trace")
-    def trace_page():
+    def trace_page() -> Any:
         if trace is None:
             return _message("No trace loaded: start the server with --trace TRACE.json.", 404)
         texts = [
@@ -92,33 +102,33 @@ def create_app(explorer: Explorer, jumps: Jumps, trace: dict[str, Any] | None = 
         return html.render(trace, branch=lambda i: path_url(texts[:i]))
 
     @app.get("/api/model")
-    def api_model():
+    def api_model() -> Any:
         return jsonify({"hwcheck_version": __version__, **explorer.model_document()})
 
     @app.get("/api/state")
-    def api_state():
+    def api_state() -> Any:
         return jsonify(explorer.state_document(walk_of(request.args.getlist("step"), True)))
 
     @app.get("/api/actions")
-    def api_actions():
+    def api_actions() -> Any:
         walk = walk_of(request.args.getlist("step"), True)
         return jsonify({"path": walk.texts, "enabled": explorer.enabled(walk)})
 
     @app.get("/api/check")
-    def api_check():
+    def api_check() -> Any:
         walk = walk_of(request.args.getlist("step"), True)
         return jsonify(
             {"path": walk.texts, "number": len(walk.states), "properties": explorer.verdicts(walk)}
         )
 
     @app.post("/api/step")
-    def api_step():
+    def api_step() -> Any:
         data = body(STEP_SCHEMA)
         walk = walk_of(list(data.get("path", [])) + [data["action"]], True)
         return jsonify(explorer.state_document(walk))
 
     @app.post("/api/jump")
-    def api_jump():
+    def api_jump() -> Any:
         data = body(JUMP_SCHEMA)
         path, name = list(data.get("path", [])), data.get("invariant")
         walk_of(path, True)
@@ -129,7 +139,7 @@ def create_app(explorer: Explorer, jumps: Jumps, trace: dict[str, Any] | None = 
         return jsonify({**job.document(), "url": f"/api/jump/{job.id}"}), 202
 
     @app.get("/api/jump/<int:job_id>")
-    def api_jump_status(job_id: int):
+    def api_jump_status(job_id: int) -> Any:
         job = jumps.get(job_id)
         if job is None:
             return jsonify({"error": f"no search {job_id}"}), 404
@@ -139,7 +149,7 @@ def create_app(explorer: Explorer, jumps: Jumps, trace: dict[str, Any] | None = 
         return jsonify(document)
 
     @app.delete("/api/jump/<int:job_id>")
-    def api_jump_cancel(job_id: int):
+    def api_jump_cancel(job_id: int) -> Any:
         job = jumps.get(job_id)
         if job is None:
             return jsonify({"error": f"no search {job_id}"}), 404
@@ -147,17 +157,17 @@ def create_app(explorer: Explorer, jumps: Jumps, trace: dict[str, Any] | None = 
         return jsonify({"id": job_id, "status": "cancelling"}), 202
 
     @app.errorhandler(BadRequest)
-    def bad_request(exc: BadRequest):
+    def bad_request(exc: BadRequest) -> Any:
         return jsonify({"error": str(exc)}), 400
 
     @app.errorhandler(HTTPException)
-    def http_error(exc: HTTPException):
+    def http_error(exc: HTTPException) -> Any:
         if request.path.startswith("/api/"):
             return jsonify({"error": f"{exc.code} {exc.name}: {exc.description}"}), exc.code
-        return _message(f"{exc.code} {exc.name}: {exc.description}", exc.code)
+        return _message(f"{exc.code} {exc.name}: {exc.description}", exc.code or 500)
 
     @app.errorhandler(Exception)
-    def internal_error(exc: Exception):  # a bug: one line on the terminal and in the reply
+    def internal_error(exc: Exception) -> Any:  # a bug: one line on the terminal and in the reply
         line = f"hwcheck serve: {request.method} {request.path}: {type(exc).__name__}: {exc}"
         print(line, file=sys.stderr, flush=True)
         if request.path.startswith("/api/"):
@@ -167,11 +177,11 @@ def create_app(explorer: Explorer, jumps: Jumps, trace: dict[str, Any] | None = 
     return app
 
 
-def _message(text: str, status: int):
+def _message(text: str, status: int) -> Any:
     return render_template("message.html", text=text, style=Markup(html.STYLE)), status
 
 
-def _page(explorer: Explorer, walk: Walk, trace) -> dict[str, Any]:
+def _page(explorer: Explorer, walk: Walk, trace: Any) -> dict[str, Any]:
     """The template's values for the state at the end of ``walk``."""
     texts = walk.texts
     views = walk.views

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 
-def _isr(members) -> str:
+def _isr(members: Any) -> str:
     return "{" + ",".join(map(str, members)) + "}"
 
 
@@ -20,7 +20,7 @@ def _role(replica: dict[str, Any]) -> str:
     return str(replica["role"])
 
 
-def _log_change(old: list, new: list) -> str:
+def _log_change(old: list[Any], new: list[Any]) -> str:
     """``appends m3/e1``, ``truncates to offset 1 (removes m2)`` or ''."""
     keep = 0
     while keep < min(len(old), len(new)) and old[keep] == new[keep]:

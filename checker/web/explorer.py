@@ -151,14 +151,14 @@ class Explorer:
                 out.append(entry)
             return out
 
-    def _holds(self, prop, walk: Walk, k: int) -> bool:
+    def _holds(self, prop: Any, walk: Walk, k: int) -> bool:
         if prop.kind == INVARIANT:
             return bool(prop.predicate(walk.states[k]))
         if prop.kind == TRANSITION and k > 0:
             return bool(prop.predicate(walk.states[k - 1], walk.labels[k], walk.states[k]))
         return True
 
-    def _violation(self, prop, walk: Walk) -> dict[str, Any]:
+    def _violation(self, prop: Any, walk: Walk) -> dict[str, Any]:
         last = len(walk.states) - 1
         since = last
         while since > 0 and not self._holds(prop, walk, since - 1):

@@ -17,7 +17,7 @@ from typing import Any
 from checker.bfs import explore
 from checker.limits import CANCELLED, Limits, Progress
 from checker.models import compose
-from checker.result import Status
+from checker.result import Stats, Status
 from checker.web.explorer import Explorer
 
 
@@ -56,7 +56,7 @@ class Jump:
         self.path: list[str] | None = None
         self.property: str | None = None
         self.progress: Progress | None = None
-        self.final = None  # the search's Stats once it ended
+        self.final: Stats | None = None  # the search's Stats once it ended
         self.started = time.monotonic()
         self.seconds = 0.0
         self._cancel = threading.Event()

@@ -11,6 +11,9 @@ Each action is a function ``action(ctx, state, out)`` that appends ``(Label, nex
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
+from checker.model import Label
 from spec.kafka.state import (
     ALIVE,
     C_EPOCH,
@@ -37,8 +40,11 @@ from spec.kafka.state import (
     without_member,
 )
 
+if TYPE_CHECKING:
+    from spec.kafka.model import KafkaSpec
 
-def produce(ctx, s, out):
+
+def produce(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """Produce(leader): a leader appends a new record (id, its epoch) to its log.
 
     Produce: a live replica that presumes it is leader (a stale one too) appends
@@ -67,7 +73,7 @@ def produce(ctx, s, out):
         )
 
 
-def fetch(ctx, s, out):
+def fetch(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """Fetch(follower, leader): one fetch request and its response, with the HW rule.
 
     Fetch(follower, leader), request and response in one step.
@@ -125,7 +131,7 @@ def fetch(ctx, s, out):
         )
 
 
-def true_leader(s, r):
+def true_leader(s: tuple[Any, ...], r: int) -> Any:
     """``r`` is the true leader: up, presumes leadership, and the controller names it at the
     same epoch (only it may change the ISR; Kafka's ZooKeeper/KRaft ISR update is fenced by
     the leader epoch and version)."""
@@ -139,7 +145,7 @@ def true_leader(s, r):
     )
 
 
-def _record_isr(ctx, s, leader, isr):
+def _record_isr(ctx: KafkaSpec, s: tuple[Any, ...], leader: int, isr: Any) -> Any:
     """``(controller, requests)`` after the true leader changed the ISR to ``isr``.
 
     The epoch stays. The latest LeaderAndIsr is rewritten to carry the new ISR, because it
@@ -154,7 +160,7 @@ def _record_isr(ctx, s, leader, isr):
     return controller_after(ctrl, epoch, leader, isr, ctx.config.min_isr), requests
 
 
-def shrink_isr(ctx, s, out):
+def shrink_isr(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """ShrinkIsr(leader, follower): the true leader drops a lagging follower from the ISR.
 
     ShrinkIsr(leader, follower): the true leader drops a follower that is not caught up
@@ -185,7 +191,7 @@ def shrink_isr(ctx, s, out):
             )
 
 
-def expand_isr(ctx, s, out):
+def expand_isr(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """ExpandIsr(leader, follower): the true leader adds a caught-up follower to the ISR.
 
     ExpandIsr(leader, follower): the true leader adds a follower whose fetches (in this

@@ -19,6 +19,9 @@ state)`` to ``out``, guards first. These actions are only in the model when
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
+from checker.model import Label
 from spec.kafka.elr import fence_unclean
 from spec.kafka.state import (
     ALIVE,
@@ -34,8 +37,11 @@ from spec.kafka.state import (
     put,
 )
 
+if TYPE_CHECKING:
+    from spec.kafka.model import KafkaSpec
 
-def flush(ctx, s, out):
+
+def flush(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """Flush(replica): the OS (or log.flush.*) writes the replica's whole log to disk.
 
     Flush(replica): a live replica's log becomes durable up to its LEO: its flushed offset
@@ -51,7 +57,7 @@ def flush(ctx, s, out):
             out.append((ctx.labels.flush[r], s[:DURABLE] + (new,)))
 
 
-def unclean_shutdown(ctx, s, out):
+def unclean_shutdown(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """UncleanShutdown(replica): a broker loses power and its unflushed tail.
 
     UncleanShutdown(replica): the broker stops without flushing: it loses its volatile state
@@ -78,7 +84,7 @@ def unclean_shutdown(ctx, s, out):
         out.append((ctx.labels.unclean_shutdown[r], (forgotten, ctrl, requests, s[GHOST], new)))
 
 
-def _forget_remote(replicas: tuple, r: int) -> tuple:
+def _forget_remote(replicas: tuple[Any, ...], r: int) -> tuple[Any, ...]:
     """``replicas`` with replica ``r``'s remote LEO unknown (-1) on every replica that keeps
     remote LEOs (a presumed leader)."""
     changed = list(replicas)

@@ -19,6 +19,9 @@ Same conventions as ``spec.kafka.actions``.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
+from checker.model import Label
 from spec.kafka.actions import true_leader
 from spec.kafka.state import (
     ALIVE,
@@ -38,8 +41,11 @@ from spec.kafka.state import (
 )
 from spec.log import last_epoch
 
+if TYPE_CHECKING:
+    from spec.kafka.model import KafkaSpec
 
-def elr_choices(ctx, s) -> list[int]:
+
+def elr_choices(ctx: KafkaSpec, s: tuple[Any, ...]) -> list[int]:
     """The live ELR members, which Elect may pick once it found no live ISR member (empty
     without the ``elr`` mechanism). Source: KIP-966's election order."""
     if not ctx.variant.elr:
@@ -48,7 +54,9 @@ def elr_choices(ctx, s) -> list[int]:
     return [m for m in s[CONTROLLER][C_ELR] if replicas[m][ALIVE]]
 
 
-def decide(ctx, s, leader: int | None, isr: tuple) -> tuple[tuple, tuple]:
+def decide(
+    ctx: KafkaSpec, s: tuple[Any, ...], leader: int | None, isr: tuple[Any, ...]
+) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
     """``(controller, requests)`` after the controller takes the next epoch and decides
     ``(leader, isr)``; the triple is sent to every replica as a LeaderAndIsr, and the ELR (if
     any) follows the ISR (``state.controller_after``)."""
@@ -60,7 +68,7 @@ def decide(ctx, s, leader: int | None, isr: tuple) -> tuple[tuple, tuple]:
     )
 
 
-def unclean_recovery(ctx, s, out):
+def unclean_recovery(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """UncleanRecovery(leader): with no live ISR or ELR member, elect the longest log.
 
     UncleanRecovery(leader): KIP-966's replacement for unclean election (``--unclean`` with
@@ -94,7 +102,9 @@ def unclean_recovery(ctx, s, out):
             )
 
 
-def fence_unclean(ctx, s, replicas: tuple, r: int) -> tuple[tuple, tuple, tuple]:
+def fence_unclean(
+    ctx: KafkaSpec, s: tuple[Any, ...], replicas: tuple[Any, ...], r: int
+) -> tuple[tuple[Any, ...], tuple[Any, ...], tuple[Any, ...]]:
     """``(replicas, controller, requests)`` once the controller learns that replica ``r`` had
     an unclean shutdown (``replicas``: the state's replicas after the shutdown): ``r`` leaves
     the ISR (which may become empty) and the ELR, and stops being the leader. No new epoch:

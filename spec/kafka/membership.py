@@ -7,6 +7,9 @@ Same conventions as ``spec.kafka.actions``: ``action(ctx, state, out)`` appends
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
+from checker.model import Label
 from spec.kafka.elr import decide, elr_choices
 from spec.kafka.state import (
     ALIVE,
@@ -32,8 +35,11 @@ from spec.kafka.state import (
 )
 from spec.kafka.variants import truncation_point
 
+if TYPE_CHECKING:
+    from spec.kafka.model import KafkaSpec
 
-def controller_shrink_isr(ctx, s, out):
+
+def controller_shrink_isr(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """ControllerShrinkIsr(replica): the controller drops a crashed follower from the ISR.
 
     ControllerShrinkIsr(replica): the controller saw a follower's broker die and removes it
@@ -56,7 +62,7 @@ def controller_shrink_isr(ctx, s, out):
         )
 
 
-def elect(ctx, s, out):
+def elect(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """Elect(leader): the controller elects a live ISR member in a new epoch.
 
     Elect(leader): clean election. The controller picks a live ISR member other than the
@@ -78,7 +84,7 @@ def elect(ctx, s, out):
         out.append((ctx.labels.elect[c], (replicas, decision, requests, s[GHOST]) + s[DURABLE:]))
 
 
-def unclean_elect(ctx, s, out):
+def unclean_elect(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """UncleanElect(leader): with no ISR member up, any live replica is elected.
 
     UncleanElect(leader): with unclean.leader.election.enable, when no ISR member is up,
@@ -103,7 +109,7 @@ def unclean_elect(ctx, s, out):
             )
 
 
-def crash(ctx, s, out):
+def crash(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """Crash(replica): a broker stops and loses its volatile state.
 
     Crash(replica): the broker stops; its volatile state (view, remote LEOs) is lost, its
@@ -124,7 +130,7 @@ def crash(ctx, s, out):
             )
 
 
-def restart(ctx, s, out):
+def restart(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """Restart(replica): a crashed broker comes back with no view.
 
     Restart(replica): the broker comes back with no leader in its view. It must apply a
@@ -140,7 +146,7 @@ def restart(ctx, s, out):
             out.append((ctx.labels.restart[r], (put(replicas, r, up),) + s[1:]))
 
 
-def become_leader(ctx, s, out):
+def become_leader(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """BecomeLeader(replica, epoch): a replica applies a LeaderAndIsr naming it leader.
 
     BecomeLeader(replica, epoch): a live replica applies a LeaderAndIsr newer than its view
@@ -168,7 +174,7 @@ def become_leader(ctx, s, out):
             )
 
 
-def become_follower(ctx, s, out):
+def become_follower(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """BecomeFollower(replica, epoch): a replica follows a new leader and truncates.
 
     BecomeFollower(replica, epoch): a live replica applies a LeaderAndIsr newer than its

@@ -6,6 +6,7 @@ invariant is stated once for every model.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from operator import itemgetter
 from typing import Any
 
@@ -81,11 +82,11 @@ class _LastTwo:
 
     __slots__ = ("compute", "k1", "k2", "v1", "v2")
 
-    def __init__(self, compute) -> None:
+    def __init__(self, compute: Callable[[Any], Any]) -> None:
         self.compute = compute
         self.k1 = self.v1 = self.k2 = self.v2 = None
 
-    def get(self, key):
+    def get(self, key: Any) -> Any:
         if key is self.k1:
             return self.v1
         if key is self.k2:  # make it the most recent
@@ -165,7 +166,7 @@ class KafkaSpec(ActionSpec):
         )
 
     # -- checker.model.Spec -----------------------------------------------------------------
-    def init_states(self) -> list[tuple]:
+    def init_states(self) -> list[tuple[Any, ...]]:
         """The single initial state (``spec.kafka.state.initial_state``)."""
         config = self.config
         return [
@@ -178,7 +179,7 @@ class KafkaSpec(ActionSpec):
         """The bounds, as written into reports."""
         return self.config.to_dict()
 
-    def view(self, state: tuple) -> dict[str, Any]:
+    def view(self, state: tuple[Any, ...]) -> dict[str, Any]:
         """A JSON-friendly picture of a state: per replica its log (``[id, epoch]`` per offset),
         HW, LEO, role, epoch, leader and ISR as it believes them; the controller; ghosts."""
         replicas = []
@@ -233,39 +234,44 @@ class KafkaSpec(ActionSpec):
 
     # -- invariants.access.Replication ------------------------------------------------------
     # (map/itemgetter rather than generator expressions: these run on every transition)
-    def logs(self, state: tuple) -> tuple:
+    def logs(self, state: tuple[Any, ...]) -> tuple[Any, ...]:
         """Per replica, its log: a tuple of records ``(id, epoch)``."""
-        return self._logs.get(state[REPLICAS])
+        logs: tuple[Any, ...] = self._logs.get(state[REPLICAS])
+        return logs
 
-    def hws(self, state: tuple) -> tuple:
+    def hws(self, state: tuple[Any, ...]) -> tuple[Any, ...]:
         """Per replica, its HW (offset, exclusive)."""
-        return self._hws.get(state[REPLICAS])
+        hws: tuple[Any, ...] = self._hws.get(state[REPLICAS])
+        return hws
 
-    def presumed_leaders(self, state: tuple) -> list[tuple[int, tuple]]:
+    def presumed_leaders(self, state: tuple[Any, ...]) -> list[tuple[int, tuple[Any, ...]]]:
         """``(replica, its cached ISR)`` for every live replica that presumes leadership."""
-        return self._leaders.get(state[REPLICAS])
+        leaders: list[tuple[int, tuple[Any, ...]]] = self._leaders.get(state[REPLICAS])
+        return leaders
 
-    def quorum(self, state: tuple) -> tuple[int | None, int, tuple]:
+    def quorum(self, state: tuple[Any, ...]) -> tuple[int | None, int, tuple[Any, ...]]:
         """The controller's ``(leader, epoch, isr)``."""
         ctrl = state[CONTROLLER]
         return ctrl[C_LEADER], ctrl[C_EPOCH], ctrl[C_ISR]
 
-    def committed(self, state: tuple) -> tuple:
+    def committed(self, state: tuple[Any, ...]) -> tuple[Any, ...]:
         """Ghost: every ``(offset, record id)`` ever committed."""
-        return state[GHOST][G_COMMITTED]
+        committed: tuple[Any, ...] = state[GHOST][G_COMMITTED]
+        return committed
 
-    def acked(self, state: tuple) -> tuple:
+    def acked(self, state: tuple[Any, ...]) -> tuple[Any, ...]:
         """Ghost: the ids of every record the producer was told was written. With acks=1 a
         write is acknowledged on the leader's append, so every record produced; with
         acks=all once committed (a leader's HW passed it; Kafka's ``DelayedProduce``)."""
-        return self._acked.get(state[GHOST])
+        acked: tuple[Any, ...] = self._acked.get(state[GHOST])
+        return acked
 
-    def _acked_of(self, ghost: tuple) -> tuple:
+    def _acked_of(self, ghost: tuple[Any, ...]) -> tuple[Any, ...]:
         if self.config.acks == "1":
             return tuple(range(ghost[G_NEXT_ID]))
         return tuple(sorted({rid for _, rid in ghost[G_COMMITTED]}))
 
-    def epochs(self, state: tuple) -> tuple:
+    def epochs(self, state: tuple[Any, ...]) -> tuple[Any, ...]:
         """``(controller epoch, epoch of replica 0, ...)``, None for a replica that is down."""
         return (
             state[CONTROLLER][C_EPOCH],

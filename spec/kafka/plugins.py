@@ -23,6 +23,7 @@ import importlib.util
 import sys
 from importlib.metadata import entry_points
 from pathlib import Path
+from typing import Any
 
 from spec.kafka import variants
 from spec.kafka.variants import PRESETS, RULES, SWITCHES, TruncationRule, Variant
@@ -34,7 +35,7 @@ _files: dict[str, tuple[str, ...]] = {}
 _entry_points_loaded = False
 
 
-def _same(old, new) -> bool:
+def _same(old: Any, new: Any) -> bool:
     """Two registrations of one thing: equal, or the same names and function source (a file
     imported again defines new function objects)."""
     if old == new:
@@ -50,7 +51,7 @@ def _same(old, new) -> bool:
     return False
 
 
-def register(obj, source: str) -> tuple[str, ...]:
+def register(obj: Any, source: str) -> tuple[str, ...]:
     """Register ``obj`` (a ``TruncationRule``, a ``Variant`` or an iterable of them) from
     ``source`` (for messages). Returns the names registered. Raises ``ValueError`` for any
     other type, an unknown switch, or a name already taken by something different (a
@@ -98,6 +99,8 @@ def load_file(path: str) -> tuple[str, ...]:
         raise ValueError(f"no such file: {path}")
     name = "hwcheck_variant_file_" + hashlib.sha1(resolved.encode()).hexdigest()[:12]
     module_spec = importlib.util.spec_from_file_location(name, resolved)
+    if module_spec is None or module_spec.loader is None:
+        raise ValueError(f"{path} cannot be imported as a Python module")
     module = importlib.util.module_from_spec(module_spec)
     sys.modules[name] = module  # so its functions pickle by reference in this process
     try:

@@ -29,6 +29,8 @@ A state is ``(replicas, controller, requests, ghost)``:
 
 from __future__ import annotations
 
+from typing import Any
+
 from spec.tuples import put, with_member, without_member
 
 __all__ = [
@@ -60,7 +62,7 @@ NO_VIEW = (None, -1, ())
 
 def initial_state(
     replicas: int, durable: bool = False, flush_always: bool = False, elr: bool = False
-) -> tuple:
+) -> tuple[Any, ...]:
     """Every log empty, every HW 0, every replica up with no view; the controller has epoch -1,
     no leader and every replica in its ISR (and, with ``elr``, an empty ELR); no request yet;
     nothing produced or committed. With ``durable``, the ``durable`` component: nothing
@@ -68,13 +70,13 @@ def initial_state(
     replica = ((), 0, True, NO_VIEW, ())
     everyone = tuple(range(replicas))
     controller = (-1, None, everyone, ()) if elr else (-1, None, everyone)
-    state = ((replica,) * replicas, controller, (), (0, 0, ()))
+    state: tuple[Any, ...] = ((replica,) * replicas, controller, (), (0, 0, ()))
     if durable:
         state += ((() if flush_always else (0,) * replicas, 0),)
     return state
 
 
-def truncated(state: tuple, r: int, leo: int) -> tuple:
+def truncated(state: tuple[Any, ...], r: int, leo: int) -> tuple[Any, ...]:
     """The components after ``ghost`` once replica ``r``'s log was cut to ``leo`` records: its
     flushed offset drops to at most ``leo`` (Kafka's truncation is durable). ``()`` for a
     state without the ``durable`` component."""
@@ -86,8 +88,8 @@ def truncated(state: tuple, r: int, leo: int) -> tuple:
 
 
 def controller_after(
-    ctrl: tuple, epoch: int, leader: int | None, isr: tuple, min_isr: int
-) -> tuple:
+    ctrl: tuple[Any, ...], epoch: int, leader: int | None, isr: tuple[Any, ...], min_isr: int
+) -> tuple[Any, ...]:
     """The controller's state once it decided ``(epoch, leader, isr)``. Without an ELR field
     (``ctrl`` of 3 fields) just that triple. With one (KIP-966): while ``isr`` is smaller than
     ``min_isr`` the members it lost join the ELR; members back in the ISR leave it; once the
@@ -102,7 +104,9 @@ def controller_after(
     return (epoch, leader, isr, elr)
 
 
-def commit(ghost: tuple, log: tuple, old_hw: int, new_hw: int) -> tuple:
+def commit(
+    ghost: tuple[Any, ...], log: tuple[Any, ...], old_hw: int, new_hw: int
+) -> tuple[Any, ...]:
     """The ghost after a leader's HW moved from ``old_hw`` to ``new_hw``: ``(offset, record
     id)`` is added to the committed set for every offset in ``[old_hw, new_hw)``. Returns
     ``ghost`` itself when the HW did not advance."""
@@ -112,7 +116,9 @@ def commit(ghost: tuple, log: tuple, old_hw: int, new_hw: int) -> tuple:
     return put(ghost, G_COMMITTED, tuple(sorted(added.union(ghost[G_COMMITTED]))))
 
 
-def leader_hw(log_len: int, hw: int, me: int, isr: tuple, remote: tuple, min_isr: int = 1) -> int:
+def leader_hw(
+    log_len: int, hw: int, me: int, isr: tuple[Any, ...], remote: tuple[Any, ...], min_isr: int = 1
+) -> int:
     """A leader's new HW: ``max(hw, min(LEO, remote LEO of every other ISR member))``.
 
     The HW never moves back on a leader (protocol.md, Fetch step 2; Kafka's

@@ -12,17 +12,19 @@ Record ids, epochs and offsets are not replica ids.
 
 from __future__ import annotations
 
+from typing import Any
+
 from spec.kafka.state import C_ELR, C_ISR, C_LEADER, CONTROLLER, D_FLUSHED, DURABLE, REPLICAS
 
 
-def replica_keys(state: tuple) -> list[tuple]:
+def replica_keys(state: tuple[Any, ...]) -> list[tuple[Any, ...]]:
     """Per replica a key that renaming does not change: ``(log, HW, alive, view epoch, role,
     is the controller's leader, in the controller's ISR)``, role 0 = no leader known,
     1 = presumes it leads, 2 = follows another. (Cheap rather than complete: replicas whose
     keys tie are ordered by trying their renamings.)"""
     replicas, ctrl = state[REPLICAS], state[CONTROLLER]
     c_leader, c_isr = ctrl[C_LEADER], ctrl[C_ISR]
-    keys = []
+    keys: list[tuple[Any, ...]] = []
     for r, (log, hw, alive, view, _) in enumerate(replicas):
         leader = view[0]
         keys.append(
@@ -44,12 +46,12 @@ def replica_keys(state: tuple) -> list[tuple]:
     return keys
 
 
-_SORTED: dict = {}
+_SORTED: dict[Any, Any] = {}
 """``(perm, isr) -> renamed sorted ISR`` and ``(perm, requests) -> renamed requests``: a
 model has few distinct ISRs and request lists, and each is renamed many times."""
 
 
-def permute(state: tuple, perm: tuple[int, ...]) -> tuple:
+def permute(state: tuple[Any, ...], perm: tuple[int, ...]) -> tuple[Any, ...]:
     """``state`` with replica ``r`` renamed ``perm[r]``; ISRs stay sorted tuples."""
     replicas, ctrl, requests, ghost = state if len(state) == DURABLE else state[:DURABLE]
     n = len(replicas)
@@ -76,7 +78,7 @@ def permute(state: tuple, perm: tuple[int, ...]) -> tuple:
     return moved_state + ((flushed, unclean),)
 
 
-def _isr(perm: tuple[int, ...], isr: tuple) -> tuple:
+def _isr(perm: tuple[int, ...], isr: tuple[Any, ...]) -> tuple[Any, ...]:
     key = (perm, isr)
     renamed = _SORTED.get(key)
     if renamed is None:
@@ -84,9 +86,9 @@ def _isr(perm: tuple[int, ...], isr: tuple) -> tuple:
     return renamed
 
 
-def _decision(decision: tuple, perm: tuple[int, ...]) -> tuple:
+def _decision(decision: tuple[Any, ...], perm: tuple[int, ...]) -> tuple[Any, ...]:
     """A controller state or LeaderAndIsr ``(epoch, leader, isr[, elr])`` renamed."""
-    renamed = (
+    renamed: tuple[Any, ...] = (
         decision[0],
         None if decision[1] is None else perm[decision[1]],
         _isr(perm, decision[2]),

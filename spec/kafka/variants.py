@@ -23,32 +23,39 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from spec.kafka.state import ALIVE, HW, LOG, V_EPOCH, V_LEADER, VIEW
 from spec.log import end_offset_for_epoch, last_epoch, last_match_end
 
-RuleFunction = Callable[[tuple, int, "tuple | None"], "int | None"]
+RuleFunction = Callable[[tuple[Any, ...], int, "tuple[Any, ...] | None"], "int | None"]
 
 
-def to_hw(log: tuple, hw: int, leader_log: tuple | None) -> int | None:
+def to_hw(log: tuple[Any, ...], hw: int, leader_log: tuple[Any, ...] | None) -> int | None:
     """Kafka < 0.11: truncate to the follower's own HW (the rule behind KAFKA-1211)."""
     return hw
 
 
-def by_leader_epoch(log: tuple, hw: int, leader_log: tuple | None) -> int | None:
+def by_leader_epoch(
+    log: tuple[Any, ...], hw: int, leader_log: tuple[Any, ...] | None
+) -> int | None:
     """KIP-101 (Kafka 0.11): OffsetsForLeaderEpoch for the follower's latest epoch.
 
     The leader answers ``end_offset_for_epoch`` (its LEO if that epoch is its latest, else the
     start of its next larger epoch); with no answer the follower falls back to its HW.
     Source: KIP-101; ``ReplicaFetcherThread.maybeTruncate`` and
     ``LeaderEpochFileCache.endOffsetFor`` in 0.11."""
+    assert leader_log is not None  # a rule that asks the leader is given its log
     answer = end_offset_for_epoch(leader_log, last_epoch(log))
     return hw if answer is None else answer
 
 
-def after_last_match(log: tuple, hw: int, leader_log: tuple | None) -> int | None:
+def after_last_match(
+    log: tuple[Any, ...], hw: int, leader_log: tuple[Any, ...] | None
+) -> int | None:
     """KIP-279 (Kafka 2.0): just after the largest offset where follower and leader hold the
     same record. Source: KIP-279; protocol.md; Kip279.tla of the public TLA+ spec."""
+    assert leader_log is not None  # a rule that asks the leader is given its log
     return last_match_end(log, leader_log)
 
 
@@ -148,7 +155,7 @@ class Variant:
         return "elr" in self.switches
 
 
-def _preset(name: str, rule: str, switches: tuple[str, ...], kafka: str, description: str):
+def _preset(name: str, rule: str, switches: tuple[str, ...], kafka: str, description: str) -> Any:
     return Variant(name, RULES[rule], frozenset(switches), kafka, description)
 
 
@@ -200,7 +207,7 @@ def resolve(preset: str, enable: tuple[str, ...] = (), disable: tuple[str, ...] 
     -fenced-fetch``). Raises ``ValueError`` naming the offending mechanism when one is unknown,
     named in both lists, or when a truncation rule is disabled (a variant has exactly one).
     """
-    base = PRESETS[preset]
+    base: Variant = PRESETS[preset]
     known = mechanisms()
     for name in (*enable, *disable):
         if name not in known:
@@ -234,7 +241,7 @@ def resolve(preset: str, enable: tuple[str, ...] = (), disable: tuple[str, ...] 
 
 
 def truncation_point(
-    variant: Variant, replicas: tuple, r: int, leader: int, epoch: int
+    variant: Variant, replicas: tuple[Any, ...], r: int, leader: int, epoch: int
 ) -> int | None:
     """Where replica ``r`` truncates when it applies a LeaderAndIsr of ``epoch`` naming
     ``leader``: an offset in ``[0, LEO of r]``, or None while the rule has no answer (the leader

@@ -7,6 +7,10 @@ enabling conditions, same effect. ``ctx`` is the ``TlaSpec`` (constants and labe
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from checker.model import Label
 from spec.log import end_offset_for_epoch, last_match_end
 from spec.tla.state import (
     EPOCH,
@@ -25,8 +29,18 @@ from spec.tla.state import (
 )
 from spec.tuples import put, with_member, without_member
 
+if TYPE_CHECKING:
+    from spec.tla.model import TlaSpec
 
-def _update_isr(ctx, s, out, label, leader, isr) -> None:
+
+def _update_isr(
+    ctx: TlaSpec,
+    s: tuple[Any, ...],
+    out: list[tuple[Label, Any]],
+    label: Label,
+    leader: int | None,
+    isr: Any,
+) -> None:
     """``ControllerUpdateIsr(leader, isr)``: take the next epoch, overwrite the quorum state,
     add the same record to the request set. Disabled once the epochs are used up."""
     epoch = s[NEXT_EPOCH]
@@ -38,7 +52,7 @@ def _update_isr(ctx, s, out, label, leader, isr) -> None:
     )
 
 
-def controller_elect_leader(ctx, s, out) -> None:
+def controller_elect_leader(ctx: TlaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """ControllerElectLeader: any quorum ISR member other than the quorum leader, same ISR."""
     quorum = s[QUORUM]
     for leader in quorum[Q_ISR]:
@@ -46,7 +60,7 @@ def controller_elect_leader(ctx, s, out) -> None:
             _update_isr(ctx, s, out, ctx.labels.elect[leader], leader, quorum[Q_ISR])
 
 
-def controller_shrink_isr(ctx, s, out) -> None:
+def controller_shrink_isr(ctx: TlaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """ControllerShrinkIsr: for a replica x, (a) x leads and is alone in the ISR: no leader,
     same ISR; (b) x leads with others: no leader, ISR without x; (c) x is a non-leader ISR
     member: same leader, ISR without x (may empty the ISR when there is no leader)."""
@@ -60,7 +74,7 @@ def controller_shrink_isr(ctx, s, out) -> None:
             _update_isr(ctx, s, out, label, q_leader, without_member(q_isr, x))
 
 
-def become_leader(ctx, s, out) -> None:
+def become_leader(ctx: TlaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """BecomeLeader: a request naming leader L with an epoch above L's; L takes the epoch and
     the ISR, keeps its HW and log."""
     rstates = s[RSTATES]
@@ -73,7 +87,7 @@ def become_leader(ctx, s, out) -> None:
         )
 
 
-def leader_write(ctx, s, out) -> None:
+def leader_write(ctx: TlaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """LeaderWrite: a presumed leader (stale ones too) appends ``[next id, its epoch]`` at its
     end offset, if ids are left and its log is not full."""
     if s[NEXT_ID] > ctx.config.max_records - 1:
@@ -85,7 +99,14 @@ def leader_write(ctx, s, out) -> None:
             out.append((ctx.labels.write[r], (put(logs, r, log), rstates, s[NEXT_ID] + 1) + s[3:]))
 
 
-def quorum_update(ctx, s, out, label, leader, isr) -> None:
+def quorum_update(
+    ctx: TlaSpec,
+    s: tuple[Any, ...],
+    out: list[tuple[Label, Any]],
+    label: Label,
+    leader: int,
+    isr: Any,
+) -> None:
     """``QuorumUpdateLeaderAndIsr``: only the true leader (quorum leader, presumes
     leadership, at the quorum's epoch) writes the ISR to the quorum and its own state; no
     epoch bump and no request."""
@@ -99,15 +120,18 @@ def quorum_update(ctx, s, out, label, leader, isr) -> None:
     )
 
 
-def _caught_up(s, leader, follower, end) -> bool:
+def _caught_up(s: tuple[Any, ...], leader: int, follower: int, end: Any) -> bool:
     """``IsFollowerCaughtUp``: follows ``leader`` and, if ``end > 0``, both hold an entry at
     ``end - 1`` (contents not compared)."""
     if s[RSTATES][follower][LEADER] != leader:
         return False
-    return end == 0 or (end - 1 < len(s[LOGS][leader]) and end - 1 < len(s[LOGS][follower]))
+    matches: bool = end == 0 or (
+        end - 1 < len(s[LOGS][leader]) and end - 1 < len(s[LOGS][follower])
+    )
+    return matches
 
 
-def leader_shrink_isr(ctx, s, out) -> None:
+def leader_shrink_isr(ctx: TlaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """LeaderShrinkIsr: a leader drops a cached-ISR member not caught up to its end offset."""
     for leader in range(ctx.config.replicas):
         isr = s[RSTATES][leader][ISR]
@@ -124,7 +148,7 @@ def leader_shrink_isr(ctx, s, out) -> None:
                 )
 
 
-def leader_expand_isr(ctx, s, out) -> None:
+def leader_expand_isr(ctx: TlaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """LeaderExpandIsr: a leader adds a replica caught up to its HW."""
     for leader in range(ctx.config.replicas):
         isr, hw = s[RSTATES][leader][ISR], s[RSTATES][leader][HW]
@@ -140,7 +164,9 @@ def leader_expand_isr(ctx, s, out) -> None:
                 )
 
 
-def leader_inc_high_watermark(ctx, s, out) -> None:
+def leader_inc_high_watermark(
+    ctx: TlaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]
+) -> None:
     """LeaderIncHighWatermark: a presumed leader whose every cached-ISR member follows it (any
     epoch) and has an entry at the HW moves the HW up by one (HW < LogSize)."""
     logs, rstates = s[LOGS], s[RSTATES]
@@ -153,14 +179,22 @@ def leader_inc_high_watermark(ctx, s, out) -> None:
             inc_hw(ctx, s, out, leader)
 
 
-def inc_hw(ctx, s, out, leader) -> None:
+def inc_hw(ctx: TlaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]], leader: int) -> None:
     """The effect shared by every HW-increment action: the leader's HW goes up by one."""
     rstates = s[RSTATES]
     new = (rstates[leader][HW] + 1,) + rstates[leader][1:]
     out.append((ctx.labels.inc_hw[leader], (s[LOGS], put(rstates, leader, new)) + s[2:]))
 
 
-def become_follower_truncate(ctx, s, out, leader, replica, offset, label) -> None:
+def become_follower_truncate(
+    ctx: TlaSpec,
+    s: tuple[Any, ...],
+    out: list[tuple[Label, Any]],
+    leader: int,
+    replica: int,
+    offset: Any,
+    label: Sequence[Sequence[Label]],
+) -> None:
     """``BecomeFollowerAndTruncateTo(leader, replica, offset)`` for every request naming
     ``leader`` with an epoch above the replica's; disabled when ``offset`` is above the
     replica's end offset. HW becomes ``min(offset, hw)``."""
@@ -178,7 +212,9 @@ def become_follower_truncate(ctx, s, out, leader, replica, offset, label) -> Non
             )
 
 
-def truncate_to_high_watermark(ctx, s, out) -> None:
+def truncate_to_high_watermark(
+    ctx: TlaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]
+) -> None:
     """BecomeFollowerTruncateToHighWatermark (KafkaTruncateToHighWatermark): to its own HW."""
     for leader in range(ctx.config.replicas):
         for replica in range(ctx.config.replicas):
@@ -187,7 +223,7 @@ def truncate_to_high_watermark(ctx, s, out) -> None:
             )
 
 
-def lookup_offset_for_epoch(leader_log, follower_hw, epoch) -> int:
+def lookup_offset_for_epoch(leader_log: tuple[Any, ...], follower_hw: Any, epoch: int) -> int:
     """Kip101's ``LookupOffsetForEpoch``: the follower's HW if the leader's log is empty or
     has no larger epoch; the leader's end offset if its last record has ``epoch``; else the
     first offset with a larger epoch."""
@@ -195,7 +231,7 @@ def lookup_offset_for_epoch(leader_log, follower_hw, epoch) -> int:
     return follower_hw if answer is None else answer
 
 
-def truncate_kip101(ctx, s, out) -> None:
+def truncate_kip101(ctx: TlaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """BecomeFollowerTruncateKip101: an empty replica truncates to 0; else to the named
     leader's answer for the epoch of its last record (whatever state that leader is in)."""
     logs = s[LOGS]
@@ -212,7 +248,7 @@ def truncate_kip101(ctx, s, out) -> None:
             )
 
 
-def truncate_kip279(ctx, s, out) -> None:
+def truncate_kip279(ctx: TlaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """BecomeFollowerTruncateKip279: truncate after the largest offset where the replica and
     the named leader hold the same record (0 if none), whatever state the leader is in."""
     logs = s[LOGS]
@@ -224,7 +260,14 @@ def truncate_kip279(ctx, s, out) -> None:
             )
 
 
-def replicate(ctx, s, out, follower, leader, label) -> None:
+def replicate(
+    ctx: TlaSpec,
+    s: tuple[Any, ...],
+    out: list[tuple[Label, Any]],
+    follower: int,
+    leader: int,
+    label: Label,
+) -> None:
     """``ReplicateTo(leader, follower)`` plus the follower HW rule: copy exactly one record,
     the leader's entry at the follower's end offset, if the follower's log is not full; then
     ``hw := min(leader hw, new end offset)``."""
@@ -246,7 +289,7 @@ def replicate(ctx, s, out, follower, leader, label) -> None:
     )
 
 
-def follower_replicate(ctx, s, out) -> None:
+def follower_replicate(ctx: TlaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """FollowerReplicate: a follower of a presumed leader copies one record; no epoch check,
     no prefix check."""
     rstates = s[RSTATES]

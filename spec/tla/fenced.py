@@ -2,21 +2,28 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
+from checker.model import Label
 from spec.log import last_match_end
 from spec.tla.actions import inc_hw, quorum_update, replicate
 from spec.tla.state import EPOCH, HW, ISR, LEADER, LOGS, REQUESTS, RSTATES
 from spec.tuples import put, with_member, without_member
 
+if TYPE_CHECKING:
+    from spec.tla.model import TlaSpec
 
-def following_epoch(s, leader, follower) -> bool:
+
+def following_epoch(s: tuple[Any, ...], leader: int, follower: int) -> bool:
     """``IsFollowingLeaderEpoch``: the leader presumes leadership and the follower follows it
     at the leader's epoch (a presumed leader follows itself)."""
     rstates = s[RSTATES]
     mine, theirs = rstates[leader], rstates[follower]
-    return mine[LEADER] == leader and theirs[LEADER] == leader and theirs[EPOCH] == mine[EPOCH]
+    following: bool = mine[LEADER] == leader and theirs[LEADER] == leader
+    return following and theirs[EPOCH] == mine[EPOCH]
 
 
-def fenced_follower_fetch(ctx, s, out) -> None:
+def fenced_follower_fetch(ctx: TlaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """FencedFollowerFetch: as FollowerReplicate, but only at the leader's epoch."""
     for follower in range(ctx.config.replicas):
         leader = s[RSTATES][follower][LEADER]
@@ -24,7 +31,9 @@ def fenced_follower_fetch(ctx, s, out) -> None:
             replicate(ctx, s, out, follower, leader, ctx.labels.replicate[follower][leader])
 
 
-def fenced_inc_high_watermark(ctx, s, out) -> None:
+def fenced_inc_high_watermark(
+    ctx: TlaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]
+) -> None:
     """FencedLeaderIncHighWatermark: the leader has an entry at its HW and every cached-ISR
     member follows it at its epoch and has an entry there. (No separate presumes-leadership
     test: the spec relies on the ISR members' check.)"""
@@ -38,7 +47,7 @@ def fenced_inc_high_watermark(ctx, s, out) -> None:
             inc_hw(ctx, s, out, leader)
 
 
-def fenced_shrink_isr(ctx, s, out) -> None:
+def fenced_shrink_isr(ctx: TlaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """FencedLeaderShrinkIsr: drop a cached-ISR member that does not follow at the leader's
     epoch or whose end offset is below the leader's."""
     logs = s[LOGS]
@@ -58,15 +67,16 @@ def fenced_shrink_isr(ctx, s, out) -> None:
                 )
 
 
-def hw_reached_current_epoch(s, leader) -> bool:
+def hw_reached_current_epoch(s: tuple[Any, ...], leader: int) -> bool:
     """``HasHighWatermarkReachedCurrentEpoch``: HW = end offset, or the record at the HW has
     the leader's epoch."""
     log, mine = s[LOGS][leader], s[RSTATES][leader]
     hw = mine[HW]
-    return hw == len(log) or (hw < len(log) and log[hw][1] == mine[EPOCH])
+    reached: bool = hw == len(log) or (hw < len(log) and log[hw][1] == mine[EPOCH])
+    return reached
 
 
-def fenced_expand_isr(ctx, s, out) -> None:
+def fenced_expand_isr(ctx: TlaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """FencedLeaderExpandIsr: add a replica that follows at the leader's epoch and has an
     entry at HW - 1, once the leader's HW has reached its current epoch."""
     logs = s[LOGS]
@@ -91,7 +101,7 @@ def fenced_expand_isr(ctx, s, out) -> None:
                 )
 
 
-def fenced_become_follower(ctx, s, out) -> None:
+def fenced_become_follower(ctx: TlaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """FencedBecomeFollowerAndTruncate: Kip279's truncation, but only against a leader that
     presumes leadership at the request's epoch. (Its None branch is unreachable: the leader
     ranges over Replicas.)"""
@@ -115,7 +125,7 @@ def fenced_become_follower(ctx, s, out) -> None:
 
 
 # -- Kip320FirstTry ---------------------------------------------------------------------------
-def caught_up_to_epoch(s, leader, follower, end) -> bool:
+def caught_up_to_epoch(s: tuple[Any, ...], leader: int, follower: int, end: Any) -> bool:
     """``IsFollowerCaughtUpToLeaderEpoch``: the leader presumes leadership, the follower
     follows it, and if ``end > 0`` both have an entry at ``end - 1`` with the same epoch."""
     rstates, logs = s[RSTATES], s[LOGS]
@@ -124,14 +134,13 @@ def caught_up_to_epoch(s, leader, follower, end) -> bool:
     if end == 0:
         return True
     at = end - 1
-    return (
-        at < len(logs[leader])
-        and at < len(logs[follower])
-        and logs[follower][at][1] == logs[leader][at][1]
-    )
+    if at >= len(logs[leader]) or at >= len(logs[follower]):
+        return False
+    same: bool = logs[follower][at][1] == logs[leader][at][1]
+    return same
 
 
-def first_try_fetch(ctx, s, out) -> None:
+def first_try_fetch(ctx: TlaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """FollowerFetch (Kip320FirstTry): replicate only if caught up to the leader's epoch at the
     follower's end offset (leader identity checked, not the leader epoch)."""
     for follower in range(ctx.config.replicas):
@@ -140,7 +149,9 @@ def first_try_fetch(ctx, s, out) -> None:
             replicate(ctx, s, out, follower, leader, ctx.labels.replicate[follower][leader])
 
 
-def first_try_inc_high_watermark(ctx, s, out) -> None:
+def first_try_inc_high_watermark(
+    ctx: TlaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]
+) -> None:
     """ImprovedLeaderIncHighWatermark: the presumed leader has an entry at its HW and every
     cached-ISR member is caught up to its epoch at HW + 1."""
     logs, rstates = s[LOGS], s[RSTATES]
@@ -153,7 +164,7 @@ def first_try_inc_high_watermark(ctx, s, out) -> None:
             inc_hw(ctx, s, out, leader)
 
 
-def first_try_shrink_isr(ctx, s, out) -> None:
+def first_try_shrink_isr(ctx: TlaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """LeaderShrinkIsrBetterFencing: drop a member not caught up to the leader's epoch at the
     leader's end offset."""
     for leader in range(ctx.config.replicas):
@@ -170,7 +181,7 @@ def first_try_shrink_isr(ctx, s, out) -> None:
                 )
 
 
-def first_try_expand_isr(ctx, s, out) -> None:
+def first_try_expand_isr(ctx: TlaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """LeaderExpandIsrBetterFencing: add a replica caught up to the leader's epoch at its HW,
     once the HW has reached the leader's current epoch."""
     for leader in range(ctx.config.replicas):
@@ -189,7 +200,9 @@ def first_try_expand_isr(ctx, s, out) -> None:
                 )
 
 
-def first_try_become_follower(ctx, s, out) -> None:
+def first_try_become_follower(
+    ctx: TlaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]
+) -> None:
     """BecomeFollower (Kip320FirstTry): adopt a newer request naming another replica as
     leader; no truncation, HW kept."""
     rstates = s[RSTATES]
@@ -208,7 +221,7 @@ def first_try_become_follower(ctx, s, out) -> None:
                 )
 
 
-def first_try_truncate(ctx, s, out) -> None:
+def first_try_truncate(ctx: TlaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """FollowerTruncate (Kip320FirstTry): a follower of a presumed leader whose end offset is
     past the leader's, or whose last record's epoch differs from the leader's record at that
     offset, truncates by Kip279's rule; ``hw := min(offset, hw)``."""

@@ -96,10 +96,10 @@ class _Labels:
     """Every label of one variant, built once; action names are the variant's operators."""
 
     def __init__(self, n: int, max_epoch: int, names: dict[str, str]) -> None:
-        def one(action, key):
+        def one(action: Any, key: Any) -> Any:
             return [Label(action, ((key, r),)) for r in range(n)]
 
-        def two(action, k1, k2, count=n):
+        def two(action: Any, k1: Any, k2: Any, count: Any = n) -> Any:
             return [[Label(action, ((k1, x), (k2, y))) for y in range(count)] for x in range(n)]
 
         epochs = max_epoch + 1
@@ -124,11 +124,11 @@ class _Labels:
         ]
 
 
-def _names(next_actions: list) -> dict[str, str]:
+def _names(next_actions: list[Any]) -> dict[str, str]:
     """Operator names of the variant's HW, ISR, fetch and become-follower actions."""
     names = [name for name, _ in next_actions]
 
-    def pick(*words):
+    def pick(*words: Any) -> Any:
         return next(n for n in names if all(w in n for w in words))
 
     return {
@@ -164,7 +164,7 @@ class TlaSpec(ActionSpec):
         self.set_actions(self.next_actions)  # the variant's Next disjuncts
         self.symmetric_ids = self.config.replicas
 
-    def init_states(self) -> list[tuple]:
+    def init_states(self) -> list[tuple[Any, ...]]:
         """The spec's single initial state."""
         return [initial_state(self.config.replicas)]
 
@@ -172,7 +172,7 @@ class TlaSpec(ActionSpec):
         """The constants, as written into reports."""
         return self.config.to_dict()
 
-    def view(self, state: tuple) -> dict[str, Any]:
+    def view(self, state: tuple[Any, ...]) -> dict[str, Any]:
         """The same picture as the Kafka model's view (replicas, controller), so one viewer
         draws both; the TLA+ model has no crashes, so every replica is up."""
         replicas = []
@@ -207,28 +207,29 @@ class TlaSpec(ActionSpec):
         }
 
     # -- invariants.access.Replication ------------------------------------------------------
-    def logs(self, state: tuple) -> tuple:
+    def logs(self, state: tuple[Any, ...]) -> tuple[Any, ...]:
         """Per replica, its log."""
-        return state[LOGS]
+        logs: tuple[Any, ...] = state[LOGS]
+        return logs
 
-    def hws(self, state: tuple) -> tuple:
+    def hws(self, state: tuple[Any, ...]) -> tuple[Any, ...]:
         """Per replica, its HW."""
         return tuple(rs[HW] for rs in state[RSTATES])
 
-    def presumed_leaders(self, state: tuple) -> list[tuple[int, tuple]]:
+    def presumed_leaders(self, state: tuple[Any, ...]) -> list[tuple[int, tuple[Any, ...]]]:
         """``(replica, cached ISR)`` for every replica with ``leader = self`` (no crashes)."""
         return [(r, rs[ISR]) for r, rs in enumerate(state[RSTATES]) if rs[LEADER] == r]
 
-    def quorum(self, state: tuple) -> tuple:
+    def quorum(self, state: tuple[Any, ...]) -> tuple[Any, ...]:
         """The quorum's ``(leader, epoch, isr)``."""
         epoch, leader, isr = state[QUORUM]
         return leader, epoch, isr
 
-    def committed(self, state: tuple) -> None:
+    def committed(self, state: tuple[Any, ...]) -> None:
         """The spec keeps no history of committed records."""
         return
 
-    def epochs(self, state: tuple) -> tuple:
+    def epochs(self, state: tuple[Any, ...]) -> tuple[Any, ...]:
         """``(quorum epoch, each replica's epoch)``."""
         return (state[QUORUM][0], *[rs[EPOCH] for rs in state[RSTATES]])
 

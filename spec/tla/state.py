@@ -15,6 +15,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 LOGS, RSTATES, NEXT_ID, NEXT_EPOCH, REQUESTS, QUORUM = range(6)
 HW, EPOCH, LEADER, ISR = range(4)  # replica state and (for EPOCH, LEADER, ISR) requests
 Q_EPOCH, Q_LEADER, Q_ISR = range(3)  # quorum state and requests: (epoch, leader, isr)
@@ -22,7 +24,7 @@ Q_EPOCH, Q_LEADER, Q_ISR = range(3)  # quorum state and requests: (epoch, leader
 NIL = -1
 
 
-def initial_state(replicas: int) -> tuple:
+def initial_state(replicas: int) -> tuple[Any, ...]:
     """The spec's ``Init``: empty logs, every replica at hw 0, epoch Nil, no leader, ISR {};
     the quorum with epoch Nil, no leader and every replica in the ISR; no request."""
     everyone = tuple(range(replicas))

@@ -8,10 +8,12 @@ and epochs are not replica ids.
 
 from __future__ import annotations
 
+from typing import Any
+
 from spec.tla.state import LOGS, Q_ISR, Q_LEADER, QUORUM, RSTATES
 
 
-def replica_keys(state: tuple) -> list[tuple]:
+def replica_keys(state: tuple[Any, ...]) -> list[tuple[Any, ...]]:
     """Per replica a key that renaming does not change: ``(log, HW, epoch, role, is the
     quorum leader, in the quorum ISR, in its own cached ISR, size of its cached ISR)``,
     role 0 = no leader, 1 = presumes it leads, 2 = follows another."""
@@ -24,7 +26,7 @@ def replica_keys(state: tuple) -> list[tuple]:
     return keys
 
 
-def permute(state: tuple, perm: tuple[int, ...]) -> tuple:
+def permute(state: tuple[Any, ...], perm: tuple[int, ...]) -> tuple[Any, ...]:
     """``state`` with replica ``r`` renamed ``perm[r]``; ISRs stay sorted tuples."""
     logs, rstates, next_id, next_epoch, requests, quorum = state
     n = len(logs)
@@ -53,7 +55,7 @@ def permute(state: tuple, perm: tuple[int, ...]) -> tuple:
     )
 
 
-def _decision(decision: tuple, perm: tuple[int, ...]) -> tuple:
+def _decision(decision: tuple[Any, ...], perm: tuple[int, ...]) -> tuple[Any, ...]:
     """A quorum state or LeaderAndIsr ``(epoch, leader, isr)`` renamed."""
     epoch, leader, isr = decision
     return (epoch, None if leader is None else perm[leader], tuple(sorted([perm[m] for m in isr])))

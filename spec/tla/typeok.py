@@ -9,16 +9,18 @@ well-typed records below it, replica states, the quorum state and every request 
 
 from __future__ import annotations
 
+from typing import Any
+
 from checker.properties import INVARIANT, Property
 from spec.tla.state import LOGS, NEXT_EPOCH, NEXT_ID, NIL, QUORUM, REQUESTS, RSTATES
 
 
-def type_ok_property(config) -> Property:
+def type_ok_property(config: Any) -> Property:
     """TypeOk for the constants of ``config`` (a validated ``TlaConfig``)."""
     replicas = set(range(config.replicas))
     epochs = set(range(config.max_epoch + 1))
 
-    def quorum_ok(q) -> bool:
+    def quorum_ok(q: Any) -> bool:
         epoch, leader, isr = q
         return (
             (epoch in epochs or epoch == NIL)
@@ -26,7 +28,7 @@ def type_ok_property(config) -> Property:
             and set(isr) <= replicas
         )
 
-    def type_ok(s) -> bool:
+    def type_ok(s: tuple[Any, ...]) -> bool:
         """Every variable has the type KafkaReplication's TypeOk gives it."""
         if not (
             0 <= s[NEXT_EPOCH] <= config.max_epoch + 1 and 0 <= s[NEXT_ID] <= config.max_records
@@ -42,4 +44,4 @@ def type_ok_property(config) -> Property:
                 return False
         return quorum_ok(s[QUORUM]) and all(quorum_ok(q) for q in s[REQUESTS])
 
-    return Property("TypeOk", type_ok.__doc__, INVARIANT, type_ok)
+    return Property("TypeOk", type_ok.__doc__ or "", INVARIANT, type_ok)

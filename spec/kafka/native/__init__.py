@@ -116,7 +116,7 @@ class Codec:
             + ((1 + (0 if self.flush_always else n)) if self.durable else 0)
         )
 
-    def encode(self, state: tuple) -> bytes:
+    def encode(self, state: tuple[Any, ...]) -> bytes:
         """The row of a reference state. Raises ``ValueError`` if it does not fit the row."""
         n, r = self.n, self.records
         out: list[int] = []
@@ -160,7 +160,7 @@ class Codec:
             raise ValueError("the state does not fit the compiled core's row")
         return (np.array(out, dtype=np.int64) & 0xFF).astype(np.uint8).tobytes()
 
-    def decode(self, row: bytes) -> tuple:
+    def decode(self, row: bytes) -> tuple[Any, ...]:
         """The reference state of a row (equal to the state ``encode`` was given)."""
         n, r = self.n, self.records
         v = np.frombuffer(row, dtype=np.int8).tolist()
@@ -175,7 +175,7 @@ class Codec:
             at += n
             view = (None if leader < 0 else leader, epoch, members(isr))
             replicas.append((log, hw, bool(alive), view, remote))
-        ctrl: tuple = (v[at], None if v[at + 1] < 0 else v[at + 1], members(v[at + 2]))
+        ctrl: tuple[Any, ...] = (v[at], None if v[at + 1] < 0 else v[at + 1], members(v[at + 2]))
         at += 3
         if self.elr:
             ctrl += (members(v[at]),)
@@ -194,7 +194,7 @@ class Codec:
             bits |= (v[at + b] & 0xFF) << (8 * b)
         at += (r * r + 7) // 8
         committed = tuple((bit // r, bit % r) for bit in range(r * r) if bits >> bit & 1)
-        state: tuple = (tuple(replicas), ctrl, requests, (next_id, crashes, committed))
+        state: tuple[Any, ...] = (tuple(replicas), ctrl, requests, (next_id, crashes, committed))
         if self.durable:
             flushed = () if self.flush_always else tuple(v[at : at + n])
             at += 0 if self.flush_always else n

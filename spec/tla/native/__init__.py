@@ -95,14 +95,14 @@ class Codec:
     name: str = "tla"
     sources: tuple[Path, ...] = SOURCES
     headers: tuple[Path, ...] = HEADERS
-    property_bits: dict = field(default_factory=lambda: dict(PROPERTY_BITS))
+    property_bits: dict[Any, Any] = field(default_factory=lambda: dict(PROPERTY_BITS))
 
     @property
     def width(self) -> int:
         """Bytes per row (``model_width`` in ``state.c``)."""
         return self.n * (5 + 2 * self.log_size) + 3 + 2 * (self.max_epoch + 1) + 3
 
-    def encode(self, state: tuple) -> bytes:
+    def encode(self, state: tuple[Any, ...]) -> bytes:
         """The row of a port state. Raises ``ValueError`` if it does not fit the row."""
         logs, rstates, next_id, next_epoch, requests, quorum = state
         out: list[int] = []
@@ -125,7 +125,7 @@ class Codec:
             raise ValueError("the state does not fit the compiled core's row")
         return (np.array(out, dtype=np.int64) & 0xFF).astype(np.uint8).tobytes()
 
-    def decode(self, row: bytes) -> tuple:
+    def decode(self, row: bytes) -> tuple[Any, ...]:
         """The port state of a row (equal to the state ``encode`` was given)."""
         v = np.frombuffer(row, dtype=np.int8).tolist()
         at, logs, rstates = 0, [], []
