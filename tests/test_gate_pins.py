@@ -147,7 +147,7 @@ ENGINES = {
     "compiled, 1 thread": ("--workers", "1"),
     "compiled, 2 threads": ("--workers", "2"),
     "reference, 2 processes": ("--core", "reference", "--workers", "2"),
-    "spark, 3 partitions, every level a job": (
+    "spark, 3 partitions, levels of 100+ states as jobs": (
         "--engine",
         "spark",
         "--master",
@@ -155,7 +155,7 @@ ENGINES = {
         "--partitions",
         "3",
         "--spark-min-frontier",
-        "0",
+        "100",
     ),
 }
 

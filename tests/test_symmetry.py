@@ -7,6 +7,7 @@ and the classes are counted.
 
 from __future__ import annotations
 
+import json
 import marshal
 from itertools import permutations
 
@@ -93,15 +94,15 @@ def orbit_count(states, rename, n) -> int:
     ],
 )
 def test_distinct_count_is_the_number_of_orbits(model, config, rename):
+    """Orbits counted by brute force over the naive enumerator's states (whose count the
+    engine matches without symmetry: tests/test_verdicts.py, tests/test_golden.py)."""
     spec, _ = build_model(model, config)
-    states, _ = reachable(spec)
-    plain = explore(spec, [])
+    states, depth = reachable(spec)
     reduced = explore(spec, [], symmetry=True)
-    assert plain.stats.distinct == len(states)
     assert reduced.stats.distinct == orbit_count(states, rename, config.replicas)
-    assert reduced.stats.distinct < plain.stats.distinct
-    assert reduced.stats.depth == plain.stats.depth
-    assert reduced.stats.symmetry and not plain.stats.symmetry
+    assert reduced.stats.distinct < len(states)
+    assert reduced.stats.depth == depth
+    assert reduced.stats.symmetry
 
 
 @pytest.mark.parametrize("variant,distinct,depth", [("kip320", 2_987, 18), ("hw", 5_066, 20)])
@@ -122,12 +123,18 @@ def test_tla_plain_counts_stay_tlcs_by_default():
 @pytest.mark.slow
 @pytest.mark.parametrize("entry", gallery.ENTRIES, ids=lambda e: e.folder)
 def test_gallery_counterexamples_are_concrete_and_as_short_with_symmetry(entry):
+    """A search entry's committed trace is the shortest without symmetry (test_gallery
+    regenerates it); a schedule entry is not a search, so its shortest is searched here."""
     spec, props = build_model(entry.model, make_config(entry.model, dict(entry.options)))
     chosen = choose(props, (entry.prop,))
-    plain = {v.prop.name: v for v in explore(spec, chosen).violations}[entry.prop]
+    if entry.schedule:
+        shortest = {v.prop.name: v.length for v in explore(spec, chosen).violations}[entry.prop]
+    else:
+        committed = json.loads((gallery.ROOT / entry.folder / "trace.json").read_text())
+        shortest = committed["length"]
     reduced = {v.prop.name: v for v in explore(spec, chosen, symmetry=True).violations}
     trace = reduced[entry.prop].trace
-    assert len(trace) == len(plain.trace)
+    assert len(trace) == shortest
     assert trace[0].state == spec.init_states()[0]  # the real initial state
     steps = replay(
         spec, trace[0].fingerprint, [s.label for s in trace[1:]], [s.fingerprint for s in trace[1:]]
