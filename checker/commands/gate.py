@@ -80,7 +80,7 @@ def gate_cmd(
     junit_xml: Any,
     out: Any,
     fail_fast: Any,
-    no_progress: Any,
+    no_progress: bool,
     **engine_flags: Any,
 ) -> None:
     """Run the checks of a gate configuration, judge them against their expectations and
