@@ -33,7 +33,9 @@ def test_label_text():
     assert label.arg("leader") == 0
 
 
-@pytest.mark.parametrize("text", ["Fetch", "Fetch(2)", "Fetch(follower=x)", "(a=1)", ""])
+@pytest.mark.parametrize(
+    "text", ["Fetch", "Fetch(2)", "Fetch(follower=x)", "(a=1)", "", "Fetch(**{'a': 1})"]
+)
 def test_label_parse_rejects(text):
     with pytest.raises(ValueError):
         Label.parse(text)

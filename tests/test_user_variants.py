@@ -97,6 +97,17 @@ def test_a_bad_variant_file_is_one_config_error(tmp_path, text, message):
     assert message in str(error.value)
 
 
+def test_a_variant_file_python_cannot_load_is_one_config_error(tmp_path):
+    """A file without a Python suffix has no module loader (``spec_from_file_location``
+    gives None): the error names it, not an AttributeError."""
+    path = tmp_path / "rules.txt"
+    path.write_text(Path(EXAMPLE).read_text())
+    with pytest.raises(ConfigError, match="cannot be imported as a Python module"):
+        Config(variant_file=str(path)).validate()
+    failed = CliRunner().invoke(cli, ["explore", "--variant-file", str(path)])
+    assert failed.exit_code == 2 and "Traceback" not in failed.output
+
+
 def test_an_entry_point_registers_a_list_of_variants(tmp_path, monkeypatch):
     (tmp_path / "team_rules.py").write_text(
         Path(EXAMPLE).read_text() + "\nVARIANTS = [TO_LEADER_LEO, LEO_FENCED]\n"
