@@ -52,7 +52,7 @@ def properties(acc: Replication, strict_leader_in_isr: bool = False) -> list[Pro
         props += [
             Property(
                 "LeaderInIsr",
-                " ".join((leader_in_isr.__doc__ or "").split()),
+                leader_in_isr.__doc__ or "",
                 INVARIANT,
                 leader_in_isr,
                 explain_leader,

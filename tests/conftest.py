@@ -54,11 +54,8 @@ SLOW_TESTS = {
     "test_simulate.py": ("test_ctrl_c_ends_once_with_the_walks_so_far",),
     "test_mechanisms.py": ("test_unclean_shutdown_counts_are_symmetric",),
     "test_story.py": ("test_story_agrees_with_its_trace",),
-    "test_checkpoint.py": (
-        "test_a_killed_search_resumes_to_the_same_answers",
-        "test_compare_resumes_each_cell",
-        "test_sigkill",
-    ),
+    "test_checkpoint.py": ("test_a_killed_search_resumes_to_the_same_answers",),
+    "test_checkpoint_commands.py": ("test_compare_resumes_each_cell", "test_sigkill"),
     "test_learner.py": ("test_simulate_stories_keep_the_crux",),
     "test_gate_pins.py": (
         "test_update_round_trip_over_a_model_edit",

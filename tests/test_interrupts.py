@@ -85,20 +85,24 @@ def interrupt_after(args: list[str], seconds: float, tmp: Path, wait: float = 60
     return proc.returncode, out, err, alive(family)
 
 
+COMPARE_ON_WORKERS = [
+    "compare",
+    "--replicas",
+    "3",
+    "--core",
+    "reference",
+    "--workers",
+    "2",
+    "--no-progress",
+    "--out",
+    "cmp",
+]
+"""A compare matrix long enough to be cut (3 replicas on the reference core, 2 workers)."""
+
+
 def test_one_ctrl_c_ends_compare_with_a_partial_matrix(tmp_path):
     code, out, err, left = interrupt_after(
-        [
-            "compare",
-            "--replicas",
-            "3",
-            "--core",
-            "reference",
-            "--workers",
-            "2",
-            "--no-progress",
-            "--out",
-            "cmp",
-        ],
+        COMPARE_ON_WORKERS,
         8,
         tmp_path,
     )
@@ -334,18 +338,7 @@ def test_sigterm_ends_explore_on_workers_as_one_ctrl_c(tmp_path):
 
 def test_sigterm_ends_compare_and_gate_on_workers(tmp_path):
     code, _, err, left = signal_parent_after(
-        [
-            "compare",
-            "--replicas",
-            "3",
-            "--core",
-            "reference",
-            "--workers",
-            "2",
-            "--no-progress",
-            "--out",
-            "cmp",
-        ],
+        COMPARE_ON_WORKERS,
         8,
         tmp_path,
         signal.SIGTERM,

@@ -1,0 +1,369 @@
+"""Checkpoints and resume from the command line (``--checkpoint``, ``--resume``): explore,
+compare, simulate and gate go on from a run that was cut short, a real SIGKILL included;
+bounds or code that differ from the checkpoint's are refused with one message, exit 4; a
+checkpoint that cannot be written is said once. The engine-level guarantees (any moment,
+any engine) are in ``tests/test_checkpoint.py``."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from checker.cli import cli
+
+# 30,797 orbits, depth 26, six properties violated on the way: traces must survive a resume
+
+
+SMALL = ["--replicas", "2", "--truncation", "hw", "--max-records", "2", "--max-crashes", "2"]
+
+
+def cli_run(*args: str, cwd: Path):
+    runner = CliRunner()
+    old = os.getcwd()
+    os.chdir(cwd)
+    try:
+        return runner.invoke(cli, list(args), catch_exceptions=False)
+    finally:
+        os.chdir(old)
+
+
+@pytest.fixture()
+def cut(tmp_path):
+    """A run cut by a time limit right after its first levels, its checkpoint in ckpt/."""
+    result = cli_run(
+        "explore",
+        *SMALL,
+        "--core",
+        "reference",
+        "--workers",
+        "1",
+        "--max-depth",
+        "30",
+        "--checkpoint",
+        "ckpt",
+        "--checkpoint-every",
+        "0.0001",
+        "--out",
+        "r1",
+        "--no-progress",
+        "--show",
+        "none",
+        "--time-limit",
+        "0.05",
+        cwd=tmp_path,
+    )
+    assert result.exit_code in (3, 12), result.output
+    assert "Resume with: hwcheck explore --resume ckpt" in result.output.splitlines()[-1]
+    return tmp_path
+
+
+def test_explore_resume_on_the_command_line(cut):
+    full = cli_run(
+        "explore", *SMALL, "--max-depth", "30", "--json", "--out", "full", "--no-progress", cwd=cut
+    )
+    again = cli_run(
+        "explore",
+        "--resume",
+        "ckpt",
+        "--json",
+        "--out",
+        "r2",
+        "--no-progress",
+        "--workers",
+        "2",
+        cwd=cut,
+    )
+    strip = (
+        "seconds",
+        "distinct_per_second",
+        "peak_rss_mb",
+        "engine",
+        "core",
+        "workers_peak_rss_mb",
+        "trace",
+        "report",
+    )
+
+    def same(text):
+        document = json.loads(text[text.index("{") : text.rindex("}") + 1])
+        return json.loads(
+            json.dumps(document),
+            object_hook=lambda d: {k: v for k, v in d.items() if k not in strip},
+        )
+
+    assert again.exit_code == full.exit_code == 12
+    assert same(again.output) == same(full.output)
+
+
+@pytest.mark.parametrize(
+    "flags, says",
+    [
+        (["--max-records", "1"], "written with max_records = 2, this command has 1"),
+        (["--no-symmetry"], "the checkpoint's symmetry is True, this command's False"),
+        (["--max-depth", "12"], "the checkpoint's max_depth is 30, this command's 12"),
+    ],
+)
+def test_resume_refuses_other_bounds(cut, flags, says):
+    result = cli_run("explore", "--resume", "ckpt", *flags, "--no-progress", cwd=cut)
+    assert result.exit_code == 4
+    assert says in result.output and "Traceback" not in result.output
+
+
+def test_resume_refuses_changed_code_damaged_files_and_other_files(cut):
+    manifest = cut / "ckpt" / "checkpoint.json"
+    original = manifest.read_text()
+    manifest.write_text(original.replace('"code": "', '"code": "0'))
+    result = cli_run("explore", "--resume", "ckpt", cwd=cut)
+    assert result.exit_code == 4 and "the model's code changed" in result.output
+    manifest.write_text(original)
+    frontier = next((cut / "ckpt").glob("frontier-*.npy"))
+    whole = frontier.read_bytes()
+    frontier.write_bytes(whole[:-10])
+    result = cli_run("explore", "--resume", "ckpt", "--no-progress", cwd=cut)
+    assert result.exit_code == 4 and "is incomplete: frontier-" in result.output
+    frontier.write_bytes(whole)
+    level = cut / "ckpt" / "levels" / "L0003.npy"
+    data = bytearray(level.read_bytes())
+    data[-3] ^= 0x40  # one bit of a parent fingerprint
+    level.write_bytes(bytes(data))
+    result = cli_run("explore", "--resume", "ckpt", "--no-progress", cwd=cut)
+    assert result.exit_code == 4 and "is damaged: levels/L0003.npy" in result.output
+    manifest.write_text(json.dumps({"format": "something-else"}))
+    result = cli_run("explore", "--resume", "ckpt", cwd=cut)
+    assert result.exit_code == 4 and "not an hwcheck checkpoint" in result.output
+    manifest.write_text("{ truncated")
+    result = cli_run("explore", "--resume", "ckpt", cwd=cut)
+    assert result.exit_code == 4 and "not an hwcheck checkpoint" in result.output
+    result = cli_run("explore", "--resume", "nowhere", cwd=cut)
+    assert result.exit_code == 4 and "holds no checkpoint" in result.output
+
+
+def test_compare_resumes_each_cell(tmp_path):
+    args = [
+        "compare",
+        "--replicas",
+        "2",
+        "--no-progress",
+        "--json",
+        "--core",
+        "reference",
+        "--workers",
+        "1",
+    ]
+    first = cli_run(
+        *args,
+        "--time-limit",
+        "0.2",
+        "--checkpoint",
+        "ck",
+        "--checkpoint-every",
+        "0.0001",
+        "--out",
+        "a",
+        cwd=tmp_path,
+    )
+    assert "Resume with: the same hwcheck compare command and --resume ck" in first.output
+    full = cli_run(*args, "--out", "b", cwd=tmp_path)
+    again = cli_run(*args, "--resume", "ck", "--out", "c", cwd=tmp_path)
+
+    def cells(text):
+        rows = json.loads(text[text.index("{") : text.rindex("}") + 1])["rows"]
+        rows = json.loads(
+            json.dumps(rows),
+            object_hook=lambda d: {
+                k: v for k, v in d.items() if k not in ("seconds", "trace", "report")
+            },
+        )
+        return json.dumps(rows, sort_keys=True)
+
+    assert cells(again.output) == cells(full.output)
+
+
+def test_simulate_resume_takes_the_walks_of_one_long_run(tmp_path):
+    args = [
+        "simulate",
+        "--replicas",
+        "3",
+        "--seed",
+        "5",
+        "--no-progress",
+        "--json",
+        "--workers",
+        "1",
+    ]
+    cut = cli_run(
+        *args,
+        "--walks",
+        "300",
+        "--checkpoint",
+        "ck",
+        "--checkpoint-every",
+        "0.0001",
+        "--out",
+        "a",
+        cwd=tmp_path,
+    )
+    assert cut.exit_code == 0
+    saved = json.loads((tmp_path / "ck" / "checkpoint.json").read_text())
+    assert saved["kind"] == "simulate" and saved["next_walk"] == 300
+    full = cli_run(*args, "--walks", "700", "--out", "b", cwd=tmp_path)
+    more = cli_run(*args, "--walks", "700", "--resume", "ck", "--out", "c", cwd=tmp_path)
+
+    def stats(text):
+        document = json.loads(text[text.index("{") : text.rindex("}") + 1])
+        return (
+            {
+                k: v
+                for k, v in document["stats"].items()
+                if k in ("walks", "steps", "distinct", "ends", "lengths", "actions")
+            },
+            document["properties"],
+            document["status"],
+        )
+
+    assert stats(more.output) == stats(full.output)
+    assert stats(full.output)[0]["walks"] == 700
+
+
+def test_sigkill_of_a_command_with_workers_resumes(tmp_path):
+    """A real SIGKILL to ``explore --workers 2`` once it has a checkpoint: no worker left
+    behind, and the resumed run's answers are the uninterrupted run's."""
+    from test_interrupts import HWCHECK, alive, descendants
+
+    proc = subprocess.Popen(
+        [
+            *HWCHECK,
+            "explore",
+            *SMALL,
+            "--core",
+            "reference",
+            "--workers",
+            "2",
+            "--checkpoint",
+            "ck",
+            "--checkpoint-every",
+            "0.0001",
+            "--no-progress",
+            "--json",
+            "--out",
+            "a",
+        ],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    manifest = tmp_path / "ck" / "checkpoint.json"
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        if manifest.exists() and json.loads(manifest.read_text())["level"] >= 12:
+            break
+        time.sleep(0.02)
+    family = descendants(proc.pid)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=10)
+    deadline = time.time() + 10
+    while alive(family) and time.time() < deadline:
+        time.sleep(0.2)
+    assert not alive(family)
+    full = cli_run("explore", *SMALL, "--json", "--no-progress", "--out", "b", cwd=tmp_path)
+    again = cli_run(
+        "explore",
+        "--resume",
+        "ck",
+        "--json",
+        "--no-progress",
+        "--out",
+        "c",
+        "--workers",
+        "1",
+        "--core",
+        "reference",
+        cwd=tmp_path,
+    )
+    pick = ("distinct", "generated", "depth", "actions")
+    first = json.loads(full.output[full.output.index("{") :])
+    second = json.loads(again.output[again.output.index("{") :])
+    assert {k: first["stats"][k] for k in pick} == {k: second["stats"][k] for k in pick}
+
+    def verdicts(document):
+        return {
+            name: {k: v for k, v in entry.items() if k != "trace"}
+            for name, entry in document["properties"].items()
+        }
+
+    assert verdicts(first) == verdicts(second)
+
+
+if sys.platform != "linux":  # fork, /proc
+    pytestmark = pytest.mark.skip("Linux only")
+
+
+GATE = """
+[[tool.hwcheck.gate]]
+name = "hw r2"
+truncation = "hw"
+replicas = 2
+violates = ["NoCommittedLoss", "NoAckedLoss", "NoDivergence", "RecordEpochsMonotonic",
+            "StrongIsr", "WeakIsr"]
+
+[[tool.hwcheck.gate]]
+name = "kip320 r2"
+truncation = "kip320"
+replicas = 2
+expect = "holds"
+"""
+
+
+def test_gate_resume_keeps_finished_checks_and_runs_the_rest(tmp_path, monkeypatch):
+    """Ctrl-C while the second check runs; ``--resume`` takes the first from its final
+    checkpoint (no search) and runs the second: the full gate's verdicts."""
+    from checker.commands import gate as gate_run
+
+    (tmp_path / "gate.toml").write_text(GATE)
+    args = [
+        "gate",
+        "--config",
+        "gate.toml",
+        "--no-progress",
+        "--core",
+        "reference",
+        "--workers",
+        "1",
+    ]
+    full = cli_run(*args, "--update", "--out", "a", cwd=tmp_path)
+    assert full.exit_code == 0, full.output
+    real, calls = gate_run.run, []
+
+    def cut_second(*a, **k):
+        calls.append(a[0])
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(*a, **k)
+
+    monkeypatch.setattr(gate_run, "run", cut_second)
+    cut = cli_run(*args, "--out", "b", cwd=tmp_path)
+    assert cut.exit_code == 3
+    assert cut.output.strip().splitlines()[-1] == (
+        "Resume with: the same hwcheck gate command and --resume b/checkpoint"
+    )
+    first = json.loads((tmp_path / "b/checkpoint/hw-r2/checkpoint.json").read_text())
+    assert first["frontier_size"] == 0 or first["search"]["violations"]
+    monkeypatch.setattr(gate_run, "run", real)
+    again = cli_run(*args, "--resume", "b/checkpoint", "--out", "c", cwd=tmp_path)
+    assert again.exit_code == 0, again.output  # the pins of the full run match
+    assert again.output.count("│ PASS") == 2 and "11,026" in again.output
+
+
+def test_a_new_search_does_not_write_over_a_checkpoint(cut):
+    result = cli_run("explore", *SMALL, "--checkpoint", "ckpt", "--no-progress", cwd=cut)
+    assert result.exit_code == 2
+    assert "ckpt holds a checkpoint already: go on from it with --resume ckpt" in result.output
