@@ -38,7 +38,6 @@ SLOW_MODULES = (
 
 
 SLOW_TESTS = {
-    "test_gallery.py": ("test_gallery_is_up_to_date",),
     "test_symmetry.py": (
         "test_distinct_count_is_the_number_of_orbits",
         "test_partitioned_level_functions_give_the_same_answers_with_symmetry",

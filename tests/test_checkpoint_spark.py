@@ -11,7 +11,7 @@ import threading
 
 import pytest
 from test_checkpoint import CODEC, IDENTITY, PROPS, RECIPE, SPEC, resumed, search, signature
-from test_interrupts import signal_parent_after
+from test_interrupts import Ready, signal_parent_after
 
 from checker.bfs import Limits
 from checker.checkpoint import Checkpointer
@@ -115,7 +115,7 @@ def test_sigterm_ends_explore_on_spark_and_leaves_no_jvm(tmp_path):
             "--out",
             "x",
         ],
-        18,
+        Ready("x/checkpoint/levels/L0004.npy", workers=2),
         tmp_path,
         signal.SIGTERM,
         wait=90,

@@ -24,6 +24,28 @@ def test_gallery_is_up_to_date(tmp_path, entry):
     assert stale == [], "regenerate with: python -m checker.commands.gallery"
 
 
+QUICK_ON_THE_REFERENCE = (
+    "hw-truncation-divergence",
+    "kip101-hole",
+    "unclean-election",
+    "acks-1-loss",
+    "unclean-shutdown-loss",
+    "last-replica-standing",
+)
+"""The searched entries the reference core finds in under a second (the others take 2 to 18 s;
+that the two cores find the same shortest traces is tests/test_compiled.py's subject)."""
+
+
+def test_the_reference_core_writes_the_same_gallery(tmp_path):
+    """The gallery is built on the compiled core, as ``hwcheck explore`` runs; the Python
+    model's search writes the very same bytes."""
+    entries = tuple(e for e in gallery.ENTRIES if e.folder in QUICK_ON_THE_REFERENCE)
+    assert len(entries) == len(QUICK_ON_THE_REFERENCE)
+    for path in gallery.build(tmp_path, entries, core="reference"):
+        committed = gallery.ROOT / path.relative_to(tmp_path)
+        assert committed.read_bytes() == path.read_bytes(), committed
+
+
 def test_gallery_traces_validate_and_replay():
     lengths = {}
     for entry in gallery.ENTRIES:

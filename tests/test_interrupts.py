@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from conftest import CTRL_C_ON, python_m
@@ -63,9 +64,34 @@ def alive(pids: set[int]) -> set[int]:
     return left
 
 
-def interrupt_after(args: list[str], seconds: float, tmp: Path, wait: float = 60.0):
-    """Run hwcheck ``args`` in its own process group, send one SIGINT to the group after
-    ``seconds``; return ``(exit code, stdout, stderr, processes alive 5 s after the exit)``."""
+@dataclass(frozen=True)
+class Ready:
+    """Where a signal must land: ``level``, a glob under the run's folder that a file matches
+    (a level file: the search has committed that level; empty for none), and ``workers``
+    processes running below the command (its worker processes, a JVM)."""
+
+    level: str = ""
+    workers: int = 0
+
+
+def wait_until_ready(proc: subprocess.Popen[str], tmp: Path, ready: Ready) -> None:
+    """Block until ``ready`` holds, then one more second (the workers are past their start-up
+    and at work). Fails the test when the command exits first or is not ready within 120 s."""
+    deadline = time.time() + 120
+    while not (
+        (not ready.level or any(tmp.glob(ready.level)))
+        and len(alive(descendants(proc.pid))) >= ready.workers
+    ):
+        assert proc.poll() is None, f"the command ended before {ready}: {proc.communicate()}"
+        assert time.time() < deadline, f"not {ready} after 120 s"
+        time.sleep(0.1)
+    time.sleep(1.0)
+
+
+def interrupt_after(args: list[str], ready: Ready, tmp: Path, wait: float = 60.0):
+    """Run hwcheck ``args`` in its own process group, send one SIGINT to the group once
+    ``ready`` (``wait_until_ready``); return ``(exit code, stdout, stderr, processes alive 5 s
+    after the exit)``."""
     proc = subprocess.Popen(
         [*HWCHECK, *args],
         stdout=subprocess.PIPE,
@@ -75,7 +101,7 @@ def interrupt_after(args: list[str], seconds: float, tmp: Path, wait: float = 60
         cwd=tmp,
         env={**os.environ, "COLUMNS": "200", "TMPDIR": str(tmp)},
     )
-    time.sleep(seconds)
+    wait_until_ready(proc, tmp, ready)
     family = descendants(proc.pid)
     os.killpg(proc.pid, signal.SIGINT)
     out, err = proc.communicate(timeout=wait)
@@ -84,6 +110,9 @@ def interrupt_after(args: list[str], seconds: float, tmp: Path, wait: float = 60
         time.sleep(0.2)
     return proc.returncode, out, err, alive(family)
 
+
+WORKERS_UP = Ready(workers=2)
+"""Both workers of ``--workers 2`` are running (simulate writes no level files)."""
 
 COMPARE_ON_WORKERS = [
     "compare",
@@ -103,7 +132,7 @@ COMPARE_ON_WORKERS = [
 def test_one_ctrl_c_ends_compare_with_a_partial_matrix(tmp_path):
     code, out, err, left = interrupt_after(
         COMPARE_ON_WORKERS,
-        8,
+        Ready("cmp/checkpoint/hw/levels/L0004.npy", workers=2),
         tmp_path,
     )
     assert code == 3, err
@@ -137,7 +166,7 @@ def test_one_ctrl_c_ends_gate_and_lists_the_checks_not_run(tmp_path):
             "g",
             "--update",
         ],
-        8,
+        Ready("g/checkpoint/*/levels/L0004.npy", workers=2),
         tmp_path,
     )
     assert code == 3, err
@@ -165,7 +194,7 @@ def test_one_ctrl_c_ends_explore_on_workers_without_tracebacks(tmp_path):
             "--out",
             "x",
         ],
-        12,
+        Ready("x/checkpoint/levels/L0004.npy", workers=2),
         tmp_path,
     )
     assert code == 3
@@ -194,7 +223,7 @@ def test_one_ctrl_c_ends_explore_on_the_compiled_core(tmp_path):
             "--out",
             "x",
         ],
-        6,
+        Ready("x/checkpoint/levels/L0010.npy"),
         tmp_path,
     )
     assert code == 3, err
@@ -267,25 +296,28 @@ def test_one_ctrl_c_ends_the_zoo_script_with_its_rows_so_far():
     """``python -m checker.commands.gallery --zoo``: the engine turns Ctrl-C into a partial result,
     which must end the script, not only the search it was in (then exit 3)."""
     proc = subprocess.Popen(
-        [*python_m("checker.commands.gallery"), "--zoo"],
+        [*python_m("checker.commands.gallery"), "--zoo", "--core", "reference"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
         cwd=Path(__file__).resolve().parent.parent,
     )
-    time.sleep(8)  # the first three fixes take about 4 s; KIP-320's takes over a minute
+    assert proc.stdout is not None
+    first = [proc.stdout.readline() for _ in range(3)]  # the header, its rule, the first row
+    # on the reference core the first three fixes take about 4 s, KIP-320's over a minute
     os.killpg(proc.pid, signal.SIGINT)
     out, err = proc.communicate(timeout=60)
+    out = "".join(first) + out
     assert proc.returncode == 3, err
     assert "Traceback" not in err and "partial" in err
     assert "| KAFKA-1211 | hw-truncation-loss |" in out and "last-replica-standing" not in out
 
 
-def signal_parent_after(args: list[str], seconds: float, tmp: Path, sig: int, wait: float = 60.0):
+def signal_parent_after(args: list[str], ready: Ready, tmp: Path, sig: int, wait: float = 60.0):
     """Run hwcheck ``args``, send ``sig`` to the hwcheck process alone (as ``kill`` does, not
-    to its group) after ``seconds``; return ``(exit code, stdout, stderr, processes of the
-    family alive 10 s after the exit)``."""
+    to its group) once ``ready`` (``wait_until_ready``); return ``(exit code, stdout, stderr,
+    processes of the family alive 10 s after the exit)``."""
     proc = subprocess.Popen(
         [*HWCHECK, *args],
         stdout=subprocess.PIPE,
@@ -295,7 +327,7 @@ def signal_parent_after(args: list[str], seconds: float, tmp: Path, sig: int, wa
         cwd=tmp,
         env={**os.environ, "COLUMNS": "200", "TMPDIR": str(tmp)},
     )
-    time.sleep(seconds)
+    wait_until_ready(proc, tmp, ready)
     family = descendants(proc.pid)
     assert family, "the command started no worker: the test proves nothing"
     proc.send_signal(sig)
@@ -323,7 +355,7 @@ def test_sigterm_ends_explore_on_workers_as_one_ctrl_c(tmp_path):
             "--out",
             "x",
         ],
-        10,
+        Ready("x/checkpoint/levels/L0004.npy", workers=2),
         tmp_path,
         signal.SIGTERM,
     )
@@ -339,7 +371,7 @@ def test_sigterm_ends_explore_on_workers_as_one_ctrl_c(tmp_path):
 def test_sigterm_ends_compare_and_gate_on_workers(tmp_path):
     code, _, err, left = signal_parent_after(
         COMPARE_ON_WORKERS,
-        8,
+        Ready("cmp/checkpoint/hw/levels/L0004.npy", workers=2),
         tmp_path,
         signal.SIGTERM,
     )
@@ -361,7 +393,7 @@ def test_sigterm_ends_compare_and_gate_on_workers(tmp_path):
             "--out",
             "g",
         ],
-        8,
+        Ready("g/checkpoint/*/levels/L0004.npy", workers=2),
         tmp_path,
         signal.SIGTERM,
     )
@@ -387,7 +419,7 @@ def test_sigterm_ends_simulate_on_workers(tmp_path):
             "--out",
             "s",
         ],
-        8,
+        WORKERS_UP,
         tmp_path,
         signal.SIGTERM,
     )
@@ -415,7 +447,7 @@ def test_a_killed_command_leaves_no_worker(tmp_path):
             "--out",
             "s",
         ],
-        8,
+        WORKERS_UP,
         tmp_path,
         signal.SIGKILL,
     )

@@ -12,7 +12,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 from click.testing import CliRunner
@@ -366,7 +365,9 @@ def test_ctrl_c_ends_once_with_the_walks_so_far(tmp_path):
         text=True,
         env={**os.environ, "COLUMNS": "120"},
     )
-    time.sleep(6)
+    from test_interrupts import WORKERS_UP, wait_until_ready
+
+    wait_until_ready(proc, tmp_path, WORKERS_UP)
     proc.send_signal(signal.SIGINT)
     stdout, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 3, stderr

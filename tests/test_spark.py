@@ -323,7 +323,7 @@ def test_ctrl_c_on_spark_prints_one_line_and_leaves_nothing_behind(tmp_path):
     one line on stderr (no py4j ``ERROR:root:`` tracebacks), the partial summary, exit 3, no
     JVM or worker alive afterwards and no ``hwcheck-spark-*`` folder left (TMPDIR). On the
     reference core: on the compiled one the run is over (17 s) before the Ctrl-C."""
-    from test_interrupts import interrupt_after
+    from test_interrupts import Ready, interrupt_after
 
     code, out, err, left = interrupt_after(
         [
@@ -340,7 +340,7 @@ def test_ctrl_c_on_spark_prints_one_line_and_leaves_nothing_behind(tmp_path):
             "--out",
             "x",
         ],
-        20,
+        Ready("x/checkpoint/levels/L0004.npy", workers=2),
         tmp_path,
         wait=90,
     )

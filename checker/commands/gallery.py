@@ -3,7 +3,9 @@
 Regenerate with ``python -m checker.commands.gallery`` (a test fails when the committed files are
 out of date), then ``hwcheck gate --update``: the gate replays every gallery trace against its
 pins in ``hwcheck-gate.lock``. Each entry is a search, not a hand-written trace: the shortest
-counterexample the local engine finds for a property under a configuration; except the
+counterexample the local engine finds for a property under a configuration (on the compiled
+core, as ``hwcheck explore`` runs by default; it finds the reference core's very trace,
+``tests/test_compiled.py``; ``--core reference`` runs the Python model); except the
 flagship, ``hw-truncation-loss``, which is the seed articles' own schedule
 (``spec.kafka.seeds.LOSS``: a follower restarts with a lagging HW, truncates to it, and is
 elected), cut where NoCommittedLoss first fails, so the first trace a learner opens tells
@@ -20,10 +22,11 @@ from typing import Any
 import click
 
 from checker.bfs import explore
+from checker.commands import cores
 from checker.commands.gallery_entries import ENTRIES, Entry
 from checker.fingerprint import fingerprint
 from checker.formats import report
-from checker.limits import interrupted
+from checker.limits import Limits, interrupted
 from checker.model import Label
 from checker.models import compose
 from checker.models.compose import build_model, choose, make_config
@@ -34,12 +37,16 @@ from checker.trace import replay
 ROOT = Path(__file__).resolve().parents[2] / "reports" / "gallery"
 
 
-def _search(entry: Entry, options: dict[str, Any]) -> Any:
-    """``(spec, result)`` of exploring ``entry``'s property under ``options``. Raises
-    ``KeyboardInterrupt`` again when Ctrl-C cut the search (the engine turns it into a partial
-    result; here one Ctrl-C ends the whole script)."""
+def _search(entry: Entry, options: dict[str, Any], core: str) -> Any:
+    """``(spec, result)`` of exploring ``entry``'s property under ``options`` on ``core``
+    (``compiled``: where the model has one and it runs here, one thread; else the reference
+    core). Raises ``KeyboardInterrupt`` again when Ctrl-C cut the search (the engine turns it
+    into a partial result; here one Ctrl-C ends the whole script)."""
     spec, props = build_model(entry.model, make_config(entry.model, options))
-    result = explore(spec, choose(props, (entry.prop,)))
+    chosen = choose(props, (entry.prop,))
+    result, _ = cores.compiled(spec, chosen, Limits(), None, False, core, threads=1)
+    if result is None:
+        result = explore(spec, chosen)
     if interrupted(result.reason):
         raise KeyboardInterrupt
     return spec, result
@@ -59,12 +66,13 @@ def _scenario(entry: Entry) -> Any:
     raise RuntimeError(f"{entry.folder}: {entry.prop} holds along its schedule")
 
 
-def holds_when_fixed(entry: Entry) -> tuple[bool, int, float, str]:
-    """Explore ``entry``'s fixed variant for its property: ``(holds, distinct states,
-    seconds, the fixed variant's name)``. Raises ``ValueError`` for an entry without a fix."""
+def holds_when_fixed(entry: Entry, core: str = "compiled") -> tuple[bool, int, float, str]:
+    """Explore ``entry``'s fixed variant for its property on ``core`` (as ``_search``):
+    ``(holds, distinct states, seconds, the fixed variant's name)``. Raises ``ValueError`` for
+    an entry without a fix."""
     if not entry.fixed:
         raise ValueError(f"{entry.folder} has no fixed variant")
-    spec, result = _search(entry, entry.fixed_options())
+    spec, result = _search(entry, entry.fixed_options(), core)
     holds = not any(v.prop.name == entry.prop for v in result.violations)
     return (
         holds and result.status.value != "INCOMPLETE",
@@ -74,16 +82,18 @@ def holds_when_fixed(entry: Entry) -> tuple[bool, int, float, str]:
     )
 
 
-def build(folder: Path = ROOT, entries: tuple[Entry, ...] = ENTRIES) -> list[Path]:
-    """Search every entry of ``entries`` and write its ``trace.json`` and ``trace.html`` under
-    ``folder``; return the files written. Raises ``RuntimeError`` if an entry's property
-    holds."""
+def build(
+    folder: Path = ROOT, entries: tuple[Entry, ...] = ENTRIES, core: str = "compiled"
+) -> list[Path]:
+    """Search every entry of ``entries`` on ``core`` (as ``_search``) and write its
+    ``trace.json`` and ``trace.html`` under ``folder``; return the files written. Raises
+    ``RuntimeError`` if an entry's property holds."""
     written = []
     for entry in entries:
         if entry.schedule:
             spec, violation = _scenario(entry)
         else:
-            spec, result = _search(entry, dict(entry.options))
+            spec, result = _search(entry, dict(entry.options), core)
             found = [v for v in result.violations if v.prop.name == entry.prop]
             if not found:
                 raise RuntimeError(f"{entry.folder}: {entry.prop} holds; the gallery is wrong")
@@ -98,15 +108,15 @@ def build(folder: Path = ROOT, entries: tuple[Entry, ...] = ENTRIES) -> list[Pat
     return written
 
 
-def zoo_table() -> Iterator[str]:
+def zoo_table(core: str = "compiled") -> Iterator[str]:
     """Markdown rows ``| ticket | entry | property | fixed | holds | states | seconds |`` for
-    every zoo entry, each fixed variant explored now (the seconds are this machine's), one
-    row as each search ends. Raises ``KeyboardInterrupt`` on Ctrl-C."""
+    every zoo entry, each fixed variant explored now on ``core`` (the seconds are this
+    machine's), one row as each search ends. Raises ``KeyboardInterrupt`` on Ctrl-C."""
     yield "| ticket | gallery entry | property | fixed by | fixed holds | states | seconds |"
     yield "|---|---|---|---|---|---|---|"
     for entry in ENTRIES:
         if entry.fixed:
-            holds, states, seconds, name = holds_when_fixed(entry)
+            holds, states, seconds, name = holds_when_fixed(entry, core)
             change = ", ".join(
                 [name]
                 + [
@@ -126,15 +136,16 @@ def zoo_table() -> Iterator[str]:
 @click.option(
     "--zoo", is_flag=True, help="Explore every bug-zoo fix again and print the table instead."
 )
-def main(folder: Path, zoo: bool) -> None:
+@cores.CORE_OPTION
+def main(folder: Path, zoo: bool, core: str) -> None:
     """Regenerate the gallery's traces and pages under FOLDER [reports/gallery]. One Ctrl-C
     stops it (exit 3); what was printed is complete, the rest was not run."""
     try:
         if zoo:
-            for row in zoo_table():
+            for row in zoo_table(core):
                 click.echo(row)
             return
-        for path in build(folder):
+        for path in build(folder, core=core):
             click.echo(path)
     except KeyboardInterrupt:
         click.echo(
