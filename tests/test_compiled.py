@@ -169,10 +169,15 @@ RUNS = [
             "min_isr": 2,
             "max_unclean_shutdowns": 1,
             "unclean_election": True,
+            "max_epoch": 1,
         },
     ),
-    ("acks=1", {"replicas": 2, "acks": "1", "max_unclean_shutdowns": 1}),
+    ("acks=1", {"replicas": 2, "acks": "1", "max_unclean_shutdowns": 1, "max_epoch": 1}),
 ]
+"""Each mechanism's run at the smallest bounds that still violate what it violates at the
+defaults, at the same depths, with every guard reached: the two with unclean shutdowns at
+epoch 1 (115,180 and 104,487 states; at epoch 2, 504,594 and 385,917 states cost the
+reference 13 s and 9 s for the same verdicts)."""
 
 
 @pytest.mark.parametrize("symmetry", [False, True])
