@@ -128,14 +128,14 @@ def test_compiled_level_functions_match_local_engine(recipe, partitions, symmetr
 
 SPARK_CASES = [
     (Recipe("kafka", kconfig(replicas=2, truncation="hw")), 1),
-    (Recipe("kafka", kconfig(replicas=2, truncation="hw")), 7),
+    (Recipe("kafka", kconfig(replicas=2, truncation="hw")), 3),
     (Recipe("kafka", kconfig(replicas=2, truncation="kip101")), 2),
     (Recipe("kafka", kconfig(replicas=2, truncation="kip320", unclean_election=True)), 2),
     (Recipe("kafka", kconfig(replicas=2, truncation="hw"), ("NoDivergence",)), 2),
     (Recipe("tla", TlaConfig(replicas=2, truncation="kip320")), 3),
     (THREE, 2),
 ]
-"""Real Spark jobs for 1 partition, as many as local[2] has cores, and more (3 and 7), over
+"""Real Spark jobs for 1 partition, as many as local[2] has cores, and more (3), over
 both models, a fenced and an unfenced variant, an option and a chosen property. What a
 level job computes is the level functions' (``checker.level``), which run above for every
 recipe at 1, 2 and 7 partitions without Spark; the jobs add Spark's shuffle, pickling and

@@ -2,7 +2,8 @@
 again, and record the sources it was proven on (``checker.native.certificate``).
 
 Run from a source checkout after changing a model, an invariant, the reference engine or the C
-sources. It runs the differential tests; only when they pass does it write
+sources. It runs the differential tests (their walks over 20,000 states a configuration, four
+times the suite's); only when they pass does it write
 ``checker/native/certificate.json`` (commit it with the change). Exit codes: 0 certified, 1
 the differential tests failed (nothing written), 3 Ctrl-C or SIGTERM (nothing written, the
 tests stopped), 4 no ``tests/`` folder beside the packages, 5 the certificate cannot be
@@ -11,6 +12,7 @@ written.
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -21,6 +23,11 @@ import click
 from checker.native import certificate
 
 TESTS = ("tests/test_compiled.py", "tests/test_compiled_walks.py")
+
+WALK_STATES = "20000"
+"""States each configuration's walks compare when certifying (``HWCHECK_DIFF_STATES``, unless
+it is set): four times the test suite's 5,000, as the certificate is the proof the compiled
+core runs on."""
 
 
 @click.command()
@@ -65,7 +72,10 @@ def _run_tests() -> int:
         raise KeyboardInterrupt
 
     previous = signal.signal(signal.SIGTERM, stop)
-    child = subprocess.Popen([sys.executable, "-m", "pytest", "-q", *TESTS], cwd=certificate.ROOT)
+    env = {"HWCHECK_DIFF_STATES": WALK_STATES, **os.environ}
+    child = subprocess.Popen(
+        [sys.executable, "-m", "pytest", "-q", *TESTS], cwd=certificate.ROOT, env=env
+    )
     try:
         return child.wait()
     except KeyboardInterrupt:
