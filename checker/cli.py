@@ -12,7 +12,17 @@ import sys
 import click
 
 from checker import __version__
-from checker.commands import compare, engines, explore, gate, graph, serve, simulate, trace
+from checker.commands import (
+    compare,
+    engines,
+    explore,
+    gate,
+    graph,
+    scenario,
+    serve,
+    simulate,
+    trace,
+)
 from checker.commands import list as list_command
 from checker.limits import received
 from checker.result import EXIT_OK
@@ -54,6 +64,7 @@ for command in (
     gate.gate_cmd,
     trace.show_cmd,
     trace.replay_cmd,
+    scenario.scenario_cmd,
     simulate.simulate_cmd,
     serve.serve_cmd,
 ):

@@ -18,7 +18,7 @@ from typing import Any
 
 import mkdocs_gen_files
 
-from checker.formats import pins, report, tracefile
+from checker.formats import pins, report, schedule, tracefile
 from checker.models.compose import build_model
 from checker.renderers import listing
 from spec.kafka import Config
@@ -100,6 +100,9 @@ def formats() -> str:
     ):
         out += [f"## {title}", "", schema.get("description", ""), "", f"Schema: `{source}`.", ""]
         out += table(("field", "type", "required", "meaning"), schema_rows(schema))
+    doc = inspect.cleandoc(schedule.__doc__ or "")
+    out += ["## Schedule file (`hwcheck scenario FILE`)", "", doc, ""]
+    out += ["Source: `checker/formats/schedule.py`; examples in `examples/scenarios/`.", ""]
     return "\n".join(out)
 
 

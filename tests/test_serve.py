@@ -296,6 +296,24 @@ def test_serve_from_a_trace_prints_its_urls_and_serves_its_page():
     assert code == 0 and "Traceback" not in err
 
 
+def test_serve_from_a_scenario_starts_at_its_last_state():
+    """``--scenario FILE`` with a model flag over the header's: the textbook loss under
+    KIP-320 opens at its 18th state, where NoCommittedLoss holds."""
+    scenario = ROOT / "examples" / "scenarios" / "textbook-loss.txt"
+    proc, url = start_server("--scenario", str(scenario), "--truncation", "kip320")
+    try:
+        line = proc.stdout.readline().strip()
+        assert line.startswith("the scenario's last state: " + url + "/?step=Elect(leader=0)&")
+        page = httpx.get(line.split(": ", 1)[1], timeout=30)
+        assert page.status_code == 200 and "state 18" in page.text and "kip320" in page.text
+        steps = [part.split("=", 1)[1] for part in line.split("?", 1)[1].split("&")]
+        check = httpx.get(url + "/api/check", params={"step": steps}, timeout=30).json()
+        assert check["number"] == 18 and all(p["holds"] for p in check["properties"])
+    finally:
+        code, err = stop_server(proc)
+    assert code == 0 and "Traceback" not in err
+
+
 @pytest.mark.skipif(os.name != "posix", reason="SIGINT to a process")
 def test_ctrl_c_stops_a_running_jump_and_the_server():
     proc, url = start_server("--replicas", "3")

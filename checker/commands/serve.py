@@ -16,10 +16,13 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
-from checker.commands.options import bounds, build, model_options, protocol_from
+from checker import scenario
+from checker.commands import scenario as scenario_command
+from checker.commands.options import PROTOCOL_KEYS, bounds, build, model_options, protocol_from
 from checker.formats import tracefile
 from checker.models import compose
 from checker.models.compose import SPELLING
+from checker.renderers import scenario as scenario_view
 from checker.result import EXIT_BAD_INPUT, EXIT_ENVIRONMENT, EXIT_OK
 from checker.web.app import create_app, path_url
 from checker.web.explorer import Explorer
@@ -39,6 +42,14 @@ DEFAULT_PORT = 8765
     default=None,
     help="Start from this trace.json (its model and bounds; /trace branches from "
     "any of its states).",
+)
+@click.option(
+    "--scenario",
+    "scenario_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Start at the end of this schedule file (as hwcheck scenario plays it: its header's "
+    "model and bounds, the model flags given here over them).",
 )
 @click.option(
     "--port",
@@ -71,6 +82,7 @@ def serve_cmd(
     log_size: int | None,
     names: tuple[str, ...],
     trace: Any,
+    scenario_file: Path | None,
     port: Any,
     open_browser: Any,
     jump_time_limit: Any,
@@ -78,6 +90,24 @@ def serve_cmd(
 ) -> None:
     """Explore the state space in the browser: step through actions, branch, jump to a
     violation."""
+    path: list[str] = []
+    if scenario_file is not None:
+        if trace is not None:
+            raise click.UsageError("--trace and --scenario both say where to start: give one")
+        values = dict(
+            model=model,
+            replicas=replicas,
+            truncation=truncation,
+            max_records=max_records,
+            max_epoch=max_epoch,
+            max_crashes=max_crashes,
+            min_isr=min_isr,
+            unclean=unclean,
+            log_size=log_size,
+            names=names,
+            **{key: flags.get(key) for key in PROTOCOL_KEYS},
+        )
+        model, config, path = _from_scenario(ctx, scenario_file, values)
     given = bounds(
         replicas,
         truncation,
@@ -102,7 +132,8 @@ def serve_cmd(
             )
         document, explorer = _from_trace(trace, names)
     else:
-        config, _, _ = build(model, given)
+        if scenario_file is None:
+            config, _, _ = build(model, given)
         explorer = _explorer(model, config, names)
     jumps = Jumps(jump_time_limit)
     app = create_app(explorer, jumps, document)
@@ -110,12 +141,16 @@ def serve_cmd(
     url = f"http://{HOST}:{server.effective_port}/"
     start = url
     if document is not None:
-        start = url.rstrip("/") + path_url([s["action"] for s in document["steps"][1:]])
+        path = [s["action"] for s in document["steps"][1:]]
+    if path:
+        start = url.rstrip("/") + path_url(path)
     click.echo(
         f"hwcheck explorer: {url}  (model {explorer.model}, {explorer.variant}; Ctrl-C stops it)"
     )
     if document is not None:
         click.echo(f"  the trace's last state: {start}\n  the trace page:        {url}trace")
+    elif scenario_file is not None:
+        click.echo(f"  the scenario's last state: {start}")
     sys.stdout.flush()
     if open_browser and not webbrowser.open(start):
         click.echo("  (no browser to open here: open the URL yourself)")
@@ -150,6 +185,22 @@ def _from_trace(path: Path, names: Any) -> tuple[dict[Any, Any], Explorer]:
         sys.exit(EXIT_BAD_INPUT)
     config = compose.make_config(document["model"], dict(document["config"]))
     return document, _explorer(document["model"], config, names)
+
+
+def _from_scenario(
+    ctx: click.Context, file: Path, values: dict[str, Any]
+) -> tuple[str, Any, list[str]]:
+    """``(model, config, label texts)`` of the schedule in ``file``, played to check that
+    every step is enabled; ends the command as ``hwcheck scenario`` would (exit 4 for a file
+    that cannot be read or played, 2 for wrong flags)."""
+    prepared = scenario_command.prepare(ctx, file, values)
+    labels = [step.label for step in prepared.schedule.steps]
+    played = scenario.play(prepared.spec, prepared.chosen, labels)
+    if played.disabled is not None:
+        source = scenario_view.Source(str(file), [s.line for s in prepared.schedule.steps], {})
+        click.echo(f"Error: {scenario_view.disabled_message(source, played.disabled)}", err=True)
+        sys.exit(EXIT_BAD_INPUT)
+    return prepared.model, prepared.config, [str(label) for label in labels]
 
 
 def _bind(app: Any, port: int) -> Any:

@@ -182,6 +182,17 @@ def write_text(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
+def write_violation(folder: Path, spec: Spec, violation: Violation) -> Path:
+    """Write ``violation`` as ``folder/<property>/trace.json`` and its page ``trace.html``;
+    return the ``trace.json`` path. Raises ``OSError`` when the folder cannot be written."""
+    name = re.sub(r"[^A-Za-z0-9_-]", "_", violation.prop.name)
+    path = folder / name / "trace.json"
+    document = trace_document(spec, violation)
+    write_json(path, document)
+    write_text(path.with_name("trace.html"), html.render(document))
+    return path
+
+
 def write_run(folder: Path, spec: Spec, result: CheckResult) -> dict[str, Any]:
     """Write every trace (``trace.json`` and its page ``trace.html``), then ``summary.json``,
     into ``folder``; return the summary.
@@ -190,12 +201,7 @@ def write_run(folder: Path, spec: Spec, result: CheckResult) -> dict[str, Any]:
     """
     traces = {}
     for violation in result.violations:
-        name = re.sub(r"[^A-Za-z0-9_-]", "_", violation.prop.name)
-        path = folder / name / "trace.json"
-        document = trace_document(spec, violation)
-        write_json(path, document)
-        write_text(path.with_name("trace.html"), html.render(document))
-        traces[violation.prop.name] = str(path)
+        traces[violation.prop.name] = str(write_violation(folder, spec, violation))
     summary = summary_document(spec, result, traces)
     write_json(folder / "summary.json", summary)
     return summary
