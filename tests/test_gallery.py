@@ -57,6 +57,7 @@ def test_gallery_traces_validate_and_replay():
     assert lengths == {
         "hw-truncation-loss": 14,
         "hw-truncation-divergence": 14,
+        "textbook-divergence": 16,
         "kip101-hole": 13,
         "kip279-hole": 13,
         "kip279-divergence": 15,

@@ -67,6 +67,21 @@ ENTRIES = (
         "below its HW.",
     ),
     Entry(
+        "textbook-divergence",
+        "HW truncation forks the committed log: the seed articles' schedule, the new leader "
+        "writes over the offset it truncated (2 replicas)",
+        (
+            ("replicas", 2),
+            ("truncation", "hw"),
+            ("max_records", 3),
+            ("max_epoch", 1),
+            ("max_crashes", 2),
+            ("min_isr", 1),
+        ),
+        "NoDivergence",
+        schedule=seeds.DIVERGENCE,
+    ),
+    Entry(
         "kip101-hole",
         "KIP-101's epoch lookup still diverges after fast leader changes "
         "(2 replicas, 3 records, epoch 2, 2 crashes)",
