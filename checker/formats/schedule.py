@@ -1,7 +1,7 @@
 """Schedule files for ``hwcheck scenario``: a hand-written run of the model, one action label
 per line.
 
-The format::
+An example:
 
     # hwcheck: --replicas 2 --truncation hw --max-records 3
     # Any other line starting with # is a comment; so is anything after a # on a label line.
