@@ -20,7 +20,7 @@ import difflib
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 from click.core import ParameterSource
@@ -106,7 +106,7 @@ def prepare(ctx: click.Context, file: Path, flags: dict[str, Any]) -> Prepared:
     return Prepared(read, model, config, spec, chosen)
 
 
-def _fail(message: str) -> Any:
+def _fail(message: str) -> NoReturn:
     click.echo(f"Error: {message}", err=True)
     sys.exit(EXIT_BAD_INPUT)
 
