@@ -1,8 +1,9 @@
 """``hwcheck serve``: the explorer as a local web app (Flask, served by waitress on 127.0.0.1).
 
 Registered by ``checker/cli.py``. Exit codes: 0 after Ctrl-C (the way to stop a server),
-2 for a usage mistake, 4 for a trace file that cannot be read or does not replay on this
-model, 5 when the port cannot be bound (in use, or not allowed).
+2 for a usage mistake (``--trace`` with model flags or with ``--scenario``), 4 for a trace file
+that cannot be read or does not replay on this model, or a schedule file (``--scenario``) that
+cannot be read or played, 5 when the port cannot be bound (in use, or not allowed).
 """
 
 from __future__ import annotations
