@@ -216,6 +216,15 @@ def test_mistakes_in_the_file_are_one_message(tmp_path, text, code, message):
     assert message in result.output and "Traceback" not in result.output
 
 
+def test_a_file_saved_with_a_byte_order_mark_and_crlf_reads_the_same(tmp_path):
+    path = tmp_path / "s.txt"
+    path.write_bytes(b"\xef\xbb\xbf# hwcheck: --replicas 2\r\nElect(leader=0)\r\n")
+    read = schedule.load(path)
+    assert read.header == ("--replicas", "2") and [s.text for s in read.steps] == [
+        "Elect(leader=0)"
+    ]
+
+
 def test_a_missing_file_is_exit_4(tmp_path):
     result = run(str(tmp_path / "none.txt"))
     assert result.exit_code == 4

@@ -66,7 +66,7 @@ def load(path: Path) -> Schedule:
     """The schedule in the file at ``path``. Raises ``ScheduleError`` when the file cannot be
     read (missing, a folder, not UTF-8) or ``parse`` rejects it."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a byte-order mark, as editors write
     except UnicodeDecodeError:
         raise ScheduleError(f"{path}: not a text file (UTF-8)") from None
     except OSError as exc:
