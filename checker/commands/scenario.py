@@ -69,12 +69,13 @@ def _given(flags: dict[str, Any]) -> tuple[str, tuple[str, ...], dict[str, Any]]
     return model, names, bounds(**flags, **protocol)
 
 
-def prepare(ctx: click.Context, file: Path, flags: dict[str, Any]) -> Prepared:
+def prepare(ctx: click.Context, file: Path) -> Prepared:
     """Read ``file`` and build its model: the header's flags, then the command line's over
-    them (``flags``: the command's ``model_options`` values; a flag the user left at its
+    them (the ``model_options`` values of ``ctx``'s command; a flag the user left at its
     default does not override the header). Ends the command with one message: exit 4 for a
     file that cannot be read or an action the model does not have, exit 2 for flags or bounds
     that are wrong."""
+    flags = {param.name: ctx.params[param.name] for param in _header.params if param.name}
     try:
         read = schedule.load(file)
     except schedule.ScheduleError as exc:
@@ -121,13 +122,13 @@ def _fail(message: str) -> NoReturn:
     help="Folder for the counterexamples [default: reports/<run-id>].",
 )
 @click.pass_context
-def scenario_cmd(ctx: click.Context, /, file: Path, out: Path | None, **flags: Any) -> None:
+def scenario_cmd(ctx: click.Context, /, file: Path, out: Path | None, **_: Any) -> None:
     """Play a schedule file (one action label per line, '# hwcheck: FLAGS' for the model and
     bounds) and judge every property at every step.
 
     Command-line model flags override the header's, e.g. --truncation kip320 to play the same
     schedule under KIP-320."""
-    prepared = prepare(ctx, file, flags)
+    prepared = prepare(ctx, file)  # the model flags are read from ctx
     spec, read = prepared.spec, prepared.schedule
     try:
         played = scenario.play(spec, prepared.chosen, [step.label for step in read.steps])

@@ -19,7 +19,7 @@ from click.core import ParameterSource
 
 from checker import scenario
 from checker.commands import scenario as scenario_command
-from checker.commands.options import PROTOCOL_KEYS, bounds, build, model_options, protocol_from
+from checker.commands.options import bounds, build, model_options, protocol_from
 from checker.formats import tracefile
 from checker.models import compose
 from checker.models.compose import SPELLING
@@ -95,20 +95,7 @@ def serve_cmd(
     if scenario_file is not None:
         if trace is not None:
             raise click.UsageError("--trace and --scenario both say where to start: give one")
-        values = dict(
-            model=model,
-            replicas=replicas,
-            truncation=truncation,
-            max_records=max_records,
-            max_epoch=max_epoch,
-            max_crashes=max_crashes,
-            min_isr=min_isr,
-            unclean=unclean,
-            log_size=log_size,
-            names=names,
-            **{key: flags.get(key) for key in PROTOCOL_KEYS},
-        )
-        model, config, path = _from_scenario(ctx, scenario_file, values)
+        model, config, path = _from_scenario(ctx, scenario_file)
     given = bounds(
         replicas,
         truncation,
@@ -188,13 +175,12 @@ def _from_trace(path: Path, names: Any) -> tuple[dict[Any, Any], Explorer]:
     return document, _explorer(document["model"], config, names)
 
 
-def _from_scenario(
-    ctx: click.Context, file: Path, values: dict[str, Any]
-) -> tuple[str, Any, list[str]]:
-    """``(model, config, label texts)`` of the schedule in ``file``, played to check that
-    every step is enabled; ends the command as ``hwcheck scenario`` would (exit 4 for a file
-    that cannot be read or played, 2 for wrong flags)."""
-    prepared = scenario_command.prepare(ctx, file, values)
+def _from_scenario(ctx: click.Context, file: Path) -> tuple[str, Any, list[str]]:
+    """``(model, config, label texts)`` of the schedule in ``file`` (the model flags of
+    ``ctx`` over its header), played to check that every step is enabled; ends the command as
+    ``hwcheck scenario`` would (exit 4 for a file that cannot be read or played, 2 for wrong
+    flags)."""
+    prepared = scenario_command.prepare(ctx, file)
     labels = [step.label for step in prepared.schedule.steps]
     played = scenario.play(prepared.spec, prepared.chosen, labels)
     if played.disabled is not None:
