@@ -30,6 +30,7 @@ SLOW_MODULES = (
     "test_spark_env.py",
     "test_checkpoint_spark.py",
     "test_interrupts.py",
+    "test_terminal_progress.py",
     "test_browser.py",
     "test_serve_browser.py",
 )

@@ -1,14 +1,12 @@
 """One Ctrl-C, as a terminal sends it (SIGINT to the whole process group: the command, its
 worker processes and a JVM), ends ``explore``, ``compare`` and ``gate`` once: exit 3, the
-results so far marked as partial, no traceback, no process left behind. And the progress a
-terminal shows for ``compare`` and ``gate`` (run under a pseudo-terminal)."""
+results so far marked as partial, no traceback, no process left behind. (The progress a terminal shows:
+tests/test_terminal_progress.py.)"""
 
 from __future__ import annotations
 
 import json
 import os
-import pty
-import select
 import signal
 import subprocess
 import sys
@@ -114,6 +112,37 @@ def interrupt_after(args: list[str], ready: Ready, tmp: Path, wait: float = 60.0
 WORKERS_UP = Ready(workers=2)
 """Both workers of ``--workers 2`` are running (simulate writes no level files)."""
 
+EXPLORE_ON_WORKERS = [
+    "explore",
+    "--replicas",
+    "3",
+    "--core",
+    "reference",
+    "--workers",
+    "2",
+    "--no-progress",
+    "--out",
+    "x",
+]
+"""A search long enough to be cut (3 replicas on the reference core, 2 workers)."""
+
+LEVEL_4_ON_WORKERS = Ready("x/checkpoint/levels/L0004.npy", workers=2)
+"""``EXPLORE_ON_WORKERS`` has committed 4 levels and its workers are up."""
+
+SIMULATE_ON_WORKERS = [
+    "simulate",
+    "--replicas",
+    "3",
+    "--walks",
+    "10000000",
+    "--workers",
+    "2",
+    "--no-progress",
+    "--out",
+    "s",
+]
+"""Walks that outlast any test (10 million at 3 replicas, 2 workers); cut, they are in ``s``."""
+
 COMPARE_ON_WORKERS = [
     "compare",
     "--replicas",
@@ -182,19 +211,8 @@ def test_one_ctrl_c_ends_gate_and_lists_the_checks_not_run(tmp_path):
 
 def test_one_ctrl_c_ends_explore_on_workers_without_tracebacks(tmp_path):
     code, out, err, left = interrupt_after(
-        [
-            "explore",
-            "--replicas",
-            "3",
-            "--core",
-            "reference",
-            "--workers",
-            "2",
-            "--no-progress",
-            "--out",
-            "x",
-        ],
-        Ready("x/checkpoint/levels/L0004.npy", workers=2),
+        EXPLORE_ON_WORKERS,
+        LEVEL_4_ON_WORKERS,
         tmp_path,
     )
     assert code == 3
@@ -235,61 +253,6 @@ def test_one_ctrl_c_ends_explore_on_the_compiled_core(tmp_path):
     assert not left
     saved = json.loads((tmp_path / "x" / "checkpoint" / "checkpoint.json").read_text())
     assert saved["files"]["seen"].startswith("seen-")  # the compiled core's own seen set
-
-
-def read_terminal(args: list[str], tmp: Path, timeout: float = 120.0) -> tuple[int, str]:
-    """Run hwcheck under a pseudo-terminal (stdout and stderr a tty, 120 columns); return
-    its exit code and everything it drew."""
-    pid, fd = pty.fork()
-    if pid == 0:  # the child: hwcheck in tmp
-        os.chdir(tmp)
-        os.environ.update(COLUMNS="120", LINES="40", TERM="xterm")
-        os.execv(sys.executable, [*HWCHECK, *args])
-    chunks, deadline = [], time.time() + timeout
-    while time.time() < deadline:
-        ready, _, _ = select.select([fd], [], [], 1.0)
-        if ready:
-            try:
-                data = os.read(fd, 65536)
-            except OSError:
-                break
-            if not data:
-                break
-            chunks.append(data)
-    _, status = os.waitpid(pid, 0)
-    return os.waitstatus_to_exitcode(status), b"".join(chunks).decode(errors="replace")
-
-
-def test_gate_shows_which_check_runs_and_its_search(tmp_path):
-    (tmp_path / "gate.toml").write_text("""
-[[tool.hwcheck.gate]]
-name = "hw r2"
-truncation = "hw"
-replicas = 2
-violates = ["NoCommittedLoss", "NoAckedLoss", "NoDivergence", "WeakIsr", "StrongIsr",
-            "RecordEpochsMonotonic"]
-
-[[tool.hwcheck.gate]]
-name = "kip320 r2"
-truncation = "kip320"
-replicas = 2
-expect = "holds"
-""")
-    code, drawn = read_terminal(
-        ["gate", "--config", "gate.toml", "--core", "reference", "--workers", "1"], tmp_path
-    )
-    assert code == 0, drawn
-    assert "check 1 of 2: hw r2" in drawn and "check 2 of 2: kip320 r2" in drawn
-    assert "states/s" in drawn and "ETA" in drawn
-
-
-def test_compare_shows_which_variant_runs(tmp_path):
-    code, drawn = read_terminal(
-        ["compare", "--replicas", "1", "--workers", "1", "--out", "c"], tmp_path
-    )
-    assert code == 0, drawn
-    for index, variant in enumerate(("hw", "kip101", "kip279", "kip320", "kip966"), 1):
-        assert f"variant {index} of 5: {variant}" in drawn
 
 
 def test_one_ctrl_c_ends_the_zoo_script_with_its_rows_so_far():
@@ -343,19 +306,8 @@ def signal_parent_after(args: list[str], ready: Ready, tmp: Path, sig: int, wait
 
 def test_sigterm_ends_explore_on_workers_as_one_ctrl_c(tmp_path):
     code, out, err, left = signal_parent_after(
-        [
-            "explore",
-            "--replicas",
-            "3",
-            "--core",
-            "reference",
-            "--workers",
-            "2",
-            "--no-progress",
-            "--out",
-            "x",
-        ],
-        Ready("x/checkpoint/levels/L0004.npy", workers=2),
+        EXPLORE_ON_WORKERS,
+        LEVEL_4_ON_WORKERS,
         tmp_path,
         signal.SIGTERM,
     )
@@ -407,18 +359,7 @@ def test_sigterm_ends_compare_and_gate_on_workers(tmp_path):
 
 def test_sigterm_ends_simulate_on_workers(tmp_path):
     code, out, err, left = signal_parent_after(
-        [
-            "simulate",
-            "--replicas",
-            "3",
-            "--walks",
-            "10000000",
-            "--workers",
-            "2",
-            "--no-progress",
-            "--out",
-            "s",
-        ],
+        SIMULATE_ON_WORKERS,
         WORKERS_UP,
         tmp_path,
         signal.SIGTERM,
@@ -435,18 +376,7 @@ def test_sigterm_ends_simulate_on_workers(tmp_path):
 def test_a_killed_command_leaves_no_worker(tmp_path):
     """SIGKILL cannot be caught: the workers notice their parent's death themselves."""
     code, _, _, left = signal_parent_after(
-        [
-            "simulate",
-            "--replicas",
-            "3",
-            "--walks",
-            "10000000",
-            "--workers",
-            "2",
-            "--no-progress",
-            "--out",
-            "s",
-        ],
+        SIMULATE_ON_WORKERS,
         WORKERS_UP,
         tmp_path,
         signal.SIGKILL,

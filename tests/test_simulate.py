@@ -8,14 +8,10 @@ from the simulation itself.
 from __future__ import annotations
 
 import json
-import os
 import signal
-import subprocess
-import sys
 
 import pytest
 from click.testing import CliRunner
-from conftest import CTRL_C_ON
 
 from checker.bfs import explore
 from checker.cli import cli
@@ -342,37 +338,15 @@ def test_gate_refuses_walk_keys_outside_simulate_mode(tmp_path):
 
 
 def test_ctrl_c_ends_once_with_the_walks_so_far(tmp_path):
-    out = tmp_path / "cut"
-    command = [
-        sys.executable,
-        "-c",
-        CTRL_C_ON + "from checker.cli import main; main()",
-        "simulate",
-        "--replicas",
-        "3",
-        "--walks",
-        "10000000",
-        "--workers",
-        "2",
-        "--no-progress",
-        "--out",
-        str(out),
-    ]
-    proc = subprocess.Popen(
-        command,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "COLUMNS": "120"},
-    )
-    from test_interrupts import WORKERS_UP, wait_until_ready
+    from test_interrupts import SIMULATE_ON_WORKERS, WORKERS_UP, signal_parent_after
 
-    wait_until_ready(proc, tmp_path, WORKERS_UP)
-    proc.send_signal(signal.SIGINT)
-    stdout, stderr = proc.communicate(timeout=60)
-    assert proc.returncode == 3, stderr
+    code, stdout, stderr, left = signal_parent_after(
+        SIMULATE_ON_WORKERS, WORKERS_UP, tmp_path, signal.SIGINT
+    )
+    assert code == 3, stderr
     assert "Traceback" not in stderr + stdout
     assert "Interrupted (Ctrl-C): the results below are partial:" in stderr
-    summary = json.loads((out / "summary.json").read_text())
+    assert not left
+    summary = json.loads((tmp_path / "s" / "summary.json").read_text())
     assert summary["status"] == "incomplete" and summary["interrupted"] is True
     assert 0 < summary["stats"]["walks"] < 10_000_000
