@@ -22,7 +22,7 @@ import click
 
 from checker.native import certificate
 
-TESTS = ("tests/test_compiled.py", "tests/test_compiled_walks.py")
+TESTS = ("tests/test_compiled.py", "tests/test_compiled_tla.py", "tests/test_compiled_walks.py")
 
 WALK_STATES = "20000"
 """States each configuration's walks compare when certifying (``HWCHECK_DIFF_STATES``, unless
@@ -52,7 +52,7 @@ def main() -> None:
         )
         sys.exit(1)
     try:
-        value = certificate.write()
+        value = certificate.write(TESTS)
     except OSError as exc:
         click.echo(
             f"Error: cannot write {certificate.CERTIFICATE}: {exc.strerror or exc}", err=True

@@ -1,7 +1,7 @@
 """The compiled core's certificate: which reference sources it was last proven equal to.
 
 The compiled core (C) is a second implementation of the Python models. The differential tests
-(``tests/test_compiled.py``, ``tests/test_compiled_walks.py``) prove the two give the same
+(``checker.commands.certify.TESTS``: tests/test_compiled*.py) prove the two give the same
 states, counts, verdicts and traces; ``certificate.json`` records the digest of the sources
 they proved it on: the models and invariants (``spec/``, ``invariants/``), the reference
 engine's modules and the C sources. An edit to any of them (a protocol rule changed in Python
@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 
@@ -115,16 +116,17 @@ def current() -> bool:
         return False
 
 
-def write() -> str:
-    """Record the current digest in ``certificate.json``; return it. Raises ``OSError`` when
-    the file cannot be written."""
+def write(proven_by: Sequence[str]) -> str:
+    """Record the current digest in ``certificate.json``, with the test files ``proven_by``
+    that passed on it; return the digest. Raises ``OSError`` when the file cannot be
+    written."""
     value = digest()
     CERTIFICATE.write_text(
         json.dumps(
             {
                 "digest": value,
                 "files": len(sources()),
-                "proven_by": ["tests/test_compiled.py", "tests/test_compiled_walks.py"],
+                "proven_by": list(proven_by),
             },
             indent=1,
         )

@@ -3,7 +3,7 @@
 
 ``state.c`` (row, marshal encoding, canonical form), ``actions.c`` (every operator of every
 variant's Next, in the module's order) and ``properties.c`` (HwLeLeo, both LeaderInIsr forms,
-WeakIsr, StrongIsr, TypeOk, the guards) restate the Python port; ``tests/test_compiled.py``
+WeakIsr, StrongIsr, TypeOk, the guards) restate the Python port; ``tests/test_compiled_tla.py``
 proves them equal state by state. A row is per replica its end offset, HW, leader epoch (-1:
 Nil), leader (-1: NONE), ISR bit mask and ``LogSize`` records; then the two counters, the
 requests (request e has epoch e) and the quorum state.
