@@ -41,6 +41,7 @@ BOUND_KEYS = (
     "without",
     "flush",
     "acks",
+    "max_lost_responses",
     "variant_file",
 )
 """The model options a check may give (as ``hwcheck explore``'s flags, ``_`` for ``-``)."""

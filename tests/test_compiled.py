@@ -25,11 +25,19 @@ from checker.native.core import Core
 from checker.properties import INVARIANT, TRANSITION
 from checker.symmetry import for_spec
 from spec.kafka import Config
+from spec.kafka import native as kafka_native
 
 STATES = int(os.environ.get("HWCHECK_DIFF_STATES", "5000"))
 
 PRESETS = ("hw", "kip101", "kip279", "kip320", "kip966")
-SWITCHES = ("fenced-lookup", "fenced-fetch", "fenced-expand", "strict-min-isr", "elr")
+SWITCHES = (
+    "fenced-lookup",
+    "fenced-fetch",
+    "fenced-expand",
+    "strict-min-isr",
+    "elr",
+    "split-fetch",
+)
 
 CONFIGS = {
     **{preset: {"truncation": preset} for preset in PRESETS},
@@ -56,9 +64,28 @@ CONFIGS = {
         "flush": "always",
     },
     "acks=1, min ISR 2": {"truncation": "kip320", "acks": "1", "min_isr": 2},
+    "split fetch, lost responses": {
+        "truncation": "hw",
+        "with_mechanisms": ("split-fetch",),
+        "max_lost_responses": 2,
+    },
+    "split fetch, kip320": {"truncation": "kip320", "with_mechanisms": ("split-fetch",)},
+    "split fetch, kip966, unclean shutdowns": {
+        "truncation": "kip966",
+        "with_mechanisms": ("split-fetch",),
+        "max_unclean_shutdowns": 1,
+        "max_lost_responses": 1,
+    },
+    "split fetch, fsync": {
+        "truncation": "kip279",
+        "with_mechanisms": ("split-fetch",),
+        "max_unclean_shutdowns": 1,
+        "flush": "always",
+    },
 }
 """Every preset, each switch turned on over hw and off from kip966, swapped truncation rules,
-unclean election and recovery, unclean shutdowns with both flush modes, acks and min ISR."""
+unclean election and recovery, unclean shutdowns with both flush modes, acks and min ISR, and
+split fetch with lost responses, fences and unclean shutdowns."""
 
 SIZES = (
     {"replicas": 2, "max_records": 3, "max_epoch": 3, "max_crashes": 2},
@@ -174,6 +201,16 @@ RUNS = [
         },
     ),
     ("acks=1", {"replicas": 2, "acks": "1", "max_unclean_shutdowns": 1, "max_epoch": 1}),
+    (
+        "split fetch, a lost response",
+        {
+            "replicas": 2,
+            "truncation": "hw",
+            "with_mechanisms": ("split-fetch",),
+            "max_lost_responses": 1,
+            "max_epoch": 1,
+        },
+    ),
 ]
 """Each mechanism's run at the smallest bounds that still violate what it violates at the
 defaults, at the same depths, with every guard reached: the two with unclean shutdowns at
@@ -335,7 +372,7 @@ from pathlib import Path
 import checker.native.build as build
 assert build.__file__.startswith({str(bundle)!r}), build.__file__
 native = Path({str(bundle)!r}) / "spec" / "kafka" / "native"
-lib = build.load("kafka", [native / n for n in ("state.c", "actions.c", "properties.c")],
+lib = build.load("kafka", [native / n for n in {[p.name for p in kafka_native.SOURCES]!r}],
                  [native / "kafka.h"], lambda seconds: print("built"))
 print(bool(lib.eng_new))
 """

@@ -49,6 +49,17 @@ RUNS = [
         {"replicas": 3, "truncation": "kip320", "acks": "1", "min_isr": 2},
         WalkPlan(seed=4, depth=50, weights=(("Elect", 0.5),)),
     ),
+    (
+        "kafka",
+        {
+            "replicas": 3,
+            "truncation": "kip320",
+            "with_mechanisms": ("split-fetch",),
+            "without_mechanisms": ("fenced-expand",),
+            "max_lost_responses": 1,
+        },
+        WalkPlan(seed=8, depth=60, weights=(("FetchResponse", 0.5),)),
+    ),
     ("tla", {"replicas": 3, "truncation": "kip101"}, WalkPlan(seed=6, depth=40)),
     ("tla", {"replicas": 3, "truncation": "kip320"}, WalkPlan(seed=7, depth=40)),
 ]

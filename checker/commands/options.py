@@ -64,6 +64,13 @@ PROTOCOL_FLAGS = (
         f"fsync per append (kafka) [{DEFAULTS.flush}].",
     ),
     click.option(
+        "--max-lost-responses",
+        type=click.IntRange(min=0),
+        default=None,
+        help="Fetch responses the network may drop over the whole run (kafka, with "
+        f"--with split-fetch) [{DEFAULTS.max_lost_responses}].",
+    ),
+    click.option(
         "--acks",
         type=click.Choice(ACKS),
         default=None,
@@ -147,6 +154,7 @@ PROTOCOL_KEYS = (
     "max_unclean_shutdowns",
     "flush",
     "acks",
+    "max_lost_responses",
     "variant_file",
 )
 """The model flags a command receives as keyword arguments (``protocol_from``)."""

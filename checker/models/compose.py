@@ -36,6 +36,7 @@ MODEL_OPTIONS = {
         "max_unclean_shutdowns",
         "flush",
         "acks",
+        "max_lost_responses",
         "variant_file",
     ),
     "tla": ("replicas", "truncation", "log_size", "max_records", "max_epoch"),

@@ -17,7 +17,7 @@ import html
 import re
 from typing import Any
 
-from checker.renderers.steps import config_text, controller_line
+from checker.renderers.steps import config_text, controller_line, in_flight_text
 
 STYLE = """
 body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222;max-width:90em}
@@ -153,13 +153,18 @@ def _marks(replica: dict[str, Any], old: dict[str, Any] | None) -> str:
     shown = [("hw", replica["hw"]), ("leo", len(replica["log"]))]
     if "flushed" in replica:  # with unclean shutdowns: how far the log is on disk
         shown.append(("flushed", replica["flushed"]))
+    if "in_flight" in replica:  # split-fetch: the fetch response on its way to the replica
+        shown.append(("in flight", in_flight_text(replica["in_flight"])))
     for key, value in shown:
-        before = None if old is None else (len(old["log"]) if key == "leo" else old.get(key))
+        field = key.replace(" ", "_")
+        before: Any = None if old is None else (len(old["log"]) if key == "leo" else old.get(field))
+        if field == "in_flight" and old is not None:
+            before = in_flight_text(old.get(field))
         moved = before is not None and before != value
-        arrow = f"{before}→" if moved else ""
+        arrow = f"{before}→" if moved and field != "in_flight" else ""
         parts.append(
-            f'<span class="{key}-value{" changed" if moved else ""}">'
-            f"{key.upper() if key != 'flushed' else 'flushed'} {arrow}{value}</span>"
+            f'<span class="{field.replace("_", "-")}-value{" changed" if moved else ""}">'
+            f"{key.upper() if key in ('hw', 'leo') else key} {e(str(arrow))}{e(str(value))}</span>"
         )
     return '<div class="marks">' + " ".join(parts) + "</div>"
 

@@ -36,10 +36,21 @@ def actions(spec: Any) -> list[tuple[str, Any]]:
     model's order; the kafka model's optional actions say which option brings them."""
     if spec.name != "kafka":
         return list(NEXT[spec.config.truncation])
-    from spec.kafka.model import ACTIONS, DURABILITY_ACTIONS, ELR_ACTIONS
+    from spec.kafka.model import (
+        ACTIONS,
+        DURABILITY_ACTIONS,
+        ELR_ACTIONS,
+        LOSE_RESPONSE_ACTIONS,
+        SPLIT_FETCH_ACTIONS,
+    )
 
     return [
         *ACTIONS,
+        *((name + " (split-fetch, replaces Fetch)", func) for name, func in SPLIT_FETCH_ACTIONS),
+        *(
+            (name + " (split-fetch, --max-lost-responses)", func)
+            for name, func in LOSE_RESPONSE_ACTIONS
+        ),
         *((name + " (elr, --unclean)", func) for name, func in ELR_ACTIONS),
         *((name + " (--max-unclean-shutdowns)", func) for name, func in DURABILITY_ACTIONS),
     ]

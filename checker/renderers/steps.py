@@ -19,7 +19,18 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-FIELDS = ("role", "epoch", "alive", "isr", "log", "hw", "leo", "flushed", "controller")
+FIELDS = (
+    "role",
+    "epoch",
+    "alive",
+    "isr",
+    "log",
+    "hw",
+    "leo",
+    "flushed",
+    "in_flight",
+    "controller",
+)
 """What ``--hide`` can hide."""
 
 CHANGED = "bold black on yellow"
@@ -71,7 +82,22 @@ def _row(replica: dict[str, Any], width: int, hide: set[str]) -> dict[str, str]:
         row["LEO"] = str(replica["leo"])
     if "flushed" in replica and "flushed" not in hide:
         row["flushed"] = str(replica["flushed"])
+    if "in_flight" in replica and "in_flight" not in hide:
+        row["in flight"] = in_flight_text(replica["in_flight"])
     return row
+
+
+def in_flight_text(response: dict[str, Any] | None) -> str:
+    """The fetch response in flight to a replica (split-fetch), in a few words: ``m0/0 HW 0
+    ←2 e1`` (the records, the HW it carries, the leader that sent it and its epoch), ``out of
+    range: LEO 1 ←2 e1``, or ``-`` for none."""
+    if response is None:
+        return "-"
+    sender = f"←{response['leader']} e{response['epoch']}"
+    if response.get("out_of_range"):
+        return f"out of range: LEO {response['leader_leo']} {sender}"
+    records = " ".join(f"m{rid}/{epoch}" for rid, epoch in response["records"]) or "no records"
+    return f"{records} HW {response['hw']} {sender}"
 
 
 def config_text(config: dict[str, Any]) -> str:

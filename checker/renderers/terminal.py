@@ -172,6 +172,8 @@ def bounds_line(spec: Any, result: Any) -> str:
             )
         if cfg.acks != "all":
             parts.append(f"acks={cfg.acks}")
+        if cfg.max_lost_responses:
+            parts.append("at most " + counted(cfg.max_lost_responses, "lost fetch response"))
     else:
         parts.append(f"LogSize {cfg.log_size}")
     if result.exhausted:

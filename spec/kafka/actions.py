@@ -111,7 +111,9 @@ def fetch(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> N
             out.append(
                 (
                     ctx.labels.fetch[f][leader],
-                    (put(replicas, f, new_rep),) + s[1:DURABLE] + truncated(s, f, lleo),
+                    (put(replicas, f, new_rep),)
+                    + s[1:DURABLE]
+                    + truncated(s, f, lleo, ctx.config.durability),
                 )
             )
             continue

@@ -48,6 +48,8 @@ class Config:
       (an fsync on every append, ``log.flush.interval.messages=1``).
     - ``variant_file``: a Python file of the team's own truncation rules and variants
       (``spec.kafka.plugins.load_file``), as an absolute path; None for none.
+    - ``max_lost_responses``: fetch responses the network may drop over the whole run (needs
+      the ``split-fetch`` mechanism; 0: none).
     - ``acks``: the producer's ``acks``: ``all`` (acknowledged once committed; the leader
       takes a write only with ``min_isr`` ISR members) or ``1`` (acknowledged on the leader's
       append).
@@ -67,6 +69,7 @@ class Config:
     max_unclean_shutdowns: int = 0
     flush: str = "background"
     acks: str = "all"
+    max_lost_responses: int = 0
     variant_file: str | None = None
 
     def validate(self) -> Config:
@@ -89,7 +92,12 @@ class Config:
                 "--min-isr",
                 f"--min-isr must be between 1 and --replicas ({self.replicas}), got {self.min_isr}",
             )
-        require_non_negative((("--max-unclean-shutdowns", self.max_unclean_shutdowns),))
+        require_non_negative(
+            (
+                ("--max-unclean-shutdowns", self.max_unclean_shutdowns),
+                ("--max-lost-responses", self.max_lost_responses),
+            )
+        )
         if self.flush not in FLUSH_MODES:
             raise ConfigError(
                 "--flush", f"--flush must be one of {', '.join(FLUSH_MODES)}, got {self.flush!r}"
@@ -103,9 +111,14 @@ class Config:
         enable = tuple(sorted(set(self.with_mechanisms)))
         disable = tuple(sorted(set(self.without_mechanisms)))
         try:
-            variants.resolve(truncation, enable, disable)
+            variant = variants.resolve(truncation, enable, disable)
         except ValueError as error:
             raise ConfigError("--with", f"--with/--without: {error}") from None
+        if self.max_lost_responses and not variant.split_fetch:
+            raise ConfigError(
+                "--max-lost-responses",
+                "--max-lost-responses needs fetch responses in flight: add --with split-fetch",
+            )
         return replace(
             self,
             truncation=truncation,
@@ -142,9 +155,11 @@ class Config:
         return self.max_unclean_shutdowns > 0
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-friendly form, as written into reports (tuples become lists)."""
+        """JSON-friendly form, as written into reports (tuples become lists). Options that
+        are off (no variant file, no lost responses) are left out, so reports of runs without
+        them stay as they were before the options existed."""
         return {
             k: list(v) if isinstance(v, tuple) else v
             for k, v in asdict(self).items()
-            if not (k == "variant_file" and v is None)
+            if not (k == "variant_file" and v is None) and not (k == "max_lost_responses" and not v)
         }

@@ -35,6 +35,7 @@ from spec.kafka.state import (
     REMOTE,
     REPLICAS,
     put,
+    without_flights,
 )
 
 if TYPE_CHECKING:
@@ -54,7 +55,7 @@ def flush(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> N
     for r, rep in enumerate(s[REPLICAS]):
         if rep[ALIVE] and flushed[r] < len(rep[LOG]):
             new = (put(flushed, r, len(rep[LOG])), durable[D_UNCLEAN])
-            out.append((ctx.labels.flush[r], s[:DURABLE] + (new,)))
+            out.append((ctx.labels.flush[r], s[:DURABLE] + (new,) + s[DURABLE + 1 :]))
 
 
 def unclean_shutdown(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
@@ -66,7 +67,8 @@ def unclean_shutdown(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, 
     count against ``--max-crashes``. Every leader forgets the replica's remote LEO: the log
     it described may be gone, and Kafka keys a follower's fetch state to its broker epoch,
     which a restarted broker renews (KIP-903, Kafka 3.5; without this the model's ExpandIsr
-    could add the replica on its pre-shutdown LEO). With the ``elr`` mechanism the controller also takes the
+    could add the replica on its pre-shutdown LEO). With ``split-fetch``, fetch responses in flight to
+    or from it are dropped. With the ``elr`` mechanism the controller also takes the
     replica out of ISR and ELR (``elr.fence_unclean``). Source: KIP-966 (unclean shutdown);
     ``LogLoader`` recovery from the recovery point."""
     durable = s[DURABLE]
@@ -81,7 +83,10 @@ def unclean_shutdown(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, 
         forgotten = _forget_remote(put(replicas, r, down), r)
         new = (flushed, durable[D_UNCLEAN] + 1)
         forgotten, ctrl, requests = fence_unclean(ctx, s, forgotten, r)
-        out.append((ctx.labels.unclean_shutdown[r], (forgotten, ctrl, requests, s[GHOST], new)))
+        extra = (new,) + s[DURABLE + 1 :]
+        if ctx.variant.split_fetch:
+            extra = without_flights(extra, r)
+        out.append((ctx.labels.unclean_shutdown[r], (forgotten, ctrl, requests, s[GHOST]) + extra))
 
 
 def _forget_remote(replicas: tuple[Any, ...], r: int) -> tuple[Any, ...]:

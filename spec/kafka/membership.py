@@ -31,6 +31,7 @@ from spec.kafka.state import (
     leader_hw,
     put,
     truncated,
+    without_flights,
     without_member,
 )
 from spec.kafka.variants import truncation_point
@@ -113,19 +114,22 @@ def crash(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> N
     """Crash(replica): a broker stops and loses its volatile state.
 
     Crash(replica): the broker stops; its volatile state (view, remote LEOs) is lost, its
-    log and HW checkpoint stay. Bounded by max_crashes. Source: protocol.md action 4."""
+    log and HW checkpoint stay; with ``split-fetch``, fetch responses in flight to or from it
+    are dropped. Bounded by max_crashes. Source: protocol.md action 4."""
     ghost = s[GHOST]
     if ghost[G_CRASHES] >= ctx.config.max_crashes:
         return
     replicas = s[REPLICAS]
     new_ghost = put(ghost, G_CRASHES, ghost[G_CRASHES] + 1)
+    split = ctx.variant.split_fetch
     for r, rep in enumerate(replicas):
         if rep[ALIVE]:
             down = (rep[LOG], rep[HW], False, NO_VIEW, ())
+            extra = without_flights(s[DURABLE:], r) if split else s[DURABLE:]
             out.append(
                 (
                     ctx.labels.crash[r],
-                    (put(replicas, r, down), s[CONTROLLER], s[REQUESTS], new_ghost) + s[DURABLE:],
+                    (put(replicas, r, down), s[CONTROLLER], s[REQUESTS], new_ghost) + extra,
                 )
             )
 
@@ -198,6 +202,8 @@ def become_follower(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, A
             out.append(
                 (
                     ctx.labels.become_follower[r][epoch],
-                    (put(replicas, r, new_rep),) + s[1:DURABLE] + truncated(s, r, offset),
+                    (put(replicas, r, new_rep),)
+                    + s[1:DURABLE]
+                    + truncated(s, r, offset, ctx.config.durability),
                 )
             )

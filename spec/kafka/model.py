@@ -7,11 +7,12 @@ invariant is stated once for every model.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from operator import itemgetter
 from typing import Any
 
 from checker.model import ActionSpec, Label
-from spec.kafka import actions, durability, elr, membership, symmetry
+from spec.kafka import actions, durability, elr, flight, membership, symmetry
 from spec.kafka.config import Config
 from spec.kafka.state import (
     ALIVE,
@@ -23,6 +24,8 @@ from spec.kafka.state import (
     D_FLUSHED,
     D_UNCLEAN,
     DURABLE,
+    F_LOST,
+    F_RESPONSES,
     G_COMMITTED,
     G_CRASHES,
     G_NEXT_ID,
@@ -57,6 +60,15 @@ ACTIONS = (
 ELR_ACTIONS = (("UncleanRecovery", elr.unclean_recovery),)
 """Appended to ``ACTIONS`` with the elr mechanism (KIP-966's unclean recovery)."""
 
+SPLIT_FETCH_ACTIONS = (
+    ("FetchRequest", flight.fetch_request),
+    ("FetchResponse", flight.fetch_response),
+)
+"""Replace ``Fetch`` (at its place) with the ``split-fetch`` mechanism."""
+
+LOSE_RESPONSE_ACTIONS = (("LoseResponse", flight.lose_response),)
+"""Follow ``SPLIT_FETCH_ACTIONS`` with ``--max-lost-responses`` above 0."""
+
 DURABILITY_ACTIONS = (
     ("Flush", durability.flush),
     ("UncleanShutdown", durability.unclean_shutdown),
@@ -74,6 +86,17 @@ _EVENTS = {
     "UncleanElect": "election",
     "UncleanRecovery": "election",
 }
+
+
+def model_actions(split_fetch: bool, max_lost_responses: int) -> tuple[Any, ...]:
+    """``ACTIONS``, with ``Fetch`` replaced by ``SPLIT_FETCH_ACTIONS`` (and then
+    ``LOSE_RESPONSE_ACTIONS`` when responses may be lost) under the ``split-fetch``
+    mechanism."""
+    if not split_fetch:
+        return ACTIONS
+    at = [name for name, _ in ACTIONS].index("Fetch")
+    split = SPLIT_FETCH_ACTIONS + (LOSE_RESPONSE_ACTIONS if max_lost_responses else ())
+    return ACTIONS[:at] + split + ACTIONS[at + 1 :]
 
 
 class _LastTwo:
@@ -110,6 +133,9 @@ class _Labels:
         epochs = range(max_epoch + 1)
         self.produce = one("Produce", "leader")
         self.fetch = two("Fetch", "follower", "leader", range(n))
+        self.fetch_request = two("FetchRequest", "follower", "leader", range(n))
+        self.fetch_response = one("FetchResponse", "follower")
+        self.lose_response = one("LoseResponse", "follower")
         self.shrink = two("ShrinkIsr", "leader", "follower", range(n))
         self.expand = two("ExpandIsr", "leader", "follower", range(n))
         self.controller_shrink = one("ControllerShrinkIsr", "replica")
@@ -147,10 +173,13 @@ class KafkaSpec(ActionSpec):
         """The ISR size a leader needs to take a write (min.insync.replicas with acks=all)."""
         self.labels = _Labels(self.config.replicas, self.config.max_epoch)
         self.set_actions(
-            ACTIONS
+            model_actions(self.variant.split_fetch, self.config.max_lost_responses)
             + (ELR_ACTIONS if self.variant.elr else ())
             + (DURABILITY_ACTIONS if self.config.durability else ())
         )
+        if self.variant.split_fetch:  # the flight component is last: symmetry must know it
+            self.replica_keys = partial(symmetry.replica_keys, split_fetch=True)
+            self.permute = partial(symmetry.permute, split_fetch=True)
         self.symmetric_ids = self.config.replicas
         # the invariants ask about the same few states many times in a row (every transition
         # from one state shares its ``before``): remember the last two answers
@@ -171,7 +200,11 @@ class KafkaSpec(ActionSpec):
         config = self.config
         return [
             initial_state(
-                config.replicas, config.durability, config.flush == "always", self.variant.elr
+                config.replicas,
+                config.durability,
+                config.flush == "always",
+                self.variant.elr,
+                self.variant.split_fetch,
             )
         ]
 
@@ -208,16 +241,22 @@ class KafkaSpec(ActionSpec):
                     "remote_leo": list(rep[REMOTE]),
                 }
             )
-        if len(state) > DURABLE:
+        durable = self.config.durability
+        if durable:
             flushed = state[DURABLE][D_FLUSHED]
             for r, replica in enumerate(replicas):
                 replica["flushed"] = flushed[r] if flushed else replica["leo"]
+        if self.variant.split_fetch:
+            for replica, response in zip(replicas, state[-1][F_RESPONSES], strict=True):
+                replica["in_flight"] = flight.describe(response)
         epoch, leader, isr = state[CONTROLLER][:3]
         controller = {"epoch": epoch, "leader": leader, "isr": list(isr)}
         if len(state[CONTROLLER]) > C_ELR:
             controller["elr"] = list(state[CONTROLLER][C_ELR])
         ghost = state[GHOST]
-        extra = {"unclean_shutdowns": state[DURABLE][D_UNCLEAN]} if len(state) > DURABLE else {}
+        extra = {"unclean_shutdowns": state[DURABLE][D_UNCLEAN]} if durable else {}
+        if self.variant.split_fetch and self.config.max_lost_responses:
+            extra["lost_responses"] = state[-1][F_LOST]
         return {
             "replicas": replicas,
             "controller": controller,

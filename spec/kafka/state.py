@@ -25,6 +25,11 @@ A state is ``(replicas, controller, requests, ghost)``:
   ``r``'s log is on disk (``--flush background``; ``()`` with ``--flush always``, where all of
   it is), and ``unclean``, the unclean shutdowns so far. Without it the state is exactly the
   four components above, so today's states and fingerprints do not change.
+- only with the ``split-fetch`` mechanism, a last component ``flight = (responses, lost)``:
+  ``responses[f]``, the fetch response in flight to follower ``f`` (None: none), as
+  ``(leader, leader epoch, fetch offset, records, HW)`` (``records`` a tuple of records, or
+  None for OFFSET_OUT_OF_RANGE, whose ``HW`` field is then the leader's LEO to truncate to);
+  ``lost``, the responses the network dropped so far (``spec.kafka.flight``).
 """
 
 from __future__ import annotations
@@ -56,35 +61,58 @@ G_NEXT_ID, G_CRASHES, G_COMMITTED = range(3)
 # the optional fifth state component and its fields
 DURABLE = 4
 D_FLUSHED, D_UNCLEAN = range(2)
+# the split-fetch component (the last one) and a response's fields
+F_RESPONSES, F_LOST = range(2)
+R_LEADER, R_EPOCH, R_OFFSET, R_RECORDS, R_HW = range(5)
 
 NO_VIEW = (None, -1, ())
 
 
 def initial_state(
-    replicas: int, durable: bool = False, flush_always: bool = False, elr: bool = False
+    replicas: int,
+    durable: bool = False,
+    flush_always: bool = False,
+    elr: bool = False,
+    split_fetch: bool = False,
 ) -> tuple[Any, ...]:
     """Every log empty, every HW 0, every replica up with no view; the controller has epoch -1,
     no leader and every replica in its ISR (and, with ``elr``, an empty ELR); no request yet;
     nothing produced or committed. With ``durable``, the ``durable`` component: nothing
-    flushed, no unclean shutdown."""
+    flushed, no unclean shutdown. With ``split_fetch``, the ``flight`` component: no response
+    in flight, none lost."""
     replica = ((), 0, True, NO_VIEW, ())
     everyone = tuple(range(replicas))
     controller = (-1, None, everyone, ()) if elr else (-1, None, everyone)
     state: tuple[Any, ...] = ((replica,) * replicas, controller, (), (0, 0, ()))
     if durable:
         state += ((() if flush_always else (0,) * replicas, 0),)
+    if split_fetch:
+        state += (((None,) * replicas, 0),)
     return state
 
 
-def truncated(state: tuple[Any, ...], r: int, leo: int) -> tuple[Any, ...]:
-    """The components after ``ghost`` once replica ``r``'s log was cut to ``leo`` records: its
-    flushed offset drops to at most ``leo`` (Kafka's truncation is durable). ``()`` for a
-    state without the ``durable`` component."""
+def truncated(state: tuple[Any, ...], r: int, leo: int, durable: bool) -> tuple[Any, ...]:
+    """The components after ``ghost`` once replica ``r``'s log was cut to ``leo`` records:
+    with the ``durable`` component (``durable`` True), its flushed offset drops to at most
+    ``leo`` (Kafka's truncation is durable); any other component is kept as it is."""
     extra = state[DURABLE:]
-    if not extra or not extra[0][D_FLUSHED] or extra[0][D_FLUSHED][r] <= leo:
+    if not durable or not extra[0][D_FLUSHED] or extra[0][D_FLUSHED][r] <= leo:
         return extra
     flushed, unclean = extra[0]
-    return ((put(flushed, r, leo), unclean),)
+    return ((put(flushed, r, leo), unclean),) + extra[1:]
+
+
+def without_flights(extra: tuple[Any, ...], r: int) -> tuple[Any, ...]:
+    """``extra`` (the components after ``ghost``, the ``flight`` component last) once replica
+    ``r`` stopped: the response in flight to ``r`` and every response ``r`` sent are dropped
+    (their connections closed). ``extra`` itself when nothing was in flight to or from ``r``."""
+    responses, lost = extra[-1]
+    kept = tuple(
+        None if x is None or f == r or x[R_LEADER] == r else x for f, x in enumerate(responses)
+    )
+    if kept == responses:
+        return extra
+    return extra[:-1] + ((kept, lost),)
 
 
 def controller_after(

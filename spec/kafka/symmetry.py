@@ -5,8 +5,9 @@ Every action is enabled for every replica id alike, the initial state names ever
 alike, and no property names a replica, so the model is symmetric under any renaming of the
 replica ids. Replica ids occur in: the position of each replica in ``replicas``, a view's
 leader and ISR, a leader's remote LEOs (indexed by id), the controller's leader and ISR, and
-every LeaderAndIsr request, the controller's ELR (with the elr mechanism) and (with unclean
-shutdowns) the flushed offsets, indexed by id.
+every LeaderAndIsr request, the controller's ELR (with the elr mechanism), (with unclean
+shutdowns) the flushed offsets, indexed by id, and (with split-fetch) the responses in flight,
+indexed by follower id, each naming the leader that sent it.
 Record ids, epochs and offsets are not replica ids.
 """
 
@@ -14,14 +15,27 @@ from __future__ import annotations
 
 from typing import Any
 
-from spec.kafka.state import C_ELR, C_ISR, C_LEADER, CONTROLLER, D_FLUSHED, DURABLE, REPLICAS
+from spec.kafka.state import (
+    C_ELR,
+    C_ISR,
+    C_LEADER,
+    CONTROLLER,
+    D_FLUSHED,
+    DURABLE,
+    F_RESPONSES,
+    R_LEADER,
+    R_OFFSET,
+    REPLICAS,
+)
 
 
-def replica_keys(state: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+def replica_keys(state: tuple[Any, ...], split_fetch: bool = False) -> list[tuple[Any, ...]]:
     """Per replica a key that renaming does not change: ``(log, HW, alive, view epoch, role,
     is the controller's leader, in the controller's ISR)``, role 0 = no leader known,
-    1 = presumes it leads, 2 = follows another. (Cheap rather than complete: replicas whose
-    keys tie are ordered by trying their renamings.)"""
+    1 = presumes it leads, 2 = follows another; then, when the state has them, ELR
+    membership, the flushed offset and (``split_fetch``: the state's last component is
+    ``flight``) the fetch offset of the response in flight to it (-1: none). (Cheap rather
+    than complete: replicas whose keys tie are ordered by trying their renamings.)"""
     replicas, ctrl = state[REPLICAS], state[CONTROLLER]
     c_leader, c_isr = ctrl[C_LEADER], ctrl[C_ISR]
     keys: list[tuple[Any, ...]] = []
@@ -40,9 +54,16 @@ def replica_keys(state: tuple[Any, ...]) -> list[tuple[Any, ...]]:
         )
     if len(ctrl) > C_ELR:  # so does ELR membership (KIP-966)
         keys = [key + (r in ctrl[C_ELR],) for r, key in enumerate(keys)]
-    if len(state) > DURABLE and state[DURABLE][D_FLUSHED]:  # the flushed offsets count too
+    durable = len(state) > DURABLE + split_fetch
+    if durable and state[DURABLE][D_FLUSHED]:  # the flushed offsets count too
         flushed = state[DURABLE][D_FLUSHED]
         keys = [key + (flushed[r],) for r, key in enumerate(keys)]
+    if split_fetch:
+        responses = state[-1][F_RESPONSES]
+        keys = [
+            key + (-1 if x is None else x[R_OFFSET],)
+            for key, x in zip(keys, responses, strict=True)
+        ]
     return keys
 
 
@@ -51,8 +72,11 @@ _SORTED: dict[Any, Any] = {}
 model has few distinct ISRs and request lists, and each is renamed many times."""
 
 
-def permute(state: tuple[Any, ...], perm: tuple[int, ...]) -> tuple[Any, ...]:
-    """``state`` with replica ``r`` renamed ``perm[r]``; ISRs stay sorted tuples."""
+def permute(
+    state: tuple[Any, ...], perm: tuple[int, ...], split_fetch: bool = False
+) -> tuple[Any, ...]:
+    """``state`` with replica ``r`` renamed ``perm[r]``; ISRs stay sorted tuples.
+    ``split_fetch``: the state's last component is ``flight``."""
     replicas, ctrl, requests, ghost = state if len(state) == DURABLE else state[:DURABLE]
     n = len(replicas)
     inverse = [0] * n
@@ -69,13 +93,28 @@ def permute(state: tuple[Any, ...], perm: tuple[int, ...]) -> tuple[Any, ...]:
     renamed = _SORTED.get(key)
     if renamed is None:
         renamed = _SORTED[key] = tuple([_decision(request, perm) for request in requests])
-    moved_state = (tuple(moved), _decision(ctrl, perm), renamed, ghost)
+    moved_state: tuple[Any, ...] = (tuple(moved), _decision(ctrl, perm), renamed, ghost)
     if len(state) == DURABLE:
         return moved_state
-    flushed, unclean = state[DURABLE]
-    if flushed:
-        flushed = tuple([flushed[j] for j in inverse])
-    return moved_state + ((flushed, unclean),)
+    if len(state) > DURABLE + split_fetch:
+        flushed, unclean = state[DURABLE]
+        if flushed:
+            flushed = tuple([flushed[j] for j in inverse])
+        moved_state += ((flushed, unclean),)
+    if split_fetch:
+        responses, lost = state[-1]
+        moved_state += (
+            (
+                tuple(
+                    [
+                        None if x is None else (perm[x[R_LEADER]],) + x[R_LEADER + 1 :]
+                        for x in (responses[j] for j in inverse)
+                    ]
+                ),
+                lost,
+            ),
+        )
+    return moved_state
 
 
 def _isr(perm: tuple[int, ...], isr: tuple[Any, ...]) -> tuple[Any, ...]:

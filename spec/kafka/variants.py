@@ -98,6 +98,8 @@ SWITCHES = {
     "epoch (KIP-320, KAFKA-7128)",
     "strict-min-isr": "HW needs min ISR: a leader's HW advances only while its ISR has at least "
     "min.insync.replicas members (KIP-966)",
+    "split-fetch": "a fetch is two steps, request and response, with the response in flight "
+    "in between (lost in a crash; --max-lost-responses lets the network drop it)",
     "elr": "eligible leader replicas: members dropped from an ISR below min ISR stay electable; "
     "a broker back from an unclean shutdown leaves ISR and ELR until it catches up; "
     "--unclean means unclean recovery (KIP-966)",
@@ -153,6 +155,10 @@ class Variant:
     @property
     def elr(self) -> bool:
         return "elr" in self.switches
+
+    @property
+    def split_fetch(self) -> bool:
+        return "split-fetch" in self.switches
 
 
 def _preset(name: str, rule: str, switches: tuple[str, ...], kafka: str, description: str) -> Any:

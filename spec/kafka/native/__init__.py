@@ -7,8 +7,10 @@ properties); ``tests/test_compiled.py`` proves the two equal state by state. A r
 number of signed bytes (``Codec.width``): per replica its LEO, HW, alive flag, view (leader
 or -1, epoch, ISR as a bit mask), whether it keeps remote LEOs, ``max_records`` records
 ``(id, epoch)`` and ``replicas`` remote LEOs; then the controller, the LeaderAndIsr requests,
-the ghost (committed pairs as bits ``offset * max_records + id``) and the durable component.
-Unused bytes are zero, so equal states have equal rows.
+the ghost (committed pairs as bits ``offset * max_records + id``), the durable component and
+(split-fetch) per follower the response in flight (record count, -2 for none or -1 for
+OFFSET_OUT_OF_RANGE; leader, epoch, fetch offset, HW; ``max_records`` records) and the lost
+responses. Unused bytes are zero, so equal states have equal rows.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from checker.model import Label
 from spec.rows import mask, members
 
 HERE = Path(__file__).parent
-SOURCES = (HERE / "state.c", HERE / "actions.c", HERE / "properties.c")
+SOURCES = (HERE / "state.c", HERE / "actions.c", HERE / "flight.c", HERE / "properties.c")
 HEADERS = (HERE / "kafka.h",)
 
 ACTION_NAMES = (
@@ -41,8 +43,13 @@ ACTION_NAMES = (
     "UncleanRecovery",
     "Flush",
     "UncleanShutdown",
+    "FetchResponse",
+    "LoseResponse",
 )
-"""Action index (the label code's top four bits) to action name (``kafka.h``)."""
+"""Action index (the label code's top four bits) to action name (``kafka.h``); with
+``split-fetch``, index 1 is ``FetchRequest`` (``SPLIT_FETCH_NAMES``)."""
+
+SPLIT_FETCH_NAMES = ACTION_NAMES[:1] + ("FetchRequest",) + ACTION_NAMES[2:]
 
 PROPERTY_BITS = {
     "HwLeLeo": 0,
@@ -93,6 +100,7 @@ class Codec:
     elr: bool
     durable: bool
     flush_always: bool
+    split_fetch: bool
     params: tuple[int, ...]
     labels: dict[int, Label]
     name: str = "kafka"
@@ -114,6 +122,7 @@ class Codec:
             + 2
             + (r * r + 7) // 8
             + ((1 + (0 if self.flush_always else n)) if self.durable else 0)
+            + (n * (5 + 2 * r) + 1 if self.split_fetch else 0)
         )
 
     def encode(self, state: tuple[Any, ...]) -> bytes:
@@ -156,6 +165,11 @@ class Codec:
             if not self.flush_always:
                 out += list(flushed)
             out.append(unclean)
+        if self.split_fetch:
+            responses, lost = state[-1]
+            for response in responses:
+                out += _response_row(response, r)
+            out.append(lost)
         if len(out) != self.width or min(out) < -128 or max(out) > 255:
             raise ValueError("the state does not fit the compiled core's row")
         return (np.array(out, dtype=np.int64) & 0xFF).astype(np.uint8).tobytes()
@@ -199,7 +213,30 @@ class Codec:
             flushed = () if self.flush_always else tuple(v[at : at + n])
             at += 0 if self.flush_always else n
             state += ((flushed, v[at]),)
+            at += 1
+        if self.split_fetch:
+            responses: list[tuple[Any, ...] | None] = []
+            for _ in range(n):
+                count, leader, epoch, offset, hw = v[at : at + 5]
+                records = tuple((v[at + 5 + 2 * i], v[at + 6 + 2 * i]) for i in range(count))
+                at += 5 + 2 * r
+                if count == -2:
+                    responses.append(None)
+                else:
+                    responses.append((leader, epoch, offset, None if count == -1 else records, hw))
+            state += ((tuple(responses), v[at]),)
         return state
+
+
+def _response_row(response: tuple[Any, ...] | None, r: int) -> list[int]:
+    """The row bytes of one response in flight (``spec.kafka.state``: flight)."""
+    if response is None:
+        return [-2] + [0] * (4 + 2 * r)
+    leader, epoch, offset, records, hw = response
+    row = [-1 if records is None else len(records), leader, epoch, offset, hw]
+    for i in range(r):
+        row += list(records[i]) if records is not None and i < len(records) else [0, 0]
+    return row
 
 
 def codec(spec: Any) -> Codec | None:
@@ -226,6 +263,8 @@ def codec(spec: Any) -> Codec | None:
         int(config.flush == "always"),
         config.max_unclean_shutdowns,
         int(config.acks == "all"),
+        int(variant.split_fetch),
+        config.max_lost_responses,
     )
     labels = spec.labels
     table: dict[int, Label] = {}
@@ -244,10 +283,13 @@ def codec(spec: Any) -> Codec | None:
             (11, labels.unclean_recovery),
             (12, labels.flush),
             (13, labels.unclean_shutdown),
+            (14, labels.fetch_response),
+            (15, labels.lose_response),
         ):
             put(index, r, 0, one[r])
         for other in range(n):
-            put(1, r, other, labels.fetch[r][other])
+            fetch = labels.fetch_request if variant.split_fetch else labels.fetch
+            put(1, r, other, fetch[r][other])
             put(2, r, other, labels.shrink[r][other])
             put(3, r, other, labels.expand[r][other])
         for epoch in range(e + 1):
@@ -260,7 +302,9 @@ def codec(spec: Any) -> Codec | None:
         variant.elr,
         config.durability,
         config.flush == "always",
+        variant.split_fetch,
         params,
         table,
+        action_names=SPLIT_FETCH_NAMES if variant.split_fetch else ACTION_NAMES,
         property_bits=PROPERTY_BITS,
     )

@@ -2,21 +2,6 @@
  * elr.py and durability.py, in the same order and with the same guards and effects. */
 #include "kafka.h"
 
-/* state.leader_hw: max(hw, min(LEO, remote LEO of every other ISR member)); the HW stays
- * while the ISR has fewer than min_isr members (KIP-966's strict min ISR). */
-static int leader_hw(int len, int hw, int me, uint8_t isr, const int8_t *remote, int min_isr) {
-    if (popcount8(isr) < min_isr) return hw;
-    int low = len;
-    for (int r = 0; r < MAXN; r++)
-        if (has(isr, r) && r != me && remote[r] < low) low = remote[r];
-    return hw > low ? hw : low;
-}
-
-/* state.commit: every offset in [old_hw, new_hw) of `x`'s log joins the committed set. */
-static void commit(const Model *m, St *s, const Rep *x, int old_hw, int new_hw) {
-    for (int o = old_hw; o < new_hw; o++) s->committed |= 1ull << (o * m->R + x->id[o]);
-}
-
 /* state.controller_after: the controller once it decided (epoch, leader, isr). */
 static void controller_after(const Model *m, St *s, int epoch, int leader, uint8_t isr) {
     uint8_t old_isr = s->cisr;
@@ -37,11 +22,6 @@ static void decide(const Model *m, St *s, int leader, uint8_t isr) {
 static void record_isr(const Model *m, St *s, int leader, uint8_t isr) {
     s->rleader[s->nreq - 1] = (int8_t)leader; s->risr[s->nreq - 1] = isr;
     controller_after(m, s, s->cepoch, leader, isr);
-}
-
-/* state.truncated: a durable truncation pulls the flushed offset down with it. */
-static void truncated(const Model *m, St *s, int r, int leo) {
-    if (m->durable && !m->flush_always && s->flushed[r] > leo) s->flushed[r] = (int8_t)leo;
 }
 
 /* actions.true_leader */
@@ -81,15 +61,15 @@ static int truncation_point(const Model *m, const St *s, int r, int leader, int 
     return offset < 0 ? 0 : offset;
 }
 
-static void no_view(Rep *x, int epoch) {
-    x->vleader = -1; x->vepoch = (int8_t)epoch; x->visr = 0; x->has_remote = 0;
+/* state.without_flights: r stopped; what is in flight to or from it is dropped. */
+static void without_flights(const Model *m, St *s, int r) {
+    if (!m->split_fetch) return;
+    for (int f = 0; f < m->n; f++)
+        if (s->fl_len[f] != FL_NONE && (f == r || s->fl_leader[f] == r)) s->fl_len[f] = FL_NONE;
 }
 
-/* Append a copy of `s` labelled `label`; the caller applies the action's effect to it. */
-static inline St *emit(St *out, uint16_t *labels, int *k, const St *s, uint16_t label) {
-    labels[*k] = label;
-    out[*k] = *s;
-    return &out[(*k)++];
+static void no_view(Rep *x, int epoch) {
+    x->vleader = -1; x->vepoch = (int8_t)epoch; x->visr = 0; x->has_remote = 0;
 }
 
 int kafka_successors(const Model *m, const St *s, St *out, uint16_t *labels) {
@@ -107,8 +87,9 @@ int kafka_successors(const Model *m, const St *s, St *out, uint16_t *labels) {
             commit(m, t, y, x->hw, y->hw);
             t->next_id++;
         }
+    if (m->split_fetch) k = kafka_flight_successors(m, s, out, labels, k);
     /* Fetch(follower, leader) */
-    for (int f = 0; f < n; f++) {
+    for (int f = 0; f < n && !m->split_fetch; f++) {
         const Rep *x = &s->r[f];
         int l = x->vleader;
         if (!x->alive || l < 0 || l == f) continue;
@@ -198,6 +179,7 @@ int kafka_successors(const Model *m, const St *s, St *out, uint16_t *labels) {
             t->r[r].alive = 0;
             no_view(&t->r[r], -1);
             t->crashes++;
+            without_flights(m, t, r);
         }
     /* Restart(replica) */
     for (int r = 0; r < n; r++) {
@@ -278,6 +260,7 @@ int kafka_successors(const Model *m, const St *s, St *out, uint16_t *labels) {
                 for (int o = 0; o < n; o++)  /* durability._forget_remote */
                     if (t->r[o].has_remote) t->r[o].remote[r] = -1;
                 t->unclean++;
+                without_flights(m, t, r);
                 /* elr.fence_unclean */
                 if (m->elr && (has(s->cisr, r) || has(s->celr, r))) {
                     int leader = s->cleader;

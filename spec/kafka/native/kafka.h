@@ -13,11 +13,13 @@
 #define MAXR 8  /* records: a log holds at most max_records records */
 #define MAXE 16 /* leader epochs 0..max_epoch */
 
-/* Actions, in spec.kafka.model.ACTIONS order, then ELR_ACTIONS, then DURABILITY_ACTIONS. */
+/* Action codes (the label's top four bits). Successors come in spec.kafka.model's order:
+ * ACTIONS (with split-fetch, Fetch's place holds FetchRequest, which takes A_FETCH's code,
+ * then FetchResponse and LoseResponse), then ELR_ACTIONS, then DURABILITY_ACTIONS. */
 enum {
     A_PRODUCE, A_FETCH, A_SHRINK, A_EXPAND, A_CTRL_SHRINK, A_ELECT, A_UNCLEAN_ELECT, A_CRASH,
     A_RESTART, A_BECOME_LEADER, A_BECOME_FOLLOWER, A_UNCLEAN_RECOVERY, A_FLUSH,
-    A_UNCLEAN_SHUTDOWN
+    A_UNCLEAN_SHUTDOWN, A_FETCH_RESPONSE, A_LOSE_RESPONSE
 };
 #define LABEL(action, a, b) ((uint16_t)(((action) << 12) | ((a) << 8) | ((b) << 4)))
 
@@ -44,9 +46,15 @@ typedef struct {
     int8_t remote[MAXN];
 } Rep;
 
+/* No response in flight (fl_len), and OFFSET_OUT_OF_RANGE (whose fl_hw is the leader's LEO). */
+#define FL_NONE (-2)
+#define FL_OUT_OF_RANGE (-1)
+
 /* A whole state: replicas, controller (epoch, leader, ISR[, ELR]), LeaderAndIsr requests
  * (request e has epoch e), ghost (next id, crashes, committed (offset, id) pairs as bit
- * offset * R + id) and the durable component (flushed offsets, unclean shutdowns). */
+ * offset * R + id), the durable component (flushed offsets, unclean shutdowns) and the
+ * flight component (per follower the response in flight to it: leader, epoch, fetch
+ * offset, record count or FL_NONE / FL_OUT_OF_RANGE, records, HW; responses lost). */
 typedef struct {
     Rep r[MAXN];
     int8_t cepoch, cleader;
@@ -58,12 +66,15 @@ typedef struct {
     uint64_t committed;
     int8_t flushed[MAXN];
     int8_t unclean;
+    int8_t fl_leader[MAXN], fl_epoch[MAXN], fl_offset[MAXN], fl_len[MAXN], fl_hw[MAXN];
+    int8_t fl_id[MAXN][MAXR], fl_ep[MAXN][MAXR];
+    int8_t lost;
 } St;
 
 struct Model {
     int n, R, E, max_crashes, min_isr, unclean_election, rule;
     int fenced_lookup, fenced_fetch, fenced_expand, strict_min_isr, elr;
-    int durable, flush_always, max_unclean, acks_all;
+    int durable, flush_always, max_unclean, acks_all, split_fetch, max_lost;
     int hw_min_isr, produce_min_isr;
     int rep_width, width, committed_bytes;
 };
@@ -82,7 +93,39 @@ uint32_t kafka_invariants(const Model *m, const St *s, uint32_t mask);
 uint32_t kafka_transition(const Model *m, const St *before, uint16_t label, const St *after,
                           uint32_t mask);
 
+/* flight.c: FetchRequest, FetchResponse and LoseResponse (split-fetch), appended from out[k] */
+int kafka_flight_successors(const Model *m, const St *s, St *out, uint16_t *labels, int k);
+
 static inline int popcount8(uint8_t x) { return __builtin_popcount(x); }
 static inline int has(uint8_t mask, int r) { return (mask >> r) & 1; }
+
+/* Helpers the actions of actions.c and flight.c share. */
+/* state.leader_hw: max(hw, min(LEO, remote LEO of every other ISR member)); the HW stays
+ * while the ISR has fewer than min_isr members (KIP-966's strict min ISR). */
+static inline int leader_hw(int len, int hw, int me, uint8_t isr, const int8_t *remote, int min_isr) {
+    if (popcount8(isr) < min_isr) return hw;
+    int low = len;
+    for (int r = 0; r < MAXN; r++)
+        if (has(isr, r) && r != me && remote[r] < low) low = remote[r];
+    return hw > low ? hw : low;
+}
+
+/* state.commit: every offset in [old_hw, new_hw) of `x`'s log joins the committed set. */
+static inline void commit(const Model *m, St *s, const Rep *x, int old_hw, int new_hw) {
+    for (int o = old_hw; o < new_hw; o++) s->committed |= 1ull << (o * m->R + x->id[o]);
+}
+
+/* state.truncated: a durable truncation pulls the flushed offset down with it. */
+static inline void truncated(const Model *m, St *s, int r, int leo) {
+    if (m->durable && !m->flush_always && s->flushed[r] > leo) s->flushed[r] = (int8_t)leo;
+}
+
+/* Append a copy of `s` labelled `label`; the caller applies the action's effect to it. */
+static inline St *emit(St *out, uint16_t *labels, int *k, const St *s, uint16_t label) {
+    labels[*k] = label;
+    out[*k] = *s;
+    return &out[(*k)++];
+}
+
 
 #endif

@@ -8,18 +8,19 @@
 
 /* params: n, max_records, max_epoch, max_crashes, min_isr, unclean_election, rule,
  * fenced_lookup, fenced_fetch, fenced_expand, strict_min_isr, elr, durable, flush_always,
- * max_unclean_shutdowns, acks_all (spec/kafka/native/__init__.py: params). */
+ * max_unclean_shutdowns, acks_all, split_fetch, max_lost_responses
+ * (spec/kafka/native/__init__.py: params). */
 Model *model_new(const int32_t *p, int np) {
-    if (np != 16) return NULL;
+    if (np != 18) return NULL;
     Model *m = calloc(1, sizeof(Model));
     if (!m) return NULL;
     m->n = p[0]; m->R = p[1]; m->E = p[2]; m->max_crashes = p[3]; m->min_isr = p[4];
     m->unclean_election = p[5]; m->rule = p[6]; m->fenced_lookup = p[7];
     m->fenced_fetch = p[8]; m->fenced_expand = p[9]; m->strict_min_isr = p[10];
     m->elr = p[11]; m->durable = p[12]; m->flush_always = p[13]; m->max_unclean = p[14];
-    m->acks_all = p[15];
+    m->acks_all = p[15]; m->split_fetch = p[16]; m->max_lost = p[17];
     if (m->n < 1 || m->n > 7 || m->R < 0 || m->R > 7 || m->E < 0 || m->E > MAXE - 1
-        || m->max_crashes > 100 || m->max_unclean > 100) {
+        || m->max_crashes > 100 || m->max_unclean > 100 || m->max_lost > 100) {
         free(m);
         return NULL;
     }
@@ -28,13 +29,14 @@ Model *model_new(const int32_t *p, int np) {
     m->rep_width = 7 + 2 * m->R + m->n;
     m->committed_bytes = (m->R * m->R + 7) / 8;
     m->width = m->n * m->rep_width + 3 + (m->elr ? 1 : 0) + 1 + 2 * (m->E + 1) + 2
-               + m->committed_bytes + (m->durable ? 1 + (m->flush_always ? 0 : m->n) : 0);
+               + m->committed_bytes + (m->durable ? 1 + (m->flush_always ? 0 : m->n) : 0)
+               + (m->split_fetch ? m->n * (5 + 2 * m->R) + 1 : 0);
     return m;
 }
 
 void model_free(Model *m) { free(m); }
 int model_width(const Model *m) { return m->width; }
-int model_max_successors(const Model *m) { return 16 * m->n + 2 * m->n * (m->E + 2); }
+int model_max_successors(const Model *m) { return 18 * m->n + 2 * m->n * (m->E + 2); }
 int model_action_of(uint16_t label) { return label >> 12; }
 
 int model_max_marshal(const Model *m) {
@@ -44,7 +46,8 @@ int model_max_marshal(const Model *m) {
     int reqs = 5 + (E + 1) * (5 + 5 + 5 + 5 + 5 * n);
     int ghost = 5 + 10 + 5 + R * R * 15;
     int durable = 5 + 5 + 5 * n + 5;
-    return 5 + 5 + n * rep + ctrl + reqs + ghost + durable;
+    int flight = 5 + 5 + n * (5 + 5 + 5 + 5 + (5 + R * 15) + 5) + 5;
+    return 5 + 5 + n * rep + ctrl + reqs + ghost + durable + flight;
 }
 
 void kafka_decode(const Model *m, const uint8_t *row, St *s) {
@@ -66,6 +69,14 @@ void kafka_decode(const Model *m, const uint8_t *row, St *s) {
     if (m->durable) {
         if (!m->flush_always) for (int r = 0; r < m->n; r++) s->flushed[r] = *p++;
         s->unclean = *p++;
+    }
+    if (m->split_fetch) {
+        for (int f = 0; f < m->n; f++) {
+            s->fl_len[f] = *p++; s->fl_leader[f] = *p++; s->fl_epoch[f] = *p++;
+            s->fl_offset[f] = *p++; s->fl_hw[f] = *p++;
+            for (int i = 0; i < m->R; i++) { s->fl_id[f][i] = *p++; s->fl_ep[f][i] = *p++; }
+        }
+        s->lost = *p++;
     }
 }
 
@@ -94,11 +105,22 @@ void kafka_encode(const Model *m, const St *s, uint8_t *row) {
         if (!m->flush_always) for (int r = 0; r < m->n; r++) *p++ = s->flushed[r];
         *p++ = s->unclean;
     }
+    if (m->split_fetch) {
+        for (int f = 0; f < m->n; f++) {
+            int none = s->fl_len[f] == FL_NONE;
+            *p++ = s->fl_len[f];
+            if (!none) { p[0] = s->fl_leader[f]; p[1] = s->fl_epoch[f]; p[2] = s->fl_offset[f]; p[3] = s->fl_hw[f]; }
+            p += 4;
+            for (int i = 0; i < m->R; i++, p += 2)
+                if (i < s->fl_len[f]) { p[0] = s->fl_id[f][i]; p[1] = s->fl_ep[f][i]; }
+        }
+        *p++ = s->lost;
+    }
 }
 
 /* -- marshal format 2 (checker.fingerprint.encode) ------------------------------------ */
 int kafka_marshal(const Model *m, const St *s, uint8_t *buf) {
-    uint8_t *b = w_tuple(buf, m->durable ? 5 : 4);
+    uint8_t *b = w_tuple(buf, 4 + m->durable + m->split_fetch);
     b = w_tuple(b, m->n);
     for (int r = 0; r < m->n; r++) {
         const Rep *x = &s->r[r];
@@ -129,6 +151,24 @@ int kafka_marshal(const Model *m, const St *s, uint8_t *buf) {
         if (!m->flush_always) for (int r = 0; r < m->n; r++) b = w_int(b, s->flushed[r]);
         b = w_int(b, s->unclean);
     }
+    if (m->split_fetch) {
+        b = w_tuple(b, 2);
+        b = w_tuple(b, m->n);
+        for (int f = 0; f < m->n; f++) {
+            if (s->fl_len[f] == FL_NONE) { *b++ = 'N'; continue; }
+            b = w_tuple(b, 5);
+            b = w_int(b, s->fl_leader[f]); b = w_int(b, s->fl_epoch[f]); b = w_int(b, s->fl_offset[f]);
+            if (s->fl_len[f] == FL_OUT_OF_RANGE) *b++ = 'N';
+            else {
+                b = w_tuple(b, s->fl_len[f]);
+                for (int i = 0; i < s->fl_len[f]; i++) {
+                    b = w_tuple(b, 2); b = w_int(b, s->fl_id[f][i]); b = w_int(b, s->fl_ep[f][i]);
+                }
+            }
+            b = w_int(b, s->fl_hw[f]);
+        }
+        b = w_int(b, s->lost);
+    }
     return (int)(b - buf);
 }
 
@@ -154,6 +194,11 @@ static int key_cmp(const Model *m, const St *s, int a, int b) {
     CMP(has(s->cisr, a), has(s->cisr, b));
     if (m->elr) CMP(has(s->celr, a), has(s->celr, b));
     if (m->durable && !m->flush_always) CMP(s->flushed[a], s->flushed[b]);
+    if (m->split_fetch) {
+        int fa = s->fl_len[a] == FL_NONE ? -1 : s->fl_offset[a];
+        int fb = s->fl_len[b] == FL_NONE ? -1 : s->fl_offset[b];
+        CMP(fa, fb);
+    }
 #undef CMP
     return 0;
 }
@@ -185,6 +230,14 @@ static void permute(const Model *m, const St *s, const int *perm, St *out) {
         out->risr[e] = rename_mask(s->risr[e], perm, n);
     }
     for (int k = 0; k < n; k++) out->flushed[k] = s->flushed[inverse[k]];
+    if (m->split_fetch)
+        for (int k = 0; k < n; k++) {
+            int old = inverse[k];
+            out->fl_len[k] = s->fl_len[old]; out->fl_epoch[k] = s->fl_epoch[old];
+            out->fl_offset[k] = s->fl_offset[old]; out->fl_hw[k] = s->fl_hw[old];
+            out->fl_leader[k] = s->fl_len[old] == FL_NONE ? 0 : (int8_t)perm[s->fl_leader[old]];
+            memcpy(out->fl_id[k], s->fl_id[old], MAXR); memcpy(out->fl_ep[k], s->fl_ep[old], MAXR);
+        }
 }
 
 static int key_cmp_of(const void *m, const void *s, int a, int b) {
