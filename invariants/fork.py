@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from invariants.removal import arg, at, holds, removal, removed
+from invariants.removal import arg, at, fetched_from, holds, removal, removed
 from invariants.safety import first_gap, record_text
 
 
@@ -62,7 +62,7 @@ def _history(variant: Any, actions: Any, views: Any, r: int, offset: int) -> lis
             how = (
                 f"wrote m{record[0]} as leader"
                 if (actions[k] or "").startswith("Produce")
-                else f"copied m{record[0]} from leader {arg(actions[k], 'leader')}"
+                else f"copied m{record[0]} from leader {fetched_from(actions[k], views[k - 1], r)}"
                 if (actions[k] or "").startswith("Fetch")
                 else f"got m{record[0]}"
             )

@@ -17,6 +17,15 @@ def arg(action: str, name: str) -> object:
     return Label.parse(action).arg(name)
 
 
+def fetched_from(action: str, before: dict[Any, Any], r: int) -> object:
+    """The leader replica ``r`` fetched from in the step ``action`` (a ``Fetch`` label names
+    it; for a ``FetchResponse`` of the split-fetch mechanism, the response in flight to ``r``
+    in the view ``before`` does)."""
+    if action.startswith("FetchResponse"):
+        return before["replicas"][r].get("in_flight", {}).get("leader", "?")
+    return arg(action, "leader")
+
+
 def at(actions: Sequence[str | None], k: int) -> str:
     """The prefix of a sentence about step ``k`` (state ``k + 1``, 1-based as shown)."""
     return f"State {k + 1} ({actions[k]}): "
@@ -37,9 +46,14 @@ def removal(
             f"{truncation.explain(variant, before, after, r)}"
         )
     if action and action.startswith("Fetch"):
-        leader = arg(action, "leader")
+        leader = fetched_from(action, before, r)
+        fetched = (
+            f"received leader {leader}'s answer to its fetch"
+            if action.startswith("FetchResponse")
+            else f"fetched from leader {leader}"
+        )
         return (
-            f"fetched from leader {leader} at an offset past its LEO: OFFSET_OUT_OF_RANGE, "
+            f"{fetched} at an offset past its LEO: OFFSET_OUT_OF_RANGE, "
             "so it truncated to the leader's LEO"
         )
     if action and action.startswith("UncleanShutdown"):

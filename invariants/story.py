@@ -85,11 +85,28 @@ def committed_loss(
                 held = f"before m{rid} was written"
             if leader in before["controller"].get("elr", []):
                 held = "from the ELR, " + held
+            held += _in_flight(after["replicas"][leader].get("in_flight"), offset, rid)
             lines.append(
                 f"{at(actions, k)}the controller chose replica {leader}, {held}, as "
                 f"leader of epoch {after['controller']['epoch']}."
             )
     return lines
+
+
+def _in_flight(response: dict[str, Any] | None, offset: int, rid: int) -> str:
+    """`` (m<rid> was still in flight to it ...)`` when the fetch response in flight to a
+    replica (split-fetch; ``spec.kafka.flight.describe``) carries record ``rid`` at ``offset``,
+    else ``""``."""
+    if not response or response.get("out_of_range"):
+        return ""
+    at_offset = offset - response["fetch_offset"]
+    records = response["records"]
+    if not 0 <= at_offset < len(records) or records[at_offset][0] != rid:
+        return ""
+    return (
+        f" (m{rid} was still in flight to it, in replica {response['leader']}'s fetch "
+        f"response it had not applied yet)"
+    )
 
 
 def isr_gap(

@@ -9,6 +9,7 @@ fetch offset, records or None for OFFSET_OUT_OF_RANGE, HW or the leader's LEO)``
 
 from __future__ import annotations
 
+import json
 import marshal
 from itertools import permutations
 
@@ -291,3 +292,26 @@ def test_simulate_finds_kafka_7128_and_shrinks_it_to_the_shortest():
     assert result.status == "violated"
     (found,) = result.shrunk
     assert found.walk > found.violation.length == 15
+
+
+def test_stories_tell_what_a_response_did(tmp_path):
+    """The stories name the leader of a response from the response itself (its label names
+    only the follower): an OFFSET_OUT_OF_RANGE answer that truncates (in the loss's
+    aftermath), a copy that forks."""
+    result = CliRunner().invoke(
+        cli,
+        [
+            "explore",
+            *("--replicas", "2", "--truncation", "hw", "--with", "split-fetch"),
+            *("--max-epoch", "2", "--out", str(tmp_path)),
+        ],
+    )
+    assert result.exit_code == 12, result.output
+    loss = json.loads((tmp_path / "NoCommittedLoss" / "trace.json").read_text())
+    assert any(
+        "received leader 1's answer to its fetch at an offset past its LEO: "
+        "OFFSET_OUT_OF_RANGE, so it truncated to the leader's LEO, removing m0" in line
+        for line in loss["aftermath"]["story"]
+    ), loss["aftermath"]["story"]
+    fork = json.loads((tmp_path / "NoDivergence" / "trace.json").read_text())
+    assert any("replica 1 copied m0 from leader 0" in line for line in fork["story"])

@@ -149,6 +149,27 @@ ENTRIES = (
         "the leader's, so a follower of an old epoch cannot count towards the HW.",
     ),
     Entry(
+        "lagging-hw-expansion",
+        "A follower joins the ISR on a fetch whose records are still in flight, and is "
+        "elected without a committed record (kip320 without fenced-expand, split fetch; "
+        "3 replicas, 1 record, epoch 2, no crash)",
+        (
+            ("replicas", 3),
+            ("truncation", "kip320"),
+            ("with_mechanisms", ("split-fetch",)),
+            ("without_mechanisms", ("fenced-expand",)),
+            ("max_records", 1),
+            ("max_epoch", 2),
+            ("max_crashes", 0),
+        ),
+        "NoCommittedLoss",
+        ticket="KAFKA-7128",
+        fixed=(("without_mechanisms", ()),),
+        fix="KIP-320's expansion fence (fenced-expand) keeps a follower out of the ISR until "
+        "the leader's HW has reached the start of its epoch, so a follower joins only once "
+        "it has fetched past every record an earlier leader may have committed.",
+    ),
+    Entry(
         "kip279-hole-tla",
         "The same KIP-279 hole in the public TLA+ spec: StrongIsr fails (tla model, 3 replicas)",
         (("replicas", 3), ("truncation", "kip279")),

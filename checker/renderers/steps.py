@@ -88,16 +88,16 @@ def _row(replica: dict[str, Any], width: int, hide: set[str]) -> dict[str, str]:
 
 
 def in_flight_text(response: dict[str, Any] | None) -> str:
-    """The fetch response in flight to a replica (split-fetch), in a few words: ``m0/0 HW 0
-    ←2 e1`` (the records, the HW it carries, the leader that sent it and its epoch), ``out of
-    range: LEO 1 ←2 e1``, or ``-`` for none."""
+    """The fetch response in flight to a replica (split-fetch), in a few words: ``m0/0, HW 0,
+    from 2 (epoch 1)`` (the records, the HW it carries, the leader that sent it and its
+    epoch), ``out of range: to LEO 1, from 2 (epoch 1)``, or ``-`` for none."""
     if response is None:
         return "-"
-    sender = f"←{response['leader']} e{response['epoch']}"
+    sender = f"from {response['leader']} (epoch {response['epoch']})"
     if response.get("out_of_range"):
-        return f"out of range: LEO {response['leader_leo']} {sender}"
+        return f"out of range: to LEO {response['leader_leo']}, {sender}"
     records = " ".join(f"m{rid}/{epoch}" for rid, epoch in response["records"]) or "no records"
-    return f"{records} HW {response['hw']} {sender}"
+    return f"{records}, HW {response['hw']}, {sender}"
 
 
 def config_text(config: dict[str, Any]) -> str:
