@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import marshal
 from itertools import permutations
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -21,10 +22,13 @@ from test_actions import FOLLOWER, LEADER, moves, rep, state
 
 from checker.bfs import explore
 from checker.cli import cli
+from checker.formats import schedule
 from checker.models.compose import Recipe, build_model, compiled_model, make_config
 from checker.native import engine as native_engine
+from checker.scenario import play
 from checker.simulation import simulate
 from checker.walks import WalkPlan
+from checker.web import effects
 from spec.kafka import Config, ConfigError
 
 SPLIT = ("split-fetch",)
@@ -315,3 +319,46 @@ def test_stories_tell_what_a_response_did(tmp_path):
     ), loss["aftermath"]["story"]
     fork = json.loads((tmp_path / "NoDivergence" / "trace.json").read_text())
     assert any("replica 1 copied m0 from leader 0" in line for line in fork["story"])
+
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "scenarios" / "kafka-7128.txt"
+
+
+def test_the_example_schedule_is_the_shortest_trace_and_fenced_expand_stops_it(tmp_path):
+    """``examples/scenarios/kafka-7128.txt`` is ``SHORTEST_7128``: played as written it loses
+    m0 at state 15 (exit 12); under kip320 as shipped its ExpandIsr is not enabled."""
+    read = schedule.load(EXAMPLE)
+    assert [step.text for step in read.steps] == SHORTEST_7128
+    result = CliRunner().invoke(cli, ["scenario", str(EXAMPLE), "--out", str(tmp_path)])
+    assert result.exit_code == 12, result.output
+    assert "NoCommittedLoss" in result.output and "fails at state 15" in result.output
+    spec, props = build_model("kafka", Config(**KAFKA_7128, with_mechanisms=SPLIT))
+    played = play(spec, props, [step.label for step in read.steps])
+    assert played.disabled is not None
+    assert str(played.disabled.label) == "ExpandIsr(leader=2, follower=1)"
+    assert played.first == {}  # nothing failed before it
+
+
+def test_the_explorer_and_the_aftermath_say_what_is_in_flight():
+    """The explorer's one-line effects name a response put in flight, received or dropped; the
+    aftermath of the zoo entry says the loss is possible, not decided, while the elected
+    replica's missing record is still in flight to it."""
+    spec, props = build_model(
+        "kafka", Config(**KAFKA_7128, with_mechanisms=SPLIT, without_mechanisms=("fenced-expand",))
+    )
+    played = play(spec, props, [step.label for step in schedule.load(EXAMPLE).steps])
+    views = [spec.view(step.state) for step in played.steps]
+    assert effects.describe(views[11], views[12]) == (
+        "replica 1: response in flight: m0/0, HW 0, from 2 (epoch 1)"
+    )
+    last = played.steps[-1].state
+    after = {str(label): spec.view(s) for label, s in spec.successors(last)}
+    assert effects.describe(views[-1], after["FetchResponse(follower=2)"]) == (
+        "replica 2: response dropped"  # it leads epoch 1 now: not the fetcher of that response
+    )
+    assert effects.describe(views[-1], after["FetchResponse(follower=1)"]) == (
+        "replica 1: appends m0/e0, LEO 0→1, response received"  # it does not know it leads yet
+    )
+    trace = json.loads((ROOT / "reports/gallery/lagging-hw-expansion/trace.json").read_text())
+    assert trace["aftermath"]["story"][0].startswith("State 15 makes the loss possible")

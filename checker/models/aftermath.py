@@ -129,6 +129,12 @@ def _path(parents: dict[Any, Any], key: int) -> list[tuple[Label, Any]]:
     return path[::-1]
 
 
+def _in_flight_to(view: dict[str, Any], r: int, rid: int) -> bool:
+    """Whether the fetch response in flight to replica ``r`` (split-fetch) carries ``rid``."""
+    response = view["replicas"][r].get("in_flight")
+    return bool(response) and any(record[0] == rid for record in response.get("records", []))
+
+
 def tell(
     prop: str,
     variant: str,
@@ -151,6 +157,13 @@ def tell(
         decided = (
             f"State {length} decides the loss: the partition has no leader and no "
             f"replica holds m{rid}, which was {what}."
+        )
+    elif _in_flight_to(views[length - 1], leader, rid):
+        decided = (
+            f"State {length} makes the loss possible: the controller's leader of epoch "
+            f"{ctrl['epoch']}, replica {leader}, does not hold m{rid}, which was {what}; "
+            f"m{rid} is still in flight to it, but once it applies the LeaderAndIsr it drops "
+            f"that response, and followers truncate to its log."
         )
     else:
         decided = (

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from checker.renderers.steps import in_flight_text
+
 
 def _isr(members: Any) -> str:
     return "{" + ",".join(map(str, members)) + "}"
@@ -53,6 +55,15 @@ def replica_change(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
         parts.append(f"HW {old['hw']}→{new['hw']}")
     if list(old["isr"]) != list(new["isr"]):
         parts.append(f"ISR {_isr(old['isr'])}→{_isr(new['isr'])}")
+    if old.get("in_flight") != new.get("in_flight"):  # split-fetch
+        if new.get("in_flight") is None:
+            parts.append(
+                "response received"
+                if old["log"] != new["log"] or old["hw"] != new["hw"]
+                else "response dropped"
+            )
+        else:
+            parts.append(f"response in flight: {in_flight_text(new['in_flight'])}")
     return parts
 
 
