@@ -73,6 +73,22 @@ def produce(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) ->
         )
 
 
+def fetch_leader(replicas: tuple[Any, ...], f: int, rep: tuple[Any, ...], fenced: bool) -> Any:
+    """The leader replica ``f`` (state ``rep``) may fetch from, or None: ``f`` is up and
+    follows another replica, which is up and presumes leadership, and with ``fenced``
+    (``fenced-fetch``, KIP-320) is in the same leader epoch as ``f``'s view."""
+    view = rep[VIEW]
+    leader = view[V_LEADER]
+    if not rep[ALIVE] or leader is None or leader == f:
+        return None
+    lview = replicas[leader][VIEW]
+    if not replicas[leader][ALIVE] or lview[V_LEADER] != leader:
+        return None
+    if fenced and lview[V_EPOCH] != view[V_EPOCH]:
+        return None
+    return leader
+
+
 def fetch(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """Fetch(follower, leader): one fetch request and its response, with the HW rule.
 
@@ -92,18 +108,14 @@ def fetch(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> N
     replicas = s[REPLICAS]
     fenced = ctx.variant.fenced_fetch
     for f, rep in enumerate(replicas):
-        view = rep[VIEW]
-        leader = view[V_LEADER]
-        # enabled when: follower up, following someone else who is up and presumes leadership
-        if not rep[ALIVE] or leader is None or leader == f:
-            continue
-        lrep = replicas[leader]
-        lview = lrep[VIEW]
-        if not lrep[ALIVE] or lview[V_LEADER] != leader:
-            continue
-        if fenced and lview[V_EPOCH] != view[V_EPOCH]:
+        # enabled when: as fetch_leader says
+        leader = fetch_leader(replicas, f, rep, fenced)
+        if leader is None:
             continue
         # effect
+        lrep = replicas[leader]
+        lview = lrep[VIEW]
+        view = rep[VIEW]
         flog, llog = rep[LOG], lrep[LOG]
         offset, lleo = len(flog), len(llog)
         if offset > lleo:  # OFFSET_OUT_OF_RANGE: truncate to the leader's LEO

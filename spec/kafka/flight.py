@@ -24,8 +24,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from checker.model import Label
+from spec.kafka.actions import fetch_leader
 from spec.kafka.state import (
-    ALIVE,
     GHOST,
     HW,
     LOG,
@@ -67,19 +67,15 @@ def fetch_request(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any
     responses, lost = extra[-1]
     fenced = ctx.variant.fenced_fetch
     for f, rep in enumerate(replicas):
-        view = rep[VIEW]
-        leader = view[V_LEADER]
-        # enabled when: follower up, following someone else who is up and presumes
-        # leadership, and nothing in flight to it
-        if not rep[ALIVE] or leader is None or leader == f or responses[f] is not None:
+        # enabled when: nothing in flight to f, and f may fetch (actions.fetch_leader)
+        if responses[f] is not None:
             continue
-        lrep = replicas[leader]
-        lview = lrep[VIEW]
-        if not lrep[ALIVE] or lview[V_LEADER] != leader:
-            continue
-        if fenced and lview[V_EPOCH] != view[V_EPOCH]:
+        leader = fetch_leader(replicas, f, rep, fenced)
+        if leader is None:
             continue
         # effect
+        lrep = replicas[leader]
+        lview = lrep[VIEW]
         llog = lrep[LOG]
         offset, lleo = len(rep[LOG]), len(llog)
         label = ctx.labels.fetch_request[f][leader]
