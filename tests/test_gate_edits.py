@@ -115,7 +115,7 @@ def test_removing_the_fetch_fence_at_two_replicas(monkeypatch, tmp_path):
     edit(
         monkeypatch,
         "spec.kafka.actions",
-        "fetch",
+        "fetch_leader",
         "if fenced and lview[V_EPOCH] != view[V_EPOCH]:",
         "if False:",
     )
