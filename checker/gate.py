@@ -36,6 +36,8 @@ BOUND_KEYS = (
     "min_isr",
     "unclean",
     "log_size",
+    "max_offset",
+    "max_version",
     "max_unclean_shutdowns",
     "with",
     "without",

@@ -18,7 +18,7 @@ from spec.kafka import Config, ConfigError
 from spec.kafka.config import ACKS, FLUSH_MODES, MAX_REPLICAS, TRUNCATION_VARIANTS
 from spec.kafka.variants import MECHANISMS
 from spec.tla import TlaConfig
-from spec.tla.config import TLA_MAX_REPLICAS, TLA_VARIANTS
+from spec.tla.config import TLA_MAX_REPLICAS, TLA_MODULES
 
 DEFAULTS = Config()
 TLA = TlaConfig()
@@ -101,7 +101,7 @@ MODEL_FLAGS = (
         help="Protocol variant. kafka: "
         + ", ".join(TRUNCATION_VARIANTS)
         + " ('epoch' is kip320), or one of your own (--variant-file, entry points); "
-        "tla: " + ", ".join(TLA_VARIANTS) + " [kip320]; see 'hwcheck list'.",
+        "tla: " + ", ".join(TLA_MODULES) + " [kip320]; see 'hwcheck list'.",
     ),
     click.option(
         "--max-records",
@@ -138,6 +138,18 @@ MODEL_FLAGS = (
         help=f"LogSize: slots per log (tla) [{TLA.log_size}].",
     ),
     click.option(
+        "--max-offset",
+        type=click.IntRange(min=1),
+        default=None,
+        help=f"MaxOffset: the largest offset (tla, async-isr) [{TLA.max_offset}].",
+    ),
+    click.option(
+        "--max-version",
+        type=click.IntRange(min=0),
+        default=None,
+        help=f"The controller's largest ISR version (tla, async-isr) [{TLA.max_version}].",
+    ),
+    click.option(
         "--invariant",
         "names",
         multiple=True,
@@ -156,6 +168,8 @@ PROTOCOL_KEYS = (
     "acks",
     "max_lost_responses",
     "variant_file",
+    "max_offset",
+    "max_version",
 )
 """The model flags a command receives as keyword arguments (``protocol_from``)."""
 

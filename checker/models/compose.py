@@ -18,8 +18,11 @@ from checker.native import certificate
 from checker.properties import SOMETIMES, Property
 from spec.kafka import Config, KafkaSpec
 from spec.kafka import native as kafka_native
-from spec.tla import TlaConfig, TlaSpec
+from spec.tla import TlaConfig, TlaSpec, async_model
 from spec.tla import native as tla_native
+from spec.tla.async_model import AsyncIsrSpec
+from spec.tla.config import ASYNC_ISR
+from spec.tla.native import async_codec
 from spec.tla.typeok import type_ok_property
 
 MODEL_OPTIONS = {
@@ -39,7 +42,15 @@ MODEL_OPTIONS = {
         "max_lost_responses",
         "variant_file",
     ),
-    "tla": ("replicas", "truncation", "log_size", "max_records", "max_epoch"),
+    "tla": (
+        "replicas",
+        "truncation",
+        "log_size",
+        "max_records",
+        "max_epoch",
+        "max_offset",
+        "max_version",
+    ),
 }
 """Per model, the bound options it takes (``spec.kafka.Config`` / ``spec.tla.TlaConfig`` fields)."""
 
@@ -69,6 +80,9 @@ def build_model(model: str, config: Any) -> tuple[Any, list[Property]]:
     if model == "kafka":
         kafka = KafkaSpec(config)
         return kafka, invariants.catalog(kafka)
+    if model == "tla" and config.validate().truncation == ASYNC_ISR:
+        module = AsyncIsrSpec(config)
+        return module, async_model.properties()
     if model == "tla":
         tla = TlaSpec(config)
         props = invariants.tla_catalog(tla)
@@ -89,6 +103,9 @@ def compiled_model(spec: Any, certified: bool = True) -> tuple[Any, str]:
 
 
 def _compiled_model(spec: Any) -> tuple[Any, str]:
+    if isinstance(spec, AsyncIsrSpec):
+        why = async_codec.unsupported(spec)
+        return (None, why) if why else (async_codec.codec(spec), "")
     if getattr(spec, "name", "") == "tla":
         why = tla_native.unsupported(spec)
         return (None, why) if why else (tla_native.codec(spec), "")

@@ -10,7 +10,8 @@ from rich.table import Table
 from rich.text import Text
 
 from spec.kafka.variants import BUILTIN_PRESETS, BUILTIN_RULES, PRESETS, RULES, SWITCHES
-from spec.tla.config import TLA_VARIANTS
+from spec.tla import async_isr, async_model
+from spec.tla.config import ASYNC_ISR, TLA_VARIANTS
 from spec.tla.model import NEXT
 
 
@@ -35,6 +36,8 @@ def actions(spec: Any) -> list[tuple[str, Any]]:
     """``(name as listed, action function)`` for every action of ``spec``'s model, in the
     model's order; the kafka model's optional actions say which option brings them."""
     if spec.name != "kafka":
+        if spec.config.truncation == ASYNC_ISR:
+            return list(async_isr.NEXT)
         return list(NEXT[spec.config.truncation])
     from spec.kafka.model import (
         ACTIONS,
@@ -74,12 +77,23 @@ def sections(spec: Any, props: list[Any]) -> list[Section]:
             (name, "Next of " + _module(name), ", ".join(op for op, _ in NEXT[name][3:]))
             for name in TLA_VARIANTS
         ]
+        variant_rows.append(
+            (
+                ASYNC_ISR,
+                "Next of AsyncIsr",
+                (
+                    "KIP-497's asynchronous ISR changes with a fixed leader (its own "
+                    "variables, --max-offset and --max-version, and ValidHighWatermark; "
+                    "not in compare)"
+                ),
+            )
+        )
     variants = Section(
         f"{model} model: truncation variants (--model {model} --truncation)",
         ("variant", "source", "rule"),
         tuple(variant_rows),
     )
-    extra = [_mechanisms()] if model == "kafka" else []
+    extra = [_mechanisms()] if model == "kafka" else [_async_isr()]
     listed = Section(
         f"{model} model: actions",
         ("action", "what it does"),
@@ -122,6 +136,17 @@ def _mechanisms() -> Section:
     return Section(
         "kafka model: mechanisms (--with / --without)",
         ("mechanism", "kind", "what it does"),
+        tuple(rows),
+    )
+
+
+def _async_isr() -> Section:
+    """The AsyncIsr module's actions and its invariant (``--truncation async-isr``)."""
+    rows = [(name, first_paragraph(func)) for name, func in async_isr.NEXT]
+    rows += [(p.name, p.description) for p in async_model.properties()]
+    return Section(
+        "tla model, --truncation async-isr: actions, then its invariant",
+        ("action or property", "what it does"),
         tuple(rows),
     )
 

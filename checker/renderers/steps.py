@@ -73,6 +73,8 @@ def _row(replica: dict[str, Any], width: int, hide: set[str]) -> dict[str, str]:
         row["alive"] = "up" if replica["alive"] else "DOWN"
     if "isr" not in hide:
         row["isr"] = "{" + ",".join(map(str, replica["isr"])) + "}"
+        if replica.get("pending_isr"):  # AsyncIsr: the ISRs the leader asked for
+            row["isr"] += " +pending {" + ",".join(map(str, replica["pending_isr"])) + "}"
     if "log" not in hide:
         for offset, cell in enumerate(_cells(replica, width)):
             row[f"{offset}"] = cell
@@ -121,6 +123,8 @@ def controller_line(view: dict[str, Any]) -> str:
     )
     if "elr" in ctrl:  # KIP-966
         line += f", ELR {{{','.join(map(str, ctrl['elr']))}}}"
+    if "version" in ctrl:  # AsyncIsr: the controller's ISR version
+        line += f", version {ctrl['version']}"
     line += f"; committed: {committed}"
     if view.get("acks") == "1":  # acks=all acknowledges exactly the committed records
         line += "; acknowledged (acks=1): " + (", ".join(f"m{i}" for i in view["acked"]) or "none")

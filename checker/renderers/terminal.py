@@ -174,6 +174,8 @@ def bounds_line(spec: Any, result: Any) -> str:
             parts.append(f"acks={cfg.acks}")
         if cfg.max_lost_responses:
             parts.append("at most " + counted(cfg.max_lost_responses, "lost fetch response"))
+    elif cfg.truncation == "async-isr":
+        parts[1:] = [f"offsets up to {cfg.max_offset}", f"ISR versions up to {cfg.max_version}"]
     else:
         parts.append(f"LogSize {cfg.log_size}")
     if result.exhausted:

@@ -1,0 +1,228 @@
+/* The compiled core of the public spec's AsyncIsr module (spec/tla/async_isr.py): its nine
+ * variables as a C struct, the row, the marshal encoding, the actions of Next in the module's
+ * order and ValidHighWatermark. Every rule restates the Python function of the same name. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+#include "rows.h"
+
+#define MAXN 6     /* replicas (spec.tla.config.TLA_MAX_REPLICAS is 5) */
+#define MAXM 512   /* messages: (max_version + 1) * 2^replicas (isr, version) pairs */
+#define LEADER 0
+
+enum { A_CTRL_SHRINK, A_CTRL_HANDLE, A_LEADER_SHRINK, A_LEADER_EXPAND, A_WRITE, A_HANDLE_UPDATE,
+       A_REPLICATE };
+enum { P_VALID_HIGH_WATERMARK };
+
+/* Labels: action << 12; a replica in bits 8-11; a message's ISR mask in bits 4-11 and its
+ * version in bits 0-3 (spec/tla/native/async_codec.py builds the same table). */
+#define LABEL_R(action, r) ((uint16_t)(((action) << 12) | ((r) << 8)))
+#define LABEL_M(action, isr, v) ((uint16_t)(((action) << 12) | ((isr) << 4) | (v)))
+
+struct Model {
+    int n, max_offset, max_version, messages, bytes, width;
+    int order[MAXM]; /* message indices in Python's sorted order of (isr tuple, version) */
+};
+
+typedef struct {
+    uint8_t cisr, isr, pending;
+    int8_t cversion, version, pversion;
+    int8_t off[MAXN];
+    uint8_t req[MAXM / 8], upd[MAXM / 8];
+} St;
+
+static int msg(const Model *m, uint8_t isr, int v) { return v * (1 << m->n) + isr; }
+static int msg_isr(const Model *m, int k) { return k % (1 << m->n); }
+static int msg_version(const Model *m, int k) { return k / (1 << m->n); }
+static int get(const uint8_t *set, int k) { return (set[k >> 3] >> (k & 7)) & 1; }
+static void put(uint8_t *set, int k) { set[k >> 3] |= (uint8_t)(1u << (k & 7)); }
+
+/* Python's order of sorted member tuples: element by element, a prefix first. */
+static int members_cmp(uint8_t a, uint8_t b) {
+    int xa[8], xb[8], na = 0, nb = 0;
+    for (int r = 0; r < 8; r++) {
+        if ((a >> r) & 1) xa[na++] = r;
+        if ((b >> r) & 1) xb[nb++] = r;
+    }
+    for (int i = 0; i < na && i < nb; i++)
+        if (xa[i] != xb[i]) return xa[i] < xb[i] ? -1 : 1;
+    return na - nb;
+}
+
+static const Model *sorting;
+static int order_cmp(const void *x, const void *y) {
+    int a = *(const int *)x, b = *(const int *)y;
+    int c = members_cmp((uint8_t)msg_isr(sorting, a), (uint8_t)msg_isr(sorting, b));
+    if (c) return c;
+    return msg_version(sorting, a) - msg_version(sorting, b);
+}
+
+/* params: replicas, max_offset, max_version (spec/tla/native/async_codec.py: params). */
+Model *model_new(const int32_t *p, int np) {
+    if (np != 3 || p[0] < 1 || p[0] > 5 || p[1] < 1 || p[1] > 100 || p[2] < 0 || p[2] > 14)
+        return NULL;
+    if ((p[2] + 1) * (1 << p[0]) > MAXM) return NULL;
+    Model *m = calloc(1, sizeof(Model));
+    if (!m) return NULL;
+    m->n = p[0]; m->max_offset = p[1]; m->max_version = p[2];
+    m->messages = (m->max_version + 1) * (1 << m->n);
+    m->bytes = (m->messages + 7) / 8;
+    m->width = 6 + m->n + 2 * m->bytes;
+    for (int k = 0; k < m->messages; k++) m->order[k] = k;
+    sorting = m;
+    qsort(m->order, m->messages, sizeof(int), order_cmp);
+    return m;
+}
+
+void model_free(Model *m) { free(m); }
+int model_width(const Model *m) { return m->width; }
+int model_max_successors(const Model *m) { return 4 * m->n + 2 * m->messages + 1; }
+int model_action_of(uint16_t label) { return label >> 12; }
+int model_max_marshal(const Model *m) {
+    int set = 5 + 5 * m->n;
+    return 5 + 3 * set + 3 * 5 + 5 + 5 * m->n + 2 * (5 + m->messages * (5 + set + 5));
+}
+
+static void decode(const Model *m, const uint8_t *row, St *s) {
+    memset(s, 0, sizeof(St));
+    s->cisr = row[0]; s->cversion = (int8_t)row[1]; s->isr = row[2]; s->version = (int8_t)row[3];
+    s->pending = row[4]; s->pversion = (int8_t)row[5];
+    for (int r = 0; r < m->n; r++) s->off[r] = (int8_t)row[6 + r];
+    memcpy(s->req, row + 6 + m->n, m->bytes);
+    memcpy(s->upd, row + 6 + m->n + m->bytes, m->bytes);
+}
+
+static void encode(const Model *m, const St *s, uint8_t *row) {
+    row[0] = s->cisr; row[1] = (uint8_t)s->cversion; row[2] = s->isr; row[3] = (uint8_t)s->version;
+    row[4] = s->pending; row[5] = (uint8_t)s->pversion;
+    for (int r = 0; r < m->n; r++) row[6 + r] = (uint8_t)s->off[r];
+    memcpy(row + 6 + m->n, s->req, m->bytes);
+    memcpy(row + 6 + m->n + m->bytes, s->upd, m->bytes);
+}
+
+/* high_watermark: the least offset over the ISR and the pending ISR. */
+static int high_watermark(const Model *m, const St *s) {
+    int hw = 1 << 30;
+    for (int r = 0; r < m->n; r++)
+        if (((s->isr | s->pending) >> r) & 1 && s->off[r] < hw) hw = s->off[r];
+    return hw;
+}
+
+static uint8_t *w_messages(const Model *m, uint8_t *b, const uint8_t *set) {
+    int count = 0;
+    for (int k = 0; k < m->messages; k++) count += get(set, k);
+    b = w_tuple(b, count);
+    for (int i = 0; i < m->messages; i++) {
+        int k = m->order[i];
+        if (!get(set, k)) continue;
+        b = w_tuple(b, 2);
+        b = w_members(b, (uint8_t)msg_isr(m, k));
+        b = w_int(b, msg_version(m, k));
+    }
+    return b;
+}
+
+int model_marshal(const Model *m, const uint8_t *row, uint8_t *buf) {
+    St s;
+    decode(m, row, &s);
+    uint8_t *b = w_tuple(buf, 9);
+    b = w_members(b, s.cisr); b = w_int(b, s.cversion);
+    b = w_members(b, s.isr); b = w_int(b, s.version);
+    b = w_members(b, s.pending); b = w_int(b, s.pversion);
+    b = w_tuple(b, m->n);
+    for (int r = 0; r < m->n; r++) b = w_int(b, s.off[r]);
+    b = w_messages(m, b, s.req);
+    b = w_messages(m, b, s.upd);
+    return (int)(b - buf);
+}
+
+/* No symmetry (the leader is fixed): every row is its own representative. */
+void model_canonical(const Model *m, const uint8_t *row, uint8_t *out) {
+    memcpy(out, row, m->width);
+}
+
+/* valid_high_watermark */
+uint32_t model_invariants(const Model *m, const uint8_t *row, uint32_t mask) {
+    St s;
+    decode(m, row, &s);
+    int hw = high_watermark(m, &s);
+    for (int r = 0; r < m->n; r++)
+        if ((s.cisr >> r) & 1 && s.off[r] < hw) return mask & (1u << P_VALID_HIGH_WATERMARK);
+    return 0;
+}
+
+static St *emit(St *out, uint16_t *labels, int *k, const St *s, uint16_t label) {
+    labels[*k] = label;
+    out[*k] = *s;
+    return &out[(*k)++];
+}
+
+/* _write_isr: the controller's next version, with its update, within max_version. */
+static void write_isr(const Model *m, const St *s, St *out, uint16_t *labels, int *k,
+                      uint8_t isr, uint16_t label) {
+    int version = s->cversion + 1;
+    if (version > m->max_version) return;
+    St *t = emit(out, labels, k, s, label);
+    t->cisr = isr; t->cversion = (int8_t)version;
+    put(t->upd, msg(m, isr, version));
+}
+
+/* _request: the leader's request for `isr`, which joins its pending ISR. */
+static void request(const Model *m, const St *s, St *out, uint16_t *labels, int *k,
+                    uint8_t isr, uint16_t label) {
+    St *t = emit(out, labels, k, s, label);
+    put(t->req, msg(m, isr, s->version));
+    t->pending |= isr; t->pversion = s->version;
+}
+
+static int successors(const Model *m, const St *s, St *out, uint16_t *labels) {
+    int n = m->n, k = 0;
+    for (int r = 0; r < n; r++)  /* ControllerShrinkIsr(replica) */
+        if ((s->cisr >> r) & 1 && r != LEADER)
+            write_isr(m, s, out, labels, &k, (uint8_t)(s->cisr & ~(1u << r)), LABEL_R(A_CTRL_SHRINK, r));
+    for (int i = 0; i < m->messages; i++) {  /* ControllerHandleRequest(isr, version) */
+        int q = m->order[i];
+        if (!get(s->req, q) || msg_version(m, q) != s->cversion) continue;
+        uint8_t isr = (uint8_t)msg_isr(m, q);
+        write_isr(m, s, out, labels, &k, isr, LABEL_M(A_CTRL_HANDLE, isr, msg_version(m, q)));
+    }
+    for (int r = 0; r < n; r++)  /* LeaderRequestShrinkIsr(replica) */
+        if ((s->isr >> r) & 1 && r != LEADER)
+            request(m, s, out, labels, &k, (uint8_t)(s->isr & ~(1u << r)), LABEL_R(A_LEADER_SHRINK, r));
+    int hw = high_watermark(m, s);
+    for (int r = 0; r < n; r++)  /* LeaderRequestExpandIsr(replica) */
+        if (!((s->isr >> r) & 1) && s->off[r] >= hw)
+            request(m, s, out, labels, &k, (uint8_t)(s->isr | (1u << r)), LABEL_R(A_LEADER_EXPAND, r));
+    if (s->off[LEADER] + 1 <= m->max_offset) {  /* LeaderWrite */
+        St *t = emit(out, labels, &k, s, LABEL_R(A_WRITE, 0));
+        t->off[LEADER]++;
+    }
+    for (int i = 0; i < m->messages; i++) {  /* LeaderHandleUpdate(isr, version) */
+        int q = m->order[i];
+        if (!get(s->upd, q) || msg_version(m, q) <= s->version) continue;
+        St *t = emit(out, labels, &k, s, LABEL_M(A_HANDLE_UPDATE, msg_isr(m, q), msg_version(m, q)));
+        t->isr = (uint8_t)msg_isr(m, q); t->version = (int8_t)msg_version(m, q);
+        t->pending = 0; t->pversion = -1;
+    }
+    for (int r = 0; r < n; r++)  /* FollowerReplicate(replica) */
+        if (r != LEADER && s->off[r] < s->off[LEADER]) {
+            St *t = emit(out, labels, &k, s, LABEL_R(A_REPLICATE, r));
+            t->off[r]++;
+        }
+    return k;
+}
+
+int model_expand(const Model *m, const uint8_t *row, uint8_t *out, uint16_t *labels,
+                 uint32_t trans_mask, uint32_t *violated, uint32_t guard_mask,
+                 uint32_t *reached) {
+    (void)trans_mask; (void)guard_mask; (void)reached;  /* no transition property, no guard */
+    St s, next[4 * MAXN + 2 * MAXM + 1];
+    decode(m, row, &s);
+    int count = successors(m, &s, next, labels);
+    for (int i = 0; i < count; i++) {
+        violated[i] = 0;
+        encode(m, &next[i], out + (size_t)i * m->width);
+    }
+    return count;
+}
