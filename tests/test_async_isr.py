@@ -111,5 +111,32 @@ def test_the_cli_runs_it_and_refuses_what_does_not_apply(tmp_path):
     assert "168" in done.output and "offsets up to 2, ISR versions up to 3" in done.output
     wrong = runner.invoke(cli, ["explore", "--max-offset", "3"])
     assert wrong.exit_code == 2 and "--max-offset does not apply to --model kafka" in wrong.output
+    for args, message in (
+        (
+            ["--truncation", "async-isr", "--log-size", "3"],
+            "--log-size does not apply to --truncation async-isr",
+        ),
+        (
+            ["--max-version", "2"],
+            "--max-version does not apply to --model tla without --truncation async-isr",
+        ),
+    ):
+        refused = runner.invoke(cli, ["explore", "--model", "tla", *args])
+        assert refused.exit_code == 2 and message in refused.output, refused.output
+    walked = runner.invoke(
+        cli,
+        [
+            "simulate",
+            "--model",
+            "tla",
+            "--truncation",
+            "async-isr",
+            "--walks",
+            "50",
+            "--out",
+            str(tmp_path / "s"),
+        ],
+    )
+    assert walked.exit_code == 0, walked.output  # simulate's own default bounds are not AsyncIsr's
     listed = runner.invoke(cli, ["list"], env={"COLUMNS": "200"})
     assert "async-isr" in listed.output and "LeaderRequestExpandIsr" in listed.output

@@ -201,8 +201,12 @@ def simulate_cmd(
 
 
 def simulate_bounds(model: str, given: dict[str, Any]) -> dict[str, Any]:
-    """The options ``given``, with ``SIMULATE_BOUNDS`` where they are None."""
-    return {**SIMULATE_BOUNDS[model], **{k: v for k, v in given.items() if v is not None}}
+    """The options ``given``, with ``SIMULATE_BOUNDS`` where they are None (none for the tla
+    model's AsyncIsr, whose bounds are its state constraint)."""
+    chosen = {k: v for k, v in given.items() if v is not None}
+    if model == "tla" and str(chosen.get("truncation", "")).lower() == "async-isr":
+        return chosen
+    return {**SIMULATE_BOUNDS[model], **chosen}
 
 
 def _build(model: str, given: dict[str, Any], names: Any) -> tuple[Any, Any]:

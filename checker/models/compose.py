@@ -134,10 +134,33 @@ def make_config(model: str, given: dict[str, Any]) -> Any:
     values = {k: v for k, v in given.items() if v is not None}
     if "truncation" in values:
         values["truncation"] = values["truncation"].lower()
+    if model == "tla":
+        _check_module_options(values)
     for key in ("with_mechanisms", "without_mechanisms"):
         if key in values:
             values[key] = tuple(values[key])
     return Config(**values) if model == "kafka" else TlaConfig(**values)
+
+
+ASYNC_ISR_ONLY = ("max_offset", "max_version")
+"""The tla options only AsyncIsr has (``--truncation async-isr``)."""
+REPLICATION_ONLY = ("log_size", "max_records", "max_epoch")
+"""The tla options only the KafkaReplication modules have."""
+
+
+def _check_module_options(values: dict[str, Any]) -> None:
+    """Raise ``OptionError`` for a tla option the chosen module does not have: AsyncIsr has
+    offsets and versions, the KafkaReplication modules logs, records and epochs."""
+    is_async = values.get("truncation") == ASYNC_ISR
+    for key in REPLICATION_ONLY if is_async else ASYNC_ISR_ONLY:
+        if key in values:
+            option = "--" + key.replace("_", "-")
+            where = (
+                "--truncation async-isr"
+                if is_async
+                else "--model tla without --truncation async-isr"
+            )
+            raise OptionError(f"{option} does not apply to {where}", option)
 
 
 def choose(props: list[Property], names: tuple[str, ...] | list[str]) -> list[Property]:
