@@ -24,20 +24,13 @@ from checker.native import engine as native_engine
 from checker.native.core import Core
 from checker.properties import INVARIANT, TRANSITION
 from checker.symmetry import for_spec
-from spec.kafka import Config
+from spec.kafka import Config, variants
 from spec.kafka import native as kafka_native
 
 STATES = int(os.environ.get("HWCHECK_DIFF_STATES", "5000"))
 
 PRESETS = ("hw", "kip101", "kip279", "kip320", "kip966")
-SWITCHES = (
-    "fenced-lookup",
-    "fenced-fetch",
-    "fenced-expand",
-    "strict-min-isr",
-    "elr",
-    "split-fetch",
-)
+SWITCHES = tuple(variants.SWITCHES)  # every on/off mechanism
 
 CONFIGS = {
     **{preset: {"truncation": preset} for preset in PRESETS},
@@ -76,6 +69,19 @@ CONFIGS = {
         "max_unclean_shutdowns": 1,
         "max_lost_responses": 1,
     },
+    "async ISR, kip966 unclean recovery and shutdowns": {
+        "truncation": "kip966",
+        "with_mechanisms": ("async-isr",),
+        "unclean_election": True,
+        "min_isr": 2,
+        "max_unclean_shutdowns": 1,
+    },
+    "async ISR and split fetch": {
+        "truncation": "kip320",
+        "with_mechanisms": ("async-isr", "split-fetch"),
+        "max_lost_responses": 1,
+        "max_unclean_shutdowns": 1,
+    },
     "split fetch, fsync": {
         "truncation": "kip279",
         "with_mechanisms": ("split-fetch",),
@@ -85,7 +91,8 @@ CONFIGS = {
 }
 """Every preset, each switch turned on over hw and off from kip966, swapped truncation rules,
 unclean election and recovery, unclean shutdowns with both flush modes, acks and min ISR, and
-split fetch with lost responses, fences and unclean shutdowns."""
+split fetch with lost responses, fences and unclean shutdowns, async ISR with ELR and with
+split fetch."""
 
 SIZES = (
     {"replicas": 2, "max_records": 3, "max_epoch": 3, "max_crashes": 2},
@@ -201,6 +208,7 @@ RUNS = [
         },
     ),
     ("acks=1", {"replicas": 2, "acks": "1", "max_unclean_shutdowns": 1, "max_epoch": 1}),
+    ("async ISR", {"replicas": 2, "with_mechanisms": ("async-isr",), "max_epoch": 1}),
     (
         "split fetch, a lost response",
         {

@@ -54,7 +54,7 @@ RUNS = [
         {
             "replicas": 3,
             "truncation": "kip320",
-            "with_mechanisms": ("split-fetch",),
+            "with_mechanisms": ("split-fetch", "async-isr"),
             "without_mechanisms": ("fenced-expand",),
             "max_lost_responses": 1,
         },

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from checker.model import Label
+from spec.kafka.alter import maximal_isr
 from spec.kafka.state import (
     ALIVE,
     C_EPOCH,
@@ -62,7 +63,8 @@ def produce(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) ->
             continue
         # effect
         log = rep[LOG] + ((next_id, view[V_EPOCH]),)
-        hw = leader_hw(len(log), rep[HW], r, view[V_ISR], rep[REMOTE], ctx.hw_min_isr)
+        isr = view[V_ISR] if ctx.alter_at is None else maximal_isr(view, s[ctx.alter_at][r])
+        hw = leader_hw(len(log), rep[HW], r, isr, rep[REMOTE], ctx.hw_min_isr, len(view[V_ISR]))
         new_ghost = put(commit(ghost, log, rep[HW], hw), G_NEXT_ID, next_id + 1)
         new_rep = (log, hw, True, view, rep[REMOTE])
         out.append(
@@ -71,6 +73,16 @@ def produce(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) ->
                 (put(replicas, r, new_rep), s[CONTROLLER], s[REQUESTS], new_ghost) + s[DURABLE:],
             )
         )
+
+
+def counted_isr(ctx: KafkaSpec, s: tuple[Any, ...], leader: int) -> tuple[Any, ...]:
+    """The ISR ``leader`` counts for its HW: its view's, or with ``async-isr`` the maximal
+    one (``alter.maximal_isr``)."""
+    view = s[REPLICAS][leader][VIEW]
+    if ctx.alter_at is None:
+        isr: tuple[Any, ...] = view[V_ISR]
+        return isr
+    return maximal_isr(view, s[ctx.alter_at][leader])
 
 
 def fetch_leader(replicas: tuple[Any, ...], f: int, rep: tuple[Any, ...], fenced: bool) -> Any:
@@ -131,7 +143,15 @@ def fetch(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> N
             continue
         response_hw = lrep[HW]
         remote = put(lrep[REMOTE], f, offset)
-        hw = leader_hw(lleo, response_hw, leader, lview[V_ISR], remote, ctx.hw_min_isr)
+        hw = leader_hw(
+            lleo,
+            response_hw,
+            leader,
+            counted_isr(ctx, s, leader),
+            remote,
+            ctx.hw_min_isr,
+            len(lview[V_ISR]),
+        )
         new_leader = (llog, hw, True, lview, remote)
         new_log = flog + llog[offset:] if offset < lleo else flog
         new_follower = (new_log, min(response_hw, lleo), True, view, ())

@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from checker.model import Label
-from spec.kafka.actions import fetch_leader
+from spec.kafka.actions import counted_isr, fetch_leader
 from spec.kafka.state import (
     GHOST,
     HW,
@@ -86,7 +86,10 @@ def fetch_request(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any
             continue
         response_hw = lrep[HW]
         remote = put(lrep[REMOTE], f, offset)
-        hw = leader_hw(lleo, response_hw, leader, lview[V_ISR], remote, ctx.hw_min_isr)
+        counted = counted_isr(ctx, s, leader)
+        hw = leader_hw(
+            lleo, response_hw, leader, counted, remote, ctx.hw_min_isr, len(lview[V_ISR])
+        )
         new_leader = (llog, hw, True, lview, remote)
         response = (leader, lview[V_EPOCH], offset, llog[offset:], response_hw)
         flight = (put(responses, f, response), lost)

@@ -141,13 +141,19 @@ def restart(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) ->
     LeaderAndIsr before it serves or fetches, and it only applies those sent from now on:
     on broker startup the controller sends the current LeaderAndIsr, and requests in flight
     before the crash died with the old connection (``KafkaController.onBrokerStartup``). The
-    view's epoch is set just below the controller's epoch to say exactly that.
-    Source: protocol.md action 5."""
-    replicas, ctrl = s[REPLICAS], s[CONTROLLER]
+    view's epoch is set just below the controller's epoch to say exactly that. With
+    ``async-isr``, its AlterPartition request still in flight is dropped: the broker comes
+    back with a new broker epoch, and the controller rejects a request of an older one
+    (AlterPartition's broker epoch, KIP-497 and KIP-903). Until the restart the controller
+    may still accept it. Source: protocol.md action 5."""
+    replicas, ctrl, at = s[REPLICAS], s[CONTROLLER], ctx.alter_at
     for r, rep in enumerate(replicas):
         if not rep[ALIVE]:
             up = (rep[LOG], rep[HW], True, (None, max(ctrl[C_EPOCH] - 1, -1), ()), ())
-            out.append((ctx.labels.restart[r], (put(replicas, r, up),) + s[1:]))
+            state = (put(replicas, r, up),) + s[1:]
+            if at is not None and s[at][r] is not None:
+                state = state[:at] + (put(s[at], r, None),) + state[at + 1 :]
+            out.append((ctx.labels.restart[r], state))
 
 
 def become_leader(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:

@@ -12,7 +12,7 @@ from operator import itemgetter
 from typing import Any
 
 from checker.model import ActionSpec, Label
-from spec.kafka import actions, durability, elr, flight, membership, symmetry
+from spec.kafka import actions, alter, durability, elr, flight, membership, symmetry
 from spec.kafka.config import Config
 from spec.kafka.state import (
     ALIVE,
@@ -69,6 +69,15 @@ SPLIT_FETCH_ACTIONS = (
 LOSE_RESPONSE_ACTIONS = (("LoseResponse", flight.lose_response),)
 """Follow ``SPLIT_FETCH_ACTIONS`` with ``--max-lost-responses`` above 0."""
 
+ASYNC_ISR_ACTIONS = (
+    ("ShrinkIsr", alter.shrink_isr),
+    ("ExpandIsr", alter.expand_isr),
+    ("AlterPartition", alter.alter_partition),
+)
+"""Replace ``ShrinkIsr`` and ``ExpandIsr`` (at their place) with the ``async-isr``
+mechanism."""
+
+
 DURABILITY_ACTIONS = (
     ("Flush", durability.flush),
     ("UncleanShutdown", durability.unclean_shutdown),
@@ -88,15 +97,23 @@ _EVENTS = {
 }
 
 
-def model_actions(split_fetch: bool, max_lost_responses: int) -> tuple[Any, ...]:
+def model_actions(
+    split_fetch: bool, max_lost_responses: int, async_isr: bool = False
+) -> tuple[Any, ...]:
     """``ACTIONS``, with ``Fetch`` replaced by ``SPLIT_FETCH_ACTIONS`` (and then
     ``LOSE_RESPONSE_ACTIONS`` when responses may be lost) under the ``split-fetch``
-    mechanism."""
-    if not split_fetch:
-        return ACTIONS
-    at = [name for name, _ in ACTIONS].index("Fetch")
-    split = SPLIT_FETCH_ACTIONS + (LOSE_RESPONSE_ACTIONS if max_lost_responses else ())
-    return ACTIONS[:at] + split + ACTIONS[at + 1 :]
+    mechanism, and ``ShrinkIsr`` / ``ExpandIsr`` by ``ASYNC_ISR_ACTIONS`` under
+    ``async-isr``."""
+    names = [name for name, _ in ACTIONS]
+    chosen = ACTIONS
+    if async_isr:
+        at = names.index("ShrinkIsr")
+        chosen = chosen[:at] + ASYNC_ISR_ACTIONS + chosen[at + 2 :]
+    if split_fetch:
+        at = names.index("Fetch")
+        split = SPLIT_FETCH_ACTIONS + (LOSE_RESPONSE_ACTIONS if max_lost_responses else ())
+        chosen = chosen[:at] + split + chosen[at + 1 :]
+    return chosen
 
 
 class _LastTwo:
@@ -136,6 +153,7 @@ class _Labels:
         self.fetch_request = two("FetchRequest", "follower", "leader", range(n))
         self.fetch_response = one("FetchResponse", "follower")
         self.lose_response = one("LoseResponse", "follower")
+        self.alter_partition = one("AlterPartition", "leader")
         self.shrink = two("ShrinkIsr", "leader", "follower", range(n))
         self.expand = two("ExpandIsr", "leader", "follower", range(n))
         self.controller_shrink = one("ControllerShrinkIsr", "replica")
@@ -172,14 +190,21 @@ class KafkaSpec(ActionSpec):
         self.produce_min_isr = self.config.min_isr if self.config.acks == "all" else 1
         """The ISR size a leader needs to take a write (min.insync.replicas with acks=all)."""
         self.labels = _Labels(self.config.replicas, self.config.max_epoch)
+        self.alter_at: int | None = (
+            GHOST + 1 + self.config.durability if self.variant.async_isr else None
+        )
+        """The index of the state's ``alter`` component (``async-isr``), or None."""
         self.set_actions(
-            model_actions(self.variant.split_fetch, self.config.max_lost_responses)
+            model_actions(
+                self.variant.split_fetch, self.config.max_lost_responses, self.variant.async_isr
+            )
             + (ELR_ACTIONS if self.variant.elr else ())
             + (DURABILITY_ACTIONS if self.config.durability else ())
         )
-        if self.variant.split_fetch:  # the flight component is last: symmetry must know it
-            self.replica_keys = partial(symmetry.replica_keys, split_fetch=True)
-            self.permute = partial(symmetry.permute, split_fetch=True)
+        if self.variant.split_fetch or self.variant.async_isr:  # symmetry must know the layout
+            layout = {"split_fetch": self.variant.split_fetch, "alter_at": self.alter_at}
+            self.replica_keys = partial(symmetry.replica_keys, **layout)
+            self.permute = partial(symmetry.permute, **layout)
         self.symmetric_ids = self.config.replicas
         # the invariants ask about the same few states many times in a row (every transition
         # from one state shares its ``before``): remember the last two answers
@@ -205,6 +230,7 @@ class KafkaSpec(ActionSpec):
                 config.flush == "always",
                 self.variant.elr,
                 self.variant.split_fetch,
+                self.variant.async_isr,
             )
         ]
 
@@ -249,6 +275,15 @@ class KafkaSpec(ActionSpec):
         if self.variant.split_fetch:
             for replica, response in zip(replicas, state[-1][F_RESPONSES], strict=True):
                 replica["in_flight"] = flight.describe(response)
+        if self.alter_at is not None:
+            for replica, request in zip(replicas, state[self.alter_at], strict=True):
+                if request is not None:
+                    epoch, base, isr = request
+                    replica["alter_partition"] = {
+                        "epoch": epoch,
+                        "from": list(base),
+                        "isr": list(isr),
+                    }
         epoch, leader, isr = state[CONTROLLER][:3]
         controller = {"epoch": epoch, "leader": leader, "isr": list(isr)}
         if len(state[CONTROLLER]) > C_ELR:

@@ -25,6 +25,9 @@ A state is ``(replicas, controller, requests, ghost)``:
   ``r``'s log is on disk (``--flush background``; ``()`` with ``--flush always``, where all of
   it is), and ``unclean``, the unclean shutdowns so far. Without it the state is exactly the
   four components above, so today's states and fingerprints do not change.
+- only with the ``async-isr`` mechanism, next (after ``durable`` if there is one), the
+  component ``alter``: per replica its AlterPartition request in flight, ``(leader epoch,
+  committed ISR it was based on, ISR asked for)`` or None (``spec.kafka.alter``).
 - only with the ``split-fetch`` mechanism, a last component ``flight = (responses, lost)``:
   ``responses[f]``, the fetch response in flight to follower ``f`` (None: none), as
   ``(leader, leader epoch, fetch offset, records, HW)`` (``records`` a tuple of records, or
@@ -74,18 +77,22 @@ def initial_state(
     flush_always: bool = False,
     elr: bool = False,
     split_fetch: bool = False,
+    async_isr: bool = False,
 ) -> tuple[Any, ...]:
     """Every log empty, every HW 0, every replica up with no view; the controller has epoch -1,
     no leader and every replica in its ISR (and, with ``elr``, an empty ELR); no request yet;
     nothing produced or committed. With ``durable``, the ``durable`` component: nothing
-    flushed, no unclean shutdown. With ``split_fetch``, the ``flight`` component: no response
-    in flight, none lost."""
+    flushed, no unclean shutdown. With ``async_isr``, the ``alter`` component: no request in
+    flight. With ``split_fetch``, the ``flight`` component: no response in flight, none
+    lost."""
     replica = ((), 0, True, NO_VIEW, ())
     everyone = tuple(range(replicas))
     controller = (-1, None, everyone, ()) if elr else (-1, None, everyone)
     state: tuple[Any, ...] = ((replica,) * replicas, controller, (), (0, 0, ()))
     if durable:
         state += ((() if flush_always else (0,) * replicas, 0),)
+    if async_isr:
+        state += ((None,) * replicas,)
     if split_fetch:
         state += (((None,) * replicas, 0),)
     return state
@@ -145,16 +152,24 @@ def commit(
 
 
 def leader_hw(
-    log_len: int, hw: int, me: int, isr: tuple[Any, ...], remote: tuple[Any, ...], min_isr: int = 1
+    log_len: int,
+    hw: int,
+    me: int,
+    isr: tuple[Any, ...],
+    remote: tuple[Any, ...],
+    min_isr: int = 1,
+    committed: int = -1,
 ) -> int:
     """A leader's new HW: ``max(hw, min(LEO, remote LEO of every other ISR member))``.
 
     The HW never moves back on a leader (protocol.md, Fetch step 2; Kafka's
     ``Partition.maybeIncrementLeaderHW``). An unknown remote LEO (-1) holds it where it is.
     ``min_isr`` > 1 is KIP-966's strict min ISR: while the ISR has fewer members the HW stays
-    (``Partition.maybeIncrementLeaderHW`` in Kafka 4.x checks ``isUnderMinIsr``).
+    (``Partition.maybeIncrementLeaderHW`` in Kafka 4.x checks ``isUnderMinIsr``). With
+    ``async-isr``, ``isr`` is the maximal ISR and ``committed`` the size of the committed one,
+    which decides min ISR (-1: ``isr``'s size).
     """
-    if len(isr) < min_isr:
+    if (len(isr) if committed < 0 else committed) < min_isr:
         return hw
     low = log_len
     for member in isr:

@@ -29,13 +29,17 @@ from spec.kafka.state import (
 )
 
 
-def replica_keys(state: tuple[Any, ...], split_fetch: bool = False) -> list[tuple[Any, ...]]:
+def replica_keys(
+    state: tuple[Any, ...], split_fetch: bool = False, alter_at: int | None = None
+) -> list[tuple[Any, ...]]:
     """Per replica a key that renaming does not change: ``(log, HW, alive, view epoch, role,
     is the controller's leader, in the controller's ISR)``, role 0 = no leader known,
     1 = presumes it leads, 2 = follows another; then, when the state has them, ELR
     membership, the flushed offset and (``split_fetch``: the state's last component is
-    ``flight``) the fetch offset of the response in flight to it (-1: none). (Cheap rather
-    than complete: replicas whose keys tie are ordered by trying their renamings.)"""
+    ``flight``) the fetch offset of the response in flight to it (-1: none), and
+    (``alter_at``: the index of the ``alter`` component) the leader epoch of its
+    AlterPartition request in flight (-1: none). (Cheap rather than complete: replicas whose
+    keys tie are ordered by trying their renamings.)"""
     replicas, ctrl = state[REPLICAS], state[CONTROLLER]
     c_leader, c_isr = ctrl[C_LEADER], ctrl[C_ISR]
     keys: list[tuple[Any, ...]] = []
@@ -54,10 +58,14 @@ def replica_keys(state: tuple[Any, ...], split_fetch: bool = False) -> list[tupl
         )
     if len(ctrl) > C_ELR:  # so does ELR membership (KIP-966)
         keys = [key + (r in ctrl[C_ELR],) for r, key in enumerate(keys)]
-    durable = len(state) > DURABLE + split_fetch
+    durable = len(state) > DURABLE + split_fetch + (alter_at is not None)
     if durable and state[DURABLE][D_FLUSHED]:  # the flushed offsets count too
         flushed = state[DURABLE][D_FLUSHED]
         keys = [key + (flushed[r],) for r, key in enumerate(keys)]
+    if alter_at is not None:
+        keys = [
+            key + (-1 if x is None else x[0],) for key, x in zip(keys, state[alter_at], strict=True)
+        ]
     if split_fetch:
         responses = state[-1][F_RESPONSES]
         keys = [
@@ -73,10 +81,14 @@ model has few distinct ISRs and request lists, and each is renamed many times.""
 
 
 def permute(
-    state: tuple[Any, ...], perm: tuple[int, ...], split_fetch: bool = False
+    state: tuple[Any, ...],
+    perm: tuple[int, ...],
+    split_fetch: bool = False,
+    alter_at: int | None = None,
 ) -> tuple[Any, ...]:
     """``state`` with replica ``r`` renamed ``perm[r]``; ISRs stay sorted tuples.
-    ``split_fetch``: the state's last component is ``flight``."""
+    ``split_fetch``: the state's last component is ``flight``; ``alter_at``: the index of
+    the ``alter`` component."""
     replicas, ctrl, requests, ghost = state if len(state) == DURABLE else state[:DURABLE]
     n = len(replicas)
     inverse = [0] * n
@@ -96,11 +108,21 @@ def permute(
     moved_state: tuple[Any, ...] = (tuple(moved), _decision(ctrl, perm), renamed, ghost)
     if len(state) == DURABLE:
         return moved_state
-    if len(state) > DURABLE + split_fetch:
+    if len(state) > DURABLE + split_fetch + (alter_at is not None):
         flushed, unclean = state[DURABLE]
         if flushed:
             flushed = tuple([flushed[j] for j in inverse])
         moved_state += ((flushed, unclean),)
+    if alter_at is not None:
+        alters = state[alter_at]
+        moved_state += (
+            tuple(
+                [
+                    None if x is None else (x[0], _isr(perm, x[1]), _isr(perm, x[2]))
+                    for x in (alters[j] for j in inverse)
+                ]
+            ),
+        )
     if split_fetch:
         responses, lost = state[-1]
         moved_state += (

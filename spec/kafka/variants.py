@@ -100,6 +100,8 @@ SWITCHES = {
     "min.insync.replicas members (KIP-966)",
     "split-fetch": "a fetch is two steps, request and response, with the response in flight "
     "in between (lost in a crash; --max-lost-responses lets the network drop it)",
+    "async-isr": "ISR changes are AlterPartition requests the controller accepts later or "
+    "rejects; until then the leader counts the maximal ISR for its HW (KIP-497)",
     "elr": "eligible leader replicas: members dropped from an ISR below min ISR stay electable; "
     "a broker back from an unclean shutdown leaves ISR and ELR until it catches up; "
     "--unclean means unclean recovery (KIP-966)",
@@ -155,6 +157,10 @@ class Variant:
     @property
     def elr(self) -> bool:
         return "elr" in self.switches
+
+    @property
+    def async_isr(self) -> bool:
+        return "async-isr" in self.switches
 
     @property
     def split_fetch(self) -> bool:

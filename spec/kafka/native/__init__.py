@@ -25,7 +25,13 @@ from checker.model import Label
 from spec.rows import mask, members
 
 HERE = Path(__file__).parent
-SOURCES = (HERE / "state.c", HERE / "actions.c", HERE / "flight.c", HERE / "properties.c")
+SOURCES = (
+    HERE / "state.c",
+    HERE / "actions.c",
+    HERE / "alter.c",
+    HERE / "flight.c",
+    HERE / "properties.c",
+)
 HEADERS = (HERE / "kafka.h",)
 
 ACTION_NAMES = (
@@ -40,16 +46,28 @@ ACTION_NAMES = (
     "Restart",
     "BecomeLeader",
     "BecomeFollower",
-    "UncleanRecovery",
+    "AlterPartition",
     "Flush",
     "UncleanShutdown",
     "FetchResponse",
     "LoseResponse",
 )
-"""Action index (the label code's top four bits) to action name (``kafka.h``); with
-``split-fetch``, index 1 is ``FetchRequest`` (``SPLIT_FETCH_NAMES``)."""
+"""Action index (the label code's top four bits) to action name (``kafka.h``), as
+``action_names`` changes it per model (FetchRequest, UncleanRecovery)."""
 
-SPLIT_FETCH_NAMES = ACTION_NAMES[:1] + ("FetchRequest",) + ACTION_NAMES[2:]
+
+def action_names(split_fetch: bool, async_isr: bool, elr: bool) -> tuple[str, ...]:
+    """Action index to name for one model: with ``split-fetch`` index 1 is FetchRequest; with
+    ``elr`` index 6 is UncleanRecovery (UncleanElect is not in that model); index 11 is
+    AlterPartition (``async-isr``)."""
+    names = list(ACTION_NAMES)
+    if split_fetch:
+        names[1] = "FetchRequest"
+    if elr:
+        names[6] = "UncleanRecovery"
+    names[11] = "AlterPartition"
+    return tuple(names)
+
 
 PROPERTY_BITS = {
     "HwLeLeo": 0,
@@ -101,6 +119,7 @@ class Codec:
     durable: bool
     flush_always: bool
     split_fetch: bool
+    async_isr: bool
     params: tuple[int, ...]
     labels: dict[int, Label]
     name: str = "kafka"
@@ -122,6 +141,7 @@ class Codec:
             + 2
             + (r * r + 7) // 8
             + ((1 + (0 if self.flush_always else n)) if self.durable else 0)
+            + (4 * n if self.async_isr else 0)
             + (n * (5 + 2 * r) + 1 if self.split_fetch else 0)
         )
 
@@ -165,6 +185,13 @@ class Codec:
             if not self.flush_always:
                 out += list(flushed)
             out.append(unclean)
+        if self.async_isr:
+            for request in state[4 + self.durable]:
+                out += (
+                    [0, 0, 0, 0]
+                    if request is None
+                    else [1, request[0], mask(request[1]), mask(request[2])]
+                )
         if self.split_fetch:
             responses, lost = state[-1]
             for response in responses:
@@ -214,6 +241,13 @@ class Codec:
             at += 0 if self.flush_always else n
             state += ((flushed, v[at]),)
             at += 1
+        if self.async_isr:
+            alters = []
+            for _ in range(n):
+                present, epoch, base, isr = v[at : at + 4]
+                alters.append((epoch, members(base), members(isr)) if present else None)
+                at += 4
+            state += (tuple(alters),)
         if self.split_fetch:
             responses: list[tuple[Any, ...] | None] = []
             for _ in range(n):
@@ -265,6 +299,7 @@ def codec(spec: Any) -> Codec | None:
         int(config.acks == "all"),
         int(variant.split_fetch),
         config.max_lost_responses,
+        int(variant.async_isr),
     )
     labels = spec.labels
     table: dict[int, Label] = {}
@@ -277,10 +312,10 @@ def codec(spec: Any) -> Codec | None:
             (0, labels.produce),
             (4, labels.controller_shrink),
             (5, labels.elect),
-            (6, labels.unclean_elect),
+            (6, labels.unclean_recovery if variant.elr else labels.unclean_elect),
             (7, labels.crash),
             (8, labels.restart),
-            (11, labels.unclean_recovery),
+            (11, labels.alter_partition),
             (12, labels.flush),
             (13, labels.unclean_shutdown),
             (14, labels.fetch_response),
@@ -303,8 +338,9 @@ def codec(spec: Any) -> Codec | None:
         config.durability,
         config.flush == "always",
         variant.split_fetch,
+        variant.async_isr,
         params,
         table,
-        action_names=SPLIT_FETCH_NAMES if variant.split_fetch else ACTION_NAMES,
+        action_names=action_names(variant.split_fetch, variant.async_isr, variant.elr),
         property_bits=PROPERTY_BITS,
     )

@@ -2,15 +2,6 @@
  * elr.py and durability.py, in the same order and with the same guards and effects. */
 #include "kafka.h"
 
-/* state.controller_after: the controller once it decided (epoch, leader, isr). */
-static void controller_after(const Model *m, St *s, int epoch, int leader, uint8_t isr) {
-    uint8_t old_isr = s->cisr;
-    s->cepoch = (int8_t)epoch; s->cleader = (int8_t)leader; s->cisr = isr;
-    if (!m->elr) return;
-    if (popcount8(isr) >= m->min_isr) s->celr = 0;
-    else s->celr = (uint8_t)((s->celr | (old_isr & ~isr)) & ~isr);
-}
-
 /* elr.decide: the next epoch, decided and sent as a LeaderAndIsr. */
 static void decide(const Model *m, St *s, int leader, uint8_t isr) {
     int epoch = s->cepoch + 1;
@@ -18,11 +9,6 @@ static void decide(const Model *m, St *s, int leader, uint8_t isr) {
     s->rleader[s->nreq] = (int8_t)leader; s->risr[s->nreq] = isr; s->nreq++;
 }
 
-/* actions._record_isr: the true leader changed the ISR; the latest request is rewritten. */
-static void record_isr(const Model *m, St *s, int leader, uint8_t isr) {
-    s->rleader[s->nreq - 1] = (int8_t)leader; s->risr[s->nreq - 1] = isr;
-    controller_after(m, s, s->cepoch, leader, isr);
-}
 
 /* actions.true_leader */
 static int true_leader(const St *s, int r) {
@@ -83,7 +69,8 @@ int kafka_successors(const Model *m, const St *s, St *out, uint16_t *labels) {
             St *t = EMIT(LABEL(A_PRODUCE, r, 0));
             Rep *y = &t->r[r];
             y->id[y->len] = s->next_id; y->ep[y->len] = x->vepoch; y->len++;
-            y->hw = (int8_t)leader_hw(y->len, x->hw, r, x->visr, x->remote, m->hw_min_isr);
+            y->hw = (int8_t)leader_hw(y->len, x->hw, r, counted_isr(m, s, r), x->remote, m->hw_min_isr,
+                                      popcount8(x->visr));
             commit(m, t, y, x->hw, y->hw);
             t->next_id++;
         }
@@ -109,7 +96,8 @@ int kafka_successors(const Model *m, const St *s, St *out, uint16_t *labels) {
         int response_hw = lx->hw;
         Rep *ly = &t->r[l];
         ly->remote[f] = (int8_t)offset;
-        ly->hw = (int8_t)leader_hw(lleo, response_hw, l, lx->visr, ly->remote, m->hw_min_isr);
+        ly->hw = (int8_t)leader_hw(lleo, response_hw, l, counted_isr(m, s, l), ly->remote, m->hw_min_isr,
+                                   popcount8(lx->visr));
         for (int o = offset; o < lleo; o++) { y->id[o] = lx->id[o]; y->ep[o] = lx->ep[o]; }
         y->len = (int8_t)lleo;
         y->hw = (int8_t)(response_hw < lleo ? response_hw : lleo);
@@ -117,7 +105,8 @@ int kafka_successors(const Model *m, const St *s, St *out, uint16_t *labels) {
         commit(m, t, lx, response_hw, ly->hw);
     }
     /* ShrinkIsr(leader, follower) */
-    int c = s->cleader;
+    int c = m->async_isr ? -1 : s->cleader;
+    if (m->async_isr) k = kafka_alter_successors(m, s, out, labels, k);
     if (c >= 0 && true_leader(s, c)) {
         const Rep *x = &s->r[c];
         for (int f = 0; f < n; f++) {
@@ -125,7 +114,8 @@ int kafka_successors(const Model *m, const St *s, St *out, uint16_t *labels) {
             St *t = EMIT(LABEL(A_SHRINK, c, f));
             Rep *y = &t->r[c];
             y->visr = (uint8_t)(x->visr & ~(1u << f));
-            y->hw = (int8_t)leader_hw(x->len, x->hw, c, y->visr, x->remote, m->hw_min_isr);
+            y->hw = (int8_t)leader_hw(x->len, x->hw, c, y->visr, x->remote, m->hw_min_isr,
+                                      popcount8(y->visr));
             commit(m, t, x, x->hw, y->hw);
             record_isr(m, t, c, y->visr);
         }
@@ -186,6 +176,7 @@ int kafka_successors(const Model *m, const St *s, St *out, uint16_t *labels) {
         if (s->r[r].alive) continue;
         St *t = EMIT(LABEL(A_RESTART, r, 0));
         t->r[r].alive = 1;
+        t->al_has[r] = 0;  /* a new broker epoch: its request in flight is rejected */
         no_view(&t->r[r], s->cepoch - 1 > -1 ? s->cepoch - 1 : -1);
     }
     /* BecomeLeader(replica, epoch) */
@@ -198,7 +189,8 @@ int kafka_successors(const Model *m, const St *s, St *out, uint16_t *labels) {
             Rep *y = &t->r[r];
             y->has_remote = 1;
             for (int j = 0; j < n; j++) y->remote[j] = -1;
-            y->hw = (int8_t)leader_hw(x->len, x->hw, r, s->risr[e], y->remote, m->hw_min_isr);
+            y->hw = (int8_t)leader_hw(x->len, x->hw, r, s->risr[e], y->remote, m->hw_min_isr,
+                                      popcount8(s->risr[e]));
             commit(m, t, x, x->hw, y->hw);
             y->vleader = (int8_t)r; y->vepoch = (int8_t)e; y->visr = s->risr[e];
         }
@@ -235,7 +227,7 @@ int kafka_successors(const Model *m, const St *s, St *out, uint16_t *labels) {
         for (int r = 0; r < n && !any; r++) {
             const Rep *x = &s->r[r];
             if (!x->alive || last_epoch(x) != best_e || x->len != best_len) continue;
-            St *t = EMIT(LABEL(A_UNCLEAN_RECOVERY, r, 0));
+            St *t = EMIT(LABEL(A_UNCLEAN_ELECT, r, 0));  /* UncleanRecovery's code */
             decide(m, t, r, (uint8_t)(1u << r));
         }
     }

@@ -31,7 +31,8 @@ int kafka_flight_successors(const Model *m, const St *s, St *out, uint16_t *labe
         int response_hw = lx->hw;
         Rep *ly = &t->r[l];
         ly->remote[f] = (int8_t)offset;
-        ly->hw = (int8_t)leader_hw(lleo, response_hw, l, lx->visr, ly->remote, m->hw_min_isr);
+        ly->hw = (int8_t)leader_hw(lleo, response_hw, l, counted_isr(m, s, l), ly->remote, m->hw_min_isr,
+                                   popcount8(lx->visr));
         t->fl_len[f] = (int8_t)(lleo - offset); t->fl_hw[f] = (int8_t)response_hw;
         for (int o = offset; o < lleo; o++) {
             t->fl_id[f][o - offset] = lx->id[o]; t->fl_ep[f][o - offset] = lx->ep[o];

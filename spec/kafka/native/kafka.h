@@ -18,9 +18,11 @@
  * then FetchResponse and LoseResponse), then ELR_ACTIONS, then DURABILITY_ACTIONS. */
 enum {
     A_PRODUCE, A_FETCH, A_SHRINK, A_EXPAND, A_CTRL_SHRINK, A_ELECT, A_UNCLEAN_ELECT, A_CRASH,
-    A_RESTART, A_BECOME_LEADER, A_BECOME_FOLLOWER, A_UNCLEAN_RECOVERY, A_FLUSH,
+    A_RESTART, A_BECOME_LEADER, A_BECOME_FOLLOWER, A_ALTER_PARTITION, A_FLUSH,
     A_UNCLEAN_SHUTDOWN, A_FETCH_RESPONSE, A_LOSE_RESPONSE
 };
+/* UncleanElect and UncleanRecovery never share a model (elr replaces the one by the other),
+ * so UncleanRecovery takes UncleanElect's code, A_UNCLEAN_ELECT. */
 #define LABEL(action, a, b) ((uint16_t)(((action) << 12) | ((a) << 8) | ((b) << 4)))
 
 /* Property bits (spec/kafka/native/__init__.py: PROPERTY_BITS). */
@@ -69,12 +71,14 @@ typedef struct {
     int8_t fl_leader[MAXN], fl_epoch[MAXN], fl_offset[MAXN], fl_len[MAXN], fl_hw[MAXN];
     int8_t fl_id[MAXN][MAXR], fl_ep[MAXN][MAXR];
     int8_t lost;
+    int8_t al_has[MAXN], al_epoch[MAXN]; /* async-isr: each replica's AlterPartition in flight */
+    uint8_t al_base[MAXN], al_isr[MAXN];
 } St;
 
 struct Model {
     int n, R, E, max_crashes, min_isr, unclean_election, rule;
     int fenced_lookup, fenced_fetch, fenced_expand, strict_min_isr, elr;
-    int durable, flush_always, max_unclean, acks_all, split_fetch, max_lost;
+    int durable, flush_always, max_unclean, acks_all, split_fetch, max_lost, async_isr;
     int hw_min_isr, produce_min_isr;
     int rep_width, width, committed_bytes;
 };
@@ -95,19 +99,45 @@ uint32_t kafka_transition(const Model *m, const St *before, uint16_t label, cons
 
 /* flight.c: FetchRequest, FetchResponse and LoseResponse (split-fetch), appended from out[k] */
 int kafka_flight_successors(const Model *m, const St *s, St *out, uint16_t *labels, int k);
+/* alter.c: ShrinkIsr and ExpandIsr as requests, then AlterPartition (async-isr) */
+int kafka_alter_successors(const Model *m, const St *s, St *out, uint16_t *labels, int k);
 
 static inline int popcount8(uint8_t x) { return __builtin_popcount(x); }
 static inline int has(uint8_t mask, int r) { return (mask >> r) & 1; }
 
 /* Helpers the actions of actions.c and flight.c share. */
 /* state.leader_hw: max(hw, min(LEO, remote LEO of every other ISR member)); the HW stays
- * while the ISR has fewer than min_isr members (KIP-966's strict min ISR). */
-static inline int leader_hw(int len, int hw, int me, uint8_t isr, const int8_t *remote, int min_isr) {
-    if (popcount8(isr) < min_isr) return hw;
+ * while the committed ISR has fewer than min_isr members (KIP-966's strict min ISR). With
+ * async-isr `isr` is the maximal ISR (counted_isr), `committed` the committed ISR's size. */
+static inline int leader_hw(int len, int hw, int me, uint8_t isr, const int8_t *remote, int min_isr,
+                            int committed) {
+    if (committed < min_isr) return hw;
     int low = len;
     for (int r = 0; r < MAXN; r++)
         if (has(isr, r) && r != me && remote[r] < low) low = remote[r];
     return hw > low ? hw : low;
+}
+
+/* state.controller_after: the controller once it decided (epoch, leader, isr). */
+static inline void controller_after(const Model *m, St *s, int epoch, int leader, uint8_t isr) {
+    uint8_t old_isr = s->cisr;
+    s->cepoch = (int8_t)epoch; s->cleader = (int8_t)leader; s->cisr = isr;
+    if (!m->elr) return;
+    if (popcount8(isr) >= m->min_isr) s->celr = 0;
+    else s->celr = (uint8_t)((s->celr | (old_isr & ~isr)) & ~isr);
+}
+
+/* actions._record_isr: the true leader changed the ISR; the latest request is rewritten. */
+static inline void record_isr(const Model *m, St *s, int leader, uint8_t isr) {
+    s->rleader[s->nreq - 1] = (int8_t)leader; s->risr[s->nreq - 1] = isr;
+    controller_after(m, s, s->cepoch, leader, isr);
+}
+
+/* actions.counted_isr / alter.maximal_isr: the ISR leader r counts for its HW. */
+static inline uint8_t counted_isr(const Model *m, const St *s, int r) {
+    const Rep *x = &s->r[r];
+    if (!m->async_isr || !s->al_has[r] || s->al_epoch[r] != x->vepoch) return x->visr;
+    return (uint8_t)(x->visr | s->al_isr[r]);
 }
 
 /* state.commit: every offset in [old_hw, new_hw) of `x`'s log joins the committed set. */

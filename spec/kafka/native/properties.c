@@ -115,7 +115,7 @@ uint32_t kafka_transition(const Model *m, const St *a, uint16_t label, const St 
     if (action == A_RESTART) bits |= 1u << P_RESTART_HAPPENS;
     if (mask & (1u << P_TRUNCATION_REMOVES))
         for (int r = 0; r < m->n; r++) if (b->r[r].len < a->r[r].len) bits |= 1u << P_TRUNCATION_REMOVES;
-    if ((action == A_ELECT || action == A_UNCLEAN_ELECT || action == A_UNCLEAN_RECOVERY)
+    if ((action == A_ELECT || action == A_UNCLEAN_ELECT)
         && a->cleader >= 0)
         bits |= 1u << P_SECOND_ELECTION;
     return bits & mask;

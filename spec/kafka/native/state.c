@@ -8,17 +8,17 @@
 
 /* params: n, max_records, max_epoch, max_crashes, min_isr, unclean_election, rule,
  * fenced_lookup, fenced_fetch, fenced_expand, strict_min_isr, elr, durable, flush_always,
- * max_unclean_shutdowns, acks_all, split_fetch, max_lost_responses
+ * max_unclean_shutdowns, acks_all, split_fetch, max_lost_responses, async_isr
  * (spec/kafka/native/__init__.py: params). */
 Model *model_new(const int32_t *p, int np) {
-    if (np != 18) return NULL;
+    if (np != 19) return NULL;
     Model *m = calloc(1, sizeof(Model));
     if (!m) return NULL;
     m->n = p[0]; m->R = p[1]; m->E = p[2]; m->max_crashes = p[3]; m->min_isr = p[4];
     m->unclean_election = p[5]; m->rule = p[6]; m->fenced_lookup = p[7];
     m->fenced_fetch = p[8]; m->fenced_expand = p[9]; m->strict_min_isr = p[10];
     m->elr = p[11]; m->durable = p[12]; m->flush_always = p[13]; m->max_unclean = p[14];
-    m->acks_all = p[15]; m->split_fetch = p[16]; m->max_lost = p[17];
+    m->acks_all = p[15]; m->split_fetch = p[16]; m->max_lost = p[17]; m->async_isr = p[18];
     if (m->n < 1 || m->n > 7 || m->R < 0 || m->R > 7 || m->E < 0 || m->E > MAXE - 1
         || m->max_crashes > 100 || m->max_unclean > 100 || m->max_lost > 100) {
         free(m);
@@ -30,6 +30,7 @@ Model *model_new(const int32_t *p, int np) {
     m->committed_bytes = (m->R * m->R + 7) / 8;
     m->width = m->n * m->rep_width + 3 + (m->elr ? 1 : 0) + 1 + 2 * (m->E + 1) + 2
                + m->committed_bytes + (m->durable ? 1 + (m->flush_always ? 0 : m->n) : 0)
+               + (m->async_isr ? 4 * m->n : 0)
                + (m->split_fetch ? m->n * (5 + 2 * m->R) + 1 : 0);
     return m;
 }
@@ -47,7 +48,8 @@ int model_max_marshal(const Model *m) {
     int ghost = 5 + 10 + 5 + R * R * 15;
     int durable = 5 + 5 + 5 * n + 5;
     int flight = 5 + 5 + n * (5 + 5 + 5 + 5 + (5 + R * 15) + 5) + 5;
-    return 5 + 5 + n * rep + ctrl + reqs + ghost + durable + flight;
+    int alter = 5 + n * (5 + 5 + 2 * (5 + 5 * n));
+    return 5 + 5 + n * rep + ctrl + reqs + ghost + durable + flight + alter;
 }
 
 void kafka_decode(const Model *m, const uint8_t *row, St *s) {
@@ -70,6 +72,11 @@ void kafka_decode(const Model *m, const uint8_t *row, St *s) {
         if (!m->flush_always) for (int r = 0; r < m->n; r++) s->flushed[r] = *p++;
         s->unclean = *p++;
     }
+    if (m->async_isr)
+        for (int r = 0; r < m->n; r++) {
+            s->al_has[r] = *p++; s->al_epoch[r] = *p++;
+            s->al_base[r] = (uint8_t)*p++; s->al_isr[r] = (uint8_t)*p++;
+        }
     if (m->split_fetch) {
         for (int f = 0; f < m->n; f++) {
             s->fl_len[f] = *p++; s->fl_leader[f] = *p++; s->fl_epoch[f] = *p++;
@@ -105,6 +112,11 @@ void kafka_encode(const Model *m, const St *s, uint8_t *row) {
         if (!m->flush_always) for (int r = 0; r < m->n; r++) *p++ = s->flushed[r];
         *p++ = s->unclean;
     }
+    if (m->async_isr)
+        for (int r = 0; r < m->n; r++, p += 4)
+            if (s->al_has[r]) {
+                p[0] = 1; p[1] = s->al_epoch[r]; p[2] = (int8_t)s->al_base[r]; p[3] = (int8_t)s->al_isr[r];
+            }
     if (m->split_fetch) {
         for (int f = 0; f < m->n; f++) {
             int none = s->fl_len[f] == FL_NONE;
@@ -120,7 +132,7 @@ void kafka_encode(const Model *m, const St *s, uint8_t *row) {
 
 /* -- marshal format 2 (checker.fingerprint.encode) ------------------------------------ */
 int kafka_marshal(const Model *m, const St *s, uint8_t *buf) {
-    uint8_t *b = w_tuple(buf, 4 + m->durable + m->split_fetch);
+    uint8_t *b = w_tuple(buf, 4 + m->durable + m->async_isr + m->split_fetch);
     b = w_tuple(b, m->n);
     for (int r = 0; r < m->n; r++) {
         const Rep *x = &s->r[r];
@@ -150,6 +162,14 @@ int kafka_marshal(const Model *m, const St *s, uint8_t *buf) {
         b = w_tuple(b, m->flush_always ? 0 : m->n);
         if (!m->flush_always) for (int r = 0; r < m->n; r++) b = w_int(b, s->flushed[r]);
         b = w_int(b, s->unclean);
+    }
+    if (m->async_isr) {
+        b = w_tuple(b, m->n);
+        for (int r = 0; r < m->n; r++) {
+            if (!s->al_has[r]) { *b++ = 'N'; continue; }
+            b = w_tuple(b, 3); b = w_int(b, s->al_epoch[r]);
+            b = w_members(b, s->al_base[r]); b = w_members(b, s->al_isr[r]);
+        }
     }
     if (m->split_fetch) {
         b = w_tuple(b, 2);
@@ -194,6 +214,7 @@ static int key_cmp(const Model *m, const St *s, int a, int b) {
     CMP(has(s->cisr, a), has(s->cisr, b));
     if (m->elr) CMP(has(s->celr, a), has(s->celr, b));
     if (m->durable && !m->flush_always) CMP(s->flushed[a], s->flushed[b]);
+    if (m->async_isr) CMP(s->al_has[a] ? s->al_epoch[a] : -1, s->al_has[b] ? s->al_epoch[b] : -1);
     if (m->split_fetch) {
         int fa = s->fl_len[a] == FL_NONE ? -1 : s->fl_offset[a];
         int fb = s->fl_len[b] == FL_NONE ? -1 : s->fl_offset[b];
@@ -230,6 +251,13 @@ static void permute(const Model *m, const St *s, const int *perm, St *out) {
         out->risr[e] = rename_mask(s->risr[e], perm, n);
     }
     for (int k = 0; k < n; k++) out->flushed[k] = s->flushed[inverse[k]];
+    if (m->async_isr)
+        for (int k = 0; k < n; k++) {
+            int old = inverse[k];
+            out->al_has[k] = s->al_has[old]; out->al_epoch[k] = s->al_has[old] ? s->al_epoch[old] : 0;
+            out->al_base[k] = s->al_has[old] ? rename_mask(s->al_base[old], perm, n) : 0;
+            out->al_isr[k] = s->al_has[old] ? rename_mask(s->al_isr[old], perm, n) : 0;
+        }
     if (m->split_fetch)
         for (int k = 0; k < n; k++) {
             int old = inverse[k];

@@ -1,0 +1,151 @@
+"""Asynchronous ISR changes (the ``async-isr`` mechanism, KIP-497): AlterPartition in flight.
+
+Without it, ``actions.shrink_isr`` / ``expand_isr`` change the leader's ISR and the
+controller's in one step, as the ZooKeeper-era leader did with its conditional write. Since
+KIP-497 a leader sends an AlterPartition request and carries on; the controller accepts it
+later, or rejects it when the leader epoch or the partition moved on. Until the answer, the
+leader counts the *maximal* ISR for its HW: its committed ISR and every replica it asked to
+add (``Partition.PendingExpandIsr`` / ``PendingShrinkIsr``: ``maximalIsr``), and it asks for
+nothing else (``partitionState.isInflight``). Its committed ISR still decides min ISR.
+
+With the mechanism on, ``ShrinkIsr`` and ``ExpandIsr`` become requests (same labels, same
+conditions on the follower, but any live replica that presumes leadership may send one: only
+the controller can tell a stale leader), and ``AlterPartition(leader)`` follows them: the
+controller handles the leader's request and the leader gets the answer, in one step (a
+simplification: between the two, the leader would behave exactly as while it waits).
+
+The state's ``alter`` component (``spec.kafka.state``) holds per replica its request in
+flight, ``(leader epoch, committed ISR it was based on, ISR asked for)`` or None; a request of
+an epoch other than the replica's view's is stale (it will be rejected) and blocks nothing.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from checker.model import Label
+from spec.kafka.state import (
+    ALIVE,
+    C_EPOCH,
+    C_ISR,
+    C_LEADER,
+    CONTROLLER,
+    GHOST,
+    HW,
+    LOG,
+    REMOTE,
+    REPLICAS,
+    REQUESTS,
+    V_EPOCH,
+    V_ISR,
+    V_LEADER,
+    VIEW,
+    commit,
+    controller_after,
+    leader_hw,
+    put,
+    with_member,
+    without_member,
+)
+
+if TYPE_CHECKING:
+    from spec.kafka.model import KafkaSpec
+
+AL_EPOCH, AL_BASE, AL_ISR = range(3)
+
+
+def maximal_isr(view: tuple[Any, ...], request: tuple[Any, ...] | None) -> tuple[Any, ...]:
+    """The ISR a leader counts for its HW: its committed ISR, with the replicas of its
+    request in flight of the same epoch (``Partition.maximalIsr``)."""
+    if request is None or request[AL_EPOCH] != view[V_EPOCH]:
+        isr: tuple[Any, ...] = view[V_ISR]
+        return isr
+    return tuple(sorted(set(view[V_ISR]).union(request[AL_ISR])))
+
+
+def _pending(s: tuple[Any, ...], at: int, r: int, rep: tuple[Any, ...]) -> bool:
+    request = s[at][r]
+    return request is not None and request[AL_EPOCH] == rep[VIEW][V_EPOCH]
+
+
+def _leaders(ctx: KafkaSpec, s: tuple[Any, ...]) -> Any:
+    """Every live replica that presumes leadership and has no request of its epoch in flight."""
+    at = ctx.alter_at
+    for r, rep in enumerate(s[REPLICAS]):
+        if rep[ALIVE] and rep[VIEW][V_LEADER] == r and not _pending(s, at, r, rep):
+            yield r, rep
+
+
+def _ask(ctx: KafkaSpec, s: tuple[Any, ...], r: int, isr: tuple[Any, ...]) -> tuple[Any, ...]:
+    view = s[REPLICAS][r][VIEW]
+    at = ctx.alter_at
+    return s[:at] + (put(s[at], r, (view[V_EPOCH], view[V_ISR], isr)),) + s[at + 1 :]
+
+
+def shrink_isr(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
+    """ShrinkIsr(leader, follower): a leader asks the controller to drop a lagging follower.
+
+    ShrinkIsr(leader, follower) with async-isr: a live replica that presumes leadership, with
+    no AlterPartition of its epoch in flight, asks to drop a follower of its ISR that is not
+    caught up; its HW still counts the follower until the answer. Source: KIP-497;
+    ``Partition.maybeShrinkIsr`` (``prepareIsrShrink``)."""
+    for r, rep in _leaders(ctx, s):
+        view, remote = rep[VIEW], rep[REMOTE]
+        for f in view[V_ISR]:
+            if f != r and remote[f] < len(rep[LOG]):
+                out.append(
+                    (ctx.labels.shrink[r][f], _ask(ctx, s, r, without_member(view[V_ISR], f)))
+                )
+
+
+def expand_isr(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
+    """ExpandIsr(leader, follower): a leader asks the controller to add a caught-up follower.
+
+    ExpandIsr(leader, follower) with async-isr: as the one-step ExpandIsr's conditions on the
+    follower and (``fenced-expand``) the HW, from a live replica that presumes leadership
+    with no AlterPartition of its epoch in flight; its HW counts the follower at once (the
+    maximal ISR). Source: KIP-497; ``Partition.maybeExpandIsr`` (``prepareIsrExpand``)."""
+    for r, rep in _leaders(ctx, s):
+        log, hw, remote, view = rep[LOG], rep[HW], rep[REMOTE], rep[VIEW]
+        if ctx.variant.fenced_expand and hw < len(log) and log[hw][1] != view[V_EPOCH]:
+            continue
+        for f in range(len(s[REPLICAS])):
+            if f in view[V_ISR] or remote[f] < 0 or remote[f] < hw:
+                continue
+            out.append((ctx.labels.expand[r][f], _ask(ctx, s, r, with_member(view[V_ISR], f))))
+
+
+def alter_partition(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
+    """AlterPartition(leader): the controller handles a leader's request; the leader learns.
+
+    AlterPartition(leader): enabled when a request of ``leader`` is in flight. The controller
+    accepts it only if it still names that leader in that leader epoch with the ISR the
+    request was based on (KIP-497: a stale leader epoch or partition epoch is rejected); the
+    ISR changes with no new epoch, as ShrinkIsr did (the latest LeaderAndIsr is rewritten;
+    with ``elr`` the ELR follows). The leader, if still up in that epoch, then takes the new
+    ISR and recomputes its HW. Rejected, the request is gone and the leader keeps its
+    committed ISR. Source: ``QuorumController`` / ``ReplicationControlManager``
+    (AlterPartition), ``Partition.handleAlterPartitionUpdate``."""
+    at = ctx.alter_at
+    replicas, ctrl = s[REPLICAS], s[CONTROLLER]
+    for r, request in enumerate(s[at]):
+        if request is None:
+            continue
+        epoch, base, isr = request
+        flights = put(s[at], r, None)
+        accepted = ctrl[C_EPOCH] == epoch and ctrl[C_LEADER] == r and ctrl[C_ISR] == base
+        if not accepted:
+            out.append((ctx.labels.alter_partition[r], s[:at] + (flights,) + s[at + 1 :]))
+            continue
+        requests = s[REQUESTS][:-1] + ((epoch, r, isr),)
+        decided = controller_after(ctrl, epoch, r, isr, ctx.config.min_isr)
+        rep, ghost = replicas[r], s[GHOST]
+        view = rep[VIEW]
+        if rep[ALIVE] and view[V_LEADER] == r and view[V_EPOCH] == epoch:
+            log = rep[LOG]
+            hw = leader_hw(len(log), rep[HW], r, isr, rep[REMOTE], ctx.hw_min_isr)
+            ghost = commit(ghost, log, rep[HW], hw)
+            replicas = put(replicas, r, (log, hw, True, (r, epoch, isr), rep[REMOTE]))
+        state = (replicas, decided, requests, ghost) + s[GHOST + 1 : at] + (flights,) + s[at + 1 :]
+        out.append((ctx.labels.alter_partition[r], state))
+        replicas = s[REPLICAS]
