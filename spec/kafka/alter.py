@@ -63,6 +63,13 @@ def maximal_isr(view: tuple[Any, ...], request: tuple[Any, ...] | None) -> tuple
     return tuple(sorted(set(view[V_ISR]).union(request[AL_ISR])))
 
 
+def _at(ctx: KafkaSpec) -> int:
+    """The index of the state's ``alter`` component (the mechanism is on)."""
+    at = ctx.alter_at
+    assert at is not None  # only called with async-isr on
+    return at
+
+
 def _pending(s: tuple[Any, ...], at: int, r: int, rep: tuple[Any, ...]) -> bool:
     request = s[at][r]
     return request is not None and request[AL_EPOCH] == rep[VIEW][V_EPOCH]
@@ -70,7 +77,7 @@ def _pending(s: tuple[Any, ...], at: int, r: int, rep: tuple[Any, ...]) -> bool:
 
 def _leaders(ctx: KafkaSpec, s: tuple[Any, ...]) -> Any:
     """Every live replica that presumes leadership and has no request of its epoch in flight."""
-    at = ctx.alter_at
+    at = _at(ctx)
     for r, rep in enumerate(s[REPLICAS]):
         if rep[ALIVE] and rep[VIEW][V_LEADER] == r and not _pending(s, at, r, rep):
             yield r, rep
@@ -78,7 +85,7 @@ def _leaders(ctx: KafkaSpec, s: tuple[Any, ...]) -> Any:
 
 def _ask(ctx: KafkaSpec, s: tuple[Any, ...], r: int, isr: tuple[Any, ...]) -> tuple[Any, ...]:
     view = s[REPLICAS][r][VIEW]
-    at = ctx.alter_at
+    at = _at(ctx)
     return s[:at] + (put(s[at], r, (view[V_EPOCH], view[V_ISR], isr)),) + s[at + 1 :]
 
 
@@ -126,7 +133,7 @@ def alter_partition(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, A
     ISR and recomputes its HW. Rejected, the request is gone and the leader keeps its
     committed ISR. Source: ``QuorumController`` / ``ReplicationControlManager``
     (AlterPartition), ``Partition.handleAlterPartitionUpdate``."""
-    at = ctx.alter_at
+    at = _at(ctx)
     replicas, ctrl = s[REPLICAS], s[CONTROLLER]
     for r, request in enumerate(s[at]):
         if request is None:

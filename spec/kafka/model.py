@@ -6,7 +6,6 @@ invariant is stated once for every model.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import partial
 from operator import itemgetter
 from typing import Any
@@ -14,6 +13,7 @@ from typing import Any
 from checker.model import ActionSpec, Label
 from spec.kafka import actions, alter, durability, elr, flight, membership, symmetry
 from spec.kafka.config import Config
+from spec.kafka.labels import Labels
 from spec.kafka.state import (
     ALIVE,
     C_ELR,
@@ -41,6 +41,7 @@ from spec.kafka.state import (
     VIEW,
     initial_state,
 )
+from spec.tuples import LastTwo
 
 ACTIONS = (
     ("Produce", actions.produce),
@@ -105,7 +106,7 @@ def model_actions(
     mechanism, and ``ShrinkIsr`` / ``ExpandIsr`` by ``ASYNC_ISR_ACTIONS`` under
     ``async-isr``."""
     names = [name for name, _ in ACTIONS]
-    chosen = ACTIONS
+    chosen: tuple[Any, ...] = ACTIONS
     if async_isr:
         at = names.index("ShrinkIsr")
         chosen = chosen[:at] + ASYNC_ISR_ACTIONS + chosen[at + 2 :]
@@ -114,58 +115,6 @@ def model_actions(
         split = SPLIT_FETCH_ACTIONS + (LOSE_RESPONSE_ACTIONS if max_lost_responses else ())
         chosen = chosen[:at] + split + chosen[at + 1 :]
     return chosen
-
-
-class _LastTwo:
-    """Remembers ``compute(key)`` for the last two keys, compared by identity (a key stays
-    referenced while remembered, so its identity cannot be reused)."""
-
-    __slots__ = ("compute", "k1", "k2", "v1", "v2")
-
-    def __init__(self, compute: Callable[[Any], Any]) -> None:
-        self.compute = compute
-        self.k1 = self.v1 = self.k2 = self.v2 = None
-
-    def get(self, key: Any) -> Any:
-        if key is self.k1:
-            return self.v1
-        if key is self.k2:  # make it the most recent
-            self.k1, self.v1, self.k2, self.v2 = self.k2, self.v2, self.k1, self.v1
-            return self.v1
-        self.k2, self.v2 = self.k1, self.v1
-        self.k1, self.v1 = key, self.compute(key)
-        return self.v1
-
-
-class _Labels:
-    """Every label the model can produce, built once (labels are compared and hashed often)."""
-
-    def __init__(self, n: int, max_epoch: int) -> None:
-        def one(action: str, key: str) -> list[Label]:
-            return [Label(action, ((key, r),)) for r in range(n)]
-
-        def two(action: str, k1: str, k2: str, second: range) -> list[list[Label]]:
-            return [[Label(action, ((k1, a), (k2, b))) for b in second] for a in range(n)]
-
-        epochs = range(max_epoch + 1)
-        self.produce = one("Produce", "leader")
-        self.fetch = two("Fetch", "follower", "leader", range(n))
-        self.fetch_request = two("FetchRequest", "follower", "leader", range(n))
-        self.fetch_response = one("FetchResponse", "follower")
-        self.lose_response = one("LoseResponse", "follower")
-        self.alter_partition = one("AlterPartition", "leader")
-        self.shrink = two("ShrinkIsr", "leader", "follower", range(n))
-        self.expand = two("ExpandIsr", "leader", "follower", range(n))
-        self.controller_shrink = one("ControllerShrinkIsr", "replica")
-        self.elect = one("Elect", "leader")
-        self.unclean_elect = one("UncleanElect", "leader")
-        self.unclean_recovery = one("UncleanRecovery", "leader")
-        self.crash = one("Crash", "replica")
-        self.restart = one("Restart", "replica")
-        self.become_leader = two("BecomeLeader", "replica", "epoch", epochs)
-        self.become_follower = two("BecomeFollower", "replica", "epoch", epochs)
-        self.flush = one("Flush", "replica")
-        self.unclean_shutdown = one("UncleanShutdown", "replica")
 
 
 class KafkaSpec(ActionSpec):
@@ -189,7 +138,7 @@ class KafkaSpec(ActionSpec):
         """The ISR size a leader's HW needs to advance (``state.leader_hw``; KIP-966)."""
         self.produce_min_isr = self.config.min_isr if self.config.acks == "all" else 1
         """The ISR size a leader needs to take a write (min.insync.replicas with acks=all)."""
-        self.labels = _Labels(self.config.replicas, self.config.max_epoch)
+        self.labels = Labels(self.config.replicas, self.config.max_epoch)
         self.alter_at: int | None = (
             GHOST + 1 + self.config.durability if self.variant.async_isr else None
         )
@@ -202,16 +151,16 @@ class KafkaSpec(ActionSpec):
             + (DURABILITY_ACTIONS if self.config.durability else ())
         )
         if self.variant.split_fetch or self.variant.async_isr:  # symmetry must know the layout
-            layout = {"split_fetch": self.variant.split_fetch, "alter_at": self.alter_at}
-            self.replica_keys = partial(symmetry.replica_keys, **layout)
-            self.permute = partial(symmetry.permute, **layout)
+            split, at = self.variant.split_fetch, self.alter_at
+            self.replica_keys = partial(symmetry.replica_keys, split_fetch=split, alter_at=at)
+            self.permute = partial(symmetry.permute, split_fetch=split, alter_at=at)
         self.symmetric_ids = self.config.replicas
         # the invariants ask about the same few states many times in a row (every transition
         # from one state shares its ``before``): remember the last two answers
-        self._logs = _LastTwo(lambda replicas: tuple(map(_get_log, replicas)))
-        self._hws = _LastTwo(lambda replicas: tuple(map(_get_hw, replicas)))
-        self._acked = _LastTwo(self._acked_of)  # successors share their parent's ghost
-        self._leaders = _LastTwo(
+        self._logs = LastTwo(lambda replicas: tuple(map(_get_log, replicas)))
+        self._hws = LastTwo(lambda replicas: tuple(map(_get_hw, replicas)))
+        self._acked = LastTwo(self._acked_of)  # successors share their parent's ghost
+        self._leaders = LastTwo(
             lambda replicas: [
                 (r, rep[VIEW][V_ISR])
                 for r, rep in enumerate(replicas)

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from checker.model import Label
+from spec.kafka.native.labels import ACTION_NAMES, action_names, label_table
 from spec.rows import mask, members
 
 HERE = Path(__file__).parent
@@ -33,41 +34,6 @@ SOURCES = (
     HERE / "properties.c",
 )
 HEADERS = (HERE / "kafka.h",)
-
-ACTION_NAMES = (
-    "Produce",
-    "Fetch",
-    "ShrinkIsr",
-    "ExpandIsr",
-    "ControllerShrinkIsr",
-    "Elect",
-    "UncleanElect",
-    "Crash",
-    "Restart",
-    "BecomeLeader",
-    "BecomeFollower",
-    "AlterPartition",
-    "Flush",
-    "UncleanShutdown",
-    "FetchResponse",
-    "LoseResponse",
-)
-"""Action index (the label code's top four bits) to action name (``kafka.h``), as
-``action_names`` changes it per model (FetchRequest, UncleanRecovery)."""
-
-
-def action_names(split_fetch: bool, async_isr: bool, elr: bool) -> tuple[str, ...]:
-    """Action index to name for one model: with ``split-fetch`` index 1 is FetchRequest; with
-    ``elr`` index 6 is UncleanRecovery (UncleanElect is not in that model); index 11 is
-    AlterPartition (``async-isr``)."""
-    names = list(ACTION_NAMES)
-    if split_fetch:
-        names[1] = "FetchRequest"
-    if elr:
-        names[6] = "UncleanRecovery"
-    names[11] = "AlterPartition"
-    return tuple(names)
-
 
 PROPERTY_BITS = {
     "HwLeLeo": 0,
@@ -301,35 +267,6 @@ def codec(spec: Any) -> Codec | None:
         config.max_lost_responses,
         int(variant.async_isr),
     )
-    labels = spec.labels
-    table: dict[int, Label] = {}
-
-    def put(action: int, a: int, b: int, label: Label) -> None:
-        table[(action << 12) | (a << 8) | (b << 4)] = label
-
-    for r in range(n):
-        for index, one in (
-            (0, labels.produce),
-            (4, labels.controller_shrink),
-            (5, labels.elect),
-            (6, labels.unclean_recovery if variant.elr else labels.unclean_elect),
-            (7, labels.crash),
-            (8, labels.restart),
-            (11, labels.alter_partition),
-            (12, labels.flush),
-            (13, labels.unclean_shutdown),
-            (14, labels.fetch_response),
-            (15, labels.lose_response),
-        ):
-            put(index, r, 0, one[r])
-        for other in range(n):
-            fetch = labels.fetch_request if variant.split_fetch else labels.fetch
-            put(1, r, other, fetch[r][other])
-            put(2, r, other, labels.shrink[r][other])
-            put(3, r, other, labels.expand[r][other])
-        for epoch in range(e + 1):
-            put(9, r, epoch, labels.become_leader[r][epoch])
-            put(10, r, epoch, labels.become_follower[r][epoch])
     return Codec(
         n,
         config.max_records,
@@ -340,7 +277,7 @@ def codec(spec: Any) -> Codec | None:
         variant.split_fetch,
         variant.async_isr,
         params,
-        table,
+        label_table(spec),
         action_names=action_names(variant.split_fetch, variant.async_isr, variant.elr),
         property_bits=PROPERTY_BITS,
     )

@@ -1,0 +1,78 @@
+"""The compiled kafka core's label codes: action index (the code's top four bits) to name,
+and every code to its ``checker.model.Label`` (``kafka.h``: ``LABEL``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from checker.model import Label
+
+ACTION_NAMES = (
+    "Produce",
+    "Fetch",
+    "ShrinkIsr",
+    "ExpandIsr",
+    "ControllerShrinkIsr",
+    "Elect",
+    "UncleanElect",
+    "Crash",
+    "Restart",
+    "BecomeLeader",
+    "BecomeFollower",
+    "AlterPartition",
+    "Flush",
+    "UncleanShutdown",
+    "FetchResponse",
+    "LoseResponse",
+)
+"""Action index (the label code's top four bits) to action name (``kafka.h``), as
+``action_names`` changes it per model (FetchRequest, UncleanRecovery)."""
+
+
+def action_names(split_fetch: bool, async_isr: bool, elr: bool) -> tuple[str, ...]:
+    """Action index to name for one model: with ``split-fetch`` index 1 is FetchRequest; with
+    ``elr`` index 6 is UncleanRecovery (UncleanElect is not in that model); index 11 is
+    AlterPartition (``async-isr``)."""
+    names = list(ACTION_NAMES)
+    if split_fetch:
+        names[1] = "FetchRequest"
+    if elr:
+        names[6] = "UncleanRecovery"
+    names[11] = "AlterPartition"
+    return tuple(names)
+
+
+def label_table(spec: Any) -> dict[int, Label]:
+    """Every label code of ``spec`` (a ``KafkaSpec``) and its label: ``action << 12 | a << 8
+    | b << 4``, the arguments in the order the label names them."""
+    config, variant, labels = spec.config, spec.variant, spec.labels
+    n, e = config.replicas, config.max_epoch
+    table: dict[int, Label] = {}
+
+    def put(action: int, a: int, b: int, label: Label) -> None:
+        table[(action << 12) | (a << 8) | (b << 4)] = label
+
+    for r in range(n):
+        for index, one in (
+            (0, labels.produce),
+            (4, labels.controller_shrink),
+            (5, labels.elect),
+            (6, labels.unclean_recovery if variant.elr else labels.unclean_elect),
+            (7, labels.crash),
+            (8, labels.restart),
+            (11, labels.alter_partition),
+            (12, labels.flush),
+            (13, labels.unclean_shutdown),
+            (14, labels.fetch_response),
+            (15, labels.lose_response),
+        ):
+            put(index, r, 0, one[r])
+        for other in range(n):
+            fetch = labels.fetch_request if variant.split_fetch else labels.fetch
+            put(1, r, other, fetch[r][other])
+            put(2, r, other, labels.shrink[r][other])
+            put(3, r, other, labels.expand[r][other])
+        for epoch in range(e + 1):
+            put(9, r, epoch, labels.become_leader[r][epoch])
+            put(10, r, epoch, labels.become_follower[r][epoch])
+    return table
