@@ -17,7 +17,7 @@ import html
 import re
 from typing import Any
 
-from checker.renderers.steps import config_text, controller_line, in_flight_text
+from checker.renderers.steps import config_text, controller_line, in_flight_text, pending_text
 
 STYLE = """
 body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222;max-width:90em}
@@ -93,7 +93,7 @@ def _who(replica: dict[str, Any], old: dict[str, Any] | None) -> str:
         ),
         ("epoch", f"epoch {replica['epoch']}"),
         ("alive", "up" if replica["alive"] else "DOWN"),
-        ("isr", "ISR {" + ",".join(map(str, replica["isr"])) + "}"),
+        ("isr", "ISR {" + ",".join(map(str, replica["isr"])) + "}" + pending_text(replica)),
     ]
     parts = []
     for key, text in fields:

@@ -41,6 +41,7 @@ def actions(spec: Any) -> list[tuple[str, Any]]:
         return list(NEXT[spec.config.truncation])
     from spec.kafka.model import (
         ACTIONS,
+        ASYNC_ISR_ACTIONS,
         DURABILITY_ACTIONS,
         ELR_ACTIONS,
         LOSE_RESPONSE_ACTIONS,
@@ -54,6 +55,7 @@ def actions(spec: Any) -> list[tuple[str, Any]]:
             (name + " (split-fetch, --max-lost-responses)", func)
             for name, func in LOSE_RESPONSE_ACTIONS
         ),
+        *((name + " (async-isr)", func) for name, func in ASYNC_ISR_ACTIONS),
         *((name + " (elr, --unclean)", func) for name, func in ELR_ACTIONS),
         *((name + " (--max-unclean-shutdowns)", func) for name, func in DURABILITY_ACTIONS),
     ]

@@ -73,8 +73,7 @@ def _row(replica: dict[str, Any], width: int, hide: set[str]) -> dict[str, str]:
         row["alive"] = "up" if replica["alive"] else "DOWN"
     if "isr" not in hide:
         row["isr"] = "{" + ",".join(map(str, replica["isr"])) + "}"
-        if replica.get("pending_isr"):  # AsyncIsr: the ISRs the leader asked for
-            row["isr"] += " +pending {" + ",".join(map(str, replica["pending_isr"])) + "}"
+        row["isr"] += pending_text(replica)
     if "log" not in hide:
         for offset, cell in enumerate(_cells(replica, width)):
             row[f"{offset}"] = cell
@@ -87,6 +86,18 @@ def _row(replica: dict[str, Any], width: int, hide: set[str]) -> dict[str, str]:
     if "in_flight" in replica and "in_flight" not in hide:
         row["in flight"] = in_flight_text(replica["in_flight"])
     return row
+
+
+def pending_text(replica: dict[str, Any]) -> str:
+    """What a leader has asked the controller for and not heard back about, after its ISR:
+    `` asks {0,1}`` (the kafka model's AlterPartition request, ``async-isr``), `` +pending
+    {0}`` (the TLA+ AsyncIsr's pending ISR), or ``""``."""
+    request = replica.get("alter_partition")
+    if request:
+        return " asks {" + ",".join(map(str, request["isr"])) + "}"
+    if replica.get("pending_isr"):
+        return " +pending {" + ",".join(map(str, replica["pending_isr"])) + "}"
+    return ""
 
 
 def in_flight_text(response: dict[str, Any] | None) -> str:

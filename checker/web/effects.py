@@ -55,6 +55,13 @@ def replica_change(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
         parts.append(f"HW {old['hw']}→{new['hw']}")
     if list(old["isr"]) != list(new["isr"]):
         parts.append(f"ISR {_isr(old['isr'])}→{_isr(new['isr'])}")
+    if old.get("alter_partition") != new.get("alter_partition"):  # async-isr
+        request = new.get("alter_partition")
+        parts.append(
+            "asks for ISR {" + ",".join(map(str, request["isr"])) + "}"
+            if request
+            else "request answered"
+        )
     if old.get("in_flight") != new.get("in_flight"):  # split-fetch
         if new.get("in_flight") is None:
             parts.append(
