@@ -77,12 +77,9 @@ int kafka_successors(const Model *m, const St *s, St *out, uint16_t *labels) {
     if (m->split_fetch) k = kafka_flight_successors(m, s, out, labels, k);
     /* Fetch(follower, leader) */
     for (int f = 0; f < n && !m->split_fetch; f++) {
-        const Rep *x = &s->r[f];
-        int l = x->vleader;
-        if (!x->alive || l < 0 || l == f) continue;
-        const Rep *lx = &s->r[l];
-        if (!lx->alive || lx->vleader != l) continue;
-        if (m->fenced_fetch && lx->vepoch != x->vepoch) continue;
+        int l = fetch_leader(m, s, f);
+        if (l < 0) continue;
+        const Rep *x = &s->r[f], *lx = &s->r[l];
         St *t = EMIT(LABEL(A_FETCH, f, l));
         Rep *y = &t->r[f];
         int offset = x->len, lleo = lx->len;
@@ -93,16 +90,11 @@ int kafka_successors(const Model *m, const St *s, St *out, uint16_t *labels) {
             truncated(m, t, f, lleo);
             continue;
         }
-        int response_hw = lx->hw;
-        Rep *ly = &t->r[l];
-        ly->remote[f] = (int8_t)offset;
-        ly->hw = (int8_t)leader_hw(lleo, response_hw, l, counted_isr(m, s, l), ly->remote, m->hw_min_isr,
-                                   popcount8(lx->visr));
+        int response_hw = leader_answers(m, s, t, l, f, offset);
         for (int o = offset; o < lleo; o++) { y->id[o] = lx->id[o]; y->ep[o] = lx->ep[o]; }
         y->len = (int8_t)lleo;
         y->hw = (int8_t)(response_hw < lleo ? response_hw : lleo);
         y->has_remote = 0;
-        commit(m, t, lx, response_hw, ly->hw);
     }
     /* ShrinkIsr(leader, follower) */
     int c = m->async_isr ? -1 : s->cleader;

@@ -15,12 +15,9 @@ int kafka_flight_successors(const Model *m, const St *s, St *out, uint16_t *labe
 #define EMIT(label) emit(out, labels, &k, s, (label))
     /* FetchRequest(follower, leader) */
     for (int f = 0; f < n; f++) {
-        const Rep *x = &s->r[f];
-        int l = x->vleader;
-        if (!x->alive || l < 0 || l == f || s->fl_len[f] != FL_NONE) continue;
-        const Rep *lx = &s->r[l];
-        if (!lx->alive || lx->vleader != l) continue;
-        if (m->fenced_fetch && lx->vepoch != x->vepoch) continue;
+        int l = s->fl_len[f] == FL_NONE ? fetch_leader(m, s, f) : -1;
+        if (l < 0) continue;
+        const Rep *x = &s->r[f], *lx = &s->r[l];
         St *t = EMIT(LABEL(A_FETCH, f, l));
         int offset = x->len, lleo = lx->len;
         t->fl_leader[f] = (int8_t)l; t->fl_epoch[f] = lx->vepoch; t->fl_offset[f] = (int8_t)offset;
@@ -28,16 +25,11 @@ int kafka_flight_successors(const Model *m, const St *s, St *out, uint16_t *labe
             t->fl_len[f] = FL_OUT_OF_RANGE; t->fl_hw[f] = (int8_t)lleo;
             continue;
         }
-        int response_hw = lx->hw;
-        Rep *ly = &t->r[l];
-        ly->remote[f] = (int8_t)offset;
-        ly->hw = (int8_t)leader_hw(lleo, response_hw, l, counted_isr(m, s, l), ly->remote, m->hw_min_isr,
-                                   popcount8(lx->visr));
+        int response_hw = leader_answers(m, s, t, l, f, offset);
         t->fl_len[f] = (int8_t)(lleo - offset); t->fl_hw[f] = (int8_t)response_hw;
         for (int o = offset; o < lleo; o++) {
             t->fl_id[f][o - offset] = lx->id[o]; t->fl_ep[f][o - offset] = lx->ep[o];
         }
-        commit(m, t, lx, response_hw, ly->hw);
     }
     /* FetchResponse(follower) */
     for (int f = 0; f < n; f++) {

@@ -97,6 +97,11 @@ uint32_t kafka_invariants(const Model *m, const St *s, uint32_t mask);
 uint32_t kafka_transition(const Model *m, const St *before, uint16_t label, const St *after,
                           uint32_t mask);
 
+/* The leader's half of a fetch from `offset` (not past its LEO), on successor t of s: the
+ * remote LEO, then the HW over the ISR it counts, and what that commits. Returns the HW read
+ * before the update, the one the response carries. */
+static inline int leader_answers(const Model *m, const St *s, St *t, int l, int f, int offset);
+
 /* flight.c: FetchRequest, FetchResponse and LoseResponse (split-fetch), appended from out[k] */
 int kafka_flight_successors(const Model *m, const St *s, St *out, uint16_t *labels, int k);
 /* alter.c: ShrinkIsr and ExpandIsr as requests, then AlterPartition (async-isr) */
@@ -140,6 +145,18 @@ static inline uint8_t counted_isr(const Model *m, const St *s, int r) {
     return (uint8_t)(x->visr | s->al_isr[r]);
 }
 
+/* actions.fetch_leader: the leader f may fetch from, or -1 (f up and following another
+ * replica that is up and presumes leadership; with fenced-fetch, in f's epoch). */
+static inline int fetch_leader(const Model *m, const St *s, int f) {
+    const Rep *x = &s->r[f];
+    int l = x->vleader;
+    if (!x->alive || l < 0 || l == f) return -1;
+    const Rep *lx = &s->r[l];
+    if (!lx->alive || lx->vleader != l) return -1;
+    if (m->fenced_fetch && lx->vepoch != x->vepoch) return -1;
+    return l;
+}
+
 /* state.commit: every offset in [old_hw, new_hw) of `x`'s log joins the committed set. */
 static inline void commit(const Model *m, St *s, const Rep *x, int old_hw, int new_hw) {
     for (int o = old_hw; o < new_hw; o++) s->committed |= 1ull << (o * m->R + x->id[o]);
@@ -157,5 +174,16 @@ static inline St *emit(St *out, uint16_t *labels, int *k, const St *s, uint16_t 
     return &out[(*k)++];
 }
 
+
+static inline int leader_answers(const Model *m, const St *s, St *t, int l, int f, int offset) {
+    const Rep *lx = &s->r[l];
+    Rep *ly = &t->r[l];
+    int response_hw = lx->hw;
+    ly->remote[f] = (int8_t)offset;
+    ly->hw = (int8_t)leader_hw(lx->len, response_hw, l, counted_isr(m, s, l), ly->remote,
+                               m->hw_min_isr, popcount8(lx->visr));
+    commit(m, t, lx, response_hw, ly->hw);
+    return response_hw;
+}
 
 #endif
