@@ -15,7 +15,9 @@
 
 /* Action codes (the label's top four bits). Successors come in spec.kafka.model's order:
  * ACTIONS (with split-fetch, Fetch's place holds FetchRequest, which takes A_FETCH's code,
- * then FetchResponse and LoseResponse), then ELR_ACTIONS, then DURABILITY_ACTIONS. */
+ * then FetchResponse and LoseResponse; with async-isr, ShrinkIsr's and ExpandIsr's places
+ * hold their request forms and then AlterPartition), then ELR_ACTIONS, then
+ * DURABILITY_ACTIONS. */
 enum {
     A_PRODUCE, A_FETCH, A_SHRINK, A_EXPAND, A_CTRL_SHRINK, A_ELECT, A_UNCLEAN_ELECT, A_CRASH,
     A_RESTART, A_BECOME_LEADER, A_BECOME_FOLLOWER, A_ALTER_PARTITION, A_FLUSH,
@@ -54,9 +56,11 @@ typedef struct {
 
 /* A whole state: replicas, controller (epoch, leader, ISR[, ELR]), LeaderAndIsr requests
  * (request e has epoch e), ghost (next id, crashes, committed (offset, id) pairs as bit
- * offset * R + id), the durable component (flushed offsets, unclean shutdowns) and the
- * flight component (per follower the response in flight to it: leader, epoch, fetch
- * offset, record count or FL_NONE / FL_OUT_OF_RANGE, records, HW; responses lost). */
+ * offset * R + id), the durable component (flushed offsets, unclean shutdowns), the
+ * alter component (per replica its AlterPartition request in flight: epoch, committed ISR
+ * it was based on, ISR asked for) and the flight component (per follower the response in
+ * flight to it: leader, epoch, fetch offset, record count or FL_NONE / FL_OUT_OF_RANGE,
+ * records, HW; responses lost). */
 typedef struct {
     Rep r[MAXN];
     int8_t cepoch, cleader;
@@ -110,7 +114,7 @@ int kafka_alter_successors(const Model *m, const St *s, St *out, uint16_t *label
 static inline int popcount8(uint8_t x) { return __builtin_popcount(x); }
 static inline int has(uint8_t mask, int r) { return (mask >> r) & 1; }
 
-/* Helpers the actions of actions.c and flight.c share. */
+/* Helpers the actions of actions.c, alter.c and flight.c share. */
 /* state.leader_hw: max(hw, min(LEO, remote LEO of every other ISR member)); the HW stays
  * while the committed ISR has fewer than min_isr members (KIP-966's strict min ISR). With
  * async-isr `isr` is the maximal ISR (counted_isr), `committed` the committed ISR's size. */
