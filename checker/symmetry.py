@@ -112,13 +112,17 @@ def for_spec(spec: Any, properties: Sequence[Any] = ()) -> ReplicaSymmetry:
     """The canonicaliser of ``spec``, which offers symmetry through ``replica_keys(state)``,
     ``permute(state, perm)`` and ``symmetric_ids`` (how many interchangeable ids).
 
-    Raises ``SymmetryError`` when the spec offers none, or when one of ``properties`` is not
+    Raises ``SymmetryError`` when the spec offers none (saying why when the spec has a
+    ``no_symmetry`` text), or when one of ``properties`` is not
     symmetric (``Property.symmetric`` is False: it names a replica).
     """
     n = getattr(spec, "symmetric_ids", 0)
     if not n or not hasattr(spec, "replica_keys") or not hasattr(spec, "permute"):
+        why = getattr(spec, "no_symmetry", "")
         raise SymmetryError(
-            f"the {getattr(spec, 'name', '?')} model offers no symmetry; run with --no-symmetry"
+            f"the {getattr(spec, 'name', '?')} model offers no symmetry"
+            + (f" ({why})" if why else "")
+            + "; run with --no-symmetry"
         )
     named = [p.name for p in properties if not getattr(p, "symmetric", True)]
     if named:

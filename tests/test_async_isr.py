@@ -112,6 +112,7 @@ def test_the_cli_runs_it_and_refuses_what_does_not_apply(tmp_path):
     wrong = runner.invoke(cli, ["explore", "--max-offset", "3"])
     assert wrong.exit_code == 2 and "--max-offset does not apply to --model kafka" in wrong.output
     for args, message in (
+        (["--truncation", "async-isr", "--symmetry"], "AsyncIsr's Leader is one fixed replica"),
         (
             ["--truncation", "async-isr", "--log-size", "3"],
             "--log-size does not apply to --truncation async-isr",

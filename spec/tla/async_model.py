@@ -47,6 +47,8 @@ class AsyncIsrSpec(ActionSpec):
     name = "tla"
     default_symmetry = False
     """No symmetry: the leader is fixed, and plain counts are TLC's."""
+    no_symmetry = "AsyncIsr's Leader is one fixed replica, so replicas are not interchangeable"
+    """Why ``--symmetry`` is refused (``checker.symmetry.for_spec``)."""
 
     def __init__(self, config: TlaConfig | None = None) -> None:
         self.config = (config or TlaConfig(truncation="async-isr")).validate()
