@@ -32,7 +32,7 @@ from checker.commands.options import (
 )
 from checker.formats import report, walk_checkpoints
 from checker.limits import Limits, signal_name
-from checker.models.compose import Recipe
+from checker.models.compose import Recipe, applies
 from checker.result import EXIT_ENVIRONMENT
 from checker.walks import WalkPlan
 
@@ -201,12 +201,12 @@ def simulate_cmd(
 
 
 def simulate_bounds(model: str, given: dict[str, Any]) -> dict[str, Any]:
-    """The options ``given``, with ``SIMULATE_BOUNDS`` where they are None (none for the tla
-    model's AsyncIsr, whose bounds are its state constraint)."""
+    """The options ``given``, with ``SIMULATE_BOUNDS`` where they are None and apply to the
+    chosen module (``compose.applies``: none for the tla model's AsyncIsr)."""
     chosen = {k: v for k, v in given.items() if v is not None}
-    if model == "tla" and str(chosen.get("truncation", "")).lower() == "async-isr":
-        return chosen
-    return {**SIMULATE_BOUNDS[model], **chosen}
+    truncation = chosen.get("truncation")
+    defaults = {k: v for k, v in SIMULATE_BOUNDS[model].items() if applies(model, k, truncation)}
+    return {**defaults, **chosen}
 
 
 def _build(model: str, given: dict[str, Any], names: Any) -> tuple[Any, Any]:

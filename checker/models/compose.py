@@ -148,16 +148,27 @@ REPLICATION_ONLY = ("log_size", "max_records", "max_epoch")
 """The tla options only the KafkaReplication modules have."""
 
 
+def applies(model: str, key: str, truncation: Any = None) -> bool:
+    """Whether the option ``key`` (a config field) belongs to ``model`` with ``truncation``
+    (None: the model's default): the tla model's AsyncIsr has offsets and versions
+    (``ASYNC_ISR_ONLY``), its KafkaReplication modules logs, records and epochs."""
+    if key not in MODEL_OPTIONS[model]:
+        return False
+    if model != "tla":
+        return True
+    is_async = str(truncation or "").lower() == ASYNC_ISR
+    return key not in (REPLICATION_ONLY if is_async else ASYNC_ISR_ONLY)
+
+
 def _check_module_options(values: dict[str, Any]) -> None:
-    """Raise ``OptionError`` for a tla option the chosen module does not have: AsyncIsr has
-    offsets and versions, the KafkaReplication modules logs, records and epochs."""
-    is_async = values.get("truncation") == ASYNC_ISR
-    for key in REPLICATION_ONLY if is_async else ASYNC_ISR_ONLY:
-        if key in values:
+    """Raise ``OptionError`` for a tla option the chosen module does not have (``applies``)."""
+    truncation = values.get("truncation")
+    for key in values:
+        if not applies("tla", key, truncation):
             option = "--" + key.replace("_", "-")
             where = (
                 "--truncation async-isr"
-                if is_async
+                if truncation == ASYNC_ISR
                 else "--model tla without --truncation async-isr"
             )
             raise OptionError(f"{option} does not apply to {where}", option)

@@ -14,7 +14,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from checker.model import Label
-from spec.kafka.alter import maximal_isr
 from spec.kafka.state import (
     ALIVE,
     C_EPOCH,
@@ -35,6 +34,7 @@ from spec.kafka.state import (
     commit,
     controller_after,
     leader_hw,
+    maximal_isr,
     put,
     truncated,
     with_member,
@@ -63,8 +63,8 @@ def produce(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) ->
             continue
         # effect
         log = rep[LOG] + ((next_id, view[V_EPOCH]),)
-        isr = view[V_ISR] if ctx.alter_at is None else maximal_isr(view, s[ctx.alter_at][r])
-        hw = leader_hw(len(log), rep[HW], r, isr, rep[REMOTE], ctx.hw_min_isr, len(view[V_ISR]))
+        counted = counted_isr(ctx, s, r)
+        hw = leader_hw(len(log), rep[HW], r, counted, rep[REMOTE], ctx.hw_min_isr, len(view[V_ISR]))
         new_ghost = put(commit(ghost, log, rep[HW], hw), G_NEXT_ID, next_id + 1)
         new_rep = (log, hw, True, view, rep[REMOTE])
         out.append(
@@ -77,7 +77,7 @@ def produce(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) ->
 
 def counted_isr(ctx: KafkaSpec, s: tuple[Any, ...], leader: int) -> tuple[Any, ...]:
     """The ISR ``leader`` counts for its HW: its view's, or with ``async-isr`` the maximal
-    one (``alter.maximal_isr``)."""
+    one (``state.maximal_isr``)."""
     view = s[REPLICAS][leader][VIEW]
     if ctx.alter_at is None:
         isr: tuple[Any, ...] = view[V_ISR]
@@ -137,7 +137,7 @@ def fetch(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> N
                     ctx.labels.fetch[f][leader],
                     (put(replicas, f, new_rep),)
                     + s[1:DURABLE]
-                    + truncated(s, f, lleo, ctx.config.durability),
+                    + truncated(s, f, lleo, ctx.durable),
                 )
             )
             continue
@@ -179,7 +179,7 @@ def true_leader(s: tuple[Any, ...], r: int) -> Any:
     )
 
 
-def _record_isr(ctx: KafkaSpec, s: tuple[Any, ...], leader: int, isr: Any) -> Any:
+def record_isr(ctx: KafkaSpec, s: tuple[Any, ...], leader: int, isr: Any) -> Any:
     """``(controller, requests)`` after the true leader changed the ISR to ``isr``.
 
     The epoch stays. The latest LeaderAndIsr is rewritten to carry the new ISR, because it
@@ -194,6 +194,25 @@ def _record_isr(ctx: KafkaSpec, s: tuple[Any, ...], leader: int, isr: Any) -> An
     return controller_after(ctrl, epoch, leader, isr, ctx.config.min_isr), requests
 
 
+def lagging(r: int, rep: tuple[Any, ...]) -> list[int]:
+    """The members of leader ``r``'s ISR (``rep``: its replica) whose remote LEO is below its
+    LEO: those ShrinkIsr may drop (``replica.lag.time.max.ms`` may expire at any moment).
+    Source: ``Partition.getOutOfSyncReplicas``."""
+    remote, leo = rep[REMOTE], len(rep[LOG])
+    return [f for f in rep[VIEW][V_ISR] if f != r and remote[f] < leo]
+
+
+def caught_up(ctx: KafkaSpec, rep: tuple[Any, ...]) -> list[int]:
+    """The replicas outside a leader's ISR (``rep``: its replica) whose fetches in this
+    leadership reached its HW: those ExpandIsr may add. None with ``fenced-expand`` while the
+    HW has not reached the start of the leader's epoch (KIP-320 / KAFKA-7128: HW = LEO or the
+    record at HW carries the leader's epoch). Source: ``Partition.maybeExpandIsr``."""
+    log, hw, remote, view = rep[LOG], rep[HW], rep[REMOTE], rep[VIEW]
+    if ctx.variant.fenced_expand and hw < len(log) and log[hw][1] != view[V_EPOCH]:
+        return []
+    return [f for f, leo in enumerate(remote) if f not in view[V_ISR] and leo >= 0 and leo >= hw]
+
+
 def shrink_isr(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """ShrinkIsr(leader, follower): the true leader drops a lagging follower from the ISR.
 
@@ -206,16 +225,13 @@ def shrink_isr(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]])
     if r is not None and true_leader(s, r):  # only the controller's leader can be it
         rep = replicas[r]
         log, remote, view = rep[LOG], rep[REMOTE], rep[VIEW]
-        for f in view[V_ISR]:
-            # enabled when: f is another ISR member behind the leader's LEO
-            if f == r or remote[f] >= len(log):
-                continue
+        for f in lagging(r, rep):  # enabled when: f is behind the leader's LEO
             # effect
             isr = without_member(view[V_ISR], f)
             hw = leader_hw(len(log), rep[HW], r, isr, remote, ctx.hw_min_isr)
             new_view = (r, view[V_EPOCH], isr)
             ghost = commit(s[GHOST], log, rep[HW], hw)
-            ctrl, requests = _record_isr(ctx, s, r, isr)
+            ctrl, requests = record_isr(ctx, s, r, isr)
             out.append(
                 (
                     ctx.labels.shrink[r][f],
@@ -236,15 +252,10 @@ def expand_isr(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]])
     if r is not None and true_leader(s, r):  # only the controller's leader can be it
         rep = replicas[r]
         log, hw, remote, view = rep[LOG], rep[HW], rep[REMOTE], rep[VIEW]
-        if ctx.variant.fenced_expand and hw < len(log) and log[hw][1] != view[V_EPOCH]:
-            return
-        for f in range(len(replicas)):
-            # enabled when: f is outside the ISR and has fetched up to the leader's HW
-            if f in view[V_ISR] or remote[f] < 0 or remote[f] < hw:
-                continue
+        for f in caught_up(ctx, rep):  # enabled when: f reached the HW (and the fence allows)
             isr = with_member(view[V_ISR], f)
             new_rep = (log, hw, True, (r, view[V_EPOCH], isr), remote)
-            ctrl, requests = _record_isr(ctx, s, r, isr)
+            ctrl, requests = record_isr(ctx, s, r, isr)
             out.append(
                 (
                     ctx.labels.expand[r][f],

@@ -24,7 +24,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from checker.model import Label
+from spec.kafka.actions import caught_up, lagging, record_isr
 from spec.kafka.state import (
+    AL_EPOCH,
     ALIVE,
     C_EPOCH,
     C_ISR,
@@ -35,13 +37,11 @@ from spec.kafka.state import (
     LOG,
     REMOTE,
     REPLICAS,
-    REQUESTS,
     V_EPOCH,
     V_ISR,
     V_LEADER,
     VIEW,
     commit,
-    controller_after,
     leader_hw,
     put,
     with_member,
@@ -50,17 +50,6 @@ from spec.kafka.state import (
 
 if TYPE_CHECKING:
     from spec.kafka.model import KafkaSpec
-
-AL_EPOCH, AL_BASE, AL_ISR = range(3)
-
-
-def maximal_isr(view: tuple[Any, ...], request: tuple[Any, ...] | None) -> tuple[Any, ...]:
-    """The ISR a leader counts for its HW: its committed ISR, with the replicas of its
-    request in flight of the same epoch (``Partition.maximalIsr``)."""
-    if request is None or request[AL_EPOCH] != view[V_EPOCH]:
-        isr: tuple[Any, ...] = view[V_ISR]
-        return isr
-    return tuple(sorted(set(view[V_ISR]).union(request[AL_ISR])))
 
 
 def _at(ctx: KafkaSpec) -> int:
@@ -97,12 +86,9 @@ def shrink_isr(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]])
     caught up; its HW still counts the follower until the answer. Source: KIP-497;
     ``Partition.maybeShrinkIsr`` (``prepareIsrShrink``)."""
     for r, rep in _leaders(ctx, s):
-        view, remote = rep[VIEW], rep[REMOTE]
-        for f in view[V_ISR]:
-            if f != r and remote[f] < len(rep[LOG]):
-                out.append(
-                    (ctx.labels.shrink[r][f], _ask(ctx, s, r, without_member(view[V_ISR], f)))
-                )
+        for f in lagging(r, rep):
+            isr = without_member(rep[VIEW][V_ISR], f)
+            out.append((ctx.labels.shrink[r][f], _ask(ctx, s, r, isr)))
 
 
 def expand_isr(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
@@ -113,13 +99,9 @@ def expand_isr(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]])
     with no AlterPartition of its epoch in flight; its HW counts the follower at once (the
     maximal ISR). Source: KIP-497; ``Partition.maybeExpandIsr`` (``prepareIsrExpand``)."""
     for r, rep in _leaders(ctx, s):
-        log, hw, remote, view = rep[LOG], rep[HW], rep[REMOTE], rep[VIEW]
-        if ctx.variant.fenced_expand and hw < len(log) and log[hw][1] != view[V_EPOCH]:
-            continue
-        for f in range(len(s[REPLICAS])):
-            if f in view[V_ISR] or remote[f] < 0 or remote[f] < hw:
-                continue
-            out.append((ctx.labels.expand[r][f], _ask(ctx, s, r, with_member(view[V_ISR], f))))
+        for f in caught_up(ctx, rep):
+            isr = with_member(rep[VIEW][V_ISR], f)
+            out.append((ctx.labels.expand[r][f], _ask(ctx, s, r, isr)))
 
 
 def alter_partition(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
@@ -134,25 +116,24 @@ def alter_partition(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, A
     committed ISR. Source: ``QuorumController`` / ``ReplicationControlManager``
     (AlterPartition), ``Partition.handleAlterPartitionUpdate``."""
     at = _at(ctx)
-    replicas, ctrl = s[REPLICAS], s[CONTROLLER]
+    ctrl = s[CONTROLLER]
     for r, request in enumerate(s[at]):
         if request is None:
             continue
         epoch, base, isr = request
-        flights = put(s[at], r, None)
+        asked = put(s[at], r, None)
         accepted = ctrl[C_EPOCH] == epoch and ctrl[C_LEADER] == r and ctrl[C_ISR] == base
         if not accepted:
-            out.append((ctx.labels.alter_partition[r], s[:at] + (flights,) + s[at + 1 :]))
+            out.append((ctx.labels.alter_partition[r], s[:at] + (asked,) + s[at + 1 :]))
             continue
-        requests = s[REQUESTS][:-1] + ((epoch, r, isr),)
-        decided = controller_after(ctrl, epoch, r, isr, ctx.config.min_isr)
-        rep, ghost = replicas[r], s[GHOST]
+        decided, requests = record_isr(ctx, s, r, isr)
+        replicas, ghost = s[REPLICAS], s[GHOST]
+        rep = replicas[r]
         view = rep[VIEW]
         if rep[ALIVE] and view[V_LEADER] == r and view[V_EPOCH] == epoch:
             log = rep[LOG]
             hw = leader_hw(len(log), rep[HW], r, isr, rep[REMOTE], ctx.hw_min_isr)
             ghost = commit(ghost, log, rep[HW], hw)
             replicas = put(replicas, r, (log, hw, True, (r, epoch, isr), rep[REMOTE]))
-        state = (replicas, decided, requests, ghost) + s[GHOST + 1 : at] + (flights,) + s[at + 1 :]
+        state = (replicas, decided, requests, ghost) + s[GHOST + 1 : at] + (asked,) + s[at + 1 :]
         out.append((ctx.labels.alter_partition[r], state))
-        replicas = s[REPLICAS]

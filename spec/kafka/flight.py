@@ -125,7 +125,7 @@ def fetch_response(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, An
     ``updateHighWatermark``), ``AbstractFetcherThread.processFetchRequest``."""
     replicas, extra = s[REPLICAS], s[GHOST + 1 :]
     responses, lost = extra[-1]
-    durable = ctx.config.durability
+    durable = ctx.durable
     for f, response in enumerate(responses):
         # enabled when: a response is in flight to f
         if response is None:

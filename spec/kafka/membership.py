@@ -210,6 +210,6 @@ def become_follower(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, A
                     ctx.labels.become_follower[r][epoch],
                     (put(replicas, r, new_rep),)
                     + s[1:DURABLE]
-                    + truncated(s, r, offset, ctx.config.durability),
+                    + truncated(s, r, offset, ctx.durable),
                 )
             )

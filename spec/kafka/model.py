@@ -139,9 +139,9 @@ class KafkaSpec(ActionSpec):
         self.produce_min_isr = self.config.min_isr if self.config.acks == "all" else 1
         """The ISR size a leader needs to take a write (min.insync.replicas with acks=all)."""
         self.labels = Labels(self.config.replicas, self.config.max_epoch)
-        self.alter_at: int | None = (
-            GHOST + 1 + self.config.durability if self.variant.async_isr else None
-        )
+        self.durable = self.config.durability
+        """The state has the ``durable`` component (unclean shutdowns are possible)."""
+        self.alter_at: int | None = GHOST + 1 + self.durable if self.variant.async_isr else None
         """The index of the state's ``alter`` component (``async-isr``), or None."""
         self.set_actions(
             model_actions(

@@ -64,6 +64,8 @@ G_NEXT_ID, G_CRASHES, G_COMMITTED = range(3)
 # the optional fifth state component and its fields
 DURABLE = 4
 D_FLUSHED, D_UNCLEAN = range(2)
+# an AlterPartition request's fields in the alter component (async-isr)
+AL_EPOCH, AL_BASE, AL_ISR = range(3)
 # the split-fetch component (the last one) and a response's fields
 F_RESPONSES, F_LOST = range(2)
 R_LEADER, R_EPOCH, R_OFFSET, R_RECORDS, R_HW = range(5)
@@ -177,3 +179,12 @@ def leader_hw(
             value = remote[member]
             low = min(low, value)
     return max(hw, low)
+
+
+def maximal_isr(view: tuple[Any, ...], request: tuple[Any, ...] | None) -> tuple[Any, ...]:
+    """The ISR a leader counts for its HW: its committed ISR, with the replicas of its
+    request in flight of the same epoch (``Partition.maximalIsr``)."""
+    if request is None or request[AL_EPOCH] != view[V_EPOCH]:
+        isr: tuple[Any, ...] = view[V_ISR]
+        return isr
+    return tuple(sorted(set(view[V_ISR]).union(request[AL_ISR])))

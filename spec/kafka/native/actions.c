@@ -102,7 +102,7 @@ int kafka_successors(const Model *m, const St *s, St *out, uint16_t *labels) {
     if (c >= 0 && true_leader(s, c)) {
         const Rep *x = &s->r[c];
         for (int f = 0; f < n; f++) {
-            if (!has(x->visr, f) || f == c || x->remote[f] >= x->len) continue;
+            if (!lagging(x, c, f)) continue;
             St *t = EMIT(LABEL(A_SHRINK, c, f));
             Rep *y = &t->r[c];
             y->visr = (uint8_t)(x->visr & ~(1u << f));
@@ -115,13 +115,12 @@ int kafka_successors(const Model *m, const St *s, St *out, uint16_t *labels) {
     /* ExpandIsr(leader, follower) */
     if (c >= 0 && true_leader(s, c)) {
         const Rep *x = &s->r[c];
-        if (!(m->fenced_expand && x->hw < x->len && x->ep[x->hw] != x->vepoch))
-            for (int f = 0; f < n; f++) {
-                if (has(x->visr, f) || x->remote[f] < 0 || x->remote[f] < x->hw) continue;
-                St *t = EMIT(LABEL(A_EXPAND, c, f));
-                t->r[c].visr = (uint8_t)(x->visr | (1u << f));
-                record_isr(m, t, c, t->r[c].visr);
-            }
+        for (int f = 0; f < n; f++) {
+            if (!caught_up(m, x, f)) continue;
+            St *t = EMIT(LABEL(A_EXPAND, c, f));
+            t->r[c].visr = (uint8_t)(x->visr | (1u << f));
+            record_isr(m, t, c, t->r[c].visr);
+        }
     }
     /* ControllerShrinkIsr(replica) */
     if (s->cepoch < m->E && popcount8(s->cisr) >= 2)

@@ -22,7 +22,7 @@ int kafka_alter_successors(const Model *m, const St *s, St *out, uint16_t *label
         if (!may_ask(s, r)) continue;
         const Rep *x = &s->r[r];
         for (int f = 0; f < n; f++) {
-            if (!has(x->visr, f) || f == r || x->remote[f] >= x->len) continue;
+            if (!lagging(x, r, f)) continue;
             St *t = EMIT(LABEL(A_SHRINK, r, f));
             ask(t, x, r, (uint8_t)(x->visr & ~(1u << f)));
         }
@@ -31,9 +31,8 @@ int kafka_alter_successors(const Model *m, const St *s, St *out, uint16_t *label
     for (int r = 0; r < n; r++) {
         if (!may_ask(s, r)) continue;
         const Rep *x = &s->r[r];
-        if (m->fenced_expand && x->hw < x->len && x->ep[x->hw] != x->vepoch) continue;
         for (int f = 0; f < n; f++) {
-            if (has(x->visr, f) || x->remote[f] < 0 || x->remote[f] < x->hw) continue;
+            if (!caught_up(m, x, f)) continue;
             St *t = EMIT(LABEL(A_EXPAND, r, f));
             ask(t, x, r, (uint8_t)(x->visr | (1u << f)));
         }

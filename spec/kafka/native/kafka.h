@@ -142,11 +142,23 @@ static inline void record_isr(const Model *m, St *s, int leader, uint8_t isr) {
     controller_after(m, s, s->cepoch, leader, isr);
 }
 
-/* actions.counted_isr / alter.maximal_isr: the ISR leader r counts for its HW. */
+/* actions.counted_isr / state.maximal_isr: the ISR leader r counts for its HW. */
 static inline uint8_t counted_isr(const Model *m, const St *s, int r) {
     const Rep *x = &s->r[r];
     if (!m->async_isr || !s->al_has[r] || s->al_epoch[r] != x->vepoch) return x->visr;
     return (uint8_t)(x->visr | s->al_isr[r]);
+}
+
+/* actions.lagging: member f of the ISR of leader r (replica x) is behind x's LEO. */
+static inline int lagging(const Rep *x, int r, int f) {
+    return has(x->visr, f) && f != r && x->remote[f] < x->len;
+}
+
+/* actions.caught_up: replica f, outside leader x's ISR, fetched up to x's HW in this
+ * leadership, and (fenced-expand) x's HW has reached the start of x's epoch. */
+static inline int caught_up(const Model *m, const Rep *x, int f) {
+    if (m->fenced_expand && x->hw < x->len && x->ep[x->hw] != x->vepoch) return 0;
+    return !has(x->visr, f) && x->remote[f] >= 0 && x->remote[f] >= x->hw;
 }
 
 /* actions.fetch_leader: the leader f may fetch from, or -1 (f up and following another
