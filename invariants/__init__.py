@@ -8,7 +8,7 @@ vacuity guards (``reachability``).
 from __future__ import annotations
 
 from checker.properties import Property
-from invariants import acked, reachability, safety, sanity, transitions
+from invariants import acked, reachability, reads, safety, sanity, transitions
 from invariants.access import Acknowledged, Replication
 
 
@@ -22,8 +22,8 @@ def catalog(
     guards).
     """
     safe = safety.properties(acc, committed_history)
-    if committed_history:  # NoAckedLoss right after NoCommittedLoss
-        safe = safe[:1] + acked.properties(acc) + safe[1:]
+    if committed_history:  # NoAckedLoss right after NoCommittedLoss, NoUncommittedRead next
+        safe = safe[:1] + acked.properties(acc) + reads.properties(acc) + safe[1:]
     return (
         sanity.properties(acc)
         + safe

@@ -17,6 +17,7 @@ import html
 import re
 from typing import Any
 
+from checker.renderers import steps
 from checker.renderers.steps import config_text, controller_line, in_flight_text, pending_text
 
 STYLE = """
@@ -155,13 +156,17 @@ def _marks(replica: dict[str, Any], old: dict[str, Any] | None) -> str:
         shown.append(("flushed", replica["flushed"]))
     if "in_flight" in replica:  # split-fetch: the fetch response on its way to the replica
         shown.append(("in flight", in_flight_text(replica["in_flight"])))
+    if "fetcher" in replica:  # truncation on fetch with a historical ordering
+        shown.append(("fetcher", steps.fetcher_text(replica["fetcher"])))
     for key, value in shown:
         field = key.replace(" ", "_")
         before: Any = None if old is None else (len(old["log"]) if key == "leo" else old.get(field))
-        if field == "in_flight" and old is not None:
-            before = in_flight_text(old.get(field))
+        if field in ("in_flight", "fetcher") and old is not None:
+            before = (in_flight_text if field == "in_flight" else steps.fetcher_text)(
+                old.get(field)
+            )
         moved = before is not None and before != value
-        arrow = f"{before}→" if moved and field != "in_flight" else ""
+        arrow = f"{before}→" if moved and field not in ("in_flight", "fetcher") else ""
         parts.append(
             f'<span class="{field.replace("_", "-")}-value{" changed" if moved else ""}">'
             f"{key.upper() if key in ('hw', 'leo') else key} {e(str(arrow))}{e(str(value))}</span>"

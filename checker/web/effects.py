@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from checker.renderers.steps import in_flight_text
+from checker.renderers.steps import fetcher_text, in_flight_text
 
 
 def _isr(members: Any) -> str:
@@ -62,6 +62,8 @@ def replica_change(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
             if request
             else "request answered"
         )
+    if old.get("fetcher") != new.get("fetcher"):  # truncation on fetch, historical orderings
+        parts.append(f"fetcher: {fetcher_text(new.get('fetcher'))}")
     if old.get("in_flight") != new.get("in_flight"):  # split-fetch
         if new.get("in_flight") is None:
             parts.append(

@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from spec.bounds import ConfigError, require_non_negative, require_replicas, resolve_variant
-from spec.kafka import plugins, variants
+from spec.kafka import plugins, releases, variants
 
 TRUNCATION_VARIANTS = variants.BUILTIN_PRESETS
 """The built-in protocol presets, oldest first (``spec.kafka.variants.PRESETS``; a team's
@@ -40,7 +40,8 @@ class Config:
       while its ISR has at least this many members (1..replicas).
     - ``unclean_election``: ``unclean.leader.election.enable``.
     - ``truncation``: the protocol preset, one of ``TRUNCATION_VARIANTS`` (``epoch`` is
-      accepted as an alias of ``kip320``); ``with_mechanisms`` / ``without_mechanisms``: the
+      accepted as an alias of ``kip320``, and a Kafka version without a preset of its own,
+      ``kafka-3.9``, names the release preset that models it: ``releases.VERSIONS``); ``with_mechanisms`` / ``without_mechanisms``: the
       mechanisms (``spec.kafka.variants.MECHANISMS``) turned on / off on top of it.
     - ``max_unclean_shutdowns``: unclean shutdowns (power loss) over the whole run; 0 keeps
       every log durable, as before. ``flush``: ``background`` (Kafka's default: the OS writes
@@ -107,7 +108,8 @@ class Config:
                 "--acks", f"--acks must be one of {', '.join(ACKS)}, got {self.acks!r}"
             )
         self.load_variants()
-        truncation = resolve_variant(self.truncation, tuple(variants.PRESETS), ALIASES)
+        asked = releases.VERSIONS.get(self.truncation, self.truncation)  # kafka-3.9: kafka-3.7
+        truncation = resolve_variant(asked, tuple(variants.PRESETS), ALIASES)
         enable = tuple(sorted(set(self.with_mechanisms)))
         disable = tuple(sorted(set(self.without_mechanisms)))
         try:
@@ -144,7 +146,7 @@ class Config:
         config; raises ``ValueError`` as ``variants.resolve`` does otherwise)."""
         self.load_variants()  # a worker process builds its spec from the config alone
         return variants.resolve(
-            ALIASES.get(self.truncation, self.truncation),
+            ALIASES.get(self.truncation, releases.VERSIONS.get(self.truncation, self.truncation)),
             self.with_mechanisms,
             self.without_mechanisms,
         )

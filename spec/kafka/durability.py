@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from checker.model import Label
+from spec.kafka.diverging import put_fetcher
 from spec.kafka.elr import fence_unclean
 from spec.kafka.state import (
     ALIVE,
@@ -68,7 +69,7 @@ def unclean_shutdown(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, 
     it described may be gone, and Kafka keys a follower's fetch state to its broker epoch,
     which a restarted broker renews (KIP-903, Kafka 3.5; without this the model's ExpandIsr
     could add the replica on its pre-shutdown LEO). With ``split-fetch``, fetch responses in flight to
-    or from it are dropped. With the ``elr`` mechanism the controller also takes the
+    or from it are dropped, and so is a pending truncation of its fetcher. With the ``elr`` mechanism the controller also takes the
     replica out of ISR and ELR (``elr.fence_unclean``). Source: KIP-966 (unclean shutdown);
     ``LogLoader`` recovery from the recovery point."""
     durable = s[DURABLE]
@@ -86,7 +87,8 @@ def unclean_shutdown(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, 
         extra = (new,) + s[DURABLE + 1 :]
         if ctx.variant.split_fetch:
             extra = without_flights(extra, r)
-        out.append((ctx.labels.unclean_shutdown[r], (forgotten, ctrl, requests, s[GHOST]) + extra))
+        state = put_fetcher((forgotten, ctrl, requests, s[GHOST]) + extra, ctx.fetcher_at, r, None)
+        out.append((ctx.labels.unclean_shutdown[r], state))
 
 
 def _forget_remote(replicas: tuple[Any, ...], r: int) -> tuple[Any, ...]:

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from checker.model import Label
 from spec.kafka.actions import counted_isr, fetch_leader
+from spec.kafka.fetching import apply_response
 from spec.kafka.state import (
     GHOST,
     HW,
@@ -121,8 +122,9 @@ def fetch_response(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, An
     taken out of flight; if it still applies (``applies``) the follower appends its records
     and sets ``HW = min(response HW, new LEO)``, or, for OFFSET_OUT_OF_RANGE, truncates to the
     leader's LEO (its HW to at most that). A response that no longer applies changes nothing
-    else. Source: ``ReplicaFetcherThread.processPartitionData`` (append, then
-    ``updateHighWatermark``), ``AbstractFetcherThread.processFetchRequest``."""
+    else. With truncation on fetch (Kafka >= 2.7) a response is applied as
+    ``fetching.apply_response`` says. Source: ``ReplicaFetcherThread.processPartitionData``
+    (append, then ``updateHighWatermark``), ``AbstractFetcherThread.processFetchRequest``."""
     replicas, extra = s[REPLICAS], s[GHOST + 1 :]
     responses, lost = extra[-1]
     durable = ctx.durable
@@ -133,7 +135,9 @@ def fetch_response(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, An
         # effect
         state = s[:-1] + ((put(responses, f, None), lost),)
         rep = replicas[f]
-        if applies(ctx, rep, response):
+        if applies(ctx, rep, response) and ctx.variant.truncate_on_fetch:
+            state = apply_response(ctx, state, f, response)  # Kafka >= 2.7
+        elif applies(ctx, rep, response):
             log, records = rep[LOG], response[R_RECORDS]
             if records is None:  # OFFSET_OUT_OF_RANGE
                 leo = response[R_HW]
@@ -167,12 +171,16 @@ def lose_response(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any
 def describe(response: tuple[Any, ...] | None) -> dict[str, Any] | None:
     """A JSON-friendly picture of a response in flight (None for none): the leader and epoch
     that answered, the fetch offset, and either the records (``[id, epoch]`` each) with the HW,
-    or ``out_of_range`` with the leader's LEO."""
+    or ``out_of_range`` with the leader's LEO, or (truncation on fetch) ``diverging_epoch``
+    ``[epoch, end offset]`` with the HW."""
     if response is None:
         return None
-    leader, epoch, offset, records, hw = response
+    leader, epoch, offset, records, hw = response[:5]
     picture: dict[str, Any] = {"leader": leader, "epoch": epoch, "fetch_offset": offset}
-    if records is None:
+    if len(response) > 5:
+        picture["diverging_epoch"] = list(response[5])
+        picture["hw"] = hw
+    elif records is None:
         picture["out_of_range"] = True
         picture["leader_leo"] = hw
     else:

@@ -22,6 +22,7 @@ class Labels:
         self.fetch_request = two("FetchRequest", "follower", "leader", range(n))
         self.fetch_response = one("FetchResponse", "follower")
         self.lose_response = one("LoseResponse", "follower")
+        self.truncate_on_fetch_response = one("TruncateOnFetchResponse", "follower")
         self.alter_partition = one("AlterPartition", "leader")
         self.shrink = two("ShrinkIsr", "leader", "follower", range(n))
         self.expand = two("ExpandIsr", "leader", "follower", range(n))

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from checker.model import Label
+from spec.kafka.diverging import on_become_follower, put_fetcher
 from spec.kafka.elr import decide, elr_choices
 from spec.kafka.state import (
     ALIVE,
@@ -115,7 +116,8 @@ def crash(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> N
 
     Crash(replica): the broker stops; its volatile state (view, remote LEOs) is lost, its
     log and HW checkpoint stay; with ``split-fetch``, fetch responses in flight to or from it
-    are dropped. Bounded by max_crashes. Source: protocol.md action 4."""
+    are dropped; its fetch state (a pending truncation, a cleared last fetched epoch) is
+    gone. Bounded by max_crashes. Source: protocol.md action 4."""
     ghost = s[GHOST]
     if ghost[G_CRASHES] >= ctx.config.max_crashes:
         return
@@ -126,12 +128,8 @@ def crash(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> N
         if rep[ALIVE]:
             down = (rep[LOG], rep[HW], False, NO_VIEW, ())
             extra = without_flights(s[DURABLE:], r) if split else s[DURABLE:]
-            out.append(
-                (
-                    ctx.labels.crash[r],
-                    (put(replicas, r, down), s[CONTROLLER], s[REQUESTS], new_ghost) + extra,
-                )
-            )
+            state = (put(replicas, r, down), s[CONTROLLER], s[REQUESTS], new_ghost) + extra
+            out.append((ctx.labels.crash[r], put_fetcher(state, ctx.fetcher_at, r, None)))
 
 
 def restart(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
@@ -162,7 +160,8 @@ def become_leader(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any
     BecomeLeader(replica, epoch): a live replica applies a LeaderAndIsr newer than its view
     that names it leader. It keeps its log and its own HW (usually behind the old leader's),
     forgets remote LEOs (unknown until followers fetch), then recomputes its HW (a sole ISR
-    member commits its whole log). Source: protocol.md action 7; ``Partition.makeLeader``."""
+    member commits its whole log). Its fetcher stops: a pending truncation or a cleared last
+    fetched epoch goes with it. Source: protocol.md action 7; ``Partition.makeLeader``."""
     replicas = s[REPLICAS]
     n = len(replicas)
     for r, rep in enumerate(replicas):
@@ -176,11 +175,9 @@ def become_leader(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any
             hw = leader_hw(len(log), rep[HW], r, isr, remote, ctx.hw_min_isr)
             ghost = commit(s[GHOST], log, rep[HW], hw)
             new_rep = (log, hw, True, (r, epoch, isr), remote)
+            state = (put(replicas, r, new_rep), s[CONTROLLER], s[REQUESTS], ghost) + s[DURABLE:]
             out.append(
-                (
-                    ctx.labels.become_leader[r][epoch],
-                    (put(replicas, r, new_rep), s[CONTROLLER], s[REQUESTS], ghost) + s[DURABLE:],
-                )
+                (ctx.labels.become_leader[r][epoch], put_fetcher(state, ctx.fetcher_at, r, None))
             )
 
 
@@ -191,9 +188,13 @@ def become_follower(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, A
     view that names another replica leader, and truncates its log by the variant's rule
     (``spec.kafka.variants``); its HW drops to the truncation point if above it. Disabled while
     the rule cannot answer (the leader to ask is not ready). A request naming no leader is
-    never applied. Source: protocol.md action 7; ``ReplicaFetcherThread.maybeTruncate``."""
+    never applied. The fetcher starts afresh: with truncation on fetch (Kafka >= 2.7) nothing
+    is truncated here and the first fetch carries the last record's epoch
+    (``AbstractFetcherThread.partitionFetchState``). Source: protocol.md action 7;
+    ``ReplicaFetcherThread.maybeTruncate``."""
     replicas = s[REPLICAS]
     variant = ctx.variant
+    fresh = on_become_follower(variant.empty_clears_epoch)
     for r, rep in enumerate(replicas):
         if not rep[ALIVE]:
             continue
@@ -205,11 +206,8 @@ def become_follower(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, A
                 continue
             log = rep[LOG]
             new_rep = (log[:offset], min(rep[HW], offset), True, (leader, epoch, isr), ())
-            out.append(
-                (
-                    ctx.labels.become_follower[r][epoch],
-                    (put(replicas, r, new_rep),)
-                    + s[1:DURABLE]
-                    + truncated(s, r, offset, ctx.durable),
-                )
+            state = (
+                (put(replicas, r, new_rep),) + s[1:DURABLE] + truncated(s, r, offset, ctx.durable)
             )
+            state = put_fetcher(state, ctx.fetcher_at, r, fresh)
+            out.append((ctx.labels.become_follower[r][epoch], state))

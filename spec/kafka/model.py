@@ -11,30 +11,31 @@ from operator import itemgetter
 from typing import Any
 
 from checker.model import ActionSpec, Label
-from spec.kafka import actions, alter, durability, elr, flight, membership, symmetry
+from spec.kafka import (
+    actions,
+    alter,
+    durability,
+    elr,
+    fetching,
+    flight,
+    membership,
+    picture,
+    symmetry,
+)
 from spec.kafka.config import Config
 from spec.kafka.labels import Labels
 from spec.kafka.state import (
     ALIVE,
-    C_ELR,
     C_EPOCH,
     C_ISR,
     C_LEADER,
     CONTROLLER,
-    D_FLUSHED,
-    D_UNCLEAN,
-    DURABLE,
-    F_LOST,
-    F_RESPONSES,
     G_COMMITTED,
-    G_CRASHES,
     G_NEXT_ID,
     GHOST,
     HW,
     LOG,
-    REMOTE,
     REPLICAS,
-    REQUESTS,
     V_EPOCH,
     V_ISR,
     V_LEADER,
@@ -98,23 +99,36 @@ _EVENTS = {
 }
 
 
+TRUNCATE_ACTIONS = (("TruncateOnFetchResponse", fetching.truncate_on_fetch_response),)
+"""Follow the fetch actions with ``hw-before-truncation`` (KAFKA-14704's window)."""
+
+
 def model_actions(
-    split_fetch: bool, max_lost_responses: int, async_isr: bool = False
+    split_fetch: bool,
+    max_lost_responses: int,
+    async_isr: bool = False,
+    truncate_on_fetch: bool = False,
+    hw_before_truncation: bool = False,
 ) -> tuple[Any, ...]:
     """``ACTIONS``, with ``Fetch`` replaced by ``SPLIT_FETCH_ACTIONS`` (and then
     ``LOSE_RESPONSE_ACTIONS`` when responses may be lost) under the ``split-fetch``
     mechanism, and ``ShrinkIsr`` / ``ExpandIsr`` by ``ASYNC_ISR_ACTIONS`` under
-    ``async-isr``."""
+    ``async-isr``. With ``truncate_on_fetch`` the fetch actions are ``spec.kafka.fetching``'s,
+    followed, with ``hw_before_truncation``, by ``TRUNCATE_ACTIONS``."""
     names = [name for name, _ in ACTIONS]
     chosen: tuple[Any, ...] = ACTIONS
     if async_isr:
         at = names.index("ShrinkIsr")
         chosen = chosen[:at] + ASYNC_ISR_ACTIONS + chosen[at + 2 :]
+    at = names.index("Fetch")
+    fetches: tuple[Any, ...] = (chosen[at],)
     if split_fetch:
-        at = names.index("Fetch")
-        split = SPLIT_FETCH_ACTIONS + (LOSE_RESPONSE_ACTIONS if max_lost_responses else ())
-        chosen = chosen[:at] + split + chosen[at + 1 :]
-    return chosen
+        fetches = SPLIT_FETCH_ACTIONS + (LOSE_RESPONSE_ACTIONS if max_lost_responses else ())
+    if truncate_on_fetch:
+        request = fetching.fetch_request if split_fetch else fetching.fetch
+        fetches = ((fetches[0][0], request),) + fetches[1:]
+        fetches += TRUNCATE_ACTIONS if hw_before_truncation else ()
+    return chosen[:at] + fetches + chosen[at + 1 :]
 
 
 class KafkaSpec(ActionSpec):
@@ -141,19 +155,31 @@ class KafkaSpec(ActionSpec):
         self.labels = Labels(self.config.replicas, self.config.max_epoch)
         self.durable = self.config.durability
         """The state has the ``durable`` component (unclean shutdowns are possible)."""
-        self.alter_at: int | None = GHOST + 1 + self.durable if self.variant.async_isr else None
+        variant = self.variant
+        self.alter_at: int | None = GHOST + 1 + self.durable if variant.async_isr else None
         """The index of the state's ``alter`` component (``async-isr``), or None."""
+        self.fetcher_at: int | None = (
+            GHOST + 1 + self.durable + variant.async_isr if variant.fetcher_state else None
+        )
+        """The index of the state's ``fetcher`` component (``Variant.fetcher_state``), or
+        None."""
         self.set_actions(
             model_actions(
-                self.variant.split_fetch, self.config.max_lost_responses, self.variant.async_isr
+                variant.split_fetch,
+                self.config.max_lost_responses,
+                variant.async_isr,
+                variant.truncate_on_fetch,
+                variant.hw_before_truncation,
             )
             + (ELR_ACTIONS if self.variant.elr else ())
             + (DURABILITY_ACTIONS if self.config.durability else ())
         )
-        if self.variant.split_fetch or self.variant.async_isr:  # symmetry must know the layout
-            split, at = self.variant.split_fetch, self.alter_at
-            self.replica_keys = partial(symmetry.replica_keys, split_fetch=split, alter_at=at)
-            self.permute = partial(symmetry.permute, split_fetch=split, alter_at=at)
+        if variant.split_fetch or variant.async_isr or variant.fetcher_state:  # the layout
+            split, at, fat = variant.split_fetch, self.alter_at, self.fetcher_at
+            self.replica_keys = partial(
+                symmetry.replica_keys, split_fetch=split, alter_at=at, fetcher_at=fat
+            )
+            self.permute = partial(symmetry.permute, split_fetch=split, alter_at=at, fetcher_at=fat)
         self.symmetric_ids = self.config.replicas
         # the invariants ask about the same few states many times in a row (every transition
         # from one state shares its ``before``): remember the last two answers
@@ -180,6 +206,7 @@ class KafkaSpec(ActionSpec):
                 self.variant.elr,
                 self.variant.split_fetch,
                 self.variant.async_isr,
+                self.variant.fetcher_state,
             )
         ]
 
@@ -188,72 +215,8 @@ class KafkaSpec(ActionSpec):
         return self.config.to_dict()
 
     def view(self, state: tuple[Any, ...]) -> dict[str, Any]:
-        """A JSON-friendly picture of a state: per replica its log (``[id, epoch]`` per offset),
-        HW, LEO, role, epoch, leader and ISR as it believes them; the controller; ghosts."""
-        replicas = []
-        for r, rep in enumerate(state[REPLICAS]):
-            leader, epoch, isr = rep[VIEW]
-            role = (
-                "down"
-                if not rep[ALIVE]
-                else "leader"
-                if leader == r
-                else "follower"
-                if leader is not None
-                else "no leader"
-            )
-            replicas.append(
-                {
-                    "replica": r,
-                    "alive": rep[ALIVE],
-                    "role": role,
-                    "leader": leader,
-                    "epoch": epoch,
-                    "isr": list(isr),
-                    "log": [list(rec) for rec in rep[LOG]],
-                    "hw": rep[HW],
-                    "leo": len(rep[LOG]),
-                    "remote_leo": list(rep[REMOTE]),
-                }
-            )
-        durable = self.config.durability
-        if durable:
-            flushed = state[DURABLE][D_FLUSHED]
-            for r, replica in enumerate(replicas):
-                replica["flushed"] = flushed[r] if flushed else replica["leo"]
-        if self.variant.split_fetch:
-            for replica, response in zip(replicas, state[-1][F_RESPONSES], strict=True):
-                replica["in_flight"] = flight.describe(response)
-        if self.alter_at is not None:
-            for replica, request in zip(replicas, state[self.alter_at], strict=True):
-                if request is not None:
-                    epoch, base, isr = request
-                    replica["alter_partition"] = {
-                        "epoch": epoch,
-                        "from": list(base),
-                        "isr": list(isr),
-                    }
-        epoch, leader, isr = state[CONTROLLER][:3]
-        controller = {"epoch": epoch, "leader": leader, "isr": list(isr)}
-        if len(state[CONTROLLER]) > C_ELR:
-            controller["elr"] = list(state[CONTROLLER][C_ELR])
-        ghost = state[GHOST]
-        extra = {"unclean_shutdowns": state[DURABLE][D_UNCLEAN]} if durable else {}
-        if self.variant.split_fetch and self.config.max_lost_responses:
-            extra["lost_responses"] = state[-1][F_LOST]
-        return {
-            "replicas": replicas,
-            "controller": controller,
-            "requests": [
-                {"epoch": e, "leader": lead, "isr": list(i)} for e, lead, i in state[REQUESTS]
-            ],
-            "records_produced": ghost[G_NEXT_ID],
-            "crashes": ghost[G_CRASHES],
-            "committed": [list(pair) for pair in ghost[G_COMMITTED]],
-            **extra,
-            "acks": self.config.acks,
-            "acked": list(self.acked(state)),
-        }
+        """A JSON-friendly picture of a state (``spec.kafka.picture.picture``)."""
+        return picture.picture(self, state)
 
     # -- invariants.access.Replication ------------------------------------------------------
     # (map/itemgetter rather than generator expressions: these run on every transition)

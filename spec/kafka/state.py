@@ -28,10 +28,17 @@ A state is ``(replicas, controller, requests, ghost)``:
 - only with the ``async-isr`` mechanism, next (after ``durable`` if there is one), the
   component ``alter``: per replica its AlterPartition request in flight, ``(leader epoch,
   committed ISR it was based on, ISR asked for)`` or None (``spec.kafka.alter``).
+- only when the variant truncates on fetch with ``hw-before-truncation`` or
+  ``empty-clears-epoch`` (``Variant.fetcher_state``), next the component ``fetcher``: per
+  replica what its fetch state holds beyond its log (``spec.kafka.diverging``): None (the
+  last fetched epoch is its last record's), ``-1`` (its last fetched epoch was cleared,
+  KAFKA-15510) or an offset >= 0 (a truncation to that offset is pending, KAFKA-14704).
 - only with the ``split-fetch`` mechanism, a last component ``flight = (responses, lost)``:
   ``responses[f]``, the fetch response in flight to follower ``f`` (None: none), as
   ``(leader, leader epoch, fetch offset, records, HW)`` (``records`` a tuple of records, or
-  None for OFFSET_OUT_OF_RANGE, whose ``HW`` field is then the leader's LEO to truncate to);
+  None for OFFSET_OUT_OF_RANGE, whose ``HW`` field is then the leader's LEO to truncate to;
+  with truncation on fetch a diverging response has no records (None) and a sixth field, the
+  DivergingEpoch ``(epoch, end offset)``);
   ``lost``, the responses the network dropped so far (``spec.kafka.flight``).
 """
 
@@ -80,13 +87,14 @@ def initial_state(
     elr: bool = False,
     split_fetch: bool = False,
     async_isr: bool = False,
+    fetcher: bool = False,
 ) -> tuple[Any, ...]:
     """Every log empty, every HW 0, every replica up with no view; the controller has epoch -1,
     no leader and every replica in its ISR (and, with ``elr``, an empty ELR); no request yet;
     nothing produced or committed. With ``durable``, the ``durable`` component: nothing
     flushed, no unclean shutdown. With ``async_isr``, the ``alter`` component: no request in
-    flight. With ``split_fetch``, the ``flight`` component: no response in flight, none
-    lost."""
+    flight. With ``fetcher``, the ``fetcher`` component: nothing beyond the logs. With
+    ``split_fetch``, the ``flight`` component: no response in flight, none lost."""
     replica = ((), 0, True, NO_VIEW, ())
     everyone = tuple(range(replicas))
     controller = (-1, None, everyone, ()) if elr else (-1, None, everyone)
@@ -94,6 +102,8 @@ def initial_state(
     if durable:
         state += ((() if flush_always else (0,) * replicas, 0),)
     if async_isr:
+        state += ((None,) * replicas,)
+    if fetcher:
         state += ((None,) * replicas,)
     if split_fetch:
         state += (((None,) * replicas, 0),)

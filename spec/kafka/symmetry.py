@@ -6,8 +6,9 @@ alike, and no property names a replica, so the model is symmetric under any rena
 replica ids. Replica ids occur in: the position of each replica in ``replicas``, a view's
 leader and ISR, a leader's remote LEOs (indexed by id), the controller's leader and ISR, and
 every LeaderAndIsr request, the controller's ELR (with the elr mechanism), (with unclean
-shutdowns) the flushed offsets, indexed by id, and (with split-fetch) the responses in flight,
-indexed by follower id, each naming the leader that sent it.
+shutdowns) the flushed offsets, indexed by id, (with the ``fetcher`` component) the fetch
+states, indexed by id, and (with split-fetch) the responses in flight, indexed by follower
+id, each naming the leader that sent it.
 Record ids, epochs and offsets are not replica ids.
 """
 
@@ -30,7 +31,10 @@ from spec.kafka.state import (
 
 
 def replica_keys(
-    state: tuple[Any, ...], split_fetch: bool = False, alter_at: int | None = None
+    state: tuple[Any, ...],
+    split_fetch: bool = False,
+    alter_at: int | None = None,
+    fetcher_at: int | None = None,
 ) -> list[tuple[Any, ...]]:
     """Per replica a key that renaming does not change: ``(log, HW, alive, view epoch, role,
     is the controller's leader, in the controller's ISR)``, role 0 = no leader known,
@@ -39,7 +43,8 @@ def replica_keys(
     ``flight``) the fetch offset of the response in flight to it (-1: none), and
     (``alter_at``: the index of the ``alter`` component) the leader epoch of its
     AlterPartition request in flight (-1: none). (Cheap rather than complete: replicas whose
-    keys tie are ordered by trying their renamings.)"""
+    keys tie are ordered by trying their renamings; ``fetcher_at``, the index of the
+    ``fetcher`` component, only tells where the components are.)"""
     replicas, ctrl = state[REPLICAS], state[CONTROLLER]
     c_leader, c_isr = ctrl[C_LEADER], ctrl[C_ISR]
     keys: list[tuple[Any, ...]] = []
@@ -58,7 +63,8 @@ def replica_keys(
         )
     if len(ctrl) > C_ELR:  # so does ELR membership (KIP-966)
         keys = [key + (r in ctrl[C_ELR],) for r, key in enumerate(keys)]
-    durable = len(state) > DURABLE + split_fetch + (alter_at is not None)
+    optional = split_fetch + (alter_at is not None) + (fetcher_at is not None)
+    durable = len(state) > DURABLE + optional
     if durable and state[DURABLE][D_FLUSHED]:  # the flushed offsets count too
         flushed = state[DURABLE][D_FLUSHED]
         keys = [key + (flushed[r],) for r, key in enumerate(keys)]
@@ -85,10 +91,11 @@ def permute(
     perm: tuple[int, ...],
     split_fetch: bool = False,
     alter_at: int | None = None,
+    fetcher_at: int | None = None,
 ) -> tuple[Any, ...]:
     """``state`` with replica ``r`` renamed ``perm[r]``; ISRs stay sorted tuples.
-    ``split_fetch``: the state's last component is ``flight``; ``alter_at``: the index of
-    the ``alter`` component."""
+    ``split_fetch``: the state's last component is ``flight``; ``alter_at`` / ``fetcher_at``:
+    the index of the ``alter`` / ``fetcher`` component."""
     replicas, ctrl, requests, ghost = state if len(state) == DURABLE else state[:DURABLE]
     n = len(replicas)
     inverse = [0] * n
@@ -108,7 +115,7 @@ def permute(
     moved_state: tuple[Any, ...] = (tuple(moved), _decision(ctrl, perm), renamed, ghost)
     if len(state) == DURABLE:
         return moved_state
-    if len(state) > DURABLE + split_fetch + (alter_at is not None):
+    if len(state) > DURABLE + split_fetch + (alter_at is not None) + (fetcher_at is not None):
         flushed, unclean = state[DURABLE]
         if flushed:
             flushed = tuple([flushed[j] for j in inverse])
@@ -123,6 +130,8 @@ def permute(
                 ]
             ),
         )
+    if fetcher_at is not None:
+        moved_state += (tuple([state[fetcher_at][j] for j in inverse]),)
     if split_fetch:
         responses, lost = state[-1]
         moved_state += (

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from spec.kafka.releases import RELEASES
 from spec.kafka.state import ALIVE, HW, LOG, V_EPOCH, V_LEADER, VIEW
 from spec.log import end_offset_for_epoch, last_epoch, last_match_end
 
@@ -70,6 +71,15 @@ class TruncationRule:
     description: str
 
 
+def to_log_end(log: tuple[Any, ...], hw: int, leader_log: tuple[Any, ...] | None) -> int | None:
+    """Kafka >= 2.7 (KAFKA-10554): nothing is truncated on becoming follower. A follower whose
+    log has a latest epoch starts fetching at its LEO with that epoch as its last fetched
+    epoch, and truncates when a fetch response says where the logs diverge
+    (``spec.kafka.diverging``); one with an empty log has nothing to truncate. Source:
+    ``ReplicaManager.initialFetchOffset`` and ``AbstractFetcherThread.partitionFetchState``."""
+    return len(log)
+
+
 RULES = {
     "hw-truncation": TruncationRule(
         "hw-truncation", to_hw, False, "truncate to the follower's own HW (Kafka < 0.11)"
@@ -85,6 +95,13 @@ RULES = {
         after_last_match,
         True,
         "truncate after the last record follower and leader share (KIP-279)",
+    ),
+    "diverging-epoch-truncation": TruncationRule(
+        "diverging-epoch-truncation",
+        to_log_end,
+        False,
+        "every fetch carries the last fetched epoch; the follower truncates on the response's "
+        "DivergingEpoch (KAFKA-10554, Kafka >= 2.7)",
     ),
 }
 """Every truncation rule, by mechanism name (exactly one per variant)."""
@@ -102,6 +119,13 @@ SWITCHES = {
     "in between (lost in a crash; --max-lost-responses lets the network drop it)",
     "async-isr": "ISR changes are AlterPartition requests the controller accepts later or "
     "rejects; until then the leader counts the maximal ISR for its HW (KIP-497)",
+    "diverging-fetch-state": "a fetch answered with a DivergingEpoch still updates the leader's "
+    "record of the follower's fetch offset and so its HW (the bug KAFKA-13141 fixed in 2.7.2, "
+    "2.8.1 and 3.0)",
+    "hw-before-truncation": "the follower applies a diverging response's HW before it truncates, "
+    "in a step of its own (TruncateOnFetchResponse; the bug KAFKA-14704 fixed in 3.5)",
+    "empty-clears-epoch": "a response with no records clears the follower's last fetched epoch, "
+    "so its next fetch carries none (KAFKA-15510, Kafka 3.6.0 only)",
     "elr": "eligible leader replicas: members dropped from an ISR below min ISR stay electable; "
     "a broker back from an unclean shutdown leaves ISR and ELR until it catches up; "
     "--unclean means unclean recovery (KIP-966)",
@@ -124,14 +148,18 @@ def mechanisms() -> tuple[str, ...]:
 @dataclass(frozen=True)
 class Variant:
     """A protocol variant: its ``name`` (a preset, or a preset with changes), its truncation
-    ``rule``, the ``switches`` that are on, the Kafka versions that ran it and a
-    ``description``. Hashable and picklable."""
+    ``rule``, the ``switches`` that are on, the Kafka versions that ran it, a
+    ``description``, for a release preset the tickets and PRs that set its mechanisms
+    (``source``) and what of that release the model leaves out (``left_out``). Hashable and
+    picklable."""
 
     name: str
     rule: TruncationRule
     switches: frozenset[str]
     kafka: str = ""
     description: str = ""
+    source: str = ""
+    left_out: str = ""
 
     @property
     def mechanisms(self) -> tuple[str, ...]:
@@ -165,6 +193,32 @@ class Variant:
     @property
     def split_fetch(self) -> bool:
         return "split-fetch" in self.switches
+
+    @property
+    def diverging_fetch_state(self) -> bool:
+        return "diverging-fetch-state" in self.switches
+
+    @property
+    def hw_before_truncation(self) -> bool:
+        return "hw-before-truncation" in self.switches
+
+    @property
+    def empty_clears_epoch(self) -> bool:
+        return "empty-clears-epoch" in self.switches
+
+    @property
+    def truncate_on_fetch(self) -> bool:
+        """Truncation on the fetch response's DivergingEpoch (KAFKA-10554)."""
+        return self.rule.name == "diverging-epoch-truncation"
+
+    @property
+    def fetcher_state(self) -> bool:
+        """The state needs the ``fetcher`` component: a switch that makes a follower's fetch
+        state more than its log (``hw-before-truncation``, ``empty-clears-epoch``) is on with
+        truncation on fetch."""
+        return self.truncate_on_fetch and bool(
+            self.switches & {"hw-before-truncation", "empty-clears-epoch"}
+        )
 
 
 def _preset(name: str, rule: str, switches: tuple[str, ...], kafka: str, description: str) -> Any:
@@ -207,6 +261,29 @@ PRESETS = {
 }
 """The named variants, oldest first: fixed combinations of mechanisms (and, after them, any
 a team registered: ``spec.kafka.plugins``)."""
+
+PRESETS.update(
+    (
+        r.name,
+        Variant(
+            r.name,
+            RULES[r.rule],
+            frozenset(r.switches),
+            r.kafka,
+            r.description,
+            r.source,
+            r.left_out,
+        ),
+    )
+    for r in RELEASES
+)
+
+KIP_PRESETS = ("hw", "kip101", "kip279", "kip320", "kip966")
+"""The presets named for the KIPs that changed truncation and fencing."""
+
+RELEASE_PRESETS = tuple(release.name for release in RELEASES)
+"""The presets named for the Kafka releases that changed modelled replication behaviour,
+oldest first (``spec.kafka.releases``)."""
 
 BUILTIN_PRESETS = tuple(PRESETS)
 

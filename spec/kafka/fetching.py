@@ -1,0 +1,259 @@
+"""The fetch actions under truncation on the fetch response (``diverging-epoch-truncation``).
+
+``actions.fetch`` and ``flight.fetch_request`` / ``fetch_response`` hand over to these when
+the variant truncates on fetch (``Variant.truncate_on_fetch``); the rules they apply are in
+``spec.kafka.diverging``. Same conventions as ``spec.kafka.actions``: ``action(ctx, state,
+out)`` appends ``(Label, next state)``, guards first. A follower whose fetcher still has a
+truncation pending (``hw-before-truncation``) does not fetch until ``TruncateOnFetchResponse``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from checker.model import Label
+from spec.kafka.actions import counted_isr, fetch_leader
+from spec.kafka.diverging import (
+    DIVERGING,
+    FRESH,
+    after_records,
+    fetch_epoch,
+    leader_answer,
+    put_fetcher,
+    truncation_offset,
+)
+from spec.kafka.state import (
+    DURABLE,
+    GHOST,
+    HW,
+    LOG,
+    R_HW,
+    R_RECORDS,
+    REMOTE,
+    REPLICAS,
+    V_EPOCH,
+    V_ISR,
+    VIEW,
+    commit,
+    leader_hw,
+    put,
+    truncated,
+)
+
+if TYPE_CHECKING:
+    from spec.kafka.model import KafkaSpec
+
+
+def _pending(ctx: KafkaSpec, s: tuple[Any, ...], f: int) -> bool:
+    """Replica ``f``'s fetcher has a truncation pending (KAFKA-14704's window)."""
+    at = ctx.fetcher_at
+    return at is not None and s[at][f] is not None and s[at][f] >= 0
+
+
+def _fetcher(ctx: KafkaSpec, s: tuple[Any, ...], f: int) -> Any:
+    return None if ctx.fetcher_at is None else s[ctx.fetcher_at][f]
+
+
+def _leader_reads(
+    ctx: KafkaSpec, s: tuple[Any, ...], f: int, leader: int, offset: int
+) -> tuple[tuple[Any, ...], int]:
+    """The state after the leader recorded ``f``'s fetch offset and recomputed its HW (what
+    that commits included), and the HW it had before: the one its response carries. Source:
+    ``Partition.updateFollowerFetchState`` after ``readFromLocalLog``."""
+    replicas = s[REPLICAS]
+    lrep = replicas[leader]
+    llog, response_hw = lrep[LOG], lrep[HW]
+    remote = put(lrep[REMOTE], f, offset)
+    hw = leader_hw(
+        len(llog),
+        response_hw,
+        leader,
+        counted_isr(ctx, s, leader),
+        remote,
+        ctx.hw_min_isr,
+        len(lrep[VIEW][V_ISR]),
+    )
+    new_leader = (llog, hw, True, lrep[VIEW], remote)
+    ghost = commit(s[GHOST], llog, response_hw, hw)
+    return (put(replicas, leader, new_leader), s[1], s[2], ghost) + s[DURABLE:], response_hw
+
+
+def _truncate(ctx: KafkaSpec, s: tuple[Any, ...], f: int, offset: int) -> tuple[Any, ...]:
+    """``s`` once follower ``f`` truncated its log to ``offset`` (its HW to at most that) and
+    its fetcher went back to fetching with its last record's epoch (a ``FRESH`` fetch state
+    stays fresh: the truncation keeps its lag). Source:
+    ``AbstractFetcherThread.truncateOnFetchResponse`` (``UnifiedLog.truncateTo``)."""
+    replicas = s[REPLICAS]
+    log, hw, alive, view, remote = replicas[f]
+    state = (put(replicas, f, (log[:offset], min(hw, offset), alive, view, remote)),) + s[1:]
+    state = state[:DURABLE] + truncated(state, f, offset, ctx.durable)
+    before = _fetcher(ctx, s, f)
+    return put_fetcher(state, ctx.fetcher_at, f, FRESH if before == FRESH else None)
+
+
+def _out_of_range(ctx: KafkaSpec, s: tuple[Any, ...], f: int, leo: int) -> tuple[Any, ...]:
+    """``s`` once follower ``f`` handled OFFSET_OUT_OF_RANGE from a leader whose LEO is
+    ``leo`` (at most its own): it truncates to it and starts a fetch state of known lag.
+    Source: ``AbstractFetcherThread.fetchOffsetAndTruncate``."""
+    return put_fetcher(_truncate(ctx, s, f, leo), ctx.fetcher_at, f, None)
+
+
+def _diverged(
+    ctx: KafkaSpec, s: tuple[Any, ...], f: int, response_hw: int, epoch: int, end: int
+) -> tuple[Any, ...]:
+    """``s`` once follower ``f`` processed a DivergingEpoch ``(epoch, end)`` whose response
+    carried ``response_hw``. As Kafka >= 3.5 does, it truncates and leaves its HW to the next
+    response (``AbstractFetcherThread.processFetchRequest`` skips ``processPartitionData``).
+    With ``hw-before-truncation`` (before KAFKA-14704's fix) it first sets its HW to
+    ``min(response HW, LEO)`` as for any response and only records the truncation, which
+    ``TruncateOnFetchResponse`` does in a step of its own."""
+    replicas = s[REPLICAS]
+    log, _, alive, view, remote = replicas[f]
+    offset = truncation_offset(log, epoch, end)
+    if not ctx.variant.hw_before_truncation:
+        return _truncate(ctx, s, f, offset)
+    new_rep = (log, min(response_hw, len(log)), alive, view, remote)
+    state = (put(replicas, f, new_rep),) + s[1:]
+    return put_fetcher(state, ctx.fetcher_at, f, offset)
+
+
+def _appended(
+    ctx: KafkaSpec, s: tuple[Any, ...], f: int, records: tuple[Any, ...], response_hw: int
+) -> tuple[Any, ...]:
+    """``s`` once follower ``f`` appended ``records`` and set ``HW = min(response HW, new
+    LEO)``. Source: ``ReplicaFetcherThread.processPartitionData``."""
+    replicas = s[REPLICAS]
+    log, _, alive, view, remote = replicas[f]
+    log += records
+    state = (put(replicas, f, (log, min(response_hw, len(log)), alive, view, remote)),) + s[1:]
+    value = after_records(log, records, _fetcher(ctx, s, f))
+    return put_fetcher(state, ctx.fetcher_at, f, value)
+
+
+def fetch(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
+    """Fetch(follower, leader) with truncation on the fetch response (Kafka >= 2.7).
+
+    Fetch(follower, leader), request and response in one step: enabled as without the rule
+    (``actions.fetch_leader``) and when no truncation is pending. The fetch carries the
+    follower's last fetched epoch (``diverging.fetch_epoch``). Where the logs diverge
+    (``diverging.leader_answer``) the leader answers a DivergingEpoch with no records and
+    leaves its record of the follower alone (KAFKA-13141; with ``diverging-fetch-state`` it
+    records the fetch offset and moves its HW as for any fetch), and the follower truncates
+    (``diverging.truncation_offset``). OFFSET_OUT_OF_RANGE truncates the follower to the
+    leader's LEO when it is past it (``AbstractFetcherThread.fetchOffsetAndTruncate``; a
+    response that changes nothing is not a step). Otherwise as ``actions.fetch``. Source:
+    ``Partition.fetchRecords``, ``AbstractFetcherThread.processFetchRequest``."""
+    replicas = s[REPLICAS]
+    fenced = ctx.variant.fenced_fetch
+    for f, rep in enumerate(replicas):
+        # enabled when: f may fetch (actions.fetch_leader) and has no truncation pending
+        leader = fetch_leader(replicas, f, rep, fenced)
+        if leader is None or _pending(ctx, s, f):
+            continue
+        # effect
+        lrep = replicas[leader]
+        flog, llog = rep[LOG], lrep[LOG]
+        offset = len(flog)
+        epoch = fetch_epoch(flog, _fetcher(ctx, s, f))
+        answer = leader_answer(llog, lrep[VIEW][V_EPOCH], offset, epoch)
+        label = ctx.labels.fetch[f][leader]
+        if answer is None:  # OFFSET_OUT_OF_RANGE
+            if offset > len(llog):
+                out.append((label, _out_of_range(ctx, s, f, len(llog))))
+            continue
+        if answer is not False:  # DivergingEpoch
+            state, response_hw = s, lrep[HW]
+            if ctx.variant.diverging_fetch_state:
+                state, response_hw = _leader_reads(ctx, s, f, leader, offset)
+            out.append((label, _diverged(ctx, state, f, response_hw, *answer)))
+            continue
+        state, response_hw = _leader_reads(ctx, s, f, leader, offset)
+        out.append((label, _appended(ctx, state, f, llog[offset:], response_hw)))
+
+
+def fetch_request(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
+    """FetchRequest(follower, leader) with truncation on the fetch response (split fetch).
+
+    FetchRequest(follower, leader): enabled as ``fetch`` is and when nothing is in flight to
+    the follower. The leader answers as in ``fetch`` (``diverging.leader_answer``); the
+    response goes in flight: records and the HW before the update; OFFSET_OUT_OF_RANGE with
+    the leader's LEO; or, for a divergence, no records, the leader's HW and a sixth field, the
+    DivergingEpoch ``(epoch, end offset)``. Source: ``ReplicaManager.fetchMessages``,
+    ``Partition.fetchRecords``."""
+    replicas, (responses, lost) = s[REPLICAS], s[-1]
+    fenced = ctx.variant.fenced_fetch
+    for f, rep in enumerate(replicas):
+        # enabled when: nothing in flight to f, f may fetch, no truncation pending
+        if responses[f] is not None:
+            continue
+        leader = fetch_leader(replicas, f, rep, fenced)
+        if leader is None or _pending(ctx, s, f):
+            continue
+        # effect
+        lrep = replicas[leader]
+        llog, lepoch = lrep[LOG], lrep[VIEW][V_EPOCH]
+        offset = len(rep[LOG])
+        answer = leader_answer(llog, lepoch, offset, fetch_epoch(rep[LOG], _fetcher(ctx, s, f)))
+        state, response_hw = s, lrep[HW]
+        if answer is None:
+            response: tuple[Any, ...] = (leader, lepoch, offset, None, len(llog))
+        elif answer is not False:
+            if ctx.variant.diverging_fetch_state:
+                state, response_hw = _leader_reads(ctx, s, f, leader, offset)
+            response = (leader, lepoch, offset, None, response_hw, answer)
+        else:
+            state, response_hw = _leader_reads(ctx, s, f, leader, offset)
+            response = (leader, lepoch, offset, llog[offset:], response_hw)
+        flight = (put(responses, f, response), lost)
+        out.append((ctx.labels.fetch_request[f][leader], state[:-1] + (flight,)))
+
+
+def apply_response(
+    ctx: KafkaSpec, s: tuple[Any, ...], f: int, response: tuple[Any, ...]
+) -> tuple[Any, ...]:
+    """``s`` (the response already out of flight) once follower ``f`` applied ``response``,
+    which ``flight.applies`` accepted: a divergence as in ``fetch``, OFFSET_OUT_OF_RANGE
+    truncates to the leader's LEO (when past it), records are appended. Source:
+    ``AbstractFetcherThread.processFetchRequest``."""
+    if len(response) > DIVERGING:
+        return _diverged(ctx, s, f, response[R_HW], *response[DIVERGING])
+    if response[R_RECORDS] is None:
+        return _out_of_range(ctx, s, f, min(response[R_HW], len(s[REPLICAS][f][LOG])))
+    return _appended(ctx, s, f, response[R_RECORDS], response[R_HW])
+
+
+def truncate_on_fetch_response(
+    ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]
+) -> None:
+    """TruncateOnFetchResponse(follower): the fetcher truncates where a DivergingEpoch said.
+
+    TruncateOnFetchResponse(follower): only with ``hw-before-truncation`` (Kafka 2.7 to 3.4):
+    enabled when the follower processed a DivergingEpoch and has set its HW from that
+    response but not truncated yet. It truncates its log to the recorded offset (its HW to at
+    most that) and fetches again with its new last epoch. Between the two steps its HW can
+    cover records of its own that were never committed, which a consumer fetching from it
+    (KIP-392) could read: KAFKA-14704. A crash, or a newer LeaderAndIsr the replica applies,
+    drops the pending truncation. Source: ``AbstractFetcherThread.processFetchRequest`` and
+    ``truncateOnFetchResponse`` before apache/kafka PR 13230."""
+    at = ctx.fetcher_at
+    if at is None:
+        return
+    for f, offset in enumerate(s[at]):
+        # enabled when: a truncation is pending for f
+        if offset is None or offset < 0:
+            continue
+        out.append((ctx.labels.truncate_on_fetch_response[f], _truncate(ctx, s, f, offset)))
+
+
+def describe(value: Any) -> dict[str, Any] | None:
+    """A JSON-friendly picture of a replica's ``fetcher`` value: None (its last fetched epoch
+    is its last record's), ``{"truncate_to": offset}`` (KAFKA-14704's pending truncation) or
+    ``{"last_fetched_epoch": None}`` (KAFKA-15510's cleared epoch) or ``{"fresh": True}`` (a
+    new fetch state whose lag no response has set yet, ``diverging.FRESH``)."""
+    if value is None:
+        return None
+    if value >= 0:
+        return {"truncate_to": value}
+    if value == FRESH:
+        return {"fresh": True}
+    return {"last_fetched_epoch": None}
