@@ -45,6 +45,14 @@ def removal(
             f"became follower{_follower_of(before, after, r)} and "
             f"{truncation.explain(variant, before, after, r)}"
         )
+    if action and action.startswith("TruncateOnFetchResponse"):
+        return (
+            f"truncated to offset {len(after['replicas'][r]['log'])}, where the DivergingEpoch "
+            "of its last fetch response said, after it had already taken that response's HW "
+            "(KAFKA-14704)"
+        )
+    if action and action.startswith("Fetch") and truncation.rule_of(variant) == "diverging":
+        return _diverged(action, before, after, r)
     if action and action.startswith("Fetch"):
         leader = fetched_from(action, before, r)
         fetched = (
@@ -63,6 +71,30 @@ def removal(
             f"offset {flushed}, so it lost the unflushed tail"
         )
     return f"lost it in {action}"
+
+
+def _diverged(action: str, before: dict[Any, Any], after: dict[Any, Any], r: int) -> str:
+    """Why a fetch (or its response) truncated replica ``r`` under truncation on the fetch
+    response: the DivergingEpoch it carried, or OFFSET_OUT_OF_RANGE."""
+    leader = fetched_from(action, before, r)
+    mine = before["replicas"][r]["log"]
+    cut = len(after["replicas"][r]["log"])
+    response = before["replicas"][r].get("in_flight") or {}
+    answer = response.get("diverging_epoch")
+    if answer is None and isinstance(leader, int) and mine and not response:
+        lrep = before["replicas"][leader]
+        answer = truncation.diverging_epoch(lrep["log"], lrep["epoch"], len(mine), mine[-1][1])
+    if answer is None:
+        return (
+            f"fetched from leader {leader} at an offset past its LEO: OFFSET_OUT_OF_RANGE, "
+            "so it truncated to the leader's LEO"
+        )
+    epoch, end = answer
+    return (
+        f"fetched from leader {leader} with last fetched epoch {mine[-1][1]}; the leader's "
+        f"epoch {epoch} ends at offset {end}, so it answered a DivergingEpoch ({epoch}, {end}) "
+        f"and the follower truncated to {cut} (KAFKA-10554)"
+    )
 
 
 def _follower_of(before: dict[Any, Any], after: dict[Any, Any], r: int) -> str:

@@ -26,6 +26,7 @@ _RULES = {
     "+hw-truncation": "hw",
     "+leader-epoch-truncation": "epoch",
     "+last-match-truncation": "match",
+    "+diverging-epoch-truncation": "diverging",
 }
 
 
@@ -37,13 +38,23 @@ _PRESET_RULES = {
     "kip966": "match",
     "kip320-first-try": "match",
     "kip320-kip279": "match",
+    "kafka-0.10": "hw",
+    "kafka-0.11": "epoch",
+    "kafka-2.0": "match",
+    "kafka-2.1": "match",
+    **{
+        name: "diverging"
+        for name in ("kafka-2.8", "kafka-3.0", "kafka-3.5", "kafka-3.6", "kafka-3.7")
+        + ("kafka-4.0", "kafka-4.1")
+    },
 }
 """The rule of every built-in preset of both models (a team's own presets read as ``other``)."""
 
 
 def rule_of(variant: str) -> str:
-    """``hw``, ``epoch`` (KIP-101's lookup) or ``match`` (KIP-279 and every later variant,
-    the TLA+ port's ``kip320-first-try`` and ``kip320-kip279`` included).
+    """``hw``, ``epoch`` (KIP-101's lookup), ``match`` (KIP-279 to Kafka 2.7, the TLA+
+    port's ``kip320-first-try`` and ``kip320-kip279`` included) or ``diverging``
+    (truncation on the fetch response, Kafka >= 2.8).
 
     ``variant`` is a variant name as ``spec.kafka.variants.resolve`` writes it: a preset,
     then ``+mechanism`` / ``-mechanism`` changes (``kip101 +last-match-truncation``); a
@@ -93,6 +104,12 @@ def explain(variant: str, before: dict[str, Any], after: dict[str, Any], r: int)
     leader = after["replicas"][r].get("leader")
     theirs = before["replicas"][leader]["log"] if isinstance(leader, int) else None
     rule = rule_of(variant)
+    if rule == "diverging":
+        epoch = f"last fetched epoch {mine[-1][1]}" if mine else "no last fetched epoch"
+        return (
+            f"kept its log: it fetches from its LEO {len(mine)} with {epoch} and truncates only "
+            "when a fetch response carries a DivergingEpoch (KAFKA-10554)"
+        ) + _kept(mine, theirs, cut, leader)
     if rule in ("hw", "other") or theirs is None or not mine:
         hw = before["replicas"][r]["hw"]
         said = (
@@ -162,3 +179,37 @@ def _kept(mine: Sequence[Any], theirs: Sequence[Any] | None, cut: int, leader: i
         f", keeping {record_text(mine[wrong])} at offset {wrong}, where leader {leader} "
         f"holds {record_text(other)}"
     )
+
+
+def _cache(log: Sequence[Any], epoch: int | None = None) -> list[tuple[int, int]]:
+    """The leader-epoch cache of ``log`` (``(epoch, start offset)`` per epoch), with
+    ``epoch`` from the LEO on when the log has no record of it (a leader's current epoch)."""
+    cache: list[tuple[int, int]] = []
+    for offset, (_, e) in enumerate(log):
+        while cache and cache[-1][0] > e:
+            cache.pop()
+        if not cache or cache[-1][0] != e:
+            cache.append((e, offset))
+    if epoch is not None and (not cache or cache[-1][0] < epoch):
+        cache.append((epoch, len(log)))
+    return cache
+
+
+def diverging_epoch(
+    leader_log: Sequence[Any], leader_epoch: int, offset: int, fetch_epoch: int
+) -> tuple[int, int] | None:
+    """The DivergingEpoch ``(epoch, end offset)`` a leader with ``leader_log`` in
+    ``leader_epoch`` answers a fetch at ``offset`` carrying ``fetch_epoch``, or None when the
+    logs do not diverge there (``LeaderEpochFileCache.endOffsetFor`` as
+    ``Partition.readRecords`` asks it)."""
+    cache = _cache(leader_log, leader_epoch)
+    if cache and cache[-1][0] == fetch_epoch:
+        answer = (fetch_epoch, len(leader_log))
+    else:
+        higher = next((entry for entry in cache if entry[0] > fetch_epoch), None)
+        if higher is None:
+            return None
+        floor = [entry[0] for entry in cache if entry[0] <= fetch_epoch]
+        answer = (floor[-1] if floor else fetch_epoch, higher[1])
+    diverges = answer[0] < fetch_epoch or answer[1] < offset
+    return answer if diverges else None

@@ -235,7 +235,8 @@ def test_help_lists_every_command_whole():
 
 def test_truncation_help_is_per_model():
     text = flat(invoke("explore", "--help").output)
-    assert "kafka: hw, kip101, kip279, kip320, kip966 ('epoch' is kip320)" in text
+    assert "kafka: hw, kip101, kip279, kip320, kip966, kafka-0.10, kafka-0.11, kafka-2.0" in text
+    assert "kafka-3.7, kafka-4.0, kafka-4.1 ('epoch' is kip320; another kafka-X.Y" in text
     assert "tla: hw, kip101, kip279, kip320-first-try, kip320, kip320-kip279" in text
 
 

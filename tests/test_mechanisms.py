@@ -14,7 +14,7 @@ from test_actions import FOLLOWER, LEADER, moves, rep, state
 
 from checker.bfs import explore
 from spec.kafka import Config, ConfigError, KafkaSpec
-from spec.kafka.variants import PRESETS, resolve, truncation_point
+from spec.kafka.variants import KIP_PRESETS, PRESETS, resolve, truncation_point
 
 
 def durable(s, flushed, unclean=0):
@@ -24,7 +24,7 @@ def durable(s, flushed, unclean=0):
 
 # -- presets and switches -------------------------------------------------------------------
 def test_presets_are_fixed_combinations_of_mechanisms():
-    assert {name: v.mechanisms for name, v in PRESETS.items()} == {
+    assert {name: PRESETS[name].mechanisms for name in KIP_PRESETS} == {
         "hw": ("hw-truncation",),
         "kip101": ("leader-epoch-truncation",),
         "kip279": ("last-match-truncation",),

@@ -30,7 +30,7 @@ from checker.formats import report
 from checker.limits import Limits
 from checker.models import compose
 from checker.models.compose import MODEL_OPTIONS
-from checker.renderers import matrix, terminal
+from checker.renderers import matrix, notes, terminal
 from checker.result import (
     EXIT_INCOMPLETE,
     EXIT_OK,
@@ -40,7 +40,7 @@ from checker.result import (
 )
 from spec.bounds import ConfigError
 from spec.kafka.config import MAX_REPLICAS, Config
-from spec.kafka.variants import PRESETS
+from spec.kafka.variants import BUILTIN_PRESETS, KIP_PRESETS, PRESETS, RELEASE_PRESETS
 from spec.tla.config import TLA_VARIANTS
 
 
@@ -84,6 +84,12 @@ from spec.tla.config import TLA_VARIANTS
     metavar="SECONDS",
     help="Per variant.",
 )
+@click.option(
+    "--kips",
+    is_flag=True,
+    help="Compare the presets named for KIPs (hw, kip101, kip279, kip320, kip966) instead of "
+    "the Kafka releases (kafka). Your own variants come after either.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the matrix as JSON.")
 @click.option("--markdown", is_flag=True, help="Print the matrix as a markdown table.")
 @click.option(
@@ -112,6 +118,7 @@ def compare_cmd(
     unclean: bool | None,
     cross_unclean: Any,
     time_limit: float | None,
+    kips: bool,
     as_json: bool,
     markdown: Any,
     out: Any,
@@ -121,12 +128,16 @@ def compare_cmd(
 ) -> None:
     """Run every truncation variant and print a variant × property matrix.
 
-    --with / --without change every preset alike (a column per preset, named by the
-    result: ``kip101 +fenced-fetch``)."""
+    For the kafka model the columns are the Kafka releases that changed replication, from
+    kafka-0.10 to kafka-4.1 (--kips: the presets named for KIPs instead). --with / --without
+    change every preset alike (a column per preset, named by the result: ``kip101
+    +fenced-fetch``)."""
     protocol = protocol_from(engine_flags)
     plan = checkpoints.plan_from(engine_flags)
     engine = engine_from(engine_flags)
-    variants = _kafka_presets(protocol.get("variant_file")) if model == "kafka" else TLA_VARIANTS
+    variants = (
+        _kafka_presets(protocol.get("variant_file"), kips) if model == "kafka" else TLA_VARIANTS
+    )
     folder = out or Path("reports") / f"compare-{model}-{report.stamp()}"
     runs = []
     for min_isr in min_isrs or (None,):
@@ -187,6 +198,8 @@ def compare_cmd(
             )
     else:
         terminal.stdout_console().print(matrix.compare_table(cells))
+        for line in notes.lines(cells, model == "kafka" and not kips):
+            click.echo(line)
         click.echo(f"Reports and traces: {folder}/")
     if stop.hit:
         click.echo(stop.line(board.index, len(runs), "variant"), err=True)
@@ -204,11 +217,12 @@ def compare_cmd(
     sys.exit(EXIT_VIOLATED if violated and fail_on_violation else EXIT_OK)
 
 
-def _kafka_presets(variant_file: str | None) -> tuple[str, ...]:
-    """Every kafka preset, the team's own (entry points, ``variant_file``) after the built-in
-    ones. Raises ``click.BadParameter`` when one fails to load."""
+def _kafka_presets(variant_file: str | None, kips: bool) -> tuple[str, ...]:
+    """The release presets (``kips``: the KIP-named ones), then the team's own (entry points,
+    ``variant_file``). Raises ``click.BadParameter`` when one fails to load."""
     try:
         Config(variant_file=variant_file).load_variants()
     except ConfigError as error:
         raise click.BadParameter(str(error), param_hint="--variant-file") from None
-    return tuple(PRESETS)
+    own = tuple(name for name in PRESETS if name not in BUILTIN_PRESETS)
+    return (KIP_PRESETS if kips else RELEASE_PRESETS) + own

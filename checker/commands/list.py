@@ -4,11 +4,13 @@ bounds, as tables (``checker.renderers.listing``)."""
 from __future__ import annotations
 
 import dataclasses
+import json
 from pathlib import Path
 
 import click
 from rich.console import Console
 
+from checker.formats import catalog
 from checker.models.compose import build_model
 from checker.renderers import listing
 from spec.kafka import Config, ConfigError
@@ -26,17 +28,30 @@ TLA = TlaConfig()
     metavar="RULES.PY",
     help="List your own rules and variants too.",
 )
-def list_cmd(variant_file: Path | None) -> None:
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print the catalog as JSON (format hwcheck-catalog, checker/formats/catalog.schema.json).",
+)
+def list_cmd(variant_file: Path | None, as_json: bool) -> None:
     """List models, variants, mechanisms, actions, properties and default bounds (your own
-    variants too: entry points of the group hwcheck.variants, or --variant-file)."""
-    console = Console()
+    variants too: entry points of the group hwcheck.variants, or --variant-file). The kafka
+    model's presets are named for KIPs (hw ... kip966) and for the Kafka releases that
+    changed replication (kafka-0.10 ... kafka-4.1)."""
     kafka = DEFAULTS
     if variant_file is not None:
         kafka = dataclasses.replace(DEFAULTS, variant_file=str(variant_file.resolve()))
+    models = []
     for model, config in (("kafka", kafka), ("tla", TLA)):
         try:
-            spec, props = build_model(model, config)
+            models.append(build_model(model, config))
         except ConfigError as error:  # a broken --variant-file or entry point
             raise click.BadParameter(str(error), param_hint="--variant-file") from None
+    if as_json:
+        click.echo(json.dumps(catalog.document(models), indent=2))
+        return
+    console = Console()
+    for spec, props in models:
         for table in listing.tables(spec, props):
             console.print(table)

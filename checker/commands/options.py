@@ -100,7 +100,8 @@ MODEL_FLAGS = (
         metavar="VARIANT",
         help="Protocol variant. kafka: "
         + ", ".join(TRUNCATION_VARIANTS)
-        + " ('epoch' is kip320), or one of your own (--variant-file, entry points); "
+        + " ('epoch' is kip320; another kafka-X.Y, e.g. kafka-3.9, names the release preset "
+        "that models it), or one of your own (--variant-file, entry points); "
         "tla: " + ", ".join(TLA_MODULES) + " [kip320]; see 'hwcheck list'.",
     ),
     click.option(

@@ -221,21 +221,26 @@ class Variant:
         )
 
 
-def _preset(name: str, rule: str, switches: tuple[str, ...], kafka: str, description: str) -> Any:
-    return Variant(name, RULES[rule], frozenset(switches), kafka, description)
+def _preset(
+    name: str, rule: str, switches: tuple[str, ...], kafka: str, description: str, source: str
+) -> Any:
+    return Variant(name, RULES[rule], frozenset(switches), kafka, description, source)
 
 
 KIP320_FENCES = ("fenced-lookup", "fenced-fetch", "fenced-expand")
 KIP966_RULES = ("strict-min-isr", "elr")
 
 PRESETS = {
-    "hw": _preset("hw", "hw-truncation", (), "< 0.11", "truncate to the follower's own HW"),
+    "hw": _preset(
+        "hw", "hw-truncation", (), "< 0.11", "truncate to the follower's own HW", "KAFKA-1211"
+    ),
     "kip101": _preset(
         "kip101",
         "leader-epoch-truncation",
         (),
         "0.11 - 1.1",
         "truncate to the leader's end offset for the follower's latest epoch",
+        "KIP-101",
     ),
     "kip279": _preset(
         "kip279",
@@ -243,20 +248,23 @@ PRESETS = {
         (),
         "2.0",
         "truncate after the last record follower and leader share",
+        "KIP-279",
     ),
     "kip320": _preset(
         "kip320",
         "last-match-truncation",
         KIP320_FENCES,
-        ">= 2.1",
+        "2.1 - 2.7",
         "as kip279 against a leader in the same epoch; fetch and ISR fenced",
+        "KIP-320",
     ),
     "kip966": _preset(
         "kip966",
         "last-match-truncation",
         KIP320_FENCES + KIP966_RULES,
-        ">= 4.0",
+        "4.1's ELR rules on 2.1's truncation (the release is kafka-4.1)",
         "as kip320; HW needs min ISR; eligible leader replicas (ELR)",
+        "KIP-966",
     ),
 }
 """The named variants, oldest first: fixed combinations of mechanisms (and, after them, any
