@@ -1,10 +1,11 @@
 """Pages of the documentation site generated from the code (run by mkdocs-gen-files on every
 ``mkdocs build``), so the reference cannot drift from what hwcheck does:
 
-- ``reference/catalog.md``: every model's variants, mechanisms, actions, properties and default
-  bounds (the sections ``hwcheck list`` prints), and each action's whole docstring;
-- ``reference/formats.md``: the trace file, the run summary and the gate's lock file, from
-  their JSON Schemas;
+- ``reference/catalog.md``: the Kafka release presets, every model's variants, mechanisms,
+  actions, properties and default bounds (the sections ``hwcheck list`` prints), and each
+  action's whole docstring;
+- ``reference/formats.md``: the trace file, the run summary, the gate's lock file and the
+  catalog (``hwcheck list --json``), from their JSON Schemas;
 - ``gallery/``: the gallery's trace files and pages, so the tutorials link to them;
 - ``changelog.md`` and ``contributing.md``: the repository's CHANGELOG.md and CONTRIBUTING.md.
 """
@@ -18,10 +19,11 @@ from typing import Any
 
 import mkdocs_gen_files
 
+from checker.formats import catalog as catalog_format
 from checker.formats import pins, report, schedule, tracefile
 from checker.models.compose import build_model
 from checker.renderers import listing
-from spec.kafka import Config
+from spec.kafka import Config, releases
 from spec.tla import TlaConfig
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -44,6 +46,30 @@ def catalog() -> str:
         "prints, and each action's section is its docstring, with the rule's source."
     )
     out = ["# Models, actions, properties and mechanisms", "", intro, ""]
+    out += [
+        "## Kafka releases",
+        "",
+        "One preset per Kafka release that changed the modelled replication behaviour "
+        "(`--truncation kafka-X.Y`; `hwcheck list --json` has the same data). A version "
+        "without a preset of its own names the preset that models it: "
+        + ", ".join(f"`{k}` is `{v}`" for k, v in releases.VERSIONS.items())
+        + ".",
+        "",
+    ]
+    out += table(
+        ("preset", "Kafka versions", "mechanisms", "what it does", "source", "left out"),
+        [
+            (
+                r.name,
+                r.kafka,
+                ", ".join((r.rule, *r.switches)),
+                r.description,
+                r.source,
+                r.left_out or "nothing",
+            )
+            for r in releases.RELEASES
+        ],
+    )
     for model, config in (("kafka", Config()), ("tla", TlaConfig())):
         spec, props = build_model(model, config)
         out += [f"## The {model} model", ""]
@@ -97,6 +123,11 @@ def formats() -> str:
             "checker/formats/summary.schema.json",
         ),
         ("Gate lock file (`hwcheck-gate.lock`)", pins.LOCK_SCHEMA, "checker/formats/pins.py"),
+        (
+            "Catalog (`hwcheck list --json`)",
+            catalog_format.schema(),
+            "checker/formats/catalog.schema.json",
+        ),
     ):
         out += [f"## {title}", "", schema.get("description", ""), "", f"Schema: `{source}`.", ""]
         out += table(("field", "type", "required", "meaning"), schema_rows(schema))

@@ -50,7 +50,7 @@ def test_met_expectations_pass_and_write_junit(tmp_path):
     assert result.stdout.count("PASS") == 2
     suite = ElementTree.parse(tmp_path / "j.xml").getroot()
     assert suite.get("failures") == "0" and suite.get("errors") == "0"
-    assert int(suite.get("tests")) == 28  # 14 properties per check (NoAckedLoss added)
+    assert int(suite.get("tests")) == 30  # 15 properties per check (NoUncommittedRead added)
     assert not (tmp_path / "reports").exists()  # nothing unexpected, nothing written
 
 
@@ -176,7 +176,8 @@ def test_ci_examples_parse_and_run_the_gate(name):
 
 
 def test_compare_matrix_json_markdown(tmp_path):
-    args = ["compare", "--replicas", "2", "--max-epoch", "1", "--out", str(tmp_path / "cmp")]
+    args = ["compare", "--kips", "--replicas", "2", "--max-epoch", "1"]
+    args += ["--out", str(tmp_path / "cmp")]
     result = CliRunner().invoke(cli, [*args, "--json"])
     assert result.exit_code == 0
     rows = json.loads(result.stdout)["rows"]
@@ -197,6 +198,7 @@ def test_compare_crosses_unclean_and_min_isr(tmp_path):
         cli,
         [
             "compare",
+            "--kips",
             "--replicas",
             "2",
             "--max-epoch",

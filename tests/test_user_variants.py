@@ -179,6 +179,7 @@ def test_compare_adds_a_column_and_the_gate_reads_a_relative_variant_file(tmp_pa
             "1",
             "--variant-file",
             EXAMPLE,
+            "--kips",
             "--json",
             "--no-progress",
             "--out",

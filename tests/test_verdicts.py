@@ -14,6 +14,7 @@ SAFETY = [
     "LeaderInIsr",
     "NoCommittedLoss",
     "NoAckedLoss",
+    "NoUncommittedRead",
     "NoDivergence",
     "WeakIsr",
     "StrongIsr",

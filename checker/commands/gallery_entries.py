@@ -170,6 +170,44 @@ ENTRIES = (
         "it has fetched past every record an earlier leader may have committed.",
     ),
     Entry(
+        "diverging-fetch-state",
+        "A fetch answered with a DivergingEpoch still moves the leader's HW over a record the "
+        "follower does not hold, and the follower is elected without it (kafka-2.8; 2 "
+        "replicas, 2 records, epoch 2, no crash)",
+        (
+            ("replicas", 2),
+            ("truncation", "kafka-2.8"),
+            ("max_records", 2),
+            ("max_epoch", 2),
+            ("max_crashes", 0),
+        ),
+        "NoCommittedLoss",
+        ticket="KAFKA-13141",
+        fixed=(("truncation", "kafka-3.0"),),
+        fix="KAFKA-13141's fix (2.7.2, 2.8.1, 3.0) leaves the leader's record of a follower "
+        "alone when it answers a DivergingEpoch (Partition.fetchRecords), so a fetch offset "
+        "past the point where the logs part never counts towards the HW.",
+    ),
+    Entry(
+        "hw-before-truncation",
+        "A former leader takes the HW of a DivergingEpoch response before it truncates, and "
+        "its HW covers a record that was never committed (kafka-3.0; 2 replicas, 2 records, "
+        "epoch 1, no crash)",
+        (
+            ("replicas", 2),
+            ("truncation", "kafka-3.0"),
+            ("max_records", 2),
+            ("max_epoch", 1),
+            ("max_crashes", 0),
+        ),
+        "NoUncommittedRead",
+        ticket="KAFKA-14704",
+        fixed=(("truncation", "kafka-3.5"),),
+        fix="KAFKA-14704's fix (3.4.1, 3.5.0) truncates on a DivergingEpoch without applying "
+        "that response's HW (AbstractFetcherThread.processFetchRequest skips "
+        "processPartitionData): the next response brings the HW, after the truncation.",
+    ),
+    Entry(
         "kip279-hole-tla",
         "The same KIP-279 hole in the public TLA+ spec: StrongIsr fails (tla model, 3 replicas)",
         (("replicas", 3), ("truncation", "kip279")),

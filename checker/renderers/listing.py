@@ -46,6 +46,7 @@ def actions(spec: Any) -> list[tuple[str, Any]]:
         ELR_ACTIONS,
         LOSE_RESPONSE_ACTIONS,
         SPLIT_FETCH_ACTIONS,
+        TRUNCATE_ACTIONS,
     )
 
     return [
@@ -55,6 +56,7 @@ def actions(spec: Any) -> list[tuple[str, Any]]:
             (name + " (split-fetch, --max-lost-responses)", func)
             for name, func in LOSE_RESPONSE_ACTIONS
         ),
+        *((name + " (hw-before-truncation)", func) for name, func in TRUNCATE_ACTIONS),
         *((name + " (async-isr)", func) for name, func in ASYNC_ISR_ACTIONS),
         *((name + " (elr, --unclean)", func) for name, func in ELR_ACTIONS),
         *((name + " (--max-unclean-shutdowns)", func) for name, func in DURABILITY_ACTIONS),

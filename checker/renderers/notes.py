@@ -11,23 +11,26 @@ from __future__ import annotations
 
 from typing import Any
 
-LARGER_BOUNDS = (
+LARGER_BOUNDS: tuple[tuple[str, str, str], ...] = (
     (
-        ("kafka-0.11", "NoCommittedLoss"),
+        "kafka-0.11",
+        "NoCommittedLoss",
         (
             "kafka-0.11 (KIP-101) loses a committed record at --max-records 1 --max-epoch 3 "
             "--max-crashes 0 (3 replicas), as kafka-2.0 does: the gallery's kip279-hole"
         ),
     ),
     (
-        ("kafka-2.0", "NoCommittedLoss"),
+        "kafka-2.0",
+        "NoCommittedLoss",
         (
             "kafka-2.0 (KIP-279) matches against a stale leader and loses a committed record at "
             "--max-records 1 --max-epoch 3 --max-crashes 0 (3 replicas): the gallery's kip279-hole"
         ),
     ),
     (
-        ("kafka-3.6", "NoCommittedLoss"),
+        "kafka-3.6",
+        "NoCommittedLoss",
         (
             "kafka-3.6 (KAFKA-15510's cleared last fetched epoch) holds here and at every bound "
             "the bug zoo searched: see its kafka-15510 row for the bounds and state counts"

@@ -23,10 +23,17 @@ from checker.renderers import steps
 SHOW = ("first", "all", "none")
 """The values of ``--show``."""
 
-IMPORTANCE = ("NoCommittedLoss", "NoAckedLoss", "NoDivergence", "StrongIsr", "WeakIsr")
-"""Violated properties in the order they are drawn: data lost, then a forked log, then an ISR
-that does not hold the committed prefix; every other property after these, in the model's
-catalog order."""
+IMPORTANCE = (
+    "NoCommittedLoss",
+    "NoAckedLoss",
+    "NoDivergence",
+    "NoUncommittedRead",
+    "StrongIsr",
+    "WeakIsr",
+)
+"""Violated properties in the order they are drawn: data lost, then a forked log, then an
+uncommitted record a consumer may read, then an ISR that does not hold the committed prefix;
+every other property after these, in the model's catalog order."""
 
 
 def ordered(names: Sequence[str]) -> list[str]:

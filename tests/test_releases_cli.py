@@ -1,0 +1,53 @@
+"""What a Kafka engineer sees of the release presets (issue 39): ``hwcheck list --json`` and
+its schema, and ``hwcheck compare``'s release matrix at 2 replicas with its notes."""
+
+from __future__ import annotations
+
+import json
+
+import jsonschema
+from click.testing import CliRunner
+
+from checker.cli import cli
+from checker.formats import catalog
+from spec.kafka.variants import RELEASE_PRESETS
+
+
+def test_list_json_names_the_release_presets_and_follows_its_schema():
+    run = CliRunner().invoke(cli, ["list", "--json"])
+    assert run.exit_code == 0, run.output
+    doc = json.loads(run.stdout)
+    jsonschema.validate(doc, catalog.schema())
+    kafka = doc["models"][0]
+    releases = [p for p in kafka["presets"] if p["kind"] == "release"]
+    assert [p["name"] for p in releases] == list(RELEASE_PRESETS)
+    k36 = next(p for p in releases if p["name"] == "kafka-3.6")
+    assert k36["kafka"] == "3.5.1 - 3.5.2, 3.6.0 - 3.6.2"
+    assert "empty-clears-epoch" in k36["mechanisms"] and "PR 13843" in k36["source"]
+    assert kafka["aliases"]["kafka-3.9"] == "kafka-3.7" and kafka["aliases"]["epoch"] == "kip320"
+    props = {p["name"]: p["kind"] for p in kafka["properties"]}
+    assert props["NoUncommittedRead"] == "invariant"
+    assert any(a["name"].startswith("TruncateOnFetchResponse") for a in kafka["actions"])
+    assert doc["models"][1]["name"] == "tla"
+
+
+def test_compare_tells_the_history_in_120_columns(tmp_path):
+    """At 2 replicas, 2 records, epoch 2 and 1 crash: 0.10 loses data, 2.8 loses it again
+    (KAFKA-13141), 2.8 and 3.0 expose an uncommitted record (KAFKA-14704), 3.5 on hold."""
+    args = ["compare", "--replicas", "2", "--no-progress", "--out", str(tmp_path / "c")]
+    run = CliRunner().invoke(cli, args, env={"COLUMNS": "120"})
+    assert run.exit_code == 0, run.output
+    lines = run.stdout.splitlines()
+    table = [line for line in lines if not line.startswith(("Note:", "Reports"))]
+    assert max(map(len, table)) <= 120
+    header = next(line for line in lines if "property" in line)
+    columns = [word for word in header.split() if word != "┃"][1:]
+    assert columns == [name.removeprefix("kafka-") for name in RELEASE_PRESETS]
+    row = {line.split()[1]: line for line in lines if line.startswith("│ No")}
+    cells = {name: row[name].split("│")[2:-1] for name in row}
+    loss = [cell.strip() for cell in cells["NoCommittedLoss"]]
+    read = [cell.strip() for cell in cells["NoUncommittedRead"]]
+    assert loss == ["✗ 11", "✓", "✓", "✓", "✗ 10", "✓", "✓", "✓", "✓", "✓", "✓"]
+    assert read == ["✗ 13", "✓", "✓", "✓", "✗ 10", "✗ 10", "✓", "✓", "✓", "✓", "✓"]
+    notes = [line for line in lines if line.startswith("Note: kafka-")]
+    assert [note.split()[1] for note in notes] == ["kafka-0.11", "kafka-2.0", "kafka-3.6"]
