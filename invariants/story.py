@@ -223,7 +223,19 @@ def _counted(actions: Any, views: Any, k: int, leader: int, member: int) -> str:
         return ""
     since = next((j for j in range(k, 0, -1) if remote(views[j - 1]) != leo), None)
     told = f", reported by the fetch of state {since + 1} ({actions[since]})" if since else ""
+    if since and _diverged(views[since - 1], views[since], member):
+        told += (
+            ", a fetch it answered with a DivergingEpoch and recorded all the same (KAFKA-13141)"
+        )
     return f": it still counted replica {member} at LEO {leo}{told}"
+
+
+def _diverged(before: Any, after: Any, member: int) -> bool:
+    """Replica ``member`` truncated, or got a truncation pending, between the views: the
+    fetch of that step was answered with a DivergingEpoch."""
+    old, new = before["replicas"][member], after["replicas"][member]
+    pending = (new.get("fetcher") or {}).get("truncate_to") is not None
+    return pending or len(new["log"]) < len(old["log"])
 
 
 def tell(
