@@ -14,6 +14,7 @@ from typing import Any
 
 from checker.properties import INVARIANT, Property
 from invariants.access import Replication
+from invariants import truncation
 from invariants.safety import record_text
 
 
@@ -60,3 +61,81 @@ def properties(acc: Replication) -> list[Property]:
             explain,
         )
     ]
+
+
+def exposed_in(view: dict[str, Any]) -> tuple[int, int] | None:
+    """``(replica, offset)`` of the first uncommitted record below a live replica's HW in a
+    model view (``spec.view``: logs as ``[id, epoch]`` lists, ``committed`` as ``[offset,
+    id]`` pairs), or None."""
+    committed = {tuple(pair) for pair in view.get("committed", [])}
+    for replica in view["replicas"]:
+        if not replica["alive"]:
+            continue
+        log = replica["log"]
+        for offset in range(min(replica["hw"], len(log))):
+            if (offset, log[offset][0]) not in committed:
+                return replica["replica"], offset
+    return None
+
+
+def story(variant: str, actions: Any, views: Any) -> list[str]:
+    """NoUncommittedRead's account of a trace: which record a consumer may read where, and,
+    when the step that raised the HW took it from a DivergingEpoch response before the
+    truncation it asks for, that this is KAFKA-14704. Empty when the last view does not
+    show the violation."""
+    found = exposed_in(views[-1])
+    if found is None:
+        return []
+    r, offset = found
+    replica = views[-1]["replicas"][r]
+    rid, epoch = replica["log"][offset]
+    lines = [
+        (
+            f"Replica {r} has HW {replica['hw']}, so a consumer fetching from it (KIP-392) "
+            f"may read m{rid} (epoch {epoch}) at offset {offset}, which was never committed "
+            "there."
+        )
+    ]
+    got = next(
+        (k for k in range(1, len(views)) if _holds(views[k], r, offset, rid)),
+        None,
+    )
+    if got is not None:
+        how = "wrote" if (actions[got] or "").startswith(f"Produce(leader={r})") else "got"
+        lines.append(
+            f"State {got + 1} ({actions[got]}): replica {r} {how} m{rid} at offset {offset}."
+        )
+        kept = next(
+            (
+                k
+                for k in range(got + 1, len(views))
+                if (actions[k] or "").startswith(f"BecomeFollower(replica={r},")
+            ),
+            None,
+        )
+        if kept is not None and truncation.rule_of(variant) == "diverging":
+            lines.append(
+                f"State {kept + 1} ({actions[kept]}): replica {r} became follower and kept "
+                f"m{rid}: it truncates only on a fetch response (KAFKA-10554)."
+            )
+    for k in range(len(views) - 1, 0, -1):
+        before, after = views[k - 1]["replicas"][r], views[k]["replicas"][r]
+        if before["hw"] <= offset < after["hw"]:
+            pending = (after.get("fetcher") or {}).get("truncate_to")
+            why = (
+                f": the fetch response carried a DivergingEpoch and the leader's HW, and the "
+                f"follower took the HW first; the truncation to {pending} it asks for is "
+                "still to come (KAFKA-14704, fixed in 3.4.1 and 3.5.0 by truncating first)"
+                if pending is not None
+                else ""
+            )
+            lines.append(
+                f"State {k + 1} ({actions[k]}): replica {r}'s HW moved past offset {offset}{why}."
+            )
+            break
+    return lines
+
+
+def _holds(view: dict[str, Any], r: int, offset: int, rid: int) -> bool:
+    log = view["replicas"][r]["log"]
+    return offset < len(log) and log[offset][0] == rid

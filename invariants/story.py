@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from invariants import acked, crux, fork
+from invariants import acked, crux, fork, reads
 from invariants.removal import at, holds, removed
 from invariants.safety import first_gap, record_text
 
@@ -166,6 +166,8 @@ def involved(prop: str, views: Sequence[dict[str, Any]]) -> tuple[set[int], int]
         return {forked[0], forked[1]}, forked[2]
     if prop in ("WeakIsr", "StrongIsr") and (gap := _gap(prop, views)) is not None:
         return {gap[0], gap[1]}, gap[2]
+    if prop == "NoUncommittedRead" and (found := reads.exposed_in(views[-1])) is not None:
+        return {found[0]}, found[1]
     return None
 
 
@@ -268,4 +270,6 @@ def _account(
         )
     if prop in ("WeakIsr", "StrongIsr"):
         return isr_gap(prop, variant, actions, views)
+    if prop == "NoUncommittedRead":
+        return reads.story(variant, actions, views)
     return []
