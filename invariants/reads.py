@@ -13,8 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 from checker.properties import INVARIANT, Property
-from invariants.access import Replication
 from invariants import truncation
+from invariants.access import Replication
 from invariants.safety import record_text
 
 

@@ -21,7 +21,7 @@ from xml.etree import ElementTree
 import pytest
 
 from checker import fingerprint
-from spec.kafka import variants
+from spec.kafka import rules, variants
 from tests.test_gate_pins import REFERENCE, gate
 
 pytestmark = pytest.mark.usefixtures("fresh_models")
@@ -173,13 +173,13 @@ def test_truncating_one_record_short_of_the_last_match(monkeypatch, tmp_path):
     record it shares with the leader. This one flips a verdict: kip320 no longer holds."""
     edit(
         monkeypatch,
-        "spec.kafka.variants",
+        "spec.kafka.rules",
         "after_last_match",
         "return last_match_end(log, leader_log)",
         "end = last_match_end(log, leader_log)\n    return end if not end else end - 1",
     )
     rule = dataclasses.replace(
-        variants.RULES["last-match-truncation"], function=variants.after_last_match
+        variants.RULES["last-match-truncation"], function=rules.after_last_match
     )
     for name, preset in list(variants.PRESETS.items()):
         if preset.rule.name == rule.name:
