@@ -55,6 +55,7 @@ PROPERTY_BITS = {
     "RestartHappens": 11,
     "TruncationRemovesRecord": 12,
     "SecondElection": 13,
+    "NoUncommittedRead": 14,
 }
 """Property name to its bit in the compiled core (``kafka.h``)."""
 
