@@ -96,8 +96,8 @@ def committed_loss(
 def _in_flight(response: dict[str, Any] | None, offset: int, rid: int) -> str:
     """`` (m<rid> was still in flight to it ...)`` when the fetch response in flight to a
     replica (split-fetch; ``spec.kafka.flight.describe``) carries record ``rid`` at ``offset``,
-    else ``""``."""
-    if not response or response.get("out_of_range"):
+    else ``""`` (also for OFFSET_OUT_OF_RANGE and a DivergingEpoch, which carry no records)."""
+    if not response or "records" not in response:
         return ""
     at_offset = offset - response["fetch_offset"]
     records = response["records"]

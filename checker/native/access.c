@@ -29,7 +29,13 @@ const uint8_t *eng_next_rows(const Engine *e) { return e->threads == 1 ? e->part
 void eng_check_rows(Engine *e, const uint8_t *rows, int64_t n, uint32_t mask, uint32_t *bad) {
     for (int64_t i = 0; i < n; i++) bad[i] = model_invariants(e->m, rows + i * e->width, mask);
 }
+/* Generated successors per action index (MODEL_MAX_ACTIONS counts). */
 const int64_t *eng_generated(const Engine *e) { return e->generated; }
+/* MODEL_MAX_ACTIONS, and every label code's action index (model_action_of) into out[65536]. */
+int eng_max_actions(void) { return MODEL_MAX_ACTIONS; }
+void eng_action_table(uint8_t *out) {
+    for (int code = 0; code < NLABELS; code++) out[code] = (uint8_t)model_action_of((uint16_t)code);
+}
 uint32_t eng_guard_mask(const Engine *e) { return e->guard_mask; }
 
 /* The winning violation of transition property `bit` in this level: its parent (frontier

@@ -179,6 +179,8 @@ def _declare(lib: ctypes.CDLL) -> None:
         "eng_next_labels": (p, [p]),
         "eng_next_bad": (p, [p]),
         "eng_generated": (p, [p]),
+        "eng_max_actions": (i32, []),
+        "eng_action_table": (None, [p]),
         "eng_guard_mask": (u32, [p]),
         "eng_broken": (i32, [p, i32, p, p, p]),
         "eng_successors": (i32, [p, p, p, p, p]),

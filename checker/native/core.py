@@ -19,6 +19,9 @@ from checker.native.build import NativeUnavailable, load
 
 NLABELS = 65536
 ALL = 0xFFFFFFFF
+MAX_ACTIONS = 32
+"""The most action indices a compiled model may use (``MODEL_MAX_ACTIONS`` in ``model.h``):
+the length of the per-action counts the engine and the walks fill."""
 
 
 def label_ranks(labels: dict[int, Any]) -> np.ndarray[Any, Any]:
@@ -63,6 +66,14 @@ class Core:
         self.model = model
         self.handle = None
         self.lib = load(model.name, model.sources, model.headers, on_compile)
+        if self.lib.eng_max_actions() != MAX_ACTIONS:
+            raise NativeUnavailable(
+                f"the compiled {model.name} core counts {self.lib.eng_max_actions()} actions, "
+                f"hwcheck {MAX_ACTIONS}"
+            )
+        self.actions = np.zeros(NLABELS, dtype=np.uint8)
+        """Per label code, its action index (``model_action_of``)."""
+        self.lib.eng_action_table(self.actions.ctypes.data)
         params = np.array(model.params, dtype=np.int32)
         self.ranks = label_ranks(model.labels)
         self.handle = self.lib.eng_new(

@@ -143,7 +143,7 @@ static int run_workers(Engine *e, void *(*fn)(void *)) {
 
 /* Fold a worker's counts, violations and guards into the level's. */
 static void worker_fold(Engine *e, Worker *w) {
-    for (int a = 0; a < 16; a++) { e->generated[a] += w->generated[a]; w->generated[a] = 0; }
+    for (int a = 0; a < MODEL_MAX_ACTIONS; a++) { e->generated[a] += w->generated[a]; w->generated[a] = 0; }
     for (int bit = 0; bit < MAXBITS; bit++) {
         Broken *b = &w->broken[bit];
         if (b->has)

@@ -21,7 +21,7 @@ typedef struct {
     int64_t start, end;
     int index;    /* this worker's number; with threads, also the partition it merges */
     Table *out;   /* with threads: this worker's finds, one table per owning partition */
-    int64_t generated[16];
+    int64_t generated[MODEL_MAX_ACTIONS];
     Broken broken[MAXBITS];
     uint8_t *broken_row;
     uint32_t reached;
@@ -62,7 +62,7 @@ typedef struct Engine {
     int64_t cursor __attribute__((aligned(64)));
     char cursor_line[56];
     int64_t stop;
-    int64_t generated[16];
+    int64_t generated[MODEL_MAX_ACTIONS];
     Broken broken[MAXBITS];
     uint8_t *broken_row;
 } Engine;

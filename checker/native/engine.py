@@ -29,7 +29,7 @@ from checker.limits import (
 )
 from checker.model import Spec
 from checker.native.build import NativeUnavailable
-from checker.native.core import Core, view
+from checker.native.core import MAX_ACTIONS, Core, view
 from checker.properties import Property
 from checker.result import CheckResult, Violation
 from checker.resume import Loaded
@@ -198,13 +198,13 @@ class CompiledSearch(Search):
 
     def _count(self, labels: np.ndarray[Any, Any], new: int) -> None:
         actions, names = self.stats.actions, self.model.action_names
-        generated = view(self.core.lib.eng_generated(self.core.handle), np.int64, 16)
+        generated = view(self.core.lib.eng_generated(self.core.handle), np.int64, MAX_ACTIONS)
         for index, count in enumerate(generated.tolist()):
             if count:
                 actions.setdefault(names[index], [0, 0])[0] += count
                 self.stats.generated += count
         if new:
-            firsts = np.bincount(labels >> 12, minlength=16)
+            firsts = np.bincount(self.core.actions[labels], minlength=MAX_ACTIONS)
             for index, count in enumerate(firsts.tolist()):
                 if count:
                     actions[names[index]][1] += count

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from checker import store
-from checker.native.core import Core, view
+from checker.native.core import MAX_ACTIONS, Core, view
 from checker.seen import in_sorted, merge_sorted
 
 _MODELS: dict[Any, Any] = {}
@@ -87,7 +87,7 @@ def expand(job: Any, p: int, tally_type: Any) -> list[tuple[int, tuple[str, Any]
         pfps = front_fps[view(lib.eng_next_parents(handle), np.uint32, new)]
         labels = view(lib.eng_next_labels(handle), np.uint16, new).copy()
         rows = view(lib.eng_next_rows(handle), np.uint8, new, core.width).copy()
-        generated = view(lib.eng_generated(handle), np.int64, 16)
+        generated = view(lib.eng_generated(handle), np.int64, MAX_ACTIONS)
         for index, count in enumerate(generated.tolist()):
             if count:
                 tally.generated[model.action_names[index]] = count
@@ -173,7 +173,7 @@ def dedup(job: Any, p: int, records: Any, tally_type: Any) -> Any:
             store.write_parents(job.work, job.k + 1, p, fresh, pfps[keep])
             store.write_frontier_rows(job.work, job.k + 1, p, fresh, rows[keep])
             store.write_visited(job.work, job.k + 1, p, merge_sorted(visited, fresh))
-            counts = np.bincount(labels[keep] >> 12, minlength=16)
+            counts = np.bincount(core.actions[labels[keep]], minlength=MAX_ACTIONS)
             for index, count in enumerate(counts.tolist()):
                 if count:
                     tally.distinct[model.action_names[index]] = count

@@ -27,7 +27,12 @@ int model_width(const Model *m);
 int model_max_successors(const Model *m);
 /* The largest marshal encoding of a state, in bytes. */
 int model_max_marshal(const Model *m);
-/* The action index of a label code (its top four bits, 0..15), for coverage statistics. */
+/* The most action indices a model may use (model_action_of's range): sizes the engine's
+ * per-action counts and the Python side's arrays (checker.native.core.MAX_ACTIONS). */
+#define MODEL_MAX_ACTIONS 32
+
+/* The action index of a label code (0..MODEL_MAX_ACTIONS - 1; usually its top four bits), for
+ * coverage statistics. */
 int model_action_of(uint16_t label);
 
 /* Every successor of `row`: writes rows to `out` and label codes to `labels`; for each

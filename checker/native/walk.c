@@ -61,13 +61,14 @@ void hwcheck_mt_draws(uint32_t *mt, const int32_t *ns, int count, double *draws)
 enum { END_VIOLATION = 0, END_DEADLOCK = 1, END_DEPTH = 2 };
 
 /* One walk from `row0` (model_width bytes) with the generator state `mt` (updated).
- * `weights`: NULL (uniform over enabled instances) or a weight per action index.
+ * `weights`: NULL (uniform over enabled instances) or a weight per action index
+ * (MODEL_MAX_ACTIONS of them).
  * Property bits: `inv` invariants checked on every state, `trans` transition properties on
  * every step, `guards` "sometimes" guards not reached yet (reached ones are or-ed into
  * *reached). Writes each step's label (labels[0..n-2]), every state's fingerprint
  * (fps[0..n-1], xxh3 of its marshal encoding), per property bit the number of states up to
  * its first violation (at[bit], 0: none), and adds each step's enabled instances and the
- * action taken to enabled[] and taken[] (by action index). Returns n, the states visited, and
+ * action taken to enabled[] and taken[] (by action index, MODEL_MAX_ACTIONS counts each). Returns n, the states visited, and
  * sets *end (END_*); -1 when out of memory. */
 int eng_walk(Engine *e, uint32_t *mt, int depth, const double *weights, const uint8_t *row0,
              uint32_t inv, uint32_t trans, uint32_t guards, uint16_t *labels, uint64_t *fps,

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from checker.native.build import NativeUnavailable
-from checker.native.core import Core
+from checker.native.core import MAX_ACTIONS, Core
 from checker.properties import INVARIANT, SOMETIMES, TRANSITION
 from checker.walks import DEADLOCK, DEPTH, VIOLATION, Batch, Walk, WalkPlan, sorted_unique, walk_rng
 
@@ -75,7 +75,7 @@ class CompiledWalks:
             None
             if not weights
             else np.array(
-                [weights.get(name, 1.0) for name in names] + [0.0] * (16 - len(names)),
+                [weights.get(name, 1.0) for name in names] + [0.0] * (MAX_ACTIONS - len(names)),
                 dtype=np.float64,
             )
         )
@@ -92,7 +92,8 @@ class CompiledWalks:
         labels = np.zeros(max(depth, 1), dtype=np.uint16)
         fps = np.zeros(max(depth, 1), dtype=np.uint64)
         at = np.zeros(32, dtype=np.int32)
-        enabled, taken = np.zeros(16, dtype=np.int64), np.zeros(16, dtype=np.int64)
+        enabled = np.zeros(MAX_ACTIONS, dtype=np.int64)
+        taken = np.zeros(MAX_ACTIONS, dtype=np.int64)
         reached, end = ctypes.c_uint32(0), ctypes.c_int32(0)
         weights = None if self.weights is None else self.weights.ctypes.data
         seen = []

@@ -7,10 +7,13 @@ properties); ``tests/test_compiled.py`` proves the two equal state by state. A r
 number of signed bytes (``Codec.width``): per replica its LEO, HW, alive flag, view (leader
 or -1, epoch, ISR as a bit mask), whether it keeps remote LEOs, ``max_records`` records
 ``(id, epoch)`` and ``replicas`` remote LEOs; then the controller, the LeaderAndIsr requests,
-the ghost (committed pairs as bits ``offset * max_records + id``), the durable component and
-(split-fetch) per follower the response in flight (record count, -2 for none or -1 for
-OFFSET_OUT_OF_RANGE; leader, epoch, fetch offset, HW; ``max_records`` records) and the lost
-responses. Unused bytes are zero, so equal states have equal rows.
+the ghost (committed pairs as bits ``offset * max_records + id``), the durable component,
+(async-isr) per replica its AlterPartition request in flight, (``Variant.fetcher_state``) per
+replica its fetcher value (-3 for None, else the value: ``spec.kafka.diverging``) and
+(split-fetch) per follower the response in flight (record count, -2 for none, -1 for
+OFFSET_OUT_OF_RANGE or -3 for a DivergingEpoch; leader, epoch, fetch offset, HW;
+``max_records`` records; with truncation on fetch the DivergingEpoch's epoch and end offset)
+and the lost responses. Unused bytes are zero, so equal states have equal rows.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import numpy as np
 
 from checker.model import Label
 from spec.kafka.native.labels import ACTION_NAMES, action_names, label_table
+from spec.kafka.native.params import RULES, params
 from spec.rows import mask, members
 
 HERE = Path(__file__).parent
@@ -31,6 +35,7 @@ SOURCES = (
     HERE / "actions.c",
     HERE / "alter.c",
     HERE / "flight.c",
+    HERE / "diverging.c",
     HERE / "properties.c",
 )
 HEADERS = (HERE / "kafka.h",)
@@ -50,15 +55,15 @@ PROPERTY_BITS = {
     "RestartHappens": 11,
     "TruncationRemovesRecord": 12,
     "SecondElection": 13,
+    "NoUncommittedRead": 14,
 }
 """Property name to its bit in the compiled core (``kafka.h``)."""
 
-RULES = {"hw-truncation": 0, "leader-epoch-truncation": 1, "last-match-truncation": 2}
-"""The built-in truncation rules the compiled core has; a team's own rule runs on the
-reference core only."""
-
 MAX_RECORDS = 7
 MAX_EPOCH = 15
+
+FETCHER_NONE = -3
+"""The row byte of a ``fetcher`` value of None (``kafka.h``: ``FE_NONE``)."""
 
 
 def unsupported(spec: Any) -> str | None:
@@ -76,7 +81,9 @@ def unsupported(spec: Any) -> str | None:
 @dataclass(frozen=True)
 class Codec:
     """The compiled core of one ``KafkaSpec``: ``params`` for ``model_new``, label codes, and
-    ``encode`` / ``decode`` between reference states and rows (``width`` bytes)."""
+    ``encode`` / ``decode`` between reference states and rows (``width`` bytes).
+    ``fetcher``: the state has the ``fetcher`` component; ``diverging``: the variant truncates
+    on fetch (a response in flight has room for a DivergingEpoch)."""
 
     n: int
     records: int
@@ -86,6 +93,8 @@ class Codec:
     flush_always: bool
     split_fetch: bool
     async_isr: bool
+    fetcher: bool
+    diverging: bool
     params: tuple[int, ...]
     labels: dict[int, Label]
     name: str = "kafka"
@@ -108,8 +117,14 @@ class Codec:
             + (r * r + 7) // 8
             + ((1 + (0 if self.flush_always else n)) if self.durable else 0)
             + (4 * n if self.async_isr else 0)
-            + (n * (5 + 2 * r) + 1 if self.split_fetch else 0)
+            + (n if self.fetcher else 0)
+            + (n * self.flight_width + 1 if self.split_fetch else 0)
         )
+
+    @property
+    def flight_width(self) -> int:
+        """Bytes per response in flight (``flight_width`` in ``state.c``)."""
+        return 5 + 2 * self.records + (2 if self.diverging else 0)
 
     def encode(self, state: tuple[Any, ...]) -> bytes:
         """The row of a reference state. Raises ``ValueError`` if it does not fit the row."""
@@ -158,10 +173,13 @@ class Codec:
                     if request is None
                     else [1, request[0], mask(request[1]), mask(request[2])]
                 )
+        if self.fetcher:
+            fetcher = state[4 + self.durable + self.async_isr]
+            out += [FETCHER_NONE if value is None else value for value in fetcher]
         if self.split_fetch:
             responses, lost = state[-1]
             for response in responses:
-                out += _response_row(response, r)
+                out += _response_row(response, r, self.diverging)
             out.append(lost)
         if len(out) != self.width or min(out) < -128 or max(out) > 255:
             raise ValueError("the state does not fit the compiled core's row")
@@ -214,29 +232,38 @@ class Codec:
                 alters.append((epoch, members(base), members(isr)) if present else None)
                 at += 4
             state += (tuple(alters),)
+        if self.fetcher:
+            state += (tuple(None if x == FETCHER_NONE else x for x in v[at : at + n]),)
+            at += n
         if self.split_fetch:
             responses: list[tuple[Any, ...] | None] = []
             for _ in range(n):
                 count, leader, epoch, offset, hw = v[at : at + 5]
                 records = tuple((v[at + 5 + 2 * i], v[at + 6 + 2 * i]) for i in range(count))
-                at += 5 + 2 * r
+                diverging = (v[at + 5 + 2 * r], v[at + 6 + 2 * r]) if self.diverging else None
+                at += self.flight_width
                 if count == -2:
                     responses.append(None)
+                elif count == -3:
+                    responses.append((leader, epoch, offset, None, hw, diverging))
                 else:
                     responses.append((leader, epoch, offset, None if count == -1 else records, hw))
             state += ((tuple(responses), v[at]),)
         return state
 
 
-def _response_row(response: tuple[Any, ...] | None, r: int) -> list[int]:
-    """The row bytes of one response in flight (``spec.kafka.state``: flight)."""
+def _response_row(response: tuple[Any, ...] | None, r: int, diverging: bool) -> list[int]:
+    """The row bytes of one response in flight (``spec.kafka.state``: flight); with
+    ``diverging`` (truncation on fetch) two more, a DivergingEpoch's epoch and end offset."""
+    extra = [0, 0] if diverging else []
     if response is None:
-        return [-2] + [0] * (4 + 2 * r)
-    leader, epoch, offset, records, hw = response
-    row = [-1 if records is None else len(records), leader, epoch, offset, hw]
+        return [-2] + [0] * (4 + 2 * r) + extra
+    leader, epoch, offset, records, hw = response[:5]
+    count = -3 if len(response) > 5 else -1 if records is None else len(records)
+    row = [count, leader, epoch, offset, hw]
     for i in range(r):
         row += list(records[i]) if records is not None and i < len(records) else [0, 0]
-    return row
+    return row + (list(response[5]) if len(response) > 5 else extra)
 
 
 def codec(spec: Any) -> Codec | None:
@@ -245,39 +272,19 @@ def codec(spec: Any) -> Codec | None:
     if unsupported(spec) is not None:
         return None
     config, variant = spec.config, spec.variant
-    n, e = config.replicas, config.max_epoch
-    params = (
-        n,
-        config.max_records,
-        e,
-        config.max_crashes,
-        config.min_isr,
-        int(config.unclean_election),
-        RULES[variant.rule.name],
-        int(variant.fenced_lookup),
-        int(variant.fenced_fetch),
-        int(variant.fenced_expand),
-        int(variant.strict_min_isr),
-        int(variant.elr),
-        int(config.durability),
-        int(config.flush == "always"),
-        config.max_unclean_shutdowns,
-        int(config.acks == "all"),
-        int(variant.split_fetch),
-        config.max_lost_responses,
-        int(variant.async_isr),
-    )
     return Codec(
-        n,
-        config.max_records,
-        e,
-        variant.elr,
-        config.durability,
-        config.flush == "always",
-        variant.split_fetch,
-        variant.async_isr,
-        params,
-        label_table(spec),
+        n=config.replicas,
+        records=config.max_records,
+        max_epoch=config.max_epoch,
+        elr=variant.elr,
+        durable=config.durability,
+        flush_always=config.flush == "always",
+        split_fetch=variant.split_fetch,
+        async_isr=variant.async_isr,
+        fetcher=variant.fetcher_state,
+        diverging=variant.truncate_on_fetch,
+        params=params(spec),
+        labels=label_table(spec),
         action_names=action_names(variant.split_fetch, variant.async_isr, variant.elr),
         property_bits=PROPERTY_BITS,
     )

@@ -1,5 +1,7 @@
 /* The kafka model's actions in the compiled core: spec/kafka/actions.py, membership.py,
- * elr.py and durability.py, in the same order and with the same guards and effects. */
+ * elr.py and durability.py, in the same order and with the same guards and effects (the
+ * fetch actions of split-fetch are in flight.c, those of truncation on fetch in
+ * diverging.c, the ISR requests of async-isr in alter.c). */
 #include "kafka.h"
 
 /* elr.decide: the next epoch, decided and sent as a LeaderAndIsr. */
@@ -24,6 +26,8 @@ static int truncation_point(const Model *m, const St *s, int r, int leader, int 
     int offset;
     if (m->rule == RULE_HW) {
         offset = x->hw;
+    } else if (m->rule == RULE_DIVERGING) {  /* variants.to_log_end: nothing is truncated */
+        offset = x->len;
     } else {
         if (!x->len) return 0;
         const Rep *l = &s->r[leader];
@@ -74,9 +78,15 @@ int kafka_successors(const Model *m, const St *s, St *out, uint16_t *labels) {
             commit(m, t, y, x->hw, y->hw);
             t->next_id++;
         }
+    /* model.model_actions: at Fetch's place FetchRequest, FetchResponse and LoseResponse
+     * (split-fetch), or with truncation on fetch fetching.fetch; with truncation on fetch
+     * and hw-before-truncation, then TruncateOnFetchResponse */
     if (m->split_fetch) k = kafka_flight_successors(m, s, out, labels, k);
+    else if (m->rule == RULE_DIVERGING) k = kafka_diverging_fetch(m, s, out, labels, k);
+    if (m->rule == RULE_DIVERGING && m->hw_before_truncation)
+        k = kafka_truncate_successors(m, s, out, labels, k);
     /* Fetch(follower, leader) */
-    for (int f = 0; f < n && !m->split_fetch; f++) {
+    for (int f = 0; f < n && !m->split_fetch && m->rule != RULE_DIVERGING; f++) {
         int l = fetch_leader(m, s, f);
         if (l < 0) continue;
         const Rep *x = &s->r[f], *lx = &s->r[l];
@@ -161,6 +171,7 @@ int kafka_successors(const Model *m, const St *s, St *out, uint16_t *labels) {
             no_view(&t->r[r], -1);
             t->crashes++;
             without_flights(m, t, r);
+            put_fetcher(m, t, r, FE_NONE);
         }
     /* Restart(replica) */
     for (int r = 0; r < n; r++) {
@@ -184,6 +195,7 @@ int kafka_successors(const Model *m, const St *s, St *out, uint16_t *labels) {
                                       popcount8(s->risr[e]));
             commit(m, t, x, x->hw, y->hw);
             y->vleader = (int8_t)r; y->vepoch = (int8_t)e; y->visr = s->risr[e];
+            put_fetcher(m, t, r, FE_NONE);
         }
     }
     /* BecomeFollower(replica, epoch) */
@@ -202,6 +214,7 @@ int kafka_successors(const Model *m, const St *s, St *out, uint16_t *labels) {
             y->vleader = (int8_t)l; y->vepoch = (int8_t)e; y->visr = s->risr[e];
             y->has_remote = 0;
             truncated(m, t, r, offset);
+            put_fetcher(m, t, r, m->empty_clears_epoch ? FE_FRESH : FE_NONE);  /* on_become_follower */
         }
     }
     /* UncleanRecovery(leader): elr only, the live replica(s) with the largest (epoch, LEO) */
@@ -244,6 +257,7 @@ int kafka_successors(const Model *m, const St *s, St *out, uint16_t *labels) {
                     if (t->r[o].has_remote) t->r[o].remote[r] = -1;
                 t->unclean++;
                 without_flights(m, t, r);
+                put_fetcher(m, t, r, FE_NONE);
                 /* elr.fence_unclean */
                 if (m->elr && (has(s->cisr, r) || has(s->celr, r))) {
                     int leader = s->cleader;

@@ -1,5 +1,7 @@
 /* The split-fetch mechanism in the compiled core: spec/kafka/flight.py's FetchRequest,
- * FetchResponse and LoseResponse, in the same order and with the same guards and effects. */
+ * FetchResponse and LoseResponse, in the same order and with the same guards and effects
+ * (with truncation on fetch, the leader's answer and the follower's apply are diverging.c's:
+ * spec/kafka/fetching.py's fetch_request and apply_response). */
 #include "kafka.h"
 
 /* flight.applies: the follower still follows the leader that answered, at the fetch offset
@@ -16,11 +18,15 @@ int kafka_flight_successors(const Model *m, const St *s, St *out, uint16_t *labe
     /* FetchRequest(follower, leader) */
     for (int f = 0; f < n; f++) {
         int l = s->fl_len[f] == FL_NONE ? fetch_leader(m, s, f) : -1;
-        if (l < 0) continue;
+        if (l < 0 || kafka_diverging_pending(m, s, f)) continue;
         const Rep *x = &s->r[f], *lx = &s->r[l];
         St *t = EMIT(LABEL(A_FETCH, f, l));
         int offset = x->len, lleo = lx->len;
         t->fl_leader[f] = (int8_t)l; t->fl_epoch[f] = lx->vepoch; t->fl_offset[f] = (int8_t)offset;
+        if (m->rule == RULE_DIVERGING) {  /* fetching.fetch_request */
+            kafka_diverging_request(m, s, t, f, l);
+            continue;
+        }
         if (offset > lleo) {  /* OFFSET_OUT_OF_RANGE */
             t->fl_len[f] = FL_OUT_OF_RANGE; t->fl_hw[f] = (int8_t)lleo;
             continue;
@@ -37,6 +43,10 @@ int kafka_flight_successors(const Model *m, const St *s, St *out, uint16_t *labe
         St *t = EMIT(LABEL(A_FETCH_RESPONSE, f, 0));
         t->fl_len[f] = FL_NONE;
         if (!applies(m, s, f)) continue;
+        if (m->rule == RULE_DIVERGING) {  /* fetching.apply_response */
+            kafka_diverging_apply(m, s, t, f);
+            continue;
+        }
         Rep *y = &t->r[f];
         if (s->fl_len[f] == FL_OUT_OF_RANGE) {
             int leo = s->fl_hw[f];

@@ -15,27 +15,33 @@
 
 /* Action codes (the label's top four bits). Successors come in spec.kafka.model's order:
  * ACTIONS (with split-fetch, Fetch's place holds FetchRequest, which takes A_FETCH's code,
- * then FetchResponse and LoseResponse; with async-isr, ShrinkIsr's and ExpandIsr's places
- * hold their request forms and then AlterPartition), then ELR_ACTIONS, then
- * DURABILITY_ACTIONS. */
+ * then FetchResponse and LoseResponse; with hw-before-truncation, TruncateOnFetchResponse
+ * follows the fetch actions; with async-isr, ShrinkIsr's and ExpandIsr's places hold their
+ * request forms and then AlterPartition), then ELR_ACTIONS, then DURABILITY_ACTIONS. */
 enum {
     A_PRODUCE, A_FETCH, A_SHRINK, A_EXPAND, A_CTRL_SHRINK, A_ELECT, A_UNCLEAN_ELECT, A_CRASH,
     A_RESTART, A_BECOME_LEADER, A_BECOME_FOLLOWER, A_ALTER_PARTITION, A_FLUSH,
     A_UNCLEAN_SHUTDOWN, A_FETCH_RESPONSE, A_LOSE_RESPONSE
 };
 /* UncleanElect and UncleanRecovery never share a model (elr replaces the one by the other),
- * so UncleanRecovery takes UncleanElect's code, A_UNCLEAN_ELECT. */
+ * so UncleanRecovery takes UncleanElect's code, A_UNCLEAN_ELECT. All sixteen codes are
+ * taken, so TruncateOnFetchResponse(follower) shares FetchResponse's, told apart by its
+ * second argument: LABEL(A_FETCH_RESPONSE, f, 1) (FetchResponse(f) has 0); its action index
+ * (model_action_of) is A_TRUNCATE_ON_FETCH_RESPONSE. */
 #define LABEL(action, a, b) ((uint16_t)(((action) << 12) | ((a) << 8) | ((b) << 4)))
+#define A_TRUNCATE_ON_FETCH_RESPONSE 16
+#define TRUNCATE_ON_FETCH_RESPONSE(f) LABEL(A_FETCH_RESPONSE, f, 1)
 
 /* Property bits (spec/kafka/native/__init__.py: PROPERTY_BITS). */
 enum {
     P_HW_LE_LEO, P_LEADER_IN_ISR, P_NO_COMMITTED_LOSS, P_NO_ACKED_LOSS, P_NO_DIVERGENCE,
     P_WEAK_ISR, P_STRONG_ISR, P_RECORD_EPOCHS, P_EPOCH_MONOTONIC, P_HW_ADVANCES,
-    P_CRASH_HAPPENS, P_RESTART_HAPPENS, P_TRUNCATION_REMOVES, P_SECOND_ELECTION
+    P_CRASH_HAPPENS, P_RESTART_HAPPENS, P_TRUNCATION_REMOVES, P_SECOND_ELECTION,
+    P_NO_UNCOMMITTED_READ
 };
 
 /* Truncation rules (spec.kafka.variants.RULES). */
-enum { RULE_HW, RULE_LEADER_EPOCH, RULE_LAST_MATCH };
+enum { RULE_HW, RULE_LEADER_EPOCH, RULE_LAST_MATCH, RULE_DIVERGING };
 
 /* One replica: state.py's (log, hw, alive, view, remote). -1 stands for None. */
 typedef struct {
@@ -50,17 +56,27 @@ typedef struct {
     int8_t remote[MAXN];
 } Rep;
 
-/* No response in flight (fl_len), and OFFSET_OUT_OF_RANGE (whose fl_hw is the leader's LEO). */
+/* No response in flight (fl_len), OFFSET_OUT_OF_RANGE (whose fl_hw is the leader's LEO), and
+ * (diverging-epoch-truncation) a DivergingEpoch (fl_div_epoch, fl_div_end) with no records. */
 #define FL_NONE (-2)
 #define FL_OUT_OF_RANGE (-1)
+#define FL_DIVERGING (-3)
+
+/* A replica's fetcher value (spec.kafka.diverging): None (the last fetched epoch is its last
+ * record's), EPOCH_CLEARED, FRESH, or an offset >= 0: a truncation to it is pending. */
+#define FE_NONE (-3)
+#define FE_CLEARED (-1)
+#define FE_FRESH (-2)
 
 /* A whole state: replicas, controller (epoch, leader, ISR[, ELR]), LeaderAndIsr requests
  * (request e has epoch e), ghost (next id, crashes, committed (offset, id) pairs as bit
  * offset * R + id), the durable component (flushed offsets, unclean shutdowns), the
  * alter component (per replica its AlterPartition request in flight: epoch, committed ISR
- * it was based on, ISR asked for) and the flight component (per follower the response in
- * flight to it: leader, epoch, fetch offset, record count or FL_NONE / FL_OUT_OF_RANGE,
- * records, HW; responses lost). */
+ * it was based on, ISR asked for), the fetcher component (per replica its fetcher value,
+ * FE_NONE when the model has no such component) and the flight component (per follower the
+ * response in flight to it: leader, epoch, fetch offset, record count or FL_NONE /
+ * FL_OUT_OF_RANGE / FL_DIVERGING, records, HW, a DivergingEpoch's epoch and end offset;
+ * responses lost). */
 typedef struct {
     Rep r[MAXN];
     int8_t cepoch, cleader;
@@ -74,15 +90,20 @@ typedef struct {
     int8_t unclean;
     int8_t fl_leader[MAXN], fl_epoch[MAXN], fl_offset[MAXN], fl_len[MAXN], fl_hw[MAXN];
     int8_t fl_id[MAXN][MAXR], fl_ep[MAXN][MAXR];
+    int8_t fl_div_epoch[MAXN], fl_div_end[MAXN]; /* FL_DIVERGING: the DivergingEpoch */
     int8_t lost;
     int8_t al_has[MAXN], al_epoch[MAXN]; /* async-isr: each replica's AlterPartition in flight */
     uint8_t al_base[MAXN], al_isr[MAXN];
+    int8_t fetcher[MAXN]; /* the fetcher component (FE_* or a pending truncation offset) */
 } St;
 
 struct Model {
     int n, R, E, max_crashes, min_isr, unclean_election, rule;
     int fenced_lookup, fenced_fetch, fenced_expand, strict_min_isr, elr;
     int durable, flush_always, max_unclean, acks_all, split_fetch, max_lost, async_isr;
+    /* truncation on fetch (rule RULE_DIVERGING): its switches, and whether the state has the
+     * fetcher component (Variant.fetcher_state) */
+    int diverging_fetch_state, hw_before_truncation, empty_clears_epoch, fetcher;
     int hw_min_isr, produce_min_isr;
     int rep_width, width, committed_bytes;
 };
@@ -110,6 +131,15 @@ static inline int leader_answers(const Model *m, const St *s, St *t, int l, int 
 int kafka_flight_successors(const Model *m, const St *s, St *out, uint16_t *labels, int k);
 /* alter.c: ShrinkIsr and ExpandIsr as requests, then AlterPartition (async-isr) */
 int kafka_alter_successors(const Model *m, const St *s, St *out, uint16_t *labels, int k);
+/* diverging.c: truncation on the fetch response (spec/kafka/fetching.py): the one-step Fetch
+ * and TruncateOnFetchResponse (hw-before-truncation), appended from out[k]; whether f has a
+ * truncation pending (it does not fetch then); the leader's half of FetchRequest(f, l) into
+ * successor t; FetchResponse(f) applying the response s holds for f, on t. */
+int kafka_diverging_fetch(const Model *m, const St *s, St *out, uint16_t *labels, int k);
+int kafka_truncate_successors(const Model *m, const St *s, St *out, uint16_t *labels, int k);
+int kafka_diverging_pending(const Model *m, const St *s, int f);
+void kafka_diverging_request(const Model *m, const St *s, St *t, int f, int l);
+void kafka_diverging_apply(const Model *m, const St *s, St *t, int f);
 
 static inline int popcount8(uint8_t x) { return __builtin_popcount(x); }
 static inline int has(uint8_t mask, int r) { return (mask >> r) & 1; }
@@ -181,6 +211,11 @@ static inline void commit(const Model *m, St *s, const Rep *x, int old_hw, int n
 /* state.truncated: a durable truncation pulls the flushed offset down with it. */
 static inline void truncated(const Model *m, St *s, int r, int leo) {
     if (m->durable && !m->flush_always && s->flushed[r] > leo) s->flushed[r] = (int8_t)leo;
+}
+
+/* diverging.put_fetcher: replica r's fetcher value (nothing without the component). */
+static inline void put_fetcher(const Model *m, St *s, int r, int value) {
+    if (m->fetcher) s->fetcher[r] = (int8_t)value;
 }
 
 /* Append a copy of `s` labelled `label`; the caller applies the action's effect to it. */

@@ -1,5 +1,6 @@
-"""The compiled kafka core's label codes: action index (the code's top four bits) to name,
-and every code to its ``checker.model.Label`` (``kafka.h``: ``LABEL``)."""
+"""The compiled kafka core's label codes: action index (``model_action_of``: the code's top
+four bits, and 16 for TruncateOnFetchResponse) to name, and every code to its
+``checker.model.Label`` (``kafka.h``: ``LABEL``)."""
 
 from __future__ import annotations
 
@@ -24,9 +25,11 @@ ACTION_NAMES = (
     "UncleanShutdown",
     "FetchResponse",
     "LoseResponse",
+    "TruncateOnFetchResponse",
 )
-"""Action index (the label code's top four bits) to action name (``kafka.h``), as
-``action_names`` changes it per model (FetchRequest, UncleanRecovery)."""
+"""Action index (``model_action_of`` in ``state.c``: the label code's top four bits, but 16 for
+TruncateOnFetchResponse, whose code is FetchResponse's with a second argument of 1) to action
+name (``kafka.h``), as ``action_names`` changes it per model (FetchRequest, UncleanRecovery)."""
 
 
 def action_names(split_fetch: bool, async_isr: bool, elr: bool) -> tuple[str, ...]:
@@ -44,7 +47,8 @@ def action_names(split_fetch: bool, async_isr: bool, elr: bool) -> tuple[str, ..
 
 def label_table(spec: Any) -> dict[int, Label]:
     """Every label code of ``spec`` (a ``KafkaSpec``) and its label: ``action << 12 | a << 8
-    | b << 4``, the arguments in the order the label names them."""
+    | b << 4``, the arguments in the order the label names them; TruncateOnFetchResponse(f)
+    is ``14 << 12 | f << 8 | 1 << 4`` (FetchResponse(f) has ``b`` 0: ``kafka.h``)."""
     config, variant, labels = spec.config, spec.variant, spec.labels
     n, e = config.replicas, config.max_epoch
     table: dict[int, Label] = {}
@@ -67,6 +71,7 @@ def label_table(spec: Any) -> dict[int, Label]:
             (15, labels.lose_response),
         ):
             put(index, r, 0, one[r])
+        put(14, r, 1, labels.truncate_on_fetch_response[r])
         for other in range(n):
             fetch = labels.fetch_request if variant.split_fetch else labels.fetch
             put(1, r, other, fetch[r][other])

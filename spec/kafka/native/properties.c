@@ -1,5 +1,5 @@
 /* The kafka model's properties in the compiled core: invariants/sanity.py, safety.py,
- * acked.py, transitions.py and reachability.py, read off the C state. */
+ * acked.py, reads.py, transitions.py and reachability.py, read off the C state. */
 #include "kafka.h"
 #include "rows.h"
 
@@ -64,6 +64,19 @@ static int no_acked_loss(const Model *m, const St *s) {
     return 1;
 }
 
+/* reads.no_uncommitted_read (reads._exposed): every record below a live replica's HW was
+ * committed at that offset. */
+static int no_uncommitted_read(const Model *m, const St *s) {
+    for (int r = 0; r < m->n; r++) {
+        const Rep *x = &s->r[r];
+        if (!x->hw || !x->alive) continue;
+        int h = x->hw < x->len ? x->hw : x->len;
+        for (int o = 0; o < h; o++)
+            if (!((s->committed >> (o * m->R + x->id[o])) & 1)) return 0;
+    }
+    return 1;
+}
+
 static int no_divergence(const Model *m, const St *s) {
     for (int a = 0; a < m->n - 1; a++) {
         int ha = s->r[a].hw;
@@ -91,6 +104,7 @@ uint32_t kafka_invariants(const Model *m, const St *s, uint32_t mask) {
     CHECK(P_LEADER_IN_ISR, s->cleader < 0 || has(s->cisr, s->cleader));
     CHECK(P_NO_COMMITTED_LOSS, no_committed_loss(m, s));
     CHECK(P_NO_ACKED_LOSS, no_acked_loss(m, s));
+    CHECK(P_NO_UNCOMMITTED_READ, no_uncommitted_read(m, s));
     CHECK(P_NO_DIVERGENCE, no_divergence(m, s));
     CHECK(P_WEAK_ISR, isr_holds(m, s, 0));
     CHECK(P_STRONG_ISR, isr_holds(m, s, 1));

@@ -8,10 +8,17 @@
 
 /* params: n, max_records, max_epoch, max_crashes, min_isr, unclean_election, rule,
  * fenced_lookup, fenced_fetch, fenced_expand, strict_min_isr, elr, durable, flush_always,
- * max_unclean_shutdowns, acks_all, split_fetch, max_lost_responses, async_isr
- * (spec/kafka/native/__init__.py: params). */
+ * max_unclean_shutdowns, acks_all, split_fetch, max_lost_responses, async_isr,
+ * diverging_fetch_state, hw_before_truncation, empty_clears_epoch, fetcher
+ * (spec/kafka/native/params.py: PARAMS). */
+#define NPARAMS 23
+
+/* Row bytes of one response in flight: count, leader, epoch, fetch offset, HW, the records,
+ * and with truncation on fetch a DivergingEpoch's epoch and end offset. */
+static int flight_width(const Model *m) { return 5 + 2 * m->R + (m->rule == RULE_DIVERGING ? 2 : 0); }
+
 Model *model_new(const int32_t *p, int np) {
-    if (np != 19) return NULL;
+    if (np != NPARAMS) return NULL;
     Model *m = calloc(1, sizeof(Model));
     if (!m) return NULL;
     m->n = p[0]; m->R = p[1]; m->E = p[2]; m->max_crashes = p[3]; m->min_isr = p[4];
@@ -19,7 +26,11 @@ Model *model_new(const int32_t *p, int np) {
     m->fenced_fetch = p[8]; m->fenced_expand = p[9]; m->strict_min_isr = p[10];
     m->elr = p[11]; m->durable = p[12]; m->flush_always = p[13]; m->max_unclean = p[14];
     m->acks_all = p[15]; m->split_fetch = p[16]; m->max_lost = p[17]; m->async_isr = p[18];
+    m->diverging_fetch_state = p[19]; m->hw_before_truncation = p[20];
+    m->empty_clears_epoch = p[21]; m->fetcher = p[22];
     if (m->n < 1 || m->n > 7 || m->R < 0 || m->R > 7 || m->E < 0 || m->E > MAXE - 1
+        || m->rule < RULE_HW || m->rule > RULE_DIVERGING
+        || (m->fetcher && m->rule != RULE_DIVERGING)
         || m->max_crashes > 100 || m->max_unclean > 100 || m->max_lost > 100) {
         free(m);
         return NULL;
@@ -31,14 +42,22 @@ Model *model_new(const int32_t *p, int np) {
     m->width = m->n * m->rep_width + 3 + (m->elr ? 1 : 0) + 1 + 2 * (m->E + 1) + 2
                + m->committed_bytes + (m->durable ? 1 + (m->flush_always ? 0 : m->n) : 0)
                + (m->async_isr ? 4 * m->n : 0)
-               + (m->split_fetch ? m->n * (5 + 2 * m->R) + 1 : 0);
+               + (m->fetcher ? m->n : 0)
+               + (m->split_fetch ? m->n * flight_width(m) + 1 : 0);
     return m;
 }
 
 void model_free(Model *m) { free(m); }
 int model_width(const Model *m) { return m->width; }
-int model_max_successors(const Model *m) { return 18 * m->n + 2 * m->n * (m->E + 2); }
-int model_action_of(uint16_t label) { return label >> 12; }
+/* One more n than before truncation on fetch: TruncateOnFetchResponse. */
+int model_max_successors(const Model *m) { return 19 * m->n + 2 * m->n * (m->E + 2); }
+/* The label's top four bits, but TruncateOnFetchResponse, which shares FetchResponse's code
+ * (kafka.h), has an index of its own. */
+int model_action_of(uint16_t label) {
+    int action = label >> 12;
+    if (action == A_FETCH_RESPONSE && ((label >> 4) & 15) == 1) return A_TRUNCATE_ON_FETCH_RESPONSE;
+    return action;
+}
 
 int model_max_marshal(const Model *m) {
     int n = m->n, R = m->R, E = m->E;
@@ -47,9 +66,10 @@ int model_max_marshal(const Model *m) {
     int reqs = 5 + (E + 1) * (5 + 5 + 5 + 5 + 5 * n);
     int ghost = 5 + 10 + 5 + R * R * 15;
     int durable = 5 + 5 + 5 * n + 5;
-    int flight = 5 + 5 + n * (5 + 5 + 5 + 5 + (5 + R * 15) + 5) + 5;
+    int flight = 5 + 5 + n * (5 + 5 + 5 + 5 + (5 + R * 15) + 5 + (5 + 5 + 5)) + 5;
     int alter = 5 + n * (5 + 5 + 2 * (5 + 5 * n));
-    return 5 + 5 + n * rep + ctrl + reqs + ghost + durable + flight + alter;
+    int fetcher = 5 + 5 * n;
+    return 5 + 5 + n * rep + ctrl + reqs + ghost + durable + flight + alter + fetcher;
 }
 
 void kafka_decode(const Model *m, const uint8_t *row, St *s) {
@@ -77,11 +97,13 @@ void kafka_decode(const Model *m, const uint8_t *row, St *s) {
             s->al_has[r] = *p++; s->al_epoch[r] = *p++;
             s->al_base[r] = (uint8_t)*p++; s->al_isr[r] = (uint8_t)*p++;
         }
+    for (int r = 0; r < m->n; r++) s->fetcher[r] = m->fetcher ? *p++ : FE_NONE;
     if (m->split_fetch) {
         for (int f = 0; f < m->n; f++) {
             s->fl_len[f] = *p++; s->fl_leader[f] = *p++; s->fl_epoch[f] = *p++;
             s->fl_offset[f] = *p++; s->fl_hw[f] = *p++;
             for (int i = 0; i < m->R; i++) { s->fl_id[f][i] = *p++; s->fl_ep[f][i] = *p++; }
+            if (m->rule == RULE_DIVERGING) { s->fl_div_epoch[f] = *p++; s->fl_div_end[f] = *p++; }
         }
         s->lost = *p++;
     }
@@ -117,6 +139,8 @@ void kafka_encode(const Model *m, const St *s, uint8_t *row) {
             if (s->al_has[r]) {
                 p[0] = 1; p[1] = s->al_epoch[r]; p[2] = (int8_t)s->al_base[r]; p[3] = (int8_t)s->al_isr[r];
             }
+    if (m->fetcher)
+        for (int r = 0; r < m->n; r++) *p++ = s->fetcher[r];
     if (m->split_fetch) {
         for (int f = 0; f < m->n; f++) {
             int none = s->fl_len[f] == FL_NONE;
@@ -125,6 +149,10 @@ void kafka_encode(const Model *m, const St *s, uint8_t *row) {
             p += 4;
             for (int i = 0; i < m->R; i++, p += 2)
                 if (i < s->fl_len[f]) { p[0] = s->fl_id[f][i]; p[1] = s->fl_ep[f][i]; }
+            if (m->rule == RULE_DIVERGING) {
+                if (s->fl_len[f] == FL_DIVERGING) { p[0] = s->fl_div_epoch[f]; p[1] = s->fl_div_end[f]; }
+                p += 2;
+            }
         }
         *p++ = s->lost;
     }
@@ -132,7 +160,7 @@ void kafka_encode(const Model *m, const St *s, uint8_t *row) {
 
 /* -- marshal format 2 (checker.fingerprint.encode) ------------------------------------ */
 int kafka_marshal(const Model *m, const St *s, uint8_t *buf) {
-    uint8_t *b = w_tuple(buf, 4 + m->durable + m->async_isr + m->split_fetch);
+    uint8_t *b = w_tuple(buf, 4 + m->durable + m->async_isr + m->fetcher + m->split_fetch);
     b = w_tuple(b, m->n);
     for (int r = 0; r < m->n; r++) {
         const Rep *x = &s->r[r];
@@ -171,14 +199,22 @@ int kafka_marshal(const Model *m, const St *s, uint8_t *buf) {
             b = w_members(b, s->al_base[r]); b = w_members(b, s->al_isr[r]);
         }
     }
+    if (m->fetcher) {
+        b = w_tuple(b, m->n);
+        for (int r = 0; r < m->n; r++) {
+            if (s->fetcher[r] == FE_NONE) *b++ = 'N';
+            else b = w_int(b, s->fetcher[r]);
+        }
+    }
     if (m->split_fetch) {
         b = w_tuple(b, 2);
         b = w_tuple(b, m->n);
         for (int f = 0; f < m->n; f++) {
             if (s->fl_len[f] == FL_NONE) { *b++ = 'N'; continue; }
-            b = w_tuple(b, 5);
+            int diverging = s->fl_len[f] == FL_DIVERGING;
+            b = w_tuple(b, diverging ? 6 : 5);
             b = w_int(b, s->fl_leader[f]); b = w_int(b, s->fl_epoch[f]); b = w_int(b, s->fl_offset[f]);
-            if (s->fl_len[f] == FL_OUT_OF_RANGE) *b++ = 'N';
+            if (s->fl_len[f] == FL_OUT_OF_RANGE || diverging) *b++ = 'N';
             else {
                 b = w_tuple(b, s->fl_len[f]);
                 for (int i = 0; i < s->fl_len[f]; i++) {
@@ -186,6 +222,9 @@ int kafka_marshal(const Model *m, const St *s, uint8_t *buf) {
                 }
             }
             b = w_int(b, s->fl_hw[f]);
+            if (diverging) {
+                b = w_tuple(b, 2); b = w_int(b, s->fl_div_epoch[f]); b = w_int(b, s->fl_div_end[f]);
+            }
         }
         b = w_int(b, s->lost);
     }
@@ -258,6 +297,7 @@ static void permute(const Model *m, const St *s, const int *perm, St *out) {
             out->al_base[k] = s->al_has[old] ? rename_mask(s->al_base[old], perm, n) : 0;
             out->al_isr[k] = s->al_has[old] ? rename_mask(s->al_isr[old], perm, n) : 0;
         }
+    for (int k = 0; k < n; k++) out->fetcher[k] = s->fetcher[inverse[k]];
     if (m->split_fetch)
         for (int k = 0; k < n; k++) {
             int old = inverse[k];
@@ -265,6 +305,7 @@ static void permute(const Model *m, const St *s, const int *perm, St *out) {
             out->fl_offset[k] = s->fl_offset[old]; out->fl_hw[k] = s->fl_hw[old];
             out->fl_leader[k] = s->fl_len[old] == FL_NONE ? 0 : (int8_t)perm[s->fl_leader[old]];
             memcpy(out->fl_id[k], s->fl_id[old], MAXR); memcpy(out->fl_ep[k], s->fl_ep[old], MAXR);
+            out->fl_div_epoch[k] = s->fl_div_epoch[old]; out->fl_div_end[k] = s->fl_div_end[old];
         }
 }
 
@@ -308,7 +349,7 @@ int model_marshal(const Model *m, const uint8_t *row, uint8_t *buf) {
 int model_expand(const Model *m, const uint8_t *row, uint8_t *out, uint16_t *labels,
                  uint32_t trans_mask, uint32_t *violated, uint32_t guard_mask,
                  uint32_t *reached) {
-    St s, next[MAXN * (16 + 2 * (MAXE + 1))];
+    St s, next[MAXN * (17 + 2 * (MAXE + 1))];
     kafka_decode(m, row, &s);
     int count = kafka_successors(m, &s, next, labels);
     uint32_t mask = trans_mask | guard_mask;
