@@ -114,7 +114,9 @@ def test_the_maximal_isr_keeps_the_hw_valid_in_both_models(monkeypatch):
     member of the controller's ISR holds the leader's log below its HW. Both hold with the
     maximal ISR, and both fail without it, in the same story: the leader adds a replica that
     is behind, writes and commits as if alone, and the controller accepts the addition."""
-    spec, props = build_model("kafka", Config(replicas=2, max_epoch=1, with_mechanisms=ASYNC))
+    spec, props = build_model(
+        "kafka", Config(replicas=2, max_epoch=1, truncation="kip320", with_mechanisms=ASYNC)
+    )
     assert explore(spec, props).status.value == "OK"
     tla, tla_props = build_model("tla", TlaConfig(replicas=2, truncation="async-isr"))
     assert explore(tla, tla_props).status.value == "OK"

@@ -171,4 +171,4 @@ def test_default_report_folder_is_under_reports(tmp_path, monkeypatch):
     result = run("explore", "--replicas", "1", "--max-crashes", "0")
     assert result.exit_code == 13
     folders = list(Path("reports").iterdir())
-    assert len(folders) == 1 and folders[0].name.startswith("kafka-kip320-r1-")
+    assert len(folders) == 1 and folders[0].name.startswith("kafka-4.1-r1-")

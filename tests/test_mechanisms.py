@@ -197,7 +197,9 @@ def test_no_acked_loss_fails_with_acks_1_and_holds_with_acks_all():
 
 
 def test_config_dict_round_trips_through_reports():
-    config = Config(replicas=2, without_mechanisms=("fenced-fetch",), acks="1").validate()
+    config = Config(
+        replicas=2, truncation="kip320", without_mechanisms=("fenced-fetch",), acks="1"
+    ).validate()
     again = Config(
         **{k: tuple(v) if isinstance(v, list) else v for k, v in config.to_dict().items()}
     ).validate()

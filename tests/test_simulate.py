@@ -271,6 +271,8 @@ def test_seven_replicas_walk(tmp_path):
         "simulate",
         "--replicas",
         "7",
+        "--truncation",
+        "kip320",
         "--walks",
         "20",
         "--depth",

@@ -35,7 +35,7 @@ def _clean_registry(variant_registry):
 
 
 def _kafka(**bounds):
-    return KafkaSpec(Config(replicas=2, max_epoch=1, **bounds))
+    return KafkaSpec(Config(**{"replicas": 2, "max_epoch": 1, "truncation": "kip320", **bounds}))
 
 
 def test_a_variant_file_registers_its_rule_and_variant():

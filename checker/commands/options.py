@@ -102,7 +102,8 @@ MODEL_FLAGS = (
         + ", ".join(TRUNCATION_VARIANTS)
         + " ('epoch' is kip320; another kafka-X.Y, e.g. kafka-3.9, names the release preset "
         "that models it), or one of your own (--variant-file, entry points); "
-        "tla: " + ", ".join(TLA_MODULES) + " [kip320]; see 'hwcheck list'.",
+        "tla: " + ", ".join(TLA_MODULES) + f" [kafka: {DEFAULTS.truncation}, tla: kip320]; "
+        "see 'hwcheck list'.",
     ),
     click.option(
         "--max-records",

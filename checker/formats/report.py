@@ -48,9 +48,13 @@ def slug(variant: str) -> str:
 
 
 def run_id(spec: Spec, variant: str | None = None) -> str:
-    """``<model>-<variant>-r<replicas>-<UTC time>``: a folder name for one run."""
+    """``<model>-<variant>-r<replicas>-<UTC time>``: a folder name for one run (a release
+    preset names the model already: ``kafka-4.1-r3-...``, not ``kafka-kafka-4.1-...``)."""
     replicas = spec.config_dict().get("replicas", "")
-    return f"{spec.name}-{slug(variant or compose.variant_of(spec))}-r{replicas}-{stamp()}"
+    name = slug(variant or compose.variant_of(spec))
+    if not name.startswith(f"{spec.name}-"):
+        name = f"{spec.name}-{name}"
+    return f"{name}-r{replicas}-{stamp()}"
 
 
 def explanation(violation: Violation) -> str:

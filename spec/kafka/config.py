@@ -64,7 +64,7 @@ class Config:
     max_crashes: int = 1
     min_isr: int = 1
     unclean_election: bool = False
-    truncation: str = "kip320"
+    truncation: str = "kafka-4.1"
     with_mechanisms: tuple[str, ...] = ()
     without_mechanisms: tuple[str, ...] = ()
     max_unclean_shutdowns: int = 0
