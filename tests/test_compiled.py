@@ -4,7 +4,7 @@ the fingerprint hash) and run by run (counts, depth, coverage, verdicts and the 
 counterexamples, with and without symmetry, on 1 and 2 threads).
 
 ``HWCHECK_DIFF_STATES`` sets how many states each configuration's walks compare: 5,000 per
-configuration in the suite (110,000 in all, over 2 to 5 replicas); ``python -m
+configuration in the suite (265,000 in all, over 2 to 5 replicas); ``python -m
 checker.commands.certify``, which writes the certificate the compiled core runs on, compares
 20,000; ``HWCHECK_DIFF_STATES=100000`` is the long run (about 13 minutes on 2 cores)."""
 
@@ -30,10 +30,14 @@ from spec.kafka import native as kafka_native
 STATES = int(os.environ.get("HWCHECK_DIFF_STATES", "5000"))
 
 PRESETS = ("hw", "kip101", "kip279", "kip320", "kip966")
+RELEASES = ("kafka-2.8", "kafka-3.0", "kafka-3.5", "kafka-3.6", "kafka-4.1")
+"""The release presets that truncate on the fetch response, one per combination of its
+switches a release ran (the older ones are KIP presets under other names)."""
 SWITCHES = tuple(variants.SWITCHES)  # every on/off mechanism
 
 CONFIGS = {
     **{preset: {"truncation": preset} for preset in PRESETS},
+    **{release: {"truncation": release} for release in RELEASES},
     **{f"hw+{switch}": {"truncation": "hw", "with_mechanisms": (switch,)} for switch in SWITCHES},
     **{
         f"kip966-{switch}": {"truncation": "kip966", "without_mechanisms": (switch,)}
@@ -88,11 +92,60 @@ CONFIGS = {
         "max_unclean_shutdowns": 1,
         "flush": "always",
     },
+    # truncation on the fetch response: every combination of its three switches
+    # (diverging-fetch-state, hw-before-truncation, empty-clears-epoch) with split fetch
+    "split fetch, kafka-3.5": {"truncation": "kafka-3.5", "with_mechanisms": ("split-fetch",)},
+    "split fetch, kafka-3.5 with diverging-fetch-state": {
+        "truncation": "kafka-3.5",
+        "with_mechanisms": ("split-fetch", "diverging-fetch-state"),
+    },
+    "split fetch, kafka-3.0, a lost response": {
+        "truncation": "kafka-3.0",
+        "with_mechanisms": ("split-fetch",),
+        "max_lost_responses": 1,
+    },
+    "split fetch, kafka-2.8, a lost response": {
+        "truncation": "kafka-2.8",
+        "with_mechanisms": ("split-fetch",),
+        "max_lost_responses": 1,
+    },
+    "split fetch, kafka-3.6": {"truncation": "kafka-3.6", "with_mechanisms": ("split-fetch",)},
+    "split fetch, kafka-3.6 with diverging-fetch-state, unclean shutdowns": {
+        "truncation": "kafka-3.6",
+        "with_mechanisms": ("split-fetch", "diverging-fetch-state"),
+        "max_unclean_shutdowns": 1,
+    },
+    "split fetch, kafka-3.0 with empty-clears-epoch, fsync": {
+        "truncation": "kafka-3.0",
+        "with_mechanisms": ("split-fetch", "empty-clears-epoch"),
+        "max_unclean_shutdowns": 1,
+        "flush": "always",
+    },
+    "split fetch, kafka-2.8 with empty-clears-epoch, a lost response": {
+        "truncation": "kafka-2.8",
+        "with_mechanisms": ("split-fetch", "empty-clears-epoch"),
+        "max_lost_responses": 1,
+    },
+    "kafka-2.8 unfenced fetch, empty-clears-epoch, unclean shutdowns": {
+        "truncation": "kafka-2.8",
+        "with_mechanisms": ("empty-clears-epoch",),
+        "without_mechanisms": ("fenced-fetch",),
+        "max_unclean_shutdowns": 1,
+    },
+    "kafka-4.1 async ISR, unclean recovery and shutdowns": {
+        "truncation": "kafka-4.1",
+        "with_mechanisms": ("async-isr",),
+        "unclean_election": True,
+        "min_isr": 2,
+        "max_unclean_shutdowns": 1,
+    },
 }
-"""Every preset, each switch turned on over hw and off from kip966, swapped truncation rules,
-unclean election and recovery, unclean shutdowns with both flush modes, acks and min ISR, and
-split fetch with lost responses, fences and unclean shutdowns, async ISR with ELR and with
-split fetch."""
+"""Every KIP preset and every release preset that truncates on the fetch response, each
+switch turned on over hw and off from kip966, swapped truncation rules, unclean election and
+recovery, unclean shutdowns with both flush modes, acks and min ISR, split fetch with lost
+responses, fences and unclean shutdowns, async ISR with ELR and with split fetch, and
+truncation on the fetch response with every combination of its switches under split fetch,
+unfenced, with unclean shutdowns and with async ISR."""
 
 SIZES = (
     {"replicas": 2, "max_records": 3, "max_epoch": 3, "max_crashes": 2},
@@ -165,6 +218,125 @@ def test_every_state_of_the_walks_agrees(name):
     assert checked >= STATES
 
 
+FETCH_CONFIGS = {
+    "kafka-2.8": {"truncation": "kafka-2.8"},
+    "kafka-3.6": {"truncation": "kafka-3.6"},
+    "kafka-2.8 unfenced fetch, empty-clears-epoch": {
+        "truncation": "kafka-2.8",
+        "with_mechanisms": ("empty-clears-epoch",),
+        "without_mechanisms": ("fenced-fetch",),
+    },
+    "split fetch, kafka-2.8 with empty-clears-epoch": {
+        "truncation": "kafka-2.8",
+        "with_mechanisms": ("split-fetch", "empty-clears-epoch"),
+        "max_lost_responses": 1,
+    },
+    "split fetch, kafka-3.5 with diverging-fetch-state, unclean shutdowns": {
+        "truncation": "kafka-3.5",
+        "with_mechanisms": ("split-fetch", "diverging-fetch-state"),
+        "max_unclean_shutdowns": 1,
+    },
+    "split fetch, kafka-3.6 unfenced fetch, unclean shutdowns": {
+        "truncation": "kafka-3.6",
+        "with_mechanisms": ("split-fetch",),
+        "without_mechanisms": ("fenced-fetch",),
+        "max_unclean_shutdowns": 1,
+    },
+}
+"""Truncation on the fetch response, for random states: its switches, fenced and not, one
+step and split."""
+
+
+def _random_log(rng: random.Random, records: int, epochs: int, ids: int) -> tuple:
+    """A log of up to ``records`` records with ids below ``ids`` (distinct) and epochs up to
+    ``epochs``, in order (now and then out of order, as the hw rule can leave a log)."""
+    length = rng.randrange(min(records, ids) + 1)
+    epoch_of = sorted(rng.randrange(epochs + 1) for _ in range(length))
+    if rng.random() < 0.1:
+        rng.shuffle(epoch_of)
+    return tuple(zip(rng.sample(range(ids), length), epoch_of, strict=True))
+
+
+def _random_state(rng: random.Random, spec) -> tuple:
+    """A well-formed state of ``spec`` with random logs, HWs, views, fetcher values and
+    responses in flight (records, OFFSET_OUT_OF_RANGE or a DivergingEpoch), most of them
+    unreachable: every branch of the epoch-cache lookups comes up (a partial truncation to
+    a lower epoch, a fetch epoch the leader has no end offset for, ...), which the walks
+    reach only rarely."""
+    config, variant = spec.config, spec.variant
+    n, records, epochs = config.replicas, config.max_records, config.max_epoch
+    next_id = rng.randrange(records + 1)
+    cepoch, leader = rng.randrange(epochs + 1), rng.randrange(n)
+    requests = []
+    for e in range(cepoch + 1):
+        named = leader if e == cepoch else rng.randrange(n)
+        isr = set(rng.sample(range(n), rng.randrange(1, n + 1))) | {named}
+        requests.append((e, named, tuple(sorted(isr))))
+    replicas = []
+    for r in range(n):
+        log = _random_log(rng, records, epochs, next_id)
+        hw = rng.randrange(len(log) + 1)
+        if rng.random() < 0.1:
+            replicas.append((log, hw, False, (None, -1, ()), ()))
+            continue
+        e = rng.randrange(cepoch + 1)
+        view = (leader if rng.random() < 0.5 else requests[e][1], e, requests[e][2])
+        remote = tuple(rng.randrange(-1, records + 1) for _ in range(n)) if view[0] == r else ()
+        replicas.append((log, hw, True, view, remote))
+    ctrl: tuple = (cepoch, leader, requests[cepoch][2]) + (((),) if variant.elr else ())
+    committed = {(o, i) for o in range(records) for i in range(records) if rng.random() < 0.1}
+    ghost = (next_id, rng.randrange(config.max_crashes + 1), tuple(sorted(committed)))
+    state: tuple = (tuple(replicas), ctrl, tuple(requests), ghost)
+    if config.durability:
+        state += ((tuple(rng.randrange(len(rep[0]) + 1) for rep in replicas), 0),)
+    if variant.fetcher_state:
+        choices = [None, None, -1, -2]
+        state += (tuple(rng.choice([*choices, rng.randrange(len(x[0]) + 1)]) for x in replicas),)
+    if variant.split_fetch:
+        responses = []
+        for f, rep in enumerate(replicas):
+            to = rep[3][0]
+            if to is None or to == f or rng.random() < 0.4:
+                responses.append(None)
+                continue
+            offset, epoch, hw = (
+                rng.randrange(records + 1),
+                rng.randrange(epochs + 1),
+                rng.randrange(records + 1),
+            )
+            kind = rng.randrange(3)
+            if kind == 0:
+                sent = _random_log(rng, records - offset, epochs, next_id)
+                responses.append((to, epoch, offset, sent, hw))
+            elif kind == 1:
+                responses.append((to, epoch, offset, None, hw))
+            else:
+                diverging = (rng.randrange(epochs + 1), rng.randrange(records + 1))
+                responses.append((to, epoch, offset, None, hw, diverging))
+        state += ((tuple(responses), 0),)
+    return state
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("replicas", [2, 3])
+@pytest.mark.parametrize("name", sorted(FETCH_CONFIGS))
+def test_random_states_of_truncation_on_fetch_agree(name, replicas):
+    """Random states (``_random_state``) and their successors agree on both cores, as the
+    walks' states do: ``HWCHECK_DIFF_STATES`` / 25 of them a configuration (200 in the
+    suite)."""
+    config = Config(
+        replicas=replicas, max_records=4, max_epoch=4, max_crashes=2, **FETCH_CONFIGS[name]
+    )
+    spec, props = build_model("kafka", config)
+    compiled, why = compiled_model(spec)
+    assert compiled is not None, why
+    core, sym = Core(compiled), for_spec(spec, props)
+    rng = random.Random(f"{name} {replicas}")
+    for _ in range(STATES // 25):
+        for _, succ in _compare_state(spec, core, sym, props, _random_state(rng, spec)):
+            _compare_state(spec, core, sym, props, succ)
+
+
 def test_xxh3_is_the_fingerprint_hash():
     """The compiled xxh3 equals the xxhash package's on every length around its branches."""
     spec, _ = build_model("kafka", Config(replicas=2))
@@ -219,11 +391,35 @@ RUNS = [
             "max_epoch": 1,
         },
     ),
+    ("kafka-2.8", {"replicas": 2, "truncation": "kafka-2.8"}),
+    (
+        "kafka-2.8 split fetch, a lost response",
+        {
+            "replicas": 2,
+            "truncation": "kafka-2.8",
+            "with_mechanisms": ("split-fetch",),
+            "max_lost_responses": 1,
+            "max_epoch": 1,
+        },
+    ),
+    (
+        "kafka-3.6 split fetch",
+        {
+            "replicas": 2,
+            "truncation": "kafka-3.6",
+            "with_mechanisms": ("split-fetch",),
+            "max_epoch": 1,
+        },
+    ),
 ]
 """Each mechanism's run at the smallest bounds that still violate what it violates at the
 defaults, at the same depths, with every guard reached: the two with unclean shutdowns at
 epoch 1 (115,180 and 104,487 states; at epoch 2, 504,594 and 385,917 states cost the
-reference 13 s and 9 s for the same verdicts)."""
+reference 13 s and 9 s for the same verdicts). Truncation on the fetch response: kafka-2.8 at
+the defaults (9,698 orbits, with TruncateOnFetchResponse; NoUncommittedRead and NoCommittedLoss
+violated), with split fetch and a lost response at epoch 1 (10,259 orbits; NoCommittedLoss
+needs epoch 2, 49,600 orbits), and kafka-3.6's empty-clears-epoch with split fetch at epoch 1
+(5,952 orbits, every property holds)."""
 
 
 @pytest.mark.parametrize("symmetry", [False, True])

@@ -60,6 +60,17 @@ RUNS = [
         },
         WalkPlan(seed=8, depth=60, weights=(("FetchResponse", 0.5),)),
     ),
+    (
+        "kafka",
+        {
+            "replicas": 3,
+            "truncation": "kafka-2.8",
+            "with_mechanisms": ("split-fetch", "empty-clears-epoch"),
+            "max_lost_responses": 1,
+        },
+        WalkPlan(seed=10, depth=60, weights=(("TruncateOnFetchResponse", 3.0), ("Crash", 0.5))),
+    ),
+    ("kafka", {"replicas": 3, "truncation": "kafka-3.6"}, WalkPlan(seed=11, depth=50)),
     ("tla", {"replicas": 3, "truncation": "kip101"}, WalkPlan(seed=6, depth=40)),
     ("tla", {"replicas": 3, "truncation": "kip320"}, WalkPlan(seed=7, depth=40)),
 ]
