@@ -19,6 +19,8 @@ def test_clean_epoch_run_exits_0_and_hints_at_hw(tmp_path):
         "explore",
         "--replicas",
         "2",
+        "--truncation",
+        "kip320",
         "--max-epoch",
         "1",
         "--no-symmetry",

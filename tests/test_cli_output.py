@@ -135,6 +135,7 @@ def test_explore_prints_loss_and_divergence_before_the_isr_properties(tmp_path):
         "StrongIsr",
         "RecordEpochsMonotonic",
         "NoAckedLoss",
+        "NoUncommittedRead",
         "WeakIsr",
     ]
     assert "NoAckedLoss violated (11 states): same trace as NoCommittedLoss" in run.output

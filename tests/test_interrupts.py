@@ -145,6 +145,7 @@ SIMULATE_ON_WORKERS = [
 
 COMPARE_ON_WORKERS = [
     "compare",
+    "--kips",
     "--replicas",
     "3",
     "--core",

@@ -63,6 +63,8 @@ def _explore(*args):
             "explore",
             "--replicas",
             "2",
+            "--truncation",
+            "kip320",
             "--no-progress",
             "--json",
             "--max-epoch",

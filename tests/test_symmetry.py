@@ -102,8 +102,12 @@ def orbit_count(states, rename, n) -> int:
 @pytest.mark.parametrize(
     "model,config,rename",
     [
-        ("kafka", Config(replicas=2, max_epoch=2), rename_kafka),
-        ("kafka", Config(replicas=3, max_records=1, max_epoch=1, max_crashes=0), rename_kafka),
+        ("kafka", Config(truncation="kip320", replicas=2, max_epoch=2), rename_kafka),
+        (
+            "kafka",
+            Config(truncation="kip320", replicas=3, max_records=1, max_epoch=1, max_crashes=0),
+            rename_kafka,
+        ),
         ("tla", TlaConfig(replicas=2), rename_tla),
         ("tla", TlaConfig(replicas=3, log_size=1, max_records=1, max_epoch=1), rename_tla),
     ],
@@ -126,7 +130,7 @@ def test_three_replicas_with_a_crash_count_the_naive_enumerators_states_and_orbi
     plain count and depth with every property holding and every guard reached, and the
     classes of its states under renaming are the engine's count with symmetry."""
     spec, props = build_model(
-        "kafka", Config(replicas=3, max_records=1, max_epoch=1, max_crashes=1)
+        "kafka", Config(truncation="kip320", replicas=3, max_records=1, max_epoch=1, max_crashes=1)
     )
     plain = explore(spec, props)
     assert plain.status.value == "OK" and not plain.unreached and not plain.violations
@@ -191,7 +195,7 @@ def test_counterexamples_are_the_same_on_every_run():
 
 
 def test_a_property_that_names_a_replica_refuses_symmetry():
-    spec, props = build_model("kafka", Config(replicas=2))
+    spec, props = build_model("kafka", Config(truncation="kip320", replicas=2))
     named = Property(
         "ReplicaZeroLeads", "Replica 0 is the leader.", INVARIANT, lambda s: True, symmetric=False
     )
@@ -202,7 +206,7 @@ def test_a_property_that_names_a_replica_refuses_symmetry():
 
 def test_vacuity_guards_still_work_with_symmetry():
     spec, props = build_model(
-        "kafka", Config(replicas=3, max_records=1, max_epoch=1, max_crashes=0)
+        "kafka", Config(truncation="kip320", replicas=3, max_records=1, max_epoch=1, max_crashes=0)
     )
     result = explore(spec, props, symmetry=True)
     assert result.status.value == "VACUOUS"
@@ -230,7 +234,7 @@ def _signature(result):
     "config",
     [
         Config(replicas=2, truncation="hw", max_epoch=1),
-        Config(replicas=3, max_records=1, max_epoch=1),
+        Config(truncation="kip320", replicas=3, max_records=1, max_epoch=1),
     ],
 )
 def test_partitioned_level_functions_give_the_same_answers_with_symmetry(
@@ -265,7 +269,7 @@ def test_transition_violations_agree_across_engines(tmp_path, symmetry, partitio
     """A violated transition property gets the same shortest counterexample from the local
     engine and the partitioned one, with and without symmetry; it ends in the breaking
     step and replays from the real initial state."""
-    recipe = NoRestartRecipe("kafka", Config(replicas=2, max_epoch=1))
+    recipe = NoRestartRecipe("kafka", Config(truncation="kip320", replicas=2, max_epoch=1))
     spec, props = recipe.build()
     local = explore(spec, props, symmetry=symmetry)
     run = PartitionedSearch(

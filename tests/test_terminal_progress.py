@@ -43,7 +43,7 @@ name = "hw r2"
 truncation = "hw"
 replicas = 2
 violates = ["NoCommittedLoss", "NoAckedLoss", "NoDivergence", "WeakIsr", "StrongIsr",
-            "RecordEpochsMonotonic"]
+            "RecordEpochsMonotonic", "NoUncommittedRead"]
 
 [[tool.hwcheck.gate]]
 name = "kip320 r2"
@@ -61,7 +61,7 @@ expect = "holds"
 
 def test_compare_shows_which_variant_runs(tmp_path):
     code, drawn = read_terminal(
-        ["compare", "--replicas", "1", "--workers", "1", "--out", "c"], tmp_path
+        ["compare", "--kips", "--replicas", "1", "--workers", "1", "--out", "c"], tmp_path
     )
     assert code == 0, drawn
     for index, variant in enumerate(("hw", "kip101", "kip279", "kip320", "kip966"), 1):
