@@ -1,6 +1,6 @@
-"""Truncation on the fetch response (the ``diverging-epoch-truncation`` rule, Kafka >= 2.7).
+"""Truncation on the fetch response (the ``diverging-epoch-truncation`` rule, Kafka >= 2.8).
 
-Since KAFKA-10554 (apache/kafka PR 9382, IBP 2.7-IV1) a follower does not truncate when it
+Since KAFKA-10554 (apache/kafka PR 9382, IBP 2.7-IV1; a release's followers from 2.8.0) a follower does not truncate when it
 becomes follower. Every fetch carries its *last fetched epoch* (the epoch of the last record
 in its log: ``LastFetchedEpoch``); the leader looks that epoch up in its leader-epoch cache
 and, where the logs diverge, answers with a ``DivergingEpoch`` (an epoch and its end offset)

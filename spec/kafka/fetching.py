@@ -131,7 +131,7 @@ def _appended(
 
 
 def fetch(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
-    """Fetch(follower, leader) with truncation on the fetch response (Kafka >= 2.7).
+    """Fetch(follower, leader) with truncation on the fetch response (Kafka >= 2.8).
 
     Fetch(follower, leader), request and response in one step: enabled as without the rule
     (``actions.fetch_leader``) and when no truncation is pending. The fetch carries the
@@ -227,7 +227,7 @@ def truncate_on_fetch_response(
 ) -> None:
     """TruncateOnFetchResponse(follower): the fetcher truncates where a DivergingEpoch said.
 
-    TruncateOnFetchResponse(follower): only with ``hw-before-truncation`` (Kafka 2.7 to 3.4):
+    TruncateOnFetchResponse(follower): only with ``hw-before-truncation`` (Kafka 2.8.0 to 3.4.0):
     enabled when the follower processed a DivergingEpoch and has set its HW from that
     response but not truncated yet. It truncates its log to the recorded offset (its HW to at
     most that) and fetches again with its new last epoch. Between the two steps its HW can

@@ -122,7 +122,7 @@ def fetch_response(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, An
     taken out of flight; if it still applies (``applies``) the follower appends its records
     and sets ``HW = min(response HW, new LEO)``, or, for OFFSET_OUT_OF_RANGE, truncates to the
     leader's LEO (its HW to at most that). A response that no longer applies changes nothing
-    else. With truncation on fetch (Kafka >= 2.7) a response is applied as
+    else. With truncation on fetch (Kafka >= 2.8) a response is applied as
     ``fetching.apply_response`` says. Source: ``ReplicaFetcherThread.processPartitionData``
     (append, then ``updateHighWatermark``), ``AbstractFetcherThread.processFetchRequest``."""
     replicas, extra = s[REPLICAS], s[GHOST + 1 :]
@@ -136,7 +136,7 @@ def fetch_response(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, An
         state = s[:-1] + ((put(responses, f, None), lost),)
         rep = replicas[f]
         if applies(ctx, rep, response) and ctx.variant.truncate_on_fetch:
-            state = apply_response(ctx, state, f, response)  # Kafka >= 2.7
+            state = apply_response(ctx, state, f, response)  # Kafka >= 2.8
         elif applies(ctx, rep, response):
             log, records = rep[LOG], response[R_RECORDS]
             if records is None:  # OFFSET_OUT_OF_RANGE

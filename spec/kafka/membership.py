@@ -188,7 +188,7 @@ def become_follower(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, A
     view that names another replica leader, and truncates its log by the variant's rule
     (``spec.kafka.variants``); its HW drops to the truncation point if above it. Disabled while
     the rule cannot answer (the leader to ask is not ready). A request naming no leader is
-    never applied. The fetcher starts afresh: with truncation on fetch (Kafka >= 2.7) nothing
+    never applied. The fetcher starts afresh: with truncation on fetch (Kafka >= 2.8) nothing
     is truncated here and the first fetch carries the last record's epoch
     (``AbstractFetcherThread.partitionFetchState``). Source: protocol.md action 7;
     ``ReplicaFetcherThread.maybeTruncate``."""

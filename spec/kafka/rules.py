@@ -56,9 +56,9 @@ class TruncationRule:
 
 
 def to_log_end(log: tuple[Any, ...], hw: int, leader_log: tuple[Any, ...] | None) -> int | None:
-    """Kafka >= 2.7 (KAFKA-10554): nothing is truncated on becoming follower. A follower whose
-    log has a latest epoch starts fetching at its LEO with that epoch as its last fetched
-    epoch, and truncates when a fetch response says where the logs diverge
+    """Kafka >= 2.8 (KAFKA-10554, IBP 2.7-IV1): nothing is truncated on becoming follower. A
+    follower whose log has a latest epoch starts fetching at its LEO with that epoch as its
+    last fetched epoch, and truncates when a fetch response says where the logs diverge
     (``spec.kafka.diverging``); one with an empty log has nothing to truncate. Source:
     ``ReplicaManager.initialFetchOffset`` and ``AbstractFetcherThread.partitionFetchState``."""
     return len(log)
@@ -85,7 +85,7 @@ RULES = {
         to_log_end,
         False,
         "every fetch carries the last fetched epoch; the follower truncates on the response's "
-        "DivergingEpoch (KAFKA-10554, Kafka >= 2.7)",
+        "DivergingEpoch (KAFKA-10554, Kafka >= 2.8)",
     ),
 }
 """Every truncation rule, by mechanism name (exactly one per variant)."""

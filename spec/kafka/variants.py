@@ -61,9 +61,9 @@ SWITCHES = {
     "record of the follower's fetch offset and so its HW (the bug KAFKA-13141 fixed in 2.7.2, "
     "2.8.1 and 3.0)",
     "hw-before-truncation": "the follower applies a diverging response's HW before it truncates, "
-    "in a step of its own (TruncateOnFetchResponse; the bug KAFKA-14704 fixed in 3.5)",
+    "in a step of its own (TruncateOnFetchResponse; the bug KAFKA-14704 fixed in 3.4.1 and 3.5.0)",
     "empty-clears-epoch": "a response with no records clears the follower's last fetched epoch, "
-    "so its next fetch carries none (KAFKA-15510, Kafka 3.6.0 only)",
+    "so its next fetch carries none (KAFKA-15510, Kafka 3.5.1 to 3.6.2)",
     "elr": "eligible leader replicas: members dropped from an ISR below min ISR stay electable; "
     "a broker back from an unclean shutdown leaves ISR and ELR until it catches up; "
     "--unclean means unclean recovery (KIP-966)",

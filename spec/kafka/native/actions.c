@@ -26,7 +26,7 @@ static int truncation_point(const Model *m, const St *s, int r, int leader, int 
     int offset;
     if (m->rule == RULE_HW) {
         offset = x->hw;
-    } else if (m->rule == RULE_DIVERGING) {  /* variants.to_log_end: nothing is truncated */
+    } else if (m->rule == RULE_DIVERGING) {  /* rules.to_log_end: nothing is truncated */
         offset = x->len;
     } else {
         if (!x->len) return 0;
