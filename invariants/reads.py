@@ -15,6 +15,7 @@ from typing import Any
 from checker.properties import INVARIANT, Property
 from invariants import truncation
 from invariants.access import Replication
+from invariants.removal import holds
 from invariants.safety import record_text
 
 
@@ -97,7 +98,7 @@ def story(variant: str, actions: Any, views: Any) -> list[str]:
         )
     ]
     got = next(
-        (k for k in range(1, len(views)) if _holds(views[k], r, offset, rid)),
+        (k for k in range(1, len(views)) if holds(views[k], r, offset, rid)),
         None,
     )
     if got is not None:
@@ -134,8 +135,3 @@ def story(variant: str, actions: Any, views: Any) -> list[str]:
             )
             break
     return lines
-
-
-def _holds(view: dict[str, Any], r: int, offset: int, rid: int) -> bool:
-    log = view["replicas"][r]["log"]
-    return offset < len(log) and log[offset][0] == rid

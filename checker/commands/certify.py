@@ -22,7 +22,12 @@ import click
 
 from checker.native import certificate
 
-TESTS = ("tests/test_compiled.py", "tests/test_compiled_tla.py", "tests/test_compiled_walks.py")
+TESTS = (
+    "tests/test_compiled.py",
+    "tests/test_compiled_fetch.py",
+    "tests/test_compiled_tla.py",
+    "tests/test_compiled_walks.py",
+)
 
 WALK_STATES = "20000"
 """States each configuration's walks compare when certifying (``HWCHECK_DIFF_STATES``, unless

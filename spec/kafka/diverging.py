@@ -141,21 +141,10 @@ def after_records(log: Sequence[Record], records: Sequence[Record], before: Any)
     .processFetchRequest`` in 3.5.1 - 3.6.2)."""
     if records or not log:
         return None
-    if before == FRESH:
-        return EPOCH_CLEARED
-    return before if before == EPOCH_CLEARED else None
+    return EPOCH_CLEARED if before in (FRESH, EPOCH_CLEARED) else None
 
 
 def on_become_follower(clears: bool) -> Any:
     """The ``fetcher`` value of a replica that just became follower: ``FRESH`` with
     ``empty-clears-epoch`` (``clears``), else None."""
     return FRESH if clears else None
-
-
-def put_fetcher(s: tuple[Any, ...], at: int | None, r: int, value: Any) -> tuple[Any, ...]:
-    """``s`` with replica ``r``'s ``fetcher`` value set (``s`` itself without the component,
-    ``at`` None, or when it already holds ``value``)."""
-    if at is None or s[at][r] == value:
-        return s
-    fetcher = s[at]
-    return s[:at] + (fetcher[:r] + (value,) + fetcher[r + 1 :],) + s[at + 1 :]

@@ -22,7 +22,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from checker.model import Label
-from spec.kafka.diverging import put_fetcher
 from spec.kafka.elr import fence_unclean
 from spec.kafka.state import (
     ALIVE,
@@ -36,6 +35,7 @@ from spec.kafka.state import (
     REMOTE,
     REPLICAS,
     put,
+    put_at,
     without_flights,
 )
 
@@ -87,7 +87,7 @@ def unclean_shutdown(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, 
         extra = (new,) + s[DURABLE + 1 :]
         if ctx.variant.split_fetch:
             extra = without_flights(extra, r)
-        state = put_fetcher((forgotten, ctrl, requests, s[GHOST]) + extra, ctx.fetcher_at, r, None)
+        state = put_at((forgotten, ctrl, requests, s[GHOST]) + extra, ctx.fetcher_at, r, None)
         out.append((ctx.labels.unclean_shutdown[r], state))
 
 

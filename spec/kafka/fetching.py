@@ -19,7 +19,6 @@ from spec.kafka.diverging import (
     after_records,
     fetch_epoch,
     leader_answer,
-    put_fetcher,
     truncation_offset,
 )
 from spec.kafka.state import (
@@ -28,6 +27,7 @@ from spec.kafka.state import (
     HW,
     LOG,
     R_HW,
+    R_OFFSET,
     R_RECORDS,
     REMOTE,
     REPLICAS,
@@ -37,6 +37,7 @@ from spec.kafka.state import (
     commit,
     leader_hw,
     put,
+    put_at,
     truncated,
 )
 
@@ -88,14 +89,14 @@ def _truncate(ctx: KafkaSpec, s: tuple[Any, ...], f: int, offset: int) -> tuple[
     state = (put(replicas, f, (log[:offset], min(hw, offset), alive, view, remote)),) + s[1:]
     state = state[:DURABLE] + truncated(state, f, offset, ctx.durable)
     before = _fetcher(ctx, s, f)
-    return put_fetcher(state, ctx.fetcher_at, f, FRESH if before == FRESH else None)
+    return put_at(state, ctx.fetcher_at, f, FRESH if before == FRESH else None)
 
 
 def _out_of_range(ctx: KafkaSpec, s: tuple[Any, ...], f: int, leo: int) -> tuple[Any, ...]:
     """``s`` once follower ``f`` handled OFFSET_OUT_OF_RANGE from a leader whose LEO is
     ``leo`` (at most its own): it truncates to it and starts a fetch state of known lag.
     Source: ``AbstractFetcherThread.fetchOffsetAndTruncate``."""
-    return put_fetcher(_truncate(ctx, s, f, leo), ctx.fetcher_at, f, None)
+    return put_at(_truncate(ctx, s, f, leo), ctx.fetcher_at, f, None)
 
 
 def _diverged(
@@ -114,7 +115,7 @@ def _diverged(
         return _truncate(ctx, s, f, offset)
     new_rep = (log, min(response_hw, len(log)), alive, view, remote)
     state = (put(replicas, f, new_rep),) + s[1:]
-    return put_fetcher(state, ctx.fetcher_at, f, offset)
+    return put_at(state, ctx.fetcher_at, f, offset)
 
 
 def _appended(
@@ -127,22 +128,47 @@ def _appended(
     log += records
     state = (put(replicas, f, (log, min(response_hw, len(log)), alive, view, remote)),) + s[1:]
     value = after_records(log, records, _fetcher(ctx, s, f))
-    return put_fetcher(state, ctx.fetcher_at, f, value)
+    return put_at(state, ctx.fetcher_at, f, value)
+
+
+def _respond(
+    ctx: KafkaSpec, s: tuple[Any, ...], f: int, leader: int
+) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+    """The leader's half of a fetch by ``f``: the state once the leader answered, and its
+    response ``(leader, leader epoch, fetch offset, records, HW[, DivergingEpoch])``. The
+    fetch carries ``f``'s last fetched epoch (``diverging.fetch_epoch``) and the leader
+    answers as ``diverging.leader_answer`` says: records and the HW before its update (then
+    it records the fetch offset and moves its HW); OFFSET_OUT_OF_RANGE (no records) with its
+    LEO in the HW field; or, where the logs diverge, no records, its HW and the
+    DivergingEpoch, changing nothing of its own (KAFKA-13141; with ``diverging-fetch-state``
+    it records the fetch offset as for any fetch). Source: ``ReplicaManager.fetchMessages``,
+    ``Partition.fetchRecords``."""
+    rep, lrep = s[REPLICAS][f], s[REPLICAS][leader]
+    llog, lepoch = lrep[LOG], lrep[VIEW][V_EPOCH]
+    offset = len(rep[LOG])
+    answer = leader_answer(llog, lepoch, offset, fetch_epoch(rep[LOG], _fetcher(ctx, s, f)))
+    if answer is None:
+        return s, (leader, lepoch, offset, None, len(llog))
+    if answer is not False:
+        if ctx.variant.diverging_fetch_state:
+            state, response_hw = _leader_reads(ctx, s, f, leader, offset)
+            return state, (leader, lepoch, offset, None, response_hw, answer)
+        return s, (leader, lepoch, offset, None, lrep[HW], answer)
+    state, response_hw = _leader_reads(ctx, s, f, leader, offset)
+    return state, (leader, lepoch, offset, llog[offset:], response_hw)
 
 
 def fetch(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """Fetch(follower, leader) with truncation on the fetch response (Kafka >= 2.8).
 
     Fetch(follower, leader), request and response in one step: enabled as without the rule
-    (``actions.fetch_leader``) and when no truncation is pending. The fetch carries the
-    follower's last fetched epoch (``diverging.fetch_epoch``). Where the logs diverge
-    (``diverging.leader_answer``) the leader answers a DivergingEpoch with no records and
-    leaves its record of the follower alone (KAFKA-13141; with ``diverging-fetch-state`` it
-    records the fetch offset and moves its HW as for any fetch), and the follower truncates
-    (``diverging.truncation_offset``). OFFSET_OUT_OF_RANGE truncates the follower to the
-    leader's LEO when it is past it (``AbstractFetcherThread.fetchOffsetAndTruncate``; a
-    response that changes nothing is not a step). Otherwise as ``actions.fetch``. Source:
-    ``Partition.fetchRecords``, ``AbstractFetcherThread.processFetchRequest``."""
+    (``actions.fetch_leader``) and when no truncation is pending. The leader answers as
+    ``_respond`` says and the follower applies the response at once (``apply_response``):
+    where the logs diverge it truncates (``diverging.truncation_offset``);
+    OFFSET_OUT_OF_RANGE truncates it to the leader's LEO when it is past it
+    (``AbstractFetcherThread.fetchOffsetAndTruncate``; a response that changes nothing is not
+    a step); otherwise as ``actions.fetch``. Source: ``Partition.fetchRecords``,
+    ``AbstractFetcherThread.processFetchRequest``."""
     replicas = s[REPLICAS]
     fenced = ctx.variant.fenced_fetch
     for f, rep in enumerate(replicas):
@@ -151,35 +177,20 @@ def fetch(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> N
         if leader is None or _pending(ctx, s, f):
             continue
         # effect
-        lrep = replicas[leader]
-        flog, llog = rep[LOG], lrep[LOG]
-        offset = len(flog)
-        epoch = fetch_epoch(flog, _fetcher(ctx, s, f))
-        answer = leader_answer(llog, lrep[VIEW][V_EPOCH], offset, epoch)
-        label = ctx.labels.fetch[f][leader]
-        if answer is None:  # OFFSET_OUT_OF_RANGE
-            if offset > len(llog):
-                out.append((label, _out_of_range(ctx, s, f, len(llog))))
-            continue
-        if answer is not False:  # DivergingEpoch
-            state, response_hw = s, lrep[HW]
-            if ctx.variant.diverging_fetch_state:
-                state, response_hw = _leader_reads(ctx, s, f, leader, offset)
-            out.append((label, _diverged(ctx, state, f, response_hw, *answer)))
-            continue
-        state, response_hw = _leader_reads(ctx, s, f, leader, offset)
-        out.append((label, _appended(ctx, state, f, llog[offset:], response_hw)))
+        state, response = _respond(ctx, s, f, leader)
+        out_of_range = response[R_RECORDS] is None and len(response) <= DIVERGING
+        if out_of_range and response[R_OFFSET] <= response[R_HW]:
+            continue  # the leader's LEO is not below the follower's: nothing to truncate
+        out.append((ctx.labels.fetch[f][leader], apply_response(ctx, state, f, response)))
 
 
 def fetch_request(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """FetchRequest(follower, leader) with truncation on the fetch response (split fetch).
 
     FetchRequest(follower, leader): enabled as ``fetch`` is and when nothing is in flight to
-    the follower. The leader answers as in ``fetch`` (``diverging.leader_answer``); the
-    response goes in flight: records and the HW before the update; OFFSET_OUT_OF_RANGE with
-    the leader's LEO; or, for a divergence, no records, the leader's HW and a sixth field, the
-    DivergingEpoch ``(epoch, end offset)``. Source: ``ReplicaManager.fetchMessages``,
-    ``Partition.fetchRecords``."""
+    the follower. The leader answers as ``_respond`` says, and the response goes in flight
+    (a diverging one with a sixth field, the DivergingEpoch ``(epoch, end offset)``).
+    Source: ``ReplicaManager.fetchMessages``, ``Partition.fetchRecords``."""
     replicas, (responses, lost) = s[REPLICAS], s[-1]
     fenced = ctx.variant.fenced_fetch
     for f, rep in enumerate(replicas):
@@ -190,20 +201,7 @@ def fetch_request(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any
         if leader is None or _pending(ctx, s, f):
             continue
         # effect
-        lrep = replicas[leader]
-        llog, lepoch = lrep[LOG], lrep[VIEW][V_EPOCH]
-        offset = len(rep[LOG])
-        answer = leader_answer(llog, lepoch, offset, fetch_epoch(rep[LOG], _fetcher(ctx, s, f)))
-        state, response_hw = s, lrep[HW]
-        if answer is None:
-            response: tuple[Any, ...] = (leader, lepoch, offset, None, len(llog))
-        elif answer is not False:
-            if ctx.variant.diverging_fetch_state:
-                state, response_hw = _leader_reads(ctx, s, f, leader, offset)
-            response = (leader, lepoch, offset, None, response_hw, answer)
-        else:
-            state, response_hw = _leader_reads(ctx, s, f, leader, offset)
-            response = (leader, lepoch, offset, llog[offset:], response_hw)
+        state, response = _respond(ctx, s, f, leader)
         flight = (put(responses, f, response), lost)
         out.append((ctx.labels.fetch_request[f][leader], state[:-1] + (flight,)))
 

@@ -135,9 +135,11 @@ def fetch_response(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, An
         # effect
         state = s[:-1] + ((put(responses, f, None), lost),)
         rep = replicas[f]
-        if applies(ctx, rep, response) and ctx.variant.truncate_on_fetch:
+        if not applies(ctx, rep, response):
+            pass  # dropped: nothing else changes
+        elif ctx.variant.truncate_on_fetch:
             state = apply_response(ctx, state, f, response)  # Kafka >= 2.8
-        elif applies(ctx, rep, response):
+        else:
             log, records = rep[LOG], response[R_RECORDS]
             if records is None:  # OFFSET_OUT_OF_RANGE
                 leo = response[R_HW]

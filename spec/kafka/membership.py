@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from checker.model import Label
-from spec.kafka.diverging import on_become_follower, put_fetcher
+from spec.kafka.diverging import on_become_follower
 from spec.kafka.elr import decide, elr_choices
 from spec.kafka.state import (
     ALIVE,
@@ -31,6 +31,7 @@ from spec.kafka.state import (
     commit,
     leader_hw,
     put,
+    put_at,
     truncated,
     without_flights,
     without_member,
@@ -129,7 +130,7 @@ def crash(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> N
             down = (rep[LOG], rep[HW], False, NO_VIEW, ())
             extra = without_flights(s[DURABLE:], r) if split else s[DURABLE:]
             state = (put(replicas, r, down), s[CONTROLLER], s[REQUESTS], new_ghost) + extra
-            out.append((ctx.labels.crash[r], put_fetcher(state, ctx.fetcher_at, r, None)))
+            out.append((ctx.labels.crash[r], put_at(state, ctx.fetcher_at, r, None)))
 
 
 def restart(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
@@ -148,9 +149,7 @@ def restart(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) ->
     for r, rep in enumerate(replicas):
         if not rep[ALIVE]:
             up = (rep[LOG], rep[HW], True, (None, max(ctrl[C_EPOCH] - 1, -1), ()), ())
-            state = (put(replicas, r, up),) + s[1:]
-            if at is not None and s[at][r] is not None:
-                state = state[:at] + (put(s[at], r, None),) + state[at + 1 :]
+            state = put_at((put(replicas, r, up),) + s[1:], at, r, None)
             out.append((ctx.labels.restart[r], state))
 
 
@@ -176,9 +175,7 @@ def become_leader(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any
             ghost = commit(s[GHOST], log, rep[HW], hw)
             new_rep = (log, hw, True, (r, epoch, isr), remote)
             state = (put(replicas, r, new_rep), s[CONTROLLER], s[REQUESTS], ghost) + s[DURABLE:]
-            out.append(
-                (ctx.labels.become_leader[r][epoch], put_fetcher(state, ctx.fetcher_at, r, None))
-            )
+            out.append((ctx.labels.become_leader[r][epoch], put_at(state, ctx.fetcher_at, r, None)))
 
 
 def become_follower(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
@@ -209,5 +206,5 @@ def become_follower(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, A
             state = (
                 (put(replicas, r, new_rep),) + s[1:DURABLE] + truncated(s, r, offset, ctx.durable)
             )
-            state = put_fetcher(state, ctx.fetcher_at, r, fresh)
+            state = put_at(state, ctx.fetcher_at, r, fresh)
             out.append((ctx.labels.become_follower[r][epoch], state))

@@ -198,3 +198,12 @@ def maximal_isr(view: tuple[Any, ...], request: tuple[Any, ...] | None) -> tuple
         isr: tuple[Any, ...] = view[V_ISR]
         return isr
     return tuple(sorted(set(view[V_ISR]).union(request[AL_ISR])))
+
+
+def put_at(s: tuple[Any, ...], at: int | None, r: int, value: Any) -> tuple[Any, ...]:
+    """``s`` with replica ``r``'s entry of the per-replica component at index ``at`` (``alter``
+    or ``fetcher``) set to ``value``; ``s`` itself without the component (``at`` None) or
+    when the entry already holds ``value``."""
+    if at is None or s[at][r] == value:
+        return s
+    return s[:at] + (put(s[at], r, value),) + s[at + 1 :]

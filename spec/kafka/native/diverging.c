@@ -129,66 +129,77 @@ static void appended(const Model *m, St *t, int f, const int8_t *id, const int8_
     put_fetcher(m, t, f, after_records(y->len, count, fetcher_of(m, t, f)));
 }
 
+/* A fetch response: leader_answer's kind, the HW it carries (the leader's LEO for
+ * OFFSET_OUT_OF_RANGE), a DivergingEpoch (epoch, end) and `count` records (id, ep). */
+typedef struct {
+    int kind, hw, epoch, end, count;
+    const int8_t *id, *ep;
+} Response;
+
+/* fetching._respond: the leader's half of a fetch by f from l, on successor t of s. */
+static void respond(const Model *m, const St *s, St *t, int f, int l, Response *r) {
+    const Rep *lx = &s->r[l];
+    int offset = s->r[f].len;
+    r->kind = leader_answer(lx, lx->vepoch, offset, fetch_epoch(m, s, f), &r->epoch, &r->end);
+    r->count = 0; r->id = lx->id + offset; r->ep = lx->ep + offset;
+    if (r->kind == ANSWER_OUT_OF_RANGE) { r->hw = lx->len; return; }
+    if (r->kind == ANSWER_DIVERGING && !m->diverging_fetch_state) { r->hw = lx->hw; return; }
+    r->hw = leader_answers(m, s, t, l, f, offset);
+    if (r->kind == ANSWER_READ) r->count = lx->len - offset;
+}
+
+/* fetching.apply_response: follower f (on t) applies response r. */
+static void apply(const Model *m, St *t, int f, const Response *r) {
+    if (r->kind == ANSWER_DIVERGING) diverged(m, t, f, r->hw, r->epoch, r->end);
+    else if (r->kind == ANSWER_OUT_OF_RANGE) out_of_range(m, t, f, min2(r->hw, t->r[f].len));
+    else appended(m, t, f, r->id, r->ep, r->count, r->hw);
+}
+
 /* fetching.fetch: Fetch(follower, leader) under truncation on the fetch response. */
 int kafka_diverging_fetch(const Model *m, const St *s, St *out, uint16_t *labels, int k) {
-#define EMIT(label) emit(out, labels, &k, s, (label))
     for (int f = 0; f < m->n; f++) {
         int l = fetch_leader(m, s, f);
         if (l < 0 || kafka_diverging_pending(m, s, f)) continue;
-        const Rep *x = &s->r[f], *lx = &s->r[l];
-        int offset = x->len, epoch = 0, end = 0;
-        int answer = leader_answer(lx, lx->vepoch, offset, fetch_epoch(m, s, f), &epoch, &end);
-        if (answer == ANSWER_OUT_OF_RANGE) {
-            if (offset > lx->len) out_of_range(m, EMIT(LABEL(A_FETCH, f, l)), f, lx->len);
+        St *t = emit(out, labels, &k, s, LABEL(A_FETCH, f, l));
+        Response r;
+        respond(m, s, t, f, l, &r);
+        if (r.kind == ANSWER_OUT_OF_RANGE && s->r[f].len <= r.hw) {
+            k--;  /* nothing to truncate: not a step (the leader changed nothing either) */
             continue;
         }
-        St *t = EMIT(LABEL(A_FETCH, f, l));
-        if (answer == ANSWER_DIVERGING) {
-            int response_hw = lx->hw;
-            if (m->diverging_fetch_state) response_hw = leader_answers(m, s, t, l, f, offset);
-            diverged(m, t, f, response_hw, epoch, end);
-            continue;
-        }
-        int response_hw = leader_answers(m, s, t, l, f, offset);
-        appended(m, t, f, lx->id + offset, lx->ep + offset, lx->len - offset, response_hw);
+        apply(m, t, f, &r);
     }
-#undef EMIT
     return k;
 }
 
 /* fetching.fetch_request: the leader's half of FetchRequest(f, l) into successor t (whose
  * response fields for f the caller set: leader, epoch, fetch offset). */
 void kafka_diverging_request(const Model *m, const St *s, St *t, int f, int l) {
-    const Rep *x = &s->r[f], *lx = &s->r[l];
-    int offset = x->len, epoch = 0, end = 0;
-    int answer = leader_answer(lx, lx->vepoch, offset, fetch_epoch(m, s, f), &epoch, &end);
-    if (answer == ANSWER_OUT_OF_RANGE) {
-        t->fl_len[f] = FL_OUT_OF_RANGE; t->fl_hw[f] = lx->len;
+    Response r;
+    respond(m, s, t, f, l, &r);
+    t->fl_hw[f] = (int8_t)r.hw;
+    if (r.kind == ANSWER_OUT_OF_RANGE) { t->fl_len[f] = FL_OUT_OF_RANGE; return; }
+    if (r.kind == ANSWER_DIVERGING) {
+        t->fl_len[f] = FL_DIVERGING;
+        t->fl_div_epoch[f] = (int8_t)r.epoch; t->fl_div_end[f] = (int8_t)r.end;
         return;
     }
-    if (answer == ANSWER_DIVERGING) {
-        int response_hw = lx->hw;
-        if (m->diverging_fetch_state) response_hw = leader_answers(m, s, t, l, f, offset);
-        t->fl_len[f] = FL_DIVERGING; t->fl_hw[f] = (int8_t)response_hw;
-        t->fl_div_epoch[f] = (int8_t)epoch; t->fl_div_end[f] = (int8_t)end;
-        return;
-    }
-    int response_hw = leader_answers(m, s, t, l, f, offset);
-    t->fl_len[f] = (int8_t)(lx->len - offset); t->fl_hw[f] = (int8_t)response_hw;
-    for (int o = offset; o < lx->len; o++) {
-        t->fl_id[f][o - offset] = lx->id[o]; t->fl_ep[f][o - offset] = lx->ep[o];
-    }
+    t->fl_len[f] = (int8_t)r.count;
+    memcpy(t->fl_id[f], r.id, (size_t)r.count); memcpy(t->fl_ep[f], r.ep, (size_t)r.count);
 }
 
 /* fetching.apply_response: follower f (on t, the response already out of flight) applies
  * the response s holds for it, which flight.applies accepted. */
 void kafka_diverging_apply(const Model *m, const St *s, St *t, int f) {
-    if (s->fl_len[f] == FL_DIVERGING)
-        diverged(m, t, f, s->fl_hw[f], s->fl_div_epoch[f], s->fl_div_end[f]);
-    else if (s->fl_len[f] == FL_OUT_OF_RANGE)
-        out_of_range(m, t, f, min2(s->fl_hw[f], t->r[f].len));
-    else
-        appended(m, t, f, s->fl_id[f], s->fl_ep[f], s->fl_len[f], s->fl_hw[f]);
+    Response r = {ANSWER_READ, s->fl_hw[f], 0, 0, 0, s->fl_id[f], s->fl_ep[f]};
+    if (s->fl_len[f] == FL_DIVERGING) {
+        r.kind = ANSWER_DIVERGING; r.epoch = s->fl_div_epoch[f]; r.end = s->fl_div_end[f];
+    } else if (s->fl_len[f] == FL_OUT_OF_RANGE) {
+        r.kind = ANSWER_OUT_OF_RANGE;
+    } else {
+        r.count = s->fl_len[f];
+    }
+    apply(m, t, f, &r);
 }
 
 /* fetching.truncate_on_fetch_response: TruncateOnFetchResponse(follower), for every

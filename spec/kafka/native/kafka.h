@@ -213,7 +213,7 @@ static inline void truncated(const Model *m, St *s, int r, int leo) {
     if (m->durable && !m->flush_always && s->flushed[r] > leo) s->flushed[r] = (int8_t)leo;
 }
 
-/* diverging.put_fetcher: replica r's fetcher value (nothing without the component). */
+/* state.put_at (the fetcher component): replica r's fetcher value (nothing without the component). */
 static inline void put_fetcher(const Model *m, St *s, int r, int value) {
     if (m->fetcher) s->fetcher[r] = (int8_t)value;
 }
