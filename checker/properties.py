@@ -9,6 +9,16 @@ Kinds (the vocabulary of TLC and Stateright):
 - ``sometimes``: ``predicate(before, label, after) -> bool`` must hold for *at least one*
   transition. These are vacuity guards: "holds" over a model in which nothing ever crashes
   means nothing, so a complete run in which a guard is never reached fails.
+- ``leads-to`` (liveness, TLA+'s ``P ~> Q``): ``predicate(state)`` returns the *obligations*
+  that ``P`` opens in ``state`` (an iterable of hashable keys, e.g. ``(epoch, replica)`` for a
+  property quantified over them; empty where ``P`` is false) and ``goal(state, key) -> bool``
+  says whether ``Q`` holds for that key. It holds when every fair behaviour that reaches a
+  state opening ``key`` later (or there) reaches a state where ``goal(state, key)``.
+- ``eventually-always`` (liveness, ``<>[]P``): ``predicate(state) -> bool``; it holds when
+  every fair behaviour ends in states where ``P`` holds for ever.
+
+Liveness properties are judged over the fair behaviours of the whole, bounded state graph
+(``checker.liveness``), never by the safety engines; a model lists them in ``liveness()``.
 """
 
 from __future__ import annotations
@@ -20,7 +30,10 @@ from typing import Any
 INVARIANT = "invariant"
 TRANSITION = "transition"
 SOMETIMES = "sometimes"
-KINDS = (INVARIANT, TRANSITION, SOMETIMES)
+LEADS_TO = "leads-to"
+EVENTUALLY_ALWAYS = "eventually-always"
+LIVENESS_KINDS = (LEADS_TO, EVENTUALLY_ALWAYS)
+KINDS = (INVARIANT, TRANSITION, SOMETIMES, *LIVENESS_KINDS)
 
 
 @dataclass(frozen=True)
@@ -37,22 +50,59 @@ class Property:
     after)``; the engine calls it once per expanded state, so work that depends only on
     ``before`` is done once rather than once per successor. ``symmetric`` is False for a
     property that names a replica (its verdict can change when replicas are renamed): symmetry
-    reduction (``checker.symmetry``) refuses to run with such a property.
+    reduction (``checker.symmetry``) refuses to run with such a property. ``goal``: for a
+    ``leads-to`` property only, ``goal(state, key) -> bool`` (its ``Q``). ``formula``: for a
+    liveness property, its statement in TLA+ (shown by ``hwcheck list`` and in traces).
     """
 
     name: str
     description: str
     kind: str
-    predicate: Callable[..., bool]
+    predicate: Callable[..., Any]
+    """``-> bool`` for every kind but ``leads-to``, whose predicate returns its obligations."""
     explain: Callable[..., str | None] | None = field(default=None, compare=False)
     prepare: Callable[..., Callable[..., bool]] | None = field(default=None, compare=False)
     symmetric: bool = True
+    goal: Callable[..., bool] | None = field(default=None, compare=False)
+    formula: str = ""
+
+    @property
+    def liveness(self) -> bool:
+        """Whether this is a liveness property (``leads-to`` or ``eventually-always``)."""
+        return self.kind in LIVENESS_KINDS
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise ValueError(f"property {self.name}: unknown kind {self.kind!r}")
+        if (self.kind == LEADS_TO) != (self.goal is not None):
+            raise ValueError(f"property {self.name}: a goal is given exactly for leads-to")
         # a docstring passed as the description keeps its indentation: one line, as shown
         object.__setattr__(self, "description", " ".join(self.description.split()))
+
+
+WEAK = "weak"
+STRONG = "strong"
+
+
+@dataclass(frozen=True, order=True)
+class Fairness:
+    """One fairness constraint of a liveness check (``checker.liveness.fairness`` reads and
+    writes the text forms): ``action`` (an action name of the model), ``strength``
+    (``weak`` or ``strong``) and ``each`` (one constraint per action instance, i.e. per
+    label, instead of one for the action as a whole)."""
+
+    action: str
+    strength: str = WEAK
+    each: bool = True
+    when: str = ""
+    """A condition the model names (``spec.conditions()``): the constraint covers the action
+    only in states where it holds (TLA+'s ``WF_vars(A /\\ C)``), e.g. ``Elect`` only while the
+    partition has no live leader. Empty: always."""
+
+    def __str__(self) -> str:
+        kind = "WF" if self.strength == WEAK else "SF"
+        when = f" when {self.when}" if self.when else ""
+        return f"{kind}({'each ' if self.each else ''}{self.action}{when})"
 
 
 def transition_checker(prop: Property, before: Any) -> Callable[..., bool]:

@@ -122,15 +122,39 @@ class Step:
 
 
 @dataclass(frozen=True)
+class Loop:
+    """How a liveness counterexample (a lasso) goes on for ever after its last step.
+
+    ``back_to``: the index of the step the behaviour returns to; for a cycle the last step's
+    state equals that step's state, so the steps from ``back_to`` on repeat for ever. With
+    ``stutter`` the behaviour stays in the last state for ever (``back_to`` is the last
+    index). ``never_taken``: action instances enabled in every state of the loop that never
+    happen in it (no fairness forces them). ``fairness``: the constraints the run assumed, as
+    text. ``obligation``: for ``P ~> Q``, which instance of ``P`` is never answered, in words.
+    ``cut``: non-empty when a bound, not the protocol, stops progress at the end (the verdict
+    is then unknown, not violated).
+    """
+
+    back_to: int
+    stutter: bool
+    never_taken: tuple[str, ...] = ()
+    fairness: str = ""
+    obligation: str = ""
+    cut: str = ""
+
+
+@dataclass(frozen=True)
 class Violation:
     """A property with its shortest counterexample ``trace`` (initial state first).
 
     For an invariant the last step's state violates it; for a transition property the last
-    step is the violating transition.
+    step is the violating transition; for a liveness property the trace is a lasso, and
+    ``loop`` says how it continues for ever.
     """
 
     prop: Property
     trace: tuple[Step, ...]
+    loop: Loop | None = None
 
     @property
     def length(self) -> int:
@@ -157,11 +181,15 @@ class CheckResult:
     reason: str = ""
     exhausted: bool = False
     sampled: int = 0
+    unsettled: dict[str, str] = field(default_factory=dict)
+    """Liveness properties a bound left unsettled, with the reason (``Loop.cut``)."""
 
     def verdict(self, prop: Property) -> str:
         """``violated``, ``holds``, ``reached``, ``not reached``, ``not found`` (a simulation
         whose walks did not violate it) or ``unknown`` (the search ended before the property
         was settled)."""
+        if prop.name in self.unsettled:
+            return "unknown"
         if any(v.prop.name == prop.name for v in self.violations):
             return "violated"
         if prop.kind == "sometimes":

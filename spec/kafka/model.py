@@ -20,6 +20,7 @@ from spec.kafka import (
     flight,
     membership,
     picture,
+    progress,
     symmetry,
 )
 from spec.kafka.config import Config
@@ -154,6 +155,9 @@ class KafkaSpec(ActionSpec):
         """The ISR size a leader needs to take a write (min.insync.replicas with acks=all)."""
         self.labels = Labels(self.config.replicas, self.config.max_epoch)
         self.durable = self.config.durability
+        self._cut = progress.make_cut(
+            self.config.max_epoch, self.variant.elr, self.config.unclean_election
+        )
         """The state has the ``durable`` component (unclean shutdowns are possible)."""
         variant = self.variant
         self.alter_at: int | None = GHOST + 1 + self.durable if variant.async_isr else None
@@ -195,6 +199,25 @@ class KafkaSpec(ActionSpec):
         )
 
     # -- checker.model.Spec -----------------------------------------------------------------
+    def liveness(self) -> list[Any]:
+        """The progress properties (``spec.kafka.progress``)."""
+        return progress.properties(self.variant.elr)
+
+    def fairness(self) -> tuple[Any, ...]:
+        """The default fairness (``spec.kafka.progress.fairness``)."""
+        return progress.fairness(self.action_names())
+
+    def conditions(self) -> dict[str, Any]:
+        """Named state conditions for ``Fairness.when``."""
+        return progress.conditions()
+
+    def cut(self, state: tuple[Any, ...]) -> str | None:
+        """Where the epoch budget, not Kafka, stops progress (``spec.kafka.progress``)."""
+        why: str | None = self._cut(state)
+        return why
+
+    perturbations = progress.PERTURBATIONS
+
     def init_states(self) -> list[tuple[Any, ...]]:
         """The single initial state (``spec.kafka.state.initial_state``)."""
         config = self.config

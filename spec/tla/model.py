@@ -13,6 +13,7 @@ from typing import Any
 from checker.model import ActionSpec, Label
 from spec.tla import actions as a
 from spec.tla import fenced as f
+from spec.tla import liveness as live
 from spec.tla import symmetry
 from spec.tla.config import TlaConfig
 from spec.tla.state import (
@@ -163,6 +164,16 @@ class TlaSpec(ActionSpec):
         )
         self.set_actions(self.next_actions)  # the variant's Next disjuncts
         self.symmetric_ids = self.config.replicas
+
+    def liveness(self) -> list[Any]:
+        """The liveness properties (``spec.tla.liveness``)."""
+        return live.properties()
+
+    def fairness(self) -> tuple[Any, ...]:
+        """The fairness of the variant's module ``Spec`` (``spec.tla.liveness``)."""
+        return live.fairness(_names(self.next_actions))
+
+    perturbations = live.PERTURBATIONS
 
     def init_states(self) -> list[tuple[Any, ...]]:
         """The spec's single initial state."""

@@ -1,0 +1,151 @@
+"""Check a model's liveness properties and fold the answers into a search's ``CheckResult``.
+
+The safety search (any engine, any core) runs first; liveness then builds the model's whole
+plain state graph with the reference core (``checker.liveness.graph``) and judges each
+property under the run's fairness (``checker.liveness.check``). Every engine and core
+therefore gives the same liveness verdicts and the same lassos.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from checker.fingerprint import fingerprint
+from checker.liveness import fairness as fair_text
+from checker.liveness.check import Verdict, judge_all
+from checker.liveness.fair import Constraints
+from checker.liveness.fairness import FairnessError
+from checker.liveness.graph import GraphTooLarge, build
+from checker.model import Spec
+from checker.properties import Fairness, Property
+from checker.result import CheckResult, Loop, Status, Step, Violation
+
+MAX_STATES = 5_000_000
+"""The default budget of the liveness graph (states), about 2 GiB of Python objects."""
+
+
+@dataclass
+class Liveness:
+    """What a liveness pass found: ``verdicts`` in property order, the ``graph``'s size
+    (``states``, ``edges``), ``seconds`` spent, the ``fairness`` assumed, or ``error`` (the
+    graph was too large) with no verdicts."""
+
+    verdicts: list[Verdict]
+    states: int = 0
+    edges: int = 0
+    seconds: float = 0.0
+    fairness: tuple[Fairness, ...] = ()
+    error: str = ""
+    lassos: dict[str, list[tuple[Any, Any]]] = field(default_factory=dict)
+    """Per violated (or cut) property, its lasso's ``(label or None, state)`` pairs."""
+
+
+def liveness_of(spec: Spec) -> list[Property]:
+    """The model's liveness properties (none for a model without ``liveness()``)."""
+    offered = getattr(spec, "liveness", None)
+    return list(offered()) if offered is not None else []
+
+
+def fairness_of(
+    spec: Spec, fair: Sequence[str] = (), unfair: Sequence[str] = ()
+) -> tuple[Fairness, ...]:
+    """The model's declared fairness changed by ``--fair`` / ``--unfair``; raises
+    ``FairnessError`` (``checker.liveness.fairness.adjust``)."""
+    declared = getattr(spec, "fairness", lambda: ())()
+    conditions: dict[str, Any] = getattr(spec, "conditions", dict)()
+    return fair_text.adjust(
+        declared,
+        fair,
+        unfair,
+        list(spec.action_names()),
+        tuple(getattr(spec, "perturbations", ())),
+        tuple(conditions),
+    )
+
+
+def check(
+    spec: Spec,
+    props: Sequence[Property],
+    fairness: Sequence[Fairness],
+    max_states: int = MAX_STATES,
+    on_level: Callable[[int, int], None] | None = None,
+) -> Liveness:
+    """Build the graph and judge ``props`` under ``fairness``. A graph past ``max_states``
+    gives a ``Liveness`` whose ``error`` says so; the model's exceptions pass through."""
+    start = time.monotonic()
+    try:
+        graph = build(spec, max_states, on_level)
+    except GraphTooLarge as exc:
+        return Liveness([], fairness=tuple(fairness), error=str(exc))
+    conditions: dict[str, Any] = getattr(spec, "conditions", dict)()
+    rules = Constraints.over(graph, fairness, conditions)
+    verdicts = judge_all(graph, props, rules, getattr(spec, "cut", None))
+    lassos = {
+        v.prop.name: [
+            (None if k is None else graph.labels[k], graph.states[n]) for k, n in v.lasso.path
+        ]
+        for v in verdicts
+        if v.lasso is not None
+    }
+    return Liveness(
+        verdicts, len(graph), graph.edges, time.monotonic() - start, tuple(fairness), "", lassos
+    )
+
+
+def violation(verdict: Verdict, found: Liveness) -> Violation:
+    """The lasso of a violated (or cut) verdict as a ``Violation`` with its ``Loop``."""
+    assert verdict.lasso is not None
+    steps = tuple(
+        Step(label, state, fingerprint(state)) for label, state in found.lassos[verdict.prop.name]
+    )
+    fairness = found.fairness
+    obligation = "" if verdict.key in (None, ()) else f"for {verdict.key!r}"
+    loop = Loop(
+        verdict.lasso.back_to,
+        verdict.lasso.stutter,
+        verdict.never_taken,
+        fair_text.render(fairness),
+        obligation,
+        verdict.cut,
+    )
+    return Violation(verdict.prop, steps, loop)
+
+
+def merge(result: CheckResult, found: Liveness, props: Sequence[Property]) -> None:
+    """Fold ``found`` into ``result``: the properties join ``checked``; violations (with
+    their lassos) join ``violations``; a cut verdict joins ``unsettled``. The status becomes
+    VIOLATED for a violation, INCOMPLETE when the graph was too large or a verdict is
+    unknown (an otherwise OK run), else stays."""
+    result.checked = tuple(result.checked) + tuple(props)
+    if found.error:
+        for prop in props:
+            result.unsettled[prop.name] = found.error
+    for verdict in found.verdicts:
+        if verdict.lasso is None:
+            continue
+        if verdict.cut:
+            result.unsettled[verdict.prop.name] = verdict.cut
+        else:
+            result.violations.append(violation(verdict, found))
+    if any(v.loop is not None for v in result.violations):
+        result.status = Status.VIOLATED if result.status != Status.ERROR else result.status
+    elif result.unsettled and result.status in (Status.OK, Status.VACUOUS):
+        result.status = Status.INCOMPLETE
+        result.reason = "; ".join(f"{name}: {why}" for name, why in result.unsettled.items())
+
+
+def describe(found: Liveness) -> str:
+    """One line for the terminal: the graph liveness was judged on, and the fairness."""
+    if found.error:
+        return f"Liveness: not judged: {found.error}."
+    return (
+        f"Liveness: judged on the whole plain graph ({found.states:,} states, "
+        f"{found.edges:,} edges, {found.seconds:.1f} s; no symmetry reduction) under "
+        f"{fair_text.render(found.fairness)}."
+    )
+
+
+__all__ = ["FairnessError", "Liveness", "check", "describe", "fairness_of", "liveness_of", "merge"]
