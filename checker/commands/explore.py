@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from checker.commands import batch, checkpoints, cores
+from checker.commands import batch, checkpoints, cores, liveness
 from checker.commands.engines import engine_from, engine_options, run
 from checker.commands.options import (
     CHECKPOINT_FLAGS,
@@ -27,6 +27,7 @@ from checker.commands.options import (
 )
 from checker.formats import report
 from checker.limits import Limits, interrupted, signal_name
+from checker.liveness.run import describe as live_line
 from checker.model import Spec
 from checker.renderers import progress as progress_view
 from checker.renderers import terminal
@@ -61,6 +62,7 @@ from checker.renderers import terminal
 )
 @click.option("--no-progress", is_flag=True, help="No progress display on stderr.")
 @SHOW_OPTION
+@with_options(liveness.LIVENESS_FLAGS)
 @engine_options
 @with_options(CHECKPOINT_FLAGS)
 @click.pass_context
@@ -84,6 +86,9 @@ def explore_cmd(
     out: Any,
     no_progress: bool,
     show: str,
+    liveness_all: bool,
+    fair: tuple[str, ...],
+    unfair: tuple[str, ...],
     **flags: Any,
 ) -> None:
     """Explore every interleaving and check the invariants."""
@@ -107,6 +112,7 @@ def explore_cmd(
             plan.base, None if default else model, given, names, limits, engine.symmetry
         )
         engine = dataclasses.replace(engine, symmetry=symmetry)
+    names, alive, rules = liveness.split(model, given, names, liveness_all, fair, unfair)
     if engine.core == "compiled":
         cores.warn_if_stale()  # before the progress display starts
     folders: list[Path] = []
@@ -118,10 +124,13 @@ def explore_cmd(
 
     with progress_view.for_search(enabled=not no_progress) as on_progress:
         spec, result = run(model, given, names, limits, on_progress, engine, plan, checkpoint_at)
+    found = liveness.check(spec, alive, rules, result)
     if interrupted(result.reason):
         click.echo(f"Interrupted ({signal_name()}): the results below are partial.", err=True)
     folder = folders[0] if folders else out or Path("reports") / report.run_id(spec)
     summary = batch.write_reports(folder, spec, result)
     terminal.print_run(spec, result, summary, folder, as_json, show)
+    if found is not None and not as_json:
+        click.echo(live_line(found), err=True)
     checkpoints.finish(plan, checkpoints.partial(result), "explore")
     sys.exit(result.exit_code)

@@ -78,9 +78,14 @@ def _model(spec: Any, props: list[Any]) -> dict[str, Any]:
     entry["actions"] = [
         {"name": name, "description": first_paragraph(func)} for name, func in actions(spec)
     ]
+    alive = list(spec.liveness()) if hasattr(spec, "liveness") else []
     entry["properties"] = [
         {"name": p.name, "kind": p.kind, "description": p.description} for p in props
+    ] + [
+        {"name": p.name, "kind": p.kind, "description": p.description, "formula": p.formula}
+        for p in alive
     ]
+    entry["fairness"] = [str(f) for f in getattr(spec, "fairness", tuple)()]
     entry["default_bounds"] = spec.config_dict()
     return entry
 

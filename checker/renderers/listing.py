@@ -103,17 +103,35 @@ def sections(spec: Any, props: list[Any]) -> list[Section]:
         ("action", "what it does"),
         tuple((name, first_paragraph(func)) for name, func in actions(spec)),
     )
+    alive = list(spec.liveness()) if hasattr(spec, "liveness") else []
     properties = Section(
-        f"{model} model: properties (--invariant)",
+        f"{model} model: properties (--invariant; liveness ones with --liveness)",
         ("property", "kind", "description"),
-        tuple((p.name, p.kind, p.description) for p in props),
+        tuple((p.name, p.kind, p.description) for p in props)
+        + tuple((p.name, f"liveness: {p.kind}", p.description) for p in alive),
+    )
+    fair = Section(
+        f"{model} model: fairness of the liveness check (--fair, --unfair)",
+        ("fairness", "means"),
+        tuple((str(f), _fair_meaning(f)) for f in getattr(spec, "fairness", tuple)())
+        + tuple(
+            (name, "never fair (a perturbation)") for name in getattr(spec, "perturbations", ())
+        ),
     )
     bounds = Section(
         f"{model} model: default bounds",
         ("option", "default"),
         tuple(_default_row(k, v) for k, v in spec.config_dict().items()),
     )
-    return [variants, *extra, listed, properties, bounds]
+    return [variants, *extra, listed, properties, fair, bounds]
+
+
+def _fair_meaning(f: Any) -> str:
+    """A fairness constraint in words."""
+    strength = "weak" if f.strength == "weak" else "strong"
+    which = "each instance on its own" if f.each else "the action as a whole"
+    when = f", only while {f.when}" if f.when else ""
+    return f"{strength} fairness on {f.action}: {which}{when}"
 
 
 def tables(spec: Any, props: list[Any]) -> list[Table]:

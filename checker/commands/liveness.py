@@ -1,0 +1,92 @@
+"""The liveness flags of ``explore`` and their run: which liveness properties, which fairness,
+and the liveness pass after the safety search (``checker.liveness.run``).
+
+Liveness is opt-in: ``--liveness`` checks every liveness property of the model, ``--invariant
+NAME`` names one (safety properties named alongside are checked as usual; with none named,
+every safety property is). ``--fair`` and ``--unfair`` change the model's declared fairness.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import click
+
+from checker.commands.options import build
+from checker.liveness import run as live
+from checker.liveness.fairness import FairnessError
+from checker.result import CheckResult, Status
+
+LIVENESS_FLAGS = (
+    click.option(
+        "--liveness",
+        "liveness_all",
+        is_flag=True,
+        help="Also check every liveness property (leads-to, eventually-always) under the "
+        "model's fairness, on the whole plain state graph. See 'hwcheck list'.",
+    ),
+    click.option(
+        "--fair",
+        multiple=True,
+        metavar="FAIRNESS",
+        help="Add or replace a fairness constraint: WF(Action), SF(Action), WF(each Action) "
+        "(one per action instance), a bare Action (= WF(each Action)); 'when Condition' "
+        "after the action limits it to the model's named condition (repeatable).",
+    ),
+    click.option(
+        "--unfair",
+        multiple=True,
+        metavar="ACTION",
+        help="Remove every fairness constraint on this action (repeatable).",
+    ),
+)
+"""``explore``'s liveness options."""
+
+
+def split(
+    model: str,
+    given: dict[str, Any],
+    names: Sequence[str],
+    every: bool,
+    fair: Sequence[str] = (),
+    unfair: Sequence[str] = (),
+) -> tuple[tuple[str, ...], list[Any], Any]:
+    """``(safety names, liveness properties, fairness)`` for ``--invariant`` ``names``,
+    ``--liveness``, ``--fair`` and ``--unfair``, before any search: liveness names are taken
+    out of ``names`` (the safety search would not know them). Raises ``click.BadParameter``
+    for bounds the model rejects, ``click.UsageError`` for bad fairness."""
+    _, spec, _ = build(model, given)
+    offered = live.liveness_of(spec)
+    by_name = {p.name: p for p in offered}
+    chosen = [by_name[n] for n in names if n in by_name]
+    if every:
+        chosen = offered
+    if (every or chosen) and not offered:
+        raise click.UsageError(f"the {model} model has no liveness property")
+    rules = fairness(spec, fair, unfair) if chosen or fair or unfair else ()
+    return tuple(n for n in names if n not in by_name), chosen, rules
+
+
+def fairness(spec: Any, fair: Sequence[str], unfair: Sequence[str]) -> Any:
+    """The run's fairness; a bad constraint is a usage error (exit 2) naming what is wrong."""
+    try:
+        return live.fairness_of(spec, fair, unfair)
+    except FairnessError as exc:
+        raise click.UsageError(str(exc)) from None
+
+
+def check(spec: Any, props: list[Any], rules: Any, result: CheckResult) -> live.Liveness | None:
+    """Judge ``props`` under the fairness ``rules`` after a safety search that ran to its
+    end, and fold the verdicts into ``result``; ``None`` (nothing judged) after an
+    interrupted, cut or failed search, whose liveness properties stay unknown."""
+    if not props:
+        return None
+    if result.status in (Status.ERROR, Status.INCOMPLETE) or not result.exhausted:
+        result.checked = tuple(result.checked) + tuple(props)
+        for prop in props:
+            result.unsettled[prop.name] = "the search did not finish"
+        return None
+    found = live.check(spec, props, rules)
+    live.merge(result, found, props)
+    return found

@@ -1,0 +1,73 @@
+"""``explore --liveness``, ``--fair``, ``--unfair``: verdicts in summary.json, exit codes, and
+the same answers on every core and worker count."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from checker.cli import cli
+
+
+def explore(tmp_path, *args):
+    out = tmp_path / "run"
+    result = CliRunner().invoke(
+        cli,
+        ["explore", "--no-progress", "--show", "none", "--out", str(out), *args],
+        catch_exceptions=False,
+    )
+    summary = json.loads((out / "summary.json").read_text()) if out.exists() else None
+    return result, summary
+
+
+@pytest.mark.parametrize(
+    "engine",
+    [("--core", "compiled"), ("--core", "reference"), ("--core", "compiled", "--workers", "2")],
+)
+def test_tla_liveness_is_the_same_on_every_core(tmp_path, engine):
+    result, summary = explore(tmp_path, "--model", "tla", "--liveness", *engine)
+    assert result.exit_code == 12
+    verdicts = {n: p["verdict"] for n, p in summary["properties"].items() if "-" in p["kind"]}
+    assert verdicts == {"NamedLeaderTakesOver": "holds", "CommitProgress": "violated"}
+    assert summary["properties"]["CommitProgress"]["length"] == 6
+    assert "5,973 states, 11,732 edges" in result.stderr
+
+
+def test_a_named_liveness_property_is_checked_alone_with_the_safety_ones(tmp_path):
+    result, summary = explore(
+        tmp_path, "--model", "tla", "--invariant", "NamedLeaderTakesOver", "--invariant", "WeakIsr"
+    )
+    assert result.exit_code == 0, result.output
+    assert set(summary["properties"]) >= {"NamedLeaderTakesOver", "WeakIsr"}
+    assert "CommitProgress" not in summary["properties"]
+
+
+def test_kafka_liveness_runs_beside_symmetry_and_says_the_graph_is_plain(tmp_path):
+    result, summary = explore(tmp_path, "--replicas", "2", "--liveness")
+    assert result.exit_code == 0, result.output
+    assert summary["stats"]["symmetry"] is True
+    assert "16,368 states" in result.stderr and "no symmetry reduction" in result.stderr
+    assert summary["properties"]["LeaderElected"]["verdict"] == "holds"
+
+
+@pytest.mark.parametrize(
+    ("flag", "message"),
+    [
+        ("--fair=WF(Fetch", "not a fairness constraint: 'WF(Fetch'"),
+        ("--fair=Crash", "Crash is a perturbation and cannot be fair"),
+        ("--fair=WF(Fetch when Sunny)", "no condition 'Sunny' in this model"),
+        ("--unfair=Teleport", "no action 'Teleport' in this model"),
+    ],
+)
+def test_bad_fairness_is_one_line_and_exit_2(tmp_path, flag, message):
+    result, _ = explore(tmp_path, "--replicas", "2", "--liveness", flag)
+    assert result.exit_code == 2
+    assert message in result.output and "Traceback" not in result.output
+
+
+def test_liveness_on_a_model_without_it_is_a_usage_error(tmp_path):
+    result, _ = explore(tmp_path, "--model", "tla", "--truncation", "async-isr", "--liveness")
+    assert result.exit_code == 2
+    assert "has no liveness property" in result.output

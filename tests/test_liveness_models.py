@@ -1,0 +1,87 @@
+"""Liveness verdicts of both models, against TLC's and against what Kafka promises.
+
+TLC 2.18 on Kip320.tla's ``Spec`` at 2 replicas, LogSize = MaxRecords = MaxLeaderEpoch = 2:
+``NamedLeaderTakesOver`` holds, ``CommitProgress`` is violated by a behaviour that ends
+stuttering (TLC prints 8 states; hwcheck's prefix is a shortest one, 6 states: two writes
+use up MaxRecords, so LeaderWrite, strongly fair, is disabled, and the follower's
+FencedFollowerFetch, which nothing makes fair, is the only way the HW could move).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from checker.liveness import run as live
+from checker.models import compose
+
+
+def judged(model: str, fair: tuple[str, ...] = (), unfair: tuple[str, ...] = (), **bounds):
+    config = compose.make_config(model, bounds)
+    spec, _ = compose.build_model(model, config)
+    found = live.check(spec, spec.liveness(), live.fairness_of(spec, fair, unfair))
+    return found, {v.prop.name: v for v in found.verdicts}
+
+
+def labels(found: live.Liveness, name: str) -> list[str]:
+    return [str(label) for label, _ in found.lassos[name][1:]]
+
+
+def test_the_tla_port_gives_tlcs_verdicts():
+    found, verdicts = judged("tla", replicas=2)
+    assert found.states == 5973  # TLC's distinct states for these constants
+    assert verdicts["NamedLeaderTakesOver"].verdict == "holds"
+    commit = verdicts["CommitProgress"]
+    assert commit.verdict == "violated" and commit.lasso is not None and commit.lasso.stutter
+    assert labels(found, "CommitProgress") == [
+        "ControllerElectLeader(newLeader=0)",
+        "BecomeLeader(leader=0, epoch=0)",
+        "LeaderWrite(replica=0)",
+        "LeaderWrite(replica=0)",
+        "FencedBecomeFollowerAndTruncate(leader=0, replica=1, epoch=0)",
+    ]
+    assert "FencedFollowerFetch(follower=1, leader=0)" in commit.never_taken
+
+
+def test_fairness_makes_the_difference():
+    _, verdicts = judged("tla", unfair=("BecomeLeader",), replicas=2)
+    assert verdicts["NamedLeaderTakesOver"].verdict == "violated"
+    _, verdicts = judged("tla", fair=("WF(each FencedFollowerFetch)",), replicas=2)
+    assert verdicts["CommitProgress"].verdict == "holds"
+
+
+def test_kafka_41_keeps_every_progress_promise_at_two_replicas():
+    found, verdicts = judged("kafka", replicas=2)
+    # the plain graph is the one explore --replicas 2 --no-symmetry counts
+    assert (found.states, found.edges) == (16368, 39660)
+    assert {name: v.verdict for name, v in verdicts.items()} == {
+        "AckedReachesIsr": "holds",
+        "HwReachesLeo": "holds",
+        "LeaderElected": "holds",
+        "FollowerCatchesUp": "holds",
+    }
+
+
+def test_hw_truncation_never_repairs_a_diverged_follower():
+    found, verdicts = judged("kafka", replicas=2, truncation="hw")
+    assert verdicts["AckedReachesIsr"].verdict == "violated"
+    follower = verdicts["FollowerCatchesUp"]
+    assert follower.verdict == "violated" and follower.lasso is not None
+    last = found.lassos["FollowerCatchesUp"][-1][1]
+    (log0, *_), (log1, *_) = last[0]
+    assert len(log0) == len(log1) and log0 != log1  # same LEO, different records: diverged
+
+
+@pytest.mark.parametrize(
+    ("unclean", "verdict"),
+    [(False, "violated"), (True, "unknown")],
+)
+def test_kip966_without_unclean_recovery_stays_offline_by_design(unclean, verdict):
+    bounds = {"replicas": 2, "max_records": 1, "max_unclean_shutdowns": 1}
+    found, verdicts = judged("kafka", unclean_election=unclean, **bounds)
+    elected = verdicts["LeaderElected"]
+    assert elected.verdict == verdict
+    if unclean:
+        # UncleanRecovery would elect; only the epoch budget stops it
+        assert elected.cut == "the leader is down and --max-epoch 2 forbids the next election"
+    else:
+        assert "UncleanShutdown(replica=1)" in labels(found, "LeaderElected")
