@@ -71,6 +71,8 @@ CHECK_SCHEMA: dict[str, Any] = {
         "invariants": {"type": "array", "items": {"type": "string"}},
         **{key: _OPTION_TYPES.get(key, {"type": "integer", "minimum": 0}) for key in BOUND_KEYS},
         "symmetry": {"type": "boolean"},
+        "liveness": {"type": "boolean"},
+        "fairness": {"type": "string"},
         "mode": {"enum": ["explore", "simulate"]},
         "seed": {"type": "integer"},
         "walks": {"type": "integer", "minimum": 1},
@@ -107,6 +109,11 @@ class Check:
     """For ``mode = "simulate"``: ``seed``, ``walks`` and ``depth`` as given."""
     lines: dict[str, int] = field(default_factory=dict)
     """The line (1-based) of each key the check gives, for messages."""
+    liveness: bool = False
+    """Also check every liveness property (``explore --liveness``)."""
+    fairness: str | None = None
+    """The liveness check's fairness, in ``--fair``'s text form, comma-separated; replaces
+    the model's declared fairness (``"none"`` or ``""``: no fairness). None: the model's."""
 
     @property
     def expectation(self) -> str:
@@ -267,6 +274,8 @@ def _check(entry: dict[Any, Any], index: int, line: int) -> Check:
         entry.get("symmetry"),
         entry.get("mode", "explore"),
         {key: entry[key] for key in SIMULATE_KEYS if key in entry},
+        liveness=bool(entry.get("liveness", False)),
+        fairness=entry.get("fairness"),
     )
 
 

@@ -71,3 +71,42 @@ def test_liveness_on_a_model_without_it_is_a_usage_error(tmp_path):
     result, _ = explore(tmp_path, "--model", "tla", "--truncation", "async-isr", "--liveness")
     assert result.exit_code == 2
     assert "has no liveness property" in result.output
+
+
+GATE = """
+[[tool.hwcheck.gate]]
+name = "tla kip320 liveness"
+model = "tla"
+truncation = "kip320"
+replicas = 2
+liveness = true
+invariants = ["NamedLeaderTakesOver", "CommitProgress", "WeakIsr"]
+violates = ["CommitProgress"]
+
+[[tool.hwcheck.gate]]
+name = "tla kip320 fair fetch"
+model = "tla"
+truncation = "kip320"
+replicas = 2
+invariants = ["CommitProgress", "WeakIsr"]
+fairness = "SF(FencedLeaderIncHighWatermark), SF(LeaderWrite), WF(FencedBecomeFollowerAndTruncate), WF(BecomeLeader), WF(each FencedFollowerFetch)"
+expect = "holds"
+"""
+
+
+def test_the_gate_checks_liveness_with_its_own_fairness_and_pins_the_lasso(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    config = tmp_path / "pyproject.toml"
+    config.write_text(GATE)
+    gate = ["gate", "--config", str(config), "--no-progress"]
+    first = CliRunner().invoke(cli, [*gate, "--update"], catch_exceptions=False)
+    assert first.exit_code == 0, first.output
+    lock = json.loads((tmp_path / "hwcheck-gate.lock").read_text())
+    pinned = lock["checks"]["tla kip320 liveness"]["violations"]["CommitProgress"]
+    assert pinned["length"] == 6
+    assert lock["checks"]["tla kip320 fair fetch"]["check"]["fairness"].startswith("SF(")
+    again = CliRunner().invoke(cli, gate, catch_exceptions=False)
+    assert again.exit_code == 0, again.output
+    config.write_text(GATE.replace("WF(each FencedFollowerFetch)", "WF(Teleport)"))
+    bad = CliRunner().invoke(cli, gate, catch_exceptions=False)
+    assert bad.exit_code == 4 and "key 'fairness': no action 'Teleport'" in bad.output

@@ -89,7 +89,9 @@ def test_every_loop_is_a_fair_cycle_on_its_own(case):
         for (label, target), source in zip(loop, states, strict=False):
             assert (label, target) in graph.succ[source]
         visited = set(states)
-        taken = {c for (k, _), u in zip(loop, states, strict=False) for c in rules.taken(graph, u, k)}
+        taken = {
+            c for (k, _), u in zip(loop, states, strict=False) for c in rules.taken(graph, u, k)
+        }
         for c in range(len(rules.names)):
             on = [c in rules.enabled(graph, u) for u in visited]
             assert c in taken or not (all(on) if not rules.strong[c] else any(on))

@@ -18,7 +18,7 @@ from typing import Any
 import click
 
 from checker import gate
-from checker.commands import batch, checkpoints, cores
+from checker.commands import batch, checkpoints, cores, liveness
 from checker.commands import gate_corpus as corpus
 from checker.commands import simulate as simulate_view
 from checker.commands.engines import engine_from, engine_options, run
@@ -151,16 +151,21 @@ def _run_check(
     limits = Limits(time_limit=check.time_limit, stop_on_first=fail_fast and check.violates is None)
     plan, folder = saving
     key = re.sub(r"[^A-Za-z0-9_.-]+", "-", check.name)
-    return run(
+    names, alive, rules = liveness.split(
+        check.model, given, check.invariants, check.liveness, instead=check.fairness
+    )
+    spec, result = run(
         check.model,
         given,
-        check.invariants,
+        names,
         limits,
         board.search,
         chosen,
         plan,
         lambda spec: (plan.folder(folder, key), True),
     )
+    liveness.check(spec, alive, rules, result)
+    return spec, result
 
 
 def _pin(

@@ -12,6 +12,8 @@ import click
 from checker import gate
 from checker.commands import simulate as simulate_view
 from checker.commands.options import build, choose
+from checker.liveness import run as live
+from checker.liveness.fairness import FairnessError
 from checker.result import EXIT_BAD_INPUT
 
 
@@ -32,6 +34,10 @@ def definition(check: gate.Check, spec: Any, engine: Any) -> dict[str, Any]:
     }
     if check.invariants:
         defined["invariants"] = sorted(check.invariants)
+    if check.liveness:
+        defined["liveness"] = True
+    if check.fairness is not None:
+        defined["fairness"] = check.fairness
     if check.mode == "simulate":
         defined.update(check.plan)
     else:
@@ -72,13 +78,18 @@ def validate(path: Path, index: int, check: gate.Check, given: dict[Any, Any]) -
     if check.mode == "simulate":
         given = simulate_view.simulate_bounds(check.model, given)
     try:
-        _, _, props = build(check.model, given)
-        choose(props, check.invariants)
+        _, spec, props = build(check.model, given)
+        alive = [p.name for p in getattr(spec, "liveness", list)()]
+        choose(props, tuple(n for n in check.invariants if n not in alive))
+        if check.liveness or check.fairness is not None or set(alive) & set(check.invariants):
+            live.fairness_of(spec, (), (), check.fairness)
     except click.BadParameter as exc:
         hint = str(exc.param_hint or "").strip("'-").replace("-", "_")
         key = {"invariant": "invariants", "unclean_election": "unclean"}.get(hint, hint)
         fail(key, exc.format_message())
-    checked = {p.name for p in props if p.kind != "sometimes"}
+    except FairnessError as exc:
+        fail("fairness", str(exc))
+    checked = {p.name for p in props if p.kind != "sometimes"} | set(alive)
     unknown = sorted((check.violates or frozenset()) - checked)
     if unknown:
         fail(

@@ -51,11 +51,13 @@ def split(
     every: bool,
     fair: Sequence[str] = (),
     unfair: Sequence[str] = (),
+    instead: str | None = None,
 ) -> tuple[tuple[str, ...], list[Any], Any]:
     """``(safety names, liveness properties, fairness)`` for ``--invariant`` ``names``,
     ``--liveness``, ``--fair`` and ``--unfair``, before any search: liveness names are taken
-    out of ``names`` (the safety search would not know them). Raises ``click.BadParameter``
-    for bounds the model rejects, ``click.UsageError`` for bad fairness."""
+    out of ``names`` (the safety search would not know them); ``instead``: a gate check's
+    ``fairness`` text, replacing the model's. Raises ``click.BadParameter`` for bounds the
+    model rejects, ``click.UsageError`` for bad fairness."""
     _, spec, _ = build(model, given)
     offered = live.liveness_of(spec)
     by_name = {p.name: p for p in offered}
@@ -64,14 +66,16 @@ def split(
         chosen = offered
     if (every or chosen) and not offered:
         raise click.UsageError(f"the {model} model has no liveness property")
-    rules = fairness(spec, fair, unfair) if chosen or fair or unfair else ()
+    rules = fairness(spec, fair, unfair, instead) if chosen or fair or unfair else ()
     return tuple(n for n in names if n not in by_name), chosen, rules
 
 
-def fairness(spec: Any, fair: Sequence[str], unfair: Sequence[str]) -> Any:
+def fairness(
+    spec: Any, fair: Sequence[str], unfair: Sequence[str], instead: str | None = None
+) -> Any:
     """The run's fairness; a bad constraint is a usage error (exit 2) naming what is wrong."""
     try:
-        return live.fairness_of(spec, fair, unfair)
+        return live.fairness_of(spec, fair, unfair, instead)
     except FairnessError as exc:
         raise click.UsageError(str(exc)) from None
 

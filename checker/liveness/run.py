@@ -50,11 +50,16 @@ def liveness_of(spec: Spec) -> list[Property]:
 
 
 def fairness_of(
-    spec: Spec, fair: Sequence[str] = (), unfair: Sequence[str] = ()
+    spec: Spec, fair: Sequence[str] = (), unfair: Sequence[str] = (), instead: str | None = None
 ) -> tuple[Fairness, ...]:
-    """The model's declared fairness changed by ``--fair`` / ``--unfair``; raises
-    ``FairnessError`` (``checker.liveness.fairness.adjust``)."""
+    """The model's declared fairness (or, with ``instead``, the constraints that text lists,
+    ``"none"`` for none) changed by ``--fair`` / ``--unfair``; raises ``FairnessError``
+    (``checker.liveness.fairness.adjust``)."""
     declared = getattr(spec, "fairness", lambda: ())()
+    if instead is not None:
+        declared = ()
+        fair = [*fair_text._split(instead if instead.strip() != "none" else ""), *fair]
+        fair = [text for text in fair if text.strip()]
     conditions: dict[str, Any] = getattr(spec, "conditions", dict)()
     return fair_text.adjust(
         declared,
