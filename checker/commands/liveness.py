@@ -35,6 +35,15 @@ LIVENESS_FLAGS = (
         "after the action limits it to the model's named condition (repeatable).",
     ),
     click.option(
+        "--liveness-max-states",
+        type=click.IntRange(min=1),
+        default=live.MAX_STATES,
+        show_default=True,
+        metavar="N",
+        help="The most states the liveness graph may hold; a larger graph leaves the "
+        "liveness properties unknown (exit 3), said before it is built.",
+    ),
+    click.option(
         "--unfair",
         multiple=True,
         metavar="ACTION",
@@ -80,7 +89,9 @@ def fairness(
         raise click.UsageError(str(exc)) from None
 
 
-def check(spec: Any, props: list[Any], rules: Any, result: CheckResult) -> live.Liveness | None:
+def check(
+    spec: Any, props: list[Any], rules: Any, result: CheckResult, max_states: int = live.MAX_STATES
+) -> live.Liveness | None:
     """Judge ``props`` under the fairness ``rules`` after a safety search that ran to its
     end, and fold the verdicts into ``result``; ``None`` (nothing judged) after an
     interrupted, cut or failed search, whose liveness properties stay unknown."""
@@ -91,6 +102,11 @@ def check(spec: Any, props: list[Any], rules: Any, result: CheckResult) -> live.
         for prop in props:
             result.unsettled[prop.name] = "the search did not finish"
         return None
-    found = live.check(spec, props, rules)
+    why = live.too_large(result, spec, max_states)
+    found = (
+        live.Liveness([], fairness=tuple(rules), error=why)
+        if why
+        else live.check(spec, props, rules, max_states)
+    )
     live.merge(result, found, props)
     return found
