@@ -141,7 +141,8 @@ def merge(result: CheckResult, found: Liveness, props: Sequence[Property]) -> No
         result.status = Status.VIOLATED if result.status != Status.ERROR else result.status
     elif result.unsettled and result.status in (Status.OK, Status.VACUOUS):
         result.status = Status.INCOMPLETE
-        result.reason = "; ".join(f"{name}: {why}" for name, why in result.unsettled.items())
+        reasons = dict.fromkeys(result.unsettled.values())
+        result.reason = "liveness: " + "; ".join(reasons)
 
 
 def too_large(result: CheckResult, spec: Spec, max_states: int) -> str:
