@@ -110,3 +110,43 @@ def test_the_gate_checks_liveness_with_its_own_fairness_and_pins_the_lasso(tmp_p
     config.write_text(GATE.replace("WF(each FencedFollowerFetch)", "WF(Teleport)"))
     bad = CliRunner().invoke(cli, gate, catch_exceptions=False)
     assert bad.exit_code == 4 and "key 'fairness': no action 'Teleport'" in bad.output
+
+
+def test_simulate_finds_the_stuttering_lasso_and_shrinks_it(tmp_path):
+    out = tmp_path / "sim"
+    result = CliRunner().invoke(
+        cli,
+        ["simulate", "--model", "tla", "--liveness", "--walks", "200", "--no-progress"]
+        + ["--show", "none", "--out", str(out)],
+        catch_exceptions=False,
+    )
+    assert result.exit_code == 12, result.output
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["properties"]["CommitProgress"]["verdict"] == "violated"
+    assert summary["properties"]["NamedLeaderTakesOver"]["verdict"] == "not found"
+    trace = json.loads((out / "CommitProgress" / "trace.json").read_text())
+    # a real lasso: it ends where no fair action is enabled, found by walk 1 of seed 0
+    assert trace["found_by"]["walk"] == 1 and trace["length"] == 9
+
+
+def test_liveness_after_a_resumed_search_is_the_one_run_answer(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    base = ["explore", "--model", "tla", "--liveness", "--no-progress", "--show", "none"]
+    cut = CliRunner().invoke(
+        cli,
+        [*base, "--core", "reference", "--workers", "1", "--checkpoint", "ckpt"]
+        + ["--checkpoint-every", "0.0001", "--time-limit", "0.05", "--out", "r1", "--json"],
+        catch_exceptions=False,
+    )
+    # cut short (LeaderInIsr, false in the initial state, makes it exit 12 rather than 3)
+    assert cut.exit_code == 12 and "Resume with" in cut.output, cut.output
+    first = json.loads(cut.stdout[: cut.stdout.rindex("}") + 1])
+    assert first["properties"]["CommitProgress"]["verdict"] == "unknown"
+    again = CliRunner().invoke(
+        cli, [*base, "--resume", "ckpt", "--out", "r2", "--json"], catch_exceptions=False
+    )
+    assert again.exit_code == 12, again.output
+    resumed = json.loads(again.stdout)
+    assert resumed["properties"]["CommitProgress"]["verdict"] == "violated"
+    assert resumed["properties"]["CommitProgress"]["length"] == 6
+    assert resumed["properties"]["NamedLeaderTakesOver"]["verdict"] == "holds"

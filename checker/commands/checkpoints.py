@@ -187,7 +187,17 @@ def resumed(
     naming it. Exits 4 when ``folder`` holds no readable manifest."""
     saved = saved_options(folder)
     config = saved["config"]
-    given = {key: config.get(key) if value is None else value for key, value in given.items()}
+    name = model or saved["model"]
+    truncation = given.get("truncation") or config.get("truncation")
+
+    def filled(key: str, value: Any) -> Any:
+        # a saved field the model's module does not have (the tla model's KafkaReplication
+        # writes AsyncIsr's max_offset too) stays unset, as it was on the command line
+        if value is not None or not compose.applies(name, key, truncation):
+            return value
+        return config.get(key)
+
+    given = {key: filled(key, value) for key, value in given.items()}
     limits = dataclasses.replace(
         limits,
         max_depth=saved["max_depth"] if limits.max_depth is None else limits.max_depth,

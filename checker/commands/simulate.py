@@ -17,7 +17,7 @@ import click
 
 from checker import gate, simulation
 from checker.checkpoint import CheckpointError
-from checker.commands import checkpoints, cores, engines
+from checker.commands import checkpoints, cores, engines, liveness
 from checker.commands import simulate_output as output
 from checker.commands.cores import CORE_OPTION
 from checker.commands.options import (
@@ -32,6 +32,7 @@ from checker.commands.options import (
 )
 from checker.formats import report, walk_checkpoints
 from checker.limits import Limits, signal_name
+from checker.liveness import simulated
 from checker.models.compose import Recipe, applies
 from checker.result import EXIT_ENVIRONMENT
 from checker.walks import WalkPlan
@@ -109,6 +110,23 @@ def _weights(ctx: Any, param: Any, values: tuple[str, ...]) -> tuple[tuple[str, 
 )
 @click.option("--no-progress", is_flag=True, help="No progress display on stderr.")
 @SHOW_OPTION
+@click.option(
+    "--liveness",
+    "liveness_all",
+    is_flag=True,
+    help="Also judge every liveness property on the walks: each walk goes on with fair steps "
+    "only (at most --liveness-bound); a stutter or a fair cycle that never answers is a "
+    "violation, a walk that runs out of steps a suspected one (not a proof).",
+)
+@click.option(
+    "--liveness-bound",
+    type=click.IntRange(min=1),
+    default=simulated.BOUND,
+    show_default=True,
+    metavar="STEPS",
+    help="Fair steps after each walk for --liveness.",
+)
+@with_options(liveness.LIVENESS_FLAGS[1:2] + liveness.LIVENESS_FLAGS[3:])
 @CORE_OPTION
 @with_options(engines.JOB_OPTIONS)
 @with_options(CHECKPOINT_FLAGS)
@@ -132,6 +150,10 @@ def simulate_cmd(
     out: Any,
     no_progress: bool,
     show: str,
+    liveness_all: bool,
+    liveness_bound: int,
+    fair: tuple[str, ...],
+    unfair: tuple[str, ...],
     **engine_flags: Any,
 ) -> None:
     """Run seeded random walks, check every property on each step, shrink what fails."""
@@ -146,6 +168,7 @@ def simulate_cmd(
         log_size,
         **protocol_from(engine_flags),
     )
+    names, alive, rules = liveness.split(model, given, names, liveness_all, fair, unfair)
     cfg, spec = _build(model, given, names)
     known = set(spec.action_names())
     for name, _ in weights:
@@ -184,6 +207,7 @@ def simulate_cmd(
         )
     if writer is not None:
         writer.save(result.batch.walks, result.batch)
+    suspected = simulated.judge(spec, alive, rules, result, liveness_bound) if alive else {}
     if result.interrupted:
         click.echo(
             f"Interrupted ({signal_name()}): the results below are partial: "
@@ -196,6 +220,8 @@ def simulate_cmd(
         click.echo(f"Error: cannot write the reports to {folder}: {exc.strerror or exc}", err=True)
         sys.exit(EXIT_ENVIRONMENT)
     output.print_simulation(spec, result, summary, folder, as_json, show)
+    for name, why in suspected.items():
+        click.echo(f"{name}: suspected violation: {why}", err=True)
     checkpoints.finish(saves, result.interrupted or walks is None, "simulate", same_flags=True)
     sys.exit(result.exit_code)
 
