@@ -22,7 +22,7 @@ from werkzeug.exceptions import HTTPException
 
 from checker import __version__
 from checker.fingerprint import fingerprint, fp_hex
-from checker.renderers import html
+from checker.renderers import html, page
 from checker.renderers.steps import config_text
 from checker.web.explorer import Explorer, Walk, compact
 from checker.web.jump import Jumps
@@ -178,7 +178,7 @@ def create_app(explorer: Explorer, jumps: Jumps, trace: dict[str, Any] | None = 
 
 
 def _message(text: str, status: int) -> Any:
-    return render_template("message.html", text=text, style=Markup(html.STYLE)), status
+    return render_template("message.html", text=text, style=Markup(page.STYLE)), status
 
 
 def _page(explorer: Explorer, walk: Walk, trace: Any) -> dict[str, Any]:
@@ -203,7 +203,7 @@ def _page(explorer: Explorer, walk: Walk, trace: Any) -> dict[str, Any]:
     return {
         "explorer": explorer,
         "config": config,
-        "style": Markup(html.STYLE),
+        "style": Markup(page.STYLE),
         "section": Markup(section),
         "enabled": enabled,
         "verdicts": verdicts,
