@@ -19,6 +19,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from checker.renderers import lasso
 from checker.renderers.fields import fetcher_text, in_flight_text, pending_text
 
 FIELDS = (
@@ -233,15 +234,17 @@ def print_document(
     actions = [step["action"] for step in document["steps"]]
     views = [step["view"] for step in document["steps"]]
     after = document.get("aftermath") if options.get("step") is None else None
+    loop = document.get("loop")
     print_trace(
         console,
         title,
-        document.get("explanation", ""),
+        document.get("explanation") or (lasso.why(document) if loop else ""),
         actions,
         views,
         document.get("story", ()),
         expected=document.get("expected"),
         legend=after is None,
+        loop=loop,
         **options,
     )
     if after:
@@ -275,12 +278,14 @@ def print_trace(
     story: Sequence[str] = (),
     expected: str | None = None,
     legend: bool = True,
+    loop: dict[str, Any] | None = None,
     **options: Any,
 ) -> None:
     """Print a counterexample: the property line, the explanation, the ``expected`` hint
     (``checker.renderers.expected``) and its ``story``, then the state panels (``options``:
     ``step``, ``hide``, ``changes_only`` as ``trace_panels``) and, with ``legend``, what the
-    cells mean."""
+    cells mean. A lasso's ``loop`` (``checker.renderers.lasso``) marks its first state's
+    title and, after the last panel, says how the behaviour goes on for ever."""
     console.print(Text(header, style="bold red"))
     if explanation:
         console.print(Text(f"Why: {explanation}", style="red"))
@@ -288,7 +293,11 @@ def print_trace(
         console.print(Text(f"Note: {expected}", style="yellow"))
     for line in story:
         console.print(Text(f"  - {line}"))
-    for panel in trace_panels(actions, views, **options):
+    panels = trace_panels(actions, views, **options)
+    lasso.mark_panels(panels, loop)
+    for panel in panels:
         console.print(panel)
+    if loop is not None and options.get("step") is None:
+        lasso.print_loop(console, loop, len(views))
     if legend:
         console.print(Text(LEGEND, style="dim"))
