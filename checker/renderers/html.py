@@ -17,8 +17,9 @@ import html
 import re
 from typing import Any
 
+from checker.renderers import lasso
 from checker.renderers.fields import fetcher_text, in_flight_text, pending_text
-from checker.renderers.page import SCRIPT, STYLE
+from checker.renderers.page import LOOP_SCRIPT, LOOP_STYLE, SCRIPT, STYLE
 from checker.renderers.steps import config_text, controller_line
 
 e = html.escape
@@ -119,6 +120,7 @@ def state_section(
     hidden: bool = True,
     extra: str = "",
     aftermath: bool = False,
+    loop: str | None = None,
 ) -> str:
     """One state as a ``<section class="step">``: ``number`` (1 = the initial state), the
     ``action`` that led to it (None: the initial state), the grid of ``width`` offset columns
@@ -126,6 +128,7 @@ def state_section(
     ``extra`` is trusted HTML appended to the section (``hwcheck serve``'s "branch here" link);
     every text from the view is escaped. The section's id is ``state-<number>`` (the page's
     ``#state-N`` links); an ``aftermath`` state says it is not part of the counterexample.
+    ``loop`` (a lasso's state in its loop) is the mark after the title ('' for none).
     Used by the trace page and ``hwcheck serve``."""
     caption = "initial state" if action is None else action
     if aftermath:
@@ -145,11 +148,12 @@ def state_section(
         )
     line = controller_line(view)
     changed = previous is not None and controller_line(previous) != line
-    kind = "step aftermath" if aftermath else "step"
+    kind = "step aftermath" if aftermath else "step" + ("" if loop is None else " in-loop")
+    marked = f'<span class="loop-mark">{e(loop)}</span>' if loop else ""
     return (
         f'<section class="{kind}" id="state-{number}" data-step="{number}"'
         f"{' hidden' if hidden else ''}>"
-        f'<div class="action">state {number}: {e(caption)}</div>'
+        f'<div class="action">state {number}: {e(caption)}{marked}</div>'
         f'<div class="grid" style="--offsets:{width}">'
         '<div class="replica header">' + "".join(header) + "</div>" + "".join(rows) + "</div>"
         f'<div class="controller{" changed" if changed else ""}">{e(line)}</div>'
@@ -183,19 +187,22 @@ def story_items(lines: list[str]) -> str:
 
 
 def render(document: dict[str, Any], branch: Any = None) -> str:
-    """The page for a trace document (the content of a ``trace.json``, format version 1).
+    """The page for a trace document (the content of a ``trace.json``, format version 1 or 2).
 
     It opens at the violating state (the last of the counterexample), or at the state a
     ``#state-N`` link names; every "State N" in the story links there. A loss's aftermath
     (``checker.models.aftermath``) follows the counterexample, its states marked as such.
     ``branch``, when given (``hwcheck serve``), maps a state's index (0 = the initial state)
-    to the explorer's URL of that state, and every state gets a "branch here" link to it."""
+    to the explorer's URL of that state, and every state gets a "branch here" link to it.
+    A lasso (version 2) shows its loop (``checker.renderers.lasso``): a summary, a timeline
+    whose loop states sit on a band, each loop state marked, and → on a cycle's last state
+    goes back to the loop's first."""
     prop, steps = document["property"], document["steps"]
     after = document.get("aftermath") or {"steps": [], "story": []}
     every = steps + after["steps"]
     config = config_text(document["config"])
     width = width_of(every)
-    length = len(steps)
+    length, loop = len(steps), document.get("loop")
     sections = [
         state_section(
             i + 1,
@@ -204,8 +211,9 @@ def render(document: dict[str, Any], branch: Any = None) -> str:
             every[i - 1]["view"] if i else None,
             width,
             hidden=i != length - 1,
-            extra=_branch_link(branch, i),
+            extra=lasso.after_last(loop, i, length) + _branch_link(branch, i),
             aftermath=i >= length,
+            loop=lasso.mark(loop, i) if loop is not None and loop["back_to"] <= i else None,
         )
         for i, step in enumerate(every)
     ]
@@ -229,8 +237,8 @@ def render(document: dict[str, Any], branch: Any = None) -> str:
         )
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        f"<title>{e(title)}</title><style>{STYLE}</style></head>"
-        f'<body data-length="{length}">'
+        f"<title>{e(title)}</title><style>{STYLE}{LOOP_STYLE if loop else ''}</style></head>"
+        f'<body data-length="{length}"{lasso.attributes(loop)}>'
         f"<h1>{e(title)}</h1>"
         f'<p class="meta">{e(prop["description"])}<br>model {e(document["model"])}, '
         f"{e(str(document['variant']))}; {e(config)}; hwcheck "
@@ -242,11 +250,15 @@ def render(document: dict[str, Any], branch: Any = None) -> str:
             if document.get("story")
             else ""
         )
+        + lasso.summary(document)
         + aftermath
         + '<div class="nav"><button id="prev" type="button">◀ Previous</button>'
         f'<input id="slider" type="range" min="1" max="{len(every)}" value="{length}" '
         'aria-label="state">'
-        '<button id="next" type="button">Next ▶</button><span id="caption"></span></div>'
+        '<button id="next" type="button">Next ▶</button><span id="caption"></span>'
+        + ('<span id="loop-caption"></span>' if loop else "")
+        + "</div>"
+        + lasso.timeline(loop, length)
         + "".join(sections)
         + '<p class="legend">Columns are log offsets (0-based); a box holds m&lt;id&gt; '
         "written in leader epoch e&lt;epoch&gt;; green boxes are below the replica's HW; the "
@@ -256,5 +268,7 @@ def render(document: dict[str, Any], branch: Any = None) -> str:
         "struck-through red boxes were removed from the log in this step, at their own "
         "offsets. The page opens at the violating state; #state-N in the address opens "
         "state N. Keys: ← →.</p>"
-        f"<script>{SCRIPT}</script></body></html>\n"
+        f"<script>{SCRIPT}</script>"
+        + (f"<script>{LOOP_SCRIPT}</script>" if loop else "")
+        + "</body></html>\n"
     )

@@ -1,14 +1,16 @@
-"""A liveness counterexample's loop, drawn wherever a trace is: in the terminal (``hwcheck
-show``, the counterexamples a run draws) and by ``hwcheck replay``.
+"""A liveness counterexample's loop, drawn wherever a trace is: in the terminal, on the trace
+page (``checker.renderers.html``, also served by ``hwcheck serve``) and by ``hwcheck replay``.
 
 A lasso is a trace document (``trace.json`` version 2) with a ``loop``: for a cycle the last
 state is the state at index ``back_to`` again, so the steps from there repeat for ever; with
 ``stutter`` the behaviour stays in the last state for ever. States are numbered from 1 on
-screen, as every trace is (``state 1`` is the initial state, index 0).
+screen, as every trace is (``state 1`` is the initial state, index 0). Every text that comes
+from the trace is escaped with ``html.escape``, as the rest of the page is.
 """
 
 from __future__ import annotations
 
+import html
 from collections.abc import Sequence
 from typing import Any
 
@@ -24,6 +26,8 @@ STAYS = "⏸ stays here for ever"
 
 SHOWN = 6
 """How many never-taken actions are named before "+N more"."""
+
+e = html.escape
 
 
 def loop_line(loop: dict[str, Any], length: int) -> str:
@@ -94,3 +98,55 @@ def print_loop(console: Console, loop: dict[str, Any], length: int) -> None:
     console.print(Text(first, style="bold magenta"))
     for line in rest:
         console.print(Text(f"  {line}"))
+
+
+def attributes(loop: dict[str, Any] | None) -> str:
+    """The page body's data attributes its script steps a loop with (none without one)."""
+    if loop is None:
+        return ""
+    stutter = "true" if loop["stutter"] else "false"
+    return f' data-back="{int(loop["back_to"])}" data-stutter="{stutter}"'
+
+
+def timeline(loop: dict[str, Any] | None, length: int) -> str:
+    """The lasso's states as a row of links, the loop's on a tinted band labelled "loop",
+    then the way it goes on: ``↺ back to state K`` (a link there) or ``⏸ stutters for
+    ever``. Empty without a loop."""
+    if loop is None:
+        return ""
+    back = int(loop["back_to"])
+
+    def tick(n: int) -> str:
+        return f'<a class="tick" href="#state-{n}" data-state="{n}">{n}</a>'
+
+    before = "".join(tick(n) for n in range(1, back + 1))
+    band = "".join(tick(n) for n in range(back + 1, length + 1))
+    if loop["stutter"]:
+        end = '<span class="loop-end">⏸ stutters for ever</span>'
+    else:
+        end = f'<a class="loop-end" href="#state-{back + 1}">↺ back to state {back + 1}</a>'
+    return (
+        '<nav class="timeline" id="timeline" aria-label="states">'
+        f'{before}<span class="loop-band" title="{e(loop_line(loop, length))}">'
+        f'<span class="loop-label">loop</span>{band}</span>{end}</nav>'
+    )
+
+
+def summary(document: dict[str, Any]) -> str:
+    """The page's paragraph on the loop: the formula, the loop line, what never happens in it
+    and the fairness assumed. Empty without a loop."""
+    loop = document.get("loop")
+    if loop is None:
+        return ""
+    first, *rest = lines(loop, document["length"])
+    return (
+        f'<p class="loop" id="loop"><code>{e(why(document))}</code><br>'
+        f'<b class="loop-line">{e(first)}</b><br>' + "<br>".join(e(line) for line in rest) + "</p>"
+    )
+
+
+def after_last(loop: dict[str, Any] | None, index: int, length: int) -> str:
+    """HTML after the last state's grid: where the behaviour goes next (empty elsewhere)."""
+    if loop is None or index != length - 1:
+        return ""
+    return f'<p class="loop-line next">{e(loop_line(loop, length))}</p>'

@@ -1,6 +1,10 @@
 """The trace page's style sheet and script, inlined by ``checker.renderers.html`` (the page
-stays one self-contained file). The script holds no data: it reads the page's sections and
-the body's ``data-length``.
+stays one self-contained file). The scripts hold no data: they read the page's sections and
+the body's ``data-length`` (and, for a lasso, ``data-back`` and ``data-stutter``).
+
+A lasso's page adds ``LOOP_STYLE`` and ``LOOP_SCRIPT`` (every other page stays as it was):
+the loop script steps a cycle's last state on to the loop's first (→ and Next), marks the
+shown state on the timeline and says in the caption when it is in the loop.
 """
 
 STYLE = """
@@ -63,5 +67,53 @@ SCRIPT = """
   });
   var start=fromHash();
   show(start===null ? length-1 : start, true);
+})();
+"""
+
+LOOP_STYLE = """
+.loop{background:#f3e5f5;border-left:4px solid #8e24aa;padding:.6em .8em;margin:0 0 1em}
+.loop code{white-space:pre-wrap} .loop-line{color:#6a1b9a;font-weight:600}
+.timeline{display:flex;flex-wrap:wrap;gap:.3em;align-items:center;margin:0 0 1em}
+.timeline a{text-decoration:none;color:#222} .tick{padding:.1em .5em;border:1px solid #bbb;
+ border-radius:4px;background:#fff} .tick.current{background:#222;color:#fff}
+.loop-band{display:inline-flex;gap:.3em;align-items:center;padding:.2em .4em;
+ background:#e1bee7;border:2px solid #8e24aa;border-radius:6px}
+.loop-label{font-size:.8em;font-weight:600;color:#6a1b9a;text-transform:uppercase}
+.timeline .loop-end{color:#6a1b9a;font-weight:600} #loop-caption{color:#6a1b9a}
+.step.in-loop{border-color:#8e24aa} .loop-mark{color:#6a1b9a;margin-left:.6em}
+"""
+
+LOOP_SCRIPT = """
+(function(){
+  var body=document.body, length=+body.dataset.length, back=+body.dataset.back,
+      stutter=body.dataset.stutter==='true', caption=document.getElementById('caption'),
+      said=document.getElementById('loop-caption'),
+      ticks=document.querySelectorAll('#timeline [data-state]');
+  function shown(){
+    var step=document.querySelector('section.step:not([hidden])');
+    return step ? +step.dataset.step : 0;
+  }
+  function atEnd(){ return !stutter && shown()===length; }
+  function goBack(e){  // the main script opens the state the address names
+    e.preventDefault(); e.stopPropagation();
+    history.replaceState(null,'','#state-'+(back+1));
+    window.dispatchEvent(new HashChangeEvent('hashchange'));
+  }
+  window.addEventListener('keydown',function(e){
+    if(e.key==='ArrowRight' && atEnd()){goBack(e);}
+  },true);
+  document.addEventListener('click',function(e){
+    if(e.target.id==='next' && atEnd()){goBack(e);}
+  },true);
+  function mark(){
+    var n=shown();
+    for(var t=0;t<ticks.length;t++){
+      ticks[t].classList.toggle('current',+ticks[t].dataset.state===n);
+    }
+    said.textContent=n<=back || n>length ? ''
+      : stutter ? ' · it stutters here for ever' : ' · in the loop (states '+(back+1)+'–'+length+')';
+  }
+  new MutationObserver(mark).observe(caption,{childList:true,characterData:true,subtree:true});
+  mark();
 })();
 """

@@ -64,7 +64,8 @@ class _App(Flask):
 
 def create_app(explorer: Explorer, jumps: Jumps, trace: dict[str, Any] | None = None) -> Flask:
     """The app for ``explorer``'s model; ``trace`` (a ``trace.json`` document that replays on
-    it) adds ``/trace``, its page with a "branch here" link on every state."""
+    it) adds ``/trace``, its page with a "branch here" link on every state (a lasso's page
+    shows its loop), and ``/api/trace``, the document itself (a lasso's with its ``loop``)."""
     app = _App(__name__)
 
     def walk_of(texts: list[str], strict: bool) -> Walk:
@@ -100,6 +101,12 @@ def create_app(explorer: Explorer, jumps: Jumps, trace: dict[str, Any] | None = 
             for s in trace["steps"][1:] + (trace.get("aftermath") or {}).get("steps", [])
         ]
         return html.render(trace, branch=lambda i: path_url(texts[:i]))
+
+    @app.get("/api/trace")
+    def api_trace() -> Any:
+        if trace is None:
+            return jsonify({"error": "no trace loaded: start the server with --trace"}), 404
+        return jsonify(trace)
 
     @app.get("/api/model")
     def api_model() -> Any:
