@@ -193,3 +193,12 @@ def test_serve_sends_the_loop(documents):
     bare = create_app(explorer, Jumps(1)).test_client().get("/api/trace")
     assert bare.status_code == 404
     assert bare.get_json() == {"error": "no trace loaded: start the server with --trace"}
+
+
+def test_hwcheck_show_html_writes_the_lasso_page(documents, tmp_path):
+    path, out = tmp_path / "trace.json", tmp_path / "page.html"
+    path.write_text(json.dumps(documents["stutter"]))
+    result = CliRunner().invoke(cli, ["show", str(path), "--html", str(out)])
+    assert result.exit_code == 0, result.output
+    assert out.read_text() == html.render(documents["stutter"])
+    assert '<span class="loop-end">⏸ stutters for ever</span>' in out.read_text()
