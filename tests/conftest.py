@@ -33,6 +33,7 @@ SLOW_MODULES = (
     "test_terminal_progress.py",
     "test_browser.py",
     "test_serve_browser.py",
+    "test_lasso_browser.py",
 )
 """Modules whose every test starts Spark, a subprocess waiting for a signal, or a browser:
 ``slow`` without marking each (``pytest -m "not slow"`` is the edit loop)."""

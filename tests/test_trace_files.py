@@ -112,8 +112,8 @@ def test_action_that_is_not_enabled_is_rejected(traces, tmp_path):
         (lambda text: text[: len(text) // 2], "(the file ends early: truncated?)"),
         (lambda text: "{not json", "not valid JSON at line 1, column 2"),
         (
-            lambda text: text.replace('"version": 1', '"version": 2'),
-            "trace format version 2; this hwcheck reads version 1",
+            lambda text: text.replace('"version": 1', '"version": 3'),
+            "trace format version 3; this hwcheck reads versions 1 and 2",
         ),
         (lambda text: text.replace('"hwcheck-trace"', '"something-else"'), "not an hwcheck trace"),
         (

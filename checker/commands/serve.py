@@ -23,6 +23,7 @@ from checker.commands.options import bounds, build, model_options, protocol_from
 from checker.formats import tracefile
 from checker.models import compose
 from checker.models.compose import SPELLING
+from checker.renderers import lasso
 from checker.renderers import scenario as scenario_view
 from checker.result import EXIT_BAD_INPUT, EXIT_ENVIRONMENT, EXIT_OK
 from checker.web.app import create_app, path_url
@@ -137,6 +138,8 @@ def serve_cmd(
     )
     if document is not None:
         click.echo(f"  the trace's last state: {start}\n  the trace page:        {url}trace")
+        if document.get("loop"):
+            click.echo(f"  then: {lasso.loop_line(document['loop'], document['length'])}")
     elif scenario_file is not None:
         click.echo(f"  the scenario's last state: {start}")
     sys.stdout.flush()

@@ -14,7 +14,7 @@ from typing import Any
 import click
 
 from checker.formats import report, tracefile
-from checker.renderers import html, steps
+from checker.renderers import html, lasso, steps
 from checker.renderers.terminal import stdout_console
 from checker.result import EXIT_BAD_INPUT, EXIT_ENVIRONMENT, EXIT_OK
 
@@ -90,16 +90,24 @@ def replay_cmd(trace: Path) -> None:
     except tracefile.TraceFileError as exc:
         click.echo(f"Error: {exc}", err=True)
         sys.exit(EXIT_BAD_INPUT)
-    name = violation.prop.name
+    name, loop = violation.prop.name, violation.loop
+    where = "on the last state" if loop is None else "on this lasso"
     if not tracefile.still_violated(violation):
         click.echo(
-            f"Error: {trace}: every fingerprint matches, but {name} holds on the last "
-            "state with this hwcheck: the property changed since the trace was written",
+            f"Error: {trace}: every fingerprint matches, but {name} holds {where} "
+            "with this hwcheck: the property changed since the trace was written",
             err=True,
         )
         sys.exit(EXIT_BAD_INPUT)
-    click.echo(
+    head = (
         f"{trace}: replayed {violation.length - 1} actions from the initial state; all "
-        f"{violation.length} fingerprints match and the last state violates {name}."
+        f"{violation.length} fingerprints match"
     )
+    if loop is None:
+        click.echo(f"{head} and the last state violates {name}.")
+    else:
+        click.echo(
+            f"{head}; {lasso.closes(loop.back_to, loop.stutter, violation.length)}; "
+            f"the lasso violates {name}."
+        )
     sys.exit(EXIT_OK)

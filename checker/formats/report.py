@@ -24,6 +24,10 @@ from invariants import story
 
 TRACE_FORMAT = "hwcheck-trace"
 TRACE_VERSION = 1
+LASSO_VERSION = 2
+"""A liveness counterexample (a lasso, with its ``loop``) is written as version 2; every other
+trace stays version 1, so readers of version 1 keep reading safety traces."""
+VERSIONS = (TRACE_VERSION, LASSO_VERSION)
 SUMMARY_FORMAT = "hwcheck-summary"
 SUMMARY_VERSION = 1
 SUMMARY_SCHEMA_PATH = Path(__file__).with_name("summary.schema.json")
@@ -77,8 +81,8 @@ def counterexample_text(violation: Violation) -> str:
 
 
 def trace_document(spec: Spec, violation: Violation) -> dict[str, Any]:
-    """The versioned JSON document of one counterexample (format ``hwcheck-trace`` version 1,
-    ``trace.schema.json``); a loss property's document also carries its ``aftermath``
+    """The versioned JSON document of one counterexample (format ``hwcheck-trace``,
+    ``trace.schema.json``: version 1, or 2 for a lasso, with its ``loop``); a loss property's document also carries its ``aftermath``
     (``checker.models.aftermath``), computed here on ``spec``, and a violation README documents
     as expected its one-line ``expected`` note (``checker.renderers.expected``)."""
     config = spec.config_dict()
@@ -104,6 +108,9 @@ def trace_document(spec: Spec, violation: Violation) -> dict[str, Any]:
             for i, (step, action, view) in enumerate(zip(violation.trace, actions, views))
         ],
     }
+    if violation.loop is not None:
+        document.update(version=LASSO_VERSION, loop=loop_document(violation))
+        document["property"]["formula"] = violation.prop.formula
     note = expected.hint(violation.prop.name, spec.name, config, document["variant"], actions)
     if note:
         document["expected"] = note
@@ -132,6 +139,21 @@ def trace_document(spec: Spec, violation: Violation) -> dict[str, Any]:
             ],
         }
     return document
+
+
+def loop_document(violation: Violation) -> dict[str, Any]:
+    """A lasso's ``loop`` entry: the step it goes back to (0-based), whether it stutters, the
+    actions always enabled that never happen in it, the fairness assumed, the obligation left
+    unanswered."""
+    loop = violation.loop
+    assert loop is not None
+    return {
+        "back_to": loop.back_to,
+        "stutter": loop.stutter,
+        "never_taken": list(loop.never_taken),
+        "fairness": loop.fairness,
+        "obligation": loop.obligation,
+    }
 
 
 def _step(index: int, action: str | None, fp: int, state: Any, view: Any) -> dict[str, Any]:

@@ -1,5 +1,6 @@
 """Read ``trace.json`` files: parse, check against ``trace.schema.json`` (jsonschema), and
-replay a trace against this hwcheck's model.
+replay a trace against this hwcheck's model (a lasso of version 2 with its loop, which must
+close: the last state is the state the loop goes back to).
 
 Every problem ends in one ``TraceFileError`` whose message names the file and what is wrong
 (missing, not JSON, truncated, another format or version, a field that breaks the schema, a
@@ -15,10 +16,11 @@ from typing import Any
 
 import jsonschema
 
-from checker.formats.report import TRACE_FORMAT, TRACE_VERSION
+from checker.formats.report import TRACE_FORMAT, VERSIONS
+from checker.liveness.run import liveness_of
 from checker.model import Label, NondeterministicSpec
 from checker.models import compose
-from checker.result import Violation
+from checker.result import Loop, Violation
 from checker.trace import replay as replay_labels
 
 SCHEMA_PATH = Path(__file__).with_name("trace.schema.json")
@@ -30,7 +32,7 @@ class TraceFileError(ValueError):
 
 @cache
 def schema() -> dict[str, Any]:
-    """The JSON Schema of format ``hwcheck-trace`` version 1."""
+    """The JSON Schema of format ``hwcheck-trace`` (versions 1 and 2)."""
     loaded: dict[str, Any] = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
     return loaded
 
@@ -58,10 +60,10 @@ def load(path: Path) -> dict[str, Any]:
         ) from None
     if not isinstance(document, dict) or document.get("format") != TRACE_FORMAT:
         raise TraceFileError(f'{path}: not an hwcheck trace (no "format": "{TRACE_FORMAT}")')
-    if document.get("version") != TRACE_VERSION:
+    if document.get("version") not in VERSIONS:
         raise TraceFileError(
             f"{path}: trace format version {document.get('version')!r}; this "
-            f"hwcheck reads version {TRACE_VERSION}"
+            f"hwcheck reads versions {' and '.join(map(str, VERSIONS))}"
         )
     error = jsonschema.exceptions.best_match(
         jsonschema.Draft202012Validator(schema()).iter_errors(document)
@@ -73,6 +75,15 @@ def load(path: Path) -> dict[str, Any]:
         step["index"] != i for i, step in enumerate(document["steps"])
     ):
         raise TraceFileError(f"{path}: steps are not numbered 0..{document['length'] - 1}")
+    loop = document.get("loop")
+    if loop is not None and not (
+        loop["back_to"] < document["length"]
+        and (not loop["stutter"] or loop["back_to"] == document["length"] - 1)
+    ):
+        raise TraceFileError(
+            f"{path}: field loop/back_to: {loop['back_to']} is not "
+            + ("the last step's index" if loop["stutter"] else "the index of a step")
+        )
     return document
 
 
@@ -99,9 +110,10 @@ def model_of(path: Path, document: dict[str, Any]) -> tuple[Any, list[Any], list
 def replay(path: Path, document: dict[str, Any]) -> tuple[Any, Violation]:
     """Re-execute the trace's actions on this hwcheck's model and check every fingerprint.
 
-    Returns ``(spec, violation)`` rebuilt from the model. Raises ``TraceFileError`` when the
-    model cannot be built from the trace's config, an action is not enabled, or a state's
-    fingerprint differs (a trace from another model version).
+    Returns ``(spec, violation)`` rebuilt from the model, a lasso with its ``Loop``. Raises
+    ``TraceFileError`` when the model cannot be built from the trace's config, an action is not
+    enabled, a state's fingerprint differs (a trace from another model version), or a
+    cycle's loop does not close (its last state is not the state it goes back to).
     """
     written_by = document["hwcheck_version"]
     spec, props, labels, fps = model_of(path, document)
@@ -112,17 +124,54 @@ def replay(path: Path, document: dict[str, Any]) -> tuple[Any, Violation]:
             f"{path}: rejected: written by hwcheck {written_by}, and this model does not "
             f"reproduce it ({exc})"
         ) from None
-    prop = {p.name: p for p in props}.get(document["property"]["name"])
+    prop = {p.name: p for p in [*props, *liveness_of(spec)]}.get(document["property"]["name"])
     if prop is None:
         raise TraceFileError(
             f"{path}: this hwcheck has no property {document['property']['name']!r}"
         )
-    return spec, Violation(prop, tuple(rebuilt))
+    return spec, Violation(prop, tuple(rebuilt), loop_of(path, document, fps))
+
+
+def loop_of(path: Path, document: dict[str, Any], fps: list[int]) -> Loop | None:
+    """The document's ``Loop`` (None without one), after checking that a cycle closes."""
+    loop = document.get("loop")
+    if loop is None:
+        return None
+    back, last = loop["back_to"], len(fps) - 1
+    if not loop["stutter"] and fps[last] != fps[back]:
+        raise TraceFileError(
+            f"{path}: the loop does not close: state {last + 1} is not state {back + 1} "
+            f"(fingerprints {fps[last]:016x} and {fps[back]:016x})"
+        )
+    return Loop(
+        back,
+        loop["stutter"],
+        tuple(loop["never_taken"]),
+        loop["fairness"],
+        loop["obligation"],
+    )
 
 
 def still_violated(violation: Violation) -> bool:
-    """Whether the rebuilt trace's last state (or last transition) violates its property."""
+    """Whether the rebuilt trace's last state (or last transition) violates its property; for
+    a lasso, whether its property fails on the behaviour the lasso stands for: ``P ~> Q``
+    when ``Q`` stays false for a key ``P`` opens, in every state visited for ever after (the
+    rest of the trace, and the loop's states), ``<>[]P`` when ``P`` is false in a loop state."""
     prop, last = violation.prop, violation.trace[-1]
+    if violation.loop is not None:
+        return _lasso_violated(violation, violation.loop)
     if prop.kind == "transition":
         return not prop.predicate(violation.trace[-2].state, last.label, last.state)
     return not prop.predicate(last.state)
+
+
+def _lasso_violated(violation: Violation, loop: Loop) -> bool:
+    prop, states = violation.prop, [step.state for step in violation.trace]
+    if prop.kind == "eventually-always":
+        return any(not prop.predicate(state) for state in states[loop.back_to :])
+    assert prop.goal is not None
+    return any(
+        all(not prop.goal(state, key) for state in states[min(i, loop.back_to) :])
+        for i, opened in enumerate(states)
+        for key in prop.predicate(opened)
+    )

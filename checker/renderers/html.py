@@ -17,71 +17,10 @@ import html
 import re
 from typing import Any
 
-from checker.renderers import steps
-from checker.renderers.steps import config_text, controller_line, in_flight_text, pending_text
-
-STYLE = """
-body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222;max-width:90em}
-h1{font-size:1.3em;margin:0 0 .2em} .meta{color:#555;margin:0 0 .8em}
-.why{background:#fdecea;border-left:4px solid #c62828;padding:.6em .8em;margin:0 0 1em}
-.nav{display:flex;gap:.6em;align-items:center;margin:0 0 1em} .nav input{flex:1}
-.step{border:1px solid #ccc;border-radius:6px;padding:.6em .9em}
-.action{font-weight:600;margin:0 0 .6em}
-.grid{display:grid;grid-template-columns:max-content repeat(var(--offsets),4.1em) max-content;
- gap:.35em 0;align-items:center}
-.replica{display:contents} .head{font-size:.8em;color:#666;text-align:center}
-.head.who,.head.marks{text-align:left}
-.who{white-space:nowrap;font-size:.9em;padding-right:1em} .who .changed{background:#ffe082}
-.cell{position:relative;box-sizing:border-box;width:3.6em;height:2.7em;margin:0 .2em;
- border:1px solid #555;display:flex;flex-direction:column;align-items:center;
- justify-content:center;font-size:.85em;background:#fff}
-.cell.empty{border:none;background:none}
-.cell .epoch{color:#666;font-size:.85em} .cell.committed{background:#c8e6c9}
-.cell.changed{outline:3px solid #f9a825} .cell.leo{border:2px dashed #888;color:#888}
-.cell.removed{text-decoration:line-through;border-color:#c62828;color:#c62828;opacity:.75}
-.cell.hw-here::before{content:"";position:absolute;left:-.3em;top:-.25em;bottom:-.25em;
- width:4px;background:#c62828}
-.cell.hw-moved::before{width:7px;left:-.4em;background:#ef6c00;box-shadow:0 0 6px #ef6c00}
-.marks{white-space:nowrap;font-size:.9em;padding-left:.8em}
-.marks span{padding:0 .25em} .marks .changed{background:#ffe082;font-weight:600}
-.down .cell{opacity:.45} .controller{margin-top:.6em;color:#444;font-size:.9em}
-.controller.changed{background:#ffe082} .legend{color:#666;font-size:.85em;margin-top:1em}
-.expected{background:#fff8e1;border-left:4px solid #f9a825;padding:.6em .8em;margin:0 0 1em}
-h2{font-size:1.1em;margin:1em 0 .2em} .aftermath{border-style:dashed;background:#fafafa}
-.aftermath .action{color:#555}
-"""
-
-SCRIPT = """
-(function(){
-  var steps=document.querySelectorAll('section.step'), slider=document.getElementById('slider'),
-      caption=document.getElementById('caption'), length=+document.body.dataset.length,
-      current=0;
-  function show(i, keepHash){
-    current=Math.max(0,Math.min(steps.length-1,i));
-    for(var k=0;k<steps.length;k++){steps[k].hidden=(k!==current);}
-    slider.value=current+1;
-    caption.textContent=current<length ? 'state '+(current+1)+' of '+length
-      : 'state '+(current+1)+': aftermath '+(current+1-length)+' of '+(steps.length-length);
-    if(!keepHash){history.replaceState(null,'','#state-'+(current+1));}
-  }
-  function fromHash(){
-    var m=/^#state-(\\d+)$/.exec(location.hash);
-    return m ? +m[1]-1 : null;
-  }
-  slider.addEventListener('input',function(){show(slider.valueAsNumber-1);});
-  document.getElementById('prev').addEventListener('click',function(){show(current-1);});
-  document.getElementById('next').addEventListener('click',function(){show(current+1);});
-  document.addEventListener('keydown',function(e){
-    if(e.key==='ArrowLeft'){show(current-1);e.preventDefault();}
-    if(e.key==='ArrowRight'){show(current+1);e.preventDefault();}
-  });
-  window.addEventListener('hashchange',function(){
-    var i=fromHash(); if(i!==null){show(i,true);}
-  });
-  var start=fromHash();
-  show(start===null ? length-1 : start, true);
-})();
-"""
+from checker.renderers import lasso
+from checker.renderers.fields import fetcher_text, in_flight_text, pending_text
+from checker.renderers.page import LOOP_SCRIPT, LOOP_STYLE, SCRIPT, STYLE
+from checker.renderers.steps import config_text, controller_line
 
 e = html.escape
 
@@ -157,14 +96,12 @@ def _marks(replica: dict[str, Any], old: dict[str, Any] | None) -> str:
     if "in_flight" in replica:  # split-fetch: the fetch response on its way to the replica
         shown.append(("in flight", in_flight_text(replica["in_flight"])))
     if "fetcher" in replica:  # truncation on fetch with a historical ordering
-        shown.append(("fetcher", steps.fetcher_text(replica["fetcher"])))
+        shown.append(("fetcher", fetcher_text(replica["fetcher"])))
     for key, value in shown:
         field = key.replace(" ", "_")
         before: Any = None if old is None else (len(old["log"]) if key == "leo" else old.get(field))
         if field in ("in_flight", "fetcher") and old is not None:
-            before = (in_flight_text if field == "in_flight" else steps.fetcher_text)(
-                old.get(field)
-            )
+            before = (in_flight_text if field == "in_flight" else fetcher_text)(old.get(field))
         moved = before is not None and before != value
         arrow = f"{before}→" if moved and field not in ("in_flight", "fetcher") else ""
         parts.append(
@@ -183,6 +120,7 @@ def state_section(
     hidden: bool = True,
     extra: str = "",
     aftermath: bool = False,
+    loop: str | None = None,
 ) -> str:
     """One state as a ``<section class="step">``: ``number`` (1 = the initial state), the
     ``action`` that led to it (None: the initial state), the grid of ``width`` offset columns
@@ -190,6 +128,7 @@ def state_section(
     ``extra`` is trusted HTML appended to the section (``hwcheck serve``'s "branch here" link);
     every text from the view is escaped. The section's id is ``state-<number>`` (the page's
     ``#state-N`` links); an ``aftermath`` state says it is not part of the counterexample.
+    ``loop`` (a lasso's state in its loop) is the mark after the title ('' for none).
     Used by the trace page and ``hwcheck serve``."""
     caption = "initial state" if action is None else action
     if aftermath:
@@ -209,11 +148,12 @@ def state_section(
         )
     line = controller_line(view)
     changed = previous is not None and controller_line(previous) != line
-    kind = "step aftermath" if aftermath else "step"
+    kind = "step aftermath" if aftermath else "step" + ("" if loop is None else " in-loop")
+    marked = f'<span class="loop-mark">{e(loop)}</span>' if loop else ""
     return (
         f'<section class="{kind}" id="state-{number}" data-step="{number}"'
         f"{' hidden' if hidden else ''}>"
-        f'<div class="action">state {number}: {e(caption)}</div>'
+        f'<div class="action">state {number}: {e(caption)}{marked}</div>'
         f'<div class="grid" style="--offsets:{width}">'
         '<div class="replica header">' + "".join(header) + "</div>" + "".join(rows) + "</div>"
         f'<div class="controller{" changed" if changed else ""}">{e(line)}</div>'
@@ -247,19 +187,22 @@ def story_items(lines: list[str]) -> str:
 
 
 def render(document: dict[str, Any], branch: Any = None) -> str:
-    """The page for a trace document (the content of a ``trace.json``, format version 1).
+    """The page for a trace document (the content of a ``trace.json``, format version 1 or 2).
 
     It opens at the violating state (the last of the counterexample), or at the state a
     ``#state-N`` link names; every "State N" in the story links there. A loss's aftermath
     (``checker.models.aftermath``) follows the counterexample, its states marked as such.
     ``branch``, when given (``hwcheck serve``), maps a state's index (0 = the initial state)
-    to the explorer's URL of that state, and every state gets a "branch here" link to it."""
+    to the explorer's URL of that state, and every state gets a "branch here" link to it.
+    A lasso (version 2) shows its loop (``checker.renderers.lasso``): a summary, a timeline
+    whose loop states sit on a band, each loop state marked, and → on a cycle's last state
+    goes back to the loop's first."""
     prop, steps = document["property"], document["steps"]
     after = document.get("aftermath") or {"steps": [], "story": []}
     every = steps + after["steps"]
     config = config_text(document["config"])
     width = width_of(every)
-    length = len(steps)
+    length, loop = len(steps), document.get("loop")
     sections = [
         state_section(
             i + 1,
@@ -268,8 +211,9 @@ def render(document: dict[str, Any], branch: Any = None) -> str:
             every[i - 1]["view"] if i else None,
             width,
             hidden=i != length - 1,
-            extra=_branch_link(branch, i),
+            extra=lasso.after_last(loop, i, length) + _branch_link(branch, i),
             aftermath=i >= length,
+            loop=lasso.mark(loop, i) if loop is not None and loop["back_to"] <= i else None,
         )
         for i, step in enumerate(every)
     ]
@@ -293,8 +237,8 @@ def render(document: dict[str, Any], branch: Any = None) -> str:
         )
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        f"<title>{e(title)}</title><style>{STYLE}</style></head>"
-        f'<body data-length="{length}">'
+        f"<title>{e(title)}</title><style>{STYLE}{LOOP_STYLE if loop else ''}</style></head>"
+        f'<body data-length="{length}"{lasso.attributes(loop)}>'
         f"<h1>{e(title)}</h1>"
         f'<p class="meta">{e(prop["description"])}<br>model {e(document["model"])}, '
         f"{e(str(document['variant']))}; {e(config)}; hwcheck "
@@ -306,11 +250,15 @@ def render(document: dict[str, Any], branch: Any = None) -> str:
             if document.get("story")
             else ""
         )
+        + lasso.summary(document)
         + aftermath
         + '<div class="nav"><button id="prev" type="button">◀ Previous</button>'
         f'<input id="slider" type="range" min="1" max="{len(every)}" value="{length}" '
         'aria-label="state">'
-        '<button id="next" type="button">Next ▶</button><span id="caption"></span></div>'
+        '<button id="next" type="button">Next ▶</button><span id="caption"></span>'
+        + ('<span id="loop-caption"></span>' if loop else "")
+        + "</div>"
+        + lasso.timeline(loop, length)
         + "".join(sections)
         + '<p class="legend">Columns are log offsets (0-based); a box holds m&lt;id&gt; '
         "written in leader epoch e&lt;epoch&gt;; green boxes are below the replica's HW; the "
@@ -320,5 +268,7 @@ def render(document: dict[str, Any], branch: Any = None) -> str:
         "struck-through red boxes were removed from the log in this step, at their own "
         "offsets. The page opens at the violating state; #state-N in the address opens "
         "state N. Keys: ← →.</p>"
-        f"<script>{SCRIPT}</script></body></html>\n"
+        f"<script>{SCRIPT}</script>"
+        + (f"<script>{LOOP_SCRIPT}</script>" if loop else "")
+        + "</body></html>\n"
     )

@@ -19,6 +19,9 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from checker.renderers import lasso
+from checker.renderers.fields import fetcher_text, in_flight_text, pending_text
+
 FIELDS = (
     "role",
     "epoch",
@@ -89,49 +92,6 @@ def _row(replica: dict[str, Any], width: int, hide: set[str]) -> dict[str, str]:
     if "fetcher" in replica and "fetcher" not in hide:
         row["fetcher"] = fetcher_text(replica["fetcher"])
     return row
-
-
-def fetcher_text(fetcher: dict[str, Any] | None) -> str:
-    """A follower's fetch state beyond its log (truncation on fetch with a historical
-    ordering): ``truncate to 1 next`` (a DivergingEpoch applied, the truncation still to
-    come: KAFKA-14704), ``no last fetched epoch`` (KAFKA-15510), ``new (lag unknown)`` (no
-    response processed since it became follower), or ``-``."""
-    if fetcher is None:
-        return "-"
-    if "truncate_to" in fetcher:
-        return f"truncate to {fetcher['truncate_to']} next"
-    if fetcher.get("fresh"):
-        return "new (lag unknown)"
-    return "no last fetched epoch"
-
-
-def pending_text(replica: dict[str, Any]) -> str:
-    """What a leader has asked the controller for and not heard back about, after its ISR:
-    `` asks {0,1}`` (the kafka model's AlterPartition request, ``async-isr``), `` +pending
-    {0}`` (the TLA+ AsyncIsr's pending ISR), or ``""``."""
-    request = replica.get("alter_partition")
-    if request:
-        return " asks {" + ",".join(map(str, request["isr"])) + "}"
-    if replica.get("pending_isr"):
-        return " +pending {" + ",".join(map(str, replica["pending_isr"])) + "}"
-    return ""
-
-
-def in_flight_text(response: dict[str, Any] | None) -> str:
-    """The fetch response in flight to a replica (split-fetch), in a few words: ``m0/0, HW 0,
-    from 2 (epoch 1)`` (the records, the HW it carries, the leader that sent it and its
-    epoch), ``out of range: to LEO 1, from 2 (epoch 1)``, ``diverging: epoch 0 ends at 1, HW
-    2, from 2 (epoch 1)`` (a DivergingEpoch), or ``-`` for none."""
-    if response is None:
-        return "-"
-    sender = f"from {response['leader']} (epoch {response['epoch']})"
-    if response.get("out_of_range"):
-        return f"out of range: to LEO {response['leader_leo']}, {sender}"
-    if "diverging_epoch" in response:
-        epoch, end = response["diverging_epoch"]
-        return f"diverging: epoch {epoch} ends at {end}, HW {response['hw']}, {sender}"
-    records = " ".join(f"m{rid}/{epoch}" for rid, epoch in response["records"]) or "no records"
-    return f"{records}, HW {response['hw']}, {sender}"
 
 
 def config_text(config: dict[str, Any]) -> str:
@@ -274,15 +234,17 @@ def print_document(
     actions = [step["action"] for step in document["steps"]]
     views = [step["view"] for step in document["steps"]]
     after = document.get("aftermath") if options.get("step") is None else None
+    loop = document.get("loop")
     print_trace(
         console,
         title,
-        document.get("explanation", ""),
+        document.get("explanation") or (lasso.why(document) if loop else ""),
         actions,
         views,
         document.get("story", ()),
         expected=document.get("expected"),
         legend=after is None,
+        loop=loop,
         **options,
     )
     if after:
@@ -316,12 +278,14 @@ def print_trace(
     story: Sequence[str] = (),
     expected: str | None = None,
     legend: bool = True,
+    loop: dict[str, Any] | None = None,
     **options: Any,
 ) -> None:
     """Print a counterexample: the property line, the explanation, the ``expected`` hint
     (``checker.renderers.expected``) and its ``story``, then the state panels (``options``:
     ``step``, ``hide``, ``changes_only`` as ``trace_panels``) and, with ``legend``, what the
-    cells mean."""
+    cells mean. A lasso's ``loop`` (``checker.renderers.lasso``) marks its first state's
+    title and, after the last panel, says how the behaviour goes on for ever."""
     console.print(Text(header, style="bold red"))
     if explanation:
         console.print(Text(f"Why: {explanation}", style="red"))
@@ -329,7 +293,11 @@ def print_trace(
         console.print(Text(f"Note: {expected}", style="yellow"))
     for line in story:
         console.print(Text(f"  - {line}"))
-    for panel in trace_panels(actions, views, **options):
+    panels = trace_panels(actions, views, **options)
+    lasso.mark_panels(panels, loop)
+    for panel in panels:
         console.print(panel)
+    if loop is not None and options.get("step") is None:
+        lasso.print_loop(console, loop, len(views))
     if legend:
         console.print(Text(LEGEND, style="dim"))

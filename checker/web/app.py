@@ -22,7 +22,7 @@ from werkzeug.exceptions import HTTPException
 
 from checker import __version__
 from checker.fingerprint import fingerprint, fp_hex
-from checker.renderers import html
+from checker.renderers import html, page
 from checker.renderers.steps import config_text
 from checker.web.explorer import Explorer, Walk, compact
 from checker.web.jump import Jumps
@@ -64,7 +64,8 @@ class _App(Flask):
 
 def create_app(explorer: Explorer, jumps: Jumps, trace: dict[str, Any] | None = None) -> Flask:
     """The app for ``explorer``'s model; ``trace`` (a ``trace.json`` document that replays on
-    it) adds ``/trace``, its page with a "branch here" link on every state."""
+    it) adds ``/trace``, its page with a "branch here" link on every state (a lasso's page
+    shows its loop), and ``/api/trace``, the document itself (a lasso's with its ``loop``)."""
     app = _App(__name__)
 
     def walk_of(texts: list[str], strict: bool) -> Walk:
@@ -100,6 +101,12 @@ def create_app(explorer: Explorer, jumps: Jumps, trace: dict[str, Any] | None = 
             for s in trace["steps"][1:] + (trace.get("aftermath") or {}).get("steps", [])
         ]
         return html.render(trace, branch=lambda i: path_url(texts[:i]))
+
+    @app.get("/api/trace")
+    def api_trace() -> Any:
+        if trace is None:
+            return jsonify({"error": "no trace loaded: start the server with --trace"}), 404
+        return jsonify(trace)
 
     @app.get("/api/model")
     def api_model() -> Any:
@@ -178,7 +185,7 @@ def create_app(explorer: Explorer, jumps: Jumps, trace: dict[str, Any] | None = 
 
 
 def _message(text: str, status: int) -> Any:
-    return render_template("message.html", text=text, style=Markup(html.STYLE)), status
+    return render_template("message.html", text=text, style=Markup(page.STYLE)), status
 
 
 def _page(explorer: Explorer, walk: Walk, trace: Any) -> dict[str, Any]:
@@ -203,7 +210,7 @@ def _page(explorer: Explorer, walk: Walk, trace: Any) -> dict[str, Any]:
     return {
         "explorer": explorer,
         "config": config,
-        "style": Markup(html.STYLE),
+        "style": Markup(page.STYLE),
         "section": Markup(section),
         "enabled": enabled,
         "verdicts": verdicts,

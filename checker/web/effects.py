@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from checker.renderers.steps import fetcher_text, in_flight_text
+from checker.renderers.fields import fetcher_text, in_flight_text
 
 
 def _isr(members: Any) -> str:
