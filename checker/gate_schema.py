@@ -1,0 +1,62 @@
+"""The gate's configuration schema: the keys a ``[[tool.hwcheck.gate]]`` check may give and
+their JSON Schema (``checker.gate`` validates every check against it)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+BOUND_KEYS = (
+    "replicas",
+    "max_records",
+    "max_epoch",
+    "max_crashes",
+    "min_isr",
+    "unclean",
+    "log_size",
+    "max_offset",
+    "max_version",
+    "max_unclean_shutdowns",
+    "with",
+    "without",
+    "flush",
+    "acks",
+    "max_lost_responses",
+    "variant_file",
+)
+"""The model options a check may give (as ``hwcheck explore``'s flags, ``_`` for ``-``)."""
+_OPTION_TYPES = {
+    "unclean": {"type": "boolean"},
+    "with": {"type": "array", "items": {"type": "string"}},
+    "without": {"type": "array", "items": {"type": "string"}},
+    "flush": {"enum": ["background", "always"]},
+    "acks": {"enum": ["all", "1"]},
+    "variant_file": {"type": "string"},
+}
+CHECK_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["truncation"],
+    "oneOf": [{"required": ["expect"]}, {"required": ["violates"]}],
+    "properties": {
+        "name": {"type": "string"},
+        "model": {"enum": ["kafka", "tla"]},
+        "truncation": {"type": "string"},
+        "engine": {"enum": ["local"]},
+        "time_limit": {"type": "number", "exclusiveMinimum": 0},
+        "expect": {"const": "holds"},
+        "violates": {"type": "array", "items": {"type": "string"}, "minItems": 1},
+        "invariants": {"type": "array", "items": {"type": "string"}},
+        **{key: _OPTION_TYPES.get(key, {"type": "integer", "minimum": 0}) for key in BOUND_KEYS},
+        "symmetry": {"type": "boolean"},
+        "liveness": {"type": "boolean"},
+        "fairness": {"type": "string"},
+        "mode": {"enum": ["explore", "simulate"]},
+        "seed": {"type": "integer"},
+        "walks": {"type": "integer", "minimum": 1},
+        "depth": {"type": "integer", "minimum": 1},
+    },
+}
+GATE_WALKS = 1000
+"""Walks of a ``mode = "simulate"`` check that does not say ``walks``."""
+SIMULATE_KEYS = ("seed", "walks", "depth")
+"""Keys of a ``mode = "simulate"`` check (and of no other)."""
