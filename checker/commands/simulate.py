@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from checker import gate, simulation
+from checker import simulation
 from checker.checkpoint import CheckpointError
 from checker.commands import checkpoints, cores, engines, liveness
 from checker.commands import simulate_output as output
@@ -31,6 +31,7 @@ from checker.commands.options import (
     with_options,
 )
 from checker.formats import report, walk_checkpoints
+from checker.gate_schema import GATE_WALKS
 from checker.limits import Limits, signal_name
 from checker.liveness import simulated
 from checker.models.compose import Recipe, applies
@@ -256,7 +257,7 @@ def for_gate(
     result = engines.simulate(
         Recipe(check.model, cfg, tuple(check.invariants)),
         plan,
-        check.plan.get("walks", gate.GATE_WALKS),
+        check.plan.get("walks", GATE_WALKS),
         check.time_limit,
         engine,
         on_progress,
