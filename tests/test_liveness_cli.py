@@ -24,15 +24,22 @@ def explore(tmp_path, *args):
 
 @pytest.mark.parametrize(
     "engine",
-    [("--core", "compiled"), ("--core", "reference"), ("--core", "compiled", "--workers", "2")],
+    [
+        ("--core", "compiled"),
+        ("--core", "reference"),
+        ("--core", "compiled", "--workers", "2"),
+        ("--engine", "spark", "--partitions", "3"),
+    ],
 )
-def test_tla_liveness_is_the_same_on_every_core(tmp_path, engine):
+def test_tla_liveness_is_the_same_on_every_engine_and_core(tmp_path, engine):
     result, summary = explore(tmp_path, "--model", "tla", "--liveness", *engine)
     assert result.exit_code == 12
     verdicts = {n: p["verdict"] for n, p in summary["properties"].items() if "-" in p["kind"]}
     assert verdicts == {"NamedLeaderTakesOver": "holds", "CommitProgress": "violated"}
     assert summary["properties"]["CommitProgress"]["length"] == 6
     assert "5,973 states, 11,732 edges" in result.stderr
+    trace = json.loads((tmp_path / "run" / "CommitProgress" / "trace.json").read_text())
+    assert trace["loop"]["stutter"] and trace["loop"]["back_to"] == 5
 
 
 def test_a_named_liveness_property_is_checked_alone_with_the_safety_ones(tmp_path):
