@@ -75,7 +75,7 @@ def test_a_stutter_stays(browser, pages):
     assert caption(page) == "state 6 of 6 · it stutters here for ever"
     page.keyboard.press("ArrowRight")
     assert caption(page) == "state 6 of 6 · it stutters here for ever"
-    assert page.locator("#timeline .loop-end").inner_text() == "⏸ stutters for ever"
+    assert page.locator("#timeline .loop-end").inner_text() == "◼ stutters for ever"
     assert page.locator("section.step:not([hidden]) .loop-mark").inner_text() == (
-        "⏸ stays here for ever"
+        "◼ stays here for ever"
     )

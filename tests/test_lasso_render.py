@@ -40,7 +40,7 @@ def test_the_loop_lines_say_how_the_behaviour_goes_on():
     )
     stutter = {**cycle, "back_to": 5, "stutter": True}
     assert lasso.loop_line(stutter, 6) == (
-        "⏸ stutters in state 6 for ever: no fair action is enabled"
+        "◼ stutters in state 6 for ever: no fair action is enabled"
     )
     assert lasso.never_line(lassos.NEVER) == (
         "never happens though always enabled: Action0(x=0), Action1(x=1), Action2(x=2), "
@@ -76,9 +76,9 @@ def test_a_cycle_in_the_terminal(documents):
 def test_a_stutter_in_the_terminal(documents):
     lines = drawn(documents["stutter"])
     titles = [line for line in lines if line.startswith("╭─ state")]
-    assert len(titles) == 6 and "⏸ stays here for ever" in titles[5]
+    assert len(titles) == 6 and "◼ stays here for ever" in titles[5]
     last_panel = max(i for i, line in enumerate(lines) if line.startswith("╰"))
-    assert lines[last_panel + 1] == "⏸ stutters in state 6 for ever: no fair action is enabled"
+    assert lines[last_panel + 1] == "◼ stutters in state 6 for ever: no fair action is enabled"
     assert lines[last_panel + 2].startswith(
         "  never happens though always enabled: ControllerElectLeader(newLeader=1), "
     )
@@ -148,10 +148,10 @@ def test_a_stutter_on_the_page(documents):
     page = html.render(documents["stutter"])
     assert '<body data-length="6" data-back="5" data-stutter="true">' in page
     assert '<span class="loop-label">loop</span><a class="tick" href="#state-6"' in page
-    assert '</span><span class="loop-end">⏸ stutters for ever</span></nav>' in page
-    assert '<span class="loop-mark">⏸ stays here for ever</span>' in section(page, 6)
+    assert '</span><span class="loop-end">◼ stutters for ever</span></nav>' in page
+    assert '<span class="loop-mark">◼ stays here for ever</span>' in section(page, 6)
     assert section(page, 6).endswith(
-        '<p class="loop-line next">⏸ stutters in state 6 for ever: no fair action is enabled</p>'
+        '<p class="loop-line next">◼ stutters in state 6 for ever: no fair action is enabled</p>'
     )
 
 
@@ -201,4 +201,4 @@ def test_hwcheck_show_html_writes_the_lasso_page(documents, tmp_path):
     result = CliRunner().invoke(cli, ["show", str(path), "--html", str(out)])
     assert result.exit_code == 0, result.output
     assert out.read_text() == html.render(documents["stutter"])
-    assert '<span class="loop-end">⏸ stutters for ever</span>' in out.read_text()
+    assert '<span class="loop-end">◼ stutters for ever</span>' in out.read_text()

@@ -58,12 +58,15 @@ def test_kafka_41_keeps_every_progress_promise_at_two_replicas():
         "HwReachesLeo": "holds",
         "LeaderElected": "holds",
         "FollowerCatchesUp": "holds",
+        "ReplicasConverge": "holds",
     }
 
 
 def test_hw_truncation_never_repairs_a_diverged_follower():
     found, verdicts = judged("kafka", replicas=2, truncation="hw")
     assert verdicts["AckedReachesIsr"].verdict == "violated"
+    assert verdicts["ReplicasConverge"].verdict == "violated"
+    assert verdicts["HwReachesLeo"].verdict == "holds"
     follower = verdicts["FollowerCatchesUp"]
     assert follower.verdict == "violated" and follower.lasso is not None
     last = found.lassos["FollowerCatchesUp"][-1][1]

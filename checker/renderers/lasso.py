@@ -21,7 +21,7 @@ from rich.text import Text
 START = "↺ loop starts"
 """The mark on the title of a cycle's first state."""
 
-STAYS = "⏸ stays here for ever"
+STAYS = "◼ stays here for ever"
 """The mark on the title of the state a lasso stutters in."""
 
 SHOWN = 6
@@ -33,7 +33,7 @@ e = html.escape
 def loop_line(loop: dict[str, Any], length: int) -> str:
     """How the behaviour goes on after the trace's ``length`` states, in one line."""
     if loop["stutter"]:
-        return f"⏸ stutters in state {length} for ever: no fair action is enabled"
+        return f"◼ stutters in state {length} for ever: no fair action is enabled"
     start = loop["back_to"] + 1
     return f"↺ back to state {start}: the steps from state {start} repeat for ever"
 
@@ -110,7 +110,7 @@ def attributes(loop: dict[str, Any] | None) -> str:
 
 def timeline(loop: dict[str, Any] | None, length: int) -> str:
     """The lasso's states as a row of links, the loop's on a tinted band labelled "loop",
-    then the way it goes on: ``↺ back to state K`` (a link there) or ``⏸ stutters for
+    then the way it goes on: ``↺ back to state K`` (a link there) or ``◼ stutters for
     ever``. Empty without a loop."""
     if loop is None:
         return ""
@@ -122,7 +122,7 @@ def timeline(loop: dict[str, Any] | None, length: int) -> str:
     before = "".join(tick(n) for n in range(1, back + 1))
     band = "".join(tick(n) for n in range(back + 1, length + 1))
     if loop["stutter"]:
-        end = '<span class="loop-end">⏸ stutters for ever</span>'
+        end = '<span class="loop-end">◼ stutters for ever</span>'
     else:
         end = f'<a class="loop-end" href="#state-{back + 1}">↺ back to state {back + 1}</a>'
     return (

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from checker.properties import LEADS_TO, Fairness, Property
+from checker.properties import EVENTUALLY_ALWAYS, LEADS_TO, Fairness, Property
 from spec.kafka.state import (
     ALIVE,
     C_ELR,
@@ -170,8 +170,19 @@ def _caught_up(s: tuple[Any, ...], key: tuple[int, int]) -> bool:
     return bool(leader is None or not rep[leader][ALIVE] or rep[follower][LOG] == rep[leader][LOG])
 
 
+def converged(s: tuple[Any, ...]) -> bool:
+    """The controller's leader is up and has taken over, every live replica holds exactly
+    its log, and its HW is its LEO."""
+    if not took_over(s):
+        return False
+    replicas = s[REPLICAS]
+    leader = replicas[s[CONTROLLER][C_LEADER]]
+    same = all(r[LOG] == leader[LOG] for r in replicas if r[ALIVE])
+    return bool(same and leader[HW] == len(leader[LOG]))
+
+
 def properties(elr: bool) -> list[Property]:
-    """The four progress properties (``elr``: the variant has eligible leader replicas)."""
+    """The five progress properties (``elr``: the variant has eligible leader replicas)."""
 
     def leaderless(s: tuple[Any, ...]) -> list[tuple[()]]:
         return [()] if not took_over(s) and _eligible(s, elr) else []
@@ -213,5 +224,14 @@ def properties(elr: bool) -> list[Property]:
             goal=_caught_up,
             formula="\\A f, e : (InIsr(f, e) /\\ log[f] # log[leader]) ~> (log[f] = "
             "log[leader] \\/ f \\notin isr \\/ epoch # e \\/ ~alive[f] \\/ ~alive[leader])",
+        ),
+        Property(
+            "ReplicasConverge",
+            "Once the perturbations are spent, the partition settles for ever: a leader that "
+            "has taken over, every live replica holding its log, its HW at its LEO.",
+            EVENTUALLY_ALWAYS,
+            converged,
+            formula="<>[](LeaderTookOver /\\ \\A r \\in Live : log[r] = log[leader] /\\ "
+            "hw[leader] = LEO(leader))",
         ),
     ]
