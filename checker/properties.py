@@ -45,7 +45,8 @@ class Property:
     into single spaces); ``kind`` is one of ``KINDS``; ``predicate`` has the
     signature of its kind (see the module docstring); ``explain``, when given, takes the
     violating state (for transition properties the ``(before, label, after)`` triple) and says
-    in words what is wrong. ``prepare``, optional and for transition properties only, takes
+    in words what is wrong; for a ``leads-to`` property it takes an obligation's key and
+    names it (``record m1 at offset 0``). ``prepare``, optional and for transition properties only, takes
     ``before`` and returns ``check(label, after) -> bool`` equal to ``predicate(before, label,
     after)``; the engine calls it once per expanded state, so work that depends only on
     ``before`` is done once rather than once per successor. ``symmetric`` is False for a

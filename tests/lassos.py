@@ -48,5 +48,5 @@ def cycle():
     steps = replay(spec, fingerprint(init), [Label.parse(text) for text in CYCLE])
     assert steps[-1].state == steps[5].state
     prop = next(p for p in spec.liveness() if p.name == "CommitProgress")
-    loop = Loop(5, False, NEVER, "WF(BecomeLeader), SF(LeaderWrite)", "for 0")
+    loop = Loop(5, False, NEVER, "WF(BecomeLeader), SF(LeaderWrite)", "for leader 0")
     return spec, Violation(prop, tuple(steps), loop)

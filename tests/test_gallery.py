@@ -56,6 +56,8 @@ def test_gallery_traces_validate_and_replay():
         lengths[entry.folder] = violation.length
     assert lengths == {
         "hw-truncation-loss": 14,
+        "hw-follower-never-repaired": 14,
+        "tla-commit-progress": 6,
         "hw-truncation-divergence": 14,
         "textbook-divergence": 16,
         "kip101-hole": 13,

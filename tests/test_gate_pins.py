@@ -194,7 +194,7 @@ def test_one_lock_file_passes_on_every_engine_and_core(engine, tmp_path):
         for case in ElementTree.parse(report).iter()
         if case.tag == "testcase" and case.get("name") in ("pins", "replay")
     ]
-    assert len(compared) == 4 + 15 and not any(
+    assert len(compared) == 4 + 17 and not any(
         case.find("failure") is not None for case in compared
     )
 

@@ -69,8 +69,11 @@ def test_a_cycle_in_the_terminal(documents):
         "  fairness: WF(BecomeLeader), SF(LeaderWrite)",
     ]
     assert lines[0].startswith("CommitProgress violated (8 states): ")
-    assert lines[1].startswith("Why: CommitProgress == \\A r \\in Replicas : ")
-    assert lines[1].endswith(" (never answered for 0)")
+    assert lines[1] == (
+        "Why: What CommitProgress promises for leader 0 never happens: the behaviour loops back "
+        "to state 6 for ever, fairly."
+    )
+    assert lines[2].startswith("  - The promise: CommitProgress == \\A r \\in Replicas : ")
 
 
 def test_a_stutter_in_the_terminal(documents):

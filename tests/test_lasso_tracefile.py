@@ -53,7 +53,7 @@ def test_a_lasso_is_written_as_version_2_with_its_loop_and_formula(written):
             "FencedLeaderShrinkIsr(leader=0, replica=1)",
         ],
         "fairness": FAIRNESS,
-        "obligation": "for 0",
+        "obligation": "for leader 0",
     }
     prop = document["property"]
     assert prop["kind"] == "leads-to"

@@ -27,11 +27,12 @@ from checker.commands.gallery_entries import ENTRIES, Entry
 from checker.fingerprint import fingerprint
 from checker.formats import report
 from checker.limits import Limits, interrupted
+from checker.liveness import run as live
 from checker.model import Label
 from checker.models import compose
 from checker.models.compose import build_model, choose, make_config
 from checker.renderers import html
-from checker.result import EXIT_INCOMPLETE, Violation
+from checker.result import EXIT_INCOMPLETE, CheckResult, Stats, Status, Violation
 from checker.trace import replay
 
 ROOT = Path(__file__).resolve().parents[2] / "reports" / "gallery"
@@ -43,6 +44,11 @@ def _search(entry: Entry, options: dict[str, Any], core: str) -> Any:
     core). Raises ``KeyboardInterrupt`` again when Ctrl-C cut the search (the engine turns it
     into a partial result; here one Ctrl-C ends the whole script)."""
     spec, props = build_model(entry.model, make_config(entry.model, options))
+    alive = [p for p in live.liveness_of(spec) if p.name == entry.prop]
+    if alive:  # a lasso: the liveness pass over the plain graph, under the model's fairness
+        result = CheckResult(Status.OK, Stats(), (), exhausted=True)
+        live.merge(result, live.check(spec, alive, live.fairness_of(spec)), alive)
+        return spec, result
     chosen = choose(props, (entry.prop,))
     result, _ = cores.compiled(spec, chosen, Limits(), None, False, core, threads=1)
     if result is None:

@@ -267,5 +267,20 @@ ENTRIES = (
         "below min ISR stays electable in the ELR, and one back from an unclean "
         "shutdown leaves ISR and ELR until it catches up.",
     ),
+    Entry(
+        "hw-follower-never-repaired",
+        "HW truncation never repairs a diverged follower: same LEO as the leader, other "
+        "records, and no fetch brings anything, for ever (a liveness lasso, 2 replicas)",
+        (("replicas", 2), ("truncation", "hw")),
+        "FollowerCatchesUp",
+    ),
+    Entry(
+        "tla-commit-progress",
+        "Kip320.tla's own Spec lets a leader's HW stay below its log end for ever: nothing "
+        "makes the follower's fetch fair (a liveness lasso, 2 replicas, TLC's verdict)",
+        (("replicas", 2),),
+        "CommitProgress",
+        model="tla",
+    ),
 )
 """The gallery and the bug zoo (the entries with a ``ticket``), oldest problem first."""

@@ -136,6 +136,8 @@ def replay(path: Path, core: str = "compiled") -> Replayed:
         state, bad = reached[0]
         _record(done, number, bad | stepper.broken(state))
     done.states = len(fps)
+    if "loop" in document:  # a lasso: it must close and still break its liveness property
+        return _lasso(path, document, done)
     if (
         done.first_violated_at.get(done.property) is None
         and done.property in done.first_violated_at
@@ -144,6 +146,23 @@ def replay(path: Path, core: str = "compiled") -> Replayed:
             f"{done.property}, the property the trace was written for, holds along "
             "the whole trace: the property changed since the trace was written"
         )
+    return done
+
+
+def _lasso(path: Path, document: dict[str, Any], done: Replayed) -> Replayed:
+    """A lasso's own check (``tracefile.replay``: the loop closes): the whole lasso is the
+    violation of its liveness property, so that property's first violation is its length."""
+    try:
+        _, violation = tracefile.replay(path, document)
+    except tracefile.TraceFileError as exc:
+        done.problem = str(exc).removeprefix(f"{path}: ")
+        return done
+    if not tracefile.still_violated(violation):
+        done.problem = (
+            f"{done.property}, the liveness property the lasso was written for, holds on it: "
+            "the property or the fairness changed since the trace was written"
+        )
+    done.first_violated_at[done.property] = done.states
     return done
 
 

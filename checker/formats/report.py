@@ -64,11 +64,43 @@ def run_id(spec: Spec, variant: str | None = None) -> str:
 def explanation(violation: Violation) -> str:
     """The property's own words on why the last step violates it ('' if it has none)."""
     prop, last = violation.prop, violation.trace[-1]
+    if violation.loop is not None:
+        return lasso_explanation(violation)
     if prop.explain is None:
         return ""
     if prop.kind == "transition":
         return prop.explain(violation.trace[-2].state, last.label, last.state) or ""
     return prop.explain(last.state) or ""
+
+
+def lasso_explanation(violation: Violation) -> str:
+    """A lasso in one sentence: what is never answered (or never settles) and how the
+    behaviour goes on for ever."""
+    loop = violation.loop
+    assert loop is not None
+    if loop.stutter:
+        ending = f"the behaviour stutters in state {violation.length} for ever, where no fair action is enabled"
+    else:
+        ending = f"the behaviour loops back to state {loop.back_to + 1} for ever, fairly"
+    if violation.prop.kind == "leads-to":
+        whom = f" {loop.obligation}" if loop.obligation else ""
+        return f"What {violation.prop.name} promises{whom} never happens: {ending}."
+    return f"It never settles: {ending}, and the property is false there."
+
+
+def lasso_story(violation: Violation) -> list[str]:
+    """A lasso told in two sentences after its explanation: the promise, and the steps that
+    stay enabled and never happen."""
+    loop = violation.loop
+    assert loop is not None
+    told = [f"The promise: {violation.prop.formula or violation.prop.description}"]
+    if loop.never_taken:
+        told.append(
+            "Enabled all along the end and never taken, since no fairness forces them: "
+            + ", ".join(loop.never_taken)
+            + "."
+        )
+    return told
 
 
 def counterexample_text(violation: Violation) -> str:
@@ -110,6 +142,7 @@ def trace_document(spec: Spec, violation: Violation) -> dict[str, Any]:
     }
     if violation.loop is not None:
         document.update(version=LASSO_VERSION, loop=loop_document(violation))
+        document["story"] = document["story"] or lasso_story(violation)
         document["property"]["formula"] = violation.prop.formula
     note = expected.hint(violation.prop.name, spec.name, config, document["variant"], actions)
     if note:

@@ -109,7 +109,7 @@ def violation(verdict: Verdict, found: Liveness) -> Violation:
         Step(label, state, fingerprint(state)) for label, state in found.lassos[verdict.prop.name]
     )
     fairness = found.fairness
-    obligation = "" if verdict.key in (None, ()) else f"for {verdict.key!r}"
+    obligation = obligation_text(verdict.prop, verdict.key)
     loop = Loop(
         verdict.lasso.back_to,
         verdict.lasso.stutter,
@@ -119,6 +119,16 @@ def violation(verdict: Verdict, found: Liveness) -> Violation:
         verdict.cut,
     )
     return Violation(verdict.prop, steps, loop)
+
+
+def obligation_text(prop: Property, key: Any) -> str:
+    """The unanswered obligation in words: ``for record m1 at offset 0`` (the property's
+    ``explain`` names the key), ``for (0, 2)`` without one, "" for ``<>[]P``."""
+    if key is None:
+        return ""
+    if prop.explain is not None:
+        return f"for {prop.explain(key)}"
+    return "" if key == () else f"for {key!r}"
 
 
 def merge(result: CheckResult, found: Liveness, props: Sequence[Property]) -> None:

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 from checker.fingerprint import fingerprint
 from checker.liveness import fairness as fair_text
+from checker.liveness.run import obligation_text
 from checker.liveness.walks import Found, Schedule, judge_walk, replay, shrink
 from checker.model import Spec
 from checker.properties import Fairness, Property
@@ -85,6 +86,6 @@ def judge(
 
 def _violation(prop: Property, found: Found, fairness: Sequence[Fairness]) -> Violation:
     steps = tuple(Step(label, state, fingerprint(state)) for label, state in found.path)
-    obligation = "" if found.key in (None, ()) else f"for {found.key!r}"
+    obligation = obligation_text(prop, found.key)
     loop = Loop(found.back_to, found.stutter, (), fair_text.render(fairness), obligation)
     return Violation(prop, steps, loop)

@@ -195,6 +195,7 @@ def properties(elr: bool) -> list[Property]:
             LEADS_TO,
             lambda s: [tuple(x) for x in _acked(s)],
             goal=_reached,
+            explain=lambda key: f"record m{key[1]} at offset {key[0]}",
             formula="\\A <<o, id>> : Committed(o, id) ~> \\A m \\in LiveIsr : log[m][o].id = id",
         ),
         Property(
@@ -203,6 +204,7 @@ def properties(elr: bool) -> list[Property]:
             LEADS_TO,
             _behind,
             goal=_hw_reached,
+            explain=lambda key: f"leader {key[0]} in epoch {key[1]}",
             formula="\\A r, e : (TrueLeader(r, e) /\\ hw[r] < LEO(r)) ~> (hw[r] = LEO(r) \\/ "
             "epoch # e \\/ ~alive[r] \\/ \\E m \\in isr[r] : ~alive[m])",
         ),
@@ -213,6 +215,7 @@ def properties(elr: bool) -> list[Property]:
             LEADS_TO,
             leaderless,
             goal=lambda s, key: took_over(s),
+            explain=lambda key: "the leaderless partition",
             formula="(~LeaderTookOver /\\ \\E m \\in Eligible : alive[m]) ~> LeaderTookOver",
         ),
         Property(
@@ -222,6 +225,7 @@ def properties(elr: bool) -> list[Property]:
             LEADS_TO,
             _lagging,
             goal=_caught_up,
+            explain=lambda key: f"follower {key[0]} in epoch {key[1]}",
             formula="\\A f, e : (InIsr(f, e) /\\ log[f] # log[leader]) ~> (log[f] = "
             "log[leader] \\/ f \\notin isr \\/ epoch # e \\/ ~alive[f] \\/ ~alive[leader])",
         ),

@@ -61,6 +61,7 @@ def properties() -> list[Property]:
             LEADS_TO,
             _named,
             goal=_took_over,
+            explain=lambda key: f"replica {key[1]}, named leader in epoch {key[0]}",
             formula=NAMED_LEADER,
         ),
         Property(
@@ -70,6 +71,7 @@ def properties() -> list[Property]:
             LEADS_TO,
             _behind,
             goal=_caught_up,
+            explain=lambda key: f"leader {key}",
             formula=COMMIT_PROGRESS,
         ),
     ]
