@@ -157,3 +157,11 @@ def test_liveness_after_a_resumed_search_is_the_one_run_answer(tmp_path, monkeyp
     assert resumed["properties"]["CommitProgress"]["verdict"] == "violated"
     assert resumed["properties"]["CommitProgress"]["length"] == 6
     assert resumed["properties"]["NamedLeaderTakesOver"]["verdict"] == "holds"
+
+
+def test_a_premise_never_reached_is_called_vacuous(tmp_path):
+    result, summary = explore(tmp_path, "--model", "tla", "--liveness", "--max-records", "0")
+    assert summary["properties"]["CommitProgress"]["verdict"] == "holds"
+    assert "CommitProgress holds vacuously: no reachable state opens an obligation" in (
+        result.stderr
+    )

@@ -21,7 +21,7 @@ from checker.liveness.fair import Constraints
 from checker.liveness.fairness import FairnessError
 from checker.liveness.graph import GraphTooLarge, build
 from checker.model import Spec
-from checker.properties import Fairness, Property
+from checker.properties import LEADS_TO, Fairness, Property
 from checker.result import CheckResult, Loop, Status, Step, Violation
 
 MAX_STATES = 2_000_000
@@ -177,11 +177,22 @@ def describe(found: Liveness) -> str:
     """One line for the terminal: the graph liveness was judged on, and the fairness."""
     if found.error:
         return f"Liveness: not judged: {found.error}."
-    return (
+    line = (
         f"Liveness: judged on the whole plain graph ({found.states:,} states, "
         f"{found.edges:,} edges, {found.seconds:.1f} s; no symmetry reduction) under "
         f"{fair_text.render(found.fairness)}."
     )
+    vacuous = [
+        v.prop.name
+        for v in found.verdicts
+        if v.prop.kind == LEADS_TO and v.lasso is None and not v.opened
+    ]
+    if vacuous:
+        line += (
+            f" {', '.join(vacuous)} hold{'s' if len(vacuous) == 1 else ''} vacuously: no "
+            "reachable state opens an obligation (raise the bounds before trusting it)."
+        )
+    return line
 
 
 __all__ = ["FairnessError", "Liveness", "check", "describe", "fairness_of", "liveness_of", "merge"]
