@@ -104,3 +104,30 @@ def test_stuttering_is_fair_only_where_no_fair_constraint_is_enabled():
     graph.parent, graph.depth = [None, (0, 0), (1, 1)], [1, 2, 3]
     rules = Constraints.over(graph, [Fairness("A", WEAK, False)])
     assert stuttering(graph, [0, 1, 2], rules) == [1, 2]
+
+
+def test_a_fair_cycle_gives_a_lasso_that_loops_back():
+    from checker.liveness.check import judge
+    from checker.properties import LEADS_TO, Property
+
+    # 0 -A-> 1 -B-> 2 -A-> 1 ; 1 -C-> 3 (the exit, strongly fair below)
+    graph = StateGraph(states=["s0", "s1", "s2", "s3"])
+    graph.labels = [Label("A"), Label("B"), Label("C")]
+    graph.succ = [[(0, 1)], [(1, 2), (2, 3)], [(0, 1)], []]
+    graph.parent = [None, (0, 0), (1, 1), (1, 2)]
+    graph.depth = [1, 2, 3, 3]
+    prop = Property(
+        "Exits",
+        "leaves the loop",
+        LEADS_TO,
+        lambda s: [()] if s == "s0" else [],
+        goal=lambda s, key: s == "s3",
+    )
+    weak = Constraints.over(graph, [Fairness("A"), Fairness("B"), Fairness("C")])
+    verdict = judge(graph, prop, weak)
+    assert verdict.verdict == "violated" and verdict.lasso is not None
+    assert not verdict.lasso.stutter and verdict.lasso.back_to == 1
+    assert [n for _, n in verdict.lasso.path] == [0, 1, 2, 1]
+    # C is enabled in s1 only: weak fairness lets the loop skip it, strong does not
+    strong = Constraints.over(graph, [Fairness("A"), Fairness("B"), Fairness("C", STRONG)])
+    assert judge(graph, prop, strong).verdict == "holds"
