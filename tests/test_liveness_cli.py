@@ -165,3 +165,18 @@ def test_a_premise_never_reached_is_called_vacuous(tmp_path):
     assert "CommitProgress holds vacuously: no reachable state opens an obligation" in (
         result.stderr
     )
+
+
+def test_a_walk_that_runs_out_of_fair_steps_is_only_suspected(tmp_path):
+    result = CliRunner().invoke(
+        cli,
+        ["simulate", "--replicas", "2", "--liveness", "--liveness-bound", "1", "--walks", "30"]
+        + ["--no-progress", "--show", "none", "--core", "reference", "--out", str(tmp_path / "s")],
+        catch_exceptions=False,
+    )
+    assert result.exit_code == 0, result.output
+    assert (
+        "LeaderElected: suspected violation: walk 0 still had it open after 1 fair step "
+        "(suspected, not a proof)" in result.stderr
+    )
+    assert "ReplicasConverge: suspected violation: walk 0 had not settled" in result.stderr

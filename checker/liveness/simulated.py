@@ -58,10 +58,10 @@ def judge(
             if found is None:
                 continue
             if found.suspected:
+                what = "had not settled" if found.key is None else "still had it open"
+                steps = f"{bound} fair step{'' if bound == 1 else 's'}"
                 suspected.setdefault(
-                    prop.name,
-                    f"walk {index:,} still had it open after {bound} fair steps "
-                    "(suspected, not a proof)",
+                    prop.name, f"walk {index:,} {what} after {steps} (suspected, not a proof)"
                 )
             else:
                 real[prop.name] = (index, found)
