@@ -131,7 +131,7 @@ def explore_cmd(
     folder = folders[0] if folders else out or Path("reports") / report.run_id(spec)
     summary = batch.write_reports(folder, spec, result)
     terminal.print_run(spec, result, summary, folder, as_json, show)
-    if found is not None and not as_json:
+    if found is not None:
         click.echo(live_line(found), err=True)
     checkpoints.finish(plan, checkpoints.partial(result), "explore")
     sys.exit(result.exit_code)

@@ -22,7 +22,7 @@ from checker.liveness.fairness import FairnessError
 from checker.liveness.graph import GraphTooLarge, build
 from checker.model import Spec
 from checker.properties import LEADS_TO, Fairness, Property
-from checker.result import CheckResult, Loop, Status, Step, Violation
+from checker.result import CheckResult, Loop, Status, Step, Violation, peak_rss_mb
 
 MAX_STATES = 2_000_000
 """The default budget of the liveness graph (states): about 2 GiB of Python objects and a
@@ -137,6 +137,7 @@ def merge(result: CheckResult, found: Liveness, props: Sequence[Property]) -> No
     VIOLATED for a violation, INCOMPLETE when the graph was too large or a verdict is
     unknown (an otherwise OK run), else stays."""
     result.checked = tuple(result.checked) + tuple(props)
+    result.stats.peak_rss_mb = max(result.stats.peak_rss_mb, peak_rss_mb())
     if found.error:
         for prop in props:
             result.unsettled[prop.name] = found.error
