@@ -97,7 +97,9 @@ def check(
     interrupted, cut or failed search, whose liveness properties stay unknown."""
     if not props:
         return None
-    if result.status in (Status.ERROR, Status.INCOMPLETE) or not result.exhausted:
+    # the liveness graph is its own search: a safety search that ended early because every
+    # safety property was violated is no reason to skip it; a cut or interrupted one is
+    if result.status in (Status.ERROR, Status.INCOMPLETE):
         result.checked = tuple(result.checked) + tuple(props)
         for prop in props:
             result.unsettled[prop.name] = "the search did not finish"
