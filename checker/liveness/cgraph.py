@@ -61,6 +61,7 @@ class CompiledGraph:
         self.depth: Array = view(lib.lg_depth(h), np.uint32, count)
         self.rows: Array = view(lib.lg_rows(h), np.uint8, count, self.width)
         self._came: Array | None = None
+        self._conditions: Array | None = None
 
     def close(self) -> None:
         """Free the C graph (every view dies with it)."""
@@ -84,10 +85,18 @@ class CompiledGraph:
         return opened, goal
 
     def conditions(self) -> Array:
-        """Every state's ``model_conditions`` bits (``uint32``)."""
-        out = np.zeros(self.n, dtype=np.uint32)
-        self.lib.lg_conditions(self.handle, out.ctypes.data)
-        return out
+        """Every state's ``model_conditions`` bits (``uint32``; computed once)."""
+        if self._conditions is None:
+            self._conditions = np.zeros(self.n, dtype=np.uint32)
+            self.lib.lg_conditions(self.handle, self._conditions.ctypes.data)
+        return self._conditions
+
+    def codes(self) -> Array:
+        """The label codes in label id order: first kept along the edges, in state order."""
+        first = np.zeros(65536, dtype=np.int64)
+        self.lib.lg_first_codes(self.handle, first.ctypes.data)
+        present = np.flatnonzero(first >= 0)
+        return present[np.argsort(first[present])]
 
     def enabled(self, of_code: Array, covered: Array) -> Array:
         """Per state, the OR of ``of_code[label]`` over its out-edges, within ``covered``."""

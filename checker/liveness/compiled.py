@@ -27,6 +27,7 @@ from checker.liveness.check import Verdict
 from checker.liveness.cloop import Rules, lasso_from
 from checker.liveness.fair import Constraints
 from checker.liveness.graph import StateGraph
+from checker.liveness.lasso import Lasso
 from checker.model import Spec
 from checker.properties import LEADS_TO, Fairness, Property
 
@@ -82,7 +83,7 @@ def rules_of(
     if count > 64:
         raise NotCompiled(f"{count} fairness constraints (the compiled check takes 64)")
     of_code = np.zeros(65536, dtype=np.uint64)
-    for label_id, code in enumerate(graph_codes(graph)):
+    for label_id, code in enumerate(graph.codes()):
         for c in rules.of_label[label_id]:
             of_code[code] |= np.uint64(1 << c)
     always = sum(1 << c for c, guard in enumerate(rules.guards) if guard is None)
@@ -100,12 +101,6 @@ def rules_of(
     strong = sum(1 << c for c, s in enumerate(rules.strong) if s)
     enabled = graph.enabled(of_code, covered)
     return Rules(rules.strong, of_code, covered, enabled, np.uint64(strong), count)
-
-
-def graph_codes(graph: CompiledGraph) -> Array:
-    """The label codes in label id order: first seen along the edges, in state order."""
-    codes, first = np.unique(graph.lab, return_index=True)
-    return codes[np.argsort(first)]
 
 
 def _sccs(graph: CompiledGraph, nodes: Array) -> tuple[Array, Array, Array, Array]:
@@ -151,46 +146,55 @@ def fair_components(graph: CompiledGraph, rules: Rules, allowed: Array) -> Array
     return owner
 
 
-def _ending(
-    graph: CompiledGraph, rules: Rules, allowed: Array, cuts: Array | None
-) -> tuple[Array, Array, Array]:
-    """``(stutter states, states that can reach a fair ending inside allowed, owner)``."""
-    owner = fair_components(graph, rules, allowed)
-    stops = allowed & (rules.enabled == 0)
-    if cuts is not None:
-        stops &= ~cuts
-    targets = stops | (owner >= 0)
-    doomed = graph.reach(allowed, targets, backward=True)
-    return stops, doomed, owner
+Best = tuple[Any, Lasso] | None
+
+
+def _better(best: Best, key: Any, lasso: Lasso) -> Best:
+    """``check._leads_to``'s choice: the shortest lasso, ties to the earlier key."""
+    if best is None or (lasso.back_to, len(lasso.path)) < (best[1].back_to, len(best[1].path)):
+        return (key, lasso)
+    return best
 
 
 def _leads_to(
     graph: CompiledGraph, model: Any, rules: Rules, index: int, prop: Property, cuts: Array | None
-) -> tuple[Verdict, Any]:
+) -> tuple[Verdict, Lasso | None, bool]:
+    """``check.judge`` for a leads-to property: ``(verdict without never_taken and cut
+    text, its lasso, whether the lasso ends where a bound cuts progress)``. Both of
+    ``judge``'s runs (stutter states in ``cuts`` excluded, then included) share each key's
+    region and fair components; the second only matters when the first finds nothing."""
     opened, goal = graph.atoms(index)
     present = int(np.bitwise_or.reduce(opened)) if graph.n else 0
     count = int(np.unpackbits(opened.view(np.uint8)).sum(dtype=np.int64))
     keys = {model.liveness_key(index, b): b for b in range(64) if present >> b & 1}
-    best: tuple[Any, Any] | None = None
+    uncut: Best = None
+    cut: Best = None
     for key in sorted(keys, key=repr):
-        bit = np.uint64(keys[key])
-        allowed = (goal >> bit) & np.uint64(1) == 0
-        seeds = allowed & ((opened >> bit) & np.uint64(1) == 1)
+        bit = np.uint64(1 << keys[key])
+        allowed = (goal & bit) == 0
+        seeds = (opened & bit) != 0
+        seeds &= allowed
         if not seeds.any():
             continue
         region = graph.reach(allowed, seeds)
-        stops, doomed, owner = _ending(graph, rules, region, cuts)
-        starts = np.flatnonzero(seeds & doomed)
-        if not len(starts):
-            continue
-        start = int(starts[np.argmin(graph.depth[starts])])
-        lasso = lasso_from(graph, rules, start, doomed, stops, owner)
-        size = (lasso.back_to, len(lasso.path))
-        if best is None or size < (best[1].back_to, len(best[1].path)):
-            best = (key, lasso)
-    if best is None:
-        return Verdict(prop, None, opened=count), None
-    return Verdict(prop, best[1], best[0], count), best[1]
+        owner = fair_components(graph, rules, region)
+        free = region & (rules.enabled == 0)
+        for excluded in (False, True) if cuts is not None else (False,):
+            stops = free & ~cuts if excluded and cuts is not None else free
+            doomed = graph.reach(region, stops | (owner >= 0), backward=True)
+            starts = np.flatnonzero(seeds & doomed)
+            if not len(starts):
+                break  # fewer stutter states cannot reach more
+            start = int(starts[np.argmin(graph.depth[starts])])
+            lasso = lasso_from(graph, rules, start, doomed, stops, owner)
+            if excluded or cuts is None:
+                uncut = _better(uncut, key, lasso)
+            else:
+                cut = _better(cut, key, lasso)
+    chosen, through_cut = (uncut, False) if uncut is not None or cuts is None else (cut, True)
+    if chosen is None:
+        return Verdict(prop, None, opened=count), None, False
+    return Verdict(prop, chosen[1], chosen[0], count), chosen[1], through_cut
 
 
 def judge_compiled(
@@ -208,7 +212,7 @@ def judge_compiled(
         raise NotCompiled(why)
     graph = CompiledGraph(model, [model.encode(s) for s in spec.init_states()], max_states)
     try:
-        codes = graph_codes(graph)
+        codes = graph.codes()
         labels = [model.labels[int(c)] for c in codes]
         code_id = np.full(65536, -1, dtype=np.int64)
         code_id[codes] = np.arange(len(codes))
@@ -222,12 +226,10 @@ def judge_compiled(
         lassos: dict[str, list[tuple[Any, Any]]] = {}
         for prop in props:
             index = model.liveness_names.index(prop.name)
-            verdict, lasso = _leads_to(graph, model, rules, index, prop, cut_at)
-            if lasso is None and cut_at is not None:
-                cutoff, lasso = _leads_to(graph, model, rules, index, prop, None)
-                if lasso is not None:
-                    end = model.decode(graph.row(lasso.path[-1][1]))
-                    verdict = replace(cutoff, cut=spec.cut(end))  # type: ignore[attr-defined]
+            verdict, lasso, through_cut = _leads_to(graph, model, rules, index, prop, cut_at)
+            if lasso is not None and through_cut:
+                end = model.decode(graph.row(lasso.path[-1][1]))
+                verdict = replace(verdict, cut=spec.cut(end))  # type: ignore[attr-defined]
             if lasso is not None:
                 verdict = replace(verdict, never_taken=tuple(rules.never_taken(graph, lasso)))
                 lassos[prop.name] = [

@@ -221,6 +221,7 @@ def _declare(lib: ctypes.CDLL) -> None:
         "lg_error_depth": (i64, [p]),
         "lg_atoms": (None, [p, i32, p, p]),
         "lg_conditions": (None, [p, p]),
+        "lg_first_codes": (None, [p, p]),
         "lg_enabled": (None, [p, p, p, p]),
         "lg_reach": (i64, [p, p, p, i32]),
         "lg_sub_count": (i64, [p, p, i64, p]),

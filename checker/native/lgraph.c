@@ -12,6 +12,7 @@
 #include "xxh3.h"
 
 #define NONE32 UINT32_MAX
+#define BATCH 16 /* states expanded before their successors are looked up */
 
 LGraph *lg_new(const int32_t *params, int nparams) {
     LGraph *g = calloc(1, sizeof(LGraph));
@@ -20,9 +21,9 @@ LGraph *lg_new(const int32_t *params, int nparams) {
     if (!g->m) { free(g); return NULL; }
     g->width = model_width(g->m);
     g->max_succ = model_max_successors(g->m);
-    g->succ = malloc((size_t)g->max_succ * g->width);
-    g->labels = malloc((size_t)g->max_succ * sizeof(uint16_t));
-    g->violated = malloc((size_t)g->max_succ * sizeof(uint32_t));
+    g->succ = malloc((size_t)BATCH * g->max_succ * g->width);
+    g->labels = malloc((size_t)BATCH * g->max_succ * sizeof(uint16_t));
+    g->violated = malloc((size_t)BATCH * g->max_succ * sizeof(uint32_t));
     if (!g->succ || !g->labels || !g->violated) { lg_free(g); return NULL; }
     return g;
 }
@@ -70,12 +71,18 @@ static int rehash(LGraph *g, int64_t nslots) {
     return 0;
 }
 
-/* The number of `row`, adding it as a new state (depth, parent, label) when unseen; -1 when
- * out of memory, -2 past max_states. */
-static int64_t add(LGraph *g, const uint8_t *row, uint32_t depth, uint32_t parent,
+/* Room in the table for `more` states at most half full (no rehash until then). */
+static int room(LGraph *g, int64_t more) {
+    int64_t want = g->nslots ? g->nslots : 1 << 16;
+    while ((g->n + more) * 2 > want) want *= 2;
+    return want == g->nslots ? 0 : rehash(g, want);
+}
+
+/* The number of `row` (hash h), adding it as a new state (depth, parent, label) when
+ * unseen; -1 when out of memory, -2 past max_states. The table has room (room()). */
+static int64_t add(LGraph *g, const uint8_t *row, uint64_t h, uint32_t depth, uint32_t parent,
                    uint16_t label, int64_t max_states) {
-    if ((g->n + 1) * 2 > g->nslots && rehash(g, g->nslots ? g->nslots * 2 : 1 << 16)) return -1;
-    uint64_t h = xxh3_64(row, g->width), tag = h >> 32 << 32;
+    uint64_t tag = h >> 32 << 32;
     int64_t mask = g->nslots - 1, at = (int64_t)(h & (uint64_t)mask);
     for (uint64_t s; (s = g->slots[at]); at = (at + 1) & mask) {
         if ((s & ~0xFFFFFFFFull) != tag) continue;
@@ -101,25 +108,72 @@ static int add_edge(LGraph *g, uint32_t target, uint16_t label) {
     return 0;
 }
 
+static int64_t expand_all(LGraph *g, const uint8_t *init, int64_t ninit, int64_t max_states,
+                          uint64_t *hs);
+
 int64_t lg_build(LGraph *g, const uint8_t *init, int64_t ninit, int64_t max_states) {
     if (max_states >= (int64_t)NONE32) max_states = (int64_t)NONE32 - 1;
+    uint64_t *hs = malloc((size_t)BATCH * g->max_succ * 8);
+    if (!hs) return LG_NO_MEMORY;
+    int64_t done = expand_all(g, init, ninit, max_states, hs);
+    free(hs);
+    return done;
+}
+
+/* Successors are hashed and their slots (then their candidate rows) prefetched before they
+ * are looked up in order: the lookups are cache misses, overlapped this way. */
+static void prefetch(const LGraph *g, const uint64_t *hs, int k) {
+    int64_t mask = g->nslots - 1;
+    for (int j = 0; j < k; j++) __builtin_prefetch(&g->slots[hs[j] & (uint64_t)mask]);
+    for (int j = 0; j < k; j++) {
+        uint64_t tag = hs[j] >> 32 << 32;
+        int64_t at = (int64_t)(hs[j] & (uint64_t)mask);
+        for (uint64_t s; (s = g->slots[at]); at = (at + 1) & mask)
+            if ((s & ~0xFFFFFFFFull) == tag) {
+                __builtin_prefetch(g->rows + ((int64_t)(s & 0xFFFFFFFFull) - 1) * g->width);
+                break;
+            }
+    }
+}
+
+static int64_t expand_all(LGraph *g, const uint8_t *init, int64_t ninit, int64_t max_states,
+                          uint64_t *hs) {
+    if (room(g, ninit)) return LG_NO_MEMORY;
     for (int64_t i = 0; i < ninit; i++) {
-        int64_t at = add(g, init + i * g->width, 1, NONE32, 0, max_states);
+        const uint8_t *row = init + i * g->width;
+        int64_t at = add(g, row, xxh3_64(row, g->width), 1, NONE32, 0, max_states);
         if (at < 0) return at == -1 ? LG_NO_MEMORY : LG_TOO_LARGE;
     }
     uint32_t reached = 0;
-    for (int64_t node = 0; node < g->n; node++) {
-        g->off[node] = g->ne;
-        int k = model_expand(g->m, g->rows + node * g->width, g->succ, g->labels, 0,
-                             g->violated, 0, &reached);
-        if (k < 0 || k > g->max_succ) return LG_OVERFLOW;
-        for (int j = 0; j < k; j++) {
-            int64_t t = add(g, g->succ + (size_t)j * g->width, g->depth[node] + 1,
-                            (uint32_t)node, g->labels[j], max_states);
-            if (t < 0) return t == -1 ? LG_NO_MEMORY : LG_TOO_LARGE;
-            if (t == node) continue;
-            if (add_edge(g, (uint32_t)t, g->labels[j])) return LG_NO_MEMORY;
+    int counts[BATCH];
+    for (int64_t first = 0; first < g->n;) {
+        /* expand a batch of states (all known already), then look their successors up in
+         * order: the numbering is the one-by-one numbering */
+        int batch = g->n - first < BATCH ? (int)(g->n - first) : BATCH, total = 0;
+        for (int b = 0; b < batch; b++) {
+            int k = model_expand(g->m, g->rows + (first + b) * g->width,
+                                 g->succ + (size_t)total * g->width, g->labels + total, 0,
+                                 g->violated, 0, &reached);
+            if (k < 0 || k > g->max_succ) return LG_OVERFLOW;
+            counts[b] = k;
+            total += k;
         }
+        if (room(g, total)) return LG_NO_MEMORY;
+        for (int j = 0; j < total; j++)
+            hs[j] = xxh3_64(g->succ + (size_t)j * g->width, g->width);
+        prefetch(g, hs, total);
+        for (int b = 0, j = 0; b < batch; b++) {
+            int64_t node = first + b;
+            g->off[node] = g->ne;
+            for (int end = j + counts[b]; j < end; j++) {
+                int64_t t = add(g, g->succ + (size_t)j * g->width, hs[j], g->depth[node] + 1,
+                                (uint32_t)node, g->labels[j], max_states);
+                if (t < 0) return t == -1 ? LG_NO_MEMORY : LG_TOO_LARGE;
+                if (t == node) continue;
+                if (add_edge(g, (uint32_t)t, g->labels[j])) return LG_NO_MEMORY;
+            }
+        }
+        first += batch;
     }
     g->off[g->n] = g->ne;
     return g->n;
@@ -158,4 +212,11 @@ void lg_enabled(const LGraph *g, const uint64_t *of_code, const uint64_t *covere
         for (int64_t e = g->off[i]; e < g->off[i + 1]; e++) bits |= of_code[g->lab[e]];
         enabled[i] = bits & covered[i];
     }
+}
+
+/* Per label code, the first edge that has it (-1: none): label ids are numbered in that
+ * order (graph.py numbers labels as it first keeps an edge with them). */
+void lg_first_codes(const LGraph *g, int64_t *first) {
+    for (int i = 0; i < 65536; i++) first[i] = -1;
+    for (int64_t e = g->ne - 1; e >= 0; e--) first[g->lab[e]] = e;
 }
