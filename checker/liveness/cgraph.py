@@ -62,6 +62,7 @@ class CompiledGraph:
         self.rows: Array = view(lib.lg_rows(h), np.uint8, count, self.width)
         self._came: Array | None = None
         self._conditions: Array | None = None
+        self._local: Array | None = None
 
     def close(self) -> None:
         """Free the C graph (every view dies with it)."""
@@ -76,13 +77,29 @@ class CompiledGraph:
         """State ``node``'s row (a copy)."""
         return bytes(self.rows[node].tobytes())
 
-    def atoms(self, prop: int) -> tuple[Array, Array]:
-        """``(opened, goal)`` of every state for liveness property number ``prop``
-        (``model_liveness``), as ``uint64`` key bit masks."""
+    def atoms(self, prop: int) -> tuple[Array, Array, int]:
+        """``(opened, goal, opened pairs)`` of every state for liveness property number
+        ``prop`` (``model_liveness``): ``uint64`` key bit masks, and how many (state, key)
+        pairs are opened."""
         opened = np.zeros(self.n, dtype=np.uint64)
         goal = np.zeros(self.n, dtype=np.uint64)
-        self.lib.lg_atoms(self.handle, prop, opened.ctypes.data, goal.ctypes.data)
-        return opened, goal
+        count = self.lib.lg_atoms(self.handle, prop, opened.ctypes.data, goal.ctypes.data)
+        return opened, goal, int(count)
+
+    def key(self, opened: Array, goal: Array, bit: int) -> tuple[Array, Array]:
+        """``(allowed, seeds)`` (bool) for key number ``bit``: the states where its ``Q``
+        is false, and those of them that open it."""
+        allowed = np.empty(self.n, dtype=np.uint8)
+        seeds = np.empty(self.n, dtype=np.uint8)
+        self.lib.lg_key(
+            self.handle,
+            opened.ctypes.data,
+            goal.ctypes.data,
+            1 << bit,
+            allowed.ctypes.data,
+            seeds.ctypes.data,
+        )
+        return allowed.view(bool), seeds.view(bool)
 
     def conditions(self) -> Array:
         """Every state's ``model_conditions`` bits (``uint32``; computed once)."""
@@ -110,17 +127,19 @@ class CompiledGraph:
         """The states of ``inside`` (bool) reachable from ``seeds`` (bool, within it)
         through ``inside``, or with ``backward`` the ones reaching them (bool)."""
         mark = seeds.astype(np.uint8)
-        within = np.ascontiguousarray(inside, dtype=np.uint8)
+        within = np.ascontiguousarray(inside).view(np.uint8)
         found = self.lib.lg_reach(self.handle, within.ctypes.data, mark.ctypes.data, backward)
         if found < 0:
             raise MemoryError("the compiled liveness graph ran out of memory")
-        return mark.astype(bool)
+        return mark.view(bool)
 
     def subgraph(self, nodes: Array) -> tuple[Array, Array, Array]:
         """The CSR ``(indptr, indices, global edge numbers)`` of the graph induced by the
         sorted states ``nodes`` (``int64``), in their positions."""
         nodes = np.ascontiguousarray(nodes, dtype=np.int64)
-        local = np.full(self.n, -1, dtype=np.int32)
+        if self._local is None:
+            self._local = np.full(self.n, -1, dtype=np.int32)
+        local = self._local  # all -1 between calls
         local[nodes] = np.arange(len(nodes), dtype=np.int32)
         k = len(nodes)
         count = int(self.lib.lg_sub_count(self.handle, nodes.ctypes.data, k, local.ctypes.data))
@@ -136,6 +155,7 @@ class CompiledGraph:
             indices.ctypes.data,
             eids.ctypes.data,
         )
+        local[nodes] = -1
         return indptr, indices, eids
 
     def bfs(self, start: int, inside: Array, goal: Array) -> list[int] | None:

@@ -22,7 +22,7 @@ class Rules:
     """The fairness constraints as masks: ``strong[c]``; ``of_code[label code]`` the
     constraints a step with that label fulfils; ``covered[state]`` the constraints whose
     condition holds there; ``enabled[state]``; ``strong_mask``; ``count`` constraints;
-    ``code_id[label code]`` its label id."""
+    ``code_id[label code]`` its label id; ``labels[label id]``."""
 
     strong: tuple[bool, ...]
     of_code: Array
@@ -30,6 +30,8 @@ class Rules:
     enabled: Array
     strong_mask: Any
     count: int
+    idle: Array
+    """Per state, whether no constraint is enabled there (a fair behaviour may stutter)."""
     code_id: Array = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
     def taken(self, graph: CompiledGraph, node: int, edge: int) -> int:

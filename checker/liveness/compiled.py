@@ -100,7 +100,7 @@ def rules_of(
                 covered[(bits >> np.uint32(i)) & np.uint32(1) == 1] |= np.uint64(guarded)
     strong = sum(1 << c for c, s in enumerate(rules.strong) if s)
     enabled = graph.enabled(of_code, covered)
-    return Rules(rules.strong, of_code, covered, enabled, np.uint64(strong), count)
+    return Rules(rules.strong, of_code, covered, enabled, np.uint64(strong), count, enabled == 0)
 
 
 def _sccs(graph: CompiledGraph, nodes: Array) -> tuple[Array, Array, Array, Array]:
@@ -119,7 +119,7 @@ def _sccs(graph: CompiledGraph, nodes: Array) -> tuple[Array, Array, Array, Arra
 def fair_components(graph: CompiledGraph, rules: Rules, allowed: Array) -> Array:
     """Per state, the fair component (``fair.fair_components``) holding it, -1 for none;
     components are numbered arbitrarily."""
-    owner = np.full(graph.n, -1, dtype=np.int64)
+    owner = np.full(graph.n, -1, dtype=np.int32)
     pending = np.flatnonzero(allowed)
     found = 0
     while len(pending):
@@ -163,22 +163,18 @@ def _leads_to(
     text, its lasso, whether the lasso ends where a bound cuts progress)``. Both of
     ``judge``'s runs (stutter states in ``cuts`` excluded, then included) share each key's
     region and fair components; the second only matters when the first finds nothing."""
-    opened, goal = graph.atoms(index)
+    opened, goal, count = graph.atoms(index)
     present = int(np.bitwise_or.reduce(opened)) if graph.n else 0
-    count = int(np.unpackbits(opened.view(np.uint8)).sum(dtype=np.int64))
     keys = {model.liveness_key(index, b): b for b in range(64) if present >> b & 1}
     uncut: Best = None
     cut: Best = None
     for key in sorted(keys, key=repr):
-        bit = np.uint64(1 << keys[key])
-        allowed = (goal & bit) == 0
-        seeds = (opened & bit) != 0
-        seeds &= allowed
+        allowed, seeds = graph.key(opened, goal, keys[key])
         if not seeds.any():
             continue
         region = graph.reach(allowed, seeds)
         owner = fair_components(graph, rules, region)
-        free = region & (rules.enabled == 0)
+        free = region & rules.idle
         for excluded in (False, True) if cuts is not None else (False,):
             stops = free & ~cuts if excluded and cuts is not None else free
             doomed = graph.reach(region, stops | (owner >= 0), backward=True)
