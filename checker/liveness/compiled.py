@@ -14,7 +14,6 @@ cloop``). Verdicts, keys, lassos and counts equal the reference's.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -22,7 +21,7 @@ import numpy as np
 from scipy.sparse import csr_array
 from scipy.sparse.csgraph import connected_components
 
-from checker.liveness.cgraph import NO_PARENT, Array, CompiledGraph
+from checker.liveness.cgraph import Array, CompiledGraph
 from checker.liveness.check import Verdict
 from checker.liveness.cloop import Rules, lasso_from
 from checker.liveness.fair import Constraints
@@ -238,11 +237,4 @@ def judge_compiled(
         graph.close()
 
 
-def timed(spec: Spec, model: Any, props: list[Property], fairness: list[Fairness], cap: int) -> Any:
-    """``(Judged, seconds)``."""
-    start = time.monotonic()
-    judged = judge_compiled(spec, model, props, fairness, cap)
-    return judged, time.monotonic() - start
-
-
-__all__ = ["NO_PARENT", "Judged", "NotCompiled", "judge_compiled", "timed", "unsupported"]
+__all__ = ["Judged", "NotCompiled", "judge_compiled", "unsupported"]
