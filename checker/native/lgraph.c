@@ -112,7 +112,9 @@ static int add_edge(LGraph *g, uint32_t target, uint16_t label) {
 static int64_t expand_all(LGraph *g, const uint8_t *init, int64_t ninit, int64_t max_states,
                           uint64_t *hs);
 
+/* Build the graph (once per LGraph: the buffers are trimmed to size at the end). */
 int64_t lg_build(LGraph *g, const uint8_t *init, int64_t ninit, int64_t max_states) {
+    if (g->n || g->off) return LG_OVERFLOW;
     if (max_states >= (int64_t)NONE32) max_states = (int64_t)NONE32 - 1;
     uint64_t *hs = malloc((size_t)BATCH * g->max_succ * 8);
     if (!hs) return LG_NO_MEMORY;
@@ -177,6 +179,12 @@ static int64_t expand_all(LGraph *g, const uint8_t *init, int64_t ninit, int64_t
         first += batch;
     }
     g->off[g->n] = g->ne;
+    /* the table is no longer needed; give the growth slack back */
+    free(g->slots);
+    g->slots = NULL;
+    g->nslots = 0;
+    if (g->n) grow((void **)&g->rows, g->width, g->n);
+    if (g->ne) { grow((void **)&g->dst, 4, g->ne); grow((void **)&g->lab, 2, g->ne); }
     return g->n;
 }
 
