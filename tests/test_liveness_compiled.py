@@ -140,3 +140,42 @@ def test_without_a_compiled_form_the_reference_runs_and_says_why():
     spec, _ = made("tla", replicas=2)
     found = live.check(spec, spec.liveness(), live.fairness_of(spec), core="compiled")
     assert (found.core, found.note) == ("reference", "no compiled core")
+
+
+def test_explore_core_choice_reaches_liveness(tmp_path, monkeypatch):
+    """``explore --core compiled --liveness`` judges on the compiled core (where its
+    certificate lets it run) and reports what ``--core reference`` reports."""
+    import json
+
+    from click.testing import CliRunner
+
+    from checker.cli import cli
+    from checker.liveness import compiled
+
+    monkeypatch.setenv("HWCHECK_UNCERTIFIED_CORE", "1")
+    calls: list[int] = []
+    judge = compiled.judge_compiled
+
+    def spy(*args, **kwargs):
+        calls.append(1)
+        return judge(*args, **kwargs)
+
+    monkeypatch.setattr(compiled, "judge_compiled", spy)
+    found = {}
+    for core in ("compiled", "reference"):
+        out = tmp_path / core
+        args = ["explore", "--no-progress", "--show", "none", "--out", str(out), "--core", core]
+        args += ["--replicas", "2", "--truncation", "hw", "--liveness"]
+        result = CliRunner().invoke(cli, args, catch_exceptions=False)
+        assert result.exit_code == 12, result.output
+        assert "22,050 states, 55,428 edges" in result.stderr
+        props = json.loads((out / "summary.json").read_text())["properties"]
+        found[core] = {  # the leads-to properties, but for the trace file's folder
+            n: {k: v for k, v in p.items() if k != "trace"}
+            for n, p in props.items()
+            if "-" in p["kind"]
+        }
+        traces = sorted(out.glob("*/trace.json"))
+        found[core]["traces"] = [(t.parent.name, json.loads(t.read_text())) for t in traces]
+        assert len(calls) == 1  # the compiled run only
+    assert len(found["compiled"]) == 5 and found["compiled"] == found["reference"]
