@@ -16,6 +16,8 @@ import click
 from checker.commands.options import build
 from checker.liveness import run as live
 from checker.liveness.fairness import FairnessError
+from checker.models import compose
+from checker.native import certificate
 from checker.result import CheckResult, Status
 
 LIVENESS_FLAGS = (
@@ -37,11 +39,12 @@ LIVENESS_FLAGS = (
     click.option(
         "--liveness-max-states",
         type=click.IntRange(min=1),
-        default=live.MAX_STATES,
-        show_default=True,
+        default=None,
         metavar="N",
-        help="The most states the liveness graph may hold; a larger graph leaves the "
-        "liveness properties unknown (exit 3), said before it is built.",
+        help="The most states the liveness graph may hold (default: "
+        f"{live.COMPILED_MAX_STATES:,} on the compiled core, {live.MAX_STATES:,} on the "
+        "reference); a larger graph leaves the liveness properties unknown (exit 3), said "
+        "before it is built.",
     ),
     click.option(
         "--unfair",
@@ -90,11 +93,19 @@ def fairness(
 
 
 def check(
-    spec: Any, props: list[Any], rules: Any, result: CheckResult, max_states: int = live.MAX_STATES
+    spec: Any,
+    props: list[Any],
+    rules: Any,
+    result: CheckResult,
+    max_states: int | None = None,
+    core: str = "reference",
 ) -> live.Liveness | None:
     """Judge ``props`` under the fairness ``rules`` after a safety search that ran to its
     end, and fold the verdicts into ``result``; ``None`` (nothing judged) after an
-    interrupted, cut or failed search, whose liveness properties stay unknown."""
+    interrupted, cut or failed search, whose liveness properties stay unknown. ``core``
+    ``compiled``: on the model's compiled core where it has one proven on these sources
+    (``compose.compiled_model``) and it compiles these properties, else on the reference
+    (one stderr line says why); ``max_states``: default, that core's budget."""
     if not props:
         return None
     # the liveness graph is its own search: a safety search that ended early because every
@@ -104,11 +115,19 @@ def check(
         for prop in props:
             result.unsettled[prop.name] = "the search did not finish"
         return None
-    why = live.too_large(result, spec, max_states)
+    model, note = compose.compiled_model(spec) if core == "compiled" else (None, "")
+    if core == "compiled" and model is not None:
+        core, note = live.core_for(model, props)
+    elif core == "compiled":
+        core = "reference"
+    if note and note != certificate.STALE:  # a stale certificate was said before the search
+        click.echo(f"Note: liveness runs on the reference core ({note}).", err=True)
+    cap = live.budget(core) if max_states is None else max_states
+    why = live.too_large(result, spec, cap, core)
     found = (
-        live.Liveness([], fairness=tuple(rules), error=why)
+        live.Liveness([], fairness=tuple(rules), error=why, core=core)
         if why
-        else live.check(spec, props, rules, max_states)
+        else live.check(spec, props, rules, cap, core=core, model=model)
     )
     live.merge(result, found, props)
     return found

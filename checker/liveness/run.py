@@ -1,9 +1,10 @@
 """Check a model's liveness properties and fold the answers into a search's ``CheckResult``.
 
 The safety search (any engine, any core) runs first; liveness then builds the model's whole
-plain state graph with the reference core (``checker.liveness.graph``) and judges each
-property under the run's fairness (``checker.liveness.check``). Every engine and core
-therefore gives the same liveness verdicts and the same lassos.
+plain state graph and judges each property under the run's fairness: on the compiled core
+(``checker.liveness.compiled``: the graph in C, the check on arrays) when the caller passes
+the model's compiled core, else on the reference core (``checker.liveness.graph``,
+``checker.liveness.check``). Both give the same verdicts and the same lassos.
 """
 
 from __future__ import annotations
@@ -15,18 +16,37 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from checker.fingerprint import fingerprint
+from checker.liveness import compiled
 from checker.liveness import fairness as fair_text
 from checker.liveness.check import Verdict, judge_all
 from checker.liveness.fair import Constraints
 from checker.liveness.fairness import FairnessError
 from checker.liveness.graph import GraphTooLarge, build
 from checker.model import Spec
+from checker.native.build import NativeUnavailable
 from checker.properties import LEADS_TO, Fairness, Property
 from checker.result import CheckResult, Loop, Status, Step, Violation, peak_rss_mb
 
 MAX_STATES = 2_000_000
-"""The default budget of the liveness graph (states): about 2 GiB of Python objects and a
-minute of graph building on the reference core."""
+"""The default budget of the liveness graph (states) on the reference core: about 2 GiB of
+Python objects and a minute of graph building."""
+COMPILED_MAX_STATES = 100_000_000
+"""The default budget on the compiled core: rows, edges and arrays in C and numpy, about
+150 bytes a state (18,329,597 states, the kafka model's at 3 replicas, fit in a few GiB)."""
+
+
+def budget(core: str) -> int:
+    """The default liveness budget of ``core`` (``compiled`` or ``reference``)."""
+    return COMPILED_MAX_STATES if core == "compiled" else MAX_STATES
+
+
+def core_for(model: Any, props: Sequence[Property]) -> tuple[str, str]:
+    """``("compiled", "")`` when ``props`` can be judged on ``model`` (a compiled core's
+    codec, or None), else ``("reference", why not)``."""
+    if model is None:
+        return "reference", "no compiled core"
+    why = compiled.unsupported(model, list(props))
+    return ("reference", why) if why else ("compiled", "")
 
 
 @dataclass
@@ -43,6 +63,9 @@ class Liveness:
     error: str = ""
     lassos: dict[str, list[tuple[Any, Any]]] = field(default_factory=dict)
     """Per violated (or cut) property, its lasso's ``(label or None, state)`` pairs."""
+    core: str = "reference"
+    """The core that judged them; ``note``: why the reference did when compiled was asked."""
+    note: str = ""
 
 
 def liveness_of(spec: Spec) -> list[Property]:
@@ -77,16 +100,44 @@ def check(
     spec: Spec,
     props: Sequence[Property],
     fairness: Sequence[Fairness],
-    max_states: int = MAX_STATES,
+    max_states: int | None = None,
     on_level: Callable[[int, int], None] | None = None,
+    core: str = "reference",
+    model: Any = None,
 ) -> Liveness:
-    """Build the graph and judge ``props`` under ``fairness``. A graph past ``max_states``
-    gives a ``Liveness`` whose ``error`` says so; the model's exceptions pass through."""
+    """Build the graph and judge ``props`` under ``fairness``: on the compiled core of
+    ``model`` (its codec) when ``core`` is ``compiled`` and it can (``core_for``), else on
+    the reference, with ``note`` saying why. A graph past ``max_states`` (default: the
+    core's ``budget``) gives a ``Liveness`` whose ``error`` says so; the model's exceptions
+    pass through."""
     start = time.monotonic()
+    note = "--core reference"
+    if core == "compiled":
+        core, note = core_for(model, props)
+    if core == "compiled":
+        cap = budget(core) if max_states is None else max_states
+        try:
+            done = compiled.judge_compiled(spec, model, list(props), list(fairness), cap)
+        except GraphTooLarge as exc:
+            return Liveness([], fairness=tuple(fairness), error=str(exc), core=core)
+        except (compiled.NotCompiled, NativeUnavailable) as exc:
+            note = str(exc)
+        else:
+            seconds = time.monotonic() - start
+            return Liveness(
+                done.verdicts,
+                done.states,
+                done.edges,
+                seconds,
+                tuple(fairness),
+                "",
+                done.lassos,
+                "compiled",
+            )
     try:
-        graph = build(spec, max_states, on_level)
+        graph = build(spec, budget("reference") if max_states is None else max_states, on_level)
     except GraphTooLarge as exc:
-        return Liveness([], fairness=tuple(fairness), error=str(exc))
+        return Liveness([], fairness=tuple(fairness), error=str(exc), note=note)
     conditions: dict[str, Any] = getattr(spec, "conditions", dict)()
     rules = Constraints.over(graph, fairness, conditions)
     verdicts = judge_all(graph, props, rules, getattr(spec, "cut", None))
@@ -97,8 +148,9 @@ def check(
         for v in verdicts
         if v.lasso is not None
     }
+    seconds = time.monotonic() - start
     return Liveness(
-        verdicts, len(graph), graph.edges, time.monotonic() - start, tuple(fairness), "", lassos
+        verdicts, len(graph), graph.edges, seconds, tuple(fairness), "", lassos, note=note
     )
 
 
@@ -156,8 +208,9 @@ def merge(result: CheckResult, found: Liveness, props: Sequence[Property]) -> No
         result.reason = "liveness: " + "; ".join(reasons)
 
 
-def too_large(result: CheckResult, spec: Spec, max_states: int) -> str:
-    """Why the plain graph of a finished safety search cannot fit ``max_states``, or "".
+def too_large(result: CheckResult, spec: Spec, max_states: int, core: str = "reference") -> str:
+    """Why the plain graph of a finished safety search cannot fit ``max_states`` (the budget
+    of ``core``, the core liveness will run on), or "".
 
     With symmetry the search counted orbits; each holds at most ``replicas!`` states, so the
     plain graph has between ``orbits`` and ``orbits * replicas!`` states (the upper bound is
@@ -169,7 +222,7 @@ def too_large(result: CheckResult, spec: Spec, max_states: int) -> str:
     size = f"{orbits:,} states" if renamings == 1 else f"up to {orbits * renamings:,} states"
     return (
         f"the whole plain graph has {size}, past the liveness budget of {max_states:,} "
-        "(--liveness-max-states); liveness holds it in memory on the reference core: lower "
+        f"(--liveness-max-states); liveness holds it in memory on the {core} core: lower "
         "the bounds (e.g. --replicas 2) or raise the budget"
     )
 

@@ -24,8 +24,22 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 HERE = Path(__file__).parent
-ENGINE_SOURCES = (HERE / "engine.c", HERE / "access.c", HERE / "walk.c", HERE / "xxh3.c")
-HEADERS = (HERE / "model.h", HERE / "engine.h", HERE / "tables.h", HERE / "rows.h", HERE / "xxh3.h")
+ENGINE_SOURCES = (
+    HERE / "engine.c",
+    HERE / "access.c",
+    HERE / "walk.c",
+    HERE / "xxh3.c",
+    HERE / "lgraph.c",
+    HERE / "lwalk.c",
+)
+HEADERS = (
+    HERE / "model.h",
+    HERE / "engine.h",
+    HERE / "tables.h",
+    HERE / "rows.h",
+    HERE / "xxh3.h",
+    HERE / "lgraph.h",
+)
 FLAGS = ("-O2", "-std=gnu11", "-shared", "-fPIC", "-pthread", "-fno-strict-aliasing")
 
 
@@ -198,7 +212,25 @@ def _declare(lib: ctypes.CDLL) -> None:
         "hwcheck_xxh3": (ctypes.c_uint64, [p, ctypes.c_size_t]),
         "hwcheck_mt_draws": (None, [p, p, i32, p]),
         "eng_walk": (i32, [p, p, i32, p, p, u32, u32, u32, p, p, p, p, p, p, p]),
+        "lg_new": (p, [p, i32]),
+        "lg_free": (None, [p]),
+        "lg_build": (i64, [p, p, i64, i64]),
+        "lg_width": (i32, [p]),
+        "lg_count": (i64, [p]),
+        "lg_edges": (i64, [p]),
+        "lg_error_depth": (i64, [p]),
+        "lg_atoms": (i64, [p, i32, p, p]),
+        "lg_key": (i64, [p, p, p, ctypes.c_uint64, p, p]),
+        "lg_conditions": (None, [p, p]),
+        "lg_first_codes": (None, [p, p]),
+        "lg_enabled": (None, [p, p, p, p]),
+        "lg_reach": (i64, [p, p, p, i32]),
+        "lg_sub_count": (i64, [p, p, i64, p]),
+        "lg_sub_fill": (None, [p, p, i64, p, p, p, p]),
+        "lg_bfs": (i64, [p, i64, p, p, p, p, i64]),
     }
+    for name in ("lg_rows", "lg_off", "lg_dst", "lg_lab", "lg_parent", "lg_plabel", "lg_depth"):
+        signatures[name] = (p, [p])
     for name, (result, args) in signatures.items():
         function = getattr(lib, name)
         function.restype, function.argtypes = result, args

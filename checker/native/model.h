@@ -50,4 +50,15 @@ uint32_t model_invariants(const Model *m, const uint8_t *row, uint32_t mask);
 /* The reference state's marshal (format 2) encoding; returns its length. */
 int model_marshal(const Model *m, const uint8_t *row, uint8_t *buf);
 
+/* Liveness atoms (checker/liveness/compiled.py; twins of the Python model's liveness
+ * predicates). For liveness property `prop` (the model's order): bit k of `*opened` is set
+ * when `row` opens obligation key k (for a leads-to property P ~> Q, k in P(state); the
+ * codec maps key numbers to the Python keys), bit k of `*goal` when Q(state, k) holds. */
+void model_liveness(const Model *m, const uint8_t *row, int prop, uint64_t *opened,
+                    uint64_t *goal);
+/* The model's named state conditions (Fairness.when), one bit each in the codec's order,
+ * and MODEL_CUT_BIT when the model's cut holds (a bound stops progress here). */
+#define MODEL_CUT_BIT 31
+uint32_t model_conditions(const Model *m, const uint8_t *row);
+
 #endif

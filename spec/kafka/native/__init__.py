@@ -37,6 +37,7 @@ SOURCES = (
     HERE / "flight.c",
     HERE / "diverging.c",
     HERE / "properties.c",
+    HERE / "liveness.c",
 )
 HEADERS = (HERE / "kafka.h",)
 
@@ -58,6 +59,9 @@ PROPERTY_BITS = {
     "NoUncommittedRead": 14,
 }
 """Property name to its bit in the compiled core (``kafka.h``)."""
+
+LIVENESS = ("AckedReachesIsr", "HwReachesLeo", "LeaderElected", "FollowerCatchesUp")
+"""The liveness properties ``model_liveness`` evaluates (``liveness.c``), in its order."""
 
 MAX_RECORDS = 7
 MAX_EPOCH = 15
@@ -102,6 +106,23 @@ class Codec:
     headers: tuple[Path, ...] = HEADERS
     action_names: tuple[str, ...] = ACTION_NAMES
     property_bits: Any = None
+    liveness_names: tuple[str, ...] = LIVENESS
+    condition_names: tuple[str, ...] = ("LeaderOffline",)
+
+    def liveness_key(self, prop: int, bit: int) -> Any:
+        """The Python obligation key of key number ``bit`` of liveness property ``prop``
+        (``liveness.c``)."""
+        if prop == 0:
+            return (bit // self.records, bit % self.records)
+        if prop == 2:
+            return ()
+        return (bit // (self.max_epoch + 1), bit % (self.max_epoch + 1))
+
+    def liveness_unfit(self) -> str | None:
+        """Why the key numbers do not fit 64 bits at these bounds, or None."""
+        if self.records * self.records > 64 or self.n * (self.max_epoch + 1) > 64:
+            return "liveness keys past 64 at these bounds"
+        return None
 
     @property
     def width(self) -> int:

@@ -24,7 +24,7 @@ from spec.tla import fenced as f
 from spec.tla.config import TLA_VARIANTS
 
 HERE = Path(__file__).parent
-SOURCES = (HERE / "state.c", HERE / "actions.c", HERE / "properties.c")
+SOURCES = (HERE / "state.c", HERE / "actions.c", HERE / "properties.c", HERE / "liveness.c")
 HEADERS = (HERE / "tla.h",)
 
 PROPERTY_BITS = {
@@ -96,6 +96,18 @@ class Codec:
     sources: tuple[Path, ...] = SOURCES
     headers: tuple[Path, ...] = HEADERS
     property_bits: dict[Any, Any] = field(default_factory=lambda: dict(PROPERTY_BITS))
+    liveness_names: tuple[str, ...] = ("NamedLeaderTakesOver", "CommitProgress")
+    """The liveness properties ``model_liveness`` evaluates (``liveness.c``), in its order."""
+    condition_names: tuple[str, ...] = ()
+
+    def liveness_key(self, prop: int, bit: int) -> Any:
+        """The Python obligation key of key number ``bit`` of liveness property ``prop``
+        (``liveness.c``): ``(epoch, replica)``, or a replica."""
+        return (bit // self.n, bit % self.n) if prop == 0 else bit
+
+    def liveness_unfit(self) -> str | None:
+        """Why the key numbers do not fit 64 bits at these bounds, or None."""
+        return "liveness keys past 64" if (self.max_epoch + 1) * self.n > 64 else None
 
     @property
     def width(self) -> int:

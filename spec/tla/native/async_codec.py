@@ -59,6 +59,9 @@ class Codec:
     sources: tuple[Path, ...] = SOURCES
     headers: tuple[Path, ...] = HEADERS
     property_bits: dict[Any, Any] = field(default_factory=lambda: dict(PROPERTY_BITS))
+    liveness_names: tuple[str, ...] = ()
+    """The module has no liveness property (``model_liveness`` gives nothing)."""
+    condition_names: tuple[str, ...] = ()
 
     @property
     def messages(self) -> int:

@@ -226,3 +226,16 @@ int model_expand(const Model *m, const uint8_t *row, uint8_t *out, uint16_t *lab
     }
     return count;
 }
+
+/* The AsyncIsr module has no liveness property, named condition or cut (model.h). */
+void model_liveness(const Model *m, const uint8_t *row, int prop, uint64_t *opened,
+                    uint64_t *goal) {
+    (void)m; (void)row; (void)prop;
+    *opened = 0;
+    *goal = 0;
+}
+
+uint32_t model_conditions(const Model *m, const uint8_t *row) {
+    (void)m; (void)row;
+    return 0;
+}

@@ -1,0 +1,286 @@
+/* The compiled liveness graph: checker/liveness/graph.py's build, on rows.
+ *
+ * States are numbered in breadth-first order from the initial rows, successors in the model's
+ * order (model_expand gives the reference's), so the numbering, the parents and the label
+ * order equal the reference graph's. A new row gets the next number: the frontier is then
+ * simply the states numbered in one level, expanded in number order. Self-loops are dropped.
+ * Every buffer grows by realloc and is checked; past max_states the build stops. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lgraph.h"
+#include "xxh3.h"
+
+#define NONE32 UINT32_MAX
+#define BATCH 16 /* states expanded before their successors are looked up */
+
+LGraph *lg_new(const int32_t *params, int nparams) {
+    LGraph *g = calloc(1, sizeof(LGraph));
+    if (!g) return NULL;
+    g->m = model_new(params, nparams);
+    if (!g->m) { free(g); return NULL; }
+    g->width = model_width(g->m);
+    g->max_succ = model_max_successors(g->m);
+    g->succ = malloc((size_t)BATCH * g->max_succ * g->width);
+    g->labels = malloc((size_t)BATCH * g->max_succ * sizeof(uint16_t));
+    g->violated = malloc((size_t)BATCH * g->max_succ * sizeof(uint32_t));
+    if (!g->succ || !g->labels || !g->violated) { lg_free(g); return NULL; }
+    return g;
+}
+
+void lg_free(LGraph *g) {
+    if (!g) return;
+    if (g->m) model_free(g->m);
+    free(g->rows); free(g->slots); free(g->off); free(g->dst); free(g->lab);
+    free(g->parent); free(g->plabel); free(g->depth); free(g->poff); free(g->psrc);
+    free(g->succ); free(g->labels); free(g->violated);
+    free(g);
+}
+
+static int grow(void **p, size_t item, int64_t want) {
+    void *q = realloc(*p, (size_t)want * item);
+    if (!q) return -1;
+    *p = q;
+    return 0;
+}
+
+/* Room for one more state (rows, off, parent, plabel, depth). */
+static int reserve_state(LGraph *g) {
+    if (g->n + 1 < g->cap) return 0;
+    int64_t want = g->cap ? g->cap + g->cap / 2 : 1 << 16;
+    if (grow((void **)&g->rows, g->width, want) || grow((void **)&g->off, 8, want + 1)
+        || grow((void **)&g->parent, 4, want) || grow((void **)&g->plabel, 2, want)
+        || grow((void **)&g->depth, 4, want))
+        return -1;
+    g->cap = want;
+    return 0;
+}
+
+static int rehash(LGraph *g, int64_t nslots) {
+    uint64_t *slots = calloc((size_t)nslots, 8);
+    if (!slots) return -1;
+    for (int64_t i = 0; i < g->n; i++) {
+        uint64_t h = xxh3_64(g->rows + i * g->width, g->width);
+        int64_t at = (int64_t)(h & (uint64_t)(nslots - 1));
+        while (slots[at]) at = (at + 1) & (nslots - 1);
+        slots[at] = (h >> 32 << 32) | (uint64_t)(i + 1);
+    }
+    free(g->slots);
+    g->slots = slots;
+    g->nslots = nslots;
+    return 0;
+}
+
+/* Room in the table for `more` states at most half full (no rehash until then). */
+static int room(LGraph *g, int64_t more) {
+    int64_t want = g->nslots ? g->nslots : 1 << 16;
+    while ((g->n + more) * 2 > want) want *= 2;
+    return want == g->nslots ? 0 : rehash(g, want);
+}
+
+/* The number of `row` (hash h), adding it as a new state (depth, parent, label) when
+ * unseen; -1 when out of memory, -2 past max_states. The table has room (room()). */
+static int64_t add(LGraph *g, const uint8_t *row, uint64_t h, uint32_t depth, uint32_t parent,
+                   uint16_t label, int64_t max_states) {
+    uint64_t tag = h >> 32 << 32;
+    int64_t mask = g->nslots - 1, at = (int64_t)(h & (uint64_t)mask);
+    for (uint64_t s; (s = g->slots[at]); at = (at + 1) & mask) {
+        if ((s & ~0xFFFFFFFFull) != tag) continue;
+        int64_t i = (int64_t)(s & 0xFFFFFFFFull) - 1;
+        if (!memcmp(g->rows + i * g->width, row, g->width)) return i;
+    }
+    if (g->n >= max_states) { g->error_depth = depth; return -2; }
+    if (reserve_state(g)) return -1;
+    int64_t i = g->n++;
+    memcpy(g->rows + i * g->width, row, g->width);
+    g->parent[i] = parent; g->plabel[i] = label; g->depth[i] = depth;
+    g->slots[at] = tag | (uint64_t)(i + 1);
+    return i;
+}
+
+static int add_edge(LGraph *g, uint32_t target, uint16_t label) {
+    if (g->ne == g->ecap) {
+        int64_t want = g->ecap ? g->ecap + g->ecap / 2 : 1 << 18;
+        if (grow((void **)&g->dst, 4, want) || grow((void **)&g->lab, 2, want)) return -1;
+        g->ecap = want;
+    }
+    g->dst[g->ne] = target; g->lab[g->ne] = label; g->ne++;
+    return 0;
+}
+
+static int64_t expand_all(LGraph *g, const uint8_t *init, int64_t ninit, int64_t max_states,
+                          uint64_t *hs);
+
+/* Build the graph (once per LGraph: the buffers are trimmed to size at the end). */
+int64_t lg_build(LGraph *g, const uint8_t *init, int64_t ninit, int64_t max_states) {
+    if (g->n || g->off) return LG_OVERFLOW;
+    if (max_states >= (int64_t)NONE32) max_states = (int64_t)NONE32 - 1;
+    uint64_t *hs = malloc((size_t)BATCH * g->max_succ * 8);
+    if (!hs) return LG_NO_MEMORY;
+    int64_t done = expand_all(g, init, ninit, max_states, hs);
+    free(hs);
+    return done;
+}
+
+/* Successors are hashed and their slots (then their candidate rows) prefetched before they
+ * are looked up in order: the lookups are cache misses, overlapped this way. */
+static void prefetch(const LGraph *g, const uint64_t *hs, int k) {
+    int64_t mask = g->nslots - 1;
+    for (int j = 0; j < k; j++) __builtin_prefetch(&g->slots[hs[j] & (uint64_t)mask]);
+    for (int j = 0; j < k; j++) {
+        uint64_t tag = hs[j] >> 32 << 32;
+        int64_t at = (int64_t)(hs[j] & (uint64_t)mask);
+        for (uint64_t s; (s = g->slots[at]); at = (at + 1) & mask)
+            if ((s & ~0xFFFFFFFFull) == tag) {
+                __builtin_prefetch(g->rows + ((int64_t)(s & 0xFFFFFFFFull) - 1) * g->width);
+                break;
+            }
+    }
+}
+
+static int64_t expand_all(LGraph *g, const uint8_t *init, int64_t ninit, int64_t max_states,
+                          uint64_t *hs) {
+    if (room(g, ninit)) return LG_NO_MEMORY;
+    for (int64_t i = 0; i < ninit; i++) {
+        const uint8_t *row = init + i * g->width;
+        int64_t at = add(g, row, xxh3_64(row, g->width), 1, NONE32, 0, max_states);
+        if (at < 0) return at == -1 ? LG_NO_MEMORY : LG_TOO_LARGE;
+    }
+    uint32_t reached = 0;
+    int counts[BATCH];
+    for (int64_t first = 0; first < g->n;) {
+        /* expand a batch of states (all known already), then look their successors up in
+         * order: the numbering is the one-by-one numbering */
+        int batch = g->n - first < BATCH ? (int)(g->n - first) : BATCH, total = 0;
+        for (int b = 0; b < batch; b++) {
+            int k = model_expand(g->m, g->rows + (first + b) * g->width,
+                                 g->succ + (size_t)total * g->width, g->labels + total, 0,
+                                 g->violated, 0, &reached);
+            if (k < 0 || k > g->max_succ) return LG_OVERFLOW;
+            counts[b] = k;
+            total += k;
+        }
+        if (room(g, total)) return LG_NO_MEMORY;
+        for (int j = 0; j < total; j++)
+            hs[j] = xxh3_64(g->succ + (size_t)j * g->width, g->width);
+        prefetch(g, hs, total);
+        for (int b = 0, j = 0; b < batch; b++) {
+            int64_t node = first + b;
+            g->off[node] = g->ne;
+            for (int end = j + counts[b]; j < end; j++) {
+                int64_t t = add(g, g->succ + (size_t)j * g->width, hs[j], g->depth[node] + 1,
+                                (uint32_t)node, g->labels[j], max_states);
+                if (t < 0) return t == -1 ? LG_NO_MEMORY : LG_TOO_LARGE;
+                if (t == node) continue;
+                if (add_edge(g, (uint32_t)t, g->labels[j])) return LG_NO_MEMORY;
+            }
+        }
+        first += batch;
+    }
+    g->off[g->n] = g->ne;
+    /* the table is no longer needed; give the growth slack back */
+    free(g->slots);
+    g->slots = NULL;
+    g->nslots = 0;
+    if (g->n) grow((void **)&g->rows, g->width, g->n);
+    if (g->ne) { grow((void **)&g->dst, 4, g->ne); grow((void **)&g->lab, 2, g->ne); }
+    return g->n;
+}
+
+/* -- what Python reads ------------------------------------------------------------------- */
+int lg_width(const LGraph *g) { return g->width; }
+int64_t lg_count(const LGraph *g) { return g->n; }
+int64_t lg_edges(const LGraph *g) { return g->ne; }
+int64_t lg_error_depth(const LGraph *g) { return g->error_depth; }
+void *lg_rows(const LGraph *g) { return g->rows; }
+void *lg_off(const LGraph *g) { return g->off; }
+void *lg_dst(const LGraph *g) { return g->dst; }
+void *lg_lab(const LGraph *g) { return g->lab; }
+void *lg_parent(const LGraph *g) { return g->parent; }
+void *lg_plabel(const LGraph *g) { return g->plabel; }
+void *lg_depth(const LGraph *g) { return g->depth; }
+
+/* Every state's liveness atoms for property `prop` (model_liveness), or with prop < 0 its
+ * conditions (model_conditions), on ATOM_THREADS threads. */
+#define ATOM_THREADS 2
+typedef struct {
+    const LGraph *g;
+    int prop;
+    int64_t start, end, count;
+    uint64_t *opened, *goal;
+    uint32_t *conditions;
+} AtomJob;
+
+static void *atom_run(void *arg) {
+    AtomJob *job = arg;
+    const LGraph *g = job->g;
+    for (int64_t i = job->start; i < job->end; i++) {
+        const uint8_t *row = g->rows + i * g->width;
+        if (job->prop < 0) {
+            job->conditions[i] = model_conditions(g->m, row);
+            continue;
+        }
+        model_liveness(g->m, row, job->prop, &job->opened[i], &job->goal[i]);
+        job->count += __builtin_popcountll(job->opened[i]);
+    }
+    return NULL;
+}
+
+static int64_t atom_jobs(const LGraph *g, int prop, uint64_t *opened, uint64_t *goal,
+                         uint32_t *conditions) {
+    AtomJob jobs[ATOM_THREADS];
+    pthread_t threads[ATOM_THREADS];
+    int started[ATOM_THREADS] = {0};
+    for (int t = 0; t < ATOM_THREADS; t++) {
+        jobs[t] = (AtomJob){g, prop, g->n * t / ATOM_THREADS, g->n * (t + 1) / ATOM_THREADS, 0,
+                            opened, goal, conditions};
+        if (t > 0) started[t] = !pthread_create(&threads[t], NULL, atom_run, &jobs[t]);
+    }
+    atom_run(&jobs[0]);
+    int64_t count = jobs[0].count;
+    for (int t = 1; t < ATOM_THREADS; t++) {
+        if (started[t]) pthread_join(threads[t], NULL);
+        else atom_run(&jobs[t]); /* no thread: run it here */
+        count += jobs[t].count;
+    }
+    return count;
+}
+
+/* Returns how many (state, key) pairs are opened. */
+int64_t lg_atoms(const LGraph *g, int prop, uint64_t *opened, uint64_t *goal) {
+    return atom_jobs(g, prop, opened, goal, NULL);
+}
+
+void lg_conditions(const LGraph *g, uint32_t *out) { atom_jobs(g, -1, NULL, NULL, out); }
+
+/* One key of lg_atoms' masks: allowed[i] when Q is false for it, seeds[i] when state i also
+ * opens it. Returns the seed count. */
+int64_t lg_key(const LGraph *g, const uint64_t *opened, const uint64_t *goal, uint64_t bit,
+               uint8_t *allowed, uint8_t *seeds) {
+    int64_t count = 0;
+    for (int64_t i = 0; i < g->n; i++) {
+        allowed[i] = !(goal[i] & bit);
+        seeds[i] = allowed[i] && (opened[i] & bit);
+        count += seeds[i];
+    }
+    return count;
+}
+
+/* Per state, the fairness constraints enabled there: the OR over its out-edges of the
+ * constraints of the edge's label code, within those its condition covers. */
+void lg_enabled(const LGraph *g, const uint64_t *of_code, const uint64_t *covered,
+                uint64_t *enabled) {
+    for (int64_t i = 0; i < g->n; i++) {
+        uint64_t bits = 0;
+        for (int64_t e = g->off[i]; e < g->off[i + 1]; e++) bits |= of_code[g->lab[e]];
+        enabled[i] = bits & covered[i];
+    }
+}
+
+/* Per label code, the first edge that has it (-1: none): label ids are numbered in that
+ * order (graph.py numbers labels as it first keeps an edge with them). */
+void lg_first_codes(const LGraph *g, int64_t *first) {
+    for (int i = 0; i < 65536; i++) first[i] = -1;
+    for (int64_t e = g->ne - 1; e >= 0; e--) first[g->lab[e]] = e;
+}
