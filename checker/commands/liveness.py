@@ -110,7 +110,8 @@ def check(
         return None
     # the liveness graph is its own search: a safety search that ended early because every
     # safety property was violated is no reason to skip it; a cut or interrupted one is
-    if result.status in (Status.ERROR, Status.INCOMPLETE):
+    cut = not result.exhausted and bool(result.reason)  # a limit or Ctrl-C: reason says
+    if result.status in (Status.ERROR, Status.INCOMPLETE) or cut:
         result.checked = tuple(result.checked) + tuple(props)
         for prop in props:
             result.unsettled[prop.name] = "the search did not finish"

@@ -78,6 +78,7 @@ def lasso_from(
     doomed: Array,
     stops: Array,
     owner: Array,
+    must: Array | None = None,
 ) -> Lasso:
     """``check._lasso``: from the initial state through ``start`` into the nearest ending."""
     prefix = path_to(graph, rules, start)
@@ -89,12 +90,14 @@ def lasso_from(
     if stops[end]:
         return Lasso(path, len(path) - 1, True)
     component = np.flatnonzero(owner == owner[end])
-    loop = loop_in(graph, rules, end, component)
+    loop = loop_in(graph, rules, end, component, must)
     return Lasso(path + loop, len(path) - 1, False)
 
 
-def loop_in(graph: CompiledGraph, rules: Rules, entry: int, component: Array) -> Path:
-    """``lasso.loop_in`` (without ``must``: leads-to only)."""
+def loop_in(
+    graph: CompiledGraph, rules: Rules, entry: int, component: Array, must: Array | None = None
+) -> Path:
+    """``lasso.loop_in``: with ``must`` (per state), the loop also passes a ``must`` state."""
     inside = np.zeros(graph.n, dtype=np.uint8)
     inside[component] = 1
     en = rules.enabled[component]
@@ -136,6 +139,10 @@ def loop_in(graph: CompiledGraph, rules: Rules, entry: int, component: Array) ->
             goal = np.zeros(graph.n, dtype=np.uint8)
             goal[component] = ((en >> np.uint64(c)) & np.uint64(1)) == 0
             walk(goal)
+    if must is not None and not any(must[node] for node in [entry] + [n for _, n in loop]):
+        goal = np.zeros(graph.n, dtype=np.uint8)
+        goal[component] = must[component]
+        walk(goal)
     if not loop:
         edge = next(e for e in graph.out(entry) if inside[graph.dst[e]])
         loop.append((edge, int(graph.dst[edge])))

@@ -28,7 +28,7 @@ from checker.liveness.fair import Constraints
 from checker.liveness.graph import StateGraph
 from checker.liveness.lasso import Lasso
 from checker.model import Spec
-from checker.properties import LEADS_TO, Fairness, Property
+from checker.properties import EVENTUALLY_ALWAYS, LEADS_TO, Fairness, Property
 
 CUT = np.uint32(1 << 31)
 """``MODEL_CUT_BIT`` (``model.h``)."""
@@ -53,8 +53,8 @@ def unsupported(model: Any, props: list[Property]) -> str:
     """Why ``props`` cannot be judged on ``model``'s compiled core, or ""."""
     names = tuple(getattr(model, "liveness_names", ()))
     for prop in props:
-        if prop.kind != LEADS_TO:
-            return f"{prop.name} is not a leads-to property"
+        if prop.kind not in (LEADS_TO, EVENTUALLY_ALWAYS):
+            return f"{prop.name} is not a liveness property"
         if prop.name not in names:
             return f"{prop.name} has no compiled form"
     unfit = getattr(model, "liveness_unfit", lambda: None)()
@@ -192,6 +192,31 @@ def _leads_to(
     return Verdict(prop, chosen[1], chosen[0], count), chosen[1], through_cut
 
 
+def _eventually_always(
+    graph: CompiledGraph, rules: Rules, index: int, prop: Property, cuts: Array | None
+) -> tuple[Verdict, Lasso | None, bool]:
+    """``check._eventually_always`` (bit 0 of the atoms: ``P`` is false there), with
+    ``judge``'s two runs as ``_leads_to`` has them."""
+    opened, _, _ = graph.atoms(index)
+    bad = (opened & np.uint64(1)) != 0
+    count = int(np.count_nonzero(bad))
+    if not count:
+        return Verdict(prop, None), None, False
+    owner = fair_components(graph, rules, np.ones(graph.n, dtype=bool))
+    holding = np.unique(owner[bad & (owner >= 0)])
+    owner[(owner >= 0) & ~np.isin(owner, holding)] = -1
+    for excluded in (True, False) if cuts is not None else (True,):
+        stops = rules.idle & bad & (~cuts if excluded and cuts is not None else True)
+        endings = stops | (owner >= 0)
+        ends = np.flatnonzero(endings)
+        if not len(ends):
+            continue
+        end = int(ends[np.argmin(graph.depth[ends])])
+        lasso = lasso_from(graph, rules, end, endings, stops, owner, bad)
+        return Verdict(prop, lasso, None, count), lasso, not excluded
+    return Verdict(prop, None, opened=count), None, False
+
+
 def judge_compiled(
     spec: Spec,
     model: Any,
@@ -199,7 +224,7 @@ def judge_compiled(
     fairness: list[Fairness],
     max_states: int,
 ) -> Judged:
-    """The verdicts of ``props`` (leads-to properties the model compiles: ``unsupported``)
+    """The verdicts of ``props`` (liveness properties the model compiles: ``unsupported``)
     under ``fairness``, on the compiled core of ``model``. Raises ``GraphTooLarge``,
     ``NotCompiled``, ``NativeUnavailable``, ``MemoryError``."""
     why = unsupported(model, props)
@@ -221,7 +246,10 @@ def judge_compiled(
         lassos: dict[str, list[tuple[Any, Any]]] = {}
         for prop in props:
             index = model.liveness_names.index(prop.name)
-            verdict, lasso, through_cut = _leads_to(graph, model, rules, index, prop, cut_at)
+            if prop.kind == LEADS_TO:
+                verdict, lasso, through_cut = _leads_to(graph, model, rules, index, prop, cut_at)
+            else:
+                verdict, lasso, through_cut = _eventually_always(graph, rules, index, prop, cut_at)
             if lasso is not None and through_cut:
                 end = model.decode(graph.row(lasso.path[-1][1]))
                 verdict = replace(verdict, cut=spec.cut(end))  # type: ignore[attr-defined]

@@ -60,7 +60,13 @@ PROPERTY_BITS = {
 }
 """Property name to its bit in the compiled core (``kafka.h``)."""
 
-LIVENESS = ("AckedReachesIsr", "HwReachesLeo", "LeaderElected", "FollowerCatchesUp")
+LIVENESS = (
+    "AckedReachesIsr",
+    "HwReachesLeo",
+    "LeaderElected",
+    "FollowerCatchesUp",
+    "ReplicasConverge",
+)
 """The liveness properties ``model_liveness`` evaluates (``liveness.c``), in its order."""
 
 MAX_RECORDS = 7
@@ -114,7 +120,7 @@ class Codec:
         (``liveness.c``)."""
         if prop == 0:
             return (bit // self.records, bit % self.records)
-        if prop == 2:
+        if prop in (2, 4):
             return ()
         return (bit // (self.max_epoch + 1), bit % (self.max_epoch + 1))
 

@@ -1,7 +1,8 @@
 /* The kafka model's liveness atoms (model.h: model_liveness, model_conditions), twins of
  * spec/kafka/progress.py. Keys (spec/kafka/native/__init__.py: Codec.liveness_key):
  * AckedReachesIsr (offset, id) -> offset * R + id; HwReachesLeo (leader, epoch) and
- * FollowerCatchesUp (follower, epoch) -> replica * (E + 1) + epoch; LeaderElected () -> 0. */
+ * FollowerCatchesUp (follower, epoch) -> replica * (E + 1) + epoch; LeaderElected () -> 0;
+ * ReplicasConverge (eventually-always): bit 0 where its P is false. */
 #include "kafka.h"
 
 /* progress.leader_offline */
@@ -44,6 +45,16 @@ static int hw_reached(const Model *m, const St *s, int leader, int epoch) {
     return x->hw == x->len;
 }
 
+/* progress.converged (ReplicasConverge's P; an eventually-always property opens bit 0 where
+ * P is false) */
+static int converged(const Model *m, const St *s) {
+    if (!took_over(s)) return 0;
+    const Rep *leader = &s->r[s->cleader];
+    for (int r = 0; r < m->n; r++)
+        if (s->r[r].alive && !same_log(&s->r[r], leader)) return 0;
+    return leader->hw == leader->len;
+}
+
 /* progress._caught_up */
 static int follower_caught_up(const St *s, int f, int epoch) {
     if (s->cepoch != epoch || !has(s->cisr, f) || !s->r[f].alive) return 1;
@@ -79,6 +90,8 @@ void model_liveness(const Model *m, const uint8_t *row, int prop, uint64_t *open
         for (int f = 0; f < m->n; f++)
             for (int e = 0; e < epochs; e++)
                 if (follower_caught_up(&s, f, e)) q |= bit(f * epochs + e);
+    } else if (prop == 4) {
+        open = !converged(m, &s);
     }
     *opened = open;
     *goal = q;
