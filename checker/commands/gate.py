@@ -164,7 +164,7 @@ def _run_check(
         plan,
         lambda spec: (plan.folder(folder, key), True),
     )
-    liveness.check(spec, alive, rules, result)
+    liveness.check(spec, alive, rules, result, core=chosen.core)
     return spec, result
 
 
