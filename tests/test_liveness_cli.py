@@ -180,3 +180,18 @@ def test_a_walk_that_runs_out_of_fair_steps_is_only_suspected(tmp_path):
         "(suspected, not a proof)" in result.stderr
     )
     assert "ReplicasConverge: suspected violation: walk 0 had not settled" in result.stderr
+
+
+def test_ctrl_c_during_the_liveness_pass_leaves_it_unknown(tmp_path, monkeypatch):
+    from checker.liveness import run as live
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(live, "check", interrupted)
+    result, summary = explore(tmp_path, "--replicas", "2", "--liveness")
+    assert result.exit_code == 3
+    assert "Interrupted (Ctrl-C): the results below are partial." in result.stderr
+    assert summary["status"] == "INCOMPLETE"
+    assert summary["properties"]["LeaderElected"]["verdict"] == "unknown"
+    assert summary["properties"]["NoCommittedLoss"]["verdict"] == "holds"

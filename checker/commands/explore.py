@@ -125,7 +125,9 @@ def explore_cmd(
 
     with progress_view.for_search(enabled=not no_progress) as on_progress:
         spec, result = run(model, given, names, limits, on_progress, engine, plan, checkpoint_at)
-    found = liveness.check(spec, alive, rules, result, liveness_max_states, engine.core)
+    found = liveness.check(
+        spec, alive, rules, result, liveness_max_states, engine.core, show=not no_progress
+    )
     if interrupted(result.reason):
         click.echo(f"Interrupted ({signal_name()}): the results below are partial.", err=True)
     folder = folders[0] if folders else out or Path("reports") / report.run_id(spec)

@@ -8,12 +8,16 @@ every safety property is). ``--fair`` and ``--unfair`` change the model's declar
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import click
+from rich.console import Console
+from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from checker.commands.options import build
+from checker.limits import INTERRUPTED
 from checker.liveness import run as live
 from checker.liveness.fairness import FairnessError
 from checker.models import compose
@@ -99,13 +103,16 @@ def check(
     result: CheckResult,
     max_states: int | None = None,
     core: str = "reference",
+    show: bool = False,
 ) -> live.Liveness | None:
     """Judge ``props`` under the fairness ``rules`` after a safety search that ran to its
     end, and fold the verdicts into ``result``; ``None`` (nothing judged) after an
     interrupted, cut or failed search, whose liveness properties stay unknown. ``core``
     ``compiled``: on the model's compiled core where it has one proven on these sources
     (``compose.compiled_model``) and it compiles these properties, else on the reference
-    (one stderr line says why); ``max_states``: default, that core's budget."""
+    (one stderr line says why); ``max_states``: default, that core's budget; ``show``: a
+    spinner with the elapsed time on stderr meanwhile. Ctrl-C (or SIGTERM) during the pass
+    leaves the liveness properties unknown and the run INCOMPLETE (interrupted)."""
     if not props:
         return None
     # the liveness graph is its own search: a safety search that ended early because every
@@ -125,10 +132,31 @@ def check(
         click.echo(f"Note: liveness runs on the reference core ({note}).", err=True)
     cap = live.budget(core) if max_states is None else max_states
     why = live.too_large(result, spec, cap, core)
-    found = (
-        live.Liveness([], fairness=tuple(rules), error=why, core=core)
-        if why
-        else live.check(spec, props, rules, cap, core=core, model=model)
-    )
+    if why:
+        found = live.Liveness([], fairness=tuple(rules), error=why, core=core)
+    else:
+        try:
+            with _spinner(show, f"Liveness: {len(props)} properties on the {core} core"):
+                found = live.check(spec, props, rules, cap, core=core, model=model)
+        except KeyboardInterrupt:  # Ctrl-C or SIGTERM (checker.cli): the verdicts so far stand
+            result.checked = tuple(result.checked) + tuple(props)
+            for prop in props:
+                result.unsettled[prop.name] = INTERRUPTED
+            result.reason = f"liveness {INTERRUPTED}"
+            if result.status != Status.VIOLATED:
+                result.status = Status.INCOMPLETE
+            return None
     live.merge(result, found, props)
     return found
+
+
+@contextmanager
+def _spinner(show: bool, text: str) -> Iterator[None]:
+    """A transient spinner with the elapsed time on stderr while ``show``."""
+    if not show:
+        yield
+        return
+    columns = (SpinnerColumn(), TextColumn(text), TimeElapsedColumn())
+    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+        bar.add_task(text, total=None)
+        yield
