@@ -16,9 +16,17 @@ from checker.models import compose
 
 
 def judged(model: str, fair: tuple[str, ...] = (), unfair: tuple[str, ...] = (), **bounds):
+    """The liveness pass: the tla port on the reference core, the kafka model on the compiled
+    one (tests/test_liveness_compiled.py proves the two cores give the same answers)."""
     config = compose.make_config(model, bounds)
     spec, _ = compose.build_model(model, config)
-    found = live.check(spec, spec.liveness(), live.fairness_of(spec, fair, unfair))
+    rules = live.fairness_of(spec, fair, unfair)
+    if model == "tla":
+        found = live.check(spec, spec.liveness(), rules)
+    else:
+        compiled, _ = compose.compiled_model(spec, certified=False)
+        found = live.check(spec, spec.liveness(), rules, core="compiled", model=compiled)
+        assert found.core == "compiled"
     return found, {v.prop.name: v for v in found.verdicts}
 
 
