@@ -89,18 +89,9 @@ def lasso_explanation(violation: Violation) -> str:
 
 
 def lasso_story(violation: Violation) -> list[str]:
-    """A lasso told in two sentences after its explanation: the promise, and the steps that
-    stay enabled and never happen."""
-    loop = violation.loop
-    assert loop is not None
-    told = [f"The promise: {violation.prop.formula or violation.prop.description}"]
-    if loop.never_taken:
-        told.append(
-            "Enabled all along the end and never taken, since no fairness forces them: "
-            + ", ".join(loop.never_taken)
-            + "."
-        )
-    return told
+    """A lasso's story: the promise, in TLA+ (the loop, what stays enabled and the fairness
+    are drawn beside the states: ``checker.renderers.lasso``)."""
+    return [f"The promise: {violation.prop.formula or violation.prop.description}"]
 
 
 def counterexample_text(violation: Violation) -> str:
