@@ -82,20 +82,36 @@ def summary_table(title: str, config: dict[str, Any], result: CheckResult) -> Ta
     return table
 
 
+def _length(violation: Any) -> str:
+    """``11 states``; a lasso's says how it goes on: ``14 states, then stutters`` or ``8
+    states, loops from 6``."""
+    loop = violation.loop
+    if loop is None:
+        return f"{violation.length} states"
+    if loop.stutter:
+        return f"{violation.length} states, then stutters"
+    return f"{violation.length} states, loops from {loop.back_to + 1}"
+
+
 def verdict_table(result: CheckResult) -> Table:
     """One row per checked property: kind, verdict, description."""
-    lengths = {v.prop.name: v.length for v in result.violations}
+    lengths = {v.prop.name: _length(v) for v in result.violations}
     table = Table(title="Properties", title_justify="left")
     for column in ("property", "kind", "verdict", "description"):
         table.add_column(column)
     for prop in result.checked:
         verdict = result.verdict(prop)
         text = {
-            "violated": Text(f"✗ violated ({lengths.get(prop.name)} states)", style="red"),
+            "violated": Text(f"✗ violated ({lengths.get(prop.name)})", style="red"),
             "holds": Text("✓ holds", style="green"),
             "reached": Text("✓ reached", style="green"),
             "not reached": Text("✗ never reached", style="yellow"),
-            "unknown": Text("? unknown (search cut)", style="yellow"),
+            "unknown": Text(
+                "? unknown (the reason above)"
+                if prop.name in result.unsettled
+                else "? unknown (search cut)",
+                style="yellow",
+            ),
         }[verdict]
         table.add_row(prop.name, prop.kind, text, prop.description)
     return table
