@@ -233,7 +233,8 @@ def describe(found: Liveness) -> str:
         return f"Liveness: not judged: {found.error}."
     line = (
         f"Liveness: judged on the whole plain graph ({found.states:,} states, "
-        f"{found.edges:,} edges, {found.seconds:.1f} s; no symmetry reduction) under "
+        f"{found.edges:,} edges, {found.seconds:.2f} s on the {found.core} core; no symmetry "
+        "reduction) under "
         f"{fair_text.render(found.fairness)}."
     )
     vacuous = [
