@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from checker.fingerprint import fingerprint
-from checker.liveness import compiled
 from checker.liveness import fairness as fair_text
 from checker.liveness.check import Verdict, judge_all
 from checker.liveness.fair import Constraints
@@ -45,6 +44,8 @@ def core_for(model: Any, props: Sequence[Property]) -> tuple[str, str]:
     codec, or None), else ``("reference", why not)``."""
     if model is None:
         return "reference", "no compiled core"
+    from checker.liveness import compiled  # numpy and scipy: only when liveness runs
+
     why = compiled.unsupported(model, list(props))
     return ("reference", why) if why else ("compiled", "")
 
@@ -115,6 +116,8 @@ def check(
     if core == "compiled":
         core, note = core_for(model, props)
     if core == "compiled":
+        from checker.liveness import compiled
+
         cap = budget(core) if max_states is None else max_states
         try:
             done = compiled.judge_compiled(spec, model, list(props), list(fairness), cap)
