@@ -17,7 +17,7 @@ A strongly connected component that breaks an ``SF`` constraint may still hold a
 its states where that constraint is enabled can be in no fair cycle, so they are removed and
 the rest decomposed again (the Emerson-Lei refinement; the algorithm of TLC's liveness
 checker and of LTSmin's ``--ltl`` without the tableau). A component that breaks a ``WF``
-constraint holds none. Components come from Tarjan's algorithm, iterative.
+constraint holds none. Components come from networkx (the compiled core: scipy).
 """
 
 from __future__ import annotations
@@ -25,6 +25,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+import networkx as nx
 
 from checker.liveness.graph import StateGraph
 from checker.properties import STRONG, Fairness
@@ -42,6 +44,7 @@ class Constraints:
     of_label: tuple[tuple[int, ...], ...]
     guards: tuple[Callable[[Any], bool] | None, ...] = ()
     _cache: dict[int, frozenset[int]] = field(default_factory=dict, compare=False, repr=False)
+    _enabled: dict[int, frozenset[int]] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def over(
@@ -88,59 +91,45 @@ class Constraints:
         here = self.covered(graph, node)
         return [c for c in self.of_label[label] if c in here]
 
-    def enabled(self, graph: StateGraph, node: int) -> set[int]:
+    def enabled(self, graph: StateGraph, node: int) -> frozenset[int]:
         """The constraints enabled in ``node`` (some out-edge, self-loops excluded, fulfils
-        them)."""
-        return {c for label, _ in graph.succ[node] for c in self.taken(graph, node, label)}
+        them; cached)."""
+        found = self._enabled.get(node)
+        if found is None:
+            found = frozenset(
+                c for label, _ in graph.succ[node] for c in self.taken(graph, node, label)
+            )
+            self._enabled[node] = found
+        return found
 
 
 def components(graph: StateGraph, allowed: Sequence[int]) -> list[list[int]]:
     """The strongly connected components of the graph restricted to ``allowed`` that contain a
-    cycle (more than one state: self-loops are not edges here), each sorted, in the order
-    Tarjan's algorithm closes them."""
+    cycle (more than one state: self-loops are not edges here), each sorted (networkx)."""
     inside = set(allowed)
-    number: dict[int, int] = {}
-    low: dict[int, int] = {}
-    stack: list[int] = []
-    on_stack: set[int] = set()
-    found: list[list[int]] = []
-    for root in sorted(inside):
-        if root in number:
-            continue
-        work = [(root, 0)]
-        while work:
-            node, edge = work.pop()
-            if edge == 0:
-                number[node] = low[node] = len(number)
-                stack.append(node)
-                on_stack.add(node)
-            out = graph.succ[node]
-            while edge < len(out):
-                target = out[edge][1]
-                edge += 1
-                if target not in inside:
-                    continue
-                if target not in number:
-                    work.append((node, edge))
-                    work.append((target, 0))
-                    break
-                if target in on_stack:
-                    low[node] = min(low[node], number[target])
-            else:
-                if low[node] == number[node]:
-                    component = []
-                    while True:
-                        top = stack.pop()
-                        on_stack.discard(top)
-                        component.append(top)
-                        if top == node:
-                            break
-                    if len(component) > 1:
-                        found.append(sorted(component))
-                if work:
-                    parent = work[-1][0]
-                    low[parent] = min(low[parent], low[node])
-    return found
+    sub: nx.DiGraph[int] = nx.DiGraph()
+    sub.add_nodes_from(inside)
+    sub.add_edges_from(
+        (node, target) for node in inside for _, target in graph.succ[node] if target in inside
+    )
+    return [sorted(c) for c in nx.strongly_connected_components(sub) if len(c) > 1]
+
+
+def tally(
+    graph: StateGraph, component: Sequence[int], rules: Constraints
+) -> tuple[set[int], dict[int, int]]:
+    """``(constraints taken on an edge inside component, per constraint the number of its
+    states where it is enabled)``."""
+    inside = set(component)
+    taken: set[int] = set()
+    count: dict[int, int] = {}
+    for node in component:
+        for c in rules.enabled(graph, node):
+            count[c] = count.get(c, 0) + 1
+        for label, target in graph.succ[node]:
+            if target in inside:
+                taken.update(rules.taken(graph, node, label))
+    return taken, count
 
 
 def fair_components(
@@ -155,15 +144,7 @@ def fair_components(
     pending = components(graph, allowed)
     while pending:
         component = pending.pop()
-        inside = set(component)
-        taken: set[int] = set()
-        count: dict[int, int] = {}
-        for node in component:
-            for c in rules.enabled(graph, node):
-                count[c] = count.get(c, 0) + 1
-            for label, target in graph.succ[node]:
-                if target in inside:
-                    taken.update(rules.taken(graph, node, label))
+        taken, count = tally(graph, component, rules)
         broken = {c for c in count if rules.strong[c] and c not in taken}
         if broken:
             rest = [n for n in component if not broken & rules.enabled(graph, n)]
@@ -173,7 +154,7 @@ def fair_components(
             not rules.strong[c] and n == len(component) and c not in taken for c, n in count.items()
         ):
             continue
-        if must is not None and not inside & must:
+        if must is not None and not must.intersection(component):
             continue
         result.append(component)
     return sorted(result)

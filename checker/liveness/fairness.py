@@ -53,8 +53,11 @@ def parse(text: str) -> Fairness:
 
 
 def parse_list(text: str) -> tuple[Fairness, ...]:
-    """A comma-separated list of constraints (``"WF(each Fetch), SF(LeaderWrite)"``); an
-    empty text is no fairness at all. Raises ``FairnessError``."""
+    """A comma-separated list of constraints (``"WF(each Fetch), SF(LeaderWrite)"``), as
+    ``render`` writes it; an empty text or ``none`` is no fairness at all. Raises
+    ``FairnessError``."""
+    if text.strip() == "none":
+        return ()
     parts = [part for part in _split(text) if part.strip()]
     return tuple(parse(part) for part in parts)
 

@@ -13,7 +13,7 @@ from collections import deque
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
-from checker.liveness.fair import Constraints
+from checker.liveness.fair import Constraints, tally
 from checker.liveness.graph import StateGraph
 
 Path = list[tuple[int | None, int]]
@@ -83,14 +83,7 @@ def loop_in(
     """A cycle from ``entry`` back to it, inside ``component``, that is fair on its own (and
     passes a ``must`` state when given). Returns its steps, ``entry`` not repeated first."""
     inside = set(component)
-    taken_in: set[int] = set()
-    everywhere: dict[int, int] = {}
-    for node in component:
-        for c in rules.enabled(graph, node):
-            everywhere[c] = everywhere.get(c, 0) + 1
-        for label, target in graph.succ[node]:
-            if target in inside:
-                taken_in.update(rules.taken(graph, node, label))
+    _, everywhere = tally(graph, component, rules)
     loop: Path = []
     current = entry
 

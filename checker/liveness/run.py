@@ -84,8 +84,7 @@ def fairness_of(
     declared = getattr(spec, "fairness", lambda: ())()
     if instead is not None:
         declared = ()
-        fair = [*fair_text._split(instead if instead.strip() != "none" else ""), *fair]
-        fair = [text for text in fair if text.strip()]
+        fair = [*map(str, fair_text.parse_list(instead)), *fair]
     conditions: dict[str, Any] = getattr(spec, "conditions", dict)()
     return fair_text.adjust(
         declared,
