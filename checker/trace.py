@@ -34,6 +34,46 @@ def labels_to(parents: Parents, fp: int) -> tuple[int, list[Label]]:
         labels.append(label)
 
 
+class Unreproduced(NondeterministicSpec):
+    """A replay that did not reach the fingerprint it expected at state ``index`` of the trace
+    (0-based: 0 is the initial state, which ``hwcheck show`` numbers state 1).
+
+    ``label`` is the action that was to reach it and ``before`` the state it was taken from
+    (both None for the initial state); ``enabled``, every label enabled in ``before``, in the
+    model's order; ``reached``, the fingerprints ``label`` reaches from ``before`` (empty: the
+    label is not enabled there; for the initial state, those of the initial states); ``want``,
+    the fingerprint expected (None: any)."""
+
+    def __init__(
+        self,
+        index: int,
+        label: Label | None,
+        before: Any,
+        enabled: tuple[Label, ...],
+        reached: tuple[int, ...],
+        want: int | None,
+    ) -> None:
+        self.index, self.label, self.before = index, label, before
+        self.enabled, self.reached, self.want = enabled, reached, want
+        if label is None:
+            why = (
+                f"no initial state has fingerprint {fp_hex(want or 0)}: the spec's init states "
+                "changed between search and replay (set iteration order, hidden global state?)"
+            )
+        else:
+            how = (
+                f"is not enabled in state {index}"
+                if not reached
+                else f"in state {index} does not reach {fp_hex(want or 0)}"
+            )
+            why = (
+                f"state {index + 1}: action {label} {how} when replaying; the "
+                "spec is not deterministic (set or dict iteration order, hidden global state, "
+                "randomness) or the trace belongs to another model version"
+            )
+        super().__init__(why)
+
+
 def replay(
     spec: Spec, init_fp: int, labels: Sequence[Label], fps: Sequence[int] | None = None
 ) -> list[Step]:
@@ -41,20 +81,33 @@ def replay(
 
     ``fps``, when given, are the expected fingerprints after each label; at every step the
     successor whose label matches (and whose fingerprint matches, when expected) is taken.
-    Returns the steps, initial state first. Raises ``NondeterministicSpec`` when no initial
-    state or successor matches.
+    Returns the steps, initial state first. Raises ``Unreproduced`` (a
+    ``NondeterministicSpec``) when no initial state or successor matches.
     """
     init = [s for s in spec.init_states() if fingerprint(s) == init_fp]
     if not init:
-        raise NondeterministicSpec(
-            f"no initial state has fingerprint {fp_hex(init_fp)}: the spec's init states changed "
-            "between search and replay (set iteration order, hidden global state?)"
-        )
-    state = init[0]
-    steps = [Step(None, state, init_fp)]
-    for index, label in enumerate(labels):
-        want = fps[index] if fps is not None else None
-        for cand_label, cand in spec.successors(state):
+        found = tuple(fingerprint(s) for s in spec.init_states())
+        raise Unreproduced(0, None, None, (), found, init_fp)
+    return [Step(None, init[0], init_fp), *follow(spec, init[0], labels, fps)]
+
+
+def follow(
+    spec: Spec,
+    state: Any,
+    labels: Sequence[Label],
+    fps: Sequence[int] | None = None,
+    start: int = 0,
+) -> list[Step]:
+    """The steps that take ``labels`` one by one from ``state``, state ``start`` of a trace
+    (0-based), each reaching the fingerprint ``fps`` gives it when given (the first
+    successor of that label and fingerprint, in the model's order). Raises ``Unreproduced``
+    at the first label that is not enabled or reaches another fingerprint."""
+    steps: list[Step] = []
+    for offset, label in enumerate(labels):
+        want = fps[offset] if fps is not None else None
+        successors = spec.successors(state)
+        reached = []
+        for cand_label, cand in successors:
             if cand_label != label:
                 continue
             fp = fingerprint(cand)
@@ -62,13 +115,11 @@ def replay(
                 state = cand
                 steps.append(Step(label, state, fp))
                 break
+            reached.append(fp)
         else:
-            expected = f" with fingerprint {fp_hex(want)}" if want is not None else ""
-            raise NondeterministicSpec(
-                f"step {index + 1}: action {label} is not enabled{expected} when replaying; "
-                "the spec is not deterministic (set or dict iteration order, hidden global "
-                "state, randomness) or the trace belongs to another model version"
-            )
+            enabled = tuple(lab for lab, _ in successors)
+            index = start + offset + 1
+            raise Unreproduced(index, label, state, enabled, tuple(reached), want)
     return steps
 
 

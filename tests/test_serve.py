@@ -277,7 +277,12 @@ def test_trace_errors(tmp_path):
     changed.write_text(json.dumps(other))
     done = hwcheck("serve", "--trace", str(changed))
     assert done.returncode == 4 and "Traceback" not in done.stderr
-    assert done.stderr.startswith(f"Error: {changed}: rejected: written by hwcheck")
+    step = LOSS["steps"][4]
+    assert done.stderr.startswith(
+        f"Error: {changed}: rejected: this model does not reproduce state 5: its action, "
+        f"{step['action']}, is enabled in state 4 but reaches a state with fingerprint "
+        f"{step['fingerprint']}, not the file's 0000000000000000. Either the file was edited"
+    )
 
 
 def test_serve_from_a_trace_prints_its_urls_and_serves_its_page():

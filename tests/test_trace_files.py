@@ -8,7 +8,9 @@ import json
 import pytest
 from click.testing import CliRunner
 
+from checker import __version__
 from checker.cli import cli
+from checker.fingerprint import fingerprint
 from checker.formats import tracefile
 
 
@@ -78,32 +80,106 @@ def _rewrite(source, target, change):
     return target
 
 
-def test_trace_of_another_model_version_is_rejected(traces, tmp_path):
+CAUSES = (
+    "Either the file was edited (an action, a fingerprint or its config) or it was written by "
+    "a hwcheck whose model differs (the file says hwcheck {written}; this is hwcheck "
+    f"{__version__})."
+)
+
+
+def test_a_state_with_another_fingerprint_is_named_as_show_numbers_it(traces, tmp_path):
+    """The trace's 6th state (index 5) gets another fingerprint: its action is enabled in
+    state 5 and reaches the state the model says, whose fingerprint is not the file's."""
+    source = traces / "kafka" / "NoCommittedLoss" / "trace.json"
+    real = json.loads(source.read_text())["steps"][5]
+
     def older(document):
         document["hwcheck_version"] = "0.0.9"
         document["steps"][5]["fingerprint"] = "0123456789abcdef"
 
-    path = _rewrite(
-        traces / "kafka" / "NoCommittedLoss" / "trace.json", tmp_path / "old.json", older
-    )
+    path = _rewrite(source, tmp_path / "old.json", older)
     result = invoke("replay", path)
     assert result.exit_code == 4
-    assert (
-        "rejected: written by hwcheck 0.0.9, and this model does not reproduce it" in result.output
+    assert result.output == (
+        f"Error: {path}: rejected: this model does not reproduce state 6: its action, "
+        f"{real['action']}, is enabled in state 5 but reaches a state with fingerprint "
+        f"{real['fingerprint']}, not the file's 0123456789abcdef. "
+        + CAUSES.format(written="0.0.9")
+        + "\n"
     )
-    assert "step 5" in result.output and "Traceback" not in result.output
 
 
-def test_action_that_is_not_enabled_is_rejected(traces, tmp_path):
+def test_an_action_changed_to_another_enabled_one_reaches_another_fingerprint(traces, tmp_path):
+    """State 3's action becomes Crash(replica=1), which is enabled in state 2 (no crash yet)
+    but reaches another state than the file's: the message says so, not "not enabled"."""
+    source = traces / "kafka" / "NoCommittedLoss" / "trace.json"
+    document = json.loads(source.read_text())
+    spec, _, _, _ = tracefile.model_of(source, document)
+
+    def after(state, action):
+        return next(s for lab, s in spec.successors(state) if str(lab) == action)
+
+    state_2 = after(spec.init_states()[0], document["steps"][1]["action"])
+    crashed = after(state_2, "Crash(replica=1)")
+
     def other(document):
         document["steps"][2]["action"] = "Crash(replica=1)"
 
-    path = _rewrite(
-        traces / "kafka" / "NoCommittedLoss" / "trace.json", tmp_path / "bad.json", other
-    )
+    path = _rewrite(source, tmp_path / "bad.json", other)
     result = invoke("replay", path)
     assert result.exit_code == 4
-    assert "step 2: action Crash(replica=1) is not enabled" in result.output
+    assert result.output == (
+        f"Error: {path}: rejected: this model does not reproduce state 3: its action, "
+        "Crash(replica=1), is enabled in state 2 but reaches a state with fingerprint "
+        f"{fingerprint(crashed):016x}, not the file's {document['steps'][2]['fingerprint']}. "
+        + CAUSES.format(written=document["hwcheck_version"])
+        + "\n"
+    )
+
+
+def test_an_action_that_is_not_enabled_lists_what_was(traces, tmp_path):
+    """State 6 of the fixture's NoCommittedLoss trace is reached by Fetch(follower=0,
+    leader=1); in state 5 (replica 1 leads epoch 0 with m0, replica 0 has just become its
+    follower) Fetch(follower=1, leader=1) is not enabled. Enabled there, by hand: replica 1's
+    second Produce, replica 0's fetch, dropping replica 0 from the ISR (its remote LEO is
+    unknown), electing replica 0 (epoch 1 is left), and either crash."""
+    source = traces / "kafka" / "NoCommittedLoss" / "trace.json"
+    assert json.loads(source.read_text())["steps"][5]["action"] == "Fetch(follower=0, leader=1)"
+
+    def other(document):
+        document["steps"][5]["action"] = "Fetch(follower=1, leader=1)"
+
+    path = _rewrite(source, tmp_path / "bad.json", other)
+    written = json.loads(path.read_text())["hwcheck_version"]
+    result = invoke("replay", path)
+    assert result.exit_code == 4
+    assert result.output == (
+        f"Error: {path}: rejected: this model does not reproduce state 6: its action, "
+        "Fetch(follower=1, leader=1), is not enabled in state 5; enabled there: "
+        "Produce(leader=1), Fetch(follower=0, leader=1), ShrinkIsr(leader=1, follower=0), "
+        "Elect(leader=0), Crash(replica=0), Crash(replica=1). "
+        + CAUSES.format(written=written)
+        + "\n"
+    )
+
+
+def test_an_initial_state_with_another_fingerprint_is_state_1(traces, tmp_path):
+    source = traces / "kafka" / "NoCommittedLoss" / "trace.json"
+    real = json.loads(source.read_text())["steps"][0]["fingerprint"]
+
+    def other(document):
+        document["steps"][0]["fingerprint"] = "0123456789abcdef"
+
+    path = _rewrite(source, tmp_path / "bad.json", other)
+    written = json.loads(path.read_text())["hwcheck_version"]
+    result = invoke("replay", path)
+    assert result.exit_code == 4
+    assert result.output == (
+        f"Error: {path}: rejected: this model does not reproduce state 1: the initial state "
+        f"here has fingerprint {real}, not the file's 0123456789abcdef. "
+        + CAUSES.format(written=written)
+        + "\n"
+    )
 
 
 @pytest.mark.parametrize(

@@ -16,11 +16,14 @@ from typing import Any
 
 import jsonschema
 
+from checker import __version__
+from checker.fingerprint import fp_hex
 from checker.formats.report import TRACE_FORMAT, VERSIONS
 from checker.liveness.run import liveness_of
-from checker.model import Label, NondeterministicSpec
+from checker.model import Label
 from checker.models import compose
 from checker.result import Loop, Violation
+from checker.trace import Unreproduced
 from checker.trace import replay as replay_labels
 
 SCHEMA_PATH = Path(__file__).with_name("trace.schema.json")
@@ -115,21 +118,64 @@ def replay(path: Path, document: dict[str, Any]) -> tuple[Any, Violation]:
     enabled, a state's fingerprint differs (a trace from another model version), or a
     cycle's loop does not close (its last state is not the state it goes back to).
     """
-    written_by = document["hwcheck_version"]
     spec, props, labels, fps = model_of(path, document)
     try:
         rebuilt = replay_labels(spec, fps[0], labels, fps[1:])
-    except NondeterministicSpec as exc:
-        raise TraceFileError(
-            f"{path}: rejected: written by hwcheck {written_by}, and this model does not "
-            f"reproduce it ({exc})"
-        ) from None
+    except Unreproduced as exc:
+        raise TraceFileError(rejection(path, document, spec, exc)) from None
     prop = {p.name: p for p in [*props, *liveness_of(spec)]}.get(document["property"]["name"])
     if prop is None:
         raise TraceFileError(
             f"{path}: this hwcheck has no property {document['property']['name']!r}"
         )
     return spec, Violation(prop, tuple(rebuilt), loop_of(path, document, fps))
+
+
+def rejection(
+    path: Path, document: dict[str, Any], spec: Any, exc: Unreproduced, where: str = ""
+) -> str:
+    """The message for a trace this model does not reproduce: which state (numbered as
+    ``hwcheck show`` numbers them, 1 = the initial state), which check failed (the initial
+    state's fingerprint; an action not enabled in the state before, with the false guard when
+    the model can tell (``why_disabled``) and what was enabled; or an action enabled there that
+    reaches another fingerprint), and the likely causes. ``where`` follows the state's number
+    (" (aftermath)")."""
+    number = exc.index + 1
+    if exc.label is None:
+        found = ", ".join(map(fp_hex, exc.reached)) or "none"
+        check = (
+            f"the initial state here has fingerprint {found}, not the file's "
+            f"{fp_hex(exc.want or 0)}"
+        )
+    elif not exc.reached:
+        why = getattr(spec, "why_disabled", None)
+        refusal = why(exc.before, exc.label) if why is not None else None
+        enabled = ", ".join(map(str, exc.enabled)) or "none (a deadlock)"
+        check = (
+            f"its action, {exc.label}, is not enabled in state {number - 1}"
+            + (f" ({refusal.reason})" if refusal is not None else "")
+            + f"; enabled there: {enabled}"
+        )
+    else:
+        check = (
+            f"its action, {exc.label}, is enabled in state {number - 1} but reaches a state "
+            f"with fingerprint {', '.join(map(fp_hex, exc.reached))}, not the file's "
+            f"{fp_hex(exc.want or 0)}"
+        )
+    return (
+        f"{path}: rejected: this model does not reproduce state {number}{where}: {check}. "
+        + _causes(document)
+    )
+
+
+def _causes(
+    document: dict[str, Any], edited: str = "an action, a fingerprint or its config"
+) -> str:
+    return (
+        f"Either the file was edited ({edited}) or it was written "
+        f"by a hwcheck whose model differs (the file says hwcheck {document['hwcheck_version']}; "
+        f"this is hwcheck {__version__})."
+    )
 
 
 def loop_of(path: Path, document: dict[str, Any], fps: list[int]) -> Loop | None:
