@@ -283,6 +283,15 @@ def test_trace_errors(tmp_path):
         f"{step['action']}, is enabled in state 4 but reaches a state with fingerprint "
         f"{step['fingerprint']}, not the file's 0000000000000000. Either the file was edited"
     )
+    drawn = dict(LOSS, steps=[json.loads(json.dumps(s)) for s in LOSS["steps"]])
+    drawn["steps"][4]["view"]["replicas"][0]["hw"] = 5  # the trace page draws the file's views
+    edited = tmp_path / "drawn.json"
+    edited.write_text(json.dumps(drawn))
+    done = hwcheck("serve", "--trace", str(edited))
+    assert done.returncode == 4 and done.stderr.startswith(
+        f'Error: {edited}: rejected: the picture of state 5 (its "view") is not this model\'s '
+        "picture of the state its fingerprint names. Either the file was edited (a state's view)"
+    )
 
 
 def test_serve_from_a_trace_prints_its_urls_and_serves_its_page():

@@ -151,16 +151,17 @@ def test_an_action_that_is_not_enabled_lists_what_was(traces, tmp_path):
 
     path = _rewrite(source, tmp_path / "bad.json", other)
     written = json.loads(path.read_text())["hwcheck_version"]
-    result = invoke("replay", path)
-    assert result.exit_code == 4
-    assert result.output == (
-        f"Error: {path}: rejected: this model does not reproduce state 6: its action, "
-        "Fetch(follower=1, leader=1), is not enabled in state 5; enabled there: "
-        "Produce(leader=1), Fetch(follower=0, leader=1), ShrinkIsr(leader=1, follower=0), "
-        "Elect(leader=0), Crash(replica=0), Crash(replica=1). "
-        + CAUSES.format(written=written)
-        + "\n"
-    )
+    for command in ("replay", "show"):  # show checks the trace as replay does
+        result = invoke(command, path)
+        assert result.exit_code == 4
+        assert result.output == (
+            f"Error: {path}: rejected: this model does not reproduce state 6: its action, "
+            "Fetch(follower=1, leader=1), is not enabled in state 5; enabled there: "
+            "Produce(leader=1), Fetch(follower=0, leader=1), ShrinkIsr(leader=1, follower=0), "
+            "Elect(leader=0), Crash(replica=0), Crash(replica=1). "
+            + CAUSES.format(written=written)
+            + "\n"
+        )
 
 
 def test_an_initial_state_with_another_fingerprint_is_state_1(traces, tmp_path):
@@ -180,6 +181,91 @@ def test_an_initial_state_with_another_fingerprint_is_state_1(traces, tmp_path):
         + CAUSES.format(written=written)
         + "\n"
     )
+
+
+def test_show_refuses_a_picture_the_model_does_not_draw(traces, tmp_path):
+    """Replay checks actions and fingerprints; show also draws each state's ``view``, so it
+    checks that every view is the model's picture of the state replayed."""
+    source = traces / "kafka" / "NoCommittedLoss" / "trace.json"
+
+    def lie(document):
+        document["steps"][5]["view"]["replicas"][0]["hw"] = 7
+
+    path = _rewrite(source, tmp_path / "bad.json", lie)
+    written = json.loads(path.read_text())["hwcheck_version"]
+    result = invoke("show", path)
+    assert result.exit_code == 4
+    assert result.output == (
+        f'Error: {path}: rejected: the picture of state 6 (its "view") is not this model\'s '
+        "picture of the state its fingerprint names. Either the file was edited (a state's "
+        f"view) or it was written by a hwcheck whose model differs (the file says hwcheck "
+        f"{written}; this is hwcheck {__version__}).\n"
+    )
+    assert invoke("replay", path).exit_code == 0  # replay draws nothing
+
+
+def test_show_refuses_an_aftermath_that_does_not_follow(traces, tmp_path):
+    """The aftermath (states 12 to 14 of the 11-state trace) is drawn too, so it is replayed
+    from the last state like the trace."""
+    source = traces / "kafka" / "NoCommittedLoss" / "trace.json"
+    second = json.loads(source.read_text())["aftermath"]["steps"][1]
+
+    def other(document):
+        document["aftermath"]["steps"][1]["fingerprint"] = "00000000000000ff"
+
+    path = _rewrite(source, tmp_path / "bad.json", other)
+    written = json.loads(path.read_text())["hwcheck_version"]
+    result = invoke("show", path)
+    assert result.exit_code == 4
+    assert result.output == (
+        f"Error: {path}: rejected: this model does not reproduce state 13 (aftermath): its "
+        f"action, {second['action']}, is enabled in state 12 but reaches a state with "
+        f"fingerprint {second['fingerprint']}, not the file's 00000000000000ff. "
+        + CAUSES.format(written=written)
+        + "\n"
+    )
+
+
+def test_show_refuses_a_trace_whose_property_holds(traces, tmp_path):
+    """A trace of StrongIsr relabelled as a NoCommittedLoss trace: every fingerprint
+    matches, but nothing is lost at its last state."""
+
+    def other(document):
+        document["property"]["name"] = "NoCommittedLoss"
+
+    path = _rewrite(traces / "kafka" / "StrongIsr" / "trace.json", tmp_path / "bad.json", other)
+    for command in ("replay", "show"):
+        result = invoke(command, path)
+        assert result.exit_code == 4
+        assert result.output == (
+            f"Error: {path}: every fingerprint matches, but NoCommittedLoss holds on the last "
+            "state with this hwcheck: the property changed since the trace was written\n"
+        )
+
+
+def test_show_no_check_draws_the_file_and_says_it_is_unchecked(traces, tmp_path):
+    source = traces / "kafka" / "NoCommittedLoss" / "trace.json"
+
+    def other(document):
+        document["steps"][5]["action"] = "Fetch(follower=1, leader=1)"
+
+    path = _rewrite(source, tmp_path / "bad.json", other)
+    result = invoke("show", path, "--no-check")
+    assert result.exit_code == 0
+    assert result.output.startswith(
+        "Unchecked (--no-check): drawn as the file says, not replayed on this model.\n"
+        "NoCommittedLoss violated"
+    )
+    assert "state 6: Fetch(follower=1, leader=1)" in result.output
+    page = tmp_path / "bad.html"
+    written = invoke("show", path, "--no-check", "--html", page)
+    assert written.exit_code == 0 and written.output == f"Wrote {page} (unchecked: --no-check)\n"
+    assert (
+        '<p class="expected" id="unchecked">Unchecked (--no-check): drawn as the file says, '
+        "not replayed on this model.</p>" in page.read_text()
+    )
+    refused = invoke("show", path, "--html", page)
+    assert refused.exit_code == 4 and "is not enabled in state 5" in refused.output
 
 
 @pytest.mark.parametrize(

@@ -166,11 +166,14 @@ def _explorer(model: str, config: Any, names: Any) -> Explorer:
 
 
 def _from_trace(path: Path, names: Any) -> tuple[dict[Any, Any], Explorer]:
-    """The trace's document and an explorer on its model; a trace that cannot be read or does
-    not replay here (another hwcheck version) ends in one message, exit 4."""
+    """The trace's document and an explorer on its model; a trace that cannot be read, does
+    not replay here (edited, or another hwcheck version) or draws a state otherwise than the
+    model (``tracefile.check_pictures``: the trace page draws the file) ends in one message,
+    exit 4."""
     try:
         document = tracefile.load(path)
-        tracefile.replay(path, document)
+        spec, violation = tracefile.replay(path, document)
+        tracefile.check_pictures(path, document, spec, violation)  # the trace page draws them
     except tracefile.TraceFileError as exc:
         click.echo(f"Error: {exc}", err=True)
         sys.exit(EXIT_BAD_INPUT)

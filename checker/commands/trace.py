@@ -1,8 +1,10 @@
 """The CLI's trace commands, registered by ``checker/cli.py``: ``hwcheck show`` and
 ``hwcheck replay`` on trace files.
 
-A missing, corrupt, truncated or wrong-version file, or a trace this model cannot reproduce,
-ends in one message and exit code 4.
+A missing, corrupt, truncated or wrong-version file, or a trace this model cannot reproduce
+(an action not enabled, another fingerprint, a property that no longer fails; for ``show``
+also a state drawn otherwise than the model draws it, or an aftermath that does not follow),
+ends in one message and exit code 4. ``show --no-check`` draws the file unchecked and says so.
 """
 
 from __future__ import annotations
@@ -12,11 +14,12 @@ from pathlib import Path
 from typing import Any
 
 import click
+from rich.text import Text
 
 from checker.formats import report, tracefile
 from checker.renderers import html, lasso, steps
 from checker.renderers.terminal import stdout_console
-from checker.result import EXIT_BAD_INPUT, EXIT_ENVIRONMENT, EXIT_OK
+from checker.result import EXIT_BAD_INPUT, EXIT_ENVIRONMENT, EXIT_OK, Violation
 
 TRACE = click.argument("trace", type=click.Path(dir_okay=False, path_type=Path))
 
@@ -27,6 +30,30 @@ def _load(path: Path) -> dict[Any, Any]:
     except tracefile.TraceFileError as exc:
         click.echo(f"Error: {exc}", err=True)
         sys.exit(EXIT_BAD_INPUT)
+
+
+UNCHECKED = "Unchecked (--no-check): drawn as the file says, not replayed on this model."
+"""What ``show --no-check`` says on screen and on the page."""
+
+
+def _checked(trace: Path, document: dict[Any, Any]) -> tuple[Any, Violation]:
+    """``(spec, violation)`` rebuilt by re-executing the trace on this model
+    (``tracefile.replay``: every action enabled, every fingerprint, a lasso's loop), whose
+    property must still fail on it; otherwise one message, exit 4."""
+    try:
+        spec, violation = tracefile.replay(trace, document)
+    except tracefile.TraceFileError as exc:
+        click.echo(f"Error: {exc}", err=True)
+        sys.exit(EXIT_BAD_INPUT)
+    if not tracefile.still_violated(violation):
+        where = "on the last state" if violation.loop is None else "on this lasso"
+        click.echo(
+            f"Error: {trace}: every fingerprint matches, but {violation.prop.name} holds "
+            f"{where} with this hwcheck: the property changed since the trace was written",
+            err=True,
+        )
+        sys.exit(EXIT_BAD_INPUT)
+    return spec, violation
 
 
 @click.command(name="show")
@@ -54,16 +81,34 @@ def _load(path: Path) -> dict[Any, Any]:
     default=None,
     help="Write the trace as a self-contained HTML page instead.",
 )
-def show_cmd(trace: Path, step: Any, changes_only: Any, hide: Any, html_out: Any) -> None:
-    """Draw a counterexample trace (trace.json) state by state."""
+@click.option(
+    "--no-check",
+    is_flag=True,
+    help="Draw the file as it is, without replaying it on this model (a trace of another "
+    "hwcheck version); the drawing says it is unchecked.",
+)
+def show_cmd(
+    trace: Path, step: Any, changes_only: Any, hide: Any, html_out: Any, no_check: bool
+) -> None:
+    """Draw a counterexample trace (trace.json) state by state, once this model has
+    reproduced it as replay does (every action enabled, every fingerprint, the property
+    still violated) and drawn every state as the file does."""
     document = _load(trace)
+    if not no_check:
+        spec, violation = _checked(trace, document)
+        try:
+            tracefile.check_pictures(trace, document, spec, violation)
+        except tracefile.TraceFileError as exc:
+            click.echo(f"Error: {exc}", err=True)
+            sys.exit(EXIT_BAD_INPUT)
+    warning = UNCHECKED if no_check else ""
     if html_out is not None:
         try:
-            report.write_text(html_out, html.render(document))
+            report.write_text(html_out, html.render(document, unchecked=warning))
         except OSError as exc:
             click.echo(f"Error: cannot write {html_out}: {exc.strerror or exc}", err=True)
             sys.exit(EXIT_ENVIRONMENT)
-        click.echo(f"Wrote {html_out}")
+        click.echo(f"Wrote {html_out}" + (" (unchecked: --no-check)" if no_check else ""))
         sys.exit(EXIT_OK)
     if step is not None and step > document["length"]:
         raise click.BadParameter(
@@ -74,9 +119,10 @@ def show_cmd(trace: Path, step: Any, changes_only: Any, hide: Any, html_out: Any
         + steps.config_text(document["config"])
         + "]"
     )
-    steps.print_document(
-        stdout_console(120), document, header, step=step, hide=hide, changes_only=changes_only
-    )
+    console = stdout_console(120)
+    if warning:
+        console.print(Text(warning, style="bold yellow"))
+    steps.print_document(console, document, header, step=step, hide=hide, changes_only=changes_only)
     sys.exit(EXIT_OK)
 
 
@@ -85,20 +131,8 @@ def show_cmd(trace: Path, step: Any, changes_only: Any, hide: Any, html_out: Any
 def replay_cmd(trace: Path) -> None:
     """Re-execute a trace's actions on this hwcheck's model and check every fingerprint."""
     document = _load(trace)
-    try:
-        _, violation = tracefile.replay(trace, document)
-    except tracefile.TraceFileError as exc:
-        click.echo(f"Error: {exc}", err=True)
-        sys.exit(EXIT_BAD_INPUT)
+    _, violation = _checked(trace, document)
     name, loop = violation.prop.name, violation.loop
-    where = "on the last state" if loop is None else "on this lasso"
-    if not tracefile.still_violated(violation):
-        click.echo(
-            f"Error: {trace}: every fingerprint matches, but {name} holds {where} "
-            "with this hwcheck: the property changed since the trace was written",
-            err=True,
-        )
-        sys.exit(EXIT_BAD_INPUT)
     head = (
         f"{trace}: replayed {violation.length - 1} actions from the initial state; all "
         f"{violation.length} fingerprints match"

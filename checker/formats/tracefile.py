@@ -23,7 +23,7 @@ from checker.liveness.run import liveness_of
 from checker.model import Label
 from checker.models import compose
 from checker.result import Loop, Violation
-from checker.trace import Unreproduced
+from checker.trace import Unreproduced, follow
 from checker.trace import replay as replay_labels
 
 SCHEMA_PATH = Path(__file__).with_name("trace.schema.json")
@@ -176,6 +176,37 @@ def _causes(
         f"by a hwcheck whose model differs (the file says hwcheck {document['hwcheck_version']}; "
         f"this is hwcheck {__version__})."
     )
+
+
+def check_pictures(path: Path, document: dict[str, Any], spec: Any, violation: Violation) -> None:
+    """Check what ``hwcheck show`` draws besides the actions, once ``replay`` rebuilt
+    ``violation``: the aftermath (if any) must follow from the last state as the trace does
+    (each action enabled, reaching the fingerprint recorded), and every state's ``view`` must
+    be this model's picture of the state replayed. Raises ``TraceFileError`` naming the first
+    state that differs (numbered as ``show`` numbers them)."""
+    states = [step.state for step in violation.trace]
+    steps = list(document["steps"])
+    after = (document.get("aftermath") or {}).get("steps", [])
+    if after:
+        try:
+            labels = [Label.parse(step["action"]) for step in after]
+        except ValueError as exc:
+            raise TraceFileError(f"{path}: aftermath: {exc}") from None
+        fps = [int(step["fingerprint"], 16) for step in after]
+        try:
+            more = follow(spec, states[-1], labels, fps, start=len(states) - 1)
+        except Unreproduced as exc:
+            message = rejection(path, document, spec, exc, " (aftermath)")
+            raise TraceFileError(message) from None
+        states += [step.state for step in more]
+        steps += after
+    for number, (step, state) in enumerate(zip(steps, states), start=1):
+        if step["view"] != json.loads(json.dumps(spec.view(state))):
+            raise TraceFileError(
+                f'{path}: rejected: the picture of state {number} (its "view") is not this '
+                "model's picture of the state its fingerprint names. "
+                + _causes(document, "a state's view")
+            )
 
 
 def loop_of(path: Path, document: dict[str, Any], fps: list[int]) -> Loop | None:

@@ -186,7 +186,7 @@ def story_items(lines: list[str]) -> str:
     )
 
 
-def render(document: dict[str, Any], branch: Any = None) -> str:
+def render(document: dict[str, Any], branch: Any = None, unchecked: str = "") -> str:
     """The page for a trace document (the content of a ``trace.json``, format version 1 or 2).
 
     It opens at the violating state (the last of the counterexample), or at the state a
@@ -196,7 +196,8 @@ def render(document: dict[str, Any], branch: Any = None) -> str:
     to the explorer's URL of that state, and every state gets a "branch here" link to it.
     A lasso (version 2) shows its loop (``checker.renderers.lasso``): a summary, a timeline
     whose loop states sit on a band, each loop state marked, and → on a cycle's last state
-    goes back to the loop's first."""
+    goes back to the loop's first. ``unchecked``, when given, is a warning shown under the
+    title (``hwcheck show --no-check``: the page draws a trace no model replayed)."""
     prop, steps = document["property"], document["steps"]
     after = document.get("aftermath") or {"steps": [], "story": []}
     every = steps + after["steps"]
@@ -240,7 +241,8 @@ def render(document: dict[str, Any], branch: Any = None) -> str:
         f"<title>{e(title)}</title><style>{STYLE}{LOOP_STYLE if loop else ''}</style></head>"
         f'<body data-length="{length}"{lasso.attributes(loop)}>'
         f"<h1>{e(title)}</h1>"
-        f'<p class="meta">{e(prop["description"])}<br>model {e(document["model"])}, '
+        + (f'<p class="expected" id="unchecked">{e(unchecked)}</p>' if unchecked else "")
+        + f'<p class="meta">{e(prop["description"])}<br>model {e(document["model"])}, '
         f"{e(str(document['variant']))}; {e(config)}; hwcheck "
         f"{e(document['hwcheck_version'])}{origin}</p>"
         + (f'<p class="why" id="why">{e(explanation)}</p>' if explanation else "")
