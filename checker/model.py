@@ -86,6 +86,10 @@ class Spec(Protocol):
     - ``action_names()``: every action name, for coverage statistics and ``hwcheck list``.
     - ``view(state)``: a JSON-friendly rendering of a state for people (trace viewers).
     - ``config_dict()``: the model's bounds, JSON-friendly, written into reports.
+
+    Optional: ``why_disabled(state, label)``, a ``Refusal`` saying which guard of ``label``'s
+    action is false in ``state``, or None when the label is enabled there or the model cannot
+    tell (``hwcheck scenario`` and ``replay`` print it after "is not enabled").
     """
 
     name: str
@@ -101,6 +105,16 @@ class Spec(Protocol):
     def view(self, state: State) -> Any: ...
 
     def config_dict(self) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why an action label is not enabled in a state: ``reason``, the false guard in the
+    model's words ("2 records already produced (max_records=2)"), and ``bound``, the config
+    field whose limit that guard is (``"max_records"``), or None when no bound is to blame."""
+
+    reason: str
+    bound: str | None = None
 
 
 class ActionSpec:

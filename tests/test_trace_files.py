@@ -140,9 +140,10 @@ def test_an_action_changed_to_another_enabled_one_reaches_another_fingerprint(tr
 def test_an_action_that_is_not_enabled_lists_what_was(traces, tmp_path):
     """State 6 of the fixture's NoCommittedLoss trace is reached by Fetch(follower=0,
     leader=1); in state 5 (replica 1 leads epoch 0 with m0, replica 0 has just become its
-    follower) Fetch(follower=1, leader=1) is not enabled. Enabled there, by hand: replica 1's
-    second Produce, replica 0's fetch, dropping replica 0 from the ISR (its remote LEO is
-    unknown), electing replica 0 (epoch 1 is left), and either crash."""
+    follower) Fetch(follower=1, leader=1) is not enabled: replica 1 leads, it follows no one
+    (``KafkaSpec.why_disabled``). Enabled there, by hand: replica 1's second Produce, replica
+    0's fetch, dropping replica 0 from the ISR (its remote LEO is unknown), electing replica 0
+    (epoch 1 is left), and either crash."""
     source = traces / "kafka" / "NoCommittedLoss" / "trace.json"
     assert json.loads(source.read_text())["steps"][5]["action"] == "Fetch(follower=0, leader=1)"
 
@@ -156,7 +157,8 @@ def test_an_action_that_is_not_enabled_lists_what_was(traces, tmp_path):
         assert result.exit_code == 4
         assert result.output == (
             f"Error: {path}: rejected: this model does not reproduce state 6: its action, "
-            "Fetch(follower=1, leader=1), is not enabled in state 5; enabled there: "
+            "Fetch(follower=1, leader=1), is not enabled in state 5 (replica 1 follows no "
+            "leader: it leads epoch 0 in its view); enabled there: "
             "Produce(leader=1), Fetch(follower=0, leader=1), ShrinkIsr(leader=1, follower=0), "
             "Elect(leader=0), Crash(replica=0), Crash(replica=1). "
             + CAUSES.format(written=written)

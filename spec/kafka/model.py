@@ -10,10 +10,11 @@ from functools import partial
 from operator import itemgetter
 from typing import Any
 
-from checker.model import ActionSpec, Label
+from checker.model import ActionSpec, Label, Refusal
 from spec.kafka import (
     actions,
     alter,
+    disabled,
     durability,
     elr,
     fetching,
@@ -232,6 +233,13 @@ class KafkaSpec(ActionSpec):
                 self.variant.fetcher_state,
             )
         ]
+
+    def why_disabled(self, state: tuple[Any, ...], label: Label) -> Refusal | None:
+        """Which guard keeps ``label`` from being enabled in ``state`` (``spec.kafka.disabled``);
+        None when it is enabled."""
+        if any(lab == label for lab, _ in self.successors(state)):
+            return None
+        return disabled.why_disabled(self, state, label)
 
     def config_dict(self) -> dict[str, Any]:
         """The bounds, as written into reports."""
