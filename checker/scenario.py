@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from checker.fingerprint import fingerprint
-from checker.model import Label, Spec
+from checker.model import Label, Refusal, Spec
 from checker.properties import INVARIANT, TRANSITION, Property, transition_checker
 from checker.result import Step, Violation
 
@@ -24,11 +24,13 @@ from checker.result import Step, Violation
 class Disabled:
     """Where a schedule stopped: step ``index`` (1 = its first label), whose ``label`` is not
     enabled in the state before it; ``enabled`` are the labels that were, in the model's
-    order."""
+    order; ``refusal``, the model's words on which guard is false (its ``why_disabled``), or
+    None when it cannot tell."""
 
     index: int
     label: Label
     enabled: tuple[Label, ...]
+    refusal: Refusal | None = None
 
 
 @dataclass
@@ -63,7 +65,8 @@ def judged(props: Sequence[Property]) -> list[Property]:
 def play(spec: Spec, props: Sequence[Property], labels: Sequence[Label]) -> Played:
     """Take ``labels`` one by one from ``spec``'s first initial state, judging ``props`` (see
     ``judged``) along the way. Stops at the first label that is not enabled (``Played.disabled``
-    says which, and what was enabled). Exceptions raised by the model propagate."""
+    says which, what was enabled and, when the model has ``why_disabled``, why). Exceptions
+    raised by the model propagate."""
     chosen = judged(props)
     invariants = [prop for prop in chosen if prop.kind == INVARIANT]
     transitions = [prop for prop in chosen if prop.kind == TRANSITION]
@@ -74,7 +77,9 @@ def play(spec: Spec, props: Sequence[Property], labels: Sequence[Label]) -> Play
         successors = spec.successors(state)
         after = next((succ for succ_label, succ in successors if succ_label == label), None)
         if after is None:
-            played.disabled = Disabled(index, label, tuple(lab for lab, _ in successors))
+            why = getattr(spec, "why_disabled", None)
+            refusal = why(state, label) if why is not None else None
+            played.disabled = Disabled(index, label, tuple(lab for lab, _ in successors), refusal)
             break
         for prop in transitions:
             if prop.name not in played.first and not transition_checker(prop, state)(label, after):

@@ -181,8 +181,8 @@ def test_a_disabled_step_is_exit_4_naming_the_line_and_what_was_enabled(tmp_path
     )
     assert (
         f"broken.txt line {line}: step 10, BecomeFollower(replica=1, epoch=0), is not enabled in "
-        "state 10. Enabled there: Produce(leader=0), ControllerShrinkIsr(replica=1), "
-        "Crash(replica=0), Restart(replica=1)"
+        "state 10: replica 1 is down. Enabled there: Produce(leader=0), "
+        "ControllerShrinkIsr(replica=1), Crash(replica=0), Restart(replica=1)"
     ) in result.output
     assert "Traceback" not in result.output
 
@@ -237,7 +237,12 @@ def test_the_command_line_overrides_the_header(tmp_path):
     assert run(str(path), "--out", str(tmp_path / "o")).exit_code == 0
     narrowed = run(str(path), "--replicas", "2", "--out", str(tmp_path / "o"))
     assert (
-        narrowed.exit_code == 4 and "Elect(leader=2), is not enabled in state 1" in narrowed.output
+        narrowed.exit_code == 4
+        and (
+            "Elect(leader=2), is not enabled in state 1: there is no replica 2 (replicas=2: 0 to 1; "
+            "raise --replicas on the command line)"
+        )
+        in narrowed.output
     )
 
 
@@ -245,8 +250,89 @@ def test_serve_refuses_a_scenario_that_does_not_play_or_comes_with_a_trace(tmp_p
     broken = tmp_path / "broken.txt"
     broken.write_text("# hwcheck: --replicas 2\nProduce(leader=0)\n")
     result = CliRunner().invoke(cli, ["serve", "--scenario", str(broken), "--port", "0"])
-    assert result.exit_code == 4 and "Produce(leader=0), is not enabled in state 1" in result.output
+    assert result.exit_code == 4 and result.output == (
+        f"Error: {broken} line 2: step 1, Produce(leader=0), is not enabled in state 1: replica "
+        "0 does not presume it leads: it applied no LeaderAndIsr since it started. Enabled "
+        "there: Elect(leader=0), Elect(leader=1), Crash(replica=0), Crash(replica=1)\n"
+    )
     both = CliRunner().invoke(
         cli, ["serve", "--scenario", str(LOSS_FILE), "--trace", str(LOSS_FILE), "--port", "0"]
     )
     assert both.exit_code == 2 and "give one" in both.output
+
+
+THREE = (
+    "# hwcheck: --replicas 2 --truncation hw --max-records 2\n"
+    "Elect(leader=0)\n"
+    "BecomeLeader(replica=0, epoch=0)\n"
+    "Produce(leader=0)\n"
+    "Produce(leader=0)\n"
+    "Produce(leader=0)  # a third record: past the header's bound\n"
+)
+AFTER = (
+    "Enabled there: ShrinkIsr(leader=0, follower=1), Elect(leader=1), Crash(replica=0), "
+    "Crash(replica=1), BecomeFollower(replica=1, epoch=0)\n"
+)
+
+
+def _error_line(result):
+    return next(line for line in result.output.splitlines(True) if line.startswith("Error:"))
+
+
+def test_a_step_past_a_bound_names_the_bound_and_where_to_raise_it(tmp_path):
+    """Two records produced with max_records=2: the third Produce is disabled by the bound,
+    not by anything of the replica (it leads epoch 0 with ISR {0,1}: both produced records
+    wait for replica 1, so only its ISR shrink, an election, a crash or its BecomeFollower
+    are enabled)."""
+    path = tmp_path / "three.txt"
+    path.write_text(THREE)
+    result = run(str(path), "--out", str(tmp_path / "out"))
+    assert result.exit_code == 4
+    assert _error_line(result) == (
+        f"Error: {path} line 6: step 5, Produce(leader=0), is not enabled in state 5: 2 records "
+        "already produced (max_records=2; raise --max-records in the header). " + AFTER
+    )
+    given = run(str(path), "--max-records", "2", "--out", str(tmp_path / "out"))
+    assert given.exit_code == 4 and "(max_records=2; raise --max-records on the command line)" in (
+        _error_line(given)
+    )
+    assert run(str(path), "--max-records", "3", "--out", str(tmp_path / "out")).exit_code == 0
+
+
+def test_a_fetch_before_become_follower_says_the_follower_follows_no_one(tmp_path):
+    path = tmp_path / "early.txt"
+    path.write_text(
+        "# hwcheck: --replicas 2 --truncation hw\n"
+        "Elect(leader=0)\nBecomeLeader(replica=0, epoch=0)\nFetch(follower=1, leader=0)\n"
+    )
+    result = run(str(path), "--out", str(tmp_path / "out"))
+    assert result.exit_code == 4
+    assert _error_line(result) == (
+        f"Error: {path} line 4: step 3, Fetch(follower=1, leader=0), is not enabled in state 3: "
+        "replica 1 follows no leader: it applied no LeaderAndIsr since it started. Enabled "
+        "there: Produce(leader=0), ShrinkIsr(leader=0, follower=1), Elect(leader=1), "
+        "Crash(replica=0), Crash(replica=1), BecomeFollower(replica=1, epoch=0)\n"
+    )
+
+
+def test_serve_gives_the_same_reason(tmp_path):
+    path = tmp_path / "three.txt"
+    path.write_text(THREE)
+    result = CliRunner().invoke(cli, ["serve", "--scenario", str(path), "--port", "0"])
+    assert result.exit_code == 4 and result.output == (
+        f"Error: {path} line 6: step 5, Produce(leader=0), is not enabled in state 5: 2 records "
+        "already produced (max_records=2; raise --max-records in the header). " + AFTER
+    )
+
+
+def test_the_tla_port_lists_the_enabled_actions_only(tmp_path):
+    """The TLA+ port has no ``why_disabled``: the message is the line, the step and what was
+    enabled."""
+    path = tmp_path / "tla.txt"
+    path.write_text("# hwcheck: --model tla --replicas 2\nLeaderWrite(leader=0)\n")
+    result = run(str(path), "--out", str(tmp_path / "out"))
+    assert result.exit_code == 4
+    assert _error_line(result).startswith(
+        f"Error: {path} line 2: step 1, LeaderWrite(leader=0), is not enabled in state 1. "
+        "Enabled there: "
+    )

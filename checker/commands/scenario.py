@@ -10,8 +10,8 @@ first fails, so ``hwcheck show``, ``replay``, ``serve --trace`` and the gate rea
 Exit codes are explore's: 0 every property holds along the schedule, 12 one fails, 2 a usage
 mistake (a flag, a bound the model rejects, in the header or on the command line), 4 a schedule
 that cannot be read or played (no such file, a line that is not an action label, an action the
-model does not have, or one that is not enabled where the schedule takes it), 75 the model
-raised.
+model does not have, or one that is not enabled where the schedule takes it: then the guard
+that is false, when the model can tell), 75 the model raised.
 """
 
 from __future__ import annotations
@@ -46,13 +46,20 @@ FILE = click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @dataclass(frozen=True)
 class Prepared:
     """A schedule ready to play: the ``schedule`` as read, the ``model`` name and its
-    ``config``, the built ``spec`` and the properties ``chosen`` to judge."""
+    ``config``, the built ``spec``, the properties ``chosen`` to judge, and the config fields
+    the ``command_line`` set over the header's."""
 
     schedule: schedule.Schedule
     model: str
     config: Any
     spec: Spec
     chosen: list[Any]
+    command_line: frozenset[str] = frozenset()
+
+    def source(self, path: Path, why: dict[str, str] | None = None) -> scenario_view.Source:
+        """What the renderer needs to name lines and options (``why``: as ``Source``'s)."""
+        lines = [step.line for step in self.schedule.steps]
+        return scenario_view.Source(str(path), lines, why or {}, self.command_line)
 
 
 @click.command(name="hwcheck: header", add_help_option=False)
@@ -88,6 +95,7 @@ def prepare(ctx: click.Context, file: Path) -> Prepared:
         ) from None
     model, names, given = _given(header)
     cli_model, cli_names, cli_given = _given(flags)
+    command_line = {key for key, value in cli_given.items() if value is not None}
     if ctx.get_parameter_source("model") != ParameterSource.DEFAULT:
         model = cli_model
     names = cli_names or names
@@ -104,7 +112,7 @@ def prepare(ctx: click.Context, file: Path) -> Prepared:
                 + (f" (did you mean {close[0]}?)" if close else "")
                 + f"; its actions: {', '.join(sorted(known))} (see 'hwcheck list')"
             )
-    return Prepared(read, model, config, spec, chosen)
+    return Prepared(read, model, config, spec, chosen, frozenset(command_line))
 
 
 def _fail(message: str) -> NoReturn:
@@ -136,11 +144,7 @@ def scenario_cmd(ctx: click.Context, /, file: Path, out: Path | None, **_: Any) 
         click.echo(f"Error: the spec raised {type(exc).__name__}: {exc}", err=True)
         sys.exit(EXIT_SPEC_ERROR)
     violations = played.violations()
-    source = scenario_view.Source(
-        str(file),
-        [step.line for step in read.steps],
-        {v.prop.name: report.explanation(v) for v in violations},
-    )
+    source = prepared.source(file, {v.prop.name: report.explanation(v) for v in violations})
     console = stdout_console(120)
     scenario_view.print_played(console, spec, source, played)
     if played.disabled is not None:

@@ -190,7 +190,7 @@ def _from_scenario(ctx: click.Context, file: Path) -> tuple[str, Any, list[str]]
     labels = [step.label for step in prepared.schedule.steps]
     played = scenario.play(prepared.spec, prepared.chosen, labels)
     if played.disabled is not None:
-        source = scenario_view.Source(str(file), [s.line for s in prepared.schedule.steps], {})
+        source = prepared.source(file)
         click.echo(f"Error: {scenario_view.disabled_message(source, played.disabled)}", err=True)
         sys.exit(EXIT_BAD_INPUT)
     return prepared.model, prepared.config, [str(label) for label in labels]

@@ -10,8 +10,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from checker.model import Spec
-from checker.models.compose import variant_of
+from checker.model import Refusal, Spec
+from checker.models.compose import SPELLING, variant_of
 from checker.renderers.steps import LEGEND, config_text, counted, trace_panels
 from checker.scenario import Disabled, Played
 
@@ -19,12 +19,14 @@ from checker.scenario import Disabled, Played
 @dataclass(frozen=True)
 class Source:
     """Where a schedule came from, for the heading and the rows: its ``path`` (as given),
-    each label's ``lines`` in the file (1-based, in schedule order), and ``why``, each failing
-    property's own words on why it fails where it first does ('' when it has none)."""
+    each label's ``lines`` in the file (1-based, in schedule order), ``why``, each failing
+    property's own words on why it fails where it first does ('' when it has none), and
+    ``command_line``, the config fields the command line set over the header's."""
 
     path: str
     lines: Sequence[int]
     why: dict[str, str]
+    command_line: frozenset[str] = frozenset()
 
 
 def print_played(console: Console, spec: Spec, source: Source, played: Played) -> None:
@@ -91,10 +93,27 @@ def _where(source: Source, played: Played, name: str, index: int) -> str:
 
 def disabled_message(source: Source, disabled: Disabled) -> str:
     """Why the schedule stopped: the line and step whose action is not enabled, the state it
-    was to leave, and every action enabled there."""
+    was to leave, the guard that is false there when the model can tell (a bound reached
+    says which option raises it, in the header or on the command line, as it was given), and
+    every action enabled there."""
     line = source.lines[disabled.index - 1]
     enabled = ", ".join(str(label) for label in disabled.enabled) or "none (a deadlock)"
     return (
         f"{source.path} line {line}: step {disabled.index}, {disabled.label}, is not enabled "
-        f"in state {disabled.index}. Enabled there: {enabled}"
+        f"in state {disabled.index}{_why(source, disabled.refusal)}. Enabled there: {enabled}"
     )
+
+
+def _why(source: Source, refusal: Refusal | None) -> str:
+    """``: <the false guard>``, with a bound's option: "(max_records=2; raise --max-records
+    in the header)"."""
+    if refusal is None:
+        return ""
+    reason, bound = refusal.reason, refusal.bound
+    if bound is None:
+        return f": {reason}"
+    where = "on the command line" if bound in source.command_line else "in the header"
+    hint = f"raise {SPELLING.get(bound, '--' + bound.replace('_', '-'))} {where}"
+    if reason.endswith(")"):
+        return f": {reason[:-1]}; {hint})"
+    return f": {reason}; {hint}"
