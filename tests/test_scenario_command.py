@@ -198,13 +198,34 @@ def test_a_disabled_step_is_exit_4_naming_the_line_and_what_was_enabled(tmp_path
         ("Elect(leader=0\n", 4, "line 1: not an action label"),
         (
             "# hwcheck: --replicas 0\nElect(leader=0)\n",
-            2,
+            4,
             "line 1: header: Invalid value for '--replicas'",
         ),
         (
             "# hwcheck: --frobnicate\nElect(leader=0)\n",
-            2,
+            4,
             "line 1: header: No such option '--frobnicate'",
+        ),
+        (
+            "# hwcheck: --replicas 2 --min-isr 3\nElect(leader=0)\n",
+            4,
+            (
+                "s.txt line 1: header: Invalid value for '--min-isr': --min-isr must be between 1 "
+                "and --replicas (2), got 3"
+            ),
+        ),
+        (
+            "# hwcheck: --model tla --max-crashes 1\nElect(leader=0)\n",
+            4,
+            (
+                "s.txt line 1: header: Invalid value for '--max-crashes': --max-crashes does not "
+                "apply to --model tla"
+            ),
+        ),
+        (
+            "\n# hwcheck: --invariant Nope\nElect(leader=0)\n",
+            4,
+            "s.txt line 2: header: Invalid value for '--invariant': unknown property 'Nope'",
         ),
     ],
 )
@@ -336,3 +357,26 @@ def test_the_tla_port_lists_the_enabled_actions_only(tmp_path):
         f"Error: {path} line 2: step 1, LeaderWrite(leader=0), is not enabled in state 1. "
         "Enabled there: "
     )
+
+
+def test_a_bad_value_in_the_header_names_the_file_and_line_and_is_exit_4(tmp_path):
+    """The header's flags are checked by the model as the command line's are, but a value
+    the model rejects is the file's mistake: exit 4, the file and the header's line. The
+    same value given on the command line is a usage error, exit 2."""
+    path = tmp_path / "s.txt"
+    path.write_text(
+        "# a comment first\n# hwcheck: --replicas 2 --truncation kip999\nElect(leader=0)\n"
+    )
+    result = run(str(path), "--out", str(tmp_path / "out"))
+    assert result.exit_code == 4
+    assert result.output.startswith(
+        f"Error: {path} line 2: header: Invalid value for '--truncation': --truncation must be "
+        "one of hw, kip101, "
+    )
+    assert result.output.endswith(", got 'kip999'\n") and result.output.count("\n") == 1
+    overridden = run(str(path), "--truncation", "kip320", "--out", str(tmp_path / "out"))
+    assert overridden.exit_code == 0, overridden.output
+    path.write_text("# hwcheck: --replicas 2\nElect(leader=0)\n")
+    typed = run(str(path), "--truncation", "kip999", "--out", str(tmp_path / "out"))
+    assert typed.exit_code == 2 and "Usage: " in typed.output and "line 1" not in typed.output
+    assert "Invalid value for '--truncation'" in typed.output

@@ -8,10 +8,11 @@ why). Each property that fails gets a counterexample written as ``explore`` writ
 first fails, so ``hwcheck show``, ``replay``, ``serve --trace`` and the gate read it.
 
 Exit codes are explore's: 0 every property holds along the schedule, 12 one fails, 2 a usage
-mistake (a flag, a bound the model rejects, in the header or on the command line), 4 a schedule
-that cannot be read or played (no such file, a line that is not an action label, an action the
-model does not have, or one that is not enabled where the schedule takes it: then the guard
-that is false, when the model can tell), 75 the model raised.
+mistake on the command line (a flag, a bound the model rejects), 4 a schedule that cannot be
+read or played (no such file, a header whose flags or values are wrong, a line that is not an
+action label, an action the model does not have, or one that is not enabled where the
+schedule takes it: then the guard that is false, when the model can tell), 75 the model
+raised.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from checker import scenario
 from checker.commands.options import bounds, build, choose, model_options, protocol_from
 from checker.formats import report, schedule
 from checker.model import Spec
+from checker.models.compose import SPELLING
 from checker.renderers import listing
 from checker.renderers import scenario as scenario_view
 from checker.renderers.terminal import stdout_console
@@ -80,8 +82,9 @@ def prepare(ctx: click.Context, file: Path) -> Prepared:
     """Read ``file`` and build its model: the header's flags, then the command line's over
     them (the ``model_options`` values of ``ctx``'s command; a flag the user left at its
     default does not override the header). Ends the command with one message: exit 4 for a
-    file that cannot be read or an action the model does not have, exit 2 for flags or bounds
-    that are wrong."""
+    file that cannot be read, a header whose flags or values are wrong (named by its line) or
+    an action the model does not have; exit 2 for a command-line flag or bound that is
+    wrong."""
     flags = {param.name: ctx.params[param.name] for param in _header.params if param.name}
     try:
         read = schedule.load(file)
@@ -90,18 +93,25 @@ def prepare(ctx: click.Context, file: Path) -> Prepared:
     try:
         header = _header.main(list(read.header), standalone_mode=False)
     except click.ClickException as exc:
-        raise click.UsageError(
-            f"{read.where(read.header_line)}: header: {exc.format_message()}"
-        ) from None
+        _fail(f"{read.where(read.header_line)}: header: {exc.format_message()}")
     model, names, given = _given(header)
     cli_model, cli_names, cli_given = _given(flags)
     command_line = {key for key, value in cli_given.items() if value is not None}
+    typed = {SPELLING.get(key, "--" + key.replace("_", "-")) for key in command_line}
     if ctx.get_parameter_source("model") != ParameterSource.DEFAULT:
         model = cli_model
+        typed.add("--model")
+    if cli_names:
+        typed.add("--invariant")
     names = cli_names or names
     given.update({key: value for key, value in cli_given.items() if value is not None})
-    config, spec, props = build(model, given)
-    chosen = scenario.judged(choose(props, names))
+    try:
+        config, spec, props = build(model, given)
+        chosen = scenario.judged(choose(props, names))
+    except click.BadParameter as exc:  # the header's value, unless the command line gave it
+        if not read.header_line or str(exc.param_hint or "").strip("'") in typed:
+            raise
+        _fail(f"{read.where(read.header_line)}: header: {exc.format_message()}")
     known = {name.split(" ")[0] for name, _ in listing.actions(spec)}
     for step in read.steps:
         if step.label.action not in known:
