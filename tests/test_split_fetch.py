@@ -23,6 +23,7 @@ from test_actions import FOLLOWER, LEADER, moves, rep, state
 from checker.bfs import explore
 from checker.cli import cli
 from checker.formats import schedule
+from checker.model import Refusal
 from checker.models.compose import Recipe, build_model, compiled_model, make_config
 from checker.native import engine as native_engine
 from checker.scenario import play
@@ -337,6 +338,10 @@ def test_the_example_schedule_is_the_shortest_trace_and_fenced_expand_stops_it(t
     played = play(spec, props, [step.label for step in read.steps])
     assert played.disabled is not None
     assert str(played.disabled.label) == "ExpandIsr(leader=2, follower=1)"
+    assert played.disabled.refusal == Refusal(  # what scenario prints after "is not enabled"
+        "fenced expand (KIP-320, KAFKA-7128): replica 2's HW 0 has not reached the start of "
+        "its epoch 1 (the record at offset 0 is of epoch 0)"
+    )
     assert played.first == {}  # nothing failed before it
 
 
