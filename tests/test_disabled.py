@@ -134,7 +134,7 @@ def test_fetch_names_whom_the_follower_follows():
     )
     spec, state = _after({"truncation": "hw"}, [*LEAD, "BecomeFollower(replica=1, epoch=0)"])
     assert _why(spec, state, "Fetch(follower=1, leader=1)") == Refusal(
-        "replica 1 follows replica 0 in epoch 0, not 1"
+        "replica 1 follows replica 0 in epoch 0, not replica 1"
     )
     spec, state = _after(
         {"truncation": "hw"}, [*LEAD, "BecomeFollower(replica=1, epoch=0)", "Crash(replica=0)"]

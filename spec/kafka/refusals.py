@@ -94,7 +94,9 @@ def may_fetch(ctx: KafkaSpec, s: tuple[Any, ...], f: int, leader: int) -> Refusa
     if followed is None or followed == f:
         return Refusal(f"replica {f} follows no leader: {view_of(f, rep)}")
     if followed != leader:
-        return Refusal(f"replica {f} follows replica {followed} in epoch {epoch}, not {leader}")
+        return Refusal(
+            f"replica {f} follows replica {followed} in epoch {epoch}, not replica {leader}"
+        )
     lrep = replicas[leader]
     if not lrep[ALIVE]:
         return Refusal(f"replica {leader}, the leader replica {f} follows, is down")
