@@ -117,6 +117,15 @@ class Refusal:
     bound: str | None = None
 
 
+def refusal(spec: Any, state: State, label: Label) -> Refusal | None:
+    """Why ``label`` is not enabled in ``state``: the model's ``why_disabled`` answer, or None
+    when the model has no ``why_disabled`` (the TLA+ port) or cannot tell. Raises nothing of
+    its own; the model's exceptions pass through."""
+    why = getattr(spec, "why_disabled", None)
+    answer: Refusal | None = why(state, label) if why is not None else None
+    return answer
+
+
 class ActionSpec:
     """A base for specs whose next-state relation is a list of actions, each a function
     ``action(spec, state, out)`` that appends ``(Label, next state)`` for every way it is

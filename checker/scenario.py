@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from checker.fingerprint import fingerprint
-from checker.model import Label, Refusal, Spec
+from checker.model import Label, Refusal, Spec, refusal
 from checker.properties import INVARIANT, TRANSITION, Property, transition_checker
 from checker.result import Step, Violation
 
@@ -77,9 +77,8 @@ def play(spec: Spec, props: Sequence[Property], labels: Sequence[Label]) -> Play
         successors = spec.successors(state)
         after = next((succ for succ_label, succ in successors if succ_label == label), None)
         if after is None:
-            why = getattr(spec, "why_disabled", None)
-            refusal = why(state, label) if why is not None else None
-            played.disabled = Disabled(index, label, tuple(lab for lab, _ in successors), refusal)
+            enabled = tuple(lab for lab, _ in successors)
+            played.disabled = Disabled(index, label, enabled, refusal(spec, state, label))
             break
         for prop in transitions:
             if prop.name not in played.first and not transition_checker(prop, state)(label, after):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import json
 import shutil
 import subprocess
 from pathlib import Path
@@ -300,3 +301,17 @@ def test_a_trace_replays_alike_on_both_cores(path):
     assert not compiled.problem and not reference.problem
     assert compiled.pins() == reference.pins()
     assert compiled.first_violated_at[compiled.property] == compiled.states
+
+
+def test_a_corpus_trace_whose_step_is_no_longer_enabled_says_which_guard(tmp_path):
+    """An edited corpus trace (state 3's action made a Produce on replica 7 of 3) is refused
+    with the state, the label and the model's false guard."""
+    source = DATA.parents[2] / "reports" / "gallery" / "acks-1-loss" / "trace.json"
+    document = json.loads(source.read_text(encoding="utf-8"))
+    document["steps"][2]["action"] = "Produce(leader=7)"
+    edited = tmp_path / "trace.json"
+    edited.write_text(json.dumps(document), encoding="utf-8")
+    assert corpus.replay(edited, "reference").problem == (
+        "state 3: Produce(leader=7) is no longer enabled (there is no replica 7 (replicas=3: 0 "
+        "to 2))"
+    )

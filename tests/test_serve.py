@@ -199,7 +199,7 @@ def test_api_errors_are_one_json_message(server):
     assert bad.status_code == 400
     assert bad.json() == {
         "error": "step 2: Produce(leader=7) is not enabled in state 2 of "
-        "this kafka model (hw); the path stops there"
+        "this kafka model (hw): there is no replica 7 (replicas=2: 0 to 1); the path stops there"
     }
     assert (
         server.post("/api/step", json={"path": []}).json()["error"]

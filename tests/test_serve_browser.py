@@ -112,8 +112,8 @@ def test_back_reload_and_the_path(browser, hw_server):
 def test_an_unknown_label_in_the_url(browser, hw_server):
     page, _ = new_page(browser, hw_server + "/?step=Elect(leader=1)&step=Produce(leader=5)")
     assert page.locator("#error").inner_text() == (
-        "step 2: Produce(leader=5) is not enabled in state 2 of this kafka model (hw); the "
-        "path stops there"
+        "step 2: Produce(leader=5) is not enabled in state 2 of this kafka model (hw): there is "
+        "no replica 5 (replicas=2: 0 to 1); the path stops there"
     )
     assert number(page) == 2
     page.close()

@@ -16,6 +16,7 @@ from typing import Any
 
 from checker.fingerprint import fingerprint
 from checker.formats import tracefile
+from checker.model import Label, refusal
 from checker.models import compose
 from checker.native.build import NativeUnavailable
 from checker.native.core import Core
@@ -86,6 +87,12 @@ class _Compiled:
         return self._names(self.core.invariants(state))
 
 
+def _because(spec: Any, state: Any, label: str) -> str:
+    """ " (the model's false guard)" when the model can say why ``label`` is disabled, else ""."""
+    why = refusal(spec, state, Label.parse(label))
+    return f" ({why.reason})" if why is not None else ""
+
+
 def _stepper(spec: Any, props: list[Any], core: str) -> Any:
     """The compiled core's stepper when ``core`` is ``compiled`` and the model has a compiled
     form of every property, else the reference's."""
@@ -127,7 +134,7 @@ def replay(path: Path, core: str = "compiled") -> Replayed:
         reached = [(after, bad) for after, bad in enabled if fingerprint(after) == fps[index + 1]]
         if not reached:
             done.problem = (
-                f"state {number}: {label} is no longer enabled"
+                f"state {number}: {label} is no longer enabled{_because(spec, state, label)}"
                 if not enabled
                 else f"state {number}: {label} reaches another state than the trace "
                 "records (another fingerprint)"

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from checker.fingerprint import fingerprint, fp_hex
-from checker.model import Label
+from checker.model import Label, refusal
 from checker.models import compose
 from checker.properties import INVARIANT, SOMETIMES, TRANSITION
 from checker.renderers.listing import first_paragraph
@@ -101,9 +101,12 @@ class Explorer:
                     break
                 nxt = next((s for lab, s in self.spec.successors(state) if lab == label), None)
                 if nxt is None:
+                    why = refusal(self.spec, state, label)
                     walk.error = PathError(
                         f"step {index + 1}: {label} is not enabled in state {index + 1} of "
-                        f"this {self.model} model ({self.variant}); the path stops there",
+                        f"this {self.model} model ({self.variant})"
+                        + (f": {why.reason}" if why is not None else "")
+                        + "; the path stops there",
                         index,
                     )
                     break
