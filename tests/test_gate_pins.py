@@ -304,7 +304,7 @@ def test_a_trace_replays_alike_on_both_cores(path):
 
 
 def test_a_corpus_trace_whose_step_is_no_longer_enabled_says_which_guard(tmp_path):
-    """An edited corpus trace (state 3's action made a Produce on replica 7 of 3) is refused
+    """An edited corpus trace (state 3's action made a Produce on replica 7 of 2) is refused
     with the state, the label and the model's false guard."""
     source = DATA.parents[2] / "reports" / "gallery" / "acks-1-loss" / "trace.json"
     document = json.loads(source.read_text(encoding="utf-8"))
@@ -312,6 +312,6 @@ def test_a_corpus_trace_whose_step_is_no_longer_enabled_says_which_guard(tmp_pat
     edited = tmp_path / "trace.json"
     edited.write_text(json.dumps(document), encoding="utf-8")
     assert corpus.replay(edited, "reference").problem == (
-        "state 3: Produce(leader=7) is no longer enabled (there is no replica 7 (replicas=3: 0 "
-        "to 2))"
+        "state 3: Produce(leader=7) is no longer enabled (there is no replica 7 (replicas=2: 0 "
+        "to 1))"
     )
