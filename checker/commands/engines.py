@@ -269,14 +269,20 @@ def simulate(
         _cannot_run(exc)
 
 
+class CannotRun(click.ClickException):
+    """Spark cannot run: click prints "Error: the Spark engine cannot run: ..." once the
+    command has unwound (after the progress line is gone), exit 5."""
+
+    exit_code = EXIT_ENVIRONMENT
+
+
 def _cannot_run(exc: Exception) -> NoReturn:
     """End the command with one message and exit 5 for a Spark that cannot run, keeping
-    ``spark.log`` (``session.failed``), which the message names."""
+    ``spark.log`` (``session.failed``), which the message names (raises ``CannotRun``)."""
     from checker.spark import session
 
     session.failed()
-    click.echo(f"Error: the Spark engine cannot run: {exc}", err=True)
-    sys.exit(EXIT_ENVIRONMENT)
+    raise CannotRun(f"the Spark engine cannot run: {exc}")
 
 
 def close_spark() -> None:

@@ -24,7 +24,7 @@ from checker.model import Spec
 from checker.partitioned import PartitionedSearch
 from checker.result import CheckResult
 from checker.saving import SaveOptions, run_search
-from checker.spark import session
+from checker.spark import connect, session
 from checker.spark.session import SparkOptions, SparkUnavailable
 
 __all__ = ["SparkOptions", "SparkUnavailable", "explore"]
@@ -83,6 +83,17 @@ class SparkSearch(PartitionedSearch):
         self.options = options
         self.sc: Any = None
         self.engine = "spark"
+
+    def search(self) -> None:
+        """The partitioned search; an exception of Spark's or py4j's that no job caught (a
+        JVM gone between jobs) becomes ``SparkUnavailable`` (exit 5), while the model's own
+        exceptions stay an ERROR result (exit 75)."""
+        try:
+            super().search()
+        except Exception as exc:
+            if not connect.from_spark(exc):
+                raise
+            raise session.job_failed("the Spark engine's run", exc) from None
 
     def _start_spark(self) -> None:
         """Start (or reuse) the context; P from it when not known yet; check the workers."""

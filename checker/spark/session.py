@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from checker import level, limits
-from checker.spark import lifecycle
+from checker.spark import connect, lifecycle
 from checker.spark.java import JavaNotFound, find_java
 
 LOG4J2 = """rootLogger.level = error
@@ -72,9 +72,7 @@ def session_folder() -> Path:
     return folder
 
 
-def submitted() -> bool:
-    """True when running under ``spark-submit`` (its JVM gateway already exists)."""
-    return "PYSPARK_GATEWAY_PORT" in os.environ
+submitted = lifecycle.submitted  # True under spark-submit (its JVM exists already)
 
 
 def master_url(options: SparkOptions) -> str | None:
@@ -162,6 +160,7 @@ def _start(conf: Any, log: Path) -> Any:
         os.close(saved)
         os.close(target)
     sc.setLogLevel("ERROR")
+    connect.quiet_accumulators(sc)
     return sc
 
 
@@ -194,8 +193,8 @@ def check_workers(sc: Any, recipe: Any, partitions: int, core: str = "reference"
             .collect()
         )
     except Exception as exc:  # noqa: BLE001
-        if limits.received:  # a SIGTERM during the probe (see job_failed)
-            raise KeyboardInterrupt from None
+        if limits.received or lifecycle.jvm_ended():  # a SIGTERM, or the JVM is gone
+            raise job_failed("the start-up probe job", exc) from None
         raise SparkUnavailable(
             f"the Spark workers could not run hwcheck: {job_error(exc)}; "
             "is hwcheck (with numpy and xxhash) installed where they run?"
@@ -222,9 +221,11 @@ def job_failed(what: str, exc: Exception) -> BaseException:
     must end as interrupted (exit 3), not as a Spark that cannot run (exit 5)."""
     if limits.received:
         return KeyboardInterrupt()
-    return SparkUnavailable(
-        f"{what} failed: {job_error(exc)}; see {session_folder() / 'spark.log'}"
-    )
+    log = session_folder() / "spark.log"
+    ended = lifecycle.jvm_ended()
+    if ended:
+        return SparkUnavailable(f"the Spark JVM {ended} during {what}; see {log}")
+    return SparkUnavailable(f"{what} failed: {job_error(exc)}; see {log}")
 
 
 def job_error(exc: Exception) -> str:
@@ -281,7 +282,7 @@ def stop() -> None:
     """Stop the context (if any); the next ``context`` call starts a new one."""
     sc = _CONTEXT.pop("sc", None)
     if sc is not None:
-        sc.stop()
+        lifecycle.stop_quietly(sc)  # its JVM may be gone
 
 
 def close() -> None:
