@@ -99,12 +99,16 @@ class SparkSearch(PartitionedSearch):
         """Start (or reuse) the context; P from it when not known yet; check the workers."""
         if self.sc is None:
             if not session.started():
-                self.note = "starting Spark (the JVM takes about 10 s)"
-                self._report(0)
-            self.sc = session.context(self.options)
+                self._phase("starting Spark (the JVM takes about 10 s)")
+            self.sc = session.context(self.options, self._phase)
             self.note = ""
             self.partitions = self.partitions or self.sc.defaultParallelism
             session.check_workers(self.sc, self.recipe, self.partitions, self.core)
+
+    def _phase(self, text: str) -> None:
+        """Say what Spark's start is waiting for (the progress line's clock keeps running)."""
+        self.note = text
+        self._report(0, limits=False)
 
     def prepare(self) -> None:
         if self.options.partitions is None:  # P = the cores Spark has

@@ -70,6 +70,13 @@ def _our_jvm() -> Any:
     return getattr(SparkContext._gateway, "proc", None)
 
 
+def terminate_jvm() -> None:
+    """Send SIGTERM to the JVM this process launched, if it runs (``stop_jvm`` waits)."""
+    proc = _our_jvm()
+    if proc is not None and proc.poll() is None:
+        proc.terminate()
+
+
 def jvm_ended(wait: float = 1.0) -> str:
     """How the JVM this process launched ended ("was killed by SIGKILL", "exited with code
     1"), waiting up to ``wait`` seconds for it (a py4j error can come just before the JVM is
