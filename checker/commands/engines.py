@@ -23,6 +23,7 @@ from checker.commands.options import build, choose, with_options
 from checker.limits import Limits
 from checker.models import compose
 from checker.result import EXIT_ENVIRONMENT
+from checker.spark.connect import DEFAULT_TIMEOUT as DEFAULT_CONNECT_TIMEOUT  # no pyspark
 from checker.symmetry import SymmetryError, for_spec
 
 
@@ -96,6 +97,15 @@ JOB_OPTIONS = (
         callback=_conf_pairs,
         help="A Spark setting (repeatable).",
     ),
+    click.option(
+        "--spark-connect-timeout",
+        type=click.FloatRange(min=0, min_open=True),
+        default=None,
+        metavar="SECONDS",
+        help="Seconds a spark:// master gets for each step of connecting: to accept a TCP "
+        "connection, to register hwcheck (from the JVM's start) and to give it a first "
+        f"executor; past any, exit 5 [{DEFAULT_CONNECT_TIMEOUT:g}].",
+    ),
 )
 """Where the work runs: local workers or Spark (``explore``, ``simulate``)."""
 
@@ -143,10 +153,15 @@ def engine_from(kwargs: dict[str, Any]) -> Engine:
         "spark_min_frontier": 20_000,
         "work_dir": None,
         "spark_ui": False,
+        "spark_connect_timeout": None,
     }
     flags = {key: kwargs.pop(key, default) for key, default in defaults.items()}
     if name == "local":
-        given = [key for key in ("master", "partitions", "work_dir") if flags[key]]
+        given = [
+            key
+            for key in ("master", "partitions", "work_dir", "spark_connect_timeout")
+            if flags[key]
+        ]
         given += ["spark_conf"] if flags["spark_conf"] else []
         given += ["spark_ui"] if flags["spark_ui"] else []
         if given:
@@ -166,6 +181,7 @@ def engine_from(kwargs: dict[str, Any]) -> Engine:
             min_frontier=flags["spark_min_frontier"],
             work_dir=flags["work_dir"],
             ui=flags["spark_ui"],
+            connect_timeout=flags["spark_connect_timeout"] or DEFAULT_CONNECT_TIMEOUT,
         ),
         symmetry=symmetry,
         core=core,
@@ -269,14 +285,20 @@ def simulate(
         _cannot_run(exc)
 
 
+class CannotRun(click.ClickException):
+    """Spark cannot run: click prints "Error: the Spark engine cannot run: ..." once the
+    command has unwound (after the progress line is gone), exit 5."""
+
+    exit_code = EXIT_ENVIRONMENT
+
+
 def _cannot_run(exc: Exception) -> NoReturn:
     """End the command with one message and exit 5 for a Spark that cannot run, keeping
-    ``spark.log`` (``session.failed``), which the message names."""
+    ``spark.log`` (``session.failed``), which the message names (raises ``CannotRun``)."""
     from checker.spark import session
 
     session.failed()
-    click.echo(f"Error: the Spark engine cannot run: {exc}", err=True)
-    sys.exit(EXIT_ENVIRONMENT)
+    raise CannotRun(f"the Spark engine cannot run: {exc}")
 
 
 def close_spark() -> None:

@@ -24,7 +24,7 @@ from checker.model import Spec
 from checker.partitioned import PartitionedSearch
 from checker.result import CheckResult
 from checker.saving import SaveOptions, run_search
-from checker.spark import session
+from checker.spark import connect, session
 from checker.spark.session import SparkOptions, SparkUnavailable
 
 __all__ = ["SparkOptions", "SparkUnavailable", "explore"]
@@ -84,16 +84,31 @@ class SparkSearch(PartitionedSearch):
         self.sc: Any = None
         self.engine = "spark"
 
+    def search(self) -> None:
+        """The partitioned search; an exception of Spark's or py4j's that no job caught (a
+        JVM gone between jobs) becomes ``SparkUnavailable`` (exit 5), while the model's own
+        exceptions stay an ERROR result (exit 75)."""
+        try:
+            super().search()
+        except Exception as exc:
+            if not connect.from_spark(exc):
+                raise
+            raise session.job_failed("the Spark engine's run", exc) from None
+
     def _start_spark(self) -> None:
         """Start (or reuse) the context; P from it when not known yet; check the workers."""
         if self.sc is None:
             if not session.started():
-                self.note = "starting Spark (the JVM takes about 10 s)"
-                self._report(0)
-            self.sc = session.context(self.options)
+                self._phase("starting Spark (the JVM takes about 10 s)")
+            self.sc = session.context(self.options, self._phase)
             self.note = ""
             self.partitions = self.partitions or self.sc.defaultParallelism
             session.check_workers(self.sc, self.recipe, self.partitions, self.core)
+
+    def _phase(self, text: str) -> None:
+        """Say what Spark's start is waiting for (the progress line's clock keeps running)."""
+        self.note = text
+        self._report(0, limits=False)
 
     def prepare(self) -> None:
         if self.options.partitions is None:  # P = the cores Spark has

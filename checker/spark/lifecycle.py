@@ -55,6 +55,52 @@ def watching(sc: Any, on_tasks: Any) -> Iterator[Any]:
         thread.join(timeout=2)
 
 
+def submitted() -> bool:
+    """True when running under ``spark-submit`` (its JVM gateway already exists, not ours)."""
+    return "PYSPARK_GATEWAY_PORT" in os.environ
+
+
+def _our_jvm() -> Any:
+    """The ``Popen`` of the JVM this process launched, or None (none launched, or
+    spark-submit's)."""
+    if "pyspark" not in sys.modules or submitted():
+        return None
+    from pyspark import SparkContext
+
+    return getattr(SparkContext._gateway, "proc", None)
+
+
+def terminate_jvm() -> None:
+    """Send SIGTERM to the JVM this process launched, if it runs (``stop_jvm`` waits)."""
+    proc = _our_jvm()
+    if proc is not None and proc.poll() is None:
+        proc.terminate()
+
+
+def jvm_ended(wait: float = 1.0) -> str:
+    """How the JVM this process launched ended ("was killed by SIGKILL", "exited with code
+    1"), waiting up to ``wait`` seconds for it (a py4j error can come just before the JVM is
+    gone); "" while it runs, or when there is none of ours."""
+    proc = _our_jvm()
+    if proc is None:
+        return ""
+    try:
+        code = proc.wait(wait)
+    except subprocess.TimeoutExpired:
+        return ""
+    if code < 0:
+        with contextlib.suppress(ValueError):
+            return f"was killed by {signal.Signals(-code).name}"
+    return f"exited with code {code}"
+
+
+def stop_quietly(sc: Any) -> None:
+    """``sc.stop()``, whatever state its JVM is in (pyspark lets a refused connection
+    through)."""
+    with contextlib.suppress(Exception):
+        sc.stop()
+
+
 def stop_jvm(timeout: float = 15.0) -> None:
     """Stop the JVM this process launched and Spark's Python workers under it, and wait for
     them, so that nothing outlives the command (by itself the JVM notices only some time
@@ -65,7 +111,7 @@ def stop_jvm(timeout: float = 15.0) -> None:
     from pyspark import SparkContext
 
     gateway = SparkContext._gateway
-    if gateway is None or "PYSPARK_GATEWAY_PORT" in os.environ:  # spark-submit's JVM
+    if gateway is None or submitted():  # spark-submit's JVM
         return
     proc = getattr(gateway, "proc", None)
     with contextlib.suppress(Exception):  # the JVM may be gone already (Ctrl-C reaches it too)

@@ -5,6 +5,9 @@
 - Quiet: a log4j2 config at level ERROR, no console progress bars, the UI off unless asked,
   and the JVM's own stderr (and so its Python workers') sent to ``spark.log`` in the session
   folder instead of the terminal.
+- Bounded: a ``spark://`` master that cannot be reached, does not register the application
+  or gives it no executor within ``SparkOptions.connect_timeout`` ends the run with one
+  message (``checker.spark.connect``).
 - Workers run this interpreter (``PYSPARK_PYTHON``) and, on a cluster master, get hwcheck's
   packages shipped as a zip (``SparkContext.addPyFile``); a probe job checks that every worker
   fingerprints the initial states exactly as the driver does.
@@ -19,12 +22,13 @@ import os
 import sys
 import tempfile
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from checker import level, limits
-from checker.spark import lifecycle
+from checker.spark import connect, lifecycle
 from checker.spark.java import JavaNotFound, find_java
 
 LOG4J2 = """rootLogger.level = error
@@ -38,8 +42,9 @@ appender.stderr.layout.pattern = %d{yy/MM/dd HH:mm:ss} %p %c{1}: %m%n%ex
 
 
 class SparkUnavailable(RuntimeError):
-    """Spark cannot run here (no Java, the JVM or a job failed, workers disagree with the
-    driver): an environment problem, exit code 5. The message says what and where to look."""
+    """Spark cannot run here (no Java, a master out of reach or without workers, the JVM or a
+    job failed, workers disagree with the driver): an environment problem, exit code 5. The
+    message says what and where to look."""
 
 
 @dataclass(frozen=True)
@@ -50,7 +55,9 @@ class SparkOptions:
     settings. ``min_frontier``: levels whose frontier has fewer states run in the driver
     (0: every level on Spark). ``work_dir``: folder for level files (None: a temp folder;
     on a cluster, a path every executor sees). ``ui``: keep Spark's web UI on.
-    ``ship_code``: add hwcheck's packages to the workers (None: only for non-local masters)."""
+    ``ship_code``: add hwcheck's packages to the workers (None: only for non-local masters).
+    ``connect_timeout``: seconds for a ``spark://`` master to accept a TCP connection, to
+    register the application (from the JVM's start), and to give it a first executor."""
 
     master: str | None = None
     partitions: int | None = None
@@ -59,6 +66,7 @@ class SparkOptions:
     work_dir: str | None = None
     ui: bool = False
     ship_code: bool | None = None
+    connect_timeout: float = connect.DEFAULT_TIMEOUT
 
 
 _CONTEXT: dict[str, Any] = {}
@@ -72,9 +80,7 @@ def session_folder() -> Path:
     return folder
 
 
-def submitted() -> bool:
-    """True when running under ``spark-submit`` (its JVM gateway already exists)."""
-    return "PYSPARK_GATEWAY_PORT" in os.environ
+submitted = lifecycle.submitted  # True under spark-submit (its JVM exists already)
 
 
 def master_url(options: SparkOptions) -> str | None:
@@ -83,15 +89,22 @@ def master_url(options: SparkOptions) -> str | None:
     return options.master or (None if submitted() else "local[*]")
 
 
-def context(options: SparkOptions) -> Any:
-    """The process's SparkContext, started on first use with ``options``.
+def context(options: SparkOptions, on_phase: Callable[[str], None] | None = None) -> Any:
+    """The process's SparkContext, started on first use with ``options``; ``on_phase(text)``
+    is told what the start waits for (a master's registration, an executor).
 
-    Raises ``SparkUnavailable`` when Java is missing or the JVM does not start.
+    Raises ``SparkUnavailable`` when Java is missing, the master cannot be reached or gives no
+    executor in time, or the JVM does not start.
     """
     sc = _CONTEXT.get("sc")
     if sc is not None:
         return sc
     folder = session_folder()
+    master = master_url(options)
+    try:  # before any JVM: a closed port ends the run at once
+        connect.reachable(master or "", options.connect_timeout)
+    except connect.Unreachable as exc:
+        raise SparkUnavailable(str(exc)) from None
     if not submitted():
         try:
             java = find_java()
@@ -106,18 +119,10 @@ def context(options: SparkOptions) -> Any:
     (folder / "conf" / "log4j2.properties").write_text(LOG4J2)
     os.environ["SPARK_CONF_DIR"] = str(folder / "conf")
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    master = master_url(options)
     if master and master.startswith("local"):
         os.environ["PYSPARK_PYTHON"] = sys.executable
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    sc = _start(_conf(options, master), folder / "spark.log")
-    ship = (
-        options.ship_code
-        if options.ship_code is not None
-        else not (sc.master.startswith("local") and not sc.master.startswith("local-cluster"))
-    )
-    if ship:
-        sc.addPyFile(str(_bundle(folder)))
+    sc = _start(options, _conf(options, master), folder / "spark.log", on_phase)
     _CONTEXT["sc"] = sc
     return sc
 
@@ -141,28 +146,36 @@ def _conf(options: SparkOptions, master: str | None) -> Any:
     return conf
 
 
-def _start(conf: Any, log: Path) -> Any:
-    """Launch the JVM with its stderr going to ``log``; raises ``SparkUnavailable``."""
-    from pyspark import SparkContext
-
-    saved = os.dup(2)
-    target = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+def _start(
+    options: SparkOptions, conf: Any, log: Path, on_phase: Callable[[str], None] | None
+) -> Any:
+    """Launch the JVM (its stderr to ``log``), start the context and ship hwcheck's code when
+    the workers need it; raises ``SparkUnavailable``, the JVM stopped."""
+    sc = None
     try:
-        sys.stderr.flush()
-        os.dup2(target, 2)
-        sc = SparkContext.getOrCreate(conf)
+        sc = connect.start(conf, log, options.connect_timeout, on_phase or (lambda _: None))
+        sc.setLogLevel("ERROR")
+        local = sc.master.startswith("local") and not sc.master.startswith("local-cluster")
+        if options.ship_code if options.ship_code is not None else not local:
+            sc.addPyFile(str(_bundle(log.parent)))
+        connect.stopped(sc, log)  # Spark's own shutdown may have raced the calls above
+    except connect.Unreachable as exc:
+        _given_up(sc)
+        raise SparkUnavailable(str(exc)) from None
     except Exception as exc:  # noqa: BLE001 -- any start-up failure is an environment problem
+        _given_up(sc)
         raise SparkUnavailable(
             f"Spark did not start ({type(exc).__name__}: "
-            f"{str(exc).splitlines()[0] if str(exc) else ''}); "
-            f"see {log}"
+            f"{str(exc).splitlines()[0] if str(exc) else ''}); see {log}"
         ) from None
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
-        os.close(target)
-    sc.setLogLevel("ERROR")
     return sc
+
+
+def _given_up(sc: Any) -> None:
+    """After a failed start: stop the context (if any) and the JVM, which nothing uses."""
+    if sc is not None:
+        lifecycle.stop_quietly(sc)
+    lifecycle.stop_jvm()
 
 
 BUNDLED = ("*.py", "*.c", "*.h")
@@ -194,8 +207,8 @@ def check_workers(sc: Any, recipe: Any, partitions: int, core: str = "reference"
             .collect()
         )
     except Exception as exc:  # noqa: BLE001
-        if limits.received:  # a SIGTERM during the probe (see job_failed)
-            raise KeyboardInterrupt from None
+        if limits.received or lifecycle.jvm_ended():  # a SIGTERM, or the JVM is gone
+            raise job_failed("the start-up probe job", exc) from None
         raise SparkUnavailable(
             f"the Spark workers could not run hwcheck: {job_error(exc)}; "
             "is hwcheck (with numpy and xxhash) installed where they run?"
@@ -222,9 +235,11 @@ def job_failed(what: str, exc: Exception) -> BaseException:
     must end as interrupted (exit 3), not as a Spark that cannot run (exit 5)."""
     if limits.received:
         return KeyboardInterrupt()
-    return SparkUnavailable(
-        f"{what} failed: {job_error(exc)}; see {session_folder() / 'spark.log'}"
-    )
+    log = session_folder() / "spark.log"
+    ended = lifecycle.jvm_ended()
+    if ended:
+        return SparkUnavailable(f"the Spark JVM {ended} during {what}; see {log}")
+    return SparkUnavailable(f"{what} failed: {job_error(exc)}; see {log}")
 
 
 def job_error(exc: Exception) -> str:
@@ -281,7 +296,7 @@ def stop() -> None:
     """Stop the context (if any); the next ``context`` call starts a new one."""
     sc = _CONTEXT.pop("sc", None)
     if sc is not None:
-        sc.stop()
+        lifecycle.stop_quietly(sc)  # its JVM may be gone
 
 
 def close() -> None:

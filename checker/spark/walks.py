@@ -28,9 +28,12 @@ def runner(recipe: Any, plan: Any, options: Any, core: str = "reference") -> Any
     workers disagree with the driver or a job fails.
     """
     sc = session.context(options)
-    partitions = (
-        options.partitions or local_cores(session.master_url(options)) or sc.defaultParallelism
-    )
+    try:
+        partitions = (
+            options.partitions or local_cores(session.master_url(options)) or sc.defaultParallelism
+        )
+    except Exception as exc:  # noqa: BLE001 -- py4j: the JVM went away
+        raise session.job_failed("Spark's start", exc) from None
     session.check_workers(sc, recipe, partitions)
 
     def run_wave(chunks: list[tuple[int, int]]) -> Any:
