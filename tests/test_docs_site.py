@@ -1,14 +1,17 @@
 """The documentation site's generated pages say what hwcheck says: the command-line page
-(mkdocs-click over ``checker.cli``) lists each command as ``hwcheck --help`` does."""
+(mkdocs-click over ``checker.cli``) lists each command as ``hwcheck --help`` does, and the
+File formats page describes the schedule file to the people who write one."""
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from checker.cli import cli
+from checker.formats import schedule
 
 
 def help_summaries() -> dict[str, str]:
@@ -38,3 +41,17 @@ def test_the_cli_page_gives_each_command_the_summary_help_gives():
     assert len(summaries) == len(cli.commands) == 10
     assert listed == summaries
     assert summaries["gate"].endswith("(states, depth, coverage, guards, shortest traces).")
+
+
+def test_the_formats_page_describes_schedules_for_their_writers():
+    """The File formats page shows ``schedule.DESCRIPTION``: its example is a schedule hwcheck
+    reads, and it names no module, class or function of hwcheck's code."""
+    text = schedule.DESCRIPTION
+    example = text.split("```text\n")[1].split("```")[0]
+    read = schedule.parse(example, Path("example.txt"))
+    assert read.header == ("--replicas", "2", "--truncation", "hw", "--max-records", "3")
+    assert [step.text for step in read.steps][-1] == "Produce(leader=0)"
+    prose = text.replace(example, "").replace("```", "")
+    assert not re.search(r"checker\.|``|\bparse\b|\bload\b|ScheduleError", prose)
+    gen_pages = (Path(__file__).resolve().parents[1] / "docs" / "gen_pages.py").read_text()
+    assert "schedule.DESCRIPTION" in gen_pages and "schedule.__doc__" not in gen_pages
