@@ -2,7 +2,7 @@
 (``tests/test_docs_claims.py``).
 
 A claim is a verdict, a count, an exit code or a trace length the documentation states. It is
-marked in the markdown, where a reader does not see it, in one of three forms:
+marked in the markdown, where a reader does not see it, in one of these forms:
 
 1. A command line in a code block whose comment names an exit code:
    ``hwcheck scenario examples/scenarios/textbook-loss.txt   # exit 12``. The line is run as
@@ -27,6 +27,10 @@ marked in the markdown, where a reader does not see it, in one of three forms:
    commentary (``✗`` alone: violated, whatever the length). With other commands, one line per
    column, ``header: hwcheck ARGS`` (``header: -`` for a column that is not a run); a line
    ``others: holds`` says every property the rows do not name holds in every column.
+   ``<!-- claim-table: traces -->`` before a table whose rows link to gallery trace files
+   (``../gallery/NAME/trace.json``): each row's ``states`` and ``configuration`` (flags, then
+   the property) must be its trace's, read from ``reports/gallery/`` (which
+   ``tests/test_gallery.py`` keeps current), with no run.
 
 Placeholders: ``{exit}``; ``{states}`` (distinct states, one per orbit with symmetry:
 ``{states:,}`` prints ``11,026``) and ``{millions}`` (``{millions:.2f}``); ``{depth}``;
@@ -37,6 +41,10 @@ where it first fails) and ``{steps}`` (the schedule's states, the initial one in
 ``compare``, ``{row[kip101]...}`` is one variant's run. ``hwcheck show FILE`` claims read the
 trace file (``tests/test_gallery.py`` keeps the gallery's current): ``{length}``,
 ``{state[k]}`` and the property.
+
+``python tests/docs_claims.py`` lists what still looks like a claim outside the marked blocks
+(``unmarked``): exit codes, lengths and counts that no claim vouches for yet, and measurements
+(times, memory, runs too large for a test) that none will.
 """
 
 from __future__ import annotations
@@ -45,7 +53,7 @@ import contextlib
 import json
 import re
 import shlex
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -77,6 +85,8 @@ class Claim:
     items: tuple[str, ...] = ()
     block: str = ""
     columns: tuple[str, ...] = ()
+    span: tuple[int, int] = (0, 0)
+    """The block's lines in the page (0-based, the end excluded)."""
 
     @property
     def skipped(self) -> set[str]:
@@ -94,6 +104,8 @@ class Claim:
             )
         if self.kind == "table":
             return check_table(self, runs)
+        if self.kind == "traces":
+            return check_traces(self)
         run, block = runs[self.commands[0]], flat(self.block)
         problems = []
         for item in self.items:
@@ -186,7 +198,8 @@ def page_claims(page: Path, root: Path = ROOT) -> list[Claim]:
             match = EXIT_LINE.match(line.strip())
             if fence and match:
                 argv = tuple(shlex.split(match[1], comments=True))
-                claims.append(Claim(f"{name}:{n + 1}", "exit", (argv,), (match[2],), line))
+                exit_claim = Claim(f"{name}:{n + 1}", "exit", (argv,), (match[2],), line)
+                claims.append(replace(exit_claim, span=(n, n + 1)))
             n += 1
             continue
         if line.strip().startswith("<!--") and "claim" in line:
@@ -201,7 +214,10 @@ def page_claims(page: Path, root: Path = ROOT) -> list[Claim]:
         if line.strip() and pending:
             end = block_end(lines, n)
             block = "\n".join(lines[n:end])
-            claims += [marked(f"{name}:{at}", kind, body, block) for at, kind, body in pending]
+            claims += [
+                replace(marked(f"{name}:{at}", kind, body, block), span=(n, end))
+                for at, kind, body in pending
+            ]
             pending = []
         if line.strip().startswith(("```", "~~~")):
             fence = line.strip()[:3]
@@ -231,6 +247,8 @@ def marked(where: str, kind: str, body: str, block: str) -> Claim:
     items = tuple(line.strip() for line in rest if line.strip())
     if kind == "claim":
         return Claim(where, "claim", (argv_of(first),), items, block)
+    if first.strip() == "traces":  # claim-table: traces
+        return Claim(where, "traces", (), items, block)
     if first.strip():  # claim-table: hwcheck compare ...
         return Claim(where, "table", (argv_of(first),), items, block)
     columns = tuple(item for item in items if item.partition(":")[2].strip().startswith("hwcheck"))
@@ -242,6 +260,34 @@ def argv_of(command: str) -> tuple[str, ...]:
     words = shlex.split(command)
     assert words and words[0] == "hwcheck", f"a claim's command starts with hwcheck: {command!r}"
     return tuple(words[1:])
+
+
+CANDIDATE = re.compile(
+    r"\bexit(?:s| code)? \d+\b|✗ (?:state )?\d+|\b\d[\d,.]* (?:million )?(?:states|orbits)\b"
+    r"|\b\d{1,3}(?:,\d{3})+\b"
+)
+"""What looks like a claim: an exit code, a ✗ with a length, a count of states or orbits, a
+number of four digits or more."""
+
+
+def unmarked(page: Path, root: Path = ROOT) -> list[str]:
+    """``page:line: text`` of every candidate claim (``CANDIDATE``) outside the blocks that
+    claims vouch for and the command lines that name their exit code: what is left to mark,
+    or to leave as a measurement (times, memory) that no test repeats."""
+    lines = page.read_text().splitlines()
+    covered = {n for claim in page_claims(page, root) for n in range(*claim.span)}
+    inside = False
+    for n, line in enumerate(lines):  # the claim comments themselves
+        inside = inside or line.lstrip().startswith("<!--")
+        if inside:
+            covered.add(n)
+            inside = "-->" not in line
+    name = page.relative_to(root).as_posix()
+    found = []
+    for n, line in enumerate(lines):
+        if n not in covered:
+            found += [f"{name}:{n + 1}: {m[0]}" for m in CANDIDATE.finditer(line)]
+    return found
 
 
 # --- checking ---------------------------------------------------------------------------------
@@ -339,7 +385,8 @@ def cell_problems(label: str, column: str, mark: str, run: Run, named: set[str])
     problems = []
     if cell[1] == "✓" and cell[2] and str(run.steps or run.states) != cell[2].replace(",", ""):
         problems.append(f"{where}, the run has {run.steps or run.states} states")
-    for name in (part.strip(" `") for part in label.split(",")):
+    names = re.sub(r"\s*\(.*\)\s*$", "", label)  # "ReplicasConverge (`<>[]`)": a note
+    for name in (part.strip(" `") for part in names.split(",")):
         named.add(name)
         prop = run.props.get(name)
         if prop is None:
@@ -350,6 +397,55 @@ def cell_problems(label: str, column: str, mark: str, run: Run, named: set[str])
             prop.verdict != "violated" or (cell[2] and str(prop.length) != cell[2])
         ):
             problems.append(f"{where}: {name} is {prop.verdict} ({prop.length} states)")
+    return problems
+
+
+def check_traces(claim: Claim) -> list[str]:
+    """A table of trace files (the gallery's): in each row, the ``trace.json`` it links to has
+    the states the ``states`` column gives (and the aftermath's, when it says ``14 (+4
+    aftermath)``), the property the configuration ends with, and each of its flags."""
+    header, *body = table_rows(claim.block)
+    at = {name: n for n, name in enumerate(header)}
+    problems = []
+    for row in body:
+        link = re.search(r"\(\.\./gallery/([\w.-]+)/trace\.json\)", " ".join(row))
+        if link is None:
+            problems.append(f"{row[0]!r}: no link to a gallery trace.json")
+            continue
+        trace = json.loads((ROOT / "reports" / "gallery" / link[1] / "trace.json").read_text())
+        said = re.fullmatch(r"(\d+)(?: \(\+(\d+) aftermath\))?", row[at["states"]])
+        after = len((trace.get("aftermath") or {}).get("steps", []))
+        if said is None or int(said[1]) != trace["length"] or int(said[2] or after) != after:
+            problems.append(
+                f"{link[1]}: {row[at['states']]!r}, the trace has {trace['length']}"
+                f" states (+{after} aftermath)"
+            )
+        flags, _, name = row[at["configuration"]].rpartition(", ")
+        if name != trace["property"]["name"]:
+            problems.append(f"{link[1]}: {name}, the trace is {trace['property']['name']}'s")
+        problems += [f"{link[1]}: {p}" for p in flag_problems(flags.strip("`"), trace)]
+    return problems
+
+
+def flag_problems(flags: str, trace: dict[str, Any]) -> list[str]:
+    """The command-line ``flags`` that ``trace``'s model and configuration contradict."""
+    words, config, problems = shlex.split(flags), trace["config"], []
+    lists = {"--with": "with_mechanisms", "--without": "without_mechanisms"}
+    n = 0
+    while n < len(words):
+        flag = words[n]
+        value = words[n + 1] if n + 1 < len(words) and not words[n + 1].startswith("--") else None
+        n += 2 if value is not None else 1
+        if flag == "--model":
+            ok = trace["model"] == value
+        elif flag in lists:
+            ok = value in config.get(lists[flag], [])
+        elif flag in ("--unclean", "--liveness"):
+            ok = flag == "--liveness" or config.get("unclean_election") is True
+        else:
+            ok = str(config.get(flag[2:].replace("-", "_"))) == value
+        if not ok:
+            problems.append(f"{flag} {value or ''} is not the trace's configuration".strip())
     return problems
 
 
@@ -421,3 +517,9 @@ def shown(path: Path) -> Run:
     name = document["property"]["name"]
     prop = Prop(name, "violated", document["length"], path)
     return Run(0, {name: prop}, length=document["length"], state=trace_states(path))
+
+
+if __name__ == "__main__":  # python tests/docs_claims.py: what is left to mark
+    left = [found for page in PAGES for found in unmarked(page)]
+    print("\n".join(left))
+    print(f"{len(left)} candidate claims outside marked blocks; {len(collect())} claims marked")

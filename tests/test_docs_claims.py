@@ -9,7 +9,7 @@ line.
 from __future__ import annotations
 
 import pytest
-from docs_claims import Claim, collect, flat, page_claims, run
+from docs_claims import ROOT, Claim, collect, flat, page_claims, run, unmarked
 
 CLAIMS = collect()
 
@@ -32,7 +32,7 @@ def groups(claims: list[Claim]) -> list[tuple[tuple[tuple[str, ...], ...], list[
 
 
 def param(commands: tuple[tuple[str, ...], ...], claims: list[Claim]) -> object:
-    name = " + ".join(" ".join(argv) for argv in commands)
+    name = " + ".join(" ".join(argv) for argv in commands) or "trace files"
     marks = [pytest.mark.slow] if SLOW & set(commands) else []
     return pytest.param(commands, claims, id=name, marks=marks)
 
@@ -44,20 +44,31 @@ def test_the_docs_say_what_the_runs_say(commands, claims, tmp_path):
     assert not problems, "\n".join(problems)
 
 
-def test_the_pages_the_issue_names_carry_claims():
-    """README's commands, compare table and first counterexample, the HW-truncation tutorial's
-    verdicts and the first explore's counts are claims."""
-    where = {claim.where.split(":")[0] for claim in CLAIMS}
-    assert {
-        "README.md",
-        "docs/tutorials/hw-truncation.md",
-        "docs/getting-started/first-explore.md",
-    } <= where
+LEFT_UNMARKED = {
+    "README.md": {
+        "1,042": "the suite's test count, not a model's",
+        "18,329,597": "the 3-replica liveness graph: 41 s and 5.4 GiB (docs/explanation/liveness.md)",
+        "21,581,859": "kip320 --with split-fetch at 3 replicas: 37 s, over a GiB",
+        "21,768,770": "kip320 --with async-isr at 3 replicas: 43 s, over a GiB",
+        "✗ 15": "compare --kips --replicas 3 --with split-fetch: over 100 million orbits",
+    },
+    "docs/tutorials/hw-truncation.md": {},
+    "docs/getting-started/first-explore.md": {},
+}
+"""The pages issue 42 names, and what in them looks like a claim but is left unmarked, why."""
+
+
+def test_the_issue_pages_mark_every_claim_but_the_measurements():
+    """In README, the HW-truncation tutorial and the first explore, every exit code, length
+    and count is a marked claim, except the few runs too large for a test (a new unmarked one
+    fails here: mark it, or say here why no test repeats it)."""
+    for page, left in LEFT_UNMARKED.items():
+        found = [entry.split(": ", 1)[1] for entry in unmarked(ROOT / page)]
+        assert sorted(found) == sorted(left), page
     readme = [c for c in CLAIMS if c.where.startswith("README.md")]
     assert any(
         c.kind == "table" and c.commands == (("compare", "--replicas", "3"),) for c in readme
     )
-    assert any(c.kind == "exit" for c in readme)
 
 
 def test_a_claim_that_the_run_contradicts_fails(tmp_path):
