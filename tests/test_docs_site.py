@@ -43,11 +43,16 @@ def test_the_cli_page_gives_each_command_the_summary_help_gives():
     assert summaries["gate"].endswith("(states, depth, coverage, guards, shortest traces).")
 
 
-def test_the_formats_page_describes_schedules_for_their_writers():
+def test_the_formats_page_describes_schedules_for_their_writers(tmp_path):
     """The File formats page shows ``schedule.DESCRIPTION``: its example is a schedule hwcheck
-    reads, and it names no module, class or function of hwcheck's code."""
+    plays, and it names no module, class or function of hwcheck's code."""
     text = schedule.DESCRIPTION
     example = text.split("```text\n")[1].split("```")[0]
+    (tmp_path / "example.txt").write_text(example)
+    played = CliRunner().invoke(
+        cli, ["scenario", str(tmp_path / "example.txt"), "--out", str(tmp_path / "out")]
+    )
+    assert played.exit_code == 0, played.output
     read = schedule.parse(example, Path("example.txt"))
     assert read.header == ("--replicas", "2", "--truncation", "hw", "--max-records", "3")
     assert [step.text for step in read.steps][-1] == "Produce(leader=0)"

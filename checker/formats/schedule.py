@@ -38,10 +38,10 @@ each line's action in turn, and judges every invariant and transition property a
 
 ```text
 # hwcheck: --replicas 2 --truncation hw --max-records 3
-# Any other line starting with # is a comment; so is anything after a # on an action line.
+# Any other line that starts with # is a comment,
 Elect(leader=0)
 BecomeLeader(replica=0, epoch=0)
-Produce(leader=0)          # m0 at offset 0
+Produce(leader=0)   # and so is the rest of a line after a #.
 ```
 
 - **The header**, `# hwcheck:` and the flags of `hwcheck explore` that set the model and its
