@@ -53,8 +53,7 @@ Produce(leader=0)   # and so is the rest of a line after a #.
 - A schedule hwcheck cannot play ends the command with one message naming the file and line,
   exit 4: no such file, a second header or one after the first action, a line that is not an
   action or names one the model does not have, no action at all, or an action that is not
-  enabled where the schedule takes it (the message lists those that were). A wrong flag in
-  the header is a usage error, exit 2.
+  enabled where the schedule takes it.
 """
 """The file format as the documentation's File formats page shows it (Markdown)."""
 
