@@ -28,21 +28,6 @@ from checker.limits import received
 from checker.result import EXIT_OK
 
 
-class _Commands(click.Group):
-    """A group whose ``--help`` lists each command with its first sentence whole (click cuts
-    it at the terminal's width with "...")."""
-
-    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        rows = []
-        for name in self.list_commands(ctx):
-            command = self.get_command(ctx, name)
-            if command is not None and not command.hidden:
-                rows.append((name, _first_sentence(command.help or "")))
-        if rows:
-            with formatter.section("Commands"):
-                formatter.write_dl(rows)
-
-
 def _first_sentence(text: str) -> str:
     """The first sentence of a command's help, on one line."""
     words = " ".join(text.split("\n\n")[0].split())
@@ -50,7 +35,7 @@ def _first_sentence(text: str) -> str:
     return head + "." if dot else words
 
 
-@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="hwcheck")
 def cli() -> None:
     """hwcheck: an explicit-state model checker for Kafka's replication protocol."""
@@ -68,6 +53,10 @@ for command in (
     simulate.simulate_cmd,
     serve.serve_cmd,
 ):
+    # Each command's summary, in ``hwcheck --help`` and the docs' command-line page
+    # (mkdocs-click reads ``short_help``), is its first sentence whole: click would cut the
+    # help at the terminal's width with "...", and mkdocs-click at the docstring's first line.
+    command.short_help = _first_sentence(command.help or "")
     cli.add_command(command)
 
 

@@ -131,9 +131,8 @@ def formats() -> str:
     ):
         out += [f"## {title}", "", schema.get("description", ""), "", f"Schema: `{source}`.", ""]
         out += table(("field", "type", "required", "meaning"), schema_rows(schema))
-    doc = inspect.cleandoc(schedule.__doc__ or "")
-    out += ["## Schedule file (`hwcheck scenario FILE`)", "", doc, ""]
-    out += ["Source: `checker/formats/schedule.py`; examples in `examples/scenarios/`.", ""]
+    out += ["## Schedule file (`hwcheck scenario FILE`)", "", schedule.DESCRIPTION, ""]
+    out += ["Examples in `examples/scenarios/`.", ""]
     return "\n".join(out)
 
 

@@ -31,6 +31,32 @@ from checker.model import Label
 HEADER = "# hwcheck:"
 """How the header line starts (then the model's command-line flags)."""
 
+DESCRIPTION = """\
+A schedule is a run of the model written by hand, one action a line, for `hwcheck scenario
+FILE` and `hwcheck serve --scenario FILE`. hwcheck plays it from the model's initial state,
+each line's action in turn, and judges every invariant and transition property at every step.
+
+```text
+# hwcheck: --replicas 2 --truncation hw --max-records 3
+# Any other line that starts with # is a comment,
+Elect(leader=0)
+BecomeLeader(replica=0, epoch=0)
+Produce(leader=0)   # and so is the rest of a line after a #.
+```
+
+- **The header**, `# hwcheck:` and the flags of `hwcheck explore` that set the model and its
+  bounds, may appear once, before the first action. Without it the model's defaults apply;
+  flags given on the command line override the header's.
+- **Every other line** that is neither blank nor a comment is one action, written as traces
+  print it and `hwcheck list` names it: the action, then its arguments by name,
+  `Fetch(follower=1, leader=0)`.
+- A schedule hwcheck cannot play ends the command with one message naming the file and line,
+  exit 4: no such file, a second header or one after the first action, a line that is not an
+  action or names one the model does not have, no action at all, or an action that is not
+  enabled where the schedule takes it.
+"""
+"""The file format as the documentation's File formats page shows it (Markdown)."""
+
 
 class ScheduleError(ValueError):
     """A schedule file that cannot be read; the message names the file and line."""
