@@ -24,6 +24,7 @@ from serving import GALLERY, LOSS, LOSS_PATH, LOSS_STORY, ROOT, start_server, st
 from checker.bfs import explore
 from checker.models.compose import build_model, choose
 from checker.web import effects
+from checker.web.app import create_app
 from checker.web.explorer import Explorer
 from checker.web.jump import Jump, Jumps
 from spec.kafka import Config
@@ -296,22 +297,44 @@ def test_serve_from_a_trace_prints_its_urls_and_serves_its_page():
     assert code == 0 and "Traceback" not in err
 
 
-def test_serve_from_a_scenario_starts_at_its_last_state():
+def test_serve_from_a_scenario_prints_one_short_url_of_its_last_state():
     """``--scenario FILE`` with a model flag over the header's: the textbook loss under
-    KIP-320 opens at its 18th state, where NoCommittedLoss holds."""
+    KIP-320. The one URL printed, ``/scenario``, redirects to the 18th state's own URL
+    (every step in it), where NoCommittedLoss holds."""
     scenario = ROOT / "examples" / "scenarios" / "textbook-loss.txt"
-    proc, url = start_server("--scenario", str(scenario), "--truncation", "kip320")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "checker.cli", "serve", "--port", "0", "--scenario", str(scenario)]
+        + ["--truncation", "kip320"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
     try:
-        line = proc.stdout.readline().strip()
-        assert line.startswith("the scenario's last state: " + url + "/?step=Elect(leader=0)&")
-        page = httpx.get(line.split(": ", 1)[1], timeout=30)
+        line = proc.stdout.readline().rstrip("\n")
+        url = line.split()[2].removesuffix("/scenario")
+        assert line == (
+            f"hwcheck explorer: {url}/scenario  (model kafka, kip320; textbook-loss.txt's "
+            "last state, state 18; Ctrl-C stops it)"
+        ), line
+        moved = httpx.get(url + "/scenario", timeout=30)
+        assert moved.status_code == 302
+        assert moved.headers["location"].startswith("/?step=Elect(leader=0)&")
+        page = httpx.get(url + "/scenario", timeout=30, follow_redirects=True)
         assert page.status_code == 200 and "state 18" in page.text and "kip320" in page.text
-        steps = [part.split("=", 1)[1] for part in line.split("?", 1)[1].split("&")]
+        steps = [part.split("=", 1)[1] for part in str(page.url).split("?", 1)[1].split("&")]
         check = httpx.get(url + "/api/check", params={"step": steps}, timeout=30).json()
         assert check["number"] == 18 and all(p["holds"] for p in check["properties"])
     finally:
         code, err = stop_server(proc)
     assert code == 0 and "Traceback" not in err
+
+
+def test_scenario_without_one_is_a_404_page(hw2):
+    client = create_app(hw2, Jumps(1)).test_client()
+    missing = client.get("/scenario")
+    assert missing.status_code == 404
+    assert "No scenario loaded: start the server with --scenario FILE." in missing.text
 
 
 @pytest.mark.skipif(os.name != "posix", reason="SIGINT to a process")
