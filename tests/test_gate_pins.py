@@ -143,6 +143,18 @@ def test_update_round_trip(tmp_path):
     assert " → 7,159 (" in reverted.output
 
 
+def test_the_one_line_summary_counts_the_changes_it_leaves_out():
+    """``(+11 more)`` after ``depth 21 → 23`` read as eleven more levels."""
+    changes = ["states 7,159 → 23,803 (+232.5 %)", "depth 21 → 23"]
+    assert pins.summary(changes) == "states 7,159 → 23,803 (+232.5 %); depth 21 → 23"
+    assert pins.summary(["a", *changes, "b"]) == (
+        "a; states 7,159 → 23,803 (+232.5 %); depth 21 → 23; and 1 more change"
+    )
+    assert pins.summary(["a", *changes, *"bcdefghijkl"]).endswith(
+        "; depth 21 → 23; and 11 more changes"
+    )
+
+
 ENGINES = {
     "compiled, 1 thread": ("--workers", "1"),
     "compiled, 2 threads": ("--workers", "2"),

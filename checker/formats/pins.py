@@ -30,7 +30,7 @@ LOCK_NAME = "hwcheck-gate.lock"
 LOCK_FORMAT = "hwcheck-gate-lock"
 LOCK_VERSION = 1
 SHOWN = 3
-"""How many differences a one-line summary shows before "(+N more)"."""
+"""How many differences a one-line summary shows before "; and N more changes"."""
 
 _COUNT = {"type": "integer", "minimum": 0}
 _CHECK_PINS = {
@@ -285,6 +285,8 @@ def _at(state: int | None) -> str:
 
 
 def summary(differences: list[str]) -> str:
-    """The first ``SHOWN`` differences on one line, then how many more there are."""
+    """The first ``SHOWN`` differences on one line, then how many more there are (``depth
+    21 → 23; and 11 more changes``)."""
     more = len(differences) - SHOWN
-    return "; ".join(differences[:SHOWN]) + (f" (+{more} more)" if more > 0 else "")
+    tail = f"; and {more} more change{'s' if more > 1 else ''}" if more > 0 else ""
+    return "; ".join(differences[:SHOWN]) + tail
