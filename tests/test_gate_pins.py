@@ -19,9 +19,11 @@ from click.testing import CliRunner
 from conftest import python_m
 
 from checker.cli import cli
+from checker.commands import gate_checks
 from checker.commands import gate_corpus as corpus
 from checker.fingerprint import encode
 from checker.formats import pins
+from checker.gate import Check
 from spec.kafka import Config, KafkaSpec, variants
 from tests.reference import reachable
 
@@ -131,7 +133,7 @@ def test_update_round_trip(tmp_path):
     )
     changed = gate(tmp_path, config=config)
     assert changed.exit_code == 1
-    assert "check's max_epoch (none) → 1 since it was pinned" in changed.output
+    assert "check's max_epoch 2 (default) → 1 since it was pinned" in changed.output
     assert "states 7,159 → " in changed.output and "--update" in changed.output
     updated = gate(tmp_path, "--update", config=config)
     assert updated.exit_code == 0 and "Pins updated: kip320 holds" in updated.output
@@ -139,7 +141,7 @@ def test_update_round_trip(tmp_path):
     config.write_text(original)
     reverted = gate(tmp_path, config=config)
     assert reverted.exit_code == 1
-    assert "check's max_epoch 1 → (none) since it was pinned" in reverted.output
+    assert "check's max_epoch 1 → 2 (default) since it was pinned" in reverted.output
     assert " → 7,159 (" in reverted.output
 
 
@@ -153,6 +155,24 @@ def test_the_one_line_summary_counts_the_changes_it_leaves_out():
     assert pins.summary(["a", *changes, *"bcdefghijkl"]).endswith(
         "; depth 21 → 23; and 11 more changes"
     )
+
+
+def test_a_key_given_on_one_side_says_the_default_it_was():
+    old = {"check": {"model": "kafka", "truncation": "kip320", "replicas": 2}}
+    new = {"check": {**old["check"], "max_records": 3, "with": ["elr"]}}
+    pinned = {"states": 1, "depth": 1, "generated": 1, "coverage": {}, "guards": []}
+    defaults = gate_checks.defaults(Check("c", "kafka", "kip320", {"replicas": 2}))
+    assert (defaults["max_records"], defaults["with"], defaults["unclean"]) == (2, [], False)
+    said = pins.check_differences(
+        {**old, **pinned, "violations": {}}, {**new, **pinned, "violations": {}}, defaults
+    )
+    assert said == [
+        "check's max_records 2 (default) → 3 since it was pinned",
+        "check's with none (default) → [elr] since it was pinned",
+    ]
+    simulated = Check("s", "kafka", "kip320", {}, mode="simulate")
+    assert gate_checks.defaults(simulated)["max_records"] == 4  # simulate's bounds
+    assert gate_checks.defaults(simulated)["walks"] == 1000
 
 
 ENGINES = {

@@ -8,6 +8,7 @@ check runs; 5 the JUnit file, a report or the lock file cannot be written.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import sys
@@ -22,7 +23,7 @@ from checker.commands import batch, checkpoints, cores, liveness
 from checker.commands import gate_corpus as corpus
 from checker.commands import simulate as simulate_view
 from checker.commands.engines import engine_from, engine_options, run
-from checker.commands.gate_checks import config_error, definition, given_of, validate
+from checker.commands.gate_checks import config_error, defaults, definition, given_of, validate
 from checker.commands.gate_files import UPDATE_HINT, say, update_lock, write_outputs
 from checker.commands.options import CHECKPOINT_FLAGS, with_options
 from checker.formats import pins, report
@@ -179,7 +180,8 @@ def _pin(
         return
     name = outcome.check.name
     now = pins.check_pins(defined, result)
-    _settle(outcome, lock.checks.get(name), now, pins.check_differences, update)
+    differences = functools.partial(pins.check_differences, defaults=defaults(outcome.check))
+    _settle(outcome, lock.checks.get(name), now, differences, update)
     if update:
         fresh.checks[name] = now
 

@@ -190,19 +190,20 @@ def _change(what: str, old: int, new: int, percent: bool = False) -> str:
     return text
 
 
-def check_differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
+def check_differences(
+    old: dict[str, Any], new: dict[str, Any], defaults: dict[str, Any] | None = None
+) -> list[str]:
     """What changed from pins ``old`` to pins ``new``, most telling first: the check's own
     definition, states, depth, successors generated, coverage (largest change first), guards
     reached, then per property its shortest counterexample's length and the first step where
-    its trace differs. Empty when the pins are equal."""
+    its trace differs. Empty when the pins are equal. ``defaults``: the model's value of
+    each definition key a check may leave out, said for a key left out (``2 (default)``)."""
     out = []
     before, after = old["check"], new["check"]
     for key in sorted(set(before) | set(after)):
         if before.get(key) != after.get(key):
-            out.append(
-                f"check's {key} {_said(before.get(key))} → {_said(after.get(key))} "
-                "since it was pinned"
-            )
+            was, now = (_said(side.get(key), key, defaults or {}) for side in (before, after))
+            out.append(f"check's {key} {was} → {now} since it was pinned")
     if old["states"] != new["states"]:
         out.append(_change("states", old["states"], new["states"], percent=True))
     if old["depth"] != new["depth"]:
@@ -225,13 +226,15 @@ def check_differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
     return out
 
 
-def _said(value: Any) -> str:
+def _said(value: Any, key: str = "", defaults: dict[str, Any] | None = None) -> str:
     if value is None:
+        if defaults and defaults.get(key) is not None:
+            return f"{_said(defaults[key])} (default)"
         return "(none)"
     if isinstance(value, bool):
         return "on" if value else "off"
     if isinstance(value, list):
-        return "[" + ", ".join(map(str, value)) + "]"
+        return "[" + ", ".join(map(str, value)) + "]" if value else "none"
     return str(value)
 
 
