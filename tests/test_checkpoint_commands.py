@@ -141,9 +141,12 @@ def test_resume_refuses_changed_code_damaged_files_and_other_files(cut):
     manifest.write_text(json.dumps({"format": "something-else"}))
     result = cli_run("explore", "--resume", "ckpt", cwd=cut)
     assert result.exit_code == 4 and "not an hwcheck checkpoint" in result.output
-    manifest.write_text("{ truncated")
+    manifest.write_text('{"format": "hwcheck-checkp')  # cut short in a string
     result = cli_run("explore", "--resume", "ckpt", cwd=cut)
-    assert result.exit_code == 4 and "not an hwcheck checkpoint" in result.output
+    assert result.exit_code == 4 and result.output.splitlines()[-1] == (
+        f"Error: cannot resume: {Path('ckpt', 'checkpoint.json')}: not valid JSON: unterminated "
+        "string starting at line 1 column 12 (the file ends early — truncated?)"
+    )
     result = cli_run("explore", "--resume", "nowhere", cwd=cut)
     assert result.exit_code == 4 and "holds no checkpoint" in result.output
 

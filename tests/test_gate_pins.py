@@ -279,6 +279,14 @@ def test_update_drops_the_pins_of_a_check_no_longer_in_the_config(tmp_path):
     ("text", "said"),
     [
         ("{not json", "not valid JSON"),
+        (
+            '{"format": "hwcheck-gate-lock", "checks',
+            (
+                "hwcheck-gate.lock: not valid JSON: unterminated string starting at line 1 column 33 "
+                "(the file ends early — truncated?); restore it from version control or write it "
+                "again with hwcheck gate --update"
+            ),
+        ),
         ('{"format": "something-else"}', "not an hwcheck gate lock file"),
         (
             '{"format": "hwcheck-gate-lock", "version": 9, "checks": {}, "traces": {}}',

@@ -19,6 +19,7 @@ from typing import Any
 import click
 
 from checker.checkpoint import DEFAULT_EVERY, MANIFEST, Checkpointer, CheckpointError
+from checker.formats.jsontext import not_json
 from checker.limits import CANCELLED, Limits, interrupted
 from checker.models import compose
 from checker.native import certificate
@@ -231,6 +232,8 @@ def saved_options(folder: Path) -> dict[str, Any]:
         }
     except FileNotFoundError:
         refuse(CheckpointError(f"{folder} holds no checkpoint (no {MANIFEST})"))
+    except json.JSONDecodeError as exc:
+        refuse(CheckpointError(f"{Path(folder) / MANIFEST}: {not_json(exc)}"))
     except (OSError, ValueError, KeyError, TypeError) as exc:
         refuse(
             CheckpointError(

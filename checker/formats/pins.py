@@ -24,6 +24,7 @@ from typing import Any
 
 import jsonschema
 
+from checker.formats.jsontext import not_json, not_text
 from checker.result import CheckResult
 
 LOCK_NAME = "hwcheck-gate.lock"
@@ -108,8 +109,9 @@ def read_lock(path: Path) -> Lock:
     except OSError as exc:
         raise LockError(f"{path}: cannot read it ({exc.strerror or exc})") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        said = not_json(exc) if isinstance(exc, json.JSONDecodeError) else not_text(exc)
         raise LockError(
-            f"{path}: not valid JSON ({exc}); restore it from version control "
+            f"{path}: {said}; restore it from version control "
             "or write it again with hwcheck gate --update"
         ) from None
     if not isinstance(document, dict) or document.get("format") != LOCK_FORMAT:
