@@ -372,3 +372,27 @@ def test_a_new_search_does_not_write_over_a_checkpoint(cut):
     result = cli_run("explore", *SMALL, "--checkpoint", "ckpt", "--no-progress", cwd=cut)
     assert result.exit_code == 2
     assert "ckpt holds a checkpoint already: go on from it with --resume ckpt" in result.output
+
+
+def test_a_resumed_search_says_so_while_its_checkpoint_loads(cut):
+    """Under a terminal the line says the checkpoint is loading (no engine reports before it
+    has), then, while the numbers are still the checkpoint's, that its frontier is being
+    expanded (engines report at level boundaries): not "starting", nor the checkpoint's
+    numbers as if the search stood still."""
+    from test_terminal_progress import read_terminal
+
+    manifest = json.loads((cut / "ckpt" / "checkpoint.json").read_text())
+    search = manifest["search"]
+    assert manifest["frontier_size"], "the cut run finished: the test proves nothing"
+    code, drawn = read_terminal(["explore", "--resume", "ckpt", "--out", "r2"], cut)
+    assert code == 12, drawn
+    assert (
+        f"resuming: loading the checkpoint (depth {search['depth']}, {search['distinct']:,} "
+        f"distinct, {manifest['frontier_size']:,} frontier)"
+    ) in drawn
+    assert (
+        f"depth {search['depth']}  distinct {search['distinct']:,}  frontier "
+        f"{manifest['frontier_size']:,}  generated {search['generated']:,}"
+    ) in drawn
+    assert "(resumed: expanding the checkpoint's frontier)" in drawn
+    assert " starting " not in drawn

@@ -23,6 +23,7 @@ from checker.formats.jsontext import not_json
 from checker.limits import CANCELLED, Limits, interrupted
 from checker.models import compose
 from checker.native import certificate
+from checker.renderers.progress import Resuming
 from checker.result import EXIT_BAD_INPUT, CheckResult
 from checker.resume import load
 from checker.saving import SaveOptions
@@ -228,7 +229,10 @@ def saved_options(folder: Path) -> dict[str, Any]:
             )
         return {
             key: manifest[key]
-            for key in ("model", "config", "invariants", "symmetry", "max_depth", "stop_on_first")
+            for key in (
+                *("model", "config", "invariants", "symmetry", "max_depth", "stop_on_first"),
+                *("search", "frontier_size"),
+            )
         }
     except FileNotFoundError:
         refuse(CheckpointError(f"{folder} holds no checkpoint (no {MANIFEST})"))
@@ -241,6 +245,14 @@ def saved_options(folder: Path) -> dict[str, Any]:
             )
         )
     raise AssertionError  # refuse exits
+
+
+def resuming(folder: Path) -> Resuming:
+    """What the progress line says while ``explore --resume`` loads the checkpoint in
+    ``folder``: the depth, states and frontier its manifest records."""
+    saved = saved_options(folder)
+    search = saved["search"]
+    return Resuming(search["depth"], search["distinct"], saved["frontier_size"])
 
 
 def refusing(function: Any) -> Any:

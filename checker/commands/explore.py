@@ -107,12 +107,14 @@ def explore_cmd(
     limits = Limits(max_depth=max_depth, time_limit=time_limit, stop_on_first=stop_on_first)
     plan = checkpoints.plan_from(flags)
     engine = engine_from(flags)
+    resuming = None
     if plan.resuming and plan.base is not None:
         default = ctx.get_parameter_source("model") == click.core.ParameterSource.DEFAULT
         model, given, names, limits, symmetry = checkpoints.resumed(
             plan.base, None if default else model, given, names, limits, engine.symmetry
         )
         engine = dataclasses.replace(engine, symmetry=symmetry)
+        resuming = checkpoints.resuming(plan.base)
     names, alive, rules = liveness.split(model, given, names, liveness_all, fair, unfair)
     if engine.core == "compiled":
         cores.warn_if_stale()  # before the progress display starts
@@ -123,7 +125,7 @@ def explore_cmd(
         work_dir = engine.spark.work_dir if engine.spark is not None else None
         return plan.folder(folders[0], "", work_dir), False
 
-    with progress_view.for_search(enabled=not no_progress) as on_progress:
+    with progress_view.for_search(not no_progress, resuming) as on_progress:
         spec, result = run(model, given, names, limits, on_progress, engine, plan, checkpoint_at)
     found = liveness.check(
         spec, alive, rules, result, liveness_max_states, engine.core, show=not no_progress
