@@ -23,7 +23,6 @@ from checker.formats.jsontext import not_json
 from checker.limits import CANCELLED, Limits, interrupted
 from checker.models import compose
 from checker.native import certificate
-from checker.renderers.progress import Resuming
 from checker.result import EXIT_BAD_INPUT, CheckResult
 from checker.resume import load
 from checker.saving import SaveOptions
@@ -245,14 +244,6 @@ def saved_options(folder: Path) -> dict[str, Any]:
             )
         )
     raise AssertionError  # refuse exits
-
-
-def resuming(folder: Path) -> Resuming:
-    """What the progress line says while ``explore --resume`` loads the checkpoint in
-    ``folder``: the depth, states and frontier its manifest records."""
-    saved = saved_options(folder)
-    search = saved["search"]
-    return Resuming(search["depth"], search["distinct"], saved["frontier_size"])
 
 
 def refusing(function: Any) -> Any:

@@ -114,7 +114,10 @@ def explore_cmd(
             plan.base, None if default else model, given, names, limits, engine.symmetry
         )
         engine = dataclasses.replace(engine, symmetry=symmetry)
-        resuming = checkpoints.resuming(plan.base)
+        saved = checkpoints.saved_options(plan.base)
+        resuming = progress_view.Resuming(
+            saved["search"]["depth"], saved["search"]["distinct"], saved["frontier_size"]
+        )
     names, alive, rules = liveness.split(model, given, names, liveness_all, fair, unfair)
     if engine.core == "compiled":
         cores.warn_if_stale()  # before the progress display starts
