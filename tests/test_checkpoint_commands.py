@@ -396,3 +396,15 @@ def test_a_resumed_search_says_so_while_its_checkpoint_loads(cut):
     ) in drawn
     assert "(resumed: expanding the checkpoint's frontier)" in drawn
     assert " starting " not in drawn
+
+
+def test_a_resumed_run_writes_its_reports_where_the_run_it_resumes_did(cut):
+    """The cut run noted its report folder beside its checkpoint; a resume without --out
+    writes there (not to a new reports/<run>), and --out still chooses."""
+    assert (cut / "ckpt" / "run-folder.txt").read_text() == f"{Path('..', 'r1')}\n"
+    again = cli_run("explore", "--resume", "ckpt", "--no-progress", "--show", "none", cwd=cut)
+    assert again.exit_code == 12, again.output
+    assert "Reports written to r1/" in again.output
+    assert sorted(p.name for p in cut.iterdir()) == ["ckpt", "r1"]
+    elsewhere = ("explore", "--resume", "ckpt", "--out", "r2", "--no-progress", "--show", "none")
+    assert "Reports written to r2/" in cli_run(*elsewhere, cwd=cut).output

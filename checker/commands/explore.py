@@ -124,7 +124,7 @@ def explore_cmd(
     folders: list[Path] = []
 
     def checkpoint_at(spec: Spec) -> tuple[Path, bool]:
-        folders.append(out or Path("reports") / report.run_id(spec))
+        folders.append(out or plan.earlier() or Path("reports") / report.run_id(spec))
         work_dir = engine.spark.work_dir if engine.spark is not None else None
         return plan.folder(folders[0], "", work_dir), False
 
@@ -135,10 +135,12 @@ def explore_cmd(
     )
     if interrupted(result.reason):
         click.echo(f"Interrupted ({signal_name()}): the results below are partial.", err=True)
-    folder = folders[0] if folders else out or Path("reports") / report.run_id(spec)
+    folder = (
+        folders[0] if folders else out or plan.earlier() or Path("reports") / report.run_id(spec)
+    )
     summary = batch.write_reports(folder, spec, result)
     terminal.print_run(spec, result, summary, folder, as_json, show)
     if found is not None:
         click.echo(live_line(found), err=True)
-    checkpoints.finish(plan, checkpoints.partial(result), "explore")
+    checkpoints.finish(plan, checkpoints.partial(result), "explore", reports=folder)
     sys.exit(result.exit_code)

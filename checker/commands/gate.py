@@ -98,7 +98,7 @@ def gate_cmd(
     traces = [(Path(os.path.relpath(path, config_path.parent)).as_posix(), path) for path in files]
     for index, (check, given) in enumerate(plans):
         validate(config_path, index, check, given)
-    folder = out or Path("reports") / f"gate-{report.stamp()}"
+    folder = out or plan.earlier() or Path("reports") / f"gate-{report.stamp()}"
     fresh = pins.Lock(lock.path, dict(lock.checks), dict(lock.traces), lock.found)
     if engine.core == "compiled":
         cores.warn_if_stale()
@@ -136,7 +136,7 @@ def gate_cmd(
         _finish(outcomes, plans, traces, stop, board, fresh, lock, update, config_path)
         write_outputs(outcomes, junit_xml, config_path)
     finally:  # (also when a file cannot be written: exit 5)
-        checkpoints.finish(plan, stop.hit, "gate", same_flags=True)
+        checkpoints.finish(plan, stop.hit, "gate", same_flags=True, reports=folder)
     sys.exit(EXIT_INCOMPLETE if stop.hit else gate.exit_code(outcomes))
 
 
