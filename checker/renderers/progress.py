@@ -33,8 +33,7 @@ def for_search(
     """Yield a progress callback for ``checker.bfs.explore`` (None when disabled or when
     stderr is not a terminal, so logs and pipes stay clean). ``resuming``: the line says so
     while the checkpoint loads (no engine reports before it is loaded), and then, while the
-    numbers are still the checkpoint's, that its frontier is being expanded (an engine
-    reports at level boundaries)."""
+    numbers are still the checkpoint's, that its frontier is being expanded."""
     console = Console(stderr=True)
     if not enabled or not sys.stderr.isatty():
         yield None
@@ -68,11 +67,13 @@ def loading_line(resuming: Resuming) -> str:
 
 
 def search_line(p: SearchProgress) -> str:
-    """A search's progress in one line of rich markup: depth, distinct states, frontier,
-    states generated, distinct states/s and the engine's note (escaped)."""
+    """A search's progress in one line of rich markup: depth, distinct states, frontier (and,
+    while a level is under way, how much of it is expanded), states generated, distinct
+    states/s and the engine's note (escaped)."""
     rate = p.distinct / p.seconds if p.seconds > 0 else 0.0
+    expanded = "" if p.expanded is None else f" ({p.expanded:,} expanded)"
     return (
-        f"depth {p.depth}  distinct {p.distinct:,}  frontier {p.frontier:,}  "
+        f"depth {p.depth}  distinct {p.distinct:,}  frontier {p.frontier:,}{expanded}  "
         f"generated {p.generated:,}  {rate:,.0f} states/s"
         + (f"  ({escape(p.note)})" if p.note else "")
     )
