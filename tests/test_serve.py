@@ -19,12 +19,12 @@ import time
 
 import httpx
 import pytest
-from serving import GALLERY, LOSS, LOSS_PATH, LOSS_STORY, ROOT, start_server, stop_server
+from serving import GALLERY, LOSS, LOSS_PATH, LOSS_STORY, ROOT, serve, start_server, stop_server
 
 from checker.bfs import explore
 from checker.models.compose import build_model, choose
 from checker.web import effects
-from checker.web.app import create_app
+from checker.web.app import create_app, path_url
 from checker.web.explorer import Explorer
 from checker.web.jump import Jump, Jumps
 from spec.kafka import Config
@@ -281,17 +281,26 @@ def test_trace_errors(tmp_path):
     assert done.stderr.startswith(f"Error: {changed}: rejected: written by hwcheck")
 
 
-def test_serve_from_a_trace_prints_its_urls_and_serves_its_page():
-    proc, url = start_server("--trace", str(GALLERY / "kip101-hole" / "trace.json"))
+def test_serve_from_a_trace_prints_one_short_url_of_its_last_state():
+    """``--trace FILE``: the one URL of a state printed, ``/trace/last``, redirects to the
+    trace's last state's own URL (every step in it); the next line is the trace page's."""
+    document = json.loads((GALLERY / "kip101-hole" / "trace.json").read_text())
+    proc, url, line = serve("--trace", str(GALLERY / "kip101-hole" / "trace.json"))
     try:
-        lines = [proc.stdout.readline() for _ in range(2)]
-        assert lines[0].strip().startswith("the trace's last state: " + url + "/?step=")
-        page = httpx.get(url + "/trace", timeout=30)
-        assert (
-            page.status_code == 200
-            and page.text.count("Branch here")
-            == json.loads((GALLERY / "kip101-hole" / "trace.json").read_text())["length"]
+        assert line == (
+            f"hwcheck explorer: {url}/trace/last  (model kafka, kip101; the trace's last "
+            f"state, state {document['length']}; Ctrl-C stops it)"
+        ), line
+        assert proc.stdout.readline() == f"  the trace page: {url}/trace\n"
+        moved = httpx.get(url + "/trace/last", timeout=30)
+        assert moved.status_code == 302
+        assert moved.headers["location"] == path_url(
+            [step["action"] for step in document["steps"][1:]]
         )
+        state = httpx.get(url + "/trace/last", timeout=30, follow_redirects=True)
+        assert state.status_code == 200 and f"state {document['length']}" in state.text
+        page = httpx.get(url + "/trace", timeout=30)
+        assert page.status_code == 200 and page.text.count("Branch here") == document["length"]
     finally:
         code, err = stop_server(proc)
     assert code == 0 and "Traceback" not in err
@@ -302,17 +311,8 @@ def test_serve_from_a_scenario_prints_one_short_url_of_its_last_state():
     KIP-320. The one URL printed, ``/scenario``, redirects to the 18th state's own URL
     (every step in it), where NoCommittedLoss holds."""
     scenario = ROOT / "examples" / "scenarios" / "textbook-loss.txt"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "checker.cli", "serve", "--port", "0", "--scenario", str(scenario)]
-        + ["--truncation", "kip320"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        cwd=ROOT,
-    )
+    proc, url, line = serve("--scenario", str(scenario), "--truncation", "kip320")
     try:
-        line = proc.stdout.readline().rstrip("\n")
-        url = line.split()[2].removesuffix("/scenario")
         assert line == (
             f"hwcheck explorer: {url}/scenario  (model kafka, kip320; textbook-loss.txt's "
             "last state, state 18; Ctrl-C stops it)"
@@ -330,11 +330,14 @@ def test_serve_from_a_scenario_prints_one_short_url_of_its_last_state():
     assert code == 0 and "Traceback" not in err
 
 
-def test_scenario_without_one_is_a_404_page(hw2):
+def test_the_short_urls_without_a_trace_or_scenario_are_404_pages(hw2):
     client = create_app(hw2, Jumps(1)).test_client()
     missing = client.get("/scenario")
     assert missing.status_code == 404
     assert "No scenario loaded: start the server with --scenario FILE." in missing.text
+    missing = client.get("/trace/last")
+    assert missing.status_code == 404
+    assert "No trace loaded: start the server with --trace TRACE.json." in missing.text
 
 
 @pytest.mark.skipif(os.name != "posix", reason="SIGINT to a process")
@@ -352,7 +355,7 @@ def test_ctrl_c_stops_a_running_jump_and_the_server():
 def test_every_state_of_every_gallery_trace_renders(case):
     """Flask's test client: the page of each state of each gallery trace (both models)."""
     from checker.models.compose import make_config
-    from checker.web.app import create_app, path_url
+    from checker.web.app import create_app
 
     document = json.loads((GALLERY / case / "trace.json").read_text())
     explorer = Explorer(document["model"], make_config(document["model"], document["config"]))

@@ -26,7 +26,7 @@ from checker.models.compose import SPELLING
 from checker.renderers import lasso
 from checker.renderers import scenario as scenario_view
 from checker.result import EXIT_BAD_INPUT, EXIT_ENVIRONMENT, EXIT_OK
-from checker.web.app import create_app, path_url
+from checker.web.app import create_app
 from checker.web.explorer import Explorer
 from checker.web.jump import Jumps
 
@@ -128,18 +128,19 @@ def serve_cmd(
     app = create_app(explorer, jumps, document, path if scenario_file is not None else None)
     server = _bind(app, port)
     url = f"http://{HOST}:{server.effective_port}/"
-    shown, start, about = url, url, ""
+    start, about = url, ""  # one short URL: the app redirects it to the last state
     if document is not None:
-        start = url.rstrip("/") + path_url([s["action"] for s in document["steps"][1:]])
-    elif scenario_file is not None:  # one short URL: the app redirects it to the last state
-        shown = start = f"{url}scenario"
+        start = f"{url}trace/last"
+        about = f"; the trace's last state, state {len(document['steps'])}"
+    elif scenario_file is not None:
+        start = f"{url}scenario"
         about = f"; {scenario_file.name}'s last state, state {len(path) + 1}"
     click.echo(
-        f"hwcheck explorer: {shown}  (model {explorer.model}, {explorer.variant}{about}; "
+        f"hwcheck explorer: {start}  (model {explorer.model}, {explorer.variant}{about}; "
         "Ctrl-C stops it)"
     )
     if document is not None:
-        click.echo(f"  the trace's last state: {start}\n  the trace page:        {url}trace")
+        click.echo(f"  the trace page: {url}trace")
         if document.get("loop"):
             click.echo(f"  then: {lasso.loop_line(document['loop'], document['length'])}")
     sys.stdout.flush()

@@ -70,7 +70,8 @@ def create_app(
 ) -> Flask:
     """The app for ``explorer``'s model; ``trace`` (a ``trace.json`` document that replays on
     it) adds ``/trace``, its page with a "branch here" link on every state (a lasso's page
-    shows its loop), and ``/api/trace``, the document itself (a lasso's with its ``loop``);
+    shows its loop), ``/trace/last``, a short URL that redirects to the page of its last
+    state, and ``/api/trace``, the document itself (a lasso's with its ``loop``);
     ``scenario`` (a schedule's label texts, ``serve --scenario``) adds ``/scenario``, a
     short URL that redirects to the page of the schedule's last state."""
     app = _App(__name__)
@@ -108,6 +109,12 @@ def create_app(
             for s in trace["steps"][1:] + (trace.get("aftermath") or {}).get("steps", [])
         ]
         return html.render(trace, branch=lambda i: path_url(texts[:i]))
+
+    @app.get("/trace/last")
+    def trace_last() -> Any:
+        if trace is None:
+            return _message("No trace loaded: start the server with --trace TRACE.json.", 404)
+        return redirect(path_url([step["action"] for step in trace["steps"][1:]]))
 
     @app.get("/scenario")
     def scenario_page() -> Any:
