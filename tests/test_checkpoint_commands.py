@@ -238,6 +238,34 @@ def test_simulate_resume_takes_the_walks_of_one_long_run(tmp_path):
     assert stats(full.output)[0]["walks"] == 700
 
 
+def test_simulate_resume_says_what_is_wrong_with_a_manifest_as_explore_does(tmp_path):
+    """A manifest cut short, or not UTF-8: ``simulate --resume`` and ``explore --resume``
+    say it in the same words (``checker.jsontext``), not in Python's."""
+    args = ["simulate", "--replicas", "2", "--seed", "5", "--no-progress", "--workers", "1"]
+    saved = ("--walks", "20", "--checkpoint", "ck", "--checkpoint-every", "0.0001")
+    assert cli_run(*args, *saved, "--out", "a", cwd=tmp_path).exit_code == 0
+    manifest = tmp_path / "ck" / "checkpoint.json"
+    where = Path("ck", "checkpoint.json")
+    for content, said in (
+        (
+            b'{"format": "hwcheck-checkp',  # cut short in a string
+            (
+                "not valid JSON: unterminated string starting at line 1 column 12 (the file "
+                "ends early — truncated?)"
+            ),
+        ),
+        (b"\xff{}", "not UTF-8 text (byte 0xff at offset 0)"),
+    ):
+        manifest.write_bytes(content)
+        for command in (
+            [*args, "--walks", "40", "--resume", "ck", "--out", "b"],
+            ["explore", "--resume", "ck", "--no-progress"],
+        ):
+            result = cli_run(*command, cwd=tmp_path)
+            assert result.exit_code == 4
+            assert result.output.splitlines()[-1] == f"Error: cannot resume: {where}: {said}"
+
+
 def test_sigkill_of_a_command_with_workers_resumes(tmp_path):
     """A real SIGKILL to ``explore --workers 2`` once it has a checkpoint: no worker left
     behind, and the resumed run's answers are the uninterrupted run's."""

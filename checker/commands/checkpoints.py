@@ -21,7 +21,7 @@ from typing import Any
 import click
 
 from checker.checkpoint import DEFAULT_EVERY, MANIFEST, Checkpointer, CheckpointError
-from checker.formats.jsontext import not_json
+from checker.jsontext import unreadable
 from checker.limits import CANCELLED, Limits, interrupted
 from checker.models import compose
 from checker.native import certificate
@@ -249,8 +249,8 @@ def saved_options(folder: Path) -> dict[str, Any]:
         }
     except FileNotFoundError:
         refuse(CheckpointError(f"{folder} holds no checkpoint (no {MANIFEST})"))
-    except json.JSONDecodeError as exc:
-        refuse(CheckpointError(f"{Path(folder) / MANIFEST}: {not_json(exc)}"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        refuse(CheckpointError(f"{Path(folder) / MANIFEST}: {unreadable(exc)}"))
     except (OSError, ValueError, KeyError, TypeError) as exc:
         refuse(
             CheckpointError(

@@ -24,7 +24,7 @@ from typing import Any
 
 import jsonschema
 
-from checker.formats.jsontext import not_json, not_text
+from checker.jsontext import unreadable
 from checker.result import CheckResult
 
 LOCK_NAME = "hwcheck-gate.lock"
@@ -109,7 +109,7 @@ def read_lock(path: Path) -> Lock:
     except OSError as exc:
         raise LockError(f"{path}: cannot read it ({exc.strerror or exc})") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        said = not_json(exc) if isinstance(exc, json.JSONDecodeError) else not_text(exc)
+        said = unreadable(exc)
         raise LockError(
             f"{path}: {said}; restore it from version control "
             "or write it again with hwcheck gate --update"

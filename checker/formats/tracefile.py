@@ -16,8 +16,8 @@ from typing import Any
 
 import jsonschema
 
-from checker.formats.jsontext import not_json, not_text
 from checker.formats.report import TRACE_FORMAT, VERSIONS
+from checker.jsontext import not_json, not_text
 from checker.liveness.run import liveness_of
 from checker.model import Label, NondeterministicSpec
 from checker.models import compose

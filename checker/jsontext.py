@@ -1,5 +1,7 @@
 """A JSON file that does not parse, in words: where and what, and whether the file was cut
-short, for the messages of every file hwcheck reads back (traces, lock files, checkpoints)."""
+short, for the messages of every file hwcheck reads back (traces, lock files, checkpoints).
+In the engine's folder, since a checkpoint's manifest is read there (``checker.resume``) and
+the engine imports no other room; ``checker.formats`` and the commands use it from here."""
 
 from __future__ import annotations
 
@@ -26,3 +28,8 @@ def not_text(exc: UnicodeDecodeError) -> str:
     """``exc`` (decoding a file as UTF-8) as one phrase: ``not UTF-8 text (byte 0xff at
     offset 0)``."""
     return f"not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset {exc.start})"
+
+
+def unreadable(exc: json.JSONDecodeError | UnicodeDecodeError) -> str:
+    """``not_json`` or ``not_text``, whichever ``exc`` is (reading a JSON file as text)."""
+    return not_json(exc) if isinstance(exc, json.JSONDecodeError) else not_text(exc)
