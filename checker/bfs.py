@@ -36,7 +36,7 @@ from checker.model import Label, Spec
 from checker.properties import INVARIANT, SOMETIMES, TRANSITION, Property, transition_checker
 from checker.result import CheckResult, Stats, Status, Step, Violation, peak_rss_mb
 from checker.saving import SaveOptions, Saving, run_search
-from checker.seen import SeenLevels
+from checker.seen import Fresh, SeenLevels
 from checker.symmetry import for_spec
 from checker.trace import concrete_step, concrete_walk
 
@@ -153,11 +153,15 @@ class Search(Saving):
         nxt: dict[int, list[Any]] = {}
         broken: dict[Property, tuple[int, Label, Any]] = {}
         transitions = self.transitions
+        fresh, size = Fresh(self.seen), len(frontier)
         count = 0
         for pfp, state in frontier:
             count += 1
             if count & 1023 == 0:
                 self._tick(len(nxt))
+                if self.due():  # about once a second: this level's running counts
+                    found = fresh.count(nxt)
+                    self._report(size, False, count - 1, found, sum(generated.values()))
             checks = [(prop, transition_checker(prop, state)) for prop in transitions]
             for label, succ in successors(state):
                 action = label.action
@@ -177,10 +181,7 @@ class Search(Saving):
                     nxt[fp] = [succ, pfp, label]
                 elif better(pfp, label, entry[1], entry[2]):
                     entry[1], entry[2] = pfp, label
-        if nxt:
-            fresh = self.seen.unseen(nxt, len(nxt))
-            if len(fresh) < len(nxt):
-                nxt = {fp: entry for fp, entry in nxt.items() if fp in fresh}
+        nxt = fresh.keep(nxt)
         with signals_deferred():
             self.recent = current
             self._commit_level(generated, nxt, broken)
@@ -269,28 +270,6 @@ class Search(Saving):
         """The shortest trace to ``fp``, a state first seen at ``level`` (initial = 1), its
         states regenerated and concrete (``checker.trace.concrete_walk``)."""
         return concrete_walk(self.spec, self.seen.chain(fp, level), self.canon)
-
-    # -- limits and progress ----------------------------------------------------------------
-    def _tick(self, discovered: int) -> None:
-        reason = self.limits.cut(self.deadline)
-        if reason:
-            self.stats.frontier = discovered
-            raise LimitReached(reason)
-
-    def _report(self, frontier: int, limits: bool = True) -> None:
-        if limits:  # not from another thread (checker.spark.engine's task watcher)
-            self._tick(frontier)
-        if self.on_progress is not None:
-            self.on_progress(
-                Progress(
-                    self.stats.depth,
-                    self.stats.distinct,
-                    self.stats.generated,
-                    frontier,
-                    time.perf_counter() - self.start,
-                    self.note,
-                )
-            )
 
     def result(self) -> CheckResult:
         self.stats.seconds = time.perf_counter() - self.start

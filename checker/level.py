@@ -33,6 +33,10 @@ from checker.symmetry import for_spec
 
 _loads = marshal.loads
 BUCKET, TALLY = "B", "T"
+COUNTERS: Any = None
+"""In a ``checker.pool`` worker, memory shared with the driver, which reports a level's
+progress from it: per partition p, the frontier states ``expand`` has expanded so far
+(``[2p]``) and the successors it generated (``[2p + 1]``). None elsewhere."""
 _MODELS: dict[Any, tuple[Any, dict[Any, Any]]] = {}
 _CANONS: dict[Any, Any] = {}
 
@@ -133,7 +137,7 @@ def expand(job: LevelJob, p: int) -> list[tuple[int, tuple[str, Any]]]:
     tally = Tally()
     buckets: list[dict[Any, Any]] = [{} for _ in range(job.partitions)]
     try:
-        _expand(spec, props, job, frontier, buckets, tally)
+        _expand(spec, props, job, p, frontier, buckets, tally)
     except Exception as exc:  # noqa: BLE001 -- a bug in the spec is reported, not raised
         tally.error, buckets = _spec_error(exc), []
     _drop_seen(job, buckets)
@@ -164,6 +168,7 @@ def _expand(
     spec: Spec,
     props: Any,
     job: LevelJob,
+    p: int,
     frontier: Any,
     buckets: list[dict[Any, Any]],
     tally: Tally,
@@ -175,7 +180,10 @@ def _expand(
     canon = canonicaliser(job.recipe) if job.symmetry else None
     dumps: Callable[[Any, int], bytes] = marshal.dumps  # (locals for the hot loop)
     version, fp_of = MARSHAL_VERSION, fingerprint_bytes
-    for pfp, encoded in frontier:
+    shared, at = COUNTERS, 2 * p
+    for index, (pfp, encoded) in enumerate(frontier):
+        if not index & 255 and shared is not None:
+            shared[at], shared[at + 1] = index, sum(generated.values())
         state = _loads(encoded)
         checks = [(prop.name, transition_checker(prop, state)) for prop in transitions]
         for label, succ in successors(state):
@@ -201,6 +209,8 @@ def _expand(
                 bucket[fp] = [pfp, label.text, encoded_succ]
             elif pfp < entry[0] or (pfp == entry[0] and label.text < entry[1]):
                 entry[0], entry[1] = pfp, label.text
+    if shared is not None:
+        shared[at], shared[at + 1] = len(frontier), sum(generated.values())
 
 
 def dedup(job: LevelJob, p: int, records: Any) -> Tally:

@@ -6,16 +6,25 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from checker.result import Stats
+
+REPORT_EVERY = 1.0
+"""Seconds between a search's progress reports within a level (``Reporting.due``)."""
 
 
 @dataclass(frozen=True)
 class Progress:
     """``depth`` (levels done, initial = 1), ``distinct`` and ``generated`` (states),
-    ``frontier`` (states waiting), ``seconds`` since the start, ``note`` (Spark engine)."""
+    ``frontier`` (states waiting), ``seconds`` since the start, ``note`` (Spark engine).
+    ``expanded``: None at a level boundary; while a level is under way, how many of its
+    ``frontier`` states are expanded so far, ``distinct`` and ``generated`` then counting
+    what the level has found so far."""
 
     depth: int
     distinct: int
@@ -23,6 +32,7 @@ class Progress:
     frontier: int
     seconds: float
     note: str = ""
+    expanded: int | None = None
 
 
 @dataclass(frozen=True)
@@ -116,3 +126,62 @@ def signals_deferred() -> Iterator[None]:
                 handler(caught[0], None)
             elif handler == signal.SIG_DFL:
                 os.kill(os.getpid(), caught[0])
+
+
+class Reporting:
+    """The limits and progress of a search (``checker.bfs.Search`` and the engines built on
+    it). Its level loop calls ``_tick`` every few thousand states (a limit ends the search
+    there), ``_report`` at each level boundary, and, where ``due`` says about a second
+    (``REPORT_EVERY``) has passed since the last report, ``_report`` with the running counts
+    of the level under way: so the numbers move during a long level, and the clock is read
+    only where ``due`` is called, not at every state."""
+
+    limits: Limits
+    deadline: float | None
+    on_progress: Callable[[Progress], None] | None
+    stats: Stats
+    start: float
+    note: str
+    next_report = 0.0  # when a report within a level is due (time.perf_counter)
+
+    def due(self) -> bool:
+        """Whether a report of the level under way is due (never without ``on_progress``)."""
+        if self.on_progress is None or time.perf_counter() < self.next_report:
+            return False
+        self.next_report = time.perf_counter() + REPORT_EVERY
+        return True
+
+    def _tick(self, discovered: int) -> None:
+        reason = self.limits.cut(self.deadline)
+        if reason:
+            self.stats.frontier = discovered
+            raise LimitReached(reason)
+
+    def _report(
+        self,
+        frontier: int,
+        limits: bool = True,
+        expanded: int | None = None,
+        new: int = 0,
+        generated: int = 0,
+    ) -> None:
+        """Report progress at a level boundary (``frontier`` states to expand; ``limits``
+        False: do not look at the limits first, as from another thread), or, with
+        ``expanded``, of the level under way: ``new`` states found and ``generated``
+        successors computed so far in it."""
+        if limits:
+            self._tick(frontier)
+        if self.on_progress is not None:
+            now = time.perf_counter()
+            self.next_report = now + REPORT_EVERY
+            self.on_progress(
+                Progress(
+                    self.stats.depth,
+                    self.stats.distinct + new,
+                    self.stats.generated + generated,
+                    frontier,
+                    now - self.start,
+                    self.note,
+                    expanded,
+                )
+            )

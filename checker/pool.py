@@ -18,11 +18,12 @@ import resource
 import signal
 import sys
 import tempfile
+import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, wait
 from typing import Any
 
-from checker import store
+from checker import level, store
 from checker.level import LevelJob, Tally, dedup_from_files, expand_to_files, run_in_driver
 from checker.limits import Limits, Progress, interrupted
 from checker.model import Spec
@@ -78,30 +79,40 @@ def default_workers() -> int:
         return os.cpu_count() or 1
 
 
-def executor(workers: int, quiet_interrupt: bool = False) -> ProcessPoolExecutor:
-    """A pool of ``workers`` processes, forked where the platform can (the workers start at
-    once, with the code loaded), else spawned.
+def context() -> Any:
+    """The multiprocessing context of the pools: fork where the platform can (the workers
+    start at once, with the code loaded), else spawn."""
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    return multiprocessing.get_context(method)
+
+
+def executor(
+    workers: int, quiet_interrupt: bool = False, counters: Any = None
+) -> ProcessPoolExecutor:
+    """A pool of ``workers`` processes (``context``).
 
     ``quiet_interrupt``: the workers ignore Ctrl-C (SIGINT reaches the whole process group),
     so an idle worker prints no traceback and the parent alone stops the run; for pools
     whose tasks are short (``simulate``'s chunks), since running tasks then finish first.
+    ``counters``: shared memory the workers count a level's expansion in (``checker.level.COUNTERS``).
     """
-    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
     return ProcessPoolExecutor(
         workers,
-        mp_context=multiprocessing.get_context(method),
+        mp_context=context(),
         initializer=worker_start,
-        initargs=(quiet_interrupt, os.getpid()),
+        initargs=(quiet_interrupt, os.getpid(), counters),
     )
 
 
-def worker_start(quiet_interrupt: bool, parent: int) -> None:
+def worker_start(quiet_interrupt: bool, parent: int, counters: Any = None) -> None:
     """What each worker process does first: SIGTERM back to its default (a forked worker
     inherits the parent's handler, which turns SIGTERM into Ctrl-C; ``terminate()`` must
-    end a worker), SIGINT ignored with ``quiet_interrupt``, and ``die_with_parent``."""
+    end a worker), SIGINT ignored with ``quiet_interrupt``, and ``die_with_parent``; and
+    ``counters`` where ``checker.level`` counts in them."""
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     if quiet_interrupt:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+    level.COUNTERS = counters
     die_with_parent(parent)
 
 
@@ -140,19 +151,37 @@ class PoolSearch(PartitionedSearch):
         self.workers, self.min_frontier = workers, min_frontier
         self.engine = f"local ({workers} workers)"
         self.executor: ProcessPoolExecutor | None = None
+        self.counters: Any = None  # the workers' (checker.level.COUNTERS)
 
     def run_level(self, job: LevelJob, size: int) -> tuple[str, Tally]:
         if size < self.min_frontier:
             return "driver", run_in_driver(job)
         if self.executor is None:  # Ctrl-C reaches this process alone; close() stops them
-            self.executor = executor(self.workers, quiet_interrupt=True)
-        parts = range(self.partitions)
+            self.counters = context().RawArray("q", 2 * self.partitions)
+            self.executor = executor(self.workers, True, self.counters)
+        self.counters[:] = [0] * len(self.counters)
         total = Tally()
-        for tally in self.executor.map(expand_to_files, [job] * len(parts), parts):
-            total.merge(tally)
-        for tally in self.executor.map(dedup_from_files, [job] * len(parts), parts):
+        for tally in self._tasks(expand_to_files, job, size) + self._tasks(dedup_from_files, job):
             total.merge(tally)
         return "workers", total
+
+    def _tasks(self, task: Any, job: LevelJob, size: int | None = None) -> list[Tally]:
+        """``task``'s tallies, run on the pool for each partition. With ``size`` (the
+        frontier, while the level is expanded), progress is reported about once a second
+        from the workers' counters: states expanded and generated (the new states are
+        known when the level ends)."""
+        assert self.executor is not None
+        futures = [self.executor.submit(task, job, p) for p in range(self.partitions)]
+        pending: Any = futures
+        while pending:
+            timeout = None
+            if size is not None and self.on_progress is not None:
+                timeout = max(0.0, self.next_report - time.perf_counter())
+            pending = wait(pending, timeout).not_done
+            if pending and size is not None and self.due():
+                counts = self.counters[:]
+                self._report(size, False, sum(counts[0::2]), 0, sum(counts[1::2]))
+        return [future.result() for future in futures]
 
     def close(self) -> None:
         """Stop the worker processes: after Ctrl-C at once (a running level task may take

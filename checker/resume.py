@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from checker.checkpoint import FORMAT, MANIFEST, VERSION, CheckpointError, Frontier, checksum
+from checker.jsontext import unreadable
 
 
 def read_arrays(folder: Path, name: str, count: int, want: str) -> list[np.ndarray[Any, Any]]:
@@ -90,7 +91,8 @@ def load(folder: Path, identity: dict[str, Any]) -> Loaded:
     """Read and verify the checkpoint in ``folder`` against this command's ``identity``.
 
     Raises ``CheckpointError`` naming what is wrong: no checkpoint there, a manifest that is
-    not JSON or not hwcheck's, another format version, the model's code changed, or a field of
+    not JSON (said as ``checker.jsontext`` says it: where, and whether it is cut short) or not
+    hwcheck's, another format version, the model's code changed, or a field of
     the identity (model, bounds, properties, symmetry, depth bound) differs. The other files
     are checked against their CRC-32 and size when read (``Loaded``)."""
     path = Path(folder) / MANIFEST
@@ -100,7 +102,9 @@ def load(folder: Path, identity: dict[str, Any]) -> Loaded:
         manifest = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise CheckpointError(f"{folder} holds no checkpoint (no {MANIFEST})") from None
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise CheckpointError(f"{path}: {unreadable(exc)}") from None
+    except (OSError, ValueError) as exc:
         raise CheckpointError(f"{path} is not a checkpoint manifest: {exc}") from None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
         raise CheckpointError(f"{path} is not an hwcheck checkpoint")

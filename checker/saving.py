@@ -27,7 +27,7 @@ from checker.checkpoint import (
     Frontier,
 )
 from checker.fingerprint import encode
-from checker.limits import INTERRUPTED, LimitReached, SpecFailed
+from checker.limits import INTERRUPTED, LimitReached, Reporting, SpecFailed
 from checker.model import Label
 from checker.properties import Property
 from checker.result import CheckResult, Stats, Status, Step, Violation
@@ -87,8 +87,9 @@ class SaveOptions:
         return search
 
 
-class Saving:
-    """Checkpoint support shared by the engines' searches. ``checkpoints``: where to write
+class Saving(Reporting):
+    """Checkpoint support shared by the engines' searches (and, from ``Reporting``, their
+    limits and progress). ``checkpoints``: where to write
     (None: no checkpoints); ``resume``: the checkpoint to go on from (None: a new search).
     ``decode_row`` / ``encode_state`` turn a compiled-core row into a state and back, for a
     frontier written by one core and read by the other (set by whoever knows the model)."""
@@ -110,10 +111,6 @@ class Saving:
     seen: Any
     recent: Any
     frontier: Any
-
-    def _report(self, frontier: int, limits: bool = True) -> None:
-        """Show progress (the engine's search says how)."""
-        raise NotImplementedError
 
     # -- the engine's part (the reference engine's; others override) -----------------------
     def level_table(self, k: int) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:

@@ -14,6 +14,7 @@ the compiled core keeps only the level tables here (its seen set is in C).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from itertools import islice
 from typing import Any
 
 import numpy as np
@@ -85,7 +86,12 @@ class SeenLevels:
     def unseen(self, fps: Iterable[int], count: int = -1) -> set[int]:
         """The fingerprints of ``fps`` (ints, ``count`` of them when known) not seen yet."""
         keys = np.fromiter(fps, dtype=np.uint64, count=count)
-        return set(keys[~in_sorted(self._visited, keys)].tolist())
+        return set(keys[self.unseen_mask(keys)].tolist())
+
+    def unseen_mask(self, keys: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+        """A boolean mask over ``keys`` (``uint64``): which are not seen yet."""
+        mask: np.ndarray[Any, Any] = ~in_sorted(self._visited, keys)
+        return mask
 
     def add_level(
         self,
@@ -143,6 +149,38 @@ class SeenLevels:
             chain.append(int(self._levels[k - 2][0][at]))
         chain.reverse()
         return chain
+
+
+class Fresh:
+    """The new states of a level under way (``checker.bfs``), counted exactly while it runs.
+    The level gathers its successors that are not in its last two levels in a dict
+    (``found``, which only grows, in insertion order); ``count`` looks up in the seen set only
+    those added since its last call and remembers which were seen before, so ``keep``, at the
+    level's end, looks up the rest: every successor is looked up once, as when the whole dict
+    was looked up at the end."""
+
+    def __init__(self, seen: SeenLevels) -> None:
+        self.seen, self.looked = seen, 0
+        self.stale: set[int] = set()
+
+    def _look(self, found: dict[int, Any]) -> None:
+        added = len(found) - self.looked
+        if added:
+            keys = np.fromiter(islice(reversed(found), added), dtype=np.uint64, count=added)
+            self.stale.update(keys[~self.seen.unseen_mask(keys)].tolist())
+            self.looked = len(found)
+
+    def count(self, found: dict[int, Any]) -> int:
+        """How many of ``found`` were never seen before."""
+        self._look(found)
+        return len(found) - len(self.stale)
+
+    def keep(self, found: dict[int, Any]) -> dict[int, Any]:
+        """``found`` without what was seen before (in its order)."""
+        self._look(found)
+        if not self.stale:
+            return found
+        return {fp: entry for fp, entry in found.items() if fp not in self.stale}
 
 
 class KeyLevels:

@@ -37,6 +37,14 @@ LOSS_PATH = [step["action"] for step in LOSS["steps"][1:]]
 
 def start_server(*args: str) -> tuple[subprocess.Popen, str]:
     """``hwcheck serve --port 0 ARGS``; returns the process and its base URL."""
+    proc, url, _ = serve(*args)
+    return proc, url
+
+
+def serve(*args: str) -> tuple[subprocess.Popen, str, str]:
+    """``hwcheck serve --port 0 ARGS``; returns the process, its base URL and the line that
+    printed it (whose URL, with ``--trace`` or ``--scenario``, is a short one to the last
+    state: ``/trace/last``, ``/scenario``)."""
     proc = subprocess.Popen(
         [*python_m("checker.cli"), "serve", "--port", "0", *args],
         stdout=subprocess.PIPE,
@@ -44,9 +52,10 @@ def start_server(*args: str) -> tuple[subprocess.Popen, str]:
         text=True,
         cwd=ROOT,
     )
-    line = proc.stdout.readline()
+    line = proc.stdout.readline().rstrip("\n")
     assert line.startswith("hwcheck explorer: http://127.0.0.1:"), line + proc.stderr.read()
-    return proc, line.split()[2].rstrip("/")
+    url = line.split()[2].rstrip("/").removesuffix("/trace/last").removesuffix("/scenario")
+    return proc, url, line
 
 
 def stop_server(proc: subprocess.Popen) -> tuple[int, str]:

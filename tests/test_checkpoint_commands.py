@@ -141,9 +141,12 @@ def test_resume_refuses_changed_code_damaged_files_and_other_files(cut):
     manifest.write_text(json.dumps({"format": "something-else"}))
     result = cli_run("explore", "--resume", "ckpt", cwd=cut)
     assert result.exit_code == 4 and "not an hwcheck checkpoint" in result.output
-    manifest.write_text("{ truncated")
+    manifest.write_text('{"format": "hwcheck-checkp')  # cut short in a string
     result = cli_run("explore", "--resume", "ckpt", cwd=cut)
-    assert result.exit_code == 4 and "not an hwcheck checkpoint" in result.output
+    assert result.exit_code == 4 and result.output.splitlines()[-1] == (
+        f"Error: cannot resume: {Path('ckpt', 'checkpoint.json')}: not valid JSON: unterminated "
+        "string starting at line 1 column 12 (the file ends early — truncated?)"
+    )
     result = cli_run("explore", "--resume", "nowhere", cwd=cut)
     assert result.exit_code == 4 and "holds no checkpoint" in result.output
 
@@ -233,6 +236,34 @@ def test_simulate_resume_takes_the_walks_of_one_long_run(tmp_path):
 
     assert stats(more.output) == stats(full.output)
     assert stats(full.output)[0]["walks"] == 700
+
+
+def test_simulate_resume_says_what_is_wrong_with_a_manifest_as_explore_does(tmp_path):
+    """A manifest cut short, or not UTF-8: ``simulate --resume`` and ``explore --resume``
+    say it in the same words (``checker.jsontext``), not in Python's."""
+    args = ["simulate", "--replicas", "2", "--seed", "5", "--no-progress", "--workers", "1"]
+    saved = ("--walks", "20", "--checkpoint", "ck", "--checkpoint-every", "0.0001")
+    assert cli_run(*args, *saved, "--out", "a", cwd=tmp_path).exit_code == 0
+    manifest = tmp_path / "ck" / "checkpoint.json"
+    where = Path("ck", "checkpoint.json")
+    for content, said in (
+        (
+            b'{"format": "hwcheck-checkp',  # cut short in a string
+            (
+                "not valid JSON: unterminated string starting at line 1 column 12 (the file "
+                "ends early — truncated?)"
+            ),
+        ),
+        (b"\xff{}", "not UTF-8 text (byte 0xff at offset 0)"),
+    ):
+        manifest.write_bytes(content)
+        for command in (
+            [*args, "--walks", "40", "--resume", "ck", "--out", "b"],
+            ["explore", "--resume", "ck", "--no-progress"],
+        ):
+            result = cli_run(*command, cwd=tmp_path)
+            assert result.exit_code == 4
+            assert result.output.splitlines()[-1] == f"Error: cannot resume: {where}: {said}"
 
 
 def test_sigkill_of_a_command_with_workers_resumes(tmp_path):
@@ -369,3 +400,39 @@ def test_a_new_search_does_not_write_over_a_checkpoint(cut):
     result = cli_run("explore", *SMALL, "--checkpoint", "ckpt", "--no-progress", cwd=cut)
     assert result.exit_code == 2
     assert "ckpt holds a checkpoint already: go on from it with --resume ckpt" in result.output
+
+
+def test_a_resumed_search_says_so_while_its_checkpoint_loads(cut):
+    """Under a terminal the line says the checkpoint is loading (no engine reports before it
+    has), then, while the numbers are still the checkpoint's, that its frontier is being
+    expanded (engines report at level boundaries): not "starting", nor the checkpoint's
+    numbers as if the search stood still."""
+    from test_terminal_progress import read_terminal
+
+    manifest = json.loads((cut / "ckpt" / "checkpoint.json").read_text())
+    search = manifest["search"]
+    assert manifest["frontier_size"], "the cut run finished: the test proves nothing"
+    code, drawn = read_terminal(["explore", "--resume", "ckpt", "--out", "r2"], cut)
+    assert code == 12, drawn
+    assert (
+        f"resuming: loading the checkpoint (depth {search['depth']}, {search['distinct']:,} "
+        f"distinct, {manifest['frontier_size']:,} frontier)"
+    ) in drawn
+    assert (
+        f"depth {search['depth']}  distinct {search['distinct']:,}  frontier "
+        f"{manifest['frontier_size']:,}  generated {search['generated']:,}"
+    ) in drawn
+    assert "(resumed: expanding the checkpoint's frontier)" in drawn
+    assert " starting " not in drawn
+
+
+def test_a_resumed_run_writes_its_reports_where_the_run_it_resumes_did(cut):
+    """The cut run noted its report folder beside its checkpoint; a resume without --out
+    writes there (not to a new reports/<run>), and --out still chooses."""
+    assert (cut / "ckpt" / "run-folder.txt").read_text() == f"{Path('..', 'r1')}\n"
+    again = cli_run("explore", "--resume", "ckpt", "--no-progress", "--show", "none", cwd=cut)
+    assert again.exit_code == 12, again.output
+    assert "Reports written to r1/" in again.output
+    assert sorted(p.name for p in cut.iterdir()) == ["ckpt", "r1"]
+    elsewhere = ("explore", "--resume", "ckpt", "--out", "r2", "--no-progress", "--show", "none")
+    assert "Reports written to r2/" in cli_run(*elsewhere, cwd=cut).output

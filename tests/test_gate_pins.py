@@ -20,9 +20,11 @@ from click.testing import CliRunner
 from conftest import python_m
 
 from checker.cli import cli
+from checker.commands import gate_checks
 from checker.commands import gate_corpus as corpus
 from checker.fingerprint import encode
 from checker.formats import pins
+from checker.gate import Check
 from spec.kafka import Config, KafkaSpec, variants
 from tests.reference import reachable
 
@@ -132,7 +134,7 @@ def test_update_round_trip(tmp_path):
     )
     changed = gate(tmp_path, config=config)
     assert changed.exit_code == 1
-    assert "check's max_epoch (none) → 1 since it was pinned" in changed.output
+    assert "check's max_epoch 2 (default) → 1 since it was pinned" in changed.output
     assert "states 7,159 → " in changed.output and "--update" in changed.output
     updated = gate(tmp_path, "--update", config=config)
     assert updated.exit_code == 0 and "Pins updated: kip320 holds" in updated.output
@@ -140,8 +142,38 @@ def test_update_round_trip(tmp_path):
     config.write_text(original)
     reverted = gate(tmp_path, config=config)
     assert reverted.exit_code == 1
-    assert "check's max_epoch 1 → (none) since it was pinned" in reverted.output
+    assert "check's max_epoch 1 → 2 (default) since it was pinned" in reverted.output
     assert " → 7,159 (" in reverted.output
+
+
+def test_the_one_line_summary_counts_the_changes_it_leaves_out():
+    """``(+11 more)`` after ``depth 21 → 23`` read as eleven more levels."""
+    changes = ["states 7,159 → 23,803 (+232.5 %)", "depth 21 → 23"]
+    assert pins.summary(changes) == "states 7,159 → 23,803 (+232.5 %); depth 21 → 23"
+    assert pins.summary(["a", *changes, "b"]) == (
+        "a; states 7,159 → 23,803 (+232.5 %); depth 21 → 23; and 1 more change"
+    )
+    assert pins.summary(["a", *changes, *"bcdefghijkl"]).endswith(
+        "; depth 21 → 23; and 11 more changes"
+    )
+
+
+def test_a_key_given_on_one_side_says_the_default_it_was():
+    old = {"check": {"model": "kafka", "truncation": "kip320", "replicas": 2}}
+    new = {"check": {**old["check"], "max_records": 3, "with": ["elr"]}}
+    pinned = {"states": 1, "depth": 1, "generated": 1, "coverage": {}, "guards": []}
+    defaults = gate_checks.defaults(Check("c", "kafka", "kip320", {"replicas": 2}))
+    assert (defaults["max_records"], defaults["with"], defaults["unclean"]) == (2, [], False)
+    said = pins.check_differences(
+        {**old, **pinned, "violations": {}}, {**new, **pinned, "violations": {}}, defaults
+    )
+    assert said == [
+        "check's max_records 2 (default) → 3 since it was pinned",
+        "check's with none (default) → [elr] since it was pinned",
+    ]
+    simulated = Check("s", "kafka", "kip320", {}, mode="simulate")
+    assert gate_checks.defaults(simulated)["max_records"] == 4  # simulate's bounds
+    assert gate_checks.defaults(simulated)["walks"] == 1000
 
 
 ENGINES = {
@@ -248,6 +280,14 @@ def test_update_drops_the_pins_of_a_check_no_longer_in_the_config(tmp_path):
     ("text", "said"),
     [
         ("{not json", "not valid JSON"),
+        (
+            '{"format": "hwcheck-gate-lock", "checks',
+            (
+                "hwcheck-gate.lock: not valid JSON: unterminated string starting at line 1 column 33 "
+                "(the file ends early — truncated?); restore it from version control or write it "
+                "again with hwcheck gate --update"
+            ),
+        ),
         ('{"format": "something-else"}', "not an hwcheck gate lock file"),
         (
             '{"format": "hwcheck-gate-lock", "version": 9, "checks": {}, "traces": {}}',

@@ -384,3 +384,44 @@ def test_a_killed_command_leaves_no_worker(tmp_path):
     )
     assert code == -signal.SIGKILL
     assert not left, "workers outlived their killed parent"
+
+
+def test_a_resumed_run_cut_again_writes_its_reports_where_the_first_did(tmp_path):
+    """Ctrl-C, ``--resume``, SIGTERM: the summary of the resumed run goes to the run folder
+    that holds the checkpoint (no new ``reports/<run>``), and the last lines say where the
+    reports and the checkpoint are."""
+    first = [arg for arg in EXPLORE_ON_WORKERS if arg not in ("--out", "x")]
+    code, out, err, _ = interrupt_after(
+        first, Ready("reports/*/checkpoint/levels/L0004.npy", 2), tmp_path
+    )
+    assert code == 3, err
+    (run,) = [p.name for p in (tmp_path / "reports").iterdir()]
+    checkpoint = f"reports/{run}/checkpoint"
+    assert f"Reports written to reports/{run}/" in out
+    level = json.loads((tmp_path / checkpoint / "checkpoint.json").read_text())["level"]
+    code, out, err, left = signal_parent_after(
+        [
+            "explore",
+            "--resume",
+            checkpoint,
+            "--core",
+            "reference",
+            "--workers",
+            "2",
+            "--no-progress",
+        ],
+        Ready(f"{checkpoint}/levels/L{level + 1:04d}.npy", workers=2),
+        tmp_path,
+        signal.SIGTERM,
+    )
+    assert code == 3, err
+    assert [p.name for p in (tmp_path / "reports").iterdir()] == [run]
+    assert out.rstrip().endswith(f"Reports written to reports/{run}/")
+    assert err.strip().endswith(
+        "Interrupted (SIGTERM): the results below are partial.\n"
+        f"Resume with: hwcheck explore --resume {checkpoint}"
+    )
+    summary = json.loads((tmp_path / "reports" / run / "summary.json").read_text())
+    saved = json.loads((tmp_path / checkpoint / "checkpoint.json").read_text())
+    assert summary["stats"]["depth"] >= saved["level"] > level
+    assert not left

@@ -19,11 +19,12 @@ import time
 
 import httpx
 import pytest
-from serving import GALLERY, LOSS, LOSS_PATH, LOSS_STORY, ROOT, start_server, stop_server
+from serving import GALLERY, LOSS, LOSS_PATH, LOSS_STORY, ROOT, serve, start_server, stop_server
 
 from checker.bfs import explore
 from checker.models.compose import build_model, choose
 from checker.web import effects
+from checker.web.app import create_app, path_url
 from checker.web.explorer import Explorer
 from checker.web.jump import Jump, Jumps
 from spec.kafka import Config
@@ -294,38 +295,63 @@ def test_trace_errors(tmp_path):
     )
 
 
-def test_serve_from_a_trace_prints_its_urls_and_serves_its_page():
-    proc, url = start_server("--trace", str(GALLERY / "kip101-hole" / "trace.json"))
+def test_serve_from_a_trace_prints_one_short_url_of_its_last_state():
+    """``--trace FILE``: the one URL of a state printed, ``/trace/last``, redirects to the
+    trace's last state's own URL (every step in it); the next line is the trace page's."""
+    document = json.loads((GALLERY / "kip101-hole" / "trace.json").read_text())
+    proc, url, line = serve("--trace", str(GALLERY / "kip101-hole" / "trace.json"))
     try:
-        lines = [proc.stdout.readline() for _ in range(2)]
-        assert lines[0].strip().startswith("the trace's last state: " + url + "/?step=")
-        page = httpx.get(url + "/trace", timeout=30)
-        assert (
-            page.status_code == 200
-            and page.text.count("Branch here")
-            == json.loads((GALLERY / "kip101-hole" / "trace.json").read_text())["length"]
+        assert line == (
+            f"hwcheck explorer: {url}/trace/last  (model kafka, kip101; the trace's last "
+            f"state, state {document['length']}; Ctrl-C stops it)"
+        ), line
+        assert proc.stdout.readline() == f"  the trace page: {url}/trace\n"
+        moved = httpx.get(url + "/trace/last", timeout=30)
+        assert moved.status_code == 302
+        assert moved.headers["location"] == path_url(
+            [step["action"] for step in document["steps"][1:]]
         )
+        state = httpx.get(url + "/trace/last", timeout=30, follow_redirects=True)
+        assert state.status_code == 200 and f"state {document['length']}" in state.text
+        page = httpx.get(url + "/trace", timeout=30)
+        assert page.status_code == 200 and page.text.count("Branch here") == document["length"]
     finally:
         code, err = stop_server(proc)
     assert code == 0 and "Traceback" not in err
 
 
-def test_serve_from_a_scenario_starts_at_its_last_state():
+def test_serve_from_a_scenario_prints_one_short_url_of_its_last_state():
     """``--scenario FILE`` with a model flag over the header's: the textbook loss under
-    KIP-320 opens at its 18th state, where NoCommittedLoss holds."""
+    KIP-320. The one URL printed, ``/scenario``, redirects to the 18th state's own URL
+    (every step in it), where NoCommittedLoss holds."""
     scenario = ROOT / "examples" / "scenarios" / "textbook-loss.txt"
-    proc, url = start_server("--scenario", str(scenario), "--truncation", "kip320")
+    proc, url, line = serve("--scenario", str(scenario), "--truncation", "kip320")
     try:
-        line = proc.stdout.readline().strip()
-        assert line.startswith("the scenario's last state: " + url + "/?step=Elect(leader=0)&")
-        page = httpx.get(line.split(": ", 1)[1], timeout=30)
+        assert line == (
+            f"hwcheck explorer: {url}/scenario  (model kafka, kip320; textbook-loss.txt's "
+            "last state, state 18; Ctrl-C stops it)"
+        ), line
+        moved = httpx.get(url + "/scenario", timeout=30)
+        assert moved.status_code == 302
+        assert moved.headers["location"].startswith("/?step=Elect(leader=0)&")
+        page = httpx.get(url + "/scenario", timeout=30, follow_redirects=True)
         assert page.status_code == 200 and "state 18" in page.text and "kip320" in page.text
-        steps = [part.split("=", 1)[1] for part in line.split("?", 1)[1].split("&")]
+        steps = [part.split("=", 1)[1] for part in str(page.url).split("?", 1)[1].split("&")]
         check = httpx.get(url + "/api/check", params={"step": steps}, timeout=30).json()
         assert check["number"] == 18 and all(p["holds"] for p in check["properties"])
     finally:
         code, err = stop_server(proc)
     assert code == 0 and "Traceback" not in err
+
+
+def test_the_short_urls_without_a_trace_or_scenario_are_404_pages(hw2):
+    client = create_app(hw2, Jumps(1)).test_client()
+    missing = client.get("/scenario")
+    assert missing.status_code == 404
+    assert "No scenario loaded: start the server with --scenario FILE." in missing.text
+    missing = client.get("/trace/last")
+    assert missing.status_code == 404
+    assert "No trace loaded: start the server with --trace TRACE.json." in missing.text
 
 
 @pytest.mark.skipif(os.name != "posix", reason="SIGINT to a process")
@@ -343,7 +369,7 @@ def test_ctrl_c_stops_a_running_jump_and_the_server():
 def test_every_state_of_every_gallery_trace_renders(case):
     """Flask's test client: the page of each state of each gallery trace (both models)."""
     from checker.models.compose import make_config
-    from checker.web.app import create_app, path_url
+    from checker.web.app import create_app
 
     document = json.loads((GALLERY / case / "trace.json").read_text())
     explorer = Explorer(document["model"], make_config(document["model"], document["config"]))

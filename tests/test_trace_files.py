@@ -273,8 +273,11 @@ def test_show_no_check_draws_the_file_and_says_it_is_unchecked(traces, tmp_path)
 @pytest.mark.parametrize(
     ("mangle", "message"),
     [
-        (lambda text: text[: len(text) // 2], "(the file ends early: truncated?)"),
-        (lambda text: "{not json", "not valid JSON at line 1, column 2"),
+        (lambda text: text[: len(text) // 2], "(the file ends early — truncated?)"),
+        (
+            lambda text: "{not json",
+            "not valid JSON: expecting property name enclosed in double quotes at line 1 column 2",
+        ),
         (
             lambda text: text.replace('"version": 1', '"version": 3'),
             "trace format version 3; this hwcheck reads versions 1 and 2",
@@ -299,6 +302,44 @@ def test_bad_files_end_in_one_message_and_exit_4(traces, tmp_path, mangle, messa
         assert result.exit_code == 4, result.output
         assert message in result.output
         assert result.output.count("Error:") == 1 and "Traceback" not in result.output
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        (
+            '{\n "format": "hwcheck-trace",\n "steps": [{"action": "Elect(lea',
+            (
+                "not valid JSON: unterminated string starting at line 3 column 23 (the file ends "
+                "early — truncated?)"
+            ),
+        ),
+        (
+            '{"format": "hwcheck-trace",\n',
+            (
+                "not valid JSON: expecting property name enclosed in "
+                "double quotes at line 2 column 1 (the file ends early — truncated?)"
+            ),
+        ),
+        ('{"format": 1}}', "not valid JSON: extra data at line 1 column 14"),
+        (" \n", "not valid JSON: the file is empty"),
+    ],
+)
+def test_json_that_does_not_parse_is_said_in_words(tmp_path, text, said):
+    """Where and what, and whether the file was cut short: never the parser's bare
+    "Unterminated string starting at" with the place left out."""
+    path = tmp_path / "trace.json"
+    path.write_text(text)
+    result = invoke("show", path)
+    assert result.exit_code == 4 and result.output == f"Error: {path}: {said}\n"
+
+
+def test_a_file_that_is_not_utf8(tmp_path):
+    path = tmp_path / "trace.json"
+    path.write_bytes(b'{"format": "\xff"}')
+    result = invoke("show", path)
+    assert result.exit_code == 4
+    assert result.output == f"Error: {path}: not UTF-8 text (byte 0xff at offset 12)\n"
 
 
 def test_missing_file(tmp_path):

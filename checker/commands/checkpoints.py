@@ -6,9 +6,11 @@ which checkpoint it goes on from, and the lines a person reads at the end (how t
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import json
+import os
 import re
 import shutil
 import sys
@@ -19,12 +21,17 @@ from typing import Any
 import click
 
 from checker.checkpoint import DEFAULT_EVERY, MANIFEST, Checkpointer, CheckpointError
+from checker.jsontext import unreadable
 from checker.limits import CANCELLED, Limits, interrupted
 from checker.models import compose
 from checker.native import certificate
 from checker.result import EXIT_BAD_INPUT, CheckResult
 from checker.resume import load
 from checker.saving import SaveOptions
+
+RUN_FOLDER = "run-folder.txt"
+"""Beside a checkpoint kept to resume: its run's report folder (relative to it), where the
+resumed run writes its reports too, so they stay with the checkpoint they go on from."""
 
 
 @dataclass
@@ -54,6 +61,14 @@ class Plan:
             )
         self.root = base
         return base / key if key else base
+
+    def earlier(self) -> Path | None:
+        """Resuming: the report folder of the run cut short (``RUN_FOLDER``; None: none noted)."""
+        base = self.base if self.resuming else None
+        with contextlib.suppress(OSError, UnicodeDecodeError):
+            noted = (base / RUN_FOLDER).read_text(encoding="utf-8").strip() if base else ""
+            return Path(os.path.normpath(base / noted)) if base and noted else None
+        return None
 
     def options(
         self, folder: Path, identity: dict[str, Any], spec: Any, fresh_ok: bool = False
@@ -227,10 +242,15 @@ def saved_options(folder: Path) -> dict[str, Any]:
             )
         return {
             key: manifest[key]
-            for key in ("model", "config", "invariants", "symmetry", "max_depth", "stop_on_first")
+            for key in (
+                *("model", "config", "invariants", "symmetry", "max_depth", "stop_on_first"),
+                *("search", "frontier_size"),
+            )
         }
     except FileNotFoundError:
         refuse(CheckpointError(f"{folder} holds no checkpoint (no {MANIFEST})"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        refuse(CheckpointError(f"{Path(folder) / MANIFEST}: {unreadable(exc)}"))
     except (OSError, ValueError, KeyError, TypeError) as exc:
         refuse(
             CheckpointError(
@@ -277,13 +297,20 @@ def partial(result: CheckResult) -> bool:
     )
 
 
-def finish(plan: Plan, cut: bool, command: str, same_flags: bool = False) -> None:
+def finish(
+    plan: Plan, cut: bool, command: str, same_flags: bool = False, reports: Path | None = None
+) -> None:
     """At the end of a command: when ``cut``, say on stderr (the last line) how to resume
-    from the checkpoint written (``same_flags``: the command's flags must be given again);
-    else delete checkpoints in the default place."""
+    from the checkpoint written (``same_flags``: the command's flags must be given again)
+    and note its run's report folder ``reports`` beside it (``RUN_FOLDER``); else delete
+    checkpoints in the default place."""
     written = [w for w in plan.used.values() if w.saved_level]
     if cut:
         if written and plan.root is not None:
+            if reports is not None:
+                with contextlib.suppress(OSError, ValueError):  # then --resume makes a new one
+                    relative = os.path.relpath(reports, plan.root)
+                    (plan.root / RUN_FOLDER).write_text(relative + "\n", encoding="utf-8")
             sys.stdout.flush()
             again = f"--resume {_quote(plan.root)}"
             click.echo(

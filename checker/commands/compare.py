@@ -138,7 +138,7 @@ def compare_cmd(
     variants = (
         _kafka_presets(protocol.get("variant_file"), kips) if model == "kafka" else TLA_VARIANTS
     )
-    folder = out or Path("reports") / f"compare-{model}-{report.stamp()}"
+    folder = out or plan.earlier() or Path("reports") / f"compare-{model}-{report.stamp()}"
     runs = []
     for min_isr in min_isrs or (None,):
         for switch in (False, True) if cross_unclean else (unclean,):
@@ -208,6 +208,7 @@ def compare_cmd(
         stop.hit or any(checkpoints.partial(c.result) for c in cells),
         "compare",
         same_flags=True,
+        reports=folder,
     )
     if stop.hit:
         sys.exit(EXIT_INCOMPLETE)

@@ -107,33 +107,40 @@ def explore_cmd(
     limits = Limits(max_depth=max_depth, time_limit=time_limit, stop_on_first=stop_on_first)
     plan = checkpoints.plan_from(flags)
     engine = engine_from(flags)
+    resuming = None
     if plan.resuming and plan.base is not None:
         default = ctx.get_parameter_source("model") == click.core.ParameterSource.DEFAULT
         model, given, names, limits, symmetry = checkpoints.resumed(
             plan.base, None if default else model, given, names, limits, engine.symmetry
         )
         engine = dataclasses.replace(engine, symmetry=symmetry)
+        saved = checkpoints.saved_options(plan.base)
+        resuming = progress_view.Resuming(
+            saved["search"]["depth"], saved["search"]["distinct"], saved["frontier_size"]
+        )
     names, alive, rules = liveness.split(model, given, names, liveness_all, fair, unfair)
     if engine.core == "compiled":
         cores.warn_if_stale()  # before the progress display starts
     folders: list[Path] = []
 
     def checkpoint_at(spec: Spec) -> tuple[Path, bool]:
-        folders.append(out or Path("reports") / report.run_id(spec))
+        folders.append(out or plan.earlier() or Path("reports") / report.run_id(spec))
         work_dir = engine.spark.work_dir if engine.spark is not None else None
         return plan.folder(folders[0], "", work_dir), False
 
-    with progress_view.for_search(enabled=not no_progress) as on_progress:
+    with progress_view.for_search(not no_progress, resuming) as on_progress:
         spec, result = run(model, given, names, limits, on_progress, engine, plan, checkpoint_at)
     found = liveness.check(
         spec, alive, rules, result, liveness_max_states, engine.core, show=not no_progress
     )
     if interrupted(result.reason):
         click.echo(f"Interrupted ({signal_name()}): the results below are partial.", err=True)
-    folder = folders[0] if folders else out or Path("reports") / report.run_id(spec)
+    folder = (
+        folders[0] if folders else out or plan.earlier() or Path("reports") / report.run_id(spec)
+    )
     summary = batch.write_reports(folder, spec, result)
     terminal.print_run(spec, result, summary, folder, as_json, show)
     if found is not None:
         click.echo(live_line(found), err=True)
-    checkpoints.finish(plan, checkpoints.partial(result), "explore")
+    checkpoints.finish(plan, checkpoints.partial(result), "explore", reports=folder)
     sys.exit(result.exit_code)

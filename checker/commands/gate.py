@@ -8,6 +8,7 @@ check runs; 5 the JUnit file, a report or the lock file cannot be written.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import sys
@@ -22,7 +23,7 @@ from checker.commands import batch, checkpoints, cores, liveness
 from checker.commands import gate_corpus as corpus
 from checker.commands import simulate as simulate_view
 from checker.commands.engines import engine_from, engine_options, run
-from checker.commands.gate_checks import config_error, definition, given_of, validate
+from checker.commands.gate_checks import config_error, defaults, definition, given_of, validate
 from checker.commands.gate_files import UPDATE_HINT, say, update_lock, write_outputs
 from checker.commands.options import CHECKPOINT_FLAGS, with_options
 from checker.formats import pins, report
@@ -97,7 +98,7 @@ def gate_cmd(
     traces = [(Path(os.path.relpath(path, config_path.parent)).as_posix(), path) for path in files]
     for index, (check, given) in enumerate(plans):
         validate(config_path, index, check, given)
-    folder = out or Path("reports") / f"gate-{report.stamp()}"
+    folder = out or plan.earlier() or Path("reports") / f"gate-{report.stamp()}"
     fresh = pins.Lock(lock.path, dict(lock.checks), dict(lock.traces), lock.found)
     if engine.core == "compiled":
         cores.warn_if_stale()
@@ -135,7 +136,7 @@ def gate_cmd(
         _finish(outcomes, plans, traces, stop, board, fresh, lock, update, config_path)
         write_outputs(outcomes, junit_xml, config_path)
     finally:  # (also when a file cannot be written: exit 5)
-        checkpoints.finish(plan, stop.hit, "gate", same_flags=True)
+        checkpoints.finish(plan, stop.hit, "gate", same_flags=True, reports=folder)
     sys.exit(EXIT_INCOMPLETE if stop.hit else gate.exit_code(outcomes))
 
 
@@ -179,7 +180,8 @@ def _pin(
         return
     name = outcome.check.name
     now = pins.check_pins(defined, result)
-    _settle(outcome, lock.checks.get(name), now, pins.check_differences, update)
+    differences = functools.partial(pins.check_differences, defaults=defaults(outcome.check))
+    _settle(outcome, lock.checks.get(name), now, differences, update)
     if update:
         fresh.checks[name] = now
 

@@ -3,6 +3,7 @@ runs, and the definition its pins are recorded under (``checker.formats.pins``).
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from pathlib import Path
 from typing import Any
@@ -12,8 +13,10 @@ import click
 from checker import gate
 from checker.commands import simulate as simulate_view
 from checker.commands.options import build, choose
+from checker.gate_schema import GATE_WALKS
 from checker.liveness import run as live
 from checker.liveness.fairness import FairnessError
+from checker.models import compose
 from checker.result import EXIT_BAD_INPUT
 
 
@@ -44,6 +47,26 @@ def definition(check: gate.Check, spec: Any, engine: Any) -> dict[str, Any]:
         chosen = check.symmetry if check.symmetry is not None else engine.symmetry
         defined["symmetry"] = spec.default_symmetry if chosen is None else chosen
     return defined
+
+
+_KEYS = {"unclean_election": "unclean", "with_mechanisms": "with", "without_mechanisms": "without"}
+"""Config fields whose gate key is another word."""
+
+
+def defaults(check: gate.Check) -> dict[str, Any]:
+    """What the check runs with where it gives no value, keyed as ``definition`` keys it:
+    the model's bounds (a simulation's: ``simulate``'s) and a simulation's walks. The pins'
+    differences say it for a key given on one side only (``max_records 2 (default) → 3``)."""
+    given: dict[str, Any] = {"truncation": check.truncation}
+    extra: dict[str, Any] = {}
+    if check.mode == "simulate":
+        given, extra = simulate_view.simulate_bounds(check.model, given), {"walks": GATE_WALKS}
+    try:
+        config = compose.make_config(check.model, given)
+    except ValueError:
+        return extra
+    fields = dataclasses.asdict(config).items()
+    return {_KEYS.get(k, k): list(v) if isinstance(v, tuple) else v for k, v in fields} | extra
 
 
 def config_error(message: str) -> None:

@@ -26,7 +26,7 @@ from checker.models.compose import SPELLING
 from checker.renderers import lasso
 from checker.renderers import scenario as scenario_view
 from checker.result import EXIT_BAD_INPUT, EXIT_ENVIRONMENT, EXIT_OK
-from checker.web.app import create_app, path_url
+from checker.web.app import create_app
 from checker.web.explorer import Explorer
 from checker.web.jump import Jumps
 
@@ -125,23 +125,24 @@ def serve_cmd(
             config, _, _ = build(model, given)
         explorer = _explorer(model, config, names)
     jumps = Jumps(jump_time_limit)
-    app = create_app(explorer, jumps, document)
+    app = create_app(explorer, jumps, document, path if scenario_file is not None else None)
     server = _bind(app, port)
     url = f"http://{HOST}:{server.effective_port}/"
-    start = url
+    start, about = url, ""  # one short URL: the app redirects it to the last state
     if document is not None:
-        path = [s["action"] for s in document["steps"][1:]]
-    if path:
-        start = url.rstrip("/") + path_url(path)
+        start = f"{url}trace/last"
+        about = f"; the trace's last state, state {len(document['steps'])}"
+    elif scenario_file is not None:
+        start = f"{url}scenario"
+        about = f"; {scenario_file.name}'s last state, state {len(path) + 1}"
     click.echo(
-        f"hwcheck explorer: {url}  (model {explorer.model}, {explorer.variant}; Ctrl-C stops it)"
+        f"hwcheck explorer: {start}  (model {explorer.model}, {explorer.variant}{about}; "
+        "Ctrl-C stops it)"
     )
     if document is not None:
-        click.echo(f"  the trace's last state: {start}\n  the trace page:        {url}trace")
+        click.echo(f"  the trace page: {url}trace")
         if document.get("loop"):
             click.echo(f"  then: {lasso.loop_line(document['loop'], document['length'])}")
-    elif scenario_file is not None:
-        click.echo(f"  the scenario's last state: {start}")
     sys.stdout.flush()
     if open_browser and not webbrowser.open(start):
         click.echo("  (no browser to open here: open the URL yourself)")

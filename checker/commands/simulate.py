@@ -182,7 +182,7 @@ def simulate_cmd(
     if walks is None and time_limit is None:
         walks = DEFAULT_WALKS
     plan = WalkPlan(seed=seed, depth=depth, weights=weights)
-    folder = out or Path("reports") / ("simulate-" + report.run_id(spec))
+    folder = out or saves.earlier() or Path("reports") / ("simulate-" + report.run_id(spec))
     identity = {
         **checkpoints.identity(model, cfg, tuple(names), [], False, Limits()),
         "seed": seed,
@@ -223,7 +223,8 @@ def simulate_cmd(
     output.print_simulation(spec, result, summary, folder, as_json, show)
     for name, why in suspected.items():
         click.echo(f"{name}: suspected violation: {why}", err=True)
-    checkpoints.finish(saves, result.interrupted or walks is None, "simulate", same_flags=True)
+    cut = result.interrupted or walks is None
+    checkpoints.finish(saves, cut, "simulate", same_flags=True, reports=folder)
     sys.exit(result.exit_code)
 
 

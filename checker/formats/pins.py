@@ -24,13 +24,14 @@ from typing import Any
 
 import jsonschema
 
+from checker.jsontext import unreadable
 from checker.result import CheckResult
 
 LOCK_NAME = "hwcheck-gate.lock"
 LOCK_FORMAT = "hwcheck-gate-lock"
 LOCK_VERSION = 1
 SHOWN = 3
-"""How many differences a one-line summary shows before "(+N more)"."""
+"""How many differences a one-line summary shows before "; and N more changes"."""
 
 _COUNT = {"type": "integer", "minimum": 0}
 _CHECK_PINS = {
@@ -108,8 +109,9 @@ def read_lock(path: Path) -> Lock:
     except OSError as exc:
         raise LockError(f"{path}: cannot read it ({exc.strerror or exc})") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        said = unreadable(exc)
         raise LockError(
-            f"{path}: not valid JSON ({exc}); restore it from version control "
+            f"{path}: {said}; restore it from version control "
             "or write it again with hwcheck gate --update"
         ) from None
     if not isinstance(document, dict) or document.get("format") != LOCK_FORMAT:
@@ -190,19 +192,20 @@ def _change(what: str, old: int, new: int, percent: bool = False) -> str:
     return text
 
 
-def check_differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
+def check_differences(
+    old: dict[str, Any], new: dict[str, Any], defaults: dict[str, Any] | None = None
+) -> list[str]:
     """What changed from pins ``old`` to pins ``new``, most telling first: the check's own
     definition, states, depth, successors generated, coverage (largest change first), guards
     reached, then per property its shortest counterexample's length and the first step where
-    its trace differs. Empty when the pins are equal."""
+    its trace differs. Empty when the pins are equal. ``defaults``: the model's value of
+    each definition key a check may leave out, said for a key left out (``2 (default)``)."""
     out = []
     before, after = old["check"], new["check"]
     for key in sorted(set(before) | set(after)):
         if before.get(key) != after.get(key):
-            out.append(
-                f"check's {key} {_said(before.get(key))} → {_said(after.get(key))} "
-                "since it was pinned"
-            )
+            was, now = (_said(side.get(key), key, defaults or {}) for side in (before, after))
+            out.append(f"check's {key} {was} → {now} since it was pinned")
     if old["states"] != new["states"]:
         out.append(_change("states", old["states"], new["states"], percent=True))
     if old["depth"] != new["depth"]:
@@ -225,13 +228,15 @@ def check_differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
     return out
 
 
-def _said(value: Any) -> str:
+def _said(value: Any, key: str = "", defaults: dict[str, Any] | None = None) -> str:
     if value is None:
+        if defaults and defaults.get(key) is not None:
+            return f"{_said(defaults[key])} (default)"
         return "(none)"
     if isinstance(value, bool):
         return "on" if value else "off"
     if isinstance(value, list):
-        return "[" + ", ".join(map(str, value)) + "]"
+        return "[" + ", ".join(map(str, value)) + "]" if value else "none"
     return str(value)
 
 
@@ -285,6 +290,8 @@ def _at(state: int | None) -> str:
 
 
 def summary(differences: list[str]) -> str:
-    """The first ``SHOWN`` differences on one line, then how many more there are."""
+    """The first ``SHOWN`` differences on one line, then how many more there are (``depth
+    21 → 23; and 11 more changes``)."""
     more = len(differences) - SHOWN
-    return "; ".join(differences[:SHOWN]) + (f" (+{more} more)" if more > 0 else "")
+    tail = f"; and {more} more change{'s' if more > 1 else ''}" if more > 0 else ""
+    return "; ".join(differences[:SHOWN]) + tail

@@ -19,6 +19,7 @@ import jsonschema
 from checker import __version__
 from checker.fingerprint import fp_hex
 from checker.formats.report import TRACE_FORMAT, VERSIONS
+from checker.jsontext import not_json, not_text
 from checker.liveness.run import liveness_of
 from checker.model import Label
 from checker.models import compose
@@ -48,19 +49,14 @@ def load(path: Path) -> dict[str, Any]:
     """
     try:
         text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise TraceFileError(
-            f"{path}: cannot read it ({getattr(exc, 'strerror', None) or exc})"
-        ) from None
+    except OSError as exc:
+        raise TraceFileError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+    except UnicodeDecodeError as exc:
+        raise TraceFileError(f"{path}: {not_text(exc)}") from None
     try:
         document = json.loads(text)
     except json.JSONDecodeError as exc:
-        # a string cut by the end of the file reports where the string starts
-        early = exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string")
-        ending = " (the file ends early: truncated?)" if early else ""
-        raise TraceFileError(
-            f"{path}: not valid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}{ending}"
-        ) from None
+        raise TraceFileError(f"{path}: {not_json(exc)}") from None
     if not isinstance(document, dict) or document.get("format") != TRACE_FORMAT:
         raise TraceFileError(f'{path}: not an hwcheck trace (no "format": "{TRACE_FORMAT}")')
     if document.get("version") not in VERSIONS:

@@ -38,7 +38,8 @@ from checker.seen import KeyLevels
 from checker.trace import walk_keys
 
 CHUNK = 16384
-"""Frontier states per call into C: limits, Ctrl-C and progress are looked at in between."""
+"""Frontier states per call into C and thread: limits, Ctrl-C and progress are looked at in
+between."""
 
 
 class CompiledSearch(Search):
@@ -116,12 +117,17 @@ class CompiledSearch(Search):
 
     def _expand_level(self, size: int) -> None:
         """Expand the frontier (``size`` states) in C, a chunk at a time (limits and Ctrl-C
-        are looked at in between; the seen set does not change until ``eng_finish``)."""
+        are looked at in between, and, about once a second, progress is reported with the
+        level's running counts; the seen set does not change until ``eng_finish``)."""
         lib, handle = self.core.lib, self.core.handle
         step = CHUNK * self.threads
         for start in range(0, size, step):
-            _check(lib.eng_expand(handle, start, min(size, start + step)))
+            end = min(size, start + step)
+            _check(lib.eng_expand(handle, start, end))
             self._tick(lib.eng_next_size(handle))
+            if self.due():
+                generated = view(lib.eng_generated(handle), np.int64, MAX_ACTIONS)
+                self._report(size, False, end, lib.eng_next_size(handle), int(generated.sum()))
 
     def _level(self, size: int) -> int:
         """Commit the level expanded from the frontier; return its size."""

@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import quote
 
 import jsonschema
-from flask import Flask, jsonify, render_template, request
+from flask import Flask, jsonify, redirect, render_template, request
 from flask.json.provider import DefaultJSONProvider
 from markupsafe import Markup
 from werkzeug.exceptions import HTTPException
@@ -62,10 +62,18 @@ class _App(Flask):
     json_provider_class = _InOrder
 
 
-def create_app(explorer: Explorer, jumps: Jumps, trace: dict[str, Any] | None = None) -> Flask:
+def create_app(
+    explorer: Explorer,
+    jumps: Jumps,
+    trace: dict[str, Any] | None = None,
+    scenario: list[str] | None = None,
+) -> Flask:
     """The app for ``explorer``'s model; ``trace`` (a ``trace.json`` document that replays on
     it) adds ``/trace``, its page with a "branch here" link on every state (a lasso's page
-    shows its loop), and ``/api/trace``, the document itself (a lasso's with its ``loop``)."""
+    shows its loop), ``/trace/last``, a short URL that redirects to the page of its last
+    state, and ``/api/trace``, the document itself (a lasso's with its ``loop``);
+    ``scenario`` (a schedule's label texts, ``serve --scenario``) adds ``/scenario``, a
+    short URL that redirects to the page of the schedule's last state."""
     app = _App(__name__)
 
     def walk_of(texts: list[str], strict: bool) -> Walk:
@@ -101,6 +109,18 @@ def create_app(explorer: Explorer, jumps: Jumps, trace: dict[str, Any] | None = 
             for s in trace["steps"][1:] + (trace.get("aftermath") or {}).get("steps", [])
         ]
         return html.render(trace, branch=lambda i: path_url(texts[:i]))
+
+    @app.get("/trace/last")
+    def trace_last() -> Any:
+        if trace is None:
+            return _message("No trace loaded: start the server with --trace TRACE.json.", 404)
+        return redirect(path_url([step["action"] for step in trace["steps"][1:]]))
+
+    @app.get("/scenario")
+    def scenario_page() -> Any:
+        if scenario is None:
+            return _message("No scenario loaded: start the server with --scenario FILE.", 404)
+        return redirect(path_url(scenario))  # the state's own URL: reload and Back work there
 
     @app.get("/api/trace")
     def api_trace() -> Any:
