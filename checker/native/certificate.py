@@ -36,6 +36,7 @@ ENGINE_MODULES = (
     "checkpoint",
     "fingerprint",
     "level",
+    "limits",
     "model",
     "partitioned",
     "pool",
