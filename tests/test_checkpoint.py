@@ -145,7 +145,9 @@ def test_a_killed_search_resumes_to_the_same_answers(tmp_path, uninterrupted, en
         load(folder, IDENTITY)
     except CheckpointError as exc:  # killed before its first checkpoint: nothing to resume
         assert "holds no checkpoint" in str(exc)
-        assert moment[0] == "write" and moment[1] <= 2
+        # a write moment knows where it dies; a timer may fire before the first checkpoint on a
+        # loaded machine (the engine's start, a worker pool's fork), which is no failure
+        assert moment[0] == "level" or moment[1] <= 2
         return
     # resumed on the engine that wrote it and on another: the uninterrupted run's answers
     other = ENGINES[(ENGINES.index(engine) + 1) % len(ENGINES)]
