@@ -370,7 +370,7 @@ def check_table(claim: Claim, runs: dict[tuple[str, ...], Run]) -> list[str]:
 
 def cell_problems(label: str, column: str, mark: str, run: Run, named: set[str]) -> list[str]:
     where = f"{label} / {column}: {mark!r}"
-    if label.startswith("states"):
+    if label.startswith(("states", "orbits")):
         count = run.steps if run.steps is not None else run.states
         written = mark.replace(",", "")
         if "millions" in label:

@@ -51,3 +51,6 @@ def test_compare_tells_the_history_in_120_columns(tmp_path):
     assert read == ["✗ 13", "✓", "✓", "✓", "✗ 10", "✗ 10", "✓", "✓", "✓", "✓", "✓"]
     notes = [line for line in lines if line.startswith("Note: kafka-")]
     assert [note.split()[1] for note in notes] == ["kafka-0.11", "kafka-2.0", "kafka-3.6"]
+    # the count row is named as explore names the count: symmetry is on, so orbits
+    assert any(line.startswith("│ orbits ") for line in lines)
+    assert not any(line.startswith("│ states ") for line in lines)

@@ -84,13 +84,19 @@ def compare_table(cells: list[Cell]) -> Table:
             )
         table.add_row(name, *marks)
     compact = len(cells) > 6
-    table.add_row("states", *[_count(c.result.stats.distinct, compact) for c in cells])
+    table.add_row(count_label(cells), *[_count(c.result.stats.distinct, compact) for c in cells])
     table.add_row("seconds", *[f"{c.result.stats.seconds:.1f}" for c in cells])
     return table
 
 
 RELEASE_PREFIX = "kafka-"
 """Every release preset's name starts with it (``spec.kafka.releases``)."""
+
+
+def count_label(cells: list[Cell]) -> str:
+    """The count row's name: ``orbits`` when every cell searched the symmetry quotient (one
+    state per renaming of the replicas, as explore's summary says), else ``states``."""
+    return "orbits" if cells and all(c.result.stats.symmetry for c in cells) else "states"
 
 
 def _count(n: int, compact: bool) -> str:
@@ -104,7 +110,7 @@ def compare_markdown(cells: list[Cell]) -> str:
     """The matrix as a markdown table; each ✗ links to its trace file."""
     names = property_names(cells)
     lines = [
-        "| variant | " + " | ".join(names) + " | states | seconds |",
+        "| variant | " + " | ".join(names) + f" | {count_label(cells)} | seconds |",
         "|---" * (len(names) + 3) + "|",
     ]
     for cell in cells:
