@@ -318,6 +318,13 @@ def test_a_step_past_a_bound_names_the_bound_and_where_to_raise_it(tmp_path):
         _error_line(given)
     )
     assert run(str(path), "--max-records", "3", "--out", str(tmp_path / "out")).exit_code == 0
+    bare = tmp_path / "bare.txt"  # no header: the default bound, raised in either place
+    bare.write_text(THREE.partition("\n")[2])
+    default = run(str(bare), "--out", str(tmp_path / "out"))
+    assert default.exit_code == 4 and (
+        "(max_records=2; raise --max-records in a '# hwcheck:' header line or on the command "
+        "line)" in _error_line(default)
+    )
 
 
 def test_a_fetch_before_become_follower_says_the_follower_follows_no_one(tmp_path):

@@ -61,7 +61,9 @@ class Prepared:
     def source(self, path: Path, why: dict[str, str] | None = None) -> scenario_view.Source:
         """What the renderer needs to name lines and options (``why``: as ``Source``'s)."""
         lines = [step.line for step in self.schedule.steps]
-        return scenario_view.Source(str(path), lines, why or {}, self.command_line)
+        return scenario_view.Source(
+            str(path), lines, why or {}, self.command_line, bool(self.schedule.header_line)
+        )
 
 
 @click.command(name="hwcheck: header", add_help_option=False)

@@ -21,12 +21,14 @@ class Source:
     """Where a schedule came from, for the heading and the rows: its ``path`` (as given),
     each label's ``lines`` in the file (1-based, in schedule order), ``why``, each failing
     property's own words on why it fails where it first does ('' when it has none), and
-    ``command_line``, the config fields the command line set over the header's."""
+    ``command_line``, the config fields the command line set over the header's, and
+    ``header``, whether the file has a ``# hwcheck:`` header line."""
 
     path: str
     lines: Sequence[int]
     why: dict[str, str]
     command_line: frozenset[str] = frozenset()
+    header: bool = True
 
 
 def print_played(console: Console, spec: Spec, source: Source, played: Played) -> None:
@@ -112,7 +114,12 @@ def _why(source: Source, refusal: Refusal | None) -> str:
     reason, bound = refusal.reason, refusal.bound
     if bound is None:
         return f": {reason}"
-    where = "on the command line" if bound in source.command_line else "in the header"
+    if bound in source.command_line:
+        where = "on the command line"
+    elif source.header:
+        where = "in the header"
+    else:
+        where = "in a '# hwcheck:' header line or on the command line"
     hint = f"raise {SPELLING.get(bound, '--' + bound.replace('_', '-'))} {where}"
     if reason.endswith(")"):
         return f": {reason[:-1]}; {hint})"
