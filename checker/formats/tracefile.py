@@ -21,7 +21,7 @@ from checker.fingerprint import fp_hex
 from checker.formats.report import TRACE_FORMAT, VERSIONS
 from checker.jsontext import not_json, not_text
 from checker.liveness.run import liveness_of
-from checker.model import Label
+from checker.model import Label, refusal
 from checker.models import compose
 from checker.result import Loop, Violation
 from checker.trace import Unreproduced, follow
@@ -144,12 +144,11 @@ def rejection(
             f"{fp_hex(exc.want or 0)}"
         )
     elif not exc.reached:
-        why = getattr(spec, "why_disabled", None)
-        refusal = why(exc.before, exc.label) if why is not None else None
+        why = refusal(spec, exc.before, exc.label)
         enabled = ", ".join(map(str, exc.enabled)) or "none (a deadlock)"
         check = (
             f"its action, {exc.label}, is not enabled in state {number - 1}"
-            + (f" ({refusal.reason})" if refusal is not None else "")
+            + (f" ({why.reason})" if why is not None else "")
             + f"; enabled there: {enabled}"
         )
     else:
