@@ -50,7 +50,8 @@ def definition(check: gate.Check, spec: Any, engine: Any) -> dict[str, Any]:
 
 
 _KEYS = {"unclean_election": "unclean", "with_mechanisms": "with", "without_mechanisms": "without"}
-"""Config fields whose gate key is another word."""
+"""Config fields whose gate key is another word (the one table both ways: ``given_of``,
+``defaults`` and ``validate``'s hints)."""
 
 
 def defaults(check: gate.Check) -> dict[str, Any]:
@@ -81,9 +82,8 @@ def given_of(check: gate.Check, folder: Path) -> dict[Any, Any]:
     given = {"truncation": check.truncation, **check.bounds}
     if given.get("variant_file"):
         given["variant_file"] = str((folder / given["variant_file"]).resolve())
-    given["unclean_election"] = given.pop("unclean", None)
-    given["with_mechanisms"] = given.pop("with", None)
-    given["without_mechanisms"] = given.pop("without", None)
+    for field, key in _KEYS.items():
+        given[field] = given.pop(key, None)
     return given
 
 
@@ -108,7 +108,7 @@ def validate(path: Path, index: int, check: gate.Check, given: dict[Any, Any]) -
             live.fairness_of(spec, (), (), check.fairness)
     except click.BadParameter as exc:
         hint = str(exc.param_hint or "").strip("'-").replace("-", "_")
-        key = {"invariant": "invariants", "unclean_election": "unclean"}.get(hint, hint)
+        key = {"invariant": "invariants", **_KEYS}.get(hint, hint)
         fail(key, exc.format_message())
     except FairnessError as exc:
         fail("fairness", str(exc))
