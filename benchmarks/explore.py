@@ -165,8 +165,8 @@ def variants(model: str, replicas: list[int], names: list[str] | None) -> None:
 def profile(variant: str, replicas: int) -> None:
     """The 25 functions with the most own time in one 1-worker run, without symmetry."""
     sys.path.insert(0, str(ROOT))
-    from checker.bfs import explore
     from checker.models.compose import build_model
+    from checker.search.bfs import explore
     from spec.kafka import Config
 
     spec, props = build_model("kafka", Config(replicas=replicas, truncation=variant))

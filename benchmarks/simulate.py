@@ -90,8 +90,8 @@ def throughput(rounds: int, walks: int) -> None:
 
 def hunt(seeds: int, cap: int) -> None:
     from checker.models.compose import Recipe, make_config
-    from checker.simulation import simulate
-    from checker.walks import WalkPlan
+    from checker.simulate.simulation import simulate
+    from checker.simulate.walks import WalkPlan
 
     cores = os.cpu_count() or 1
     print(

@@ -1,6 +1,6 @@
 """A JSON file that does not parse, in words: where and what, and whether the file was cut
 short, for the messages of every file hwcheck reads back (traces, lock files, checkpoints).
-In the engine's folder, since a checkpoint's manifest is read there (``checker.resume``) and
+In the engine's folder, since a checkpoint's manifest is read there (``checker.checkpoint.read``) and
 the engine imports no other room; ``checker.formats`` and the commands use it from here."""
 
 from __future__ import annotations

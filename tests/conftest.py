@@ -8,9 +8,9 @@ import sys
 import pytest
 
 import invariants
-from checker.bfs import Limits, explore
 from checker.fingerprint import fingerprint
 from checker.model import Label
+from checker.search.bfs import Limits, explore
 from checker.trace import replay
 from spec.kafka import Config, KafkaSpec
 
@@ -114,7 +114,7 @@ def holds(spec, name, state) -> bool:
 def fresh_models(monkeypatch):
     """Level functions cache each recipe's model per process; an edited model must not be
     served from the cache of an earlier test."""
-    from checker import level
+    from checker.search import level
 
     monkeypatch.setattr(level, "_MODELS", {})
     monkeypatch.setattr(level, "_CANONS", {})

@@ -13,8 +13,8 @@ import pytest
 from conftest import kafka
 from test_actions import FOLLOWER, LEADER, moves, rep, state
 
-from checker.bfs import explore
 from checker.models.compose import build_model
+from checker.search.bfs import explore
 from spec.kafka import Config
 from spec.tla import TlaConfig
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 from click.testing import CliRunner
 from reference import enumerate_states
 
-from checker.bfs import explore
 from checker.cli import cli
 from checker.models.compose import build_model
+from checker.search.bfs import explore
 from spec.tla import TlaConfig
 from spec.tla.async_isr import high_watermark, valid_high_watermark
 

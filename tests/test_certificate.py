@@ -40,14 +40,14 @@ def test_the_digest_covers_the_models_and_not_the_explanations():
         "invariants/safety.py",
         "spec/kafka/native/actions.c",
         "checker/native/engine.c",
-        "checker/bfs.py",
+        "checker/search/bfs.py",
         "checker/fingerprint.py",
     } <= covered
     assert not covered & {
         "invariants/story.py",
         "checker/models/compose.py",
         "checker/native/certificate.py",
-        "checker/gate.py",
+        "checker/gate/policy.py",
     }
 
 
@@ -139,7 +139,7 @@ def test_an_executor_running_from_the_shipped_zip_follows_the_driver(tmp_path):
     script = f"""
 import sys
 sys.path.insert(0, {str(bundle)!r})
-import checker.native.level as native_level
+import checker.search.compiled_level as native_level
 assert native_level.__file__.startswith({str(bundle)!r}), native_level.__file__
 from checker.models.compose import Recipe, make_config
 print(repr(native_level.cannot_run(Recipe("kafka", make_config("kafka", {{"replicas": 2}})))))

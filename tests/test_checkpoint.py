@@ -1,4 +1,4 @@
-"""Checkpoints and resume (``checker.checkpoint``, ``checker.saving``): a search killed at any
+"""Checkpoints and resume (``checker.checkpoint``, ``checker.checkpoint.saving``): a search killed at any
 moment, during a level or in the middle of writing a checkpoint, and resumed from what is on
 disk, on the same engine or another, gives the uninterrupted run's answers field for field,
 traces included; a checkpoint that cannot be written (a full disk) is said once and the
@@ -16,14 +16,16 @@ from pathlib import Path
 import pytest
 from test_checkpoint_commands import SMALL, cli_run
 
-from checker import checkpoint, pool
-from checker.bfs import Limits, explore
-from checker.checkpoint import Checkpointer, CheckpointError
+from checker.checkpoint import write as checkpoint
+from checker.checkpoint.format import CheckpointError
+from checker.checkpoint.read import load
+from checker.checkpoint.saving import SaveOptions
+from checker.checkpoint.write import Checkpointer
 from checker.commands import checkpoints
 from checker.models import compose
-from checker.native import engine as native_engine
-from checker.resume import load
-from checker.saving import SaveOptions
+from checker.search import compiled as native_engine
+from checker.search import pool
+from checker.search.bfs import Limits, explore
 from spec.kafka import Config
 
 # 30,797 orbits, depth 26, six properties violated on the way: traces must survive a resume

@@ -13,11 +13,11 @@ import pytest
 from test_checkpoint import CODEC, IDENTITY, PROPS, RECIPE, SPEC, resumed, search, signature
 from test_interrupts import Ready, signal_parent_after
 
-from checker.bfs import Limits
-from checker.checkpoint import Checkpointer
-from checker.native import engine as native_engine
-from checker.resume import load
-from checker.saving import SaveOptions
+from checker.checkpoint.read import load
+from checker.checkpoint.saving import SaveOptions
+from checker.checkpoint.write import Checkpointer
+from checker.search import compiled as native_engine
+from checker.search.bfs import Limits
 from checker.spark import engine, session
 from checker.spark.session import SparkOptions
 

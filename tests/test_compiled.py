@@ -18,11 +18,11 @@ import numpy as np
 import pytest
 import xxhash
 
-from checker.bfs import explore
 from checker.models.compose import build_model, choose, compiled_model
-from checker.native import engine as native_engine
 from checker.native.core import Core
 from checker.properties import INVARIANT, TRANSITION
+from checker.search import compiled as native_engine
+from checker.search.bfs import explore
 from checker.symmetry import for_spec
 from spec.kafka import Config, variants
 from spec.kafka import native as kafka_native
@@ -422,7 +422,7 @@ def test_a_trace_is_rebuilt_from_keys_even_when_siblings_share_them():
     cut to 2 bits, siblings share keys all the time: the walk takes wrong turns back and still
     ends at the violating state, with a key-matching state at every step."""
     from checker.fingerprint import fingerprint
-    from checker.seen import KeyLevels
+    from checker.search.seen import KeyLevels
     from checker.trace import walk_keys
 
     spec, props = build_model("kafka", Config(replicas=2, truncation="hw"))

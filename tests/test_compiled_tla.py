@@ -11,10 +11,10 @@ import random
 import pytest
 from test_compiled import STATES, _compare_state, _summary
 
-from checker.bfs import explore
 from checker.models.compose import build_model, choose, compiled_model
-from checker.native import engine as native_engine
 from checker.native.core import Core
+from checker.search import compiled as native_engine
+from checker.search.bfs import explore
 from checker.symmetry import for_spec
 from spec.tla import TlaConfig
 

@@ -11,10 +11,10 @@ import pytest
 from test_simulate import comparable
 
 from checker.models.compose import Recipe, make_config
-from checker.native import walks as native_walks
 from checker.native.core import Core
-from checker.simulation import compiled_walks, simulate
-from checker.walks import WalkPlan
+from checker.simulate import compiled as native_walks
+from checker.simulate.simulation import compiled_walks, simulate
+from checker.simulate.walks import WalkPlan
 
 RUNS = [
     ("kafka", {"replicas": 2, "truncation": "hw"}, WalkPlan(seed=0, depth=40)),

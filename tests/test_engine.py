@@ -7,8 +7,8 @@ import sys
 
 from conftest import check, kafka, props_of
 
-from checker.bfs import explore
 from checker.result import Status
+from checker.search.bfs import explore
 
 
 class Interrupting:

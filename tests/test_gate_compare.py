@@ -8,8 +8,8 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from checker import gate
 from checker.cli import cli
+from checker.gate import policy as gate
 
 ROOT = Path(__file__).resolve().parents[1]
 

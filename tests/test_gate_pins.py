@@ -24,7 +24,7 @@ from checker.commands import gate_checks
 from checker.commands import gate_corpus as corpus
 from checker.fingerprint import encode
 from checker.formats import pins
-from checker.gate import Check
+from checker.gate.policy import Check
 from spec.kafka import Config, KafkaSpec, variants
 from tests.reference import reachable
 

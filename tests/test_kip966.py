@@ -14,9 +14,9 @@ from reference import enumerate_states
 from test_actions import FOLLOWER, LEADER, moves, rep, state
 from test_mechanisms import durable
 
-from checker.bfs import explore
 from checker.commands import cores
 from checker.limits import NO_LIMITS
+from checker.search.bfs import explore
 from spec.kafka.state import controller_after
 from spec.kafka.symmetry import permute
 

@@ -1,5 +1,5 @@
 """``hwcheck scenario FILE`` and ``serve --scenario``: schedule files (``checker.formats.schedule``)
-played on the model (``checker.scenario``), every property judged at every step.
+played on the model (``checker.simulate.scenario``), every property judged at every step.
 
 The schedules are the seed articles' (``spec.kafka.seeds``, protocol.md), shipped as files in
 ``examples/scenarios/``. Where each property first fails is counted by hand from protocol.md's
@@ -19,7 +19,7 @@ from checker.cli import cli
 from checker.formats import schedule
 from checker.model import Label
 from checker.models.compose import build_model, make_config
-from checker.scenario import play
+from checker.simulate.scenario import play
 from spec.kafka import seeds
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "scenarios"

@@ -1,4 +1,4 @@
-"""The local engine's seen set and parent pointers (``checker.seen``): exact membership,
+"""The local engine's seen set and parent pointers (``checker.search.seen``): exact membership,
 parent chains, 20 bytes a state. (That traces rebuilt from fingerprint chains are the ones
 the search found: tests/test_gallery.py regenerates every gallery trace byte for byte.)"""
 
@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 from conftest import kafka
 
-from checker.bfs import Search
 from checker.limits import NO_LIMITS
-from checker.seen import SeenLevels
+from checker.search.bfs import Search
+from checker.search.seen import SeenLevels
 
 
 def test_unseen_and_contains_are_exact():

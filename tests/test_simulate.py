@@ -1,7 +1,7 @@
 """``hwcheck simulate``: seeded walks, their determinism over workers, shrinking, the CLI, the
 gate's simulate mode and Ctrl-C.
 
-Golden lengths come from exhaustive search (``checker.bfs.explore`` at the same bounds), never
+Golden lengths come from exhaustive search (``checker.search.bfs.explore`` at the same bounds), never
 from the simulation itself.
 """
 
@@ -13,13 +13,13 @@ import signal
 import pytest
 from click.testing import CliRunner
 
-from checker.bfs import explore
 from checker.cli import cli
 from checker.fingerprint import fingerprint
 from checker.models.compose import Recipe, make_config
-from checker.shrink import delete_blocks, drop_loops, shrink, violates_at
-from checker.simulation import simulate
-from checker.walks import WalkPlan, run_batch, run_walk
+from checker.search.bfs import explore
+from checker.simulate.shrink import delete_blocks, drop_loops, shrink, violates_at
+from checker.simulate.simulation import simulate
+from checker.simulate.walks import WalkPlan, run_batch, run_walk
 
 HW2 = {"replicas": 2, "truncation": "hw", "max_records": 2, "max_epoch": 3, "max_crashes": 2}
 BIG = {"max_records": 4, "max_epoch": 6, "max_crashes": 3}

@@ -16,9 +16,9 @@ import pytest
 from conftest import CLASSIC
 from pyspark import cloudpickle
 
-from checker.bfs import Limits
-from checker.bfs import explore as local_explore
 from checker.models.compose import Recipe
+from checker.search.bfs import Limits
+from checker.search.bfs import explore as local_explore
 from checker.spark import engine, session
 from checker.spark.session import SparkOptions
 from spec.kafka import Config, KafkaSpec
@@ -137,7 +137,7 @@ SPARK_CASES = [
 ]
 """Real Spark jobs for 1 partition, as many as local[2] has cores, and more (3), over
 both models, a fenced and an unfenced variant, an option and a chosen property. What a
-level job computes is the level functions' (``checker.level``), which run above for every
+level job computes is the level functions' (``checker.search.level``), which run above for every
 recipe at 1, 2 and 7 partitions without Spark; the jobs add Spark's shuffle, pickling and
 task placement, which do not depend on the variant."""
 
@@ -299,9 +299,9 @@ def test_simulation_on_spark_matches_local_workers(spark, core):
     and 3 partitions, on either core, as on 1 local worker on the reference core."""
     from test_simulate import BIG, comparable, recipe
 
-    from checker.simulation import simulate
+    from checker.simulate.simulation import simulate
+    from checker.simulate.walks import WalkPlan
     from checker.spark import walks as spark_walks
-    from checker.walks import WalkPlan
 
     run, plan = recipe(replicas=3, truncation="kip101", **BIG), WalkPlan(seed=5, depth=40)
     local = comparable(simulate(run, plan, walks=130, workers=1))

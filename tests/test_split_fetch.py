@@ -20,15 +20,15 @@ from conftest import kafka
 from reference import reachable
 from test_actions import FOLLOWER, LEADER, moves, rep, state
 
-from checker.bfs import explore
 from checker.cli import cli
 from checker.formats import schedule
 from checker.model import Refusal
 from checker.models.compose import Recipe, build_model, compiled_model, make_config
-from checker.native import engine as native_engine
-from checker.scenario import play
-from checker.simulation import simulate
-from checker.walks import WalkPlan
+from checker.search import compiled as native_engine
+from checker.search.bfs import explore
+from checker.simulate.scenario import play
+from checker.simulate.simulation import simulate
+from checker.simulate.walks import WalkPlan
 from checker.web import effects
 from spec.kafka import Config, ConfigError
 

@@ -9,9 +9,9 @@ import re
 
 import pytest
 
-from checker.bfs import explore
 from checker.formats import report
 from checker.models.compose import build_model, make_config
+from checker.search.bfs import explore
 
 TOLD = ("NoCommittedLoss", "NoDivergence", "WeakIsr", "StrongIsr")
 STEP = re.compile(r"^State (\d+) \((.*?)\): ")

@@ -13,13 +13,13 @@ import marshal
 import pytest
 from reference import reachable
 
-from checker.bfs import Limits, explore, run_search
 from checker.commands import cores, gallery
 from checker.fingerprint import fingerprint
 from checker.limits import NO_LIMITS
 from checker.models.compose import Recipe, build_model, choose, make_config
-from checker.partitioned import PartitionedSearch
 from checker.properties import INVARIANT, TRANSITION, Property
+from checker.search.bfs import Limits, explore, run_search
+from checker.search.partitioned import PartitionedSearch
 from checker.symmetry import SymmetryError
 from checker.trace import replay
 from spec.kafka import Config, progress

@@ -9,10 +9,10 @@ import pytest
 from click.testing import CliRunner
 from reference import enumerate_states
 
-from checker.bfs import Limits, explore
 from checker.cli import cli
 from checker.models.compose import build_model
 from checker.result import Status
+from checker.search.bfs import Limits, explore
 from spec.tla import TlaConfig
 
 TLC_HW_LE_LEO = {

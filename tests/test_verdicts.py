@@ -64,11 +64,11 @@ def test_kip320_holds_with_every_guard_reached(replicas):
     spec = kafka(replicas=replicas)
     if replicas == 2:
         result = check(spec)
-    else:  # the compiled core, proven equal to checker.bfs by tests/test_compiled.py: 2 s, not 45
+    else:  # the compiled core, proven equal to checker.search.bfs by tests/test_compiled.py: 2 s, not 45
         from conftest import props_of
 
         from checker.models import compose
-        from checker.native import engine as native_engine
+        from checker.search import compiled as native_engine
 
         model, _ = compose.compiled_model(spec, certified=False)
         result = native_engine.explore(model, spec, props_of(spec), threads=2)

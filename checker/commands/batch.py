@@ -48,7 +48,7 @@ def write_reports(folder: Path, spec: Spec, result: Any) -> dict[Any, Any]:
 
 class Board:
     """The progress of a batch: ``begin(title)`` a run, feed it ``search`` (a
-    ``checker.limits.Progress``) or ``walks`` (a ``checker.simulation.Tick``) callbacks,
+    ``checker.limits.Progress``) or ``walks`` (a ``checker.simulate.simulation.Tick``) callbacks,
     ``done()`` when it ends. Without a terminal every method does nothing."""
 
     def __init__(self, bar: Progress | None, total: int, noun: str) -> None:
@@ -73,7 +73,7 @@ class Board:
             self.bar.update(self.current, description="  " + progress_view.search_line(p))
 
     def walks(self, tick: Any) -> None:
-        """A simulation's progress (``checker.simulation.Tick``)."""
+        """A simulation's progress (``checker.simulate.simulation.Tick``)."""
         if self.bar is not None:
             self.bar.update(
                 self.current, description=escape(tick.note) or "  " + progress_view.walk_line(tick)

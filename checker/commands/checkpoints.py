@@ -20,14 +20,15 @@ from typing import Any
 
 import click
 
-from checker.checkpoint import DEFAULT_EVERY, MANIFEST, Checkpointer, CheckpointError
+from checker.checkpoint.format import DEFAULT_EVERY, MANIFEST, CheckpointError
+from checker.checkpoint.read import load
+from checker.checkpoint.saving import SaveOptions
+from checker.checkpoint.write import Checkpointer
 from checker.jsontext import unreadable
 from checker.limits import CANCELLED, Limits, interrupted
 from checker.models import compose
 from checker.native import certificate
 from checker.result import EXIT_BAD_INPUT, CheckResult
-from checker.resume import load
-from checker.saving import SaveOptions
 
 RUN_FOLDER = "run-folder.txt"
 """Beside a checkpoint kept to resume: its run's report folder (relative to it), where the
@@ -230,7 +231,7 @@ def resumed(
 def saved_options(folder: Path) -> dict[str, Any]:
     """The model, config, ``--invariant`` names, symmetry and depth bound a checkpoint was
     written with. Exits 4 when ``folder`` holds no readable manifest (the full check is
-    ``checker.checkpoint.load``)."""
+    ``checker.checkpoint.read.load``)."""
     try:
         manifest = json.loads((Path(folder) / MANIFEST).read_text(encoding="utf-8"))
         if manifest.get("kind") == "simulate":

@@ -11,9 +11,9 @@ from checker.limits import Limits
 from checker.model import Spec
 from checker.models import compose
 from checker.native import certificate
-from checker.native import engine as native_engine
 from checker.native.build import NativeUnavailable
 from checker.native.core import Core
+from checker.search import compiled as native_engine
 
 CORE_OPTION = click.option(
     "--core",
@@ -37,7 +37,7 @@ def compiled(
     saving: Any = None,
 ) -> Any:
     """``(result, "")`` from the compiled core with ``threads`` threads (``saving``: its
-    checkpoints, ``checker.saving.SaveOptions``), or ``(None, why it did not run)``: ``core`` is ``reference``, the model has no compiled core, or it cannot be
+    checkpoints, ``checker.checkpoint.saving.SaveOptions``), or ``(None, why it did not run)``: ``core`` is ``reference``, the model has no compiled core, or it cannot be
     built or loaded here (then one line on stderr says so)."""
     if core != "compiled":
         return None, "--core reference"

@@ -15,14 +15,15 @@ from typing import Any, NoReturn
 
 import click
 
-from checker import pool, simulation
-from checker.bfs import explore
 from checker.commands import checkpoints, cores
 from checker.commands.cores import CORE_OPTION
 from checker.commands.options import build, choose, with_options
 from checker.limits import Limits
 from checker.models import compose
 from checker.result import EXIT_ENVIRONMENT
+from checker.search import pool
+from checker.search.bfs import explore
+from checker.simulate import simulation
 from checker.spark.connect import DEFAULT_TIMEOUT as DEFAULT_CONNECT_TIMEOUT  # no pyspark
 from checker.symmetry import SymmetryError, for_spec
 
@@ -256,7 +257,7 @@ def simulate(
     resume: Any = None,
     on_wave: Any = None,
 ) -> Any:
-    """``checker.simulation.simulate`` on ``engine``'s workers or Spark (``resume`` /
+    """``checker.simulate.simulation.simulate`` on ``engine``'s workers or Spark (``resume`` /
     ``on_wave``: its checkpoints); exits 5 with one message when Spark cannot run."""
 
     def walk(spark: Any = None) -> Any:

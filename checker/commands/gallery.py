@@ -21,7 +21,6 @@ from typing import Any
 
 import click
 
-from checker.bfs import explore
 from checker.commands import cores
 from checker.commands.gallery_entries import ENTRIES, Entry
 from checker.fingerprint import fingerprint
@@ -33,6 +32,7 @@ from checker.models import compose
 from checker.models.compose import build_model, choose, make_config
 from checker.renderers import html
 from checker.result import EXIT_INCOMPLETE, CheckResult, Stats, Status, Violation
+from checker.search.bfs import explore
 from checker.trace import replay
 
 ROOT = Path(__file__).resolve().parents[2] / "reports" / "gallery"

@@ -18,7 +18,6 @@ from typing import Any
 
 import click
 
-from checker import gate
 from checker.commands import batch, checkpoints, cores, liveness
 from checker.commands import gate_corpus as corpus
 from checker.commands import simulate as simulate_view
@@ -27,6 +26,7 @@ from checker.commands.gate_checks import config_error, defaults, definition, giv
 from checker.commands.gate_files import UPDATE_HINT, say, update_lock, write_outputs
 from checker.commands.options import CHECKPOINT_FLAGS, with_options
 from checker.formats import pins, report
+from checker.gate import policy as gate
 from checker.limits import Limits
 from checker.renderers import matrix, terminal
 from checker.result import EXIT_INCOMPLETE, Status

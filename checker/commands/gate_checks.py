@@ -10,10 +10,10 @@ from typing import Any
 
 import click
 
-from checker import gate
 from checker.commands import simulate as simulate_view
 from checker.commands.options import build, choose
-from checker.gate_schema import GATE_WALKS
+from checker.gate import policy as gate
+from checker.gate.schema import GATE_WALKS
 from checker.liveness import run as live
 from checker.liveness.fairness import FairnessError
 from checker.models import compose

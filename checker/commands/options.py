@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 
 import click
 
-from checker.checkpoint import DEFAULT_EVERY
+from checker.checkpoint.format import DEFAULT_EVERY
 from checker.models import compose
 from checker.renderers import shown
 from spec.kafka import Config, ConfigError

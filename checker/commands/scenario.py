@@ -1,5 +1,5 @@
 """``hwcheck scenario FILE``: play a hand-written schedule (``checker.formats.schedule``) on the
-model its header names and judge every property at every step (``checker.scenario``).
+model its header names and judge every property at every step (``checker.simulate.scenario``).
 
 It draws every state of the schedule, then a table of the properties: each holds along it, or
 fails first at a state (the line of the action that got there, and the property's own words on
@@ -26,7 +26,6 @@ from typing import Any, NoReturn
 import click
 from click.core import ParameterSource
 
-from checker import scenario
 from checker.commands.options import bounds, build, choose, model_options, protocol_from
 from checker.formats import report, schedule
 from checker.model import Spec
@@ -41,6 +40,7 @@ from checker.result import (
     EXIT_SPEC_ERROR,
     EXIT_VIOLATED,
 )
+from checker.simulate import scenario
 
 FILE = click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 

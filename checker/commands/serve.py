@@ -17,7 +17,6 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
-from checker import scenario
 from checker.commands import scenario as scenario_command
 from checker.commands.options import bounds, build, model_options, protocol_from
 from checker.formats import tracefile
@@ -26,6 +25,7 @@ from checker.models.compose import SPELLING
 from checker.renderers import lasso
 from checker.renderers import scenario as scenario_view
 from checker.result import EXIT_BAD_INPUT, EXIT_ENVIRONMENT, EXIT_OK
+from checker.simulate import scenario
 from checker.web.app import create_app
 from checker.web.explorer import Explorer
 from checker.web.jump import Jumps

@@ -1,4 +1,4 @@
-"""``hwcheck simulate``: seeded random walks beyond exhaustive reach (``checker.simulation``),
+"""``hwcheck simulate``: seeded random walks beyond exhaustive reach (``checker.simulate.simulation``),
 with the shrunk counterexamples drawn and written as ``explore`` writes them.
 
 Bounds default larger than ``explore``'s (``SIMULATE_BOUNDS``): walks do not pay for every
@@ -15,8 +15,7 @@ from typing import Any
 
 import click
 
-from checker import simulation
-from checker.checkpoint import CheckpointError
+from checker.checkpoint.format import CheckpointError
 from checker.commands import checkpoints, cores, engines, liveness
 from checker.commands import simulate_output as output
 from checker.commands.cores import CORE_OPTION
@@ -31,12 +30,13 @@ from checker.commands.options import (
     with_options,
 )
 from checker.formats import report, walk_checkpoints
-from checker.gate_schema import GATE_WALKS
+from checker.gate.schema import GATE_WALKS
 from checker.limits import Limits, signal_name
 from checker.liveness import simulated
 from checker.models.compose import Recipe, applies
 from checker.result import EXIT_ENVIRONMENT
-from checker.walks import WalkPlan
+from checker.simulate import simulation
+from checker.simulate.walks import WalkPlan
 
 SIMULATE_BOUNDS = {
     "kafka": {"max_records": 4, "max_epoch": 6, "max_crashes": 3},

@@ -25,7 +25,7 @@ from checker.models import compose
 from checker.renderers import html, shown, steps
 from checker.renderers.progress import walk_line
 from checker.renderers.terminal import stdout_console
-from checker.simulation import Simulation, Tick, as_check_result
+from checker.simulate.simulation import Simulation, Tick, as_check_result
 
 SUMMARY_FORMAT = "hwcheck-simulation"
 SUMMARY_VERSION = 1

@@ -1,13 +1,13 @@
 """What the gate writes for CI besides its table: JUnit XML, GitHub workflow annotations and
 the markdown step summary. Each carries the same verdict and pin explanations as the table
-(``checker.gate``'s ``Outcome``)."""
+(``checker.gate.policy``'s ``Outcome``)."""
 
 from __future__ import annotations
 
 from typing import Any
 from xml.etree import ElementTree
 
-from checker.gate import ERROR, FAIL, INCOMPLETE, PASS, Outcome
+from checker.gate.policy import ERROR, FAIL, INCOMPLETE, PASS, Outcome
 
 
 def junit_xml(outcomes: list[Outcome]) -> str:

@@ -1,5 +1,5 @@
 """``simulate --checkpoint`` / ``--resume``: a simulation's checkpoint is the index of the next
-walk and the merged statistics of every walk before it (``checker.walks.Batch``), saved after
+walk and the merged statistics of every walk before it (``checker.simulate.walks.Batch``), saved after
 whole waves of chunks. Walks are numbered and seeded by index, so a resumed simulation takes
 exactly the walks one long run would have taken after them.
 
@@ -15,21 +15,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from checker import checkpoint, resume
-from checker.checkpoint import (
-    MANIFEST,
-    CheckpointError,
-    CheckpointFailed,
-    write_arrays,
-    write_file,
-)
-from checker.resume import read_arrays
-from checker.walks import Batch
+from checker.checkpoint import read
+from checker.checkpoint.format import FORMAT, MANIFEST, VERSION, CheckpointError, CheckpointFailed
+from checker.checkpoint.write import write_arrays, write_file
+from checker.simulate.walks import Batch
 
 
 class WalkCheckpointer:
     """Saves a simulation's checkpoints in ``folder`` every ``every`` seconds (0: never),
-    as ``checker.checkpoint.Checkpointer`` does (same failure rules: ``warn`` once, or with
+    as ``checker.checkpoint.write.Checkpointer`` does (same failure rules: ``warn`` once, or with
     ``required`` raise ``CheckpointFailed``)."""
 
     def __init__(
@@ -61,8 +55,8 @@ class WalkCheckpointer:
             self.folder.mkdir(parents=True, exist_ok=True)
             fps_sum = write_arrays(self.folder / name, [batch.fps])
             manifest = {
-                "format": checkpoint.FORMAT,
-                "version": checkpoint.VERSION,
+                "format": FORMAT,
+                "version": VERSION,
                 "kind": "simulate",
                 "seq": seq,
                 **self.identity,
@@ -106,14 +100,14 @@ def saving(plan: Any, folder: Path, identity: dict[str, Any], warn: Any) -> tupl
 
 def load(folder: Path, identity: dict[str, Any]) -> tuple[int, Batch, int]:
     """``(next walk, merged Batch, seq)`` from the simulation checkpoint in ``folder``.
-    Raises ``CheckpointError`` as ``checker.checkpoint.load`` does (and for a search's
+    Raises ``CheckpointError`` as ``checker.checkpoint.read.load`` does (and for a search's
     checkpoint)."""
-    loaded = resume.load(folder, identity)
+    loaded = read.load(folder, identity)
     manifest = loaded.manifest
     if manifest.get("kind") != "simulate":
         raise CheckpointError(f"{folder} holds a search's checkpoint, not a simulation's")
     batch = _from_json(manifest["batch"])
-    batch.fps = read_arrays(Path(folder), manifest["fps"], 1, manifest["fps_sum"])[0]
+    batch.fps = read.read_arrays(Path(folder), manifest["fps"], 1, manifest["fps_sum"])[0]
     return int(manifest["next_walk"]), batch, int(manifest["seq"])
 
 

@@ -21,9 +21,9 @@ from checker.liveness.walks import Found, Schedule, judge_walk, replay, shrink
 from checker.model import Spec
 from checker.properties import Fairness, Property
 from checker.result import Loop, Step, Violation
-from checker.shrink import Shrunk
-from checker.simulation import Simulation
-from checker.walks import run_walk
+from checker.simulate.shrink import Shrunk
+from checker.simulate.simulation import Simulation
+from checker.simulate.walks import run_walk
 
 BOUND = 100
 """Fair steps after each walk (``--liveness-bound``'s default)."""

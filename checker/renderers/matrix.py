@@ -8,7 +8,7 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
-from checker.gate import Outcome
+from checker.gate.policy import Outcome
 from checker.result import CheckResult
 
 GATE_STYLE = {"PASS": "green", "FAIL": "red", "INCOMPLETE": "yellow", "ERROR": "red"}

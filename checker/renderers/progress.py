@@ -30,7 +30,7 @@ class Resuming:
 def for_search(
     enabled: bool = True, resuming: Resuming | None = None
 ) -> Iterator[Callable[[SearchProgress], None] | None]:
-    """Yield a progress callback for ``checker.bfs.explore`` (None when disabled or when
+    """Yield a progress callback for ``checker.search.bfs.explore`` (None when disabled or when
     stderr is not a terminal, so logs and pipes stay clean). ``resuming``: the line says so
     while the checkpoint loads (no engine reports before it is loaded), and then, while the
     numbers are still the checkpoint's, that its frontier is being expanded."""
@@ -80,7 +80,7 @@ def search_line(p: SearchProgress) -> str:
 
 
 def walk_line(tick: Any) -> str:
-    """A simulation's progress (``checker.simulation.Tick``) in one line: walks (of how many), steps, steps/s and the
+    """A simulation's progress (``checker.simulate.simulation.Tick``) in one line: walks (of how many), steps, steps/s and the
     properties violated so far."""
     rate = tick.steps / tick.seconds if tick.seconds > 0 else 0.0
     done = f"{tick.walks:,}" + (f" of {tick.total:,}" if tick.total else "")

@@ -13,7 +13,7 @@ from rich.text import Text
 from checker.model import Refusal, Spec
 from checker.models.compose import SPELLING, variant_of
 from checker.renderers.steps import LEGEND, config_text, counted, trace_panels
-from checker.scenario import Disabled, Played
+from checker.simulate.scenario import Disabled, Played
 
 
 @dataclass(frozen=True)

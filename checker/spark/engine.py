@@ -1,7 +1,7 @@
 """The Spark engine: the local engine's level-synchronous BFS with the frontier, the new
 states and the seen set split into P fingerprint partitions (design.md, "Spark").
 
-Per level, ``checker.level`` expands and de-duplicates; a level whose frontier is below
+Per level, ``checker.search.level`` expands and de-duplicates; a level whose frontier is below
 ``SparkOptions.min_frontier`` runs those functions in the driver, a larger one as one Spark
 job. The driver keeps only counts: the first violating level and the tie-breaks of the local
 engine give the same shortest counterexamples, rebuilt from the per-level parent files by
@@ -17,13 +17,13 @@ import tempfile
 from collections.abc import Callable
 from typing import Any
 
-from checker import store
-from checker.level import LevelJob, Tally, run_in_driver
+from checker.checkpoint.saving import SaveOptions, run_search
 from checker.limits import Limits, Progress
 from checker.model import Spec
-from checker.partitioned import PartitionedSearch
 from checker.result import CheckResult
-from checker.saving import SaveOptions, run_search
+from checker.search import store
+from checker.search.level import LevelJob, Tally, run_in_driver
+from checker.search.partitioned import PartitionedSearch
 from checker.spark import connect, session
 from checker.spark.session import SparkOptions, SparkUnavailable
 
@@ -40,11 +40,11 @@ def explore(
     saving: SaveOptions | None = None,
 ) -> CheckResult:
     """Explore ``recipe``'s model (``recipe.build() -> (spec, properties)``, picklable) with the
-    Spark engine; the result equals ``checker.bfs.explore``'s in counts, depth, verdicts and
-    counterexamples (with ``symmetry`` as ``checker.bfs.explore`` with it). ``core``:
-    ``compiled`` runs every level on the model's compiled core (``checker.native.level``; the
+    Spark engine; the result equals ``checker.search.bfs.explore``'s in counts, depth, verdicts and
+    counterexamples (with ``symmetry`` as ``checker.search.bfs.explore`` with it). ``core``:
+    ``compiled`` runs every level on the model's compiled core (``checker.search.compiled_level``; the
     same answers), ``reference`` on the Python model. ``saving``: checkpoints and resume
-    (``checker.saving``; the driver writes them).
+    (``checker.checkpoint.saving``; the driver writes them).
 
     Raises ``SparkUnavailable`` (exit 5) when Spark cannot run: no Java, the JVM or a job
     failed, workers fingerprint differently from the driver or cannot run the compiled
@@ -62,7 +62,7 @@ def explore(
 
 
 class SparkSearch(PartitionedSearch):
-    """One Spark-engine search: the partitioned driver loop (``checker.partitioned``) with
+    """One Spark-engine search: the partitioned driver loop (``checker.search.partitioned``) with
     levels of at least ``options.min_frontier`` states run as Spark jobs."""
 
     def __init__(

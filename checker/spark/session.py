@@ -27,7 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from checker import level, limits
+from checker import limits
+from checker.search import level
 from checker.spark import connect, lifecycle
 from checker.spark.java import JavaNotFound, find_java
 
@@ -185,7 +186,7 @@ BUNDLED = ("*.py", "*.c", "*.h")
 
 def _bundle(folder: Path) -> Path:
     """A zip of hwcheck's packages (checker, spec, invariants) for the executors."""
-    root = Path(level.__file__).resolve().parents[1]  # checker/level.py
+    root = Path(level.__file__).resolve().parents[2]  # checker/search/level.py
     target = folder / "hwcheck-code.zip"
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as bundle:
         for package in ("checker", "spec", "invariants"):

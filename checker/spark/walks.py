@@ -1,6 +1,6 @@
 """Random walks as Spark jobs (``hwcheck simulate --engine spark``).
 
-Walks are the one job that spreads perfectly: each wave of chunks (``checker.simulation``) is
+Walks are the one job that spreads perfectly: each wave of chunks (``checker.simulate.simulation``) is
 one Spark job of P tasks, every task running whole chunks of walks from the recipe it rebuilds
 the model from. What reaches the driver is statistics (counts per action, end and length, the
 guards reached, the sorted fingerprints of the states visited, to count distinct states) and,
@@ -20,9 +20,9 @@ WAVE_PER_PARTITION = 32
 
 
 def runner(recipe: Any, plan: Any, options: Any, core: str = "reference") -> Any:
-    """``(run_wave, chunks per wave, engine text)`` for ``checker.simulation.simulate``.
+    """``(run_wave, chunks per wave, engine text)`` for ``checker.simulate.simulation.simulate``.
 
-    ``core``: the core each task walks on (``checker.simulation.walk_chunk``).
+    ``core``: the core each task walks on (``checker.simulate.simulation.walk_chunk``).
     ``run_wave(chunks)`` runs a list of ``(start, count)`` chunks as one Spark job and returns
     their results in chunk order. Raises ``SparkUnavailable`` when Spark cannot start, the
     workers disagree with the driver or a job fails.
@@ -37,7 +37,7 @@ def runner(recipe: Any, plan: Any, options: Any, core: str = "reference") -> Any
     session.check_workers(sc, recipe, partitions)
 
     def run_wave(chunks: list[tuple[int, int]]) -> Any:
-        from checker.simulation import walk_chunk
+        from checker.simulate.simulation import walk_chunk
 
         slices = min(partitions, len(chunks))
         try:
@@ -53,7 +53,7 @@ def runner(recipe: Any, plan: Any, options: Any, core: str = "reference") -> Any
 
 
 def on(options: Any) -> Callable[[Any, Any, str], tuple[Any, int, str]]:
-    """The ``spark`` argument of ``checker.simulation.simulate`` for the Spark session
+    """The ``spark`` argument of ``checker.simulate.simulation.simulate`` for the Spark session
     ``options`` (``checker.spark.session.SparkOptions``): ``runner`` with them bound."""
 
     def runners(recipe: Any, plan: Any, core: str) -> tuple[Any, int, str]:

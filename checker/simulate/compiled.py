@@ -1,8 +1,8 @@
-"""``hwcheck simulate``'s walks on the compiled core: ``checker.walks.run_batch`` with each
+"""``hwcheck simulate``'s walks on the compiled core: ``checker.simulate.walks.run_batch`` with each
 walk run in C (``walk.c``), the same walks step for step.
 
 A walk's random draws are Python's: the C side continues the state of the walk's own
-``random.Random`` (``checker.walks.walk_rng``) with CPython's algorithms, so walk ``i`` of
+``random.Random`` (``checker.simulate.walks.walk_rng``) with CPython's algorithms, so walk ``i`` of
 seed ``S`` takes the same steps, sees the same states and finds the same violations on both
 cores. Before the first walk in a process the port is checked against Python's own draws;
 a Python whose generator differs makes the core unavailable (the reference runs instead).
@@ -21,7 +21,16 @@ import numpy as np
 from checker.native.build import NativeUnavailable
 from checker.native.core import MAX_ACTIONS, Core
 from checker.properties import INVARIANT, SOMETIMES, TRANSITION
-from checker.walks import DEADLOCK, DEPTH, VIOLATION, Batch, Walk, WalkPlan, sorted_unique, walk_rng
+from checker.simulate.walks import (
+    DEADLOCK,
+    DEPTH,
+    VIOLATION,
+    Batch,
+    Walk,
+    WalkPlan,
+    sorted_unique,
+    walk_rng,
+)
 
 ENDS = (VIOLATION, DEADLOCK, DEPTH)
 """walk.c's end codes 0, 1, 2, in words."""
@@ -84,7 +93,7 @@ class CompiledWalks:
 
     def batch(self, start: int, count: int) -> Batch:
         """Walks ``start .. start + count - 1``: their ``Batch``, equal to
-        ``checker.walks.run_batch``'s. Raises ``MemoryError`` when C runs out of memory."""
+        ``checker.simulate.walks.run_batch``'s. Raises ``MemoryError`` when C runs out of memory."""
         lib, handle, depth = self.core.lib, self.core.handle, self.plan.depth
         batch = Batch()
         for name in self.spec.action_names():

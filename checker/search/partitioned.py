@@ -1,8 +1,8 @@
 """The partitioned engine's driver loop: the local engine's level-synchronous BFS with the
 frontier, the new states and the seen set split into P fingerprint partitions (``fp % P``).
 
-Per level, ``checker.level``'s two functions (``expand``, then ``dedup``) do the work;
-an *executor* runs them: in this process, on a pool of local processes (``checker.pool``,
+Per level, ``checker.search.level``'s two functions (``expand``, then ``dedup``) do the work;
+an *executor* runs them: in this process, on a pool of local processes (``checker.search.pool``,
 ``--workers N``) or as one Spark job (``checker.spark.engine``). The driver keeps only counts;
 the first violating level and the local engine's tie-breaks give the same shortest
 counterexamples, rebuilt from the per-level parent files (``checker.trace.concrete_walk``).
@@ -16,15 +16,15 @@ from typing import Any
 
 import numpy as np
 
-from checker import store
-from checker.bfs import Search
-from checker.checkpoint import Frontier
+from checker.checkpoint.format import Frontier
+from checker.checkpoint.read import Loaded
 from checker.fingerprint import encode
-from checker.level import LevelJob, Tally, run_in_driver
 from checker.limits import DEPTH_REACHED, LimitReached, Limits, SpecFailed, signals_deferred
 from checker.model import Spec
 from checker.result import Step, Violation
-from checker.resume import Loaded
+from checker.search import store
+from checker.search.bfs import Search
+from checker.search.level import LevelJob, Tally, run_in_driver
 from checker.trace import concrete_walk
 
 
@@ -49,7 +49,7 @@ class PartitionedSearch(Search):
     ) -> None:
         super().__init__(spec, props, limits, on_progress, symmetry)
         self.recipe, self.work, self.partitions = recipe, work, partitions
-        self.core = core  # "compiled": levels on the compiled core (checker.native.level)
+        self.core = core  # "compiled": levels on the compiled core (checker.search.compiled_level)
 
     def run_level(self, job: LevelJob, size: int) -> tuple[str, Tally]:
         """Run one level; return ``(where it ran, its tally)``. Here: in this process."""
@@ -97,7 +97,7 @@ class PartitionedSearch(Search):
             owned[fp % self.partitions].append(fp)
         for p, fps in enumerate(owned):
             if self.core == "compiled":
-                from checker.native.level import encode_level
+                from checker.search.compiled_level import encode_level
 
                 store.write_frontier_rows(
                     self.work,
@@ -165,7 +165,7 @@ class PartitionedSearch(Search):
                 self.invariants = [p for p in self.invariants if p is not prop]
         self.pending = [p for p in self.pending if p.name not in tally.reached]
 
-    # -- checkpoints (checker.saving) ---------------------------------------------------------
+    # -- checkpoints (checker.checkpoint.saving) ---------------------------------------------------------
     def level_table(self, k: int) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
         if k == 1:
             fps = np.sort(
@@ -212,7 +212,7 @@ class PartitionedSearch(Search):
         fps = frontier.fps
         owner = fps % np.uint64(P)
         if self.core == "compiled":
-            from checker.native.level import encode_level
+            from checker.search.compiled_level import encode_level
 
             rows = (
                 frontier.rows

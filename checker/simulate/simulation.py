@@ -16,12 +16,12 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from checker import pool
 from checker.limits import INTERRUPTED
 from checker.properties import SOMETIMES
 from checker.result import EXIT_CODES, CheckResult, Stats, Status, peak_rss_mb
-from checker.shrink import BUDGET, Shrunk, shrink
-from checker.walks import Batch, WalkPlan, run_batch
+from checker.search import pool
+from checker.simulate.shrink import BUDGET, Shrunk, shrink
+from checker.simulate.walks import Batch, WalkPlan, run_batch
 
 CHUNK = 20
 """Walks per task (walks): small enough for an even spread, large enough to amortise a task."""
@@ -98,11 +98,11 @@ def compiled_walks(
     recipe: Any, plan: WalkPlan, on_compile: Any = None, certified: bool = True
 ) -> tuple[Any, str]:
     """``(walker, "")``: ``recipe``'s walks on its compiled core
-    (``checker.native.walks.CompiledWalks``, built once per process), or ``(None, why not)``
+    (``checker.simulate.compiled.CompiledWalks``, built once per process), or ``(None, why not)``
     when the model has none (``recipe.compiled(certified)``) or it cannot run here. A worker
     passes ``certified`` False: its driver chose the core and checked its certificate."""
     from checker.native.build import NativeUnavailable
-    from checker.native.walks import CompiledWalks
+    from checker.simulate.compiled import CompiledWalks
 
     model, why = (
         recipe.compiled(certified) if hasattr(recipe, "compiled") else (None, "no compiled core")

@@ -10,7 +10,7 @@ and reduce sides of one Spark job with exactly one shuffle (design.md, "Spark").
   new states and return a ``Tally`` (counts, violations, errors): the only data that reaches
   the driver.
 
-These are the local engine's rules (``checker.bfs``) stated per partition, so any partition
+These are the local engine's rules (``checker.search.bfs``) stated per partition, so any partition
 count and any mix of driver and Spark levels gives the same answers.
 """
 
@@ -24,17 +24,17 @@ from typing import Any
 
 import numpy as np
 
-from checker import store
 from checker.fingerprint import MARSHAL_VERSION, encode, fingerprint, fingerprint_bytes
 from checker.model import Spec
 from checker.properties import transition_checker
-from checker.seen import in_sorted, merge_sorted
+from checker.search import store
+from checker.search.seen import in_sorted, merge_sorted
 from checker.symmetry import for_spec
 
 _loads = marshal.loads
 BUCKET, TALLY = "B", "T"
 COUNTERS: Any = None
-"""In a ``checker.pool`` worker, memory shared with the driver, which reports a level's
+"""In a ``checker.search.pool`` worker, memory shared with the driver, which reports a level's
 progress from it: per partition p, the frontier states ``expand`` has expanded so far
 (``[2p]``) and the successors it generated (``[2p + 1]``). None elsewhere."""
 _MODELS: dict[Any, tuple[Any, dict[Any, Any]]] = {}
@@ -47,7 +47,7 @@ class LevelJob:
     ``recipe`` (``.build() -> (spec, properties)``), the ``work`` folder, the ``partitions``
     count P, the names of the properties still to check, ``dry`` (count new states only,
     write nothing: used at a depth bound), ``symmetry``, and ``core``: ``compiled`` runs the
-    level on the model's compiled core (``checker.native.level``; its frontier files hold
+    level on the model's compiled core (``checker.search.compiled_level``; its frontier files hold
     rows), ``reference`` on the Python model."""
 
     recipe: Any
@@ -128,7 +128,7 @@ def expand(job: LevelJob, p: int) -> list[tuple[int, tuple[str, Any]]]:
     ``(p, (TALLY, Tally))``. With ``job.symmetry`` successors are canonicalised
     (``checker.symmetry``) before they are fingerprinted. Raises ``OSError`` if the frontier file is missing."""
     if job.core == "compiled":
-        from checker.native import level as native_level
+        from checker.search import compiled_level as native_level
 
         return native_level.expand(job, p, Tally)
     started = time.perf_counter()
@@ -218,7 +218,7 @@ def dedup(job: LevelJob, p: int, records: Any) -> Tally:
     records, keep fingerprints not seen before, write level ``k + 1``'s files for ``p``
     (unless ``dry``) and check invariants on the new states. Returns the merged ``Tally``."""
     if job.core == "compiled":
-        from checker.native import level as native_level
+        from checker.search import compiled_level as native_level
 
         tally: Tally = native_level.dedup(job, p, records, Tally)
         return tally
@@ -318,7 +318,7 @@ def probe(recipe: Any, core: str = "reference") -> tuple[str, list[int], str]:
     spec, _ = model(recipe)
     why = ""
     if core == "compiled":
-        from checker.native.level import cannot_run
+        from checker.search.compiled_level import cannot_run
 
         why = cannot_run(recipe)
     return sys.version.split()[0], sorted(fingerprint(s) for s in spec.init_states()), why

@@ -1,10 +1,10 @@
-"""The local engine on the compiled core: ``checker.bfs``'s level loop with the expansion,
+"""The local engine on the compiled core: ``checker.search.bfs``'s level loop with the expansion,
 canonical form, deduplication and property checks of each level done in C.
 
 Fingerprints are the reference engine's: the C side computes xxh3 of each new state's
-marshal encoding (``checker.fingerprint``), so parents and tie-breaks are ``checker.bfs``'s
+marshal encoding (``checker.fingerprint``), so parents and tie-breaks are ``checker.search.bfs``'s
 exactly. Python keeps the initial level, the parent tables
-(``checker.seen.SeenLevels``), the statistics, limits, progress and counterexamples, which are
+(``checker.search.seen.SeenLevels``), the statistics, limits, progress and counterexamples, which are
 rebuilt with the reference model (``checker.trace``). Only the states of a counterexample
 are ever turned back into Python values.
 """
@@ -17,8 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from checker.bfs import Search
-from checker.checkpoint import CheckpointError, Frontier
+from checker.checkpoint.format import CheckpointError, Frontier
+from checker.checkpoint.read import Loaded
+from checker.checkpoint.saving import SaveOptions, run_search
 from checker.limits import (
     DEPTH_REACHED,
     NO_LIMITS,
@@ -32,9 +33,8 @@ from checker.native.build import NativeUnavailable
 from checker.native.core import MAX_ACTIONS, Core, view
 from checker.properties import Property
 from checker.result import CheckResult, Violation
-from checker.resume import Loaded
-from checker.saving import SaveOptions, run_search
-from checker.seen import KeyLevels
+from checker.search.bfs import Search
+from checker.search.seen import KeyLevels
 from checker.trace import walk_keys
 
 CHUNK = 16384
@@ -163,7 +163,7 @@ class CompiledSearch(Search):
         self.full = {self.stats.depth: self.front_fps}
         return new
 
-    # -- checkpoints (checker.saving) ---------------------------------------------------------
+    # -- checkpoints (checker.checkpoint.saving) ---------------------------------------------------------
     def level_table(self, k: int) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
         return self.front_fps, np.zeros(len(self.front_fps), dtype=np.uint64)  # level 1 only
 
@@ -273,11 +273,11 @@ def explore(
     on_compile: Callable[[float], None] | None = None,
     saving: SaveOptions | None = None,
 ) -> CheckResult:
-    """``checker.bfs.explore`` on the compiled core ``model`` of ``spec``: the same
+    """``checker.search.bfs.explore`` on the compiled core ``model`` of ``spec``: the same
     ``CheckResult`` (counts, depth, coverage, verdicts, counterexamples), faster.
 
     Raises ``NativeUnavailable`` before searching when the core cannot run this model
-    (callers fall back to ``checker.bfs.explore``) and ``SymmetryError`` as the reference
+    (callers fall back to ``checker.search.bfs.explore``) and ``SymmetryError`` as the reference
     engine does. ``threads``: how many threads expand each level (the answers do not depend
     on it)."""
     run = CompiledSearch(

@@ -1,7 +1,7 @@
 """The local (reference) engine: level-synchronous breadth-first search over fingerprints.
 
 - The seen set and parent pointers are sorted ``uint64`` arrays, level by level
-  (``checker.seen``: 20 bytes a state); only the current frontier keeps full states. Within a
+  (``checker.search.seen``: 20 bytes a state); only the current frontier keeps full states. Within a
   level, successors are deduplicated in a dict, after a cheap look at the last two levels'
   fingerprints; the rest of the seen set is consulted once per level, in one batch.
 - Invariants are checked when a state is first seen; transition properties and "sometimes"
@@ -23,6 +23,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from checker.checkpoint.saving import SaveOptions, Saving, run_search
 from checker.fingerprint import fingerprint
 from checker.limits import (
     DEPTH_REACHED,
@@ -35,8 +36,7 @@ from checker.limits import (
 from checker.model import Label, Spec
 from checker.properties import INVARIANT, SOMETIMES, TRANSITION, Property, transition_checker
 from checker.result import CheckResult, Stats, Status, Step, Violation, peak_rss_mb
-from checker.saving import SaveOptions, Saving, run_search
-from checker.seen import Fresh, SeenLevels
+from checker.search.seen import Fresh, SeenLevels
 from checker.symmetry import for_spec
 from checker.trace import concrete_step, concrete_walk
 
@@ -62,7 +62,7 @@ def explore(
     Returns a ``CheckResult``: OK, VIOLATED (with a shortest counterexample per violated
     property), VACUOUS (a "sometimes" guard never reached), INCOMPLETE (a limit or Ctrl-C cut
     the search; ``reason`` says which) or ERROR (the spec raised; ``reason`` holds the message).
-    Never raises for those outcomes. ``saving``: checkpoints and resume (``checker.saving``).
+    Never raises for those outcomes. ``saving``: checkpoints and resume (``checker.checkpoint.saving``).
     """
     run = Search(spec, properties, limits, on_progress, symmetry)
     return run_search((saving or SaveOptions()).apply(run))

@@ -23,7 +23,7 @@ from typing import Any
 
 import jsonschema
 
-from checker.gate_schema import BOUND_KEYS, CHECK_SCHEMA, GATE_WALKS, SIMULATE_KEYS
+from checker.gate.schema import BOUND_KEYS, CHECK_SCHEMA, GATE_WALKS, SIMULATE_KEYS
 from checker.result import CheckResult, Status
 
 PASS, FAIL, INCOMPLETE, ERROR = "PASS", "FAIL", "INCOMPLETE", "ERROR"

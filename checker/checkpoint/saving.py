@@ -2,7 +2,7 @@
 committed level, save the frontier and the search's state at level boundaries when due and
 once more at the end (Ctrl-C, SIGTERM, a time limit, or done), and go on from a checkpoint.
 
-``Saving`` is a base of ``checker.bfs.Search``; each engine gives its own ``level_table``,
+``Saving`` is a base of ``checker.search.bfs.Search``; each engine gives its own ``level_table``,
 ``frontier_snapshot``, ``seen_snapshot`` and ``restore_levels`` (the reference engine's are
 here). The statistics, violations and open properties are saved and restored here, the same
 for every engine, so a checkpoint written by one engine resumes on any other.
@@ -20,18 +20,14 @@ from typing import Any
 
 import numpy as np
 
-from checker.checkpoint import (
-    Checkpointer,
-    CheckpointError,
-    CheckpointFailed,
-    Frontier,
-)
+from checker.checkpoint.format import CheckpointError, CheckpointFailed, Frontier
+from checker.checkpoint.read import Loaded
+from checker.checkpoint.write import Checkpointer
 from checker.fingerprint import encode
 from checker.limits import INTERRUPTED, LimitReached, Reporting, SpecFailed
 from checker.model import Label
 from checker.properties import Property
 from checker.result import CheckResult, Stats, Status, Step, Violation
-from checker.resume import Loaded
 
 
 def run_search(run: Any, passthrough: tuple[type[BaseException], ...] = ()) -> CheckResult:
@@ -99,7 +95,7 @@ class Saving(Reporting):
     consistent = False  # True once the search stands at a level boundary (saving is exact)
     decode_row: Any = None
     encode_state: Any = None
-    # set by the engine's search (``checker.bfs.Search`` and its subclasses)
+    # set by the engine's search (``checker.search.bfs.Search`` and its subclasses)
     stats: Stats
     start: float
     note: str

@@ -1,8 +1,8 @@
-"""The local engine on every core: the partitioned search (``checker.partitioned``) with each
+"""The local engine on every core: the partitioned search (``checker.search.partitioned``) with each
 level's ``expand`` and ``dedup`` tasks run by a pool of worker processes, no JVM.
 
 One algorithm, two executors: the tasks are the Spark engine's level functions
-(``checker.level``), the shuffle is the level files (each expand task writes one bucket
+(``checker.search.level``), the shuffle is the level files (each expand task writes one bucket
 file per owner partition, each dedup task reads its own). So ``--workers N`` gives exactly the
 answers of ``--workers 1`` and of ``--engine spark``: counts, depth, coverage, verdicts and
 shortest counterexamples. Levels with fewer than ``min_frontier`` states run in this process,
@@ -23,13 +23,13 @@ from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, wait
 from typing import Any
 
-from checker import level, store
-from checker.level import LevelJob, Tally, dedup_from_files, expand_to_files, run_in_driver
+from checker.checkpoint.saving import SaveOptions, run_search
 from checker.limits import Limits, Progress, interrupted
 from checker.model import Spec
-from checker.partitioned import PartitionedSearch
 from checker.result import CheckResult
-from checker.saving import SaveOptions, run_search
+from checker.search import level, store
+from checker.search.level import LevelJob, Tally, dedup_from_files, expand_to_files, run_in_driver
+from checker.search.partitioned import PartitionedSearch
 
 MIN_FRONTIER = 2_000
 """Levels with a smaller frontier run in the driver process (states)."""
@@ -49,11 +49,11 @@ def explore(
 ) -> CheckResult:
     """Explore ``recipe``'s model (``recipe.build() -> (spec, properties)``) on ``workers``
     processes with ``workers`` fingerprint partitions; the result equals
-    ``checker.bfs.explore``'s (same ``symmetry``) in every count, verdict and counterexample.
+    ``checker.search.bfs.explore``'s (same ``symmetry``) in every count, verdict and counterexample.
 
-    Raises ``SymmetryError`` as ``checker.bfs.explore`` does. The spec's own exceptions give
+    Raises ``SymmetryError`` as ``checker.search.bfs.explore`` does. The spec's own exceptions give
     an ERROR result; Ctrl-C gives INCOMPLETE after the workers are stopped. ``saving``:
-    checkpoints and resume (``checker.saving``).
+    checkpoints and resume (``checker.checkpoint.saving``).
     """
     spec, props = recipe.build()
     work = tempfile.mkdtemp(prefix="hwcheck-levels-")
@@ -94,7 +94,7 @@ def executor(
     ``quiet_interrupt``: the workers ignore Ctrl-C (SIGINT reaches the whole process group),
     so an idle worker prints no traceback and the parent alone stops the run; for pools
     whose tasks are short (``simulate``'s chunks), since running tasks then finish first.
-    ``counters``: shared memory the workers count a level's expansion in (``checker.level.COUNTERS``).
+    ``counters``: shared memory the workers count a level's expansion in (``checker.search.level.COUNTERS``).
     """
     return ProcessPoolExecutor(
         workers,
@@ -108,7 +108,7 @@ def worker_start(quiet_interrupt: bool, parent: int, counters: Any = None) -> No
     """What each worker process does first: SIGTERM back to its default (a forked worker
     inherits the parent's handler, which turns SIGTERM into Ctrl-C; ``terminate()`` must
     end a worker), SIGINT ignored with ``quiet_interrupt``, and ``die_with_parent``; and
-    ``counters`` where ``checker.level`` counts in them."""
+    ``counters`` where ``checker.search.level`` counts in them."""
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     if quiet_interrupt:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -151,7 +151,7 @@ class PoolSearch(PartitionedSearch):
         self.workers, self.min_frontier = workers, min_frontier
         self.engine = f"local ({workers} workers)"
         self.executor: ProcessPoolExecutor | None = None
-        self.counters: Any = None  # the workers' (checker.level.COUNTERS)
+        self.counters: Any = None  # the workers' (checker.search.level.COUNTERS)
 
     def run_level(self, job: LevelJob, size: int) -> tuple[str, Tally]:
         if size < self.min_frontier:

@@ -1,5 +1,5 @@
 """The gate's configuration schema: the keys a ``[[tool.hwcheck.gate]]`` check may give and
-their JSON Schema (``checker.gate`` validates every check against it)."""
+their JSON Schema (``checker.gate.policy`` validates every check against it)."""
 
 from __future__ import annotations
 

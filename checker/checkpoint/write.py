@@ -30,55 +30,24 @@ from __future__ import annotations
 import json
 import os
 import time
-import zlib
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from checker.checkpoint.format import (
+    DEFAULT_EVERY,
+    FORMAT,
+    MANIFEST,
+    VERSION,
+    CheckpointFailed,
+    Frontier,
+    checksum,
+)
+
 if TYPE_CHECKING:
-    from checker.resume import Loaded
-
-FORMAT = "hwcheck-checkpoint"
-VERSION = 1
-MANIFEST = "checkpoint.json"
-DEFAULT_EVERY = 300.0
-"""Seconds between checkpoints unless ``--checkpoint-every`` says otherwise."""
-
-
-class CheckpointError(Exception):
-    """A checkpoint that cannot be resumed: missing, corrupt, from another tool or format
-    version, or written for another model, model code or bounds. The message names what
-    differs (the CLI exits 4)."""
-
-
-class CheckpointFailed(Exception):
-    """A checkpoint could not be written and ``--checkpoint-required`` was given: the search
-    stops (INCOMPLETE) with this message as its reason."""
-
-
-@dataclass
-class Frontier:
-    """The frontier at a level boundary: ``fps`` (``uint64``, in the engine's order: saving
-    it copies nothing) and, in the same order, ``rows`` (``uint8``, one compiled-core row per
-    state) or ``states`` (marshal bytes). ``sorted()`` gives it by fingerprint."""
-
-    fps: np.ndarray[Any, Any]
-    rows: np.ndarray[Any, Any] | None = None
-    states: list[bytes] | None = None
-
-    def __len__(self) -> int:
-        return len(self.fps)
-
-    def sorted(self) -> Frontier:
-        """The same frontier ordered by fingerprint."""
-        order = np.argsort(self.fps)
-        if self.rows is not None:
-            return Frontier(self.fps[order], rows=self.rows[order])
-        states = self.states or []
-        return Frontier(self.fps[order], states=[states[i] for i in order.tolist()])
+    from checker.checkpoint.read import Loaded
 
 
 def _replace(path: Path, write: Callable[[Any], None], sync: bool = True) -> int:
@@ -103,14 +72,6 @@ def _replace(path: Path, write: Callable[[Any], None], sync: bool = True) -> int
 def write_file(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` atomically and synced (``_replace``). Raises ``OSError``."""
     _replace(path, lambda handle: handle.write(data))
-
-
-def checksum(arrays: list[np.ndarray[Any, Any]], size: int) -> str:
-    """``"crc32:size"``: the CRC-32 of the arrays' bytes, in order, and the file's size."""
-    crc = 0
-    for array in arrays:
-        crc = zlib.crc32(np.ascontiguousarray(array).data, crc)
-    return f"{crc:08x}:{size}"
 
 
 def write_arrays(path: Path, arrays: list[np.ndarray[Any, Any]], sync: bool = True) -> str:
@@ -208,7 +169,7 @@ class Checkpointer:
     ) -> bool:
         """Write the checkpoint of the boundary after ``level`` (the frontier's level): the
         ``frontier``, the compiled core's ``seen`` hashes (or None) and the ``search`` state
-        (``checker.saving``). Returns whether it was written."""
+        (``checker.checkpoint.saving``). Returns whether it was written."""
         if self.failed:
             return False
         missing = [k for k in range(1, level + 1) if k not in self.level_sums]

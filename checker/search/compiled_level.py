@@ -1,4 +1,4 @@
-"""The partitioned engines' level functions on the compiled core (``checker.level``'s
+"""The partitioned engines' level functions on the compiled core (``checker.search.level``'s
 ``expand`` and ``dedup``, the same rules over arrays): what a Spark task runs when the search
 is on the compiled core.
 
@@ -7,7 +7,7 @@ marshal'd states; a bucket is four arrays (fingerprints, parent fingerprints, la
 rows) instead of a dict, so no Python object per state crosses the shuffle. Fingerprints
 are the reference core's (xxh3 of the marshal encoding, computed in C), so parents, owners
 (``fp % P``), tie-breaks (smallest parent fingerprint, then label text, compared as label
-ranks) and counterexamples are ``checker.level``'s exactly.
+ranks) and counterexamples are ``checker.search.level``'s exactly.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from checker import store
 from checker.native.core import MAX_ACTIONS, Core, view
-from checker.seen import in_sorted, merge_sorted
+from checker.search import store
+from checker.search.seen import in_sorted, merge_sorted
 
 _MODELS: dict[Any, Any] = {}
 
@@ -65,7 +65,7 @@ def encode_level(recipe: Any, states: list[Any]) -> np.ndarray[Any, Any]:
 
 
 def expand(job: Any, p: int, tally_type: Any) -> list[tuple[int, tuple[str, Any]]]:
-    """``checker.level.expand`` for partition ``p`` on the compiled core: ``[(owner,
+    """``checker.search.level.expand`` for partition ``p`` on the compiled core: ``[(owner,
     ("B", (fps, parent fps, labels, rows)))]`` per owner, then ``(p, ("T", tally))``.
     Raises ``OSError`` when the frontier file is missing, ``NativeUnavailable`` when the
     core cannot run, ``MemoryError`` when C runs out of memory."""
@@ -114,7 +114,7 @@ def expand(job: Any, p: int, tally_type: Any) -> list[tuple[int, tuple[str, Any]
 
 
 def _broken(core: Core, job: Any, front_fps: np.ndarray[Any, Any], tally: Any) -> None:
-    """Each transition property's winning violation in this task, as ``checker.level``
+    """Each transition property's winning violation in this task, as ``checker.search.level``
     records it: ``(parent fp, label text, marshal bytes of the successor)``."""
     model, lib = core.model, core.lib
     parent, label = ctypes.c_uint32(), ctypes.c_uint16()
@@ -133,7 +133,7 @@ def _broken(core: Core, job: Any, front_fps: np.ndarray[Any, Any], tally: Any) -
 
 
 def dedup(job: Any, p: int, records: Any, tally_type: Any) -> Any:
-    """``checker.level.dedup`` for partition ``p`` on the compiled core: merge the buckets
+    """``checker.search.level.dedup`` for partition ``p`` on the compiled core: merge the buckets
     (per fingerprint the smallest parent fingerprint, then label rank), keep what ``p`` has
     not seen, write level ``k + 1``'s files (unless ``job.dry``) and check the invariants on
     the new states. Returns the merged tally."""

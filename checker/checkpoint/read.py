@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from checker.checkpoint import FORMAT, MANIFEST, VERSION, CheckpointError, Frontier, checksum
+from checker.checkpoint.format import FORMAT, MANIFEST, VERSION, CheckpointError, Frontier, checksum
 from checker.jsontext import unreadable
 
 
@@ -52,7 +52,7 @@ class Loaded:
 
     @property
     def search(self) -> dict[str, Any]:
-        """The search state (statistics, violations, open properties; ``checker.saving``)."""
+        """The search state (statistics, violations, open properties; ``checker.checkpoint.saving``)."""
         search: dict[str, Any] = self.manifest["search"]
         return search
 

@@ -1,0 +1,60 @@
+"""The checkpoint format: the names, version and errors that writing (``checker.checkpoint.write``)
+and reading (``checker.checkpoint.read``) a checkpoint share, and the frontier they carry.
+
+The folder's layout is described in ``checker.checkpoint.write``.
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+FORMAT = "hwcheck-checkpoint"
+VERSION = 1
+MANIFEST = "checkpoint.json"
+DEFAULT_EVERY = 300.0
+"""Seconds between checkpoints unless ``--checkpoint-every`` says otherwise."""
+
+
+class CheckpointError(Exception):
+    """A checkpoint that cannot be resumed: missing, corrupt, from another tool or format
+    version, or written for another model, model code or bounds. The message names what
+    differs (the CLI exits 4)."""
+
+
+class CheckpointFailed(Exception):
+    """A checkpoint could not be written and ``--checkpoint-required`` was given: the search
+    stops (INCOMPLETE) with this message as its reason."""
+
+
+@dataclass
+class Frontier:
+    """The frontier at a level boundary: ``fps`` (``uint64``, in the engine's order: saving
+    it copies nothing) and, in the same order, ``rows`` (``uint8``, one compiled-core row per
+    state) or ``states`` (marshal bytes). ``sorted()`` gives it by fingerprint."""
+
+    fps: np.ndarray[Any, Any]
+    rows: np.ndarray[Any, Any] | None = None
+    states: list[bytes] | None = None
+
+    def __len__(self) -> int:
+        return len(self.fps)
+
+    def sorted(self) -> Frontier:
+        """The same frontier ordered by fingerprint."""
+        order = np.argsort(self.fps)
+        if self.rows is not None:
+            return Frontier(self.fps[order], rows=self.rows[order])
+        states = self.states or []
+        return Frontier(self.fps[order], states=[states[i] for i in order.tolist()])
+
+
+def checksum(arrays: list[np.ndarray[Any, Any]], size: int) -> str:
+    """``"crc32:size"``: the CRC-32 of the arrays' bytes, in order, and the file's size."""
+    crc = 0
+    for array in arrays:
+        crc = zlib.crc32(np.ascontiguousarray(array).data, crc)
+    return f"{crc:08x}:{size}"
