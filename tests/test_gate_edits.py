@@ -286,7 +286,7 @@ def test_a_seen_set_that_compares_fingerprints_by_their_top_20_bits(monkeypatch,
         monkeypatch,
         "checker.search.seen",
         "in_sorted",
-        "= visited[at] == keys",
-        "= (visited[at] >> np.uint64(44)) == (keys >> np.uint64(44))",
+        "= seen[at] == keys",
+        "= (seen[at] >> np.uint64(44)) == (keys >> np.uint64(44))",
     )
     fails_with(tmp_path, "pins differ: states 7,159 → ")

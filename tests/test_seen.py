@@ -60,7 +60,7 @@ def test_parents_given_as_rows_of_the_previous_level():
     the order they were given), which is the same chain as naming its fingerprint."""
     import numpy as np
 
-    by_row, by_fp = SeenLevels(visited=False), SeenLevels(visited=False)
+    by_row, by_fp = SeenLevels(keep_all=False), SeenLevels(keep_all=False)
     for seen in (by_row, by_fp):
         seen.add_level([50, 10, 30])
     by_row.add_level([7, 99], parent_rows=np.array([2, 0], dtype=np.uint32))

@@ -105,7 +105,7 @@ class Saving(Reporting):
     transitions: list[Property]
     pending: list[Property]
     seen: Any
-    recent: Any
+    previous_level: Any
     frontier: Any
 
     # -- the engine's part (the reference engine's; others override) -----------------------
@@ -130,7 +130,7 @@ class Saving(Reporting):
         for k, fps, parents in loaded.levels():
             self.seen.add_level(fps, None if k == 1 else parents)
             last_two.append(fps)
-        self.recent = set(last_two[0].tolist()) if len(last_two) == 2 else set()
+        self.previous_level = set(last_two[0].tolist()) if len(last_two) == 2 else set()
         frontier = loaded.frontier()
         return list(zip(frontier.fps.tolist(), self.frontier_states(frontier)))
 

@@ -92,7 +92,7 @@ class Search(Saving):
         self.limits = limits
         self.on_progress = on_progress
         self.seen = SeenLevels()
-        self.recent: set[int] = set()  # the fingerprints of the level before the frontier
+        self.previous_level: set[int] = set()  # the fingerprints of the level before the frontier
         self.stats = Stats(actions={name: [0, 0] for name in spec.action_names()})
         self.violations: list[Violation] = []
         self.status: Status | None = None
@@ -147,7 +147,7 @@ class Search(Saving):
     def _expand(self, frontier: list[Any]) -> list[Any]:
         """Expand one level; return the next frontier as ``[(fp, state)]``."""
         successors, canon = self.spec.successors, self.canon
-        recent = self.recent
+        previous_level = self.previous_level
         current = {fp for fp, _ in frontier}
         generated: dict[str, int] = {}
         nxt: dict[int, list[Any]] = {}
@@ -174,7 +174,7 @@ class Search(Saving):
                 if canon is not None:
                     succ = canon(succ)
                 fp = fingerprint(succ)
-                if fp in current or fp in recent:
+                if fp in current or fp in previous_level:
                     continue
                 entry = nxt.get(fp)
                 if entry is None:
@@ -183,7 +183,7 @@ class Search(Saving):
                     entry[1], entry[2] = pfp, label
         nxt = fresh.keep(nxt)
         with signals_deferred():
-            self.recent = current
+            self.previous_level = current
             self._commit_level(generated, nxt, broken)
             self.frontier = [(fp, entry[0]) for fp, entry in nxt.items()]
             if nxt:

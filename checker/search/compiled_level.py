@@ -104,8 +104,8 @@ def expand(job: Any, p: int, tally_type: Any) -> list[tuple[int, tuple[str, Any]
         mine = owners == owner
         if not mine.any():
             continue
-        visited = store.read_visited(job.work, job.k, owner)
-        mine &= ~in_sorted(visited, fps)  # repeats stay out of the shuffle
+        seen = store.read_seen(job.work, job.k, owner)
+        mine &= ~in_sorted(seen, fps)  # repeats stay out of the shuffle
         if mine.any():
             records.append((owner, ("B", (fps[mine], pfps[mine], labels[mine], rows[mine]))))
     tally.expand_seconds = time.perf_counter() - started
@@ -164,15 +164,15 @@ def dedup(job: Any, p: int, records: Any, tally_type: Any) -> Any:
         fps = fps[order]
         first = np.ones(len(fps), dtype=bool)
         first[1:] = fps[1:] != fps[:-1]
-        visited = store.read_visited(job.work, job.k, p)
+        seen = store.read_seen(job.work, job.k, p)
         keep = order[first]
-        keep = keep[~in_sorted(visited, fps[first])]
+        keep = keep[~in_sorted(seen, fps[first])]
         tally.new = len(keep)
         if not job.dry:
-            fresh = fps[first][~in_sorted(visited, fps[first])]
+            fresh = fps[first][~in_sorted(seen, fps[first])]
             store.write_parents(job.work, job.k + 1, p, fresh, pfps[keep])
             store.write_frontier_rows(job.work, job.k + 1, p, fresh, rows[keep])
-            store.write_visited(job.work, job.k + 1, p, merge_sorted(visited, fresh))
+            store.write_seen(job.work, job.k + 1, p, merge_sorted(seen, fresh))
             counts = np.bincount(core.actions[labels[keep]], minlength=MAX_ACTIONS)
             for index, count in enumerate(counts.tolist()):
                 if count:

@@ -156,11 +156,11 @@ def _drop_seen(job: LevelJob, buckets: list[dict[Any, Any]]) -> None:
     for owner, bucket in enumerate(buckets):
         if not bucket:
             continue
-        visited = store.read_visited(job.work, job.k, owner)
-        if not len(visited):
+        seen = store.read_seen(job.work, job.k, owner)
+        if not len(seen):
             continue
         keys = np.fromiter(bucket, dtype=np.uint64, count=len(bucket))
-        for fp in keys[in_sorted(visited, keys)].tolist():
+        for fp in keys[in_sorted(seen, keys)].tolist():
             del bucket[fp]
 
 
@@ -235,17 +235,17 @@ def dedup(job: LevelJob, p: int, records: Any) -> Tally:
                 candidates[fp] = entry
     keys = np.fromiter(candidates, dtype=np.uint64, count=len(candidates))
     keys.sort()
-    visited = store.read_visited(job.work, job.k, p)
-    fresh = keys[~in_sorted(visited, keys)]
+    seen = store.read_seen(job.work, job.k, p)
+    fresh = keys[~in_sorted(seen, keys)]
     tally.new = len(fresh)
     if not job.dry:
-        _commit(job, p, visited, fresh, candidates, tally)
+        _commit(job, p, seen, fresh, candidates, tally)
     tally.dedup_seconds = time.perf_counter() - started
     return tally
 
 
 def _commit(
-    job: LevelJob, p: int, visited: Any, fresh: Any, candidates: dict[Any, Any], tally: Tally
+    job: LevelJob, p: int, seen: Any, fresh: Any, candidates: dict[Any, Any], tally: Tally
 ) -> None:
     """Write partition p's files of level k + 1 and check invariants on its new states."""
     new_fps = fresh.tolist()
@@ -253,7 +253,7 @@ def _commit(
     parents = np.fromiter((e[0] for e in entries), dtype=np.uint64, count=len(entries))
     store.write_parents(job.work, job.k + 1, p, fresh, parents)
     store.write_frontier(job.work, job.k + 1, p, [(fp, e[2]) for fp, e in zip(new_fps, entries)])
-    store.write_visited(job.work, job.k + 1, p, merge_sorted(visited, fresh))
+    store.write_seen(job.work, job.k + 1, p, merge_sorted(seen, fresh))
     for _, label, _ in entries:
         action = label[: label.index("(")]
         tally.distinct[action] = tally.distinct.get(action, 0) + 1

@@ -108,7 +108,7 @@ class PartitionedSearch(Search):
                 )
             else:
                 store.write_frontier(self.work, 1, p, [(fp, encode(level[fp])) for fp in fps])
-            store.write_visited(self.work, 1, p, np.array(fps, dtype=np.uint64))
+            store.write_seen(self.work, 1, p, np.array(fps, dtype=np.uint64))
         return len(level)
 
     def _level(self, k: int, size: int, dry: bool = False) -> Tally:
@@ -169,9 +169,7 @@ class PartitionedSearch(Search):
     def level_table(self, k: int) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
         if k == 1:
             fps = np.sort(
-                np.concatenate(
-                    [store.read_visited(self.work, 1, p) for p in range(self.partitions)]
-                )
+                np.concatenate([store.read_seen(self.work, 1, p) for p in range(self.partitions)])
             )
             return fps, np.zeros(len(fps), dtype=np.uint64)
         tables = [store.read_parents(self.work, k, p) for p in range(self.partitions)]
@@ -207,7 +205,7 @@ class PartitionedSearch(Search):
                     store.write_parents(self.work, k, p, fps[mine], parents[mine])
                 seen[p].append(fps[mine])
         for p in range(P):
-            store.write_visited(self.work, K, p, np.sort(np.concatenate(seen[p] or [store.EMPTY])))
+            store.write_seen(self.work, K, p, np.sort(np.concatenate(seen[p] or [store.EMPTY])))
         frontier = loaded.frontier().sorted()  # level files hold their states by fingerprint
         fps = frontier.fps
         owner = fps % np.uint64(P)

@@ -22,22 +22,20 @@ import numpy as np
 _EMPTY = np.empty(0, dtype=np.uint64)
 
 
-def in_sorted(visited: np.ndarray[Any, Any], keys: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-    """A boolean mask over ``keys`` (``uint64``): which are in the sorted array ``visited``.
+def in_sorted(seen: np.ndarray[Any, Any], keys: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """A boolean mask over ``keys`` (``uint64``): which are in the sorted array ``seen``.
     One batch lookup; shared by this engine and the partitioned level functions."""
-    if not len(visited) or not len(keys):
+    if not len(seen) or not len(keys):
         return np.zeros(len(keys), dtype=bool)
-    at = np.minimum(np.searchsorted(visited, keys), len(visited) - 1)
-    found: np.ndarray[Any, Any] = visited[at] == keys
+    at = np.minimum(np.searchsorted(seen, keys), len(seen) - 1)
+    found: np.ndarray[Any, Any] = seen[at] == keys
     return found
 
 
-def merge_sorted(
-    visited: np.ndarray[Any, Any], fresh: np.ndarray[Any, Any]
-) -> np.ndarray[Any, Any]:
+def merge_sorted(seen: np.ndarray[Any, Any], fresh: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     """The sorted union of two sorted, disjoint ``uint64`` arrays (a linear merge: a stable
     sort of two sorted runs)."""
-    merged = np.concatenate([visited, fresh])
+    merged = np.concatenate([seen, fresh])
     merged.sort(kind="stable")
     return merged
 
@@ -57,20 +55,20 @@ class SeenLevels:
     for each, its parent's position in the previous level's (a ``uint32``, 4 bytes).
     """
 
-    def __init__(self, visited: bool = True) -> None:
-        """``visited`` False keeps only the level tables (``chain``), for an engine that has
+    def __init__(self, keep_all: bool = True) -> None:
+        """``keep_all`` False keeps only the level tables (``chain``), for an engine that has
         a seen set of its own (the compiled core): ``unseen`` and ``in`` then know nothing."""
-        self._keep_visited = visited
-        self._visited = _EMPTY
+        self._keep_all = keep_all
+        self._all = _EMPTY
         self._levels: list[tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]] = []
         self._rank = np.empty(0, dtype=np.uint32)  # last level: given order -> sorted position
 
     def __len__(self) -> int:
-        return len(self._visited)
+        return len(self._all)
 
     def __contains__(self, fp: int) -> bool:
-        at = int(np.searchsorted(self._visited, np.uint64(fp)))
-        return at < len(self._visited) and int(self._visited[at]) == fp
+        at = int(np.searchsorted(self._all, np.uint64(fp)))
+        return at < len(self._all) and int(self._all[at]) == fp
 
     @property
     def depth(self) -> int:
@@ -81,7 +79,7 @@ class SeenLevels:
     def nbytes(self) -> int:
         """Bytes held by the arrays (8 per state in the seen array, if kept, and 12 in the
         level tables)."""
-        return self._visited.nbytes + sum(f.nbytes + p.nbytes for f, p in self._levels)
+        return self._all.nbytes + sum(f.nbytes + p.nbytes for f, p in self._levels)
 
     def unseen(self, fps: Iterable[int], count: int = -1) -> set[int]:
         """The fingerprints of ``fps`` (ints, ``count`` of them when known) not seen yet."""
@@ -90,7 +88,7 @@ class SeenLevels:
 
     def unseen_mask(self, keys: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
         """A boolean mask over ``keys`` (``uint64``): which are not seen yet."""
-        mask: np.ndarray[Any, Any] = ~in_sorted(self._visited, keys)
+        mask: np.ndarray[Any, Any] = ~in_sorted(self._all, keys)
         return mask
 
     def add_level(
@@ -125,8 +123,8 @@ class SeenLevels:
         self._levels.append((keys, at))
         self._rank = np.empty(len(keys), dtype=np.uint32)
         self._rank[order] = np.arange(len(keys), dtype=np.uint32)
-        if self._keep_visited:
-            self._visited = merge_sorted(self._visited, keys)
+        if self._keep_all:
+            self._all = merge_sorted(self._all, keys)
 
     def table(self, level: int) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
         """``(fps, parent fps)`` of ``level`` (1-based; sorted fingerprints, and 0 as the

@@ -8,7 +8,7 @@ Partition ``p`` of ``P`` owns every fingerprint ``fp`` with ``fp % P == p``. For
   format-2 encoding, the same bytes its fingerprint is the xxh3 of.
   With the compiled core, ``L{k}/frontier-{p}.npz`` instead: the fingerprints and the
   compiled core's rows (``write_frontier_rows``).
-- ``L{k}/visited-{p}.npy``: every fingerprint seen up to level k, a sorted ``uint64`` array
+- ``L{k}/seen-{p}.npy``: every fingerprint seen up to level k, a sorted ``uint64`` array
   (8 bytes per state).
 - ``L{k}/parents-{p}.npy``: a ``2 x n`` ``uint64`` array, the level's new fingerprints (sorted)
   and each one's parent fingerprint; kept for the whole run to rebuild traces.
@@ -103,16 +103,14 @@ def read_buckets(work: str, k: int, partitions: int, owner: int) -> list[dict[An
     return found
 
 
-def write_visited(work: str, k: int, p: int, fps: np.ndarray[Any, Any]) -> None:
+def write_seen(work: str, k: int, p: int, fps: np.ndarray[Any, Any]) -> None:
     """Write partition ``p``'s sorted ``uint64`` seen set after level ``k``."""
-    _atomic(level_dir(work, k) / f"visited-{p}.npy", _npy(fps))
+    _atomic(level_dir(work, k) / f"seen-{p}.npy", _npy(fps))
 
 
-def read_visited(work: str, k: int, p: int) -> np.ndarray[Any, Any]:
+def read_seen(work: str, k: int, p: int) -> np.ndarray[Any, Any]:
     """Partition ``p``'s sorted seen set after level ``k`` (``uint64``)."""
-    loaded: np.ndarray[Any, Any] = np.load(
-        level_dir(work, k) / f"visited-{p}.npy", allow_pickle=False
-    )
+    loaded: np.ndarray[Any, Any] = np.load(level_dir(work, k) / f"seen-{p}.npy", allow_pickle=False)
     return loaded
 
 
