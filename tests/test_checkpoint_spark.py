@@ -68,9 +68,7 @@ def test_a_search_cut_on_spark_resumes_locally_and_on_spark(spark, tmp_path, uni
         assert signature(resumed(copy, target)) == uninterrupted
     loaded = load(folder, IDENTITY)
     again = on_spark(
-        SaveOptions(
-            Checkpointer(folder, IDENTITY, 1e-9, resumed=loaded), loaded, CODEC.decode, CODEC.encode
-        ),
+        SaveOptions(Checkpointer(folder, IDENTITY, 1e-9, resumed=loaded), loaded, CODEC),
         2,
         core,
     )
@@ -93,7 +91,7 @@ def test_a_local_compiled_checkpoint_resumes_on_spark(spark, tmp_path, uninterru
     assert loaded.level == 16 and loaded.manifest["frontier_kind"] == "rows"
     for core in ("reference", "compiled"):  # rows decoded for the reference core
         fresh = load(tmp_path, IDENTITY)
-        result = on_spark(SaveOptions(None, fresh, CODEC.decode, CODEC.encode), 4, core)
+        result = on_spark(SaveOptions(None, fresh, CODEC), 4, core)
         assert signature(result) == uninterrupted
 
 

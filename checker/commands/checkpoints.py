@@ -89,7 +89,6 @@ class Plan:
                     "delete it"
                 )
             shutil.rmtree(folder, ignore_errors=True)  # a default place, of a run now gone
-        codec, _ = compose.compiled_model(spec, certified=False)
         loaded = None
         if self.resuming and not (fresh_ok and not (folder / MANIFEST).exists()):
             loaded = load(folder, identity)
@@ -98,9 +97,7 @@ class Plan:
             writer = Checkpointer(folder, identity, self.every, self.required, warn, loaded)
             writer.keep_final = self.explicit or fresh_ok  # a folder named, or compare's cells
             self.used[str(folder)] = writer
-        return SaveOptions(
-            writer, loaded, getattr(codec, "decode", None), getattr(codec, "encode", None)
-        )
+        return SaveOptions(writer, loaded, compose.compiled_model(spec, certified=False)[0])
 
 
 def save_options(

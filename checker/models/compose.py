@@ -9,20 +9,17 @@ closure over one.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import invariants
 from checker.model import Spec
+from checker.model import compiled_model as model_compiled
 from checker.native import certificate
 from checker.properties import SOMETIMES, Property
 from spec.kafka import Config, KafkaSpec
-from spec.kafka import native as kafka_native
 from spec.tla import TlaConfig, TlaSpec, async_model
-from spec.tla import native as tla_native
 from spec.tla.async_model import AsyncIsrSpec
 from spec.tla.config import ASYNC_ISR
-from spec.tla.native import async_codec
 from spec.tla.typeok import type_ok_property
 
 MODEL_OPTIONS = {
@@ -92,32 +89,15 @@ def build_model(model: str, config: Any) -> tuple[Any, list[Property]]:
 
 def compiled_model(spec: Any, certified: bool = True) -> tuple[Any, str]:
     """``(compiled model, "")`` when ``spec`` has a compiled core (``checker.native``) proven
-    on the current sources, else ``(None, why not)`` in a few words: among the reasons, a stale
-    certificate (``checker.native.certificate``: the Python model was edited since).
-    ``certified`` False skips that check: for a worker of a driver that chose the compiled
-    core, which has checked it (a Spark executor running from the shipped zip cannot)."""
-    model, why = _compiled_model(spec)
+    on the current sources, else ``(None, why not)`` in a few words: the model's own reasons
+    (``checker.model.compiled_model``) or a stale certificate (``checker.native.certificate``:
+    the Python model was edited since). ``certified`` False skips that check: for a worker of
+    a driver that chose the compiled core, which has checked it (a Spark executor running
+    from the shipped zip cannot)."""
+    model, why = model_compiled(spec)
     if model is not None and certified and certificate.enforced() and not certificate.current():
         return None, certificate.STALE
     return model, why
-
-
-def _compiled_model(spec: Any) -> tuple[Any, str]:
-    if isinstance(spec, AsyncIsrSpec):
-        why = async_codec.unsupported(spec)
-        return (None, why) if why else (async_codec.codec(spec), "")
-    if getattr(spec, "name", "") == "tla":
-        why = tla_native.unsupported(spec)
-        return (None, why) if why else (tla_native.codec(spec), "")
-    if getattr(spec, "name", "") != "kafka":
-        return None, f"the {getattr(spec, 'name', '?')} model has no compiled core"
-    why = kafka_native.unsupported(spec)
-    if why is not None:
-        variant_file = getattr(spec.config, "variant_file", None)
-        if variant_file and why.startswith("user variant"):
-            why = f"user variant {Path(variant_file).name}"
-        return None, why
-    return kafka_native.codec(spec), ""
 
 
 def make_config(model: str, given: dict[str, Any]) -> Any:
