@@ -18,8 +18,13 @@ from checker.checkpoint.saving import SaveOptions
 from checker.checkpoint.write import Checkpointer
 from checker.search import compiled as native_engine
 from checker.search.bfs import Limits
+from checker.search.compiled_level import COMPILED
+from checker.search.level import REFERENCE
 from checker.spark import engine, session
 from checker.spark.session import SparkOptions
+
+LEVELS = {"reference": REFERENCE, "compiled": COMPILED}
+"""The level functions of each core, by its ``--core`` name."""
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +48,7 @@ def on_spark(
         on_progress,
         SparkOptions(partitions=partitions, min_frontier=500),
         True,
-        core,
+        LEVELS[core],
         saving,
     )
 

@@ -23,6 +23,8 @@ from checker.models import compose
 from checker.result import EXIT_ENVIRONMENT
 from checker.search import pool
 from checker.search.bfs import explore
+from checker.search.compiled_level import COMPILED
+from checker.search.level import REFERENCE
 from checker.simulate import simulation
 from checker.spark.connect import DEFAULT_TIMEOUT as DEFAULT_CONNECT_TIMEOUT  # no pyspark
 from checker.symmetry import SymmetryError, for_spec
@@ -237,9 +239,10 @@ def run(
     from checker.spark import engine as spark_engine
 
     core, why = cores.for_partitions(spec, chosen, engine.core)
+    levels = COMPILED if core == "compiled" else REFERENCE
     try:
         result = spark_engine.explore(
-            recipe, limits, on_progress, engine.spark, symmetry, core, save
+            recipe, limits, on_progress, engine.spark, symmetry, levels, save
         )
         result.stats.core = core if core == "compiled" else f"reference ({why})"
         return spec, result
