@@ -13,8 +13,6 @@ from typing import Any
 
 import invariants
 from checker.model import Spec
-from checker.model import compiled_model as model_compiled
-from checker.native import certificate
 from checker.properties import SOMETIMES, Property
 from spec.kafka import Config, KafkaSpec
 from spec.tla import TlaConfig, TlaSpec, async_model
@@ -85,19 +83,6 @@ def build_model(model: str, config: Any) -> tuple[Any, list[Property]]:
         props = invariants.tla_catalog(tla)
         return tla, [*props[:1], type_ok_property(tla.config), *props[1:]]
     raise ValueError(f"unknown model {model!r}")
-
-
-def compiled_model(spec: Any, certified: bool = True) -> tuple[Any, str]:
-    """``(compiled model, "")`` when ``spec`` has a compiled core (``checker.native``) proven
-    on the current sources, else ``(None, why not)`` in a few words: the model's own reasons
-    (``checker.model.compiled_model``) or a stale certificate (``checker.native.certificate``:
-    the Python model was edited since). ``certified`` False skips that check: for a worker of
-    a driver that chose the compiled core, which has checked it (a Spark executor running
-    from the shipped zip cannot)."""
-    model, why = model_compiled(spec)
-    if model is not None and certified and certificate.enforced() and not certificate.current():
-        return None, certificate.STALE
-    return model, why
 
 
 def make_config(model: str, given: dict[str, Any]) -> Any:
@@ -178,11 +163,6 @@ class Recipe:
         """``(spec, properties to check)``; raises as ``build_model`` and ``choose`` do."""
         spec, props = build_model(self.model, self.config)
         return spec, choose(props, self.names)
-
-    def compiled(self, certified: bool = True) -> tuple[Any, str]:
-        """``(compiled model, "")`` when the model has a compiled core, else ``(None, why
-        not)`` (``compiled_model``, ``certified`` as there); raises as ``build`` does."""
-        return compiled_model(self.build()[0], certified)
 
 
 def variant_of(spec: Spec) -> str:
