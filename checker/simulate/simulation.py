@@ -20,7 +20,7 @@ from checker.limits import INTERRUPTED
 from checker.model import Recipe, compiled_model
 from checker.properties import SOMETIMES
 from checker.result import EXIT_CODES, CheckResult, Stats, Status, peak_rss_mb
-from checker.search import choose_core, pool
+from checker.search import CoreName, choose_core, pool
 from checker.simulate.shrink import BUDGET, Shrunk, shrink
 from checker.simulate.walks import Batch, WalkPlan, run_batch
 
@@ -103,18 +103,20 @@ def compiled_walks(
     plan: WalkPlan,
     on_compile: Callable[[float], None] | None = None,
     certified: bool = True,
+    core: CoreName = "compiled",
 ) -> tuple[CompiledWalks | None, str]:
     """``(walker, "")``: ``recipe``'s walks on its compiled core
     (``checker.simulate.compiled.CompiledWalks``, built once per process), or ``(None, why
-    not)`` when ``checker.search.choose_core`` picks the reference core (the library built
-    first if need be, ``on_compile`` told) or the walks cannot run on it. A worker passes
-    ``certified`` False: its driver chose the core and checked its certificate."""
+    not)`` when ``checker.search.choose_core`` picks the reference core for ``core`` (the
+    library built first if need be, ``on_compile`` told) or the walks cannot run on it. A
+    worker passes ``certified`` False: its driver chose the core and checked its
+    certificate."""
     from checker.native.build import NativeUnavailable
     from checker.simulate.compiled import CompiledWalks
 
     spec, props = _built(recipe)
     if certified:
-        chosen = choose_core(spec, props, on_compile=on_compile)
+        chosen = choose_core(spec, props, core, on_compile=on_compile)
         model, why = chosen.model, chosen.why
     else:
         model, why = compiled_model(spec)
@@ -127,7 +129,7 @@ def compiled_walks(
 
 
 def walk_chunk(
-    recipe: Any, plan: WalkPlan, start: int, count: int, core: str = "reference"
+    recipe: Recipe, plan: WalkPlan, start: int, count: int, core: CoreName = "reference"
 ) -> Batch | str:
     """Walks ``start .. start + count - 1`` of ``recipe``'s model (built once per process) on
     ``core`` (``compiled`` falls back to the reference where the compiled core cannot run:
@@ -155,10 +157,10 @@ def simulate(
     time_limit: float | None = None,
     workers: int = 1,
     on_progress: Callable[[Tick], None] | None = None,
-    spark: Callable[[Any, WalkPlan, str], tuple[Runner, int, str]] | None = None,
+    spark: Callable[[Any, WalkPlan, CoreName], tuple[Runner, int, str]] | None = None,
     budget: int = BUDGET,
     until: Callable[[Batch], bool] | None = None,
-    core: str = "reference",
+    core: CoreName = "reference",
     on_compile: Callable[[float], None] | None = None,
     resume: tuple[int, Batch] | None = None,
     on_wave: Callable[[int, Batch], None] | None = None,
@@ -186,13 +188,9 @@ def simulate(
     began = time.perf_counter()
     first, total = resume or (0, Batch())
     result = Simulation(plan, total, tuple(props))
-    if core == "compiled":
-        why = compiled_walks(recipe, plan, on_compile)[1]
-        core, result.core = (
-            ("compiled", "compiled") if not why else ("reference", f"reference ({why})")
-        )
-    else:
-        result.core = f"reference (--core {core})"
+    walker, why = compiled_walks(recipe, plan, on_compile, core=core)
+    core = "compiled" if walker is not None else "reference"  # what the workers run
+    result.core = core if walker is not None else f"reference ({why})"
     executor = None
     if spark is not None:
         runner, width, result.engine = spark(recipe, plan, core)
