@@ -24,7 +24,7 @@ from checker.model import CompiledModel, Recipe, State, compiled_model
 from checker.native.build import NativeUnavailable
 from checker.native.core import MAX_ACTIONS, Core, view
 from checker.search import store
-from checker.search.job import BUCKET, TALLY, LevelCore, LevelJob, Record, Tally
+from checker.search.job import BUCKET, TALLY, Fingerprints, LevelCore, LevelJob, Record, Tally
 from checker.search.seen import in_sorted, merge_sorted
 
 _MODELS: dict[Recipe, CompiledModel] = {}
@@ -222,9 +222,7 @@ class CompiledLevels:
     def dedup(self, job: LevelJob, p: int, records: Iterable[Record]) -> Tally:
         return dedup(job, p, records)
 
-    def frontier(
-        self, recipe: Recipe, fps: np.ndarray[Any, np.dtype[np.uint64]], states: Sequence[State]
-    ) -> Frontier:
+    def frontier(self, recipe: Recipe, fps: Fingerprints, states: Sequence[State]) -> Frontier:
         return Frontier(fps, rows=encode_level(recipe, states))
 
     def write_frontier(self, work: str, k: int, p: int, frontier: Frontier) -> None:

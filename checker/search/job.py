@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 import numpy as np
 
@@ -21,6 +21,8 @@ from checker.checkpoint.format import Frontier
 from checker.model import Recipe, State
 
 BUCKET, TALLY = "B", "T"
+Fingerprints = np.ndarray[tuple[int], np.dtype[np.uint64]]
+"""Fingerprints, one per state (a one-dimensional ``uint64`` array)."""
 Record = tuple[str, object]
 """What a level's shuffle carries to a partition: ``(BUCKET, a core's bucket)`` or
 ``(TALLY, Tally)``."""
@@ -57,9 +59,7 @@ class LevelCore(Protocol):
 
     def dedup(self, job: LevelJob, p: int, records: Iterable[Record]) -> Tally: ...
 
-    def frontier(
-        self, recipe: Recipe, fps: np.ndarray[Any, np.dtype[np.uint64]], states: Sequence[State]
-    ) -> Frontier: ...
+    def frontier(self, recipe: Recipe, fps: Fingerprints, states: Sequence[State]) -> Frontier: ...
 
     def write_frontier(self, work: str, k: int, p: int, frontier: Frontier) -> None: ...
 

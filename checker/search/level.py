@@ -28,7 +28,7 @@ from checker.fingerprint import MARSHAL_VERSION, encode, fingerprint, fingerprin
 from checker.model import Recipe, Spec, State
 from checker.properties import transition_checker
 from checker.search import store
-from checker.search.job import BUCKET, TALLY, LevelCore, LevelJob, Record, Tally
+from checker.search.job import BUCKET, TALLY, Fingerprints, LevelCore, LevelJob, Record, Tally
 from checker.search.seen import in_sorted, merge_sorted
 from checker.symmetry import for_spec
 
@@ -280,9 +280,7 @@ class ReferenceLevels:
     def dedup(self, job: LevelJob, p: int, records: Iterable[Record]) -> Tally:
         return _dedup_reference(job, p, records)
 
-    def frontier(
-        self, recipe: Recipe, fps: np.ndarray[Any, np.dtype[np.uint64]], states: Sequence[State]
-    ) -> Frontier:
+    def frontier(self, recipe: Recipe, fps: Fingerprints, states: Sequence[State]) -> Frontier:
         return Frontier(fps, states=[encode(state) for state in states])
 
     def write_frontier(self, work: str, k: int, p: int, frontier: Frontier) -> None:
