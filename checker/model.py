@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
 
 from checker.properties import Property
 
@@ -89,7 +90,9 @@ class Spec(Protocol):
 
     Optional: ``why_disabled(state, label)``, a ``Refusal`` saying which guard of ``label``'s
     action is false in ``state``, or None when the label is enabled there or the model cannot
-    tell (``hwcheck scenario`` and ``replay`` print it after "is not enabled").
+    tell (``hwcheck scenario`` and ``replay`` print it after "is not enabled");
+    ``compiled_model()``, ``(its CompiledModel, "")`` when the model has a compiled core at
+    these bounds, else ``(None, why not)`` in a few words (``compiled_model`` below).
     """
 
     name: str
@@ -124,6 +127,87 @@ def refusal(spec: Any, state: State, label: Label) -> Refusal | None:
     why = getattr(spec, "why_disabled", None)
     answer: Refusal | None = why(state, label) if why is not None else None
     return answer
+
+
+@runtime_checkable
+class CompiledModel(Protocol):
+    """What the engine uses of a model's compiled core (``checker.native``): the C sources to
+    build, the bounds to run them at, and the codec between the model's states and the core's
+    rows. ``spec.kafka.native.Codec`` and ``spec.tla.native``'s codecs are the ones there are.
+
+    - ``name``: the library's name in the build cache (``"kafka"``, ``"tla"``).
+    - ``sources`` / ``headers``: the model's C files (``checker.native.build.load``).
+    - ``params``: the bounds ``model_new`` takes (C ``int32`` values, in its order).
+    - ``width``: bytes per row, as ``model_width`` computes it.
+    - ``labels``: label code (``uint16``) to the ``Label`` it stands for.
+    - ``action_names``: action index to name (at most ``checker.native.core.MAX_ACTIONS``).
+    - ``property_bits``: property name to its bit in the core's masks (at most 32 bits); a
+      property missing here has no compiled form.
+    - ``liveness_names``: the liveness properties ``model_liveness`` evaluates, in its order
+      (possibly none); ``condition_names``: the named conditions ``model_conditions`` does.
+    - ``encode(state)``: the row (``width`` bytes) of a state of the model; raises
+      ``ValueError`` when the state does not fit the row. ``decode(row)``: the state again.
+
+    Optional (``checker.liveness.compiled``): ``liveness_key(prop, bit)``, the Python
+    obligation key of key bit ``bit`` of liveness property number ``prop``, and
+    ``liveness_unfit()``, why the key bits do not fit 64 at these bounds (or None).
+    """
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def sources(self) -> Sequence[Path]: ...
+
+    @property
+    def headers(self) -> Sequence[Path]: ...
+
+    @property
+    def params(self) -> Sequence[int]: ...
+
+    @property
+    def width(self) -> int: ...
+
+    @property
+    def labels(self) -> Mapping[int, Label]: ...
+
+    @property
+    def action_names(self) -> Sequence[str]: ...
+
+    @property
+    def property_bits(self) -> Mapping[str, int]: ...
+
+    @property
+    def liveness_names(self) -> Sequence[str]: ...
+
+    @property
+    def condition_names(self) -> Sequence[str]: ...
+
+    def encode(self, state: State) -> bytes: ...
+
+    def decode(self, row: bytes) -> State: ...
+
+
+class Recipe(Protocol):
+    """How a worker process builds a run's model again (the process pool, Spark executors):
+    a small picklable, hashable value (``checker.models.compose.Recipe``) whose ``build()``
+    gives ``(spec, the properties to check)``; it raises what building the model raises."""
+
+    def build(self) -> tuple[Spec, list[Property]]: ...
+
+    def __hash__(self) -> int: ...
+
+
+def compiled_model(spec: Spec) -> tuple[CompiledModel | None, str]:
+    """``(compiled model, "")`` when ``spec`` has a compiled core at its bounds (its optional
+    ``compiled_model()``), else ``(None, why not)`` in a few words. Whether that core may run
+    here (its certificate, a compiler) is the engine's question: ``checker.search.choose_core``.
+    Raises nothing of its own."""
+    offered = getattr(spec, "compiled_model", None)
+    if offered is None:
+        return None, f"the {spec.name} model has no compiled core"
+    found: tuple[CompiledModel | None, str] = offered()
+    return found
 
 
 class ActionSpec:

@@ -22,6 +22,7 @@ from checker.checkpoint.read import load
 from checker.checkpoint.saving import SaveOptions
 from checker.checkpoint.write import Checkpointer
 from checker.commands import checkpoints
+from checker.model import compiled_model
 from checker.models import compose
 from checker.search import compiled as native_engine
 from checker.search import pool
@@ -33,7 +34,7 @@ RECIPE = compose.Recipe(
     "kafka", Config(replicas=2, truncation="hw", max_records=2, max_epoch=2, max_crashes=2), ()
 )
 SPEC, PROPS = RECIPE.build()
-CODEC, _ = compose.compiled_model(SPEC, certified=False)
+CODEC, _ = compiled_model(SPEC)
 IDENTITY = checkpoints.identity("kafka", RECIPE.config, (), PROPS, True, Limits())
 ENGINES = ("local", "compiled", "workers")
 
@@ -77,7 +78,7 @@ def resumed(folder: Path, engine: str):
     writer = Checkpointer(folder, IDENTITY, 1e-9, resumed=loaded)
     if engine == "compiled" and loaded.seen() is None:
         engine = "local"  # what the CLI does: no compiled seen set, the reference core goes on
-    return search(engine, SaveOptions(writer, loaded, CODEC.decode, CODEC.encode))
+    return search(engine, SaveOptions(writer, loaded, CODEC))
 
 
 def killed(folder: Path, engine: str, moment: tuple[str, float]) -> int:

@@ -18,8 +18,13 @@ from checker.checkpoint.saving import SaveOptions
 from checker.checkpoint.write import Checkpointer
 from checker.search import compiled as native_engine
 from checker.search.bfs import Limits
+from checker.search.compiled_level import COMPILED
+from checker.search.level import REFERENCE
 from checker.spark import engine, session
 from checker.spark.session import SparkOptions
+
+LEVELS = {"reference": REFERENCE, "compiled": COMPILED}
+"""The level functions of each core, by its ``--core`` name."""
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +48,7 @@ def on_spark(
         on_progress,
         SparkOptions(partitions=partitions, min_frontier=500),
         True,
-        core,
+        LEVELS[core],
         saving,
     )
 
@@ -68,9 +73,7 @@ def test_a_search_cut_on_spark_resumes_locally_and_on_spark(spark, tmp_path, uni
         assert signature(resumed(copy, target)) == uninterrupted
     loaded = load(folder, IDENTITY)
     again = on_spark(
-        SaveOptions(
-            Checkpointer(folder, IDENTITY, 1e-9, resumed=loaded), loaded, CODEC.decode, CODEC.encode
-        ),
+        SaveOptions(Checkpointer(folder, IDENTITY, 1e-9, resumed=loaded), loaded, CODEC),
         2,
         core,
     )
@@ -93,7 +96,7 @@ def test_a_local_compiled_checkpoint_resumes_on_spark(spark, tmp_path, uninterru
     assert loaded.level == 16 and loaded.manifest["frontier_kind"] == "rows"
     for core in ("reference", "compiled"):  # rows decoded for the reference core
         fresh = load(tmp_path, IDENTITY)
-        result = on_spark(SaveOptions(None, fresh, CODEC.decode, CODEC.encode), 4, core)
+        result = on_spark(SaveOptions(None, fresh, CODEC), 4, core)
         assert signature(result) == uninterrupted
 
 

@@ -18,7 +18,8 @@ import numpy as np
 import pytest
 import xxhash
 
-from checker.models.compose import build_model, choose, compiled_model
+from checker.model import compiled_model
+from checker.models.compose import build_model, choose
 from checker.native.core import Core
 from checker.properties import INVARIANT, TRANSITION
 from checker.search import compiled as native_engine

@@ -11,7 +11,8 @@ import random
 import pytest
 from test_compiled import STATES, _compare_state, _summary
 
-from checker.models.compose import build_model, choose, compiled_model
+from checker.model import compiled_model
+from checker.models.compose import build_model, choose
 from checker.native.core import Core
 from checker.search import compiled as native_engine
 from checker.search.bfs import explore

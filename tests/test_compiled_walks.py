@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from test_simulate import comparable
 
+from checker.model import compiled_model
 from checker.models.compose import Recipe, make_config
 from checker.native.core import Core
 from checker.simulate import compiled as native_walks
@@ -107,7 +108,7 @@ def test_the_generator_port_draws_what_python_draws():
     """walk.c's MT19937, randrange and random() against random.Random, from several seeds
     and across the 624-word refills."""
     recipe = _recipe("kafka", {"replicas": 2, "truncation": "hw"})
-    core = Core(recipe.compiled()[0])
+    core = Core(compiled_model(recipe.build()[0])[0])
     for seed in ("hwcheck-walk:0:0", "other", 12345):
         rng = random.Random(seed)
         pick = random.Random(f"sizes {seed}")  # 0: a random() draw

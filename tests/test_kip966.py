@@ -14,7 +14,7 @@ from reference import enumerate_states
 from test_actions import FOLLOWER, LEADER, moves, rep, state
 from test_mechanisms import durable
 
-from checker.commands import cores
+from checker import search
 from checker.limits import NO_LIMITS
 from checker.search.bfs import explore
 from spec.kafka.state import controller_after
@@ -204,10 +204,8 @@ def test_kip966_counts_match_an_independent_count_and_are_symmetric():
     # the engine on the compiled core (proven equal to the reference by tests/test_compiled.py);
     # the naive enumerator above is the independent side
     for symmetry, count in ((False, 112_244), (True, 56_123)):
-        result, why = cores.compiled(
-            spec, props_of(spec), NO_LIMITS, None, symmetry, "compiled", threads=2
-        )
-        assert result is not None, why
+        result = search.explore(spec, props_of(spec), NO_LIMITS, None, symmetry, workers=2)
+        assert result.stats.core == "compiled", result.stats.core
         assert result.stats.distinct == count
 
 

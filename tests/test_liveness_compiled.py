@@ -13,6 +13,7 @@ import pytest
 from checker.liveness import run as live
 from checker.liveness.cgraph import CompiledGraph
 from checker.liveness.graph import build
+from checker.model import compiled_model
 from checker.models import compose
 from checker.properties import EVENTUALLY_ALWAYS
 from spec.kafka import progress
@@ -20,7 +21,7 @@ from spec.kafka import progress
 
 def made(model: str, **bounds):
     spec, _ = compose.build_model(model, compose.make_config(model, bounds))
-    compiled, why = compose.compiled_model(spec, certified=False)
+    compiled, why = compiled_model(spec)
     assert compiled is not None, why
     return spec, compiled
 

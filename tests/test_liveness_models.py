@@ -12,6 +12,7 @@ from __future__ import annotations
 import pytest
 
 from checker.liveness import run as live
+from checker.model import compiled_model
 from checker.models import compose
 
 
@@ -24,7 +25,7 @@ def judged(model: str, fair: tuple[str, ...] = (), unfair: tuple[str, ...] = (),
     if model == "tla":
         found = live.check(spec, spec.liveness(), rules)
     else:
-        compiled, _ = compose.compiled_model(spec, certified=False)
+        compiled, _ = compiled_model(spec)
         found = live.check(spec, spec.liveness(), rules, core="compiled", model=compiled)
         assert found.core == "compiled"
     return found, {v.prop.name: v for v in found.verdicts}

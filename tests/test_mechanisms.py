@@ -12,7 +12,7 @@ from conftest import check, kafka, props_of
 from reference import enumerate_states
 from test_actions import FOLLOWER, LEADER, moves, rep, state
 
-from checker.commands import cores
+from checker import search
 from checker.limits import NO_LIMITS
 from spec.kafka import Config, ConfigError, KafkaSpec
 from spec.kafka.variants import KIP_PRESETS, PRESETS, resolve, truncation_point
@@ -167,10 +167,8 @@ def test_unclean_shutdown_counts_are_symmetric_and_match_an_independent_count():
     # the engine on the compiled core (proven equal to the reference by tests/test_compiled.py);
     # the naive enumerator above is the independent side
     for symmetry, count in ((False, 104_487), (True, 52_246)):
-        result, why = cores.compiled(
-            spec, props_of(spec), NO_LIMITS, None, symmetry, "compiled", threads=2
-        )
-        assert result is not None, why
+        result = search.explore(spec, props_of(spec), NO_LIMITS, None, symmetry, workers=2)
+        assert result.stats.core == "compiled", result.stats.core
         assert result.stats.distinct == count
 
 

@@ -19,6 +19,8 @@ from pyspark import cloudpickle
 from checker.models.compose import Recipe
 from checker.search.bfs import Limits
 from checker.search.bfs import explore as local_explore
+from checker.search.compiled_level import COMPILED
+from checker.search.level import REFERENCE
 from checker.spark import engine, session
 from checker.spark.session import SparkOptions
 from spec.kafka import Config, KafkaSpec
@@ -27,6 +29,9 @@ from spec.tla import TlaConfig
 from spec.tla.config import TLA_VARIANTS
 
 cloudpickle.register_pickle_by_value(sys.modules[__name__])  # workers cannot import tests/
+
+LEVELS = {"reference": REFERENCE, "compiled": COMPILED}
+"""The level functions of each core, by its ``--core`` name."""
 
 IN_DRIVER = 10**12  # min_frontier: every level runs in the driver
 ON_SPARK = 0  # min_frontier: every level is a Spark job
@@ -88,7 +93,7 @@ def spark_run(
         None,
         SparkOptions(partitions=partitions, min_frontier=min_frontier, **options),
         symmetry,
-        core,
+        LEVELS[core],
     )
 
 

@@ -13,7 +13,8 @@ import marshal
 import pytest
 from reference import reachable
 
-from checker.commands import cores, gallery
+from checker import search
+from checker.commands import gallery
 from checker.fingerprint import fingerprint
 from checker.limits import NO_LIMITS
 from checker.models.compose import Recipe, build_model, choose, make_config
@@ -136,8 +137,8 @@ def test_three_replicas_with_a_crash_count_the_naive_enumerators_states_and_orbi
     )
     # the engine's plain run on the compiled core (proven equal to the reference core by
     # tests/test_compiled.py): the naive enumerator below is the independent side
-    plain, why = cores.compiled(spec, props, NO_LIMITS, None, False, "compiled", threads=2)
-    assert plain is not None, why
+    plain = search.explore(spec, props, NO_LIMITS, None, False, workers=2)
+    assert plain.stats.core == "compiled", plain.stats.core
     assert plain.status.value == "OK" and not plain.unreached and not plain.violations
     assert (plain.stats.distinct, plain.stats.depth) == (268_424, 24)
     states, depth = reachable(spec)

@@ -7,6 +7,7 @@ included) a search bounded to depth L - 1 must not find that property violated.
 import pytest
 from conftest import check, kafka
 
+from checker.model import compiled_model
 from checker.result import Status
 
 SAFETY = [
@@ -67,10 +68,9 @@ def test_kip320_holds_with_every_guard_reached(replicas):
     else:  # the compiled core, proven equal to checker.search.bfs by tests/test_compiled.py: 2 s, not 45
         from conftest import props_of
 
-        from checker.models import compose
         from checker.search import compiled as native_engine
 
-        model, _ = compose.compiled_model(spec, certified=False)
+        model, _ = compiled_model(spec)
         result = native_engine.explore(model, spec, props_of(spec), threads=2)
     assert result.status == Status.OK, result.reason
     assert result.exhausted and not result.violations and not result.unreached

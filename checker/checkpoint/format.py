@@ -45,11 +45,24 @@ class Frontier:
 
     def sorted(self) -> Frontier:
         """The same frontier ordered by fingerprint."""
-        order = np.argsort(self.fps)
+        return self.take(np.argsort(self.fps))
+
+    def take(self, which: np.ndarray[Any, Any]) -> Frontier:
+        """The states ``which`` selects (a boolean mask or positions), in its order."""
         if self.rows is not None:
-            return Frontier(self.fps[order], rows=self.rows[order])
+            return Frontier(self.fps[which], rows=self.rows[which])
         states = self.states or []
-        return Frontier(self.fps[order], states=[states[i] for i in order.tolist()])
+        chosen = np.arange(len(self.fps))[which].tolist()
+        return Frontier(self.fps[which], states=[states[i] for i in chosen])
+
+    @staticmethod
+    def join(parts: list[Frontier]) -> Frontier:
+        """The frontiers ``parts`` (one form, at least one) one after the other."""
+        fps = np.concatenate([part.fps for part in parts])
+        rows = [part.rows for part in parts if part.rows is not None]
+        if rows:
+            return Frontier(fps, rows=np.concatenate(rows))
+        return Frontier(fps, states=[data for part in parts for data in part.states or []])
 
 
 def checksum(arrays: list[np.ndarray[Any, Any]], size: int) -> str:

@@ -25,7 +25,7 @@ from checker.checkpoint.read import Loaded
 from checker.checkpoint.write import Checkpointer
 from checker.fingerprint import encode
 from checker.limits import INTERRUPTED, LimitReached, Reporting, SpecFailed
-from checker.model import Label
+from checker.model import CompiledModel, Label
 from checker.properties import Property
 from checker.result import CheckResult, Stats, Status, Step, Violation
 
@@ -68,18 +68,18 @@ def run_search(run: Any, passthrough: tuple[type[BaseException], ...] = ()) -> C
 @dataclass
 class SaveOptions:
     """How a search saves and resumes: ``checkpoints`` (where to write; None: nowhere),
-    ``resume`` (the checkpoint to go on from), and the row codec for a frontier written by
-    the other core (``decode_row(bytes) -> state``, ``encode_state(state) -> bytes``)."""
+    ``resume`` (the checkpoint to go on from), and ``compiled_model``, the model's
+    (``checker.model.CompiledModel``; None: it has none), whose ``encode`` and ``decode`` turn
+    a frontier written by one core into the other's."""
 
     checkpoints: Checkpointer | None = None
     resume: Loaded | None = None
-    decode_row: Any = None
-    encode_state: Any = None
+    compiled_model: CompiledModel | None = None
 
     def apply(self, search: Saving) -> Saving:
         """Give ``search`` these options; returns it."""
         search.checkpoints, search.resume = self.checkpoints, self.resume
-        search.decode_row, search.encode_state = self.decode_row, self.encode_state
+        search.compiled_model = self.compiled_model
         return search
 
 
@@ -87,14 +87,14 @@ class Saving(Reporting):
     """Checkpoint support shared by the engines' searches (and, from ``Reporting``, their
     limits and progress). ``checkpoints``: where to write
     (None: no checkpoints); ``resume``: the checkpoint to go on from (None: a new search).
-    ``decode_row`` / ``encode_state`` turn a compiled-core row into a state and back, for a
-    frontier written by one core and read by the other (set by whoever knows the model)."""
+    ``compiled_model``: the model's, which turns a compiled-core row into a state and back,
+    for a frontier written by one core and read by the other (set by whoever knows the
+    model)."""
 
     checkpoints: Checkpointer | None = None
     resume: Loaded | None = None
     consistent = False  # True once the search stands at a level boundary (saving is exact)
-    decode_row: Any = None
-    encode_state: Any = None
+    compiled_model: CompiledModel | None = None
     # set by the engine's search (``checker.search.bfs.Search`` and its subclasses)
     stats: Stats
     start: float
@@ -140,13 +140,17 @@ class Saving(Reporting):
         if frontier.states is not None:
             return [marshal.loads(data) for data in frontier.states]
         assert frontier.rows is not None  # a frontier holds states or rows
-        return [self.decode_row(row.tobytes()) for row in frontier.rows]
+        compiled = self.compiled_model
+        assert compiled is not None, "a frontier of rows needs the model's compiled model"
+        return [compiled.decode(row.tobytes()) for row in frontier.rows]
 
     def frontier_rows(self, frontier: Frontier, width: int) -> np.ndarray[Any, Any]:
         """A checkpoint's ``frontier`` as compiled-core rows (encoding states if need be)."""
         if frontier.rows is not None:
             return np.ascontiguousarray(frontier.rows)
-        data = b"".join(self.encode_state(marshal.loads(s)) for s in frontier.states or [])
+        compiled = self.compiled_model
+        assert compiled is not None, "a frontier of states needs the model's compiled model"
+        data = b"".join(compiled.encode(marshal.loads(s)) for s in frontier.states or [])
         return np.frombuffer(data, dtype=np.uint8).reshape(len(frontier), width)
 
     def level_committed(self) -> None:

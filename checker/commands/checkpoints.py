@@ -26,9 +26,11 @@ from checker.checkpoint.saving import SaveOptions
 from checker.checkpoint.write import Checkpointer
 from checker.jsontext import unreadable
 from checker.limits import CANCELLED, Limits, interrupted
+from checker.model import compiled_model
 from checker.models import compose
 from checker.native import certificate
 from checker.result import EXIT_BAD_INPUT, CheckResult
+from checker.search import CoreName
 
 RUN_FOLDER = "run-folder.txt"
 """Beside a checkpoint kept to resume: its run's report folder (relative to it), where the
@@ -89,7 +91,6 @@ class Plan:
                     "delete it"
                 )
             shutil.rmtree(folder, ignore_errors=True)  # a default place, of a run now gone
-        codec, _ = compose.compiled_model(spec, certified=False)
         loaded = None
         if self.resuming and not (fresh_ok and not (folder / MANIFEST).exists()):
             loaded = load(folder, identity)
@@ -98,9 +99,7 @@ class Plan:
             writer = Checkpointer(folder, identity, self.every, self.required, warn, loaded)
             writer.keep_final = self.explicit or fresh_ok  # a folder named, or compare's cells
             self.used[str(folder)] = writer
-        return SaveOptions(
-            writer, loaded, getattr(codec, "decode", None), getattr(codec, "encode", None)
-        )
+        return SaveOptions(writer, loaded, compiled_model(spec)[0])
 
 
 def save_options(
@@ -120,7 +119,7 @@ def save_options(
     raise AssertionError  # refuse exits
 
 
-def local_core(save: SaveOptions, core: str) -> str:
+def local_core(save: SaveOptions, core: CoreName) -> CoreName:
     """The core the local engine resumes on: the reference core when the checkpoint has no
     compiled seen set (a partitioned engine wrote it), saying so once on stderr."""
     if (

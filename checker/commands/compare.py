@@ -160,8 +160,7 @@ def compare_cmd(
                 )
                 _, spec, _ = build(model, given)  # a bad bound fails before any run starts
                 runs.append((compose.variant_of(spec), switches, given))
-    if engine.core == "compiled":
-        cores.warn_if_stale()
+    cores.warn_if_stale(engine.core)
     cells, stop = [], batch.Interrupt()
     with batch.progress(len(runs), "variant", not no_progress) as board:
         try:

@@ -15,6 +15,7 @@ from typing import Any, NoReturn
 
 import click
 
+from checker import search
 from checker.commands import checkpoints, cores
 from checker.commands.cores import CORE_OPTION
 from checker.commands.options import build, choose, with_options
@@ -22,7 +23,6 @@ from checker.limits import Limits
 from checker.models import compose
 from checker.result import EXIT_ENVIRONMENT
 from checker.search import pool
-from checker.search.bfs import explore
 from checker.simulate import simulation
 from checker.spark.connect import DEFAULT_TIMEOUT as DEFAULT_CONNECT_TIMEOUT  # no pyspark
 from checker.symmetry import SymmetryError, for_spec
@@ -33,14 +33,15 @@ class Engine:
     """The engine a command runs on: ``name`` (``local`` or ``spark``); for Spark, its
     ``checker.spark.session.SparkOptions``; ``symmetry`` (None: the model's default, on for
     kafka, off for tla); ``workers``, the local engine's processes (1: in-process), or its
-    threads on the compiled core; ``core``: ``compiled`` (the model's compiled core where it
-    has one, ``checker.native``) or ``reference`` (the Python model)."""
+    threads on the compiled core; ``core``: the core asked for, ``compiled`` (the model's
+    compiled core where it can run: ``checker.search.choose_core``) or ``reference`` (the
+    Python model)."""
 
     name: str = "local"
     spark: Any = None
     symmetry: bool | None = None
     workers: int = 1
-    core: str = "compiled"
+    core: search.CoreName = "compiled"
 
 
 def _conf_pairs(ctx: Any, param: Any, values: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
@@ -220,28 +221,28 @@ def run(
         plan, checkpoint_at, spec, (model, cfg, tuple(names), chosen, symmetry, limits)
     )
     if engine.name == "local":
-        core = checkpoints.local_core(save, engine.core)
-        result, why = cores.compiled(
-            spec, chosen, limits, on_progress, symmetry, core, engine.workers, save
+        result = search.explore(
+            spec,
+            chosen,
+            limits,
+            on_progress,
+            symmetry,
+            core=checkpoints.local_core(save, engine.core),
+            workers=engine.workers,
+            recipe=recipe,
+            saving=save,
+            on_note=cores.note,
+            on_compile=cores.compile_note,
         )
-        if result is not None:
-            return spec, result
-        if engine.workers <= 1:
-            result = explore(spec, chosen, limits, on_progress, symmetry, save)
-        else:
-            result = pool.explore(
-                recipe, engine.workers, limits, on_progress, symmetry, saving=save
-            )
-        result.stats.core = f"reference ({why})"
         return spec, result
     from checker.spark import engine as spark_engine
 
-    core, why = cores.for_partitions(spec, chosen, engine.core)
+    core = search.choose_core(spec, chosen, engine.core, cores.note, cores.compile_note)
     try:
         result = spark_engine.explore(
-            recipe, limits, on_progress, engine.spark, symmetry, core, save
+            recipe, limits, on_progress, engine.spark, symmetry, core.levels, save
         )
-        result.stats.core = core if core == "compiled" else f"reference ({why})"
+        result.stats.core = core.text
         return spec, result
     except spark_engine.SparkUnavailable as exc:
         _cannot_run(exc)

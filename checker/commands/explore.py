@@ -119,8 +119,7 @@ def explore_cmd(
             saved["search"]["depth"], saved["search"]["distinct"], saved["frontier_size"]
         )
     names, alive, rules = liveness.split(model, given, names, liveness_all, fair, unfair)
-    if engine.core == "compiled":
-        cores.warn_if_stale()  # before the progress display starts
+    cores.warn_if_stale(engine.core)  # before the progress display starts
     folders: list[Path] = []
 
     def checkpoint_at(spec: Spec) -> tuple[Path, bool]:

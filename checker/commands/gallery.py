@@ -21,24 +21,25 @@ from typing import Any
 
 import click
 
+from checker import search
 from checker.commands import cores
 from checker.commands.gallery_entries import ENTRIES, Entry
 from checker.fingerprint import fingerprint
 from checker.formats import report
-from checker.limits import Limits, interrupted
+from checker.limits import interrupted
 from checker.liveness import run as live
 from checker.model import Label
 from checker.models import compose
 from checker.models.compose import build_model, choose, make_config
 from checker.renderers import html
 from checker.result import EXIT_INCOMPLETE, CheckResult, Stats, Status, Violation
-from checker.search.bfs import explore
+from checker.search import CoreName
 from checker.trace import replay
 
 ROOT = Path(__file__).resolve().parents[2] / "reports" / "gallery"
 
 
-def _search(entry: Entry, options: dict[str, Any], core: str) -> Any:
+def _search(entry: Entry, options: dict[str, Any], core: CoreName) -> Any:
     """``(spec, result)`` of exploring ``entry``'s property under ``options`` on ``core``
     (``compiled``: where the model has one and it runs here, one thread; else the reference
     core). Raises ``KeyboardInterrupt`` again when Ctrl-C cut the search (the engine turns it
@@ -50,9 +51,9 @@ def _search(entry: Entry, options: dict[str, Any], core: str) -> Any:
         live.merge(result, live.check(spec, alive, live.fairness_of(spec)), alive)
         return spec, result
     chosen = choose(props, (entry.prop,))
-    result, _ = cores.compiled(spec, chosen, Limits(), None, False, core, threads=1)
-    if result is None:
-        result = explore(spec, chosen)
+    result = search.explore(
+        spec, chosen, core=core, on_note=cores.note, on_compile=cores.compile_note
+    )
     if interrupted(result.reason):
         raise KeyboardInterrupt
     return spec, result
@@ -72,7 +73,7 @@ def _scenario(entry: Entry) -> Any:
     raise RuntimeError(f"{entry.folder}: {entry.prop} holds along its schedule")
 
 
-def holds_when_fixed(entry: Entry, core: str = "compiled") -> tuple[bool, int, float, str]:
+def holds_when_fixed(entry: Entry, core: CoreName = "compiled") -> tuple[bool, int, float, str]:
     """Explore ``entry``'s fixed variant for its property on ``core`` (as ``_search``):
     ``(holds, distinct states, seconds, the fixed variant's name)``. Raises ``ValueError`` for
     an entry without a fix."""
@@ -89,7 +90,7 @@ def holds_when_fixed(entry: Entry, core: str = "compiled") -> tuple[bool, int, f
 
 
 def build(
-    folder: Path = ROOT, entries: tuple[Entry, ...] = ENTRIES, core: str = "compiled"
+    folder: Path = ROOT, entries: tuple[Entry, ...] = ENTRIES, core: CoreName = "compiled"
 ) -> list[Path]:
     """Search every entry of ``entries`` on ``core`` (as ``_search``) and write its
     ``trace.json`` and ``trace.html`` under ``folder``; return the files written. Raises
@@ -114,7 +115,7 @@ def build(
     return written
 
 
-def zoo_table(core: str = "compiled") -> Iterator[str]:
+def zoo_table(core: CoreName = "compiled") -> Iterator[str]:
     """Markdown rows ``| ticket | entry | property | fixed | holds | states | seconds |`` for
     every zoo entry, each fixed variant explored now on ``core`` (the seconds are this
     machine's), one row as each search ends. Raises ``KeyboardInterrupt`` on Ctrl-C."""
@@ -143,7 +144,7 @@ def zoo_table(core: str = "compiled") -> Iterator[str]:
     "--zoo", is_flag=True, help="Explore every bug-zoo fix again and print the table instead."
 )
 @cores.CORE_OPTION
-def main(folder: Path, zoo: bool, core: str) -> None:
+def main(folder: Path, zoo: bool, core: CoreName) -> None:
     """Regenerate the gallery's traces and pages under FOLDER [reports/gallery]. One Ctrl-C
     stops it (exit 3); what was printed is complete, the rest was not run."""
     try:

@@ -30,6 +30,7 @@ from checker.gate import policy as gate
 from checker.limits import Limits
 from checker.renderers import matrix, terminal
 from checker.result import EXIT_INCOMPLETE, Status
+from checker.search import CoreName
 
 
 @click.command(name="gate")
@@ -100,8 +101,7 @@ def gate_cmd(
         validate(config_path, index, check, given)
     folder = out or plan.earlier() or Path("reports") / f"gate-{report.stamp()}"
     fresh = pins.Lock(lock.path, dict(lock.checks), dict(lock.traces), lock.found)
-    if engine.core == "compiled":
-        cores.warn_if_stale()
+    cores.warn_if_stale(engine.core)
     outcomes, stop = [], batch.Interrupt()
     total = len(plans) + len(traces)
     with batch.progress(total, "check", not no_progress) as board:
@@ -187,7 +187,13 @@ def _pin(
 
 
 def _replay(
-    key: str, path: Path, line: int, lock: pins.Lock, fresh: pins.Lock, core: str, update: bool
+    key: str,
+    path: Path,
+    line: int,
+    lock: pins.Lock,
+    fresh: pins.Lock,
+    core: CoreName,
+    update: bool,
 ) -> gate.Outcome:
     """Replay the corpus trace at ``path`` (``key``: relative to the gate file's folder) and
     judge it against its pins."""

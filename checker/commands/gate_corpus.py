@@ -16,11 +16,11 @@ from typing import Any
 
 from checker.fingerprint import fingerprint
 from checker.formats import tracefile
-from checker.model import Label, refusal
-from checker.models import compose
+from checker.model import CompiledModel, Label, refusal
 from checker.native.build import NativeUnavailable
 from checker.native.core import Core
 from checker.properties import INVARIANT, SOMETIMES, transition_checker
+from checker.search import CoreName, choose_core
 
 
 @dataclass
@@ -66,7 +66,7 @@ class _Reference:
 class _Compiled:
     """``_Reference``'s calls answered by the compiled core (``checker.native.core``)."""
 
-    def __init__(self, model: Any, props: list[Any]) -> None:
+    def __init__(self, model: CompiledModel, props: list[Any]) -> None:
         bits = model.property_bits
         self.names = {bits[p.name]: p.name for p in props if p.kind != SOMETIMES}
         inv = sum(1 << bits[p.name] for p in props if p.kind == INVARIANT)
@@ -93,22 +93,20 @@ def _because(spec: Any, state: Any, label: str) -> str:
     return f" ({why.reason})" if why is not None else ""
 
 
-def _stepper(spec: Any, props: list[Any], core: str) -> Any:
-    """The compiled core's stepper when ``core`` is ``compiled`` and the model has a compiled
-    form of every property, else the reference's."""
-    if core == "compiled":
-        model, _ = compose.compiled_model(spec)
-        if model is not None and all(
-            p.name in model.property_bits for p in props if p.kind != SOMETIMES
-        ):
-            try:
-                return _Compiled(model, props)
-            except NativeUnavailable:
-                pass
+def _stepper(spec: Any, props: list[Any], core: CoreName) -> Any:
+    """The compiled core's stepper when ``core`` is ``compiled`` and it can run with every
+    property (``checker.search.choose_core``; guards aside), else the reference's."""
+    checked = [p for p in props if p.kind != SOMETIMES]
+    model = choose_core(spec, checked, core).model
+    if model is not None:
+        try:
+            return _Compiled(model, props)
+        except NativeUnavailable:
+            pass
     return _Reference(spec, props)
 
 
-def replay(path: Path, core: str = "compiled") -> Replayed:
+def replay(path: Path, core: CoreName = "compiled") -> Replayed:
     """Replay the trace file at ``path``; never raises for a bad or stale file: ``problem``
     says what is wrong (unreadable or invalid file, a config this model rejects, an action no
     longer enabled, a state with another fingerprint, or the trace's own property holding at

@@ -20,9 +20,9 @@ from checker.commands.options import build
 from checker.limits import INTERRUPTED
 from checker.liveness import run as live
 from checker.liveness.fairness import FairnessError
-from checker.models import compose
 from checker.native import certificate
 from checker.result import CheckResult, Status
+from checker.search import ASKED, CoreName, choose_core
 
 LIVENESS_FLAGS = (
     click.option(
@@ -102,14 +102,14 @@ def check(
     rules: Any,
     result: CheckResult,
     max_states: int | None = None,
-    core: str = "reference",
+    core: CoreName = "reference",
     show: bool = False,
 ) -> live.Liveness | None:
     """Judge ``props`` under the fairness ``rules`` after a safety search that ran to its
     end, and fold the verdicts into ``result``; ``None`` (nothing judged) after an
     interrupted, cut or failed search, whose liveness properties stay unknown. ``core``
-    ``compiled``: on the model's compiled core where it has one proven on these sources
-    (``compose.compiled_model``) and it compiles these properties, else on the reference
+    ``compiled``: on the model's compiled core where it may run (``checker.search.choose_core``:
+    it has one, proven on these sources) and it compiles these properties, else on the reference
     (one stderr line says why); ``max_states``: default, that core's budget; ``show``: a
     spinner with the elapsed time on stderr meanwhile. Ctrl-C (or SIGTERM) during the pass
     leaves the liveness properties unknown and the run INCOMPLETE (interrupted)."""
@@ -123,21 +123,19 @@ def check(
         for prop in props:
             result.unsettled[prop.name] = "the search did not finish"
         return None
-    model, note = compose.compiled_model(spec) if core == "compiled" else (None, "")
-    if core == "compiled" and model is not None:
-        core, note = live.core_for(model, props)
-    elif core == "compiled":
-        core = "reference"
-    if note and note != certificate.STALE:  # a stale certificate was said before the search
+    chosen = choose_core(spec, (), core, build=False)
+    model = chosen.model
+    runs_on, note = live.core_for(model, props) if model is not None else ("reference", chosen.why)
+    if note not in ("", certificate.STALE, ASKED):  # a stale certificate was said before
         click.echo(f"Note: liveness runs on the reference core ({note}).", err=True)
-    cap = live.budget(core) if max_states is None else max_states
-    why = live.too_large(result, spec, cap, core)
+    cap = live.budget(runs_on) if max_states is None else max_states
+    why = live.too_large(result, spec, cap, runs_on)
     if why:
-        found = live.Liveness([], fairness=tuple(rules), error=why, core=core)
+        found = live.Liveness([], fairness=tuple(rules), error=why, core=runs_on)
     else:
         try:
-            with _spinner(show, f"Liveness: {len(props)} properties on the {core} core"):
-                found = live.check(spec, props, rules, cap, core=core, model=model)
+            with _spinner(show, f"Liveness: {len(props)} properties on the {runs_on} core"):
+                found = live.check(spec, props, rules, cap, core=runs_on, model=model)
         except KeyboardInterrupt:  # Ctrl-C or SIGTERM (checker.cli): the verdicts so far stand
             result.checked = tuple(result.checked) + tuple(props)
             for prop in props:

@@ -193,8 +193,7 @@ def simulate_cmd(
         writer, resume = walk_checkpoints.saving(saves, folder, identity, checkpoints.warn)
     except CheckpointError as exc:
         checkpoints.refuse(exc)
-    if engine.core == "compiled":
-        cores.warn_if_stale()  # before the progress display starts
+    cores.warn_if_stale(engine.core)  # before the progress display starts
     with output.progress(not no_progress, time_limit if walks is None else None) as on_progress:
         result = engines.simulate(
             Recipe(model, cfg, tuple(names)),

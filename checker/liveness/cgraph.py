@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from checker.liveness.graph import GraphTooLarge
+from checker.model import CompiledModel
 from checker.native.build import NativeUnavailable, load
 from checker.native.core import view
 
@@ -26,7 +27,7 @@ class CompiledGraph:
     ``GraphTooLarge`` past ``max_states``, ``NativeUnavailable`` when the library cannot
     be built or does not take these bounds, ``MemoryError`` when C runs out of memory."""
 
-    def __init__(self, model: Any, init_rows: list[bytes], max_states: int) -> None:
+    def __init__(self, model: CompiledModel, init_rows: list[bytes], max_states: int) -> None:
         self.handle = None
         self.lib = load(model.name, model.sources, model.headers)
         params = np.array(model.params, dtype=np.int32)

@@ -14,6 +14,7 @@ cloop``). Verdicts, keys, lassos and counts equal the reference's.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -27,7 +28,7 @@ from checker.liveness.cloop import Rules, lasso_from
 from checker.liveness.fair import Constraints
 from checker.liveness.graph import StateGraph
 from checker.liveness.lasso import Lasso
-from checker.model import Spec
+from checker.model import CompiledModel, Spec
 from checker.properties import EVENTUALLY_ALWAYS, LEADS_TO, Fairness, Property
 
 CUT = np.uint32(1 << 31)
@@ -49,9 +50,9 @@ class Judged:
     edges: int
 
 
-def unsupported(model: Any, props: list[Property]) -> str:
+def unsupported(model: CompiledModel, props: list[Property]) -> str:
     """Why ``props`` cannot be judged on ``model``'s compiled core, or ""."""
-    names = tuple(getattr(model, "liveness_names", ()))
+    names = tuple(model.liveness_names)
     for prop in props:
         if prop.kind not in (LEADS_TO, EVENTUALLY_ALWAYS):
             return f"{prop.name} is not a liveness property"
@@ -72,7 +73,7 @@ class _Named:
 
 
 def rules_of(
-    graph: CompiledGraph, model: Any, labels: list[Any], fairness: list[Fairness]
+    graph: CompiledGraph, model: CompiledModel, labels: list[Any], fairness: list[Fairness]
 ) -> Rules:
     """The fairness constraints as bit masks, numbered as ``Constraints.over`` numbers them."""
     names = tuple(model.condition_names)
@@ -161,7 +162,12 @@ def _better(best: Best, key: Any, lasso: Lasso) -> Best:
 
 
 def _leads_to(
-    graph: CompiledGraph, model: Any, rules: Rules, index: int, prop: Property, cuts: Array | None
+    graph: CompiledGraph,
+    model: CompiledModel,
+    rules: Rules,
+    index: int,
+    prop: Property,
+    cuts: Array | None,
 ) -> tuple[Verdict, Lasso | None, bool]:
     """``check.judge`` for a leads-to property: ``(verdict without never_taken and cut
     text, its lasso, whether the lasso ends where a bound cuts progress)``. Both of
@@ -169,7 +175,9 @@ def _leads_to(
     region and fair components; the second only matters when the first finds nothing."""
     opened, goal, count = graph.atoms(index)
     present = int(np.bitwise_or.reduce(opened)) if graph.n else 0
-    keys = {model.liveness_key(index, b): b for b in range(64) if present >> b & 1}
+    key_of: Callable[[int, int], Any] | None = getattr(model, "liveness_key", None)
+    assert key_of is not None  # a model with liveness properties has one (CompiledModel)
+    keys = {key_of(index, b): b for b in range(64) if present >> b & 1}
     uncut: Best = None
     cut: Best = None
     for key in sorted(keys, key=repr):
@@ -224,7 +232,7 @@ def _eventually_always(
 
 def judge_compiled(
     spec: Spec,
-    model: Any,
+    model: CompiledModel,
     props: list[Property],
     fairness: list[Fairness],
     max_states: int,

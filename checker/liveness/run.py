@@ -21,7 +21,7 @@ from checker.liveness.check import Verdict, judge_all
 from checker.liveness.fair import Constraints
 from checker.liveness.fairness import FairnessError
 from checker.liveness.graph import GraphTooLarge, build
-from checker.model import Spec
+from checker.model import CompiledModel, Spec
 from checker.native.build import NativeUnavailable
 from checker.properties import LEADS_TO, Fairness, Property
 from checker.result import CheckResult, Loop, Status, Step, Violation, peak_rss_mb
@@ -39,7 +39,7 @@ def budget(core: str) -> int:
     return COMPILED_MAX_STATES if core == "compiled" else MAX_STATES
 
 
-def core_for(model: Any, props: Sequence[Property]) -> tuple[str, str]:
+def core_for(model: CompiledModel | None, props: Sequence[Property]) -> tuple[str, str]:
     """``("compiled", "")`` when ``props`` can be judged on ``model`` (a compiled core's
     codec, or None), else ``("reference", why not)``."""
     if model is None:
@@ -103,7 +103,7 @@ def check(
     max_states: int | None = None,
     on_level: Callable[[int, int], None] | None = None,
     core: str = "reference",
-    model: Any = None,
+    model: CompiledModel | None = None,
 ) -> Liveness:
     """Build the graph and judge ``props`` under ``fairness``: on the compiled core of
     ``model`` (its codec) when ``core`` is ``compiled`` and it can (``core_for``), else on
@@ -114,7 +114,7 @@ def check(
     note = "--core reference"
     if core == "compiled":
         core, note = core_for(model, props)
-    if core == "compiled":
+    if core == "compiled" and model is not None:
         from checker.liveness import compiled
 
         cap = budget(core) if max_states is None else max_states

@@ -9,20 +9,15 @@ closure over one.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import invariants
 from checker.model import Spec
-from checker.native import certificate
 from checker.properties import SOMETIMES, Property
 from spec.kafka import Config, KafkaSpec
-from spec.kafka import native as kafka_native
 from spec.tla import TlaConfig, TlaSpec, async_model
-from spec.tla import native as tla_native
 from spec.tla.async_model import AsyncIsrSpec
 from spec.tla.config import ASYNC_ISR
-from spec.tla.native import async_codec
 from spec.tla.typeok import type_ok_property
 
 MODEL_OPTIONS = {
@@ -88,36 +83,6 @@ def build_model(model: str, config: Any) -> tuple[Any, list[Property]]:
         props = invariants.tla_catalog(tla)
         return tla, [*props[:1], type_ok_property(tla.config), *props[1:]]
     raise ValueError(f"unknown model {model!r}")
-
-
-def compiled_model(spec: Any, certified: bool = True) -> tuple[Any, str]:
-    """``(compiled model, "")`` when ``spec`` has a compiled core (``checker.native``) proven
-    on the current sources, else ``(None, why not)`` in a few words: among the reasons, a stale
-    certificate (``checker.native.certificate``: the Python model was edited since).
-    ``certified`` False skips that check: for a worker of a driver that chose the compiled
-    core, which has checked it (a Spark executor running from the shipped zip cannot)."""
-    model, why = _compiled_model(spec)
-    if model is not None and certified and certificate.enforced() and not certificate.current():
-        return None, certificate.STALE
-    return model, why
-
-
-def _compiled_model(spec: Any) -> tuple[Any, str]:
-    if isinstance(spec, AsyncIsrSpec):
-        why = async_codec.unsupported(spec)
-        return (None, why) if why else (async_codec.codec(spec), "")
-    if getattr(spec, "name", "") == "tla":
-        why = tla_native.unsupported(spec)
-        return (None, why) if why else (tla_native.codec(spec), "")
-    if getattr(spec, "name", "") != "kafka":
-        return None, f"the {getattr(spec, 'name', '?')} model has no compiled core"
-    why = kafka_native.unsupported(spec)
-    if why is not None:
-        variant_file = getattr(spec.config, "variant_file", None)
-        if variant_file and why.startswith("user variant"):
-            why = f"user variant {Path(variant_file).name}"
-        return None, why
-    return kafka_native.codec(spec), ""
 
 
 def make_config(model: str, given: dict[str, Any]) -> Any:
@@ -198,11 +163,6 @@ class Recipe:
         """``(spec, properties to check)``; raises as ``build_model`` and ``choose`` do."""
         spec, props = build_model(self.model, self.config)
         return spec, choose(props, self.names)
-
-    def compiled(self, certified: bool = True) -> tuple[Any, str]:
-        """``(compiled model, "")`` when the model has a compiled core, else ``(None, why
-        not)`` (``compiled_model``, ``certified`` as there); raises as ``build`` does."""
-        return compiled_model(self.build()[0], certified)
 
 
 def variant_of(spec: Spec) -> str:

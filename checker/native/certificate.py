@@ -60,7 +60,7 @@ def enforced() -> bool:
 
 
 STALE = "the Python model changed since the compiled core was certified"
-"""Why a stale certificate keeps the compiled core from running (``compose.compiled_model``)."""
+"""Why a stale certificate keeps the compiled core from running (``checker.search.choose_core``)."""
 
 
 def sources() -> list[Path]:

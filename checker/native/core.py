@@ -10,11 +10,12 @@ trace code; the search itself runs level by level in C (``checker.search.compile
 from __future__ import annotations
 
 import ctypes
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
 
+from checker.model import CompiledModel, Label
 from checker.native.build import NativeUnavailable, load
 
 NLABELS = 65536
@@ -24,7 +25,7 @@ MAX_ACTIONS = 32
 the length of the per-action counts the engine and the walks fill."""
 
 
-def label_ranks(labels: dict[int, Any]) -> np.ndarray[Any, Any]:
+def label_ranks(labels: Mapping[int, Label]) -> np.ndarray[Any, Any]:
     """Per label code, the label's position in the order of label texts (``uint16``; codes
     the model never produces get 65535). The engines' tie-break compares label texts; the
     compiled loop compares these ranks instead."""
@@ -55,7 +56,7 @@ class Core:
 
     def __init__(
         self,
-        model: Any,
+        model: CompiledModel,
         inv: int = 0,
         trans: int = 0,
         guards: int = 0,

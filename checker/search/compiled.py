@@ -28,7 +28,7 @@ from checker.limits import (
     Progress,
     signals_deferred,
 )
-from checker.model import Spec
+from checker.model import CompiledModel, Spec
 from checker.native.build import NativeUnavailable
 from checker.native.core import MAX_ACTIONS, Core, view
 from checker.properties import Property
@@ -50,7 +50,7 @@ class CompiledSearch(Search):
 
     def __init__(
         self,
-        model: Any,
+        model: CompiledModel,
         spec: Spec,
         properties: Sequence[Property],
         limits: Limits,
@@ -263,7 +263,7 @@ def _check(code: int) -> None:
 
 
 def explore(
-    model: Any,
+    model: CompiledModel,
     spec: Spec,
     properties: Sequence[Property],
     limits: Limits = NO_LIMITS,

@@ -14,68 +14,69 @@ from __future__ import annotations
 
 import ctypes
 import time
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
 
+from checker.checkpoint.format import Frontier
+from checker.model import CompiledModel, Recipe, State, compiled_model
+from checker.native.build import NativeUnavailable
 from checker.native.core import MAX_ACTIONS, Core, view
 from checker.search import store
+from checker.search.job import BUCKET, TALLY, Fingerprints, LevelCore, LevelJob, Record, Tally
 from checker.search.seen import in_sorted, merge_sorted
 
-_MODELS: dict[Any, Any] = {}
+_MODELS: dict[Recipe, CompiledModel] = {}
 
 
-def compiled_model(recipe: Any) -> Any:
-    """``recipe``'s compiled model (``recipe.compiled()``), once per process. Raises
-    ``NativeUnavailable`` when it has none."""
+def model_of(recipe: Recipe) -> CompiledModel:
+    """``recipe``'s compiled model (``checker.model.compiled_model``), once per process.
+    Raises ``NativeUnavailable`` when it has none."""
     model = _MODELS.get(recipe)
     if model is None:
-        from checker.native.build import NativeUnavailable
-
         # a task runs on the compiled core only when the driver chose it, having checked the
         # core's certificate; from the shipped zip an executor could not check it again
-        model, why = recipe.compiled(certified=False)
+        model, why = compiled_model(recipe.build()[0])
         if model is None:
             raise NativeUnavailable(why)
         _MODELS[recipe] = model
     return model
 
 
-def cannot_run(recipe: Any) -> str:
+def cannot_run(recipe: Recipe) -> str:
     """Why ``recipe``'s compiled core cannot be built or loaded in this process ("" when it
     can): a Spark worker's answer to the start-up probe."""
-    from checker.native.build import NativeUnavailable
-
     try:
-        Core(compiled_model(recipe)).close()
+        Core(model_of(recipe)).close()
     except NativeUnavailable as exc:
         return str(exc)
     return ""
 
 
-def _mask(model: Any, names: Any) -> int:
+def _mask(model: CompiledModel, names: Iterable[str]) -> int:
     return sum(1 << model.property_bits[name] for name in names)
 
 
-def encode_level(recipe: Any, states: list[Any]) -> np.ndarray[Any, Any]:
-    """The rows of reference ``states`` (the initial level), ``uint8``, one per state."""
-    model = compiled_model(recipe)
+def encode_level(recipe: Recipe, states: Sequence[State]) -> np.ndarray[Any, Any]:
+    """The rows of reference ``states``, ``uint8``, one per state."""
+    model = model_of(recipe)
     data = b"".join(model.encode(state) for state in states)
     return np.frombuffer(data, dtype=np.uint8).reshape(len(states), model.width)
 
 
-def expand(job: Any, p: int, tally_type: Any) -> list[tuple[int, tuple[str, Any]]]:
+def expand(job: LevelJob, p: int) -> list[tuple[int, Record]]:
     """``checker.search.level.expand`` for partition ``p`` on the compiled core: ``[(owner,
-    ("B", (fps, parent fps, labels, rows)))]`` per owner, then ``(p, ("T", tally))``.
+    (BUCKET, (fps, parent fps, labels, rows)))]`` per owner, then ``(p, (TALLY, tally))``.
     Raises ``OSError`` when the frontier file is missing, ``NativeUnavailable`` when the
     core cannot run, ``MemoryError`` when C runs out of memory."""
     started = time.perf_counter()
-    model = compiled_model(job.recipe)
+    model = model_of(job.recipe)
     guards = _mask(model, job.sometimes)
     core = Core(model, 0, _mask(model, job.transitions), guards, job.symmetry, 1)
     lib, handle = core.lib, core.handle
     front_fps, front = store.read_frontier_rows(job.work, job.k, p)
-    tally = tally_type()
+    tally = Tally()
     try:
         front = np.ascontiguousarray(front)
         _check(lib.eng_seed(handle, front.ctypes.data, front_fps.ctypes.data, len(front_fps)))
@@ -98,7 +99,7 @@ def expand(job: Any, p: int, tally_type: Any) -> list[tuple[int, tuple[str, Any]
         }
     finally:
         core.close()
-    records = []
+    records: list[tuple[int, Record]] = []
     owners = fps % np.uint64(job.partitions)
     for owner in range(job.partitions):
         mine = owners == owner
@@ -107,13 +108,13 @@ def expand(job: Any, p: int, tally_type: Any) -> list[tuple[int, tuple[str, Any]
         seen = store.read_seen(job.work, job.k, owner)
         mine &= ~in_sorted(seen, fps)  # repeats stay out of the shuffle
         if mine.any():
-            records.append((owner, ("B", (fps[mine], pfps[mine], labels[mine], rows[mine]))))
+            records.append((owner, (BUCKET, (fps[mine], pfps[mine], labels[mine], rows[mine]))))
     tally.expand_seconds = time.perf_counter() - started
-    records.append((p, ("T", tally)))
+    records.append((p, (TALLY, tally)))
     return records
 
 
-def _broken(core: Core, job: Any, front_fps: np.ndarray[Any, Any], tally: Any) -> None:
+def _broken(core: Core, job: LevelJob, front_fps: np.ndarray[Any, Any], tally: Tally) -> None:
     """Each transition property's winning violation in this task, as ``checker.search.level``
     records it: ``(parent fp, label text, marshal bytes of the successor)``."""
     model, lib = core.model, core.lib
@@ -132,17 +133,17 @@ def _broken(core: Core, job: Any, front_fps: np.ndarray[Any, Any], tally: Any) -
             )
 
 
-def dedup(job: Any, p: int, records: Any, tally_type: Any) -> Any:
+def dedup(job: LevelJob, p: int, records: Iterable[tuple[str, Any]]) -> Tally:
     """``checker.search.level.dedup`` for partition ``p`` on the compiled core: merge the buckets
     (per fingerprint the smallest parent fingerprint, then label rank), keep what ``p`` has
     not seen, write level ``k + 1``'s files (unless ``job.dry``) and check the invariants on
     the new states. Returns the merged tally."""
     started = time.perf_counter()
-    model = compiled_model(job.recipe)
-    tally = tally_type()
+    model = model_of(job.recipe)
+    tally = Tally()
     parts: list[tuple[np.ndarray[Any, Any], ...]] = []
     for kind, payload in records:
-        if kind == "T":
+        if kind == TALLY:
             tally.merge(payload)
         else:
             parts.append(payload)
@@ -185,7 +186,7 @@ def dedup(job: Any, p: int, records: Any, tally_type: Any) -> Any:
 
 
 def _invariants(
-    core: Core, job: Any, fps: np.ndarray[Any, Any], rows: np.ndarray[Any, Any], tally: Any
+    core: Core, job: LevelJob, fps: np.ndarray[Any, Any], rows: np.ndarray[Any, Any], tally: Tally
 ) -> None:
     """Per invariant of ``job``, the smallest new fingerprint that violates it."""
     if not job.invariants or not len(fps):
@@ -205,3 +206,36 @@ def _invariants(
 def _check(code: int) -> None:
     if code < 0:
         raise MemoryError("the compiled core ran out of memory")
+
+
+class CompiledLevels:
+    """The level functions on the compiled core: a partition's frontier is the core's rows
+    (``store.write_frontier_rows``), a bucket four arrays. Stateless; ``COMPILED`` is the
+    one there is."""
+
+    name = "compiled"
+    rows = True
+
+    def expand(self, job: LevelJob, p: int) -> list[tuple[int, Record]]:
+        return expand(job, p)
+
+    def dedup(self, job: LevelJob, p: int, records: Iterable[Record]) -> Tally:
+        return dedup(job, p, records)
+
+    def frontier(self, recipe: Recipe, fps: Fingerprints, states: Sequence[State]) -> Frontier:
+        return Frontier(fps, rows=encode_level(recipe, states))
+
+    def write_frontier(self, work: str, k: int, p: int, frontier: Frontier) -> None:
+        assert frontier.rows is not None  # this core's form (LevelCore.frontier)
+        store.write_frontier_rows(work, k, p, frontier.fps, frontier.rows)
+
+    def read_frontier(self, work: str, k: int, p: int) -> Frontier:
+        fps, rows = store.read_frontier_rows(work, k, p)
+        return Frontier(fps, rows=rows)
+
+    def cannot_run(self, recipe: Recipe) -> str:
+        return cannot_run(recipe)
+
+
+COMPILED: LevelCore = CompiledLevels()
+"""The compiled core's level functions."""

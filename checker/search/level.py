@@ -18,89 +18,30 @@ from __future__ import annotations
 
 import marshal
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
 
+from checker.checkpoint.format import Frontier
 from checker.fingerprint import MARSHAL_VERSION, encode, fingerprint, fingerprint_bytes
-from checker.model import Spec
+from checker.model import Recipe, Spec, State
 from checker.properties import transition_checker
 from checker.search import store
+from checker.search.job import BUCKET, TALLY, Fingerprints, LevelCore, LevelJob, Record, Tally
 from checker.search.seen import in_sorted, merge_sorted
 from checker.symmetry import for_spec
 
 _loads = marshal.loads
-BUCKET, TALLY = "B", "T"
 COUNTERS: Any = None
 """In a ``checker.search.pool`` worker, memory shared with the driver, which reports a level's
 progress from it: per partition p, the frontier states ``expand`` has expanded so far
 (``[2p]``) and the successors it generated (``[2p + 1]``). None elsewhere."""
-_MODELS: dict[Any, tuple[Any, dict[Any, Any]]] = {}
+_MODELS: dict[Recipe, tuple[Spec, dict[str, Any]]] = {}
 _CANONS: dict[Any, Any] = {}
 
 
-@dataclass(frozen=True)
-class LevelJob:
-    """What a task needs to run level ``k`` (the frontier being expanded): the model
-    ``recipe`` (``.build() -> (spec, properties)``), the ``work`` folder, the ``partitions``
-    count P, the names of the properties still to check, ``dry`` (count new states only,
-    write nothing: used at a depth bound), ``symmetry``, and ``core``: ``compiled`` runs the
-    level on the model's compiled core (``checker.search.compiled_level``; its frontier files hold
-    rows), ``reference`` on the Python model."""
-
-    recipe: Any
-    work: str
-    partitions: int
-    k: int
-    invariants: tuple[str, ...] = ()
-    transitions: tuple[str, ...] = ()
-    sometimes: tuple[str, ...] = ()
-    dry: bool = False
-    symmetry: bool = False
-    core: str = "reference"
-
-
-@dataclass
-class Tally:
-    """What a level reports to the driver. ``generated`` / ``distinct``: per action name,
-    successors computed and new states whose winning label is that action. ``new``: new states.
-    ``broken``: per transition property the winning violation ``(parent fp, label text,
-    successor bytes)``. ``worst``: per invariant the smallest violating new fingerprint.
-    ``reached``: "sometimes" guards reached. ``error``: the first exception the spec raised.
-    ``expand_seconds`` / ``dedup_seconds``: time spent in the two functions, summed over tasks
-    (seconds; for benchmarks)."""
-
-    generated: dict[str, int] = field(default_factory=dict)
-    distinct: dict[str, int] = field(default_factory=dict)
-    new: int = 0
-    broken: dict[str, tuple[int, str, bytes]] = field(default_factory=dict)
-    worst: dict[str, int] = field(default_factory=dict)
-    reached: set[str] = field(default_factory=set)
-    error: str | None = None
-    expand_seconds: float = 0.0
-    dedup_seconds: float = 0.0
-
-    def merge(self, other: Tally) -> Tally:
-        """Fold ``other`` into this tally (order-independent); returns self."""
-        for mine, theirs in ((self.generated, other.generated), (self.distinct, other.distinct)):
-            for key, n in theirs.items():
-                mine[key] = mine.get(key, 0) + n
-        self.new += other.new
-        for name, entry in other.broken.items():
-            if name not in self.broken or entry[:2] < self.broken[name][:2]:
-                self.broken[name] = entry
-        for name, fp in other.worst.items():
-            self.worst[name] = min(fp, self.worst.get(name, fp))
-        self.reached |= other.reached
-        self.expand_seconds += other.expand_seconds
-        self.dedup_seconds += other.dedup_seconds
-        self.error = min(filter(None, (self.error, other.error)), default=None)
-        return self
-
-
-def model(recipe: Any) -> tuple[Any, dict[Any, Any]]:
+def model(recipe: Recipe) -> tuple[Spec, dict[str, Any]]:
     """``(spec, {property name: property})`` for ``recipe``, built once per process."""
     built = _MODELS.get(recipe)
     if built is None:
@@ -109,7 +50,7 @@ def model(recipe: Any) -> tuple[Any, dict[Any, Any]]:
     return built
 
 
-def canonicaliser(recipe: Any) -> Any:
+def canonicaliser(recipe: Recipe) -> Any:
     """The canonical-form function of ``recipe``'s model (symmetry), built once per process."""
     spec, props = model(recipe)
     canon = _CANONS.get(recipe)
@@ -122,15 +63,23 @@ def _spec_error(exc: Exception) -> str:
     return f"the spec raised {type(exc).__name__}: {exc}"
 
 
-def expand(job: LevelJob, p: int) -> list[tuple[int, tuple[str, Any]]]:
-    """Map side of level ``job.k`` for partition ``p``: ``[(owner, (BUCKET, {fp: [parent fp,
-    label text, state bytes]}))]`` for each owner that gets successors, and one
-    ``(p, (TALLY, Tally))``. With ``job.symmetry`` successors are canonicalised
-    (``checker.symmetry``) before they are fingerprinted. Raises ``OSError`` if the frontier file is missing."""
-    if job.core == "compiled":
-        from checker.search import compiled_level as native_level
+def expand(job: LevelJob, p: int) -> list[tuple[int, Record]]:
+    """Map side of level ``job.k`` for partition ``p`` on ``job.core`` (``LevelCore.expand``).
+    Raises ``OSError`` if the frontier file is missing."""
+    return job.core.expand(job, p)
 
-        return native_level.expand(job, p, Tally)
+
+def dedup(job: LevelJob, p: int, records: Iterable[Record]) -> Tally:
+    """Reduce side of level ``job.k`` for partition ``p`` on ``job.core``
+    (``LevelCore.dedup``): returns the merged ``Tally``."""
+    return job.core.dedup(job, p, records)
+
+
+def _expand_reference(job: LevelJob, p: int) -> list[tuple[int, Record]]:
+    """``expand`` on the reference core: ``[(owner, (BUCKET, {fp: [parent fp, label text,
+    state bytes]}))]`` for each owner that gets successors, and one ``(p, (TALLY, Tally))``.
+    With ``job.symmetry`` successors are canonicalised (``checker.symmetry``) before they are
+    fingerprinted."""
     started = time.perf_counter()
     spec, props = model(job.recipe)
     frontier = store.read_frontier(job.work, job.k, p)
@@ -141,7 +90,7 @@ def expand(job: LevelJob, p: int) -> list[tuple[int, tuple[str, Any]]]:
     except Exception as exc:  # noqa: BLE001 -- a bug in the spec is reported, not raised
         tally.error, buckets = _spec_error(exc), []
     _drop_seen(job, buckets)
-    records: list[tuple[int, tuple[str, Any]]] = [
+    records: list[tuple[int, Record]] = [
         (owner, (BUCKET, bucket)) for owner, bucket in enumerate(buckets) if bucket
     ]
     tally.expand_seconds = time.perf_counter() - started
@@ -213,15 +162,10 @@ def _expand(
         shared[at], shared[at + 1] = len(frontier), sum(generated.values())
 
 
-def dedup(job: LevelJob, p: int, records: Any) -> Tally:
-    """Reduce side of level ``job.k`` for partition ``p``: merge the ``(kind, payload)``
-    records, keep fingerprints not seen before, write level ``k + 1``'s files for ``p``
-    (unless ``dry``) and check invariants on the new states. Returns the merged ``Tally``."""
-    if job.core == "compiled":
-        from checker.search import compiled_level as native_level
-
-        tally: Tally = native_level.dedup(job, p, records, Tally)
-        return tally
+def _dedup_reference(job: LevelJob, p: int, records: Iterable[tuple[str, Any]]) -> Tally:
+    """``dedup`` on the reference core: merge the ``(kind, payload)`` records, keep
+    fingerprints not seen before, write level ``k + 1``'s files for ``p`` (unless ``dry``) and
+    check invariants on the new states."""
     started = time.perf_counter()
     tally = Tally()
     candidates: dict[int, list[Any]] = {}
@@ -280,12 +224,14 @@ def check_invariants(job: LevelJob, states: Any, tally: Tally) -> None:
 
 def expand_to_files(job: LevelJob, p: int) -> Tally:
     """``expand`` for a process-pool executor: the buckets go to level files
-    (``store.write_bucket``) instead of a shuffle; returns the expand tally."""
+    (``store.write_bucket``) instead of a shuffle; returns the expand tally. The pool runs
+    the reference core (its buckets are dicts)."""
     tally = Tally()
-    for owner, (kind, payload) in expand(job, p):
-        if kind == TALLY:
+    for owner, (_, payload) in expand(job, p):
+        if isinstance(payload, Tally):
             tally = payload
         else:
+            assert isinstance(payload, dict), "the process pool runs the reference core"
             store.write_bucket(job.work, job.k, p, owner, payload)
     return tally
 
@@ -309,16 +255,45 @@ def run_in_driver(job: LevelJob) -> Tally:
     return total
 
 
-def probe(recipe: Any, core: str = "reference") -> tuple[str, list[int], str]:
+def probe(recipe: Recipe, core: LevelCore | None = None) -> tuple[str, list[int], str]:
     """What a worker computes for the start-up self-check: ``(Python version, fingerprints
-    of the initial states, why the compiled core cannot run here or "")``; the driver
-    compares it with its own."""
+    of the initial states, why ``core`` cannot run here or "")``; the driver compares it
+    with its own."""
     import sys
 
     spec, _ = model(recipe)
-    why = ""
-    if core == "compiled":
-        from checker.search.compiled_level import cannot_run
-
-        why = cannot_run(recipe)
+    why = core.cannot_run(recipe) if core is not None else ""
     return sys.version.split()[0], sorted(fingerprint(s) for s in spec.init_states()), why
+
+
+class ReferenceLevels:
+    """The level functions on the reference core (the Python model): a partition's frontier
+    is marshal'd states (``store.write_frontier``), a bucket a dict ``{fp: [parent fp, label
+    text, state bytes]}``. Stateless; ``REFERENCE`` is the one there is."""
+
+    name = "reference"
+    rows = False
+
+    def expand(self, job: LevelJob, p: int) -> list[tuple[int, Record]]:
+        return _expand_reference(job, p)
+
+    def dedup(self, job: LevelJob, p: int, records: Iterable[Record]) -> Tally:
+        return _dedup_reference(job, p, records)
+
+    def frontier(self, recipe: Recipe, fps: Fingerprints, states: Sequence[State]) -> Frontier:
+        return Frontier(fps, states=[encode(state) for state in states])
+
+    def write_frontier(self, work: str, k: int, p: int, frontier: Frontier) -> None:
+        store.write_frontier(work, k, p, list(zip(frontier.fps.tolist(), frontier.states or [])))
+
+    def read_frontier(self, work: str, k: int, p: int) -> Frontier:
+        items = store.read_frontier(work, k, p)
+        fps = np.array([fp for fp, _ in items], dtype=np.uint64)
+        return Frontier(fps, states=[data for _, data in items])
+
+    def cannot_run(self, recipe: Recipe) -> str:
+        return ""
+
+
+REFERENCE: LevelCore = ReferenceLevels()
+"""The reference core's level functions."""

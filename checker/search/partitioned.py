@@ -18,26 +18,26 @@ import numpy as np
 
 from checker.checkpoint.format import Frontier
 from checker.checkpoint.read import Loaded
-from checker.fingerprint import encode
 from checker.limits import DEPTH_REACHED, LimitReached, Limits, SpecFailed, signals_deferred
-from checker.model import Spec
+from checker.model import Recipe, Spec
 from checker.result import Step, Violation
 from checker.search import store
 from checker.search.bfs import Search
-from checker.search.level import LevelJob, Tally, run_in_driver
+from checker.search.job import LevelCore, LevelJob, Tally
+from checker.search.level import REFERENCE, run_in_driver
 from checker.trace import concrete_walk
 
 
 class PartitionedSearch(Search):
     """One partitioned search over ``recipe``'s model, its level files in ``work``, with
-    ``partitions`` P (set by the executor before ``search`` if 0). Subclasses decide where a
-    level runs (``run_level``)."""
+    ``partitions`` P (set by the executor before ``search`` if 0), its levels on ``core``
+    (``checker.search.job.LevelCore``). Subclasses decide where a level runs (``run_level``)."""
 
     engine = "partitioned"
 
     def __init__(
         self,
-        recipe: Any,
+        recipe: Recipe,
         spec: Spec,
         props: Any,
         limits: Limits,
@@ -45,11 +45,11 @@ class PartitionedSearch(Search):
         work: str,
         partitions: int,
         symmetry: bool = False,
-        core: str = "reference",
+        core: LevelCore = REFERENCE,
     ) -> None:
         super().__init__(spec, props, limits, on_progress, symmetry)
         self.recipe, self.work, self.partitions = recipe, work, partitions
-        self.core = core  # "compiled": levels on the compiled core (checker.search.compiled_level)
+        self.core = core
 
     def run_level(self, job: LevelJob, size: int) -> tuple[str, Tally]:
         """Run one level; return ``(where it ran, its tally)``. Here: in this process."""
@@ -92,24 +92,19 @@ class PartitionedSearch(Search):
     def _init_level(self) -> int:
         """Level 1 as the local engine does it, written to partition p's files."""
         level = self.initial_level()
-        owned: list[list[Any]] = [[] for _ in range(self.partitions)]
-        for fp in sorted(level):
-            owned[fp % self.partitions].append(fp)
-        for p, fps in enumerate(owned):
-            if self.core == "compiled":
-                from checker.search.compiled_level import encode_level
-
-                store.write_frontier_rows(
-                    self.work,
-                    1,
-                    p,
-                    np.array(fps, dtype=np.uint64),
-                    encode_level(self.recipe, [level[fp] for fp in fps]),
-                )
-            else:
-                store.write_frontier(self.work, 1, p, [(fp, encode(level[fp])) for fp in fps])
-            store.write_seen(self.work, 1, p, np.array(fps, dtype=np.uint64))
+        order = sorted(level)
+        fps = np.array(order, dtype=np.uint64)
+        self._write_frontier(1, self.core.frontier(self.recipe, fps, [level[fp] for fp in order]))
+        for p in range(self.partitions):
+            store.write_seen(self.work, 1, p, fps[fps % np.uint64(self.partitions) == p])
         return len(level)
+
+    def _write_frontier(self, k: int, frontier: Frontier) -> None:
+        """Write ``frontier`` (sorted by fingerprint, in the core's form) as level ``k``'s
+        frontier files, each partition its own states."""
+        owner = frontier.fps % np.uint64(self.partitions)
+        for p in range(self.partitions):
+            self.core.write_frontier(self.work, k, p, frontier.take(owner == p))
 
     def _level(self, k: int, size: int, dry: bool = False) -> Tally:
         job = LevelJob(
@@ -117,12 +112,12 @@ class PartitionedSearch(Search):
             self.work,
             self.partitions,
             k,
+            self.core,
             tuple(p.name for p in self.invariants),
             tuple(p.name for p in self.transitions),
             tuple(p.name for p in self.pending),
             dry,
             self.symmetry,
-            self.core,
         )
         started = time.perf_counter()
         where, tally = self.run_level(job, size)
@@ -179,15 +174,7 @@ class PartitionedSearch(Search):
         k, parts = self.stats.depth, range(self.partitions)
         if not self.front_size:
             return Frontier(np.empty(0, dtype=np.uint64), states=[])
-        if self.core == "compiled":
-            pairs = [store.read_frontier_rows(self.work, k, p) for p in parts]
-            return Frontier(
-                np.concatenate([f for f, _ in pairs]), rows=np.concatenate([r for _, r in pairs])
-            )
-        items = [item for p in parts for item in store.read_frontier(self.work, k, p)]
-        return Frontier(
-            np.array([fp for fp, _ in items], dtype=np.uint64), states=[data for _, data in items]
-        )
+        return Frontier.join([self.core.read_frontier(self.work, k, p) for p in parts])
 
     def _restore(self, loaded: Loaded) -> int:
         """Write ``loaded`` as this engine's level files (its parents per level, the seen set
@@ -207,29 +194,10 @@ class PartitionedSearch(Search):
         for p in range(P):
             store.write_seen(self.work, K, p, np.sort(np.concatenate(seen[p] or [store.EMPTY])))
         frontier = loaded.frontier().sorted()  # level files hold their states by fingerprint
-        fps = frontier.fps
-        owner = fps % np.uint64(P)
-        if self.core == "compiled":
-            from checker.search.compiled_level import encode_level
-
-            rows = (
-                frontier.rows
-                if frontier.rows is not None
-                else encode_level(self.recipe, self.frontier_states(frontier))
-            )
-            for p in range(P):
-                store.write_frontier_rows(self.work, K, p, fps[owner == p], rows[owner == p])
-        else:
-            data = (
-                frontier.states
-                if frontier.states is not None
-                else [encode(state) for state in self.frontier_states(frontier)]
-            )
-            for p in range(P):
-                store.write_frontier(
-                    self.work, K, p, [(int(fps[i]), data[i]) for i in np.flatnonzero(owner == p)]
-                )
-        return len(fps)
+        if (frontier.rows is not None) != self.core.rows:  # the other core's form
+            frontier = self.core.frontier(self.recipe, frontier.fps, self.frontier_states(frontier))
+        self._write_frontier(K, frontier)
+        return len(frontier)
 
     # -- traces -----------------------------------------------------------------------------
     def trace_to(self, fp: int, k: int) -> list[Step]:

@@ -25,10 +25,11 @@ from typing import Any
 
 from checker.checkpoint.saving import SaveOptions, run_search
 from checker.limits import Limits, Progress, interrupted
-from checker.model import Spec
+from checker.model import Recipe, Spec
 from checker.result import CheckResult
 from checker.search import level, store
-from checker.search.level import LevelJob, Tally, dedup_from_files, expand_to_files, run_in_driver
+from checker.search.job import LevelJob, Tally
+from checker.search.level import dedup_from_files, expand_to_files, run_in_driver
 from checker.search.partitioned import PartitionedSearch
 
 MIN_FRONTIER = 2_000
@@ -39,7 +40,7 @@ PR_SET_PDEATHSIG = 1
 
 
 def explore(
-    recipe: Any,
+    recipe: Recipe,
     workers: int,
     limits: Limits | None = None,
     on_progress: Callable[[Progress], None] | None = None,
@@ -48,7 +49,8 @@ def explore(
     saving: SaveOptions | None = None,
 ) -> CheckResult:
     """Explore ``recipe``'s model (``recipe.build() -> (spec, properties)``) on ``workers``
-    processes with ``workers`` fingerprint partitions; the result equals
+    processes with ``workers`` fingerprint partitions, on the reference core (the compiled
+    core's local engine is threads: ``checker.search.compiled``); the result equals
     ``checker.search.bfs.explore``'s (same ``symmetry``) in every count, verdict and counterexample.
 
     Raises ``SymmetryError`` as ``checker.search.bfs.explore`` does. The spec's own exceptions give
@@ -137,7 +139,7 @@ class PoolSearch(PartitionedSearch):
 
     def __init__(
         self,
-        recipe: Any,
+        recipe: Recipe,
         spec: Spec,
         props: Any,
         limits: Any,

@@ -18,9 +18,10 @@ from typing import Any
 
 import numpy as np
 
+from checker.model import CompiledModel, Spec
 from checker.native.build import NativeUnavailable
 from checker.native.core import MAX_ACTIONS, Core
-from checker.properties import INVARIANT, SOMETIMES, TRANSITION
+from checker.properties import INVARIANT, SOMETIMES, TRANSITION, Property
 from checker.simulate.walks import (
     DEADLOCK,
     DEPTH,
@@ -61,7 +62,9 @@ class CompiledWalks:
     Raises ``NativeUnavailable`` when a property has no compiled form, a weight is not
     finite, the core cannot be built or loaded, or its generator is not this Python's."""
 
-    def __init__(self, model: Any, spec: Any, props: Sequence[Any], plan: WalkPlan) -> None:
+    def __init__(
+        self, model: CompiledModel, spec: Spec, props: Sequence[Property], plan: WalkPlan
+    ) -> None:
         missing = [p.name for p in props if p.name not in model.property_bits]
         if missing:
             raise NativeUnavailable(f"property {missing[0]} has no compiled form")

@@ -14,14 +14,18 @@ import functools
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from checker.limits import INTERRUPTED
+from checker.model import Recipe, compiled_model
 from checker.properties import SOMETIMES
 from checker.result import EXIT_CODES, CheckResult, Stats, Status, peak_rss_mb
-from checker.search import pool
+from checker.search import CoreName, choose_core, pool
 from checker.simulate.shrink import BUDGET, Shrunk, shrink
 from checker.simulate.walks import Batch, WalkPlan, run_batch
+
+if TYPE_CHECKING:
+    from checker.simulate.compiled import CompiledWalks
 
 CHUNK = 20
 """Walks per task (walks): small enough for an even spread, large enough to amortise a task."""
@@ -95,33 +99,37 @@ def _built(recipe: Any) -> tuple[Any, list[Any]]:
 
 @functools.lru_cache(maxsize=4)
 def compiled_walks(
-    recipe: Any, plan: WalkPlan, on_compile: Any = None, certified: bool = True
-) -> tuple[Any, str]:
+    recipe: Recipe,
+    plan: WalkPlan,
+    on_compile: Callable[[float], None] | None = None,
+    certified: bool = True,
+    core: CoreName = "compiled",
+) -> tuple[CompiledWalks | None, str]:
     """``(walker, "")``: ``recipe``'s walks on its compiled core
-    (``checker.simulate.compiled.CompiledWalks``, built once per process), or ``(None, why not)``
-    when the model has none (``recipe.compiled(certified)``) or it cannot run here. A worker
-    passes ``certified`` False: its driver chose the core and checked its certificate."""
+    (``checker.simulate.compiled.CompiledWalks``, built once per process), or ``(None, why
+    not)`` when ``checker.search.choose_core`` picks the reference core for ``core`` (the
+    library built first if need be, ``on_compile`` told) or the walks cannot run on it. A
+    worker passes ``certified`` False: its driver chose the core and checked its
+    certificate."""
     from checker.native.build import NativeUnavailable
     from checker.simulate.compiled import CompiledWalks
 
-    model, why = (
-        recipe.compiled(certified) if hasattr(recipe, "compiled") else (None, "no compiled core")
-    )
+    spec, props = _built(recipe)
+    if certified:
+        chosen = choose_core(spec, props, core, on_compile=on_compile)
+        model, why = chosen.model, chosen.why
+    else:
+        model, why = compiled_model(spec)
     if model is None:
         return None, why
-    spec, props = _built(recipe)
     try:
-        if on_compile is not None:  # build the library here, saying so, before any worker does
-            from checker.native.build import load
-
-            load(model.name, model.sources, model.headers, on_compile)
         return CompiledWalks(model, spec, props, plan), ""
     except NativeUnavailable as exc:
         return None, str(exc)
 
 
 def walk_chunk(
-    recipe: Any, plan: WalkPlan, start: int, count: int, core: str = "reference"
+    recipe: Recipe, plan: WalkPlan, start: int, count: int, core: CoreName = "reference"
 ) -> Batch | str:
     """Walks ``start .. start + count - 1`` of ``recipe``'s model (built once per process) on
     ``core`` (``compiled`` falls back to the reference where the compiled core cannot run:
@@ -149,10 +157,10 @@ def simulate(
     time_limit: float | None = None,
     workers: int = 1,
     on_progress: Callable[[Tick], None] | None = None,
-    spark: Callable[[Any, WalkPlan, str], tuple[Runner, int, str]] | None = None,
+    spark: Callable[[Any, WalkPlan, CoreName], tuple[Runner, int, str]] | None = None,
     budget: int = BUDGET,
     until: Callable[[Batch], bool] | None = None,
-    core: str = "reference",
+    core: CoreName = "reference",
     on_compile: Callable[[float], None] | None = None,
     resume: tuple[int, Batch] | None = None,
     on_wave: Callable[[int, Batch], None] | None = None,
@@ -180,13 +188,9 @@ def simulate(
     began = time.perf_counter()
     first, total = resume or (0, Batch())
     result = Simulation(plan, total, tuple(props))
-    if core == "compiled":
-        why = compiled_walks(recipe, plan, on_compile)[1]
-        core, result.core = (
-            ("compiled", "compiled") if not why else ("reference", f"reference ({why})")
-        )
-    else:
-        result.core = f"reference (--core {core})"
+    walker, why = compiled_walks(recipe, plan, on_compile, core=core)
+    core = "compiled" if walker is not None else "reference"  # what the workers run
+    result.core = core if walker is not None else f"reference ({why})"
     executor = None
     if spark is not None:
         runner, width, result.engine = spark(recipe, plan, core)

@@ -19,10 +19,11 @@ from typing import Any
 
 from checker.checkpoint.saving import SaveOptions, run_search
 from checker.limits import Limits, Progress
-from checker.model import Spec
+from checker.model import Recipe, Spec
 from checker.result import CheckResult
 from checker.search import store
-from checker.search.level import LevelJob, Tally, run_in_driver
+from checker.search.job import LevelCore, LevelJob, Tally
+from checker.search.level import REFERENCE, run_in_driver
 from checker.search.partitioned import PartitionedSearch
 from checker.spark import connect, session
 from checker.spark.session import SparkOptions, SparkUnavailable
@@ -31,19 +32,21 @@ __all__ = ["SparkOptions", "SparkUnavailable", "explore"]
 
 
 def explore(
-    recipe: Any,
+    recipe: Recipe,
     limits: Limits | None = None,
     on_progress: Callable[[Progress], None] | None = None,
     options: SparkOptions | None = None,
     symmetry: bool = False,
-    core: str = "reference",
+    core: LevelCore = REFERENCE,
     saving: SaveOptions | None = None,
 ) -> CheckResult:
     """Explore ``recipe``'s model (``recipe.build() -> (spec, properties)``, picklable) with the
     Spark engine; the result equals ``checker.search.bfs.explore``'s in counts, depth, verdicts and
     counterexamples (with ``symmetry`` as ``checker.search.bfs.explore`` with it). ``core``:
-    ``compiled`` runs every level on the model's compiled core (``checker.search.compiled_level``; the
-    same answers), ``reference`` on the Python model. ``saving``: checkpoints and resume
+    the level functions every level runs (``checker.search.job.LevelCore``:
+    ``checker.search.compiled_level.COMPILED`` on the model's compiled core, the same
+    answers; ``checker.search.level.REFERENCE`` on the Python model; the engine's choice is
+    ``checker.search.choose_core``'s). ``saving``: checkpoints and resume
     (``checker.checkpoint.saving``; the driver writes them).
 
     Raises ``SparkUnavailable`` (exit 5) when Spark cannot run: no Java, the JVM or a job
@@ -67,14 +70,14 @@ class SparkSearch(PartitionedSearch):
 
     def __init__(
         self,
-        recipe: Any,
+        recipe: Recipe,
         spec: Spec,
         props: Any,
         limits: Limits,
         on_progress: Any,
         options: SparkOptions,
         symmetry: bool = False,
-        core: str = "reference",
+        core: LevelCore = REFERENCE,
     ) -> None:
         work = options.work_dir or tempfile.mkdtemp(prefix="levels-", dir=session.session_folder())
         super().__init__(

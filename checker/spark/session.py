@@ -28,7 +28,10 @@ from pathlib import Path
 from typing import Any
 
 from checker import limits
+from checker.model import Recipe
 from checker.search import level
+from checker.search.job import LevelCore, LevelJob, Tally
+from checker.search.level import REFERENCE
 from checker.spark import connect, lifecycle
 from checker.spark.java import JavaNotFound, find_java
 
@@ -196,10 +199,10 @@ def _bundle(folder: Path) -> Path:
     return target
 
 
-def check_workers(sc: Any, recipe: Any, partitions: int, core: str = "reference") -> None:
+def check_workers(sc: Any, recipe: Recipe, partitions: int, core: LevelCore = REFERENCE) -> None:
     """Run the probe job: every task must build the model and fingerprint the initial states
-    as the driver does, and with ``core`` ``compiled`` load the compiled core. Raises
-    ``SparkUnavailable`` naming the difference."""
+    as the driver does, and be able to run ``core`` (``LevelCore.cannot_run``: the compiled
+    core loads). Raises ``SparkUnavailable`` naming the difference."""
     expected = level.probe(recipe)
     try:
         seen = (
@@ -250,7 +253,7 @@ def job_error(exc: Exception) -> str:
     return (useful or lines or [type(exc).__name__])[-1][:300]
 
 
-def run_level(sc: Any, job: level.LevelJob, on_tasks: Any = None) -> level.Tally:
+def run_level(sc: Any, job: LevelJob, on_tasks: Any = None) -> Tally:
     """Level ``job.k`` as one Spark job with one shuffle; returns the merged tally.
 
     Each job starts from ``parallelize(range(P))`` and all state between levels is in the
@@ -263,7 +266,7 @@ def run_level(sc: Any, job: level.LevelJob, on_tasks: Any = None) -> level.Tally
         return _run_level(sc, job, partitions)
 
 
-def _run_level(sc: Any, job: level.LevelJob, partitions: int) -> level.Tally:
+def _run_level(sc: Any, job: LevelJob, partitions: int) -> Tally:
     try:
         tallies = (
             sc.parallelize(range(partitions), partitions)
@@ -276,7 +279,7 @@ def _run_level(sc: Any, job: level.LevelJob, partitions: int) -> level.Tally:
         )
     except Exception as exc:  # noqa: BLE001 -- Py4J/Python errors from the cluster
         raise job_failed(f"the Spark job of level {job.k}", exc) from None
-    total = level.Tally()
+    total = Tally()
     for tally in tallies:
         total.merge(tally)
     return total

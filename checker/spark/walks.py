@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from checker.search import CoreName
 from checker.spark import session
 from checker.spark.engine import local_cores
 
@@ -19,7 +20,7 @@ WAVE_PER_PARTITION = 32
 """Chunks per partition in one Spark job (one wave)."""
 
 
-def runner(recipe: Any, plan: Any, options: Any, core: str = "reference") -> Any:
+def runner(recipe: Any, plan: Any, options: Any, core: CoreName = "reference") -> Any:
     """``(run_wave, chunks per wave, engine text)`` for ``checker.simulate.simulation.simulate``.
 
     ``core``: the core each task walks on (``checker.simulate.simulation.walk_chunk``).
@@ -52,11 +53,11 @@ def runner(recipe: Any, plan: Any, options: Any, core: str = "reference") -> Any
     return run_wave, partitions * WAVE_PER_PARTITION, f"spark ({partitions} partitions)"
 
 
-def on(options: Any) -> Callable[[Any, Any, str], tuple[Any, int, str]]:
+def on(options: Any) -> Callable[[Any, Any, CoreName], tuple[Any, int, str]]:
     """The ``spark`` argument of ``checker.simulate.simulation.simulate`` for the Spark session
     ``options`` (``checker.spark.session.SparkOptions``): ``runner`` with them bound."""
 
-    def runners(recipe: Any, plan: Any, core: str) -> tuple[Any, int, str]:
+    def runners(recipe: Any, plan: Any, core: CoreName) -> tuple[Any, int, str]:
         outcome: tuple[Any, int, str] = runner(recipe, plan, options, core)
         return outcome
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from functools import partial
 from operator import itemgetter
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from checker.model import ActionSpec, Label, Refusal
 from spec.kafka import (
@@ -45,6 +46,9 @@ from spec.kafka.state import (
     initial_state,
 )
 from spec.tuples import LastTwo
+
+if TYPE_CHECKING:
+    from spec.kafka.native import Codec
 
 ACTIONS = (
     ("Produce", actions.produce),
@@ -200,6 +204,20 @@ class KafkaSpec(ActionSpec):
         )
 
     # -- checker.model.Spec -----------------------------------------------------------------
+    def compiled_model(self) -> tuple[Codec | None, str]:
+        """``(its compiled core's codec, "")`` (``spec.kafka.native``), or ``(None, why
+        not)``: a truncation rule of the team's own (named by its file), bounds past the
+        core's."""
+        from spec.kafka import native
+
+        why = native.unsupported(self)
+        if why is None:
+            return native.codec(self), ""
+        variant_file = self.config.variant_file
+        if variant_file and why.startswith("user variant"):
+            why = f"user variant {Path(variant_file).name}"
+        return None, why
+
     def liveness(self) -> list[Any]:
         """The progress properties (``spec.kafka.progress``)."""
         return progress.properties(self.variant.elr)

@@ -3,12 +3,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from checker.model import ActionSpec, Label
 from checker.properties import INVARIANT, Property
 from spec.tla import async_isr as m
 from spec.tla.config import TlaConfig
+
+if TYPE_CHECKING:
+    from spec.tla.native.async_codec import Codec
 
 
 class _Labels:
@@ -55,6 +58,14 @@ class AsyncIsrSpec(ActionSpec):
         self.labels = _Labels(self.config.replicas)
         self.next_actions = m.NEXT
         self.set_actions(m.NEXT)
+
+    def compiled_model(self) -> tuple[Codec | None, str]:
+        """``(its compiled core's codec, "")`` (``spec.tla.native.async_codec``), or ``(None,
+        why not)``: bounds past the core's."""
+        from spec.tla.native import async_codec
+
+        why = async_codec.unsupported(self)
+        return (None, why) if why else (async_codec.codec(self), "")
 
     def init_states(self) -> list[tuple[Any, ...]]:
         """The module's single initial state."""

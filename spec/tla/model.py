@@ -8,7 +8,7 @@ are those TLC reports for the same constants (with ``--symmetry``, TLC's counts 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from checker.model import ActionSpec, Label
 from spec.tla import actions as a
@@ -29,6 +29,9 @@ from spec.tla.state import (
     RSTATES,
     initial_state,
 )
+
+if TYPE_CHECKING:
+    from spec.tla.native import Codec
 
 SHARED = [
     ("ControllerElectLeader", a.controller_elect_leader),
@@ -164,6 +167,14 @@ class TlaSpec(ActionSpec):
         )
         self.set_actions(self.next_actions)  # the variant's Next disjuncts
         self.symmetric_ids = self.config.replicas
+
+    def compiled_model(self) -> tuple[Codec | None, str]:
+        """``(its compiled core's codec, "")`` (``spec.tla.native``), or ``(None, why not)``:
+        bounds past the core's."""
+        from spec.tla import native
+
+        why = native.unsupported(self)
+        return (None, why) if why else (native.codec(self), "")
 
     def liveness(self) -> list[Any]:
         """The liveness properties (``spec.tla.liveness``)."""
