@@ -41,6 +41,20 @@ HEADERS = (
     HERE / "lgraph.h",
 )
 FLAGS = ("-O2", "-std=gnu11", "-shared", "-fPIC", "-pthread", "-fno-strict-aliasing")
+SANITIZE = (
+    "-O1",
+    "-g",
+    "-fno-omit-frame-pointer",
+    "-Wall",
+    "-Wextra",
+    "-Werror",
+    "-fsanitize=address,undefined",
+    "-fno-sanitize-recover=undefined",
+)
+"""Flags added when ``$HWCHECK_SANITIZE`` is set (``tests/test_native_sanitize.py``): every
+warning an error, AddressSanitizer and UndefinedBehaviorSanitizer stopping at the first
+report. Such a library loads only in a process started with the sanitizer runtime preloaded
+(``LD_PRELOAD`` of the compiler's ``libasan.so``)."""
 
 
 class NativeUnavailable(RuntimeError):
@@ -48,13 +62,25 @@ class NativeUnavailable(RuntimeError):
     broken cache); the message says why in one line. Callers fall back to the reference."""
 
 
+def sanitized() -> bool:
+    """Whether this process builds and loads the sanitized cores (``$HWCHECK_SANITIZE``)."""
+    return bool(os.environ.get("HWCHECK_SANITIZE"))
+
+
+def flags() -> tuple[str, ...]:
+    """The compiler flags: ``FLAGS``, then ``SANITIZE`` when ``sanitized()``."""
+    return FLAGS + SANITIZE if sanitized() else FLAGS
+
+
 def cache_dir() -> Path:
     """Where built cores live: ``$HWCHECK_CACHE``, else ``$XDG_CACHE_HOME/hwcheck``, else
-    ``~/.cache/hwcheck``."""
+    ``~/.cache/hwcheck``; its folder ``sanitized`` when ``sanitized()``."""
     if os.environ.get("HWCHECK_CACHE"):
-        return Path(os.environ["HWCHECK_CACHE"])
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "hwcheck"
+        folder = Path(os.environ["HWCHECK_CACHE"])
+    else:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        folder = Path(base) / "hwcheck"
+    return folder / "sanitized" if sanitized() else folder
 
 
 def compiler() -> list[str]:
@@ -82,7 +108,7 @@ def load(
     everything = [*ENGINE_SOURCES, *sources, *HEADERS, *headers]
     cc = compiler()
     digest = hashlib.sha256()
-    for part in (*cc, *FLAGS, platform.machine(), platform.python_implementation()):
+    for part in (*cc, *flags(), platform.machine(), platform.python_implementation()):
         digest.update(part.encode() + b"\0")
     try:
         texts = {Path(path).name: _read(Path(path)) for path in everything}
@@ -151,7 +177,8 @@ def _compile(
         raise NativeUnavailable(
             f"cannot write the compiled core's cache {folder}: {exc.strerror}"
         ) from None
-    command = [*cc, *FLAGS, f"-I{build}", *[os.path.join(build, n) for n in sources], "-o", partial]
+    paths = [os.path.join(build, n) for n in sources]
+    command = [*cc, *flags(), f"-I{build}", *paths, "-o", partial]
     start = time.perf_counter()
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=300, check=False)
