@@ -1,8 +1,23 @@
-"""Helpers for the compiled cores' row codecs (``spec/*/native``): replica sets as bit masks."""
+"""Helpers for the compiled cores' row codecs (``spec/*/native``): replica sets as bit masks,
+and the label layout the codecs are handed."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
+
+
+class LabelLayout(Protocol):
+    """How a label code holds an action and its arguments (``checker.native.layout.Layout``,
+    read from ``checker/native/labels.h``): a codec builds its label table with it."""
+
+    @property
+    def arg_bits(self) -> int:
+        """Bits per argument."""
+        ...
+
+    def code(self, action: int, *args: int) -> int:
+        """The code of ``action`` with up to three arguments."""
+        ...
 
 
 def mask(members: Any) -> int:

@@ -15,7 +15,7 @@ import numpy as np
 
 from checker.liveness.graph import GraphTooLarge
 from checker.native.build import NativeUnavailable, load
-from checker.native.core import view
+from checker.native.core import NLABELS, view
 
 Array = np.ndarray[Any, Any]
 NO_PARENT = 0xFFFFFFFF
@@ -110,7 +110,7 @@ class CompiledGraph:
 
     def codes(self) -> Array:
         """The label codes in label id order: first kept along the edges, in state order."""
-        first = np.zeros(65536, dtype=np.int64)
+        first = np.zeros(NLABELS, dtype=np.int64)
         self.lib.lg_first_codes(self.handle, first.ctypes.data)
         present = np.flatnonzero(first >= 0)
         return present[np.argsort(first[present])]

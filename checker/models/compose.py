@@ -15,6 +15,7 @@ from typing import Any
 import invariants
 from checker.model import Spec
 from checker.native import certificate
+from checker.native.layout import LAYOUT
 from checker.properties import SOMETIMES, Property
 from spec.kafka import Config, KafkaSpec
 from spec.kafka import native as kafka_native
@@ -105,10 +106,10 @@ def compiled_model(spec: Any, certified: bool = True) -> tuple[Any, str]:
 def _compiled_model(spec: Any) -> tuple[Any, str]:
     if isinstance(spec, AsyncIsrSpec):
         why = async_codec.unsupported(spec)
-        return (None, why) if why else (async_codec.codec(spec), "")
+        return (None, why) if why else (async_codec.codec(spec, LAYOUT), "")
     if getattr(spec, "name", "") == "tla":
         why = tla_native.unsupported(spec)
-        return (None, why) if why else (tla_native.codec(spec), "")
+        return (None, why) if why else (tla_native.codec(spec, LAYOUT), "")
     if getattr(spec, "name", "") != "kafka":
         return None, f"the {getattr(spec, 'name', '?')} model has no compiled core"
     why = kafka_native.unsupported(spec)
@@ -117,7 +118,7 @@ def _compiled_model(spec: Any) -> tuple[Any, str]:
         if variant_file and why.startswith("user variant"):
             why = f"user variant {Path(variant_file).name}"
         return None, why
-    return kafka_native.codec(spec), ""
+    return kafka_native.codec(spec, LAYOUT), ""
 
 
 def make_config(model: str, given: dict[str, Any]) -> Any:

@@ -31,8 +31,13 @@ void eng_check_rows(Engine *e, const uint8_t *rows, int64_t n, uint32_t mask, ui
 }
 /* Generated successors per action index (MODEL_MAX_ACTIONS counts). */
 const int64_t *eng_generated(const Engine *e) { return e->generated; }
-/* MODEL_MAX_ACTIONS, and every label code's action index (model_action_of) into out[65536]. */
-int eng_max_actions(void) { return MODEL_MAX_ACTIONS; }
+/* labels.h's layout (checker.native.layout.Layout.numbers): bits, shift, argument bits,
+ * action codes, action indices; and every label code's action index (model_action_of) into
+ * out[LABEL_CODES]. */
+void eng_label_layout(int32_t *out) {
+    out[0] = LABEL_BITS; out[1] = LABEL_SHIFT; out[2] = LABEL_ARG_BITS; out[3] = LABEL_ACTIONS;
+    out[4] = MODEL_MAX_ACTIONS;
+}
 void eng_action_table(uint8_t *out) {
     for (int code = 0; code < NLABELS; code++) out[code] = (uint8_t)model_action_of((uint16_t)code);
 }

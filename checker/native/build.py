@@ -39,6 +39,7 @@ HEADERS = (
     HERE / "rows.h",
     HERE / "xxh3.h",
     HERE / "lgraph.h",
+    HERE / "labels.h",
 )
 FLAGS = ("-O2", "-std=gnu11", "-shared", "-fPIC", "-pthread", "-fno-strict-aliasing")
 SANITIZE = (
@@ -111,7 +112,7 @@ def load(
     for part in (*cc, *flags(), platform.machine(), platform.python_implementation()):
         digest.update(part.encode() + b"\0")
     try:
-        texts = {Path(path).name: _read(Path(path)) for path in everything}
+        texts = {Path(path).name: read_source(Path(path)) for path in everything}
     except (OSError, KeyError) as exc:
         raise NativeUnavailable(f"a source of the compiled core is missing: {exc}") from None
     if len(texts) != len(everything):
@@ -147,7 +148,7 @@ def load(
     return lib
 
 
-def _read(path: Path) -> bytes:
+def read_source(path: Path) -> bytes:
     """A source file's bytes, also when hwcheck runs from a zip (a Spark cluster's executors
     import it from the bundle the driver ships): then the path runs through the zip file.
     Raises ``OSError`` or ``KeyError`` when it is in neither."""
@@ -220,7 +221,7 @@ def _declare(lib: ctypes.CDLL) -> None:
         "eng_next_labels": (p, [p]),
         "eng_next_bad": (p, [p]),
         "eng_generated": (p, [p]),
-        "eng_max_actions": (i32, []),
+        "eng_label_layout": (None, [p]),
         "eng_action_table": (None, [p]),
         "eng_guard_mask": (u32, [p]),
         "eng_broken": (i32, [p, i32, p, p, p]),

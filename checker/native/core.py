@@ -16,11 +16,12 @@ from typing import Any
 import numpy as np
 
 from checker.native.build import NativeUnavailable, load
+from checker.native.layout import LAYOUT
 
-NLABELS = 65536
+NLABELS = LAYOUT.codes
 ALL = 0xFFFFFFFF
-MAX_ACTIONS = 32
-"""The most action indices a compiled model may use (``MODEL_MAX_ACTIONS`` in ``model.h``):
+MAX_ACTIONS = LAYOUT.max_actions
+"""The most action indices a compiled model may use (``MODEL_MAX_ACTIONS`` in ``labels.h``):
 the length of the per-action counts the engine and the walks fill."""
 
 
@@ -66,10 +67,12 @@ class Core:
         self.model = model
         self.handle = None
         self.lib = load(model.name, model.sources, model.headers, on_compile)
-        if self.lib.eng_max_actions() != MAX_ACTIONS:
+        numbers = np.zeros(5, dtype=np.int32)
+        self.lib.eng_label_layout(numbers.ctypes.data)
+        if tuple(numbers.tolist()) != LAYOUT.numbers():
             raise NativeUnavailable(
-                f"the compiled {model.name} core counts {self.lib.eng_max_actions()} actions, "
-                f"hwcheck {MAX_ACTIONS}"
+                f"the compiled {model.name} core's label layout is {numbers.tolist()}, "
+                f"hwcheck's {list(LAYOUT.numbers())}"
             )
         self.actions = np.zeros(NLABELS, dtype=np.uint8)
         """Per label code, its action index (``model_action_of``)."""

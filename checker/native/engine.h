@@ -5,7 +5,7 @@
 #include "model.h"
 #include "tables.h"
 
-#define NLABELS 65536
+#define NLABELS LABEL_CODES
 #define MAXBITS 32
 
 typedef struct {

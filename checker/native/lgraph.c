@@ -281,6 +281,6 @@ void lg_enabled(const LGraph *g, const uint64_t *of_code, const uint64_t *covere
 /* Per label code, the first edge that has it (-1: none): label ids are numbered in that
  * order (graph.py numbers labels as it first keeps an edge with them). */
 void lg_first_codes(const LGraph *g, int64_t *first) {
-    for (int i = 0; i < 65536; i++) first[i] = -1;
+    for (int i = 0; i < LABEL_CODES; i++) first[i] = -1;
     for (int64_t e = g->ne - 1; e >= 0; e--) first[g->lab[e]] = e;
 }

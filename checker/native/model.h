@@ -2,9 +2,9 @@
  *
  * A model state is a *row*: model_width() bytes, a canonical fixed-width encoding (equal
  * states have equal rows, so rows can be hashed and compared bytewise). A label is a 16-bit
- * code (action << 12 | its arguments, four bits each, from bit 8 down); the Python side of the model
- * turns codes back into checker.model.Label values and gives the engine each label's rank in
- * the order of label texts (the engines' tie-break).
+ * code (labels.h: an action code and its arguments); the Python side of the model turns codes
+ * back into checker.model.Label values and gives the engine each label's rank in the order of
+ * label texts (the engines' tie-break).
  *
  * Property bits: the model numbers its invariants, transition properties and "sometimes"
  * guards; the engine passes masks of the ones to check and gets masks back.
@@ -14,6 +14,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "labels.h"
 
 typedef struct Model Model;
 
@@ -27,12 +29,8 @@ int model_width(const Model *m);
 int model_max_successors(const Model *m);
 /* The largest marshal encoding of a state, in bytes. */
 int model_max_marshal(const Model *m);
-/* The most action indices a model may use (model_action_of's range): sizes the engine's
- * per-action counts and the Python side's arrays (checker.native.core.MAX_ACTIONS). */
-#define MODEL_MAX_ACTIONS 32
-
-/* The action index of a label code (0..MODEL_MAX_ACTIONS - 1; usually its top four bits), for
- * coverage statistics. */
+/* The action index of a label code (0..MODEL_MAX_ACTIONS - 1, labels.h; usually its action
+ * code), for coverage statistics. */
 int model_action_of(uint16_t label);
 
 /* Every successor of `row`: writes rows to `out` and label codes to `labels`; for each

@@ -27,7 +27,7 @@ import numpy as np
 from checker.model import Label
 from spec.kafka.native.labels import ACTION_NAMES, action_names, label_table
 from spec.kafka.native.params import RULES, params
-from spec.rows import mask, members
+from spec.rows import LabelLayout, mask, members
 
 HERE = Path(__file__).parent
 SOURCES = (
@@ -293,9 +293,9 @@ def _response_row(response: tuple[Any, ...] | None, r: int, diverging: bool) -> 
     return row + (list(response[5]) if len(response) > 5 else extra)
 
 
-def codec(spec: Any) -> Codec | None:
-    """The compiled core's codec for ``spec`` (a ``KafkaSpec``), or None when it has none
-    (``unsupported`` says why)."""
+def codec(spec: Any, layout: LabelLayout) -> Codec | None:
+    """The compiled core's codec for ``spec`` (a ``KafkaSpec``) with label codes in ``layout``,
+    or None when it has none (``unsupported`` says why)."""
     if unsupported(spec) is not None:
         return None
     config, variant = spec.config, spec.variant
@@ -311,7 +311,7 @@ def codec(spec: Any) -> Codec | None:
         fetcher=variant.fetcher_state,
         diverging=variant.truncate_on_fetch,
         params=params(spec),
-        labels=label_table(spec),
+        labels=label_table(spec, layout),
         action_names=action_names(variant.split_fetch, variant.async_isr, variant.elr),
         property_bits=PROPERTY_BITS,
     )

@@ -13,7 +13,7 @@
 #define MAXR 8  /* records: a log holds at most max_records records */
 #define MAXE 16 /* leader epochs 0..max_epoch */
 
-/* Action codes (the label's top four bits). Successors come in spec.kafka.model's order:
+/* Action codes (labels.h: the label's action). Successors come in spec.kafka.model's order:
  * ACTIONS (with split-fetch, Fetch's place holds FetchRequest, which takes A_FETCH's code,
  * then FetchResponse and LoseResponse; with hw-before-truncation, TruncateOnFetchResponse
  * follows the fetch actions; with async-isr, ShrinkIsr's and ExpandIsr's places hold their
@@ -24,12 +24,14 @@ enum {
     A_UNCLEAN_SHUTDOWN, A_FETCH_RESPONSE, A_LOSE_RESPONSE
 };
 /* UncleanElect and UncleanRecovery never share a model (elr replaces the one by the other),
- * so UncleanRecovery takes UncleanElect's code, A_UNCLEAN_ELECT. All sixteen codes are
+ * so UncleanRecovery takes UncleanElect's code, A_UNCLEAN_ELECT. All LABEL_ACTIONS codes are
  * taken, so TruncateOnFetchResponse(follower) shares FetchResponse's, told apart by its
  * second argument: LABEL(A_FETCH_RESPONSE, f, 1) (FetchResponse(f) has 0); its action index
  * (model_action_of) is A_TRUNCATE_ON_FETCH_RESPONSE. */
-#define LABEL(action, a, b) ((uint16_t)(((action) << 12) | ((a) << 8) | ((b) << 4)))
-#define A_TRUNCATE_ON_FETCH_RESPONSE 16
+#define LABEL(action, a, b) LABEL_OF(action, a, b, 0)
+#define A_TRUNCATE_ON_FETCH_RESPONSE LABEL_ACTIONS
+_Static_assert(A_LOSE_RESPONSE < LABEL_ACTIONS, "an action code past the label's bits");
+_Static_assert(A_TRUNCATE_ON_FETCH_RESPONSE < MODEL_MAX_ACTIONS, "an action index past the engine's counts");
 #define TRUNCATE_ON_FETCH_RESPONSE(f) LABEL(A_FETCH_RESPONSE, f, 1)
 
 /* Property bits (spec/kafka/native/__init__.py: PROPERTY_BITS). */

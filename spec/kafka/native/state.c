@@ -51,11 +51,11 @@ void model_free(Model *m) { free(m); }
 int model_width(const Model *m) { return m->width; }
 /* One more n than before truncation on fetch: TruncateOnFetchResponse. */
 int model_max_successors(const Model *m) { return 19 * m->n + 2 * m->n * (m->E + 2); }
-/* The label's top four bits, but TruncateOnFetchResponse, which shares FetchResponse's code
+/* The label's action code, but TruncateOnFetchResponse, which shares FetchResponse's code
  * (kafka.h), has an index of its own. */
 int model_action_of(uint16_t label) {
-    int action = label >> 12;
-    if (action == A_FETCH_RESPONSE && ((label >> 4) & 15) == 1) return A_TRUNCATE_ON_FETCH_RESPONSE;
+    int action = LABEL_ACTION(label);
+    if (action == A_FETCH_RESPONSE && LABEL_ARG(label, 1) == 1) return A_TRUNCATE_ON_FETCH_RESPONSE;
     return action;
 }
 

@@ -15,10 +15,11 @@ enum { A_CTRL_SHRINK, A_CTRL_HANDLE, A_LEADER_SHRINK, A_LEADER_EXPAND, A_WRITE, 
        A_REPLICATE };
 enum { P_VALID_HIGH_WATERMARK };
 
-/* Labels: action << 12; a replica in bits 8-11; a message's ISR mask in bits 4-11 and its
- * version in bits 0-3 (spec/tla/native/async_codec.py builds the same table). */
-#define LABEL_R(action, r) ((uint16_t)(((action) << 12) | ((r) << 8)))
-#define LABEL_M(action, isr, v) ((uint16_t)(((action) << 12) | ((isr) << 4) | (v)))
+/* Labels (labels.h): the action; a replica as the first argument; or a message's version as
+ * the third argument and its ISR mask from the second on, over the first (five bits: past one
+ * argument's four) (spec/tla/native/async_codec.py builds the same table). */
+#define LABEL_R(action, r) LABEL_OF(action, r, 0, 0)
+#define LABEL_M(action, isr, v) ((uint16_t)(LABEL_OF(action, 0, 0, v) | ((isr) << LABEL_ARG_BITS)))
 
 struct Model {
     int n, max_offset, max_version, messages, bytes, width;
@@ -78,7 +79,7 @@ Model *model_new(const int32_t *p, int np) {
 void model_free(Model *m) { free(m); }
 int model_width(const Model *m) { return m->width; }
 int model_max_successors(const Model *m) { return 4 * m->n + 2 * m->messages + 1; }
-int model_action_of(uint16_t label) { return label >> 12; }
+int model_action_of(uint16_t label) { return LABEL_ACTION(label); }
 int model_max_marshal(const Model *m) {
     int set = 5 + 5 * m->n;
     return 5 + 3 * set + 3 * 5 + 5 + 5 * m->n + 2 * (5 + m->messages * (5 + set + 5));

@@ -29,7 +29,7 @@ int model_width(const Model *m) { return m->width; }
  * (replica, request), as a request names one leader. */
 #define MAX_SUCC(n, e) (2 * (n) * (n) + 6 * (n) + ((n) + 1) * ((e) + 1) + 8)
 int model_max_successors(const Model *m) { return MAX_SUCC(m->n, m->E); }
-int model_action_of(uint16_t label) { return label >> 12; }
+int model_action_of(uint16_t label) { return LABEL_ACTION(label); }
 
 int model_max_marshal(const Model *m) {
     int n = m->n;

@@ -23,9 +23,10 @@ enum {
     P_TYPE_OK, P_HW_ADVANCES, P_TRUNCATION_REMOVES, P_SECOND_ELECTION
 };
 
-/* Label codes: the action's position in the variant's Next << 12, then up to three
- * arguments of four bits each. */
-#define LABEL3(action, a, b, c) ((uint16_t)(((action) << 12) | ((a) << 8) | ((b) << 4) | (c)))
+/* Label codes (labels.h): the action's position in the variant's Next, then up to three
+ * arguments. */
+#define LABEL3(action, a, b, c) LABEL_OF(action, a, b, c)
+_Static_assert(MAXA <= LABEL_ACTIONS, "an action code past the label's bits");
 
 /* One replica: its log (prefix of the spec's slots) and its replica state
  * (hw, leader epoch (-1: Nil), leader (-1: NONE), ISR as a bit mask). */
