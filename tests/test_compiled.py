@@ -369,6 +369,25 @@ def test_no_compiler_falls_back_to_the_reference_in_one_line(tmp_path, monkeypat
     assert "reference (no C compiler" in result.output and "Traceback" not in result.output
 
 
+def test_bounds_the_core_refuses_fall_back_in_one_line(tmp_path, monkeypatch):
+    """Bounds past what the compiled core holds (here 8 records, let past the Python side's
+    own check) are refused by ``model_new`` with its reason, in one line, and the reference
+    core runs."""
+    monkeypatch.setattr(kafka_native, "unsupported", lambda spec: None)
+    result = _explore_cli(
+        "--replicas", "1", "--max-records", "8", "--max-epoch", "1", "--out", str(tmp_path)
+    )
+    assert result.exit_code == 13, result.output  # a guard unreached at these bounds
+    notes = [line for line in result.output.splitlines() if line.startswith("Note:")]
+    assert notes == [
+        (
+            "Note: the compiled core cannot run here (the compiled kafka core does not take "
+            "this run: max_records 8 outside 0..7); using the reference core."
+        )
+    ]
+    assert "Traceback" not in result.output
+
+
 def test_a_broken_cache_is_rebuilt_and_the_first_build_says_so(tmp_path):
     """In fresh processes: the first run builds the core and says so once; a cache entry
     that is not a library is rebuilt (saying so, as every build does), with no fallback."""

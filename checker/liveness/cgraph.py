@@ -9,13 +9,14 @@ and the rows. The walks the liveness check needs run in C over it.
 
 from __future__ import annotations
 
+import ctypes
 from typing import Any
 
 import numpy as np
 
 from checker.liveness.graph import GraphTooLarge
 from checker.native.build import NativeUnavailable, load
-from checker.native.core import NLABELS, view
+from checker.native.core import NLABELS, model_params, refused, view
 
 Array = np.ndarray[Any, Any]
 NO_PARENT = 0xFFFFFFFF
@@ -29,10 +30,11 @@ class CompiledGraph:
     def __init__(self, model: Any, init_rows: list[bytes], max_states: int) -> None:
         self.handle = None
         self.lib = load(model.name, model.sources, model.headers)
-        params = np.array(model.params, dtype=np.int32)
-        self.handle = self.lib.lg_new(params.ctypes.data, len(params))
+        params = model_params(self.lib, model)
+        why = ctypes.create_string_buffer(200)
+        self.handle = self.lib.lg_new(ctypes.byref(params), why, len(why))
         if not self.handle:
-            raise NativeUnavailable(f"the compiled {model.name} core does not take these bounds")
+            raise refused(model, why)
         self.width = int(self.lib.lg_width(self.handle))
         if self.width != model.width:
             self.close()

@@ -5,6 +5,8 @@
 #include "xxh3.h"
 
 int eng_width(const Engine *e) { return e->width; }
+/* model_new's parameter names, in its struct's order, each followed by a space (model.h). */
+const char *eng_param_names(void) { return model_param_names(); }
 Model *eng_model(Engine *e) { return e->m; }
 int eng_max_marshal(const Engine *e) { return model_max_marshal(e->m); }
 

@@ -206,7 +206,8 @@ def _declare(lib: ctypes.CDLL) -> None:
     """Argument and result types of engine.c's functions."""
     p, i32, i64, u32 = ctypes.c_void_p, ctypes.c_int32, ctypes.c_int64, ctypes.c_uint32
     signatures = {
-        "eng_new": (p, [p, i32, p, u32, u32, u32, i32, i32]),
+        "eng_new": (p, [p, p, u32, u32, u32, i32, i32, p, ctypes.c_size_t]),
+        "eng_param_names": (ctypes.c_char_p, []),
         "eng_free": (None, [p]),
         "eng_width": (i32, [p]),
         "eng_max_marshal": (i32, [p]),
@@ -240,7 +241,7 @@ def _declare(lib: ctypes.CDLL) -> None:
         "hwcheck_xxh3": (ctypes.c_uint64, [p, ctypes.c_size_t]),
         "hwcheck_mt_draws": (None, [p, p, i32, p]),
         "eng_walk": (i32, [p, p, i32, p, p, u32, u32, u32, p, p, p, p, p, p, p]),
-        "lg_new": (p, [p, i32]),
+        "lg_new": (p, [p, p, ctypes.c_size_t]),
         "lg_free": (None, [p]),
         "lg_build": (i64, [p, p, i64, i64]),
         "lg_width": (i32, [p]),

@@ -35,6 +35,34 @@ def label_ranks(labels: dict[int, Any]) -> np.ndarray[Any, Any]:
     return ranks
 
 
+def model_params(lib: ctypes.CDLL, model: Any) -> ctypes.Structure:
+    """``model_new``'s parameters for ``model`` (``model.params``: name to int): a
+    ``ctypes.Structure`` of int32 fields in the order the library names them
+    (``eng_param_names``). Raises ``NativeUnavailable`` when the names differ."""
+    names = tuple(lib.eng_param_names().decode().split())
+    given = dict(model.params)
+    if sorted(names) != sorted(given):
+        extra = sorted(set(names) ^ set(given))
+        raise NativeUnavailable(
+            f"the compiled {model.name} core's parameters are not its codec's ({extra[0]})"
+        )
+    struct = _STRUCTS.get(names)
+    if struct is None:
+        fields = [(name, ctypes.c_int32) for name in names]
+        struct = _STRUCTS[names] = type("ModelParams", (ctypes.Structure,), {"_fields_": fields})
+    return struct(**{name: int(given[name]) for name in names})
+
+
+_STRUCTS: dict[tuple[str, ...], type[ctypes.Structure]] = {}
+
+
+def refused(model: Any, why: Any) -> NativeUnavailable:
+    """The error for an engine or graph the library would not make: ``why`` is the reason it
+    wrote (a ``ctypes`` string buffer)."""
+    reason = why.value.decode(errors="replace") or "no reason given"
+    return NativeUnavailable(f"the compiled {model.name} core does not take this run: {reason}")
+
+
 def view(address: int, dtype: Any, count: int, width: int = 0) -> np.ndarray[Any, Any]:
     """A numpy view of ``count`` items (rows of ``width`` items when given) at ``address``,
     memory the C side owns: valid until the engine call that changes it; copy to keep."""
@@ -77,20 +105,22 @@ class Core:
         self.actions = np.zeros(NLABELS, dtype=np.uint8)
         """Per label code, its action index (``model_action_of``)."""
         self.lib.eng_action_table(self.actions.ctypes.data)
-        params = np.array(model.params, dtype=np.int32)
+        params = model_params(self.lib, model)
         self.ranks = label_ranks(model.labels)
+        why = ctypes.create_string_buffer(200)
         self.handle = self.lib.eng_new(
-            params.ctypes.data,
-            len(params),
+            ctypes.byref(params),
             self.ranks.ctypes.data,
             inv,
             trans,
             guards,
             int(symmetry),
             threads,
+            why,
+            len(why),
         )
         if not self.handle:
-            raise NativeUnavailable(f"the compiled {model.name} core does not take these bounds")
+            raise refused(model, why)
         self.width = self.lib.eng_width(self.handle)
         if self.width != model.width:
             self.close()

@@ -165,11 +165,14 @@ static void *zeroed(size_t bytes) {
 }
 void eng_free(Engine *e);
 
-Engine *eng_new(const int32_t *params, int nparams, const uint16_t *ranks, uint32_t inv_mask,
-                uint32_t trans_mask, uint32_t guard_mask, int symmetry, int threads) {
+/* An engine for the model of `params`; NULL with the reason in `why` (`room` bytes) when the
+ * model refuses them (model_new) or memory runs out. */
+Engine *eng_new(const ModelParams *params, const uint16_t *ranks, uint32_t inv_mask,
+                uint32_t trans_mask, uint32_t guard_mask, int symmetry, int threads, char *why,
+                size_t room) {
     Engine *e = zeroed(sizeof(Engine));
-    if (!e) return NULL;
-    e->m = model_new(params, nparams);
+    if (!e) return refuse(why, room, "out of memory");
+    e->m = model_new(params, why, room);
     if (!e->m) { free(e); return NULL; }
     e->width = model_width(e->m);
     e->max_succ = model_max_successors(e->m);
@@ -192,7 +195,7 @@ Engine *eng_new(const int32_t *params, int nparams, const uint16_t *ranks, uint3
                  || worker_init(e, &e->workers[p]);
         e->workers[p].index = p;
     }
-    if (failed) { eng_free(e); return NULL; }
+    if (failed) { eng_free(e); return refuse(why, room, "out of memory"); }
     return e;
 }
 

@@ -15,17 +15,18 @@
 #define NONE32 UINT32_MAX
 #define BATCH 16 /* states expanded before their successors are looked up */
 
-LGraph *lg_new(const int32_t *params, int nparams) {
+/* The graph of the model for `params`; NULL with the reason in `why` (model_new). */
+LGraph *lg_new(const ModelParams *params, char *why, size_t room) {
     LGraph *g = calloc(1, sizeof(LGraph));
-    if (!g) return NULL;
-    g->m = model_new(params, nparams);
+    if (!g) return refuse(why, room, "out of memory");
+    g->m = model_new(params, why, room);
     if (!g->m) { free(g); return NULL; }
     g->width = model_width(g->m);
     g->max_succ = model_max_successors(g->m);
     g->succ = malloc((size_t)BATCH * g->max_succ * g->width);
     g->labels = malloc((size_t)BATCH * g->max_succ * sizeof(uint16_t));
     g->violated = malloc((size_t)BATCH * g->max_succ * sizeof(uint32_t));
-    if (!g->succ || !g->labels || !g->violated) { lg_free(g); return NULL; }
+    if (!g->succ || !g->labels || !g->violated) { lg_free(g); return refuse(why, room, "out of memory"); }
     return g;
 }
 

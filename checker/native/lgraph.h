@@ -36,7 +36,7 @@ typedef struct LGraph {
     uint32_t *violated;
 } LGraph;
 
-LGraph *lg_new(const int32_t *params, int nparams);
+LGraph *lg_new(const ModelParams *params, char *why, size_t room);
 void lg_free(LGraph *g);
 int64_t lg_build(LGraph *g, const uint8_t *init, int64_t ninit, int64_t max_states);
 

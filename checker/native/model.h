@@ -12,16 +12,38 @@
 #ifndef HWCHECK_MODEL_H
 #define HWCHECK_MODEL_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "labels.h"
 
 typedef struct Model Model;
 
-/* A model for the bounds in params[0..nparams); NULL when they are out of the compiled
- * core's range (the caller then uses the reference core). */
-Model *model_new(const int32_t *params, int nparams);
+/* A model's bounds and switches: a struct of named int32 fields, which the model declares
+ * from one list of names, X(name) each (MODEL_PARAMS(X)): struct ModelParams {
+ * MODEL_PARAMS(PARAM_FIELD) } and model_param_names() returning MODEL_PARAMS(PARAM_NAME), the
+ * names in field order, each followed by a space. The Python side fills the struct by name
+ * (checker.native.core.model_params). */
+typedef struct ModelParams ModelParams;
+#define PARAM_FIELD(name) int32_t name;
+#define PARAM_NAME(name) #name " "
+const char *model_param_names(void);
+
+/* A model for the bounds in `p`; NULL when the compiled core cannot hold them (or out of
+ * memory), with the reason in `why` (`room` bytes, one line; the caller then uses the
+ * reference core). */
+Model *model_new(const ModelParams *p, char *why, size_t room);
+/* model_new's refusal: the reason, printf-style, into why; returns NULL. */
+__attribute__((format(printf, 3, 4)))
+static inline void *refuse(char *why, size_t room, const char *format, ...) {
+    va_list args;
+    va_start(args, format);
+    if (room) vsnprintf(why, room, format, args);
+    va_end(args);
+    return NULL;
+}
 void model_free(Model *m);
 /* Bytes per row. */
 int model_width(const Model *m);

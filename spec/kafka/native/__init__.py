@@ -90,8 +90,8 @@ def unsupported(spec: Any) -> str | None:
 
 @dataclass(frozen=True)
 class Codec:
-    """The compiled core of one ``KafkaSpec``: ``params`` for ``model_new``, label codes, and
-    ``encode`` / ``decode`` between reference states and rows (``width`` bytes).
+    """The compiled core of one ``KafkaSpec``: ``params`` for ``model_new`` (by name), label
+    codes, and ``encode`` / ``decode`` between reference states and rows (``width`` bytes).
     ``fetcher``: the state has the ``fetcher`` component; ``diverging``: the variant truncates
     on fetch (a response in flight has room for a DivergingEpoch)."""
 
@@ -105,7 +105,7 @@ class Codec:
     async_isr: bool
     fetcher: bool
     diverging: bool
-    params: tuple[int, ...]
+    params: dict[str, int]
     labels: dict[int, Label]
     name: str = "kafka"
     sources: tuple[Path, ...] = SOURCES

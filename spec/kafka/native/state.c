@@ -6,35 +6,46 @@
 #include "kafka.h"
 #include "rows.h"
 
-/* params: n, max_records, max_epoch, max_crashes, min_isr, unclean_election, rule,
- * fenced_lookup, fenced_fetch, fenced_expand, strict_min_isr, elr, durable, flush_always,
- * max_unclean_shutdowns, acks_all, split_fetch, max_lost_responses, async_isr,
- * diverging_fetch_state, hw_before_truncation, empty_clears_epoch, fetcher
- * (spec/kafka/native/params.py: PARAMS). */
-#define NPARAMS 23
+/* model_new's parameters (model.h; spec/kafka/native/params.py gives them by name). */
+#define MODEL_PARAMS(X)                                                                        \
+    X(replicas) X(max_records) X(max_epoch) X(max_crashes) X(min_isr) X(unclean_election)      \
+    X(rule) X(fenced_lookup) X(fenced_fetch) X(fenced_expand) X(strict_min_isr) X(elr)         \
+    X(durable) X(flush_always) X(max_unclean_shutdowns) X(acks_all) X(split_fetch)             \
+    X(max_lost_responses) X(async_isr) X(diverging_fetch_state) X(hw_before_truncation)        \
+    X(empty_clears_epoch) X(fetcher)
+struct ModelParams { MODEL_PARAMS(PARAM_FIELD) };
+const char *model_param_names(void) { return MODEL_PARAMS(PARAM_NAME); }
 
 /* Row bytes of one response in flight: count, leader, epoch, fetch offset, HW, the records,
  * and with truncation on fetch a DivergingEpoch's epoch and end offset. */
 static int flight_width(const Model *m) { return 5 + 2 * m->R + (m->rule == RULE_DIVERGING ? 2 : 0); }
 
-Model *model_new(const int32_t *p, int np) {
-    if (np != NPARAMS) return NULL;
+Model *model_new(const ModelParams *p, char *why, size_t room) {
+    if (p->replicas < 1 || p->replicas > MAXN - 1)
+        return refuse(why, room, "replicas %d outside 1..%d", p->replicas, MAXN - 1);
+    if (p->max_records < 0 || p->max_records > MAXR - 1)
+        return refuse(why, room, "max_records %d outside 0..%d", p->max_records, MAXR - 1);
+    if (p->max_epoch < 0 || p->max_epoch > MAXE - 1)
+        return refuse(why, room, "max_epoch %d outside 0..%d", p->max_epoch, MAXE - 1);
+    if (p->rule < RULE_HW || p->rule > RULE_DIVERGING)
+        return refuse(why, room, "no truncation rule %d", p->rule);
+    if (p->fetcher && p->rule != RULE_DIVERGING)
+        return refuse(why, room, "a fetcher component without truncation on fetch");
+    if (p->max_crashes > 100 || p->max_unclean_shutdowns > 100 || p->max_lost_responses > 100)
+        return refuse(why, room, "over 100 crashes, unclean shutdowns or lost responses");
     Model *m = calloc(1, sizeof(Model));
-    if (!m) return NULL;
-    m->n = p[0]; m->R = p[1]; m->E = p[2]; m->max_crashes = p[3]; m->min_isr = p[4];
-    m->unclean_election = p[5]; m->rule = p[6]; m->fenced_lookup = p[7];
-    m->fenced_fetch = p[8]; m->fenced_expand = p[9]; m->strict_min_isr = p[10];
-    m->elr = p[11]; m->durable = p[12]; m->flush_always = p[13]; m->max_unclean = p[14];
-    m->acks_all = p[15]; m->split_fetch = p[16]; m->max_lost = p[17]; m->async_isr = p[18];
-    m->diverging_fetch_state = p[19]; m->hw_before_truncation = p[20];
-    m->empty_clears_epoch = p[21]; m->fetcher = p[22];
-    if (m->n < 1 || m->n > 7 || m->R < 0 || m->R > 7 || m->E < 0 || m->E > MAXE - 1
-        || m->rule < RULE_HW || m->rule > RULE_DIVERGING
-        || (m->fetcher && m->rule != RULE_DIVERGING)
-        || m->max_crashes > 100 || m->max_unclean > 100 || m->max_lost > 100) {
-        free(m);
-        return NULL;
-    }
+    if (!m) return refuse(why, room, "out of memory");
+    m->n = p->replicas; m->R = p->max_records; m->E = p->max_epoch;
+    m->max_crashes = p->max_crashes; m->min_isr = p->min_isr;
+    m->unclean_election = p->unclean_election; m->rule = p->rule;
+    m->fenced_lookup = p->fenced_lookup; m->fenced_fetch = p->fenced_fetch;
+    m->fenced_expand = p->fenced_expand; m->strict_min_isr = p->strict_min_isr; m->elr = p->elr;
+    m->durable = p->durable; m->flush_always = p->flush_always;
+    m->max_unclean = p->max_unclean_shutdowns; m->acks_all = p->acks_all;
+    m->split_fetch = p->split_fetch; m->max_lost = p->max_lost_responses;
+    m->async_isr = p->async_isr; m->diverging_fetch_state = p->diverging_fetch_state;
+    m->hw_before_truncation = p->hw_before_truncation;
+    m->empty_clears_epoch = p->empty_clears_epoch; m->fetcher = p->fetcher;
     m->hw_min_isr = m->strict_min_isr ? m->min_isr : 1;
     m->produce_min_isr = m->acks_all ? m->min_isr : 1;
     m->rep_width = 7 + 2 * m->R + m->n;

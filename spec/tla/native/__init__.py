@@ -83,13 +83,13 @@ def unsupported(spec: Any) -> str | None:
 
 @dataclass(frozen=True)
 class Codec:
-    """The compiled core of one ``TlaSpec``: ``params`` for ``model_new``, label codes,
+    """The compiled core of one ``TlaSpec``: ``params`` for ``model_new`` (by name), label codes,
     ``encode`` / ``decode`` between the port's states and rows (``width`` bytes)."""
 
     n: int
     log_size: int
     max_epoch: int
-    params: tuple[int, ...]
+    params: dict[str, int]
     labels: dict[int, Label]
     action_names: tuple[str, ...]
     name: str = "tla"
@@ -179,11 +179,11 @@ def codec(spec: Any, layout: LabelLayout) -> Codec | None:
                 if family == "follow" and y < n:
                     for e in range(epochs):
                         table[layout.code(index, x, y, e)] = labels.follow[x][y][e]
-    params = (
-        n,
-        config.log_size,
-        config.max_records,
-        config.max_epoch,
-        TLA_VARIANTS.index(config.truncation),
-    )
+    params = {
+        "replicas": n,
+        "log_size": config.log_size,
+        "max_records": config.max_records,
+        "max_epoch": config.max_epoch,
+        "variant": TLA_VARIANTS.index(config.truncation),
+    }
     return Codec(n, config.log_size, config.max_epoch, params, table, tuple(spec.action_names()))

@@ -47,12 +47,12 @@ def unsupported(spec: Any) -> str | None:
 
 @dataclass(frozen=True)
 class Codec:
-    """The compiled core of one ``AsyncIsrSpec``: ``params`` for ``model_new``, label codes and
-    ``encode`` / ``decode`` between states and rows (``width`` bytes)."""
+    """The compiled core of one ``AsyncIsrSpec``: ``params`` for ``model_new`` (by name), label
+    codes and ``encode`` / ``decode`` between states and rows (``width`` bytes)."""
 
     n: int
     max_version: int
-    params: tuple[int, ...]
+    params: dict[str, int]
     labels: dict[int, Label]
     action_names: tuple[str, ...] = ACTIONS
     name: str = "tla-async-isr"
@@ -127,5 +127,5 @@ def codec(spec: Any, layout: LabelLayout) -> Codec | None:
             wide = isr_mask << layout.arg_bits  # five bits, over the first argument's (LABEL_M)
             table[code(1, 0, 0, version) | wide] = Label("ControllerHandleRequest", args)
             table[code(5, 0, 0, version) | wide] = Label("LeaderHandleUpdate", args)
-    params = (n, config.max_offset, config.max_version)
+    params = {"replicas": n, "max_offset": config.max_offset, "max_version": config.max_version}
     return Codec(n, config.max_version, params, table)

@@ -59,14 +59,23 @@ static int order_cmp(const void *x, const void *y) {
     return msg_version(sorting, a) - msg_version(sorting, b);
 }
 
-/* params: replicas, max_offset, max_version (spec/tla/native/async_codec.py: params). */
-Model *model_new(const int32_t *p, int np) {
-    if (np != 3 || p[0] < 1 || p[0] > 5 || p[1] < 1 || p[1] > 100 || p[2] < 0 || p[2] > 14)
-        return NULL;
-    if ((p[2] + 1) * (1 << p[0]) > MAXM) return NULL;
+/* model_new's parameters (model.h; spec/tla/native/async_codec.py gives them by name). */
+#define MODEL_PARAMS(X) X(replicas) X(max_offset) X(max_version)
+struct ModelParams { MODEL_PARAMS(PARAM_FIELD) };
+const char *model_param_names(void) { return MODEL_PARAMS(PARAM_NAME); }
+
+Model *model_new(const ModelParams *p, char *why, size_t room) {
+    if (p->replicas < 1 || p->replicas > MAXN - 1)
+        return refuse(why, room, "replicas %d outside 1..%d", p->replicas, MAXN - 1);
+    if (p->max_offset < 1 || p->max_offset > 100)
+        return refuse(why, room, "max_offset %d outside 1..100", p->max_offset);
+    if (p->max_version < 0 || p->max_version > 14)
+        return refuse(why, room, "max_version %d outside 0..14", p->max_version);
+    if ((p->max_version + 1) * (1 << p->replicas) > MAXM)
+        return refuse(why, room, "over %d (isr, version) messages", MAXM);
     Model *m = calloc(1, sizeof(Model));
-    if (!m) return NULL;
-    m->n = p[0]; m->max_offset = p[1]; m->max_version = p[2];
+    if (!m) return refuse(why, room, "out of memory");
+    m->n = p->replicas; m->max_offset = p->max_offset; m->max_version = p->max_version;
     m->messages = (m->max_version + 1) * (1 << m->n);
     m->bytes = (m->messages + 7) / 8;
     m->width = 6 + m->n + 2 * m->bytes;

@@ -5,17 +5,27 @@
 #include "tla.h"
 #include "rows.h"
 
-/* params: replicas, log_size, max_records, max_epoch, variant (TLA_VARIANTS index). */
-Model *model_new(const int32_t *p, int np) {
-    if (np != 5) return NULL;
+/* model_new's parameters (model.h; spec/tla/native/__init__.py gives them by name); variant
+ * is a TLA_VARIANTS index. */
+#define MODEL_PARAMS(X) X(replicas) X(log_size) X(max_records) X(max_epoch) X(variant)
+struct ModelParams { MODEL_PARAMS(PARAM_FIELD) };
+const char *model_param_names(void) { return MODEL_PARAMS(PARAM_NAME); }
+
+Model *model_new(const ModelParams *p, char *why, size_t room) {
+    if (p->replicas < 1 || p->replicas > MAXN - 1)
+        return refuse(why, room, "replicas %d outside 1..%d", p->replicas, MAXN - 1);
+    if (p->log_size < 0 || p->log_size > MAXL)
+        return refuse(why, room, "log_size %d outside 0..%d", p->log_size, MAXL);
+    if (p->max_records < 0 || p->max_records > 100)
+        return refuse(why, room, "max_records %d outside 0..100", p->max_records);
+    if (p->max_epoch < 0 || p->max_epoch > MAXE - 2)
+        return refuse(why, room, "max_epoch %d outside 0..%d", p->max_epoch, MAXE - 2);
+    if (p->variant < 0 || p->variant > V_KIP320_KIP279)
+        return refuse(why, room, "no variant %d", p->variant);
     Model *m = calloc(1, sizeof(Model));
-    if (!m) return NULL;
-    m->n = p[0]; m->L = p[1]; m->R = p[2]; m->E = p[3]; m->variant = p[4];
-    if (m->n < 1 || m->n > 5 || m->L < 0 || m->L > MAXL || m->R < 0 || m->R > 100
-        || m->E < 0 || m->E > MAXE - 2 || m->variant < 0 || m->variant > V_KIP320_KIP279) {
-        free(m);
-        return NULL;
-    }
+    if (!m) return refuse(why, room, "out of memory");
+    m->n = p->replicas; m->L = p->log_size; m->R = p->max_records; m->E = p->max_epoch;
+    m->variant = p->variant;
     m->actions = tla_next(m, m->variant, m->next);
     m->election = 0;
     m->width = m->n * (5 + 2 * m->L) + 3 + 2 * (m->E + 1) + 3;
