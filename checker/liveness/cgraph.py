@@ -16,7 +16,7 @@ import numpy as np
 
 from checker.liveness.graph import GraphTooLarge
 from checker.native.build import NativeUnavailable, load
-from checker.native.core import NLABELS, model_params, refused, view
+from checker.native.core import BROKEN_BOUND, NLABELS, model_params, refused, view
 
 Array = np.ndarray[Any, Any]
 NO_PARENT = 0xFFFFFFFF
@@ -51,7 +51,7 @@ class CompiledGraph:
                 )
             if count == -2:
                 raise MemoryError("the compiled liveness graph ran out of memory")
-            raise NativeUnavailable("a state had more successors than the model declares")
+            raise NativeUnavailable(f"the compiled {model.name} core went {BROKEN_BOUND}")
         lib, h = self.lib, self.handle
         self.n = count
         self.edges = int(lib.lg_edges(h))

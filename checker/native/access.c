@@ -8,7 +8,8 @@ int eng_width(const Engine *e) { return e->width; }
 /* model_new's parameter names, in its struct's order, each followed by a space (model.h). */
 const char *eng_param_names(void) { return model_param_names(); }
 Model *eng_model(Engine *e) { return e->m; }
-int eng_max_marshal(const Engine *e) { return model_max_marshal(e->m); }
+int eng_max_marshal(const Engine *e) { return e->max_marshal; }
+int eng_max_successors(const Engine *e) { return e->max_succ; }
 
 /* States found so far in the level being built. */
 int64_t eng_next_size(const Engine *e) {
@@ -56,15 +57,27 @@ int eng_broken(const Engine *e, int bit, uint32_t *parent, uint16_t *label, uint
     return 1;
 }
 
-/* Direct access to the model, for the differential tests: every successor with the bits of
- * every transition property it violates and every guard it reaches. */
-int eng_successors(Engine *e, const uint8_t *row, uint8_t *out, uint16_t *labels, uint32_t *bits) {
+/* Direct access to the model, for the differential tests and traces (between the engine's
+ * level calls: these use worker 0's scratch). Every successor, at most `cap` (the room of
+ * out, labels and bits), with the bits of every transition property it violates and every
+ * guard it reaches: the count, or MODEL_OVERFLOW. */
+int eng_successors(Engine *e, const uint8_t *row, int cap, uint8_t *out, uint16_t *labels,
+                   uint32_t *bits) {
     uint32_t reached = 0;
-    return model_expand(e->m, row, out, labels, 0xFFFFFFFFu, bits, 0, &reached);
+    return model_expand(e->m, e->workers[0].scratch, row, cap, out, labels, 0xFFFFFFFFu, bits, 0,
+                        &reached);
 }
-void eng_canonical(Engine *e, const uint8_t *row, uint8_t *out) { model_canonical(e->m, row, out); }
+/* The canonical row into `out` (a row): 0, or MODEL_OVERFLOW. */
+int eng_canonical(Engine *e, const uint8_t *row, uint8_t *out) {
+    return model_canonical(e->m, e->workers[0].scratch, row, out);
+}
 uint32_t eng_invariants(Engine *e, const uint8_t *row, uint32_t mask) { return model_invariants(e->m, row, mask); }
-int eng_row_marshal(Engine *e, const uint8_t *row, uint8_t *buf) { return model_marshal(e->m, row, buf); }
+/* The marshal encoding into `buf` (eng_max_marshal bytes): its length, or MODEL_OVERFLOW when
+ * it came out longer (a wrong bound). */
+int eng_row_marshal(Engine *e, const uint8_t *row, uint8_t *buf) {
+    int len = model_marshal(e->m, row, buf);
+    return len > e->max_marshal ? MODEL_OVERFLOW : len;
+}
 uint64_t hwcheck_xxh3(const void *data, size_t len) { return xxh3_64(data, len); }
 
 /* For checkpoints (checker/checkpoint.py): the frontier's rows, and the seen set's row hashes

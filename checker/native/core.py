@@ -25,6 +25,25 @@ MAX_ACTIONS = LAYOUT.max_actions
 the length of the per-action counts the engine and the walks fill."""
 
 
+NO_MEMORY, OVERFLOW = -1, -2
+"""The engine's errors (``engine.h``: ``ENG_NO_MEMORY``, ``ENG_OVERFLOW``)."""
+BROKEN_BOUND = (
+    "past its own bounds (a state with more successors, or a longer encoding, than it declares)"
+)
+
+
+def check(code: int) -> int:
+    """``code``, an engine call's result, when it is no error. Raises ``MemoryError`` for
+    ``NO_MEMORY`` and ``OverflowError`` for ``OVERFLOW``: a model call went past the room its
+    bounds give (``model_max_successors``, ``model_max_marshal``), a bug in the compiled
+    model that stopped the search."""
+    if code == NO_MEMORY:
+        raise MemoryError("the compiled core ran out of memory")
+    if code == OVERFLOW:
+        raise OverflowError(f"the compiled core went {BROKEN_BOUND}")
+    return code
+
+
 def label_ranks(labels: dict[int, Any]) -> np.ndarray[Any, Any]:
     """Per label code, the label's position in the order of label texts (``uint16``; codes
     the model never produces get 65535). The engines' tie-break compares label texts; the
@@ -129,6 +148,7 @@ class Core:
                 f"bytes, its codec's {model.width}"
             )
         self.max_marshal = self.lib.eng_max_marshal(self.handle)
+        self.max_successors = self.lib.eng_max_successors(self.handle)
 
     def close(self) -> None:
         """Free the engine's memory (the library stays loaded)."""
@@ -143,15 +163,18 @@ class Core:
     def successors(self, state: Any) -> list[tuple[Any, Any, int]]:
         """``(label, next state, bits)`` for every successor of a reference ``state``, in the
         compiled core's order; ``bits`` has the transition properties it violates and the
-        guards it reaches (``model.property_bits``)."""
+        guards it reaches (``model.property_bits``). Raises ``OverflowError`` when the state
+        has more than ``max_successors`` (``model_max_successors``)."""
         row = self.model.encode(state)
-        cap = 512
+        cap = self.max_successors
         out = np.zeros(cap * self.width, dtype=np.uint8)
         labels = np.zeros(cap, dtype=np.uint16)
         bits = np.zeros(cap, dtype=np.uint32)
         count = self.lib.eng_successors(
-            self.handle, row, out.ctypes.data, labels.ctypes.data, bits.ctypes.data
+            self.handle, row, cap, out.ctypes.data, labels.ctypes.data, bits.ctypes.data
         )
+        if count < 0:
+            raise OverflowError(f"the compiled {self.model.name} core went {BROKEN_BOUND}")
         rows: Any = out[: count * self.width].reshape(count, self.width) if count else []
         return [
             (self.model.labels[int(labels[i])], self.model.decode(rows[i].tobytes()), int(bits[i]))
@@ -159,9 +182,11 @@ class Core:
         ]
 
     def canonical(self, state: Any) -> Any:
-        """The orbit representative of a reference ``state``, as a reference state."""
+        """The orbit representative of a reference ``state``, as a reference state. Raises
+        ``OverflowError`` when an encoding outgrew ``max_marshal``."""
         out = ctypes.create_string_buffer(self.width)
-        self.lib.eng_canonical(self.handle, self.model.encode(state), out)
+        if self.lib.eng_canonical(self.handle, self.model.encode(state), out):
+            raise OverflowError(f"the compiled {self.model.name} core went {BROKEN_BOUND}")
         return self.model.decode(out.raw)
 
     def invariants(self, state: Any, mask: int = ALL) -> int:
@@ -170,7 +195,10 @@ class Core:
         return failed
 
     def marshal(self, state: Any) -> bytes:
-        """The marshal encoding the compiled core computes for ``state``."""
+        """The marshal encoding the compiled core computes for ``state`` (at most
+        ``max_marshal`` bytes; ``OverflowError`` past them)."""
         buf = ctypes.create_string_buffer(self.max_marshal)
         size = self.lib.eng_row_marshal(self.handle, self.model.encode(state), buf)
+        if size < 0:
+            raise OverflowError(f"the compiled {self.model.name} core went {BROKEN_BOUND}")
         return buf.raw[:size]

@@ -8,6 +8,10 @@
 #define NLABELS LABEL_CODES
 #define MAXBITS 32
 
+/* The engine's errors (checker/native/engine.py: _check). */
+#define ENG_NO_MEMORY (-1)
+#define ENG_OVERFLOW (-2)  /* a model call past its buffers' room (model.h: MODEL_OVERFLOW) */
+
 typedef struct {
     int has;
     uint64_t pfp;
@@ -25,10 +29,11 @@ typedef struct {
     Broken broken[MAXBITS];
     uint8_t *broken_row;
     uint32_t reached;
-    uint8_t *succ, *canon, *marshal;
+    uint8_t *succ, *canon, *marshal;  /* max_succ rows; one row; max_marshal bytes */
     uint16_t *labels;
     uint32_t *violated;
-    int failed;
+    void *scratch;  /* the model's (model_scratch_size) */
+    int failed;     /* 0, or an ENG_ error */
 } __attribute__((aligned(64))) Worker;
 
 typedef struct {
@@ -41,7 +46,7 @@ typedef struct {
 
 typedef struct Engine {
     Model *m;
-    int width, max_succ, threads;
+    int width, max_succ, max_marshal, threads;
     uint32_t inv_mask, trans_mask, guard_mask;
     int symmetry;
     uint16_t rank[NLABELS];

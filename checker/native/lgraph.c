@@ -26,7 +26,8 @@ LGraph *lg_new(const ModelParams *params, char *why, size_t room) {
     g->succ = malloc((size_t)BATCH * g->max_succ * g->width);
     g->labels = malloc((size_t)BATCH * g->max_succ * sizeof(uint16_t));
     g->violated = malloc((size_t)BATCH * g->max_succ * sizeof(uint32_t));
-    if (!g->succ || !g->labels || !g->violated) { lg_free(g); return refuse(why, room, "out of memory"); }
+    g->scratch = aligned_alloc(64, model_scratch_size(g->m));
+    if (!g->succ || !g->labels || !g->violated || !g->scratch) { lg_free(g); return refuse(why, room, "out of memory"); }
     return g;
 }
 
@@ -35,7 +36,7 @@ void lg_free(LGraph *g) {
     if (g->m) model_free(g->m);
     free(g->rows); free(g->slots); free(g->off); free(g->dst); free(g->lab);
     free(g->parent); free(g->plabel); free(g->depth); free(g->poff); free(g->psrc);
-    free(g->succ); free(g->labels); free(g->violated);
+    free(g->succ); free(g->labels); free(g->violated); free(g->scratch);
     free(g);
 }
 
@@ -155,10 +156,10 @@ static int64_t expand_all(LGraph *g, const uint8_t *init, int64_t ninit, int64_t
          * order: the numbering is the one-by-one numbering */
         int batch = g->n - first < BATCH ? (int)(g->n - first) : BATCH, total = 0;
         for (int b = 0; b < batch; b++) {
-            int k = model_expand(g->m, g->rows + (first + b) * g->width,
+            int k = model_expand(g->m, g->scratch, g->rows + (first + b) * g->width, g->max_succ,
                                  g->succ + (size_t)total * g->width, g->labels + total, 0,
                                  g->violated, 0, &reached);
-            if (k < 0 || k > g->max_succ) return LG_OVERFLOW;
+            if (k < 0) return LG_OVERFLOW;
             counts[b] = k;
             total += k;
         }

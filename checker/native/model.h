@@ -47,24 +47,35 @@ static inline void *refuse(char *why, size_t room, const char *format, ...) {
 void model_free(Model *m);
 /* Bytes per row. */
 int model_width(const Model *m);
-/* The most successors one state can have (sizes the engine's buffers). */
+/* The most successors one state can have (sizes every successor buffer: the model's own in
+ * its scratch, and its callers'). */
 int model_max_successors(const Model *m);
-/* The largest marshal encoding of a state, in bytes. */
+/* The largest marshal encoding of a state, in bytes (sizes every encoding buffer). */
 int model_max_marshal(const Model *m);
+/* The bytes of scratch space one thread's model_expand and model_canonical calls need (the
+ * successor states being generated, the canonical form's encodings): each thread allocates
+ * its own block once, 64-byte aligned, and passes it to every call. */
+size_t model_scratch_size(const Model *m);
 /* The action index of a label code (0..MODEL_MAX_ACTIONS - 1, labels.h; usually its action
  * code), for coverage statistics. */
 int model_action_of(uint16_t label);
 
-/* Every successor of `row`: writes rows to `out` and label codes to `labels`; for each
- * successor, the transition properties in `trans_mask` it violates go to `violated[i]`, and
- * the guards in `guard_mask` it reaches are or-ed into `*reached`. Returns the count. */
-int model_expand(const Model *m, const uint8_t *row, uint8_t *out, uint16_t *labels,
-                 uint32_t trans_mask, uint32_t *violated, uint32_t guard_mask,
-                 uint32_t *reached);
+/* model_expand's and model_canonical's error: more successors than a buffer's room, or an
+ * encoding past model_max_marshal (a wrong bound in the model: the engine reports it). */
+#define MODEL_OVERFLOW (-1)
+
+/* Every successor of `row`, at most `cap` (the room of `out`, `labels` and `violated`):
+ * writes rows to `out` and label codes to `labels`; for each successor, the transition
+ * properties in `trans_mask` it violates go to `violated[i]`, and the guards in `guard_mask`
+ * it reaches are or-ed into `*reached`. Returns the count, or MODEL_OVERFLOW (nothing
+ * written) past `cap` or model_max_successors. `scratch`: the thread's (model_scratch_size). */
+int model_expand(const Model *m, void *scratch, const uint8_t *row, int cap, uint8_t *out,
+                 uint16_t *labels, uint32_t trans_mask, uint32_t *violated,
+                 uint32_t guard_mask, uint32_t *reached);
 /* The representative of the row's orbit under replica renamings (the reference core's
  * canonical form exactly: smallest marshal encoding among the renamings that sort the
- * replicas' keys). `out` may not alias `row`. */
-void model_canonical(const Model *m, const uint8_t *row, uint8_t *out);
+ * replicas' keys) into `out`, which may not alias `row`. 0, or MODEL_OVERFLOW. */
+int model_canonical(const Model *m, void *scratch, const uint8_t *row, uint8_t *out);
 /* The invariants in `mask` that `row` violates. */
 uint32_t model_invariants(const Model *m, const uint8_t *row, uint32_t mask);
 /* The reference state's marshal (format 2) encoding; returns its length. */

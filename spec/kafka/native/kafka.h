@@ -108,13 +108,13 @@ struct Model {
     int diverging_fetch_state, hw_before_truncation, empty_clears_epoch, fetcher;
     int hw_min_isr, produce_min_isr;
     int rep_width, width, committed_bytes;
+    int max_succ, max_marshal;  /* model_max_successors, model_max_marshal */
 };
 
 /* state.c */
 void kafka_decode(const Model *m, const uint8_t *row, St *s);
 void kafka_encode(const Model *m, const St *s, uint8_t *row);
 int kafka_marshal(const Model *m, const St *s, uint8_t *buf);
-void kafka_canonical(const Model *m, const St *s, St *out);
 
 /* actions.c */
 int kafka_successors(const Model *m, const St *s, St *out, uint16_t *labels);
@@ -220,11 +220,17 @@ static inline void put_fetcher(const Model *m, St *s, int r, int value) {
     if (m->fetcher) s->fetcher[r] = (int8_t)value;
 }
 
-/* Append a copy of `s` labelled `label`; the caller applies the action's effect to it. */
-static inline St *emit(St *out, uint16_t *labels, int *k, const St *s, uint16_t label) {
-    labels[*k] = label;
-    out[*k] = *s;
-    return &out[(*k)++];
+/* Append a copy of `s` labelled `label` to the successors `out` and `labels` (room for
+ * m->max_succ and one spare past it: state.c's scratch); the caller applies the action's
+ * effect to it. Past the room the copy goes to the spare and only the count grows: the
+ * successors' taker (model_expand) reports the overflow. */
+static inline St *emit(const Model *m, St *out, uint16_t *labels, int *k, const St *s,
+                       uint16_t label) {
+    int at = *k < m->max_succ ? *k : m->max_succ;
+    (*k)++;
+    labels[at] = label;
+    out[at] = *s;
+    return &out[at];
 }
 
 

@@ -6,6 +6,8 @@
 #include "kafka.h"
 #include "rows.h"
 
+_Static_assert(MAXN <= ROWS_MAX_REPLICAS, "more replicas than a row's masks hold");
+
 /* model_new's parameters (model.h; spec/kafka/native/params.py gives them by name). */
 #define MODEL_PARAMS(X)                                                                        \
     X(replicas) X(max_records) X(max_epoch) X(max_crashes) X(min_isr) X(unclean_election)      \
@@ -19,6 +21,8 @@ const char *model_param_names(void) { return MODEL_PARAMS(PARAM_NAME); }
 /* Row bytes of one response in flight: count, leader, epoch, fetch offset, HW, the records,
  * and with truncation on fetch a DivergingEpoch's epoch and end offset. */
 static int flight_width(const Model *m) { return 5 + 2 * m->R + (m->rule == RULE_DIVERGING ? 2 : 0); }
+
+static int max_marshal(const Model *m);
 
 Model *model_new(const ModelParams *p, char *why, size_t room) {
     if (p->replicas < 1 || p->replicas > MAXN - 1)
@@ -48,6 +52,7 @@ Model *model_new(const ModelParams *p, char *why, size_t room) {
     m->empty_clears_epoch = p->empty_clears_epoch; m->fetcher = p->fetcher;
     m->hw_min_isr = m->strict_min_isr ? m->min_isr : 1;
     m->produce_min_isr = m->acks_all ? m->min_isr : 1;
+    m->max_succ = 19 * m->n + 2 * m->n * (m->E + 2);
     m->rep_width = 7 + 2 * m->R + m->n;
     m->committed_bytes = (m->R * m->R + 7) / 8;
     m->width = m->n * m->rep_width + 3 + (m->elr ? 1 : 0) + 1 + 2 * (m->E + 1) + 2
@@ -55,13 +60,16 @@ Model *model_new(const ModelParams *p, char *why, size_t room) {
                + (m->async_isr ? 4 * m->n : 0)
                + (m->fetcher ? m->n : 0)
                + (m->split_fetch ? m->n * flight_width(m) + 1 : 0);
+    m->max_marshal = max_marshal(m);
     return m;
 }
 
 void model_free(Model *m) { free(m); }
 int model_width(const Model *m) { return m->width; }
-/* One more n than before truncation on fetch: TruncateOnFetchResponse. */
-int model_max_successors(const Model *m) { return 19 * m->n + 2 * m->n * (m->E + 2); }
+/* model_new's m->max_succ: 19 per replica, and per (replica, request) a BecomeLeader or a
+ * BecomeFollower (one more n than before truncation on fetch: TruncateOnFetchResponse).
+ * emit() checks it. */
+int model_max_successors(const Model *m) { return m->max_succ; }
 /* The label's action code, but TruncateOnFetchResponse, which shares FetchResponse's code
  * (kafka.h), has an index of its own. */
 int model_action_of(uint16_t label) {
@@ -70,7 +78,33 @@ int model_action_of(uint16_t label) {
     return action;
 }
 
-int model_max_marshal(const Model *m) {
+int model_max_marshal(const Model *m) { return m->max_marshal; }
+
+/* A thread's scratch (model_scratch_size): the successors being generated (emit: room for
+ * max_succ and a spare), their labels, and the canonical form's two encodings. */
+typedef struct {
+    St *next;
+    uint16_t *labels;
+    uint8_t *best, *bytes;
+} Scratch;
+
+static size_t layout(const Model *m, void *base, Scratch *s) {
+    size_t at = 0;
+    s->next = carve(base, &at, (size_t)(m->max_succ + 1) * sizeof(St));
+    s->labels = carve(base, &at, (size_t)(m->max_succ + 1) * sizeof(uint16_t));
+    s->best = carve(base, &at, (size_t)m->max_marshal);
+    s->bytes = carve(base, &at, (size_t)m->max_marshal);
+    return at;
+}
+
+size_t model_scratch_size(const Model *m) {
+    Scratch s;
+    return layout(m, NULL, &s);
+}
+
+/* The largest marshal encoding (kafka_marshal) at these bounds: every log, request, response
+ * and set full. */
+static int max_marshal(const Model *m) {
     int n = m->n, R = m->R, E = m->E;
     int rep = 5 + (5 + R * 15) + 5 + 1 + (5 + 5 + 5 + 5 + 5 * n) + (5 + 5 * n);
     int ctrl = 5 + 5 + 5 + 2 * (5 + 5 * n);
@@ -331,18 +365,23 @@ static void permute_of(const void *m, const void *s, const int *perm, void *out)
 
 static int marshal_of(const void *m, const void *s, uint8_t *buf) { return kafka_marshal(m, s, buf); }
 
-/* checker.symmetry.ReplicaSymmetry.canonical for this model (rows.h: canonical_form). */
-void kafka_canonical(const Model *m, const St *s, St *out) {
+/* checker.symmetry.ReplicaSymmetry.canonical for this model (rows.h: canonical_form), with
+ * the encodings in the thread's scratch. 0, or -1 (an encoding past max_marshal). */
+static int kafka_canonical(const Model *m, const Scratch *w, const St *s, St *out) {
     St cand;
-    canonical_form(m, s, m->n, sizeof(St), key_cmp_of, permute_of, marshal_of, out, &cand);
+    return canonical_form(m, s, m->n, sizeof(St), key_cmp_of, permute_of, marshal_of, out,
+                          &cand, w->best, w->bytes, m->max_marshal);
 }
 
 /* -- model.h -------------------------------------------------------------------------- */
-void model_canonical(const Model *m, const uint8_t *row, uint8_t *out) {
+int model_canonical(const Model *m, void *scratch, const uint8_t *row, uint8_t *out) {
+    Scratch w;
+    layout(m, scratch, &w);
     St s, c;
     kafka_decode(m, row, &s);
-    kafka_canonical(m, &s, &c);
+    if (kafka_canonical(m, &w, &s, &c)) return MODEL_OVERFLOW;
     kafka_encode(m, &c, out);
+    return 0;
 }
 
 uint32_t model_invariants(const Model *m, const uint8_t *row, uint32_t mask) {
@@ -357,14 +396,18 @@ int model_marshal(const Model *m, const uint8_t *row, uint8_t *buf) {
     return kafka_marshal(m, &s, buf);
 }
 
-int model_expand(const Model *m, const uint8_t *row, uint8_t *out, uint16_t *labels,
-                 uint32_t trans_mask, uint32_t *violated, uint32_t guard_mask,
-                 uint32_t *reached) {
-    St s, next[MAXN * (17 + 2 * (MAXE + 1))];
+int model_expand(const Model *m, void *scratch, const uint8_t *row, int cap, uint8_t *out,
+                 uint16_t *labels, uint32_t trans_mask, uint32_t *violated,
+                 uint32_t guard_mask, uint32_t *reached) {
+    Scratch w;
+    layout(m, scratch, &w);
+    St s, *next = w.next;
     kafka_decode(m, row, &s);
-    int count = kafka_successors(m, &s, next, labels);
+    int count = kafka_successors(m, &s, next, w.labels);
+    if (count > m->max_succ || count > cap) return MODEL_OVERFLOW;
     uint32_t mask = trans_mask | guard_mask;
     for (int i = 0; i < count; i++) {
+        labels[i] = w.labels[i];
         uint32_t bits = mask ? kafka_transition(m, &s, labels[i], &next[i], mask) : 0;
         violated[i] = bits & trans_mask;
         *reached |= bits & guard_mask;

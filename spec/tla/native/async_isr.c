@@ -23,6 +23,7 @@ enum { P_VALID_HIGH_WATERMARK };
 
 struct Model {
     int n, max_offset, max_version, messages, bytes, width;
+    int max_succ;  /* model_max_successors */
     int order[MAXM]; /* message indices in Python's sorted order of (isr tuple, version) */
 };
 
@@ -77,6 +78,7 @@ Model *model_new(const ModelParams *p, char *why, size_t room) {
     if (!m) return refuse(why, room, "out of memory");
     m->n = p->replicas; m->max_offset = p->max_offset; m->max_version = p->max_version;
     m->messages = (m->max_version + 1) * (1 << m->n);
+    m->max_succ = 4 * m->n + 2 * m->messages + 1;
     m->bytes = (m->messages + 7) / 8;
     m->width = 6 + m->n + 2 * m->bytes;
     for (int k = 0; k < m->messages; k++) m->order[k] = k;
@@ -87,7 +89,8 @@ Model *model_new(const ModelParams *p, char *why, size_t room) {
 
 void model_free(Model *m) { free(m); }
 int model_width(const Model *m) { return m->width; }
-int model_max_successors(const Model *m) { return 4 * m->n + 2 * m->messages + 1; }
+/* model_new's m->max_succ: four per replica, two per message, LeaderWrite. emit() checks it. */
+int model_max_successors(const Model *m) { return m->max_succ; }
 int model_action_of(uint16_t label) { return LABEL_ACTION(label); }
 int model_max_marshal(const Model *m) {
     int set = 5 + 5 * m->n;
@@ -147,9 +150,30 @@ int model_marshal(const Model *m, const uint8_t *row, uint8_t *buf) {
     return (int)(b - buf);
 }
 
+/* A thread's scratch (model_scratch_size): the successors being generated (emit: room for
+ * max_succ and a spare) and their labels. */
+typedef struct {
+    St *next;
+    uint16_t *labels;
+} Scratch;
+
+static size_t layout(const Model *m, void *base, Scratch *s) {
+    size_t at = 0;
+    s->next = carve(base, &at, (size_t)(m->max_succ + 1) * sizeof(St));
+    s->labels = carve(base, &at, (size_t)(m->max_succ + 1) * sizeof(uint16_t));
+    return at;
+}
+
+size_t model_scratch_size(const Model *m) {
+    Scratch s;
+    return layout(m, NULL, &s);
+}
+
 /* No symmetry (the leader is fixed): every row is its own representative. */
-void model_canonical(const Model *m, const uint8_t *row, uint8_t *out) {
+int model_canonical(const Model *m, void *scratch, const uint8_t *row, uint8_t *out) {
+    (void)scratch;
     memcpy(out, row, m->width);
+    return 0;
 }
 
 /* valid_high_watermark */
@@ -162,10 +186,15 @@ uint32_t model_invariants(const Model *m, const uint8_t *row, uint32_t mask) {
     return 0;
 }
 
-static St *emit(St *out, uint16_t *labels, int *k, const St *s, uint16_t label) {
-    labels[*k] = label;
-    out[*k] = *s;
-    return &out[(*k)++];
+/* Append a copy of `s` (out and labels have room for m->max_succ and one spare past it: the
+ * scratch); past the room the copy goes to the spare and only the count grows, and
+ * model_expand reports the overflow. */
+static St *emit(const Model *m, St *out, uint16_t *labels, int *k, const St *s, uint16_t label) {
+    int at = *k < m->max_succ ? *k : m->max_succ;
+    (*k)++;
+    labels[at] = label;
+    out[at] = *s;
+    return &out[at];
 }
 
 /* _write_isr: the controller's next version, with its update, within max_version. */
@@ -173,7 +202,7 @@ static void write_isr(const Model *m, const St *s, St *out, uint16_t *labels, in
                       uint8_t isr, uint16_t label) {
     int version = s->cversion + 1;
     if (version > m->max_version) return;
-    St *t = emit(out, labels, k, s, label);
+    St *t = emit(m, out, labels, k, s, label);
     t->cisr = isr; t->cversion = (int8_t)version;
     put(t->upd, msg(m, isr, version));
 }
@@ -181,7 +210,7 @@ static void write_isr(const Model *m, const St *s, St *out, uint16_t *labels, in
 /* _request: the leader's request for `isr`, which joins its pending ISR. */
 static void request(const Model *m, const St *s, St *out, uint16_t *labels, int *k,
                     uint8_t isr, uint16_t label) {
-    St *t = emit(out, labels, k, s, label);
+    St *t = emit(m, out, labels, k, s, label);
     put(t->req, msg(m, isr, s->version));
     t->pending |= isr; t->pversion = s->version;
 }
@@ -205,32 +234,36 @@ static int successors(const Model *m, const St *s, St *out, uint16_t *labels) {
         if (!((s->isr >> r) & 1) && s->off[r] >= hw)
             request(m, s, out, labels, &k, (uint8_t)(s->isr | (1u << r)), LABEL_R(A_LEADER_EXPAND, r));
     if (s->off[LEADER] + 1 <= m->max_offset) {  /* LeaderWrite */
-        St *t = emit(out, labels, &k, s, LABEL_R(A_WRITE, 0));
+        St *t = emit(m, out, labels, &k, s, LABEL_R(A_WRITE, 0));
         t->off[LEADER]++;
     }
     for (int i = 0; i < m->messages; i++) {  /* LeaderHandleUpdate(isr, version) */
         int q = m->order[i];
         if (!get(s->upd, q) || msg_version(m, q) <= s->version) continue;
-        St *t = emit(out, labels, &k, s, LABEL_M(A_HANDLE_UPDATE, msg_isr(m, q), msg_version(m, q)));
+        St *t = emit(m, out, labels, &k, s, LABEL_M(A_HANDLE_UPDATE, msg_isr(m, q), msg_version(m, q)));
         t->isr = (uint8_t)msg_isr(m, q); t->version = (int8_t)msg_version(m, q);
         t->pending = 0; t->pversion = -1;
     }
     for (int r = 0; r < n; r++)  /* FollowerReplicate(replica) */
         if (r != LEADER && s->off[r] < s->off[LEADER]) {
-            St *t = emit(out, labels, &k, s, LABEL_R(A_REPLICATE, r));
+            St *t = emit(m, out, labels, &k, s, LABEL_R(A_REPLICATE, r));
             t->off[r]++;
         }
     return k;
 }
 
-int model_expand(const Model *m, const uint8_t *row, uint8_t *out, uint16_t *labels,
-                 uint32_t trans_mask, uint32_t *violated, uint32_t guard_mask,
-                 uint32_t *reached) {
+int model_expand(const Model *m, void *scratch, const uint8_t *row, int cap, uint8_t *out,
+                 uint16_t *labels, uint32_t trans_mask, uint32_t *violated,
+                 uint32_t guard_mask, uint32_t *reached) {
     (void)trans_mask; (void)guard_mask; (void)reached;  /* no transition property, no guard */
-    St s, next[4 * MAXN + 2 * MAXM + 1];
+    Scratch w;
+    layout(m, scratch, &w);
+    St s, *next = w.next;
     decode(m, row, &s);
-    int count = successors(m, &s, next, labels);
+    int count = successors(m, &s, next, w.labels);
+    if (count > m->max_succ || count > cap) return MODEL_OVERFLOW;
     for (int i = 0; i < count; i++) {
+        labels[i] = w.labels[i];
         violated[i] = 0;
         encode(m, &next[i], out + (size_t)i * m->width);
     }

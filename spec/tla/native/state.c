@@ -5,11 +5,20 @@
 #include "tla.h"
 #include "rows.h"
 
+_Static_assert(MAXN <= ROWS_MAX_REPLICAS, "more replicas than a row's masks hold");
+
 /* model_new's parameters (model.h; spec/tla/native/__init__.py gives them by name); variant
  * is a TLA_VARIANTS index. */
 #define MODEL_PARAMS(X) X(replicas) X(log_size) X(max_records) X(max_epoch) X(variant)
 struct ModelParams { MODEL_PARAMS(PARAM_FIELD) };
 const char *model_param_names(void) { return MODEL_PARAMS(PARAM_NAME); }
+
+/* At most: elections, controller shrinks, writes, HW increments, fetches and truncations n
+ * each; ISR changes n * n each; BecomeLeader one per request; becoming follower one per
+ * (replica, request), as a request names one leader. */
+#define MAX_SUCC(n, e) (2 * (n) * (n) + 6 * (n) + ((n) + 1) * ((e) + 1) + 8)
+
+static int max_marshal(const Model *m);
 
 Model *model_new(const ModelParams *p, char *why, size_t room) {
     if (p->replicas < 1 || p->replicas > MAXN - 1)
@@ -29,19 +38,41 @@ Model *model_new(const ModelParams *p, char *why, size_t room) {
     m->actions = tla_next(m, m->variant, m->next);
     m->election = 0;
     m->width = m->n * (5 + 2 * m->L) + 3 + 2 * (m->E + 1) + 3;
+    m->max_succ = MAX_SUCC(m->n, m->E);
+    m->max_marshal = max_marshal(m);
     return m;
 }
 
 void model_free(Model *m) { free(m); }
 int model_width(const Model *m) { return m->width; }
-/* At most: elections, controller shrinks, writes, HW increments, fetches and truncations n
- * each; ISR changes n * n each; BecomeLeader one per request; becoming follower one per
- * (replica, request), as a request names one leader. */
-#define MAX_SUCC(n, e) (2 * (n) * (n) + 6 * (n) + ((n) + 1) * ((e) + 1) + 8)
-int model_max_successors(const Model *m) { return MAX_SUCC(m->n, m->E); }
+int model_max_successors(const Model *m) { return m->max_succ; }
 int model_action_of(uint16_t label) { return LABEL_ACTION(label); }
+int model_max_marshal(const Model *m) { return m->max_marshal; }
 
-int model_max_marshal(const Model *m) {
+/* A thread's scratch (model_scratch_size): the successors being generated (emit: room for
+ * max_succ and a spare), their labels, and the canonical form's two encodings. */
+typedef struct {
+    St *next;
+    uint16_t *labels;
+    uint8_t *best, *bytes;
+} Scratch;
+
+static size_t layout(const Model *m, void *base, Scratch *s) {
+    size_t at = 0;
+    s->next = carve(base, &at, (size_t)(m->max_succ + 1) * sizeof(St));
+    s->labels = carve(base, &at, (size_t)(m->max_succ + 1) * sizeof(uint16_t));
+    s->best = carve(base, &at, (size_t)m->max_marshal);
+    s->bytes = carve(base, &at, (size_t)m->max_marshal);
+    return at;
+}
+
+size_t model_scratch_size(const Model *m) {
+    Scratch s;
+    return layout(m, NULL, &s);
+}
+
+/* The largest marshal encoding (tla_marshal) at these bounds: every log and request full. */
+static int max_marshal(const Model *m) {
     int n = m->n;
     int rep = 5 + (5 + m->L * 15) + 5 + 5 + 5 + 5 + 5 + 5 * n;
     int decision = 5 + 5 + 5 + 5 + 5 * n;
@@ -164,18 +195,23 @@ static void permute_of(const void *m, const void *s, const int *perm, void *out)
 
 static int marshal_of(const void *m, const void *s, uint8_t *buf) { return tla_marshal(m, s, buf); }
 
-/* checker.symmetry.ReplicaSymmetry.canonical for this model (rows.h: canonical_form). */
-void tla_canonical(const Model *m, const St *s, St *out) {
+/* checker.symmetry.ReplicaSymmetry.canonical for this model (rows.h: canonical_form), with
+ * the encodings in the thread's scratch. 0, or -1 (an encoding past max_marshal). */
+static int tla_canonical(const Model *m, const Scratch *w, const St *s, St *out) {
     St cand;
-    canonical_form(m, s, m->n, sizeof(St), key_cmp_of, permute_of, marshal_of, out, &cand);
+    return canonical_form(m, s, m->n, sizeof(St), key_cmp_of, permute_of, marshal_of, out,
+                          &cand, w->best, w->bytes, m->max_marshal);
 }
 
 /* -- model.h -------------------------------------------------------------------------- */
-void model_canonical(const Model *m, const uint8_t *row, uint8_t *out) {
+int model_canonical(const Model *m, void *scratch, const uint8_t *row, uint8_t *out) {
+    Scratch w;
+    layout(m, scratch, &w);
     St s, c;
     tla_decode(m, row, &s);
-    tla_canonical(m, &s, &c);
+    if (tla_canonical(m, &w, &s, &c)) return MODEL_OVERFLOW;
     tla_encode(m, &c, out);
+    return 0;
 }
 
 uint32_t model_invariants(const Model *m, const uint8_t *row, uint32_t mask) {
@@ -190,15 +226,19 @@ int model_marshal(const Model *m, const uint8_t *row, uint8_t *buf) {
     return tla_marshal(m, &s, buf);
 }
 
-int model_expand(const Model *m, const uint8_t *row, uint8_t *out, uint16_t *labels,
-                 uint32_t trans_mask, uint32_t *violated, uint32_t guard_mask,
-                 uint32_t *reached) {
-    St s, next[MAX_SUCC(MAXN, MAXE)];
+int model_expand(const Model *m, void *scratch, const uint8_t *row, int cap, uint8_t *out,
+                 uint16_t *labels, uint32_t trans_mask, uint32_t *violated,
+                 uint32_t guard_mask, uint32_t *reached) {
+    Scratch w;
+    layout(m, scratch, &w);
+    St s, *next = w.next;
     tla_decode(m, row, &s);
     int count = 0;
-    for (int a = 0; a < m->actions; a++) m->next[a](m, &s, a, next, labels, &count);
+    for (int a = 0; a < m->actions; a++) m->next[a](m, &s, a, next, w.labels, &count);
+    if (count > m->max_succ || count > cap) return MODEL_OVERFLOW;
     uint32_t mask = trans_mask | guard_mask;
     for (int i = 0; i < count; i++) {
+        labels[i] = w.labels[i];
         uint32_t bits = mask ? tla_transition(m, &s, labels[i], &next[i], mask) : 0;
         violated[i] = bits & trans_mask;
         *reached |= bits & guard_mask;

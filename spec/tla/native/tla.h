@@ -56,12 +56,12 @@ struct Model {
     Action next[MAXA];
     int election;  /* the position of ControllerElectLeader (SecondElection's event) */
     int width;
+    int max_succ, max_marshal;  /* model_max_successors, model_max_marshal */
 };
 
 void tla_decode(const struct Model *m, const uint8_t *row, St *s);
 void tla_encode(const struct Model *m, const St *s, uint8_t *row);
 int tla_marshal(const struct Model *m, const St *s, uint8_t *buf);
-void tla_canonical(const struct Model *m, const St *s, St *out);
 int tla_next(const struct Model *m, int variant, Action *next);
 uint32_t tla_invariants(const struct Model *m, const St *s, uint32_t mask);
 uint32_t tla_transition(const struct Model *m, const St *a, uint16_t label, const St *b,
