@@ -332,6 +332,22 @@ def test_three_replicas_give_the_reference_answers():
     assert _summary(got) == want
 
 
+def test_threads_past_64_all_run_and_too_many_are_refused():
+    """Every thread asked for runs (70: the engine once stopped at 64 without a word), with
+    the answers of one; past what a row hash's 16 partition bits spread, the engine refuses
+    with its reason."""
+    from checker.native.build import NativeUnavailable
+
+    spec, props = build_model("kafka", Config(replicas=2, truncation="hw", max_epoch=1))
+    compiled, _ = compiled_model(spec)
+    one = native_engine.explore(compiled, spec, props, symmetry=True, threads=1)
+    many = native_engine.explore(compiled, spec, props, symmetry=True, threads=70)
+    assert _summary(many) == _summary(one)
+    assert many.stats.engine == "local (70 threads)"
+    with pytest.raises(NativeUnavailable, match=r"70000 threads: at most 65536$"):
+        Core(compiled, threads=70_000)
+
+
 def test_stop_on_first_and_one_property():
     """Limits and property choice behave as on the reference engine."""
     from checker.limits import Limits

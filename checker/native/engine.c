@@ -140,7 +140,7 @@ static void *worker_merge(void *arg) {
 /* Run `fn` on every worker, on its own thread (worker 0 on this one). Returns the first
  * failed worker's error, or 0. */
 static int run_workers(Engine *e, void *(*fn)(void *)) {
-    pthread_t ids[64];
+    pthread_t *ids = e->ids;
     int started = 1, failed = 0;
     for (; started < e->threads; started++)
         if (pthread_create(&ids[started], NULL, fn, &e->workers[started])) break;
@@ -187,7 +187,11 @@ Engine *eng_new(const ModelParams *params, const uint16_t *ranks, uint32_t inv_m
     e->width = model_width(e->m);
     e->max_succ = model_max_successors(e->m);
     e->max_marshal = model_max_marshal(e->m);
-    e->threads = threads < 1 ? 1 : threads > 64 ? 64 : threads;
+    if (threads > ENG_MAX_THREADS) {
+        eng_free(e);
+        return refuse(why, room, "%d threads: at most %d", threads, ENG_MAX_THREADS);
+    }
+    e->threads = threads < 1 ? 1 : threads;
     e->inv_mask = inv_mask; e->trans_mask = trans_mask; e->guard_mask = guard_mask;
     e->symmetry = symmetry;
     memcpy(e->rank, ranks, sizeof(e->rank));
@@ -195,7 +199,8 @@ Engine *eng_new(const ModelParams *params, const uint16_t *ranks, uint32_t inv_m
     e->part = zeroed(e->threads * sizeof(Table));
     e->broken_row = calloc(MAXBITS, e->width);
     e->workers = zeroed(e->threads * sizeof(Worker));
-    int failed = !e->seen || !e->part || !e->broken_row || !e->workers;
+    e->ids = calloc(e->threads, sizeof(pthread_t));
+    int failed = !e->seen || !e->part || !e->broken_row || !e->workers || !e->ids;
     for (int p = 0; p < e->threads && !failed; p++) {
         for (int t = 0; t < SUBTABLES && !failed; t++) {
             e->seen[p].sub[t].cap = 64;
@@ -218,7 +223,7 @@ void eng_free(Engine *e) {
         if (e->part) table_free(&e->part[p]);
     }
     if (e->m) model_free(e->m);
-    free(e->workers); free(e->seen); free(e->part);
+    free(e->workers); free(e->ids); free(e->seen); free(e->part);
     free(e->front); free(e->front_fp); free(e->broken_row);
     free(e->next.parent); free(e->next.label); free(e->next.bad); free(e->next.fp);
     free(e);

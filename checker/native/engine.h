@@ -2,11 +2,15 @@
 #ifndef HWCHECK_ENGINE_H
 #define HWCHECK_ENGINE_H
 
+#include <pthread.h>
+
 #include "model.h"
 #include "tables.h"
 
 #define NLABELS LABEL_CODES
 #define MAXBITS 32
+/* The most threads: a row hash's partition scales 16 of its bits (tables.h: part_of). */
+#define ENG_MAX_THREADS 65536
 
 /* The engine's errors (checker/native/engine.py: _check). */
 #define ENG_NO_MEMORY (-1)
@@ -62,6 +66,7 @@ typedef struct Engine {
     Table *part;
     Level next;
     Worker *workers;
+    pthread_t *ids;  /* one per worker (worker 0's unused: it runs on the caller's thread) */
     /* the slice being expanded: next block to take (on a line of its own: every worker
      * bumps it), its end */
     int64_t cursor __attribute__((aligned(64)));
