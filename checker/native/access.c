@@ -60,23 +60,24 @@ int eng_broken(const Engine *e, int bit, uint32_t *parent, uint16_t *label, uint
 /* Direct access to the model, for the differential tests and traces (between the engine's
  * level calls: these use worker 0's scratch). Every successor, at most `cap` (the room of
  * out, labels and bits), with the bits of every transition property it violates and every
- * guard it reaches: the count, or MODEL_OVERFLOW. */
+ * guard it reaches: the count, or ENG_OVERFLOW. */
 int eng_successors(Engine *e, const uint8_t *row, int cap, uint8_t *out, uint16_t *labels,
                    uint32_t *bits) {
     uint32_t reached = 0;
-    return model_expand(e->m, e->workers[0].scratch, row, cap, out, labels, 0xFFFFFFFFu, bits, 0,
-                        &reached);
+    int k = model_expand(e->m, e->workers[0].scratch, row, cap, out, labels, 0xFFFFFFFFu, bits,
+                         0, &reached);
+    return k < 0 ? ENG_OVERFLOW : k;
 }
-/* The canonical row into `out` (a row): 0, or MODEL_OVERFLOW. */
+/* The canonical row into `out` (a row): 0, or ENG_OVERFLOW. */
 int eng_canonical(Engine *e, const uint8_t *row, uint8_t *out) {
-    return model_canonical(e->m, e->workers[0].scratch, row, out);
+    return model_canonical(e->m, e->workers[0].scratch, row, out) ? ENG_OVERFLOW : 0;
 }
 uint32_t eng_invariants(Engine *e, const uint8_t *row, uint32_t mask) { return model_invariants(e->m, row, mask); }
-/* The marshal encoding into `buf` (eng_max_marshal bytes): its length, or MODEL_OVERFLOW when
+/* The marshal encoding into `buf` (eng_max_marshal bytes): its length, or ENG_OVERFLOW when
  * it came out longer (a wrong bound). */
 int eng_row_marshal(Engine *e, const uint8_t *row, uint8_t *buf) {
     int len = model_marshal(e->m, row, buf);
-    return len > e->max_marshal ? MODEL_OVERFLOW : len;
+    return len > e->max_marshal ? ENG_OVERFLOW : len;
 }
 uint64_t hwcheck_xxh3(const void *data, size_t len) { return xxh3_64(data, len); }
 

@@ -170,11 +170,11 @@ class Core:
         out = np.zeros(cap * self.width, dtype=np.uint8)
         labels = np.zeros(cap, dtype=np.uint16)
         bits = np.zeros(cap, dtype=np.uint32)
-        count = self.lib.eng_successors(
-            self.handle, row, cap, out.ctypes.data, labels.ctypes.data, bits.ctypes.data
+        count = check(
+            self.lib.eng_successors(
+                self.handle, row, cap, out.ctypes.data, labels.ctypes.data, bits.ctypes.data
+            )
         )
-        if count < 0:
-            raise OverflowError(f"the compiled {self.model.name} core went {BROKEN_BOUND}")
         rows: Any = out[: count * self.width].reshape(count, self.width) if count else []
         return [
             (self.model.labels[int(labels[i])], self.model.decode(rows[i].tobytes()), int(bits[i]))
@@ -185,8 +185,7 @@ class Core:
         """The orbit representative of a reference ``state``, as a reference state. Raises
         ``OverflowError`` when an encoding outgrew ``max_marshal``."""
         out = ctypes.create_string_buffer(self.width)
-        if self.lib.eng_canonical(self.handle, self.model.encode(state), out):
-            raise OverflowError(f"the compiled {self.model.name} core went {BROKEN_BOUND}")
+        check(self.lib.eng_canonical(self.handle, self.model.encode(state), out))
         return self.model.decode(out.raw)
 
     def invariants(self, state: Any, mask: int = ALL) -> int:
@@ -198,7 +197,5 @@ class Core:
         """The marshal encoding the compiled core computes for ``state`` (at most
         ``max_marshal`` bytes; ``OverflowError`` past them)."""
         buf = ctypes.create_string_buffer(self.max_marshal)
-        size = self.lib.eng_row_marshal(self.handle, self.model.encode(state), buf)
-        if size < 0:
-            raise OverflowError(f"the compiled {self.model.name} core went {BROKEN_BOUND}")
+        size = check(self.lib.eng_row_marshal(self.handle, self.model.encode(state), buf))
         return buf.raw[:size]
