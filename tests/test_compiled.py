@@ -332,6 +332,26 @@ def test_three_replicas_give_the_reference_answers():
     assert _summary(got) == want
 
 
+def test_the_label_layout_is_labels_h_and_the_librarys():
+    """Python reads the layout from labels.h, the library built from it says the same, codes
+    put the action and arguments where LABEL_OF does, and a header that lost a number is
+    refused."""
+    from checker.native.build import NativeUnavailable
+    from checker.native.layout import HEADER, LAYOUT, read
+
+    spec, _ = build_model("kafka", Config(replicas=2))
+    core = Core(compiled_model(spec)[0])
+    numbers = np.zeros(5, dtype=np.int32)
+    core.lib.eng_label_layout(numbers.ctypes.data)
+    assert tuple(numbers.tolist()) == LAYOUT.numbers() == (16, 12, 4, 16, 32)
+    assert LAYOUT.code(14, 2, 1) == 0xE210 and LAYOUT.code(3, 1, 2, 3) == 0x3123
+    with pytest.raises(ValueError):
+        LAYOUT.code(2, 16)
+    text = HEADER.read_text().replace("#define LABEL_SHIFT 12\n", "")
+    with pytest.raises(NativeUnavailable, match="LABEL_SHIFT"):
+        read(text)
+
+
 def test_threads_past_64_all_run_and_too_many_are_refused():
     """Every thread asked for runs (70: the engine once stopped at 64 without a word), with
     the answers of one; past what a row hash's 16 partition bits spread, the engine refuses
