@@ -12,13 +12,27 @@
  * limit (its MAXN) is at most this. */
 #define ROWS_MAX_REPLICAS 8
 
-/* The next `bytes` of a scratch block (model.h: model_scratch_size) from *at, which moves on
- * to the next 64-byte boundary; with a NULL base only *at moves (to size the block). */
-static inline void *carve(void *base, size_t *at, size_t bytes) {
-    void *p = base ? (uint8_t *)base + *at : NULL;
-    *at += (bytes + 63) / 64 * 64;
+/* Where the parts of a model's scratch block (model.h: model_scratch_size) start: the
+ * successor states being generated at 0 (room for `succ` and a spare: emit), their labels,
+ * then the canonical form's two encodings (`marshal` bytes each); each part on a 64-byte
+ * boundary, `size` bytes in all. A model plans it once, in model_new. */
+typedef struct {
+    size_t labels, best, bytes, size;
+} ScratchPlan;
+
+static inline size_t round64(size_t bytes) { return (bytes + 63) / 64 * 64; }
+
+static inline ScratchPlan scratch_plan(int succ, size_t state_size, int marshal) {
+    ScratchPlan p;
+    p.labels = round64((size_t)(succ + 1) * state_size);
+    p.best = p.labels + round64((size_t)(succ + 1) * sizeof(uint16_t));
+    p.bytes = p.best + round64((size_t)marshal);
+    p.size = p.bytes + round64((size_t)marshal);
     return p;
 }
+
+/* The part of a scratch block at `at`. */
+static inline void *part(void *scratch, size_t at) { return (uint8_t *)scratch + at; }
 
 /* A tuple of n items: '(' and n as a 32-bit little-endian count. */
 static inline uint8_t *w_tuple(uint8_t *b, int n) {

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "model.h"
+#include "rows.h"
 
 #define MAXN 8  /* replicas (spec.kafka.config.MAX_REPLICAS is 7) */
 #define MAXR 8  /* records: a log holds at most max_records records */
@@ -109,6 +110,7 @@ struct Model {
     int hw_min_isr, produce_min_isr;
     int rep_width, width, committed_bytes;
     int max_succ, max_marshal;  /* model_max_successors, model_max_marshal */
+    ScratchPlan plan;           /* model_scratch_size */
 };
 
 /* state.c */

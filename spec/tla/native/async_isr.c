@@ -23,7 +23,8 @@ enum { P_VALID_HIGH_WATERMARK };
 
 struct Model {
     int n, max_offset, max_version, messages, bytes, width;
-    int max_succ;  /* model_max_successors */
+    int max_succ;      /* model_max_successors */
+    ScratchPlan plan;  /* model_scratch_size */
     int order[MAXM]; /* message indices in Python's sorted order of (isr tuple, version) */
 };
 
@@ -79,6 +80,7 @@ Model *model_new(const ModelParams *p, char *why, size_t room) {
     m->n = p->replicas; m->max_offset = p->max_offset; m->max_version = p->max_version;
     m->messages = (m->max_version + 1) * (1 << m->n);
     m->max_succ = 4 * m->n + 2 * m->messages + 1;
+    m->plan = scratch_plan(m->max_succ, sizeof(St), 0);
     m->bytes = (m->messages + 7) / 8;
     m->width = 6 + m->n + 2 * m->bytes;
     for (int k = 0; k < m->messages; k++) m->order[k] = k;
@@ -150,24 +152,9 @@ int model_marshal(const Model *m, const uint8_t *row, uint8_t *buf) {
     return (int)(b - buf);
 }
 
-/* A thread's scratch (model_scratch_size): the successors being generated (emit: room for
- * max_succ and a spare) and their labels. */
-typedef struct {
-    St *next;
-    uint16_t *labels;
-} Scratch;
-
-static size_t layout(const Model *m, void *base, Scratch *s) {
-    size_t at = 0;
-    s->next = carve(base, &at, (size_t)(m->max_succ + 1) * sizeof(St));
-    s->labels = carve(base, &at, (size_t)(m->max_succ + 1) * sizeof(uint16_t));
-    return at;
-}
-
-size_t model_scratch_size(const Model *m) {
-    Scratch s;
-    return layout(m, NULL, &s);
-}
+/* The successors being generated and their labels (rows.h: ScratchPlan; no canonical
+ * form, so no encodings). */
+size_t model_scratch_size(const Model *m) { return m->plan.size; }
 
 /* No symmetry (the leader is fixed): every row is its own representative. */
 int model_canonical(const Model *m, void *scratch, const uint8_t *row, uint8_t *out) {
@@ -256,14 +243,13 @@ int model_expand(const Model *m, void *scratch, const uint8_t *row, int cap, uin
                  uint16_t *labels, uint32_t trans_mask, uint32_t *violated,
                  uint32_t guard_mask, uint32_t *reached) {
     (void)trans_mask; (void)guard_mask; (void)reached;  /* no transition property, no guard */
-    Scratch w;
-    layout(m, scratch, &w);
-    St s, *next = w.next;
+    St s, *next = scratch;
+    uint16_t *made = part(scratch, m->plan.labels);
     decode(m, row, &s);
-    int count = successors(m, &s, next, w.labels);
+    int count = successors(m, &s, next, made);
     if (count > m->max_succ || count > cap) return MODEL_OVERFLOW;
     for (int i = 0; i < count; i++) {
-        labels[i] = w.labels[i];
+        labels[i] = made[i];
         violated[i] = 0;
         encode(m, &next[i], out + (size_t)i * m->width);
     }

@@ -40,6 +40,7 @@ Model *model_new(const ModelParams *p, char *why, size_t room) {
     m->width = m->n * (5 + 2 * m->L) + 3 + 2 * (m->E + 1) + 3;
     m->max_succ = MAX_SUCC(m->n, m->E);
     m->max_marshal = max_marshal(m);
+    m->plan = scratch_plan(m->max_succ, sizeof(St), m->max_marshal);
     return m;
 }
 
@@ -49,27 +50,9 @@ int model_max_successors(const Model *m) { return m->max_succ; }
 int model_action_of(uint16_t label) { return LABEL_ACTION(label); }
 int model_max_marshal(const Model *m) { return m->max_marshal; }
 
-/* A thread's scratch (model_scratch_size): the successors being generated (emit: room for
- * max_succ and a spare), their labels, and the canonical form's two encodings. */
-typedef struct {
-    St *next;
-    uint16_t *labels;
-    uint8_t *best, *bytes;
-} Scratch;
-
-static size_t layout(const Model *m, void *base, Scratch *s) {
-    size_t at = 0;
-    s->next = carve(base, &at, (size_t)(m->max_succ + 1) * sizeof(St));
-    s->labels = carve(base, &at, (size_t)(m->max_succ + 1) * sizeof(uint16_t));
-    s->best = carve(base, &at, (size_t)m->max_marshal);
-    s->bytes = carve(base, &at, (size_t)m->max_marshal);
-    return at;
-}
-
-size_t model_scratch_size(const Model *m) {
-    Scratch s;
-    return layout(m, NULL, &s);
-}
+/* The successors being generated, their labels and the canonical form's two encodings
+ * (rows.h: ScratchPlan, planned in model_new). */
+size_t model_scratch_size(const Model *m) { return m->plan.size; }
 
 /* The largest marshal encoding (tla_marshal) at these bounds: every log and request full. */
 static int max_marshal(const Model *m) {
@@ -197,19 +180,18 @@ static int marshal_of(const void *m, const void *s, uint8_t *buf) { return tla_m
 
 /* checker.symmetry.ReplicaSymmetry.canonical for this model (rows.h: canonical_form), with
  * the encodings in the thread's scratch. 0, or -1 (an encoding past max_marshal). */
-static int tla_canonical(const Model *m, const Scratch *w, const St *s, St *out) {
+static int tla_canonical(const Model *m, void *scratch, const St *s, St *out) {
     St cand;
     return canonical_form(m, s, m->n, sizeof(St), key_cmp_of, permute_of, marshal_of, out,
-                          &cand, w->best, w->bytes, m->max_marshal);
+                          &cand, part(scratch, m->plan.best), part(scratch, m->plan.bytes),
+                          m->max_marshal);
 }
 
 /* -- model.h -------------------------------------------------------------------------- */
 int model_canonical(const Model *m, void *scratch, const uint8_t *row, uint8_t *out) {
-    Scratch w;
-    layout(m, scratch, &w);
     St s, c;
     tla_decode(m, row, &s);
-    if (tla_canonical(m, &w, &s, &c)) return MODEL_OVERFLOW;
+    if (tla_canonical(m, scratch, &s, &c)) return MODEL_OVERFLOW;
     tla_encode(m, &c, out);
     return 0;
 }
@@ -229,16 +211,15 @@ int model_marshal(const Model *m, const uint8_t *row, uint8_t *buf) {
 int model_expand(const Model *m, void *scratch, const uint8_t *row, int cap, uint8_t *out,
                  uint16_t *labels, uint32_t trans_mask, uint32_t *violated,
                  uint32_t guard_mask, uint32_t *reached) {
-    Scratch w;
-    layout(m, scratch, &w);
-    St s, *next = w.next;
+    St s, *next = scratch;
+    uint16_t *made = part(scratch, m->plan.labels);
     tla_decode(m, row, &s);
     int count = 0;
-    for (int a = 0; a < m->actions; a++) m->next[a](m, &s, a, next, w.labels, &count);
+    for (int a = 0; a < m->actions; a++) m->next[a](m, &s, a, next, made, &count);
     if (count > m->max_succ || count > cap) return MODEL_OVERFLOW;
     uint32_t mask = trans_mask | guard_mask;
     for (int i = 0; i < count; i++) {
-        labels[i] = w.labels[i];
+        labels[i] = made[i];
         uint32_t bits = mask ? tla_transition(m, &s, labels[i], &next[i], mask) : 0;
         violated[i] = bits & trans_mask;
         *reached |= bits & guard_mask;

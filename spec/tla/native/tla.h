@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "model.h"
+#include "rows.h"
 
 #define MAXN 6   /* replicas (spec.tla.config.TLA_MAX_REPLICAS is 5) */
 #define MAXL 8   /* LogSize */
@@ -57,6 +58,7 @@ struct Model {
     int election;  /* the position of ControllerElectLeader (SecondElection's event) */
     int width;
     int max_succ, max_marshal;  /* model_max_successors, model_max_marshal */
+    ScratchPlan plan;           /* model_scratch_size */
 };
 
 void tla_decode(const struct Model *m, const uint8_t *row, St *s);
