@@ -1,9 +1,9 @@
 """The kafka model's compiled core: its C sources and the codec between the reference
 model's states (``spec.kafka.state``) and the compiled core's rows.
 
-The C files restate the reference model rule by rule (``state.c``: the row, the marshal
-encoding and the canonical form; ``actions.c``: the actions; ``properties.c``: the
-properties); ``tests/test_compiled.py`` proves the two equal state by state. A row is a fixed
+The C files restate the reference model rule by rule (``state.c``: the row and the marshal
+encoding; ``canonical.c``: the canonical form; ``actions.c``: the actions; ``properties.c``:
+the properties); ``tests/test_compiled.py`` proves the two equal state by state. A row is a fixed
 number of signed bytes (``Codec.width``): per replica its LEO, HW, alive flag, view (leader
 or -1, epoch, ISR as a bit mask), whether it keeps remote LEOs, ``max_records`` records
 ``(id, epoch)`` and ``replicas`` remote LEOs; then the controller, the LeaderAndIsr requests,
@@ -32,6 +32,7 @@ from spec.rows import LabelLayout, mask, members
 HERE = Path(__file__).parent
 SOURCES = (
     HERE / "state.c",
+    HERE / "canonical.c",
     HERE / "actions.c",
     HERE / "alter.c",
     HERE / "flight.c",

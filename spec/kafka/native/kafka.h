@@ -113,7 +113,7 @@ struct Model {
     ScratchPlan plan;           /* model_scratch_size */
 };
 
-/* state.c */
+/* state.c (canonical.c: the canonical form, model_canonical) */
 void kafka_decode(const Model *m, const uint8_t *row, St *s);
 void kafka_encode(const Model *m, const St *s, uint8_t *row);
 int kafka_marshal(const Model *m, const St *s, uint8_t *buf);
