@@ -24,8 +24,12 @@ import pytest
 pytestmark = pytest.mark.slow
 
 HERE = Path(__file__).resolve().parent
-GROUPS = {"kafka": ("kafka-4.1", "kip966", "hw"), "tla": ("tla", "async-isr")}
-"""The cases each child process runs (``CASES``' names), one child per group."""
+TLA_VARIANTS = ("hw", "kip101", "kip279", "kip320-first-try", "kip320", "kip320-kip279")
+GROUPS = {
+    "kafka": ("kafka-4.1", "kip966", "hw", "kip101", "kip279"),
+    "tla": (*(f"tla-{variant}" for variant in TLA_VARIANTS), "async-isr"),
+}
+"""The cases each child process runs (``_cases``' names), one child per group."""
 
 STATES = int(os.environ.get("HWCHECK_SANITIZE_STATES", "300"))
 """States each case's walks compare (the largest state besides)."""
@@ -59,8 +63,22 @@ def _cases() -> dict[str, tuple[str, dict]]:
             flush="always",
         ),
         "hw": _kafka("hw", (), unclean_election=True),
-        # the TLA+ port: 5 replicas, LogSize 8, epoch 14; AsyncIsr: 480 messages
-        "tla": ("tla", {"replicas": 5, "log_size": 8, "max_records": 8, "max_epoch": 14}),
+        "kip101": _kafka("kip101", ("split-fetch",), max_lost_responses=2),
+        "kip279": _kafka("kip279", ("async-isr",), max_unclean_shutdowns=2),
+        # the TLA+ port: 5 replicas, LogSize 8, epoch 14, each variant; AsyncIsr: 480 messages
+        **{
+            f"tla-{variant}": (
+                "tla",
+                {
+                    "replicas": 5,
+                    "truncation": variant,
+                    "log_size": 8,
+                    "max_records": 8,
+                    "max_epoch": 14,
+                },
+            )
+            for variant in TLA_VARIANTS
+        },
         "async-isr": (
             "tla",
             {"replicas": 5, "truncation": "async-isr", "max_offset": 100, "max_version": 14},
