@@ -37,6 +37,7 @@ sys.path.insert(0, str(ROOT))
 
 def states() -> tuple[np.ndarray, list, object]:
     """Every state of the benchmark configuration, as rows and as reference states."""
+    from checker.native.layout import LAYOUT
     from checker.search.bfs import explore  # noqa: F401  (the engine's imports, as a run has them)
     from spec.kafka import Config, KafkaSpec
     from spec.kafka.native import codec
@@ -53,7 +54,7 @@ def states() -> tuple[np.ndarray, list, object]:
                     seen[succ] = None
                     nxt.append(succ)
         frontier = nxt
-    model = codec(spec)
+    model = codec(spec, LAYOUT)
     rows = np.frombuffer(b"".join(model.encode(s) for s in seen), dtype=np.int8)
     return rows.reshape(len(seen), model.width).copy(), list(seen), spec
 

@@ -91,7 +91,7 @@ class Spec(Protocol):
     Optional: ``why_disabled(state, label)``, a ``Refusal`` saying which guard of ``label``'s
     action is false in ``state``, or None when the label is enabled there or the model cannot
     tell (``hwcheck scenario`` and ``replay`` print it after "is not enabled");
-    ``compiled_model()``, ``(its CompiledModel, "")`` when the model has a compiled core at
+    ``compiled_model(layout)``, ``(its CompiledModel, "")`` when the model has a compiled core at
     these bounds, else ``(None, why not)`` in a few words (``compiled_model`` below).
     """
 
@@ -137,7 +137,8 @@ class CompiledModel(Protocol):
 
     - ``name``: the library's name in the build cache (``"kafka"``, ``"tla"``).
     - ``sources`` / ``headers``: the model's C files (``checker.native.build.load``).
-    - ``params``: the bounds ``model_new`` takes (C ``int32`` values, in its order).
+    - ``params``: the bounds ``model_new`` takes, by the names of its ``ModelParams`` struct
+      (C ``int32`` values; ``checker.native.core.model_params``).
     - ``width``: bytes per row, as ``model_width`` computes it.
     - ``labels``: label code (``uint16``) to the ``Label`` it stands for.
     - ``action_names``: action index to name (at most ``checker.native.core.MAX_ACTIONS``).
@@ -163,7 +164,7 @@ class CompiledModel(Protocol):
     def headers(self) -> Sequence[Path]: ...
 
     @property
-    def params(self) -> Sequence[int]: ...
+    def params(self) -> Mapping[str, int]: ...
 
     @property
     def width(self) -> int: ...
@@ -198,15 +199,30 @@ class Recipe(Protocol):
     def __hash__(self) -> int: ...
 
 
-def compiled_model(spec: Spec) -> tuple[CompiledModel | None, str]:
+class LabelLayout(Protocol):
+    """How a label code holds an action and its arguments (``checker.native.layout.Layout``,
+    read from ``checker/native/labels.h``): a codec builds its label table with it."""
+
+    @property
+    def arg_bits(self) -> int:
+        """Bits per argument."""
+        ...
+
+    def code(self, action: int, *args: int) -> int:
+        """The code of ``action`` with up to three arguments."""
+        ...
+
+
+def compiled_model(spec: Spec, layout: LabelLayout) -> tuple[CompiledModel | None, str]:
     """``(compiled model, "")`` when ``spec`` has a compiled core at its bounds (its optional
-    ``compiled_model()``), else ``(None, why not)`` in a few words. Whether that core may run
+    ``compiled_model(layout)``, its label codes laid out by ``layout``:
+    ``checker.native.layout.LAYOUT``), else ``(None, why not)`` in a few words. Whether that core may run
     here (its certificate, a compiler) is the engine's question: ``checker.search.choose_core``.
     Raises nothing of its own."""
     offered = getattr(spec, "compiled_model", None)
     if offered is None:
         return None, f"the {spec.name} model has no compiled core"
-    found: tuple[CompiledModel | None, str] = offered()
+    found: tuple[CompiledModel | None, str] = offered(layout)
     return found
 
 

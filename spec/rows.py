@@ -1,8 +1,13 @@
-"""Helpers for the compiled cores' row codecs (``spec/*/native``): replica sets as bit masks."""
+"""Helpers for the compiled cores' row codecs (``spec/*/native``): replica sets as bit masks,
+and the label layout the codecs are handed."""
 
 from __future__ import annotations
 
 from typing import Any
+
+from checker.model import LabelLayout
+
+__all__ = ["LabelLayout", "mask", "members"]
 
 
 def mask(members: Any) -> int:

@@ -22,8 +22,8 @@ from checker.checkpoint.read import load
 from checker.checkpoint.saving import SaveOptions
 from checker.checkpoint.write import Checkpointer
 from checker.commands import checkpoints
-from checker.model import compiled_model
 from checker.models import compose
+from checker.native.layout import compiled_model
 from checker.search import compiled as native_engine
 from checker.search import pool
 from checker.search.bfs import Limits, explore

@@ -18,9 +18,9 @@ import numpy as np
 import pytest
 import xxhash
 
-from checker.model import compiled_model
 from checker.models.compose import build_model, choose
 from checker.native.core import Core
+from checker.native.layout import compiled_model
 from checker.properties import INVARIANT, TRANSITION
 from checker.search import compiled as native_engine
 from checker.search.bfs import explore
@@ -333,6 +333,42 @@ def test_three_replicas_give_the_reference_answers():
     assert _summary(got) == want
 
 
+def test_the_label_layout_is_labels_h_and_the_librarys():
+    """Python reads the layout from labels.h, the library built from it says the same, codes
+    put the action and arguments where LABEL_OF does, and a header that lost a number is
+    refused."""
+    from checker.native.build import NativeUnavailable
+    from checker.native.layout import HEADER, LAYOUT, read
+
+    spec, _ = build_model("kafka", Config(replicas=2))
+    core = Core(compiled_model(spec)[0])
+    numbers = np.zeros(5, dtype=np.int32)
+    core.lib.eng_label_layout(numbers.ctypes.data)
+    assert tuple(numbers.tolist()) == LAYOUT.numbers() == (16, 12, 4, 16, 32)
+    assert LAYOUT.code(14, 2, 1) == 0xE210 and LAYOUT.code(3, 1, 2, 3) == 0x3123
+    with pytest.raises(ValueError):
+        LAYOUT.code(2, 16)
+    text = HEADER.read_text().replace("#define LABEL_SHIFT 12\n", "")
+    with pytest.raises(NativeUnavailable, match="LABEL_SHIFT"):
+        read(text)
+
+
+def test_threads_past_64_all_run_and_too_many_are_refused():
+    """Every thread asked for runs (70: the engine once stopped at 64 without a word), with
+    the answers of one; past what a row hash's 16 partition bits spread, the engine refuses
+    with its reason."""
+    from checker.native.build import NativeUnavailable
+
+    spec, props = build_model("kafka", Config(replicas=2, truncation="hw", max_epoch=1))
+    compiled, _ = compiled_model(spec)
+    one = native_engine.explore(compiled, spec, props, symmetry=True, threads=1)
+    many = native_engine.explore(compiled, spec, props, symmetry=True, threads=70)
+    assert _summary(many) == _summary(one)
+    assert many.stats.engine == "local (70 threads)"
+    with pytest.raises(NativeUnavailable, match=r"70000 threads: at most 65536$"):
+        Core(compiled, threads=70_000)
+
+
 def test_stop_on_first_and_one_property():
     """Limits and property choice behave as on the reference engine."""
     from checker.limits import Limits
@@ -368,6 +404,25 @@ def test_no_compiler_falls_back_to_the_reference_in_one_line(tmp_path, monkeypat
         )
     ]
     assert "reference (no C compiler" in result.output and "Traceback" not in result.output
+
+
+def test_bounds_the_core_refuses_fall_back_in_one_line(tmp_path, monkeypatch):
+    """Bounds past what the compiled core holds (here 8 records, let past the Python side's
+    own check) are refused by ``model_new`` with its reason, in one line, and the reference
+    core runs."""
+    monkeypatch.setattr(kafka_native, "unsupported", lambda spec: None)
+    result = _explore_cli(
+        "--replicas", "1", "--max-records", "8", "--max-epoch", "1", "--out", str(tmp_path)
+    )
+    assert result.exit_code == 13, result.output  # a guard unreached at these bounds
+    notes = [line for line in result.output.splitlines() if line.startswith("Note:")]
+    assert notes == [
+        (
+            "Note: the compiled core cannot run here (the compiled kafka core does not take "
+            "this run: max_records 8 outside 0..7); using the reference core."
+        )
+    ]
+    assert "Traceback" not in result.output
 
 
 def test_a_broken_cache_is_rebuilt_and_the_first_build_says_so(tmp_path):

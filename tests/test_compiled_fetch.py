@@ -11,9 +11,9 @@ import random
 import pytest
 from test_compiled import STATES, _compare_state
 
-from checker.model import compiled_model
 from checker.models.compose import build_model
 from checker.native.core import Core
+from checker.native.layout import compiled_model
 from checker.symmetry import for_spec
 from spec.kafka import Config
 

@@ -11,9 +11,9 @@ import random
 import pytest
 from test_compiled import STATES, _compare_state, _summary
 
-from checker.model import compiled_model
 from checker.models.compose import build_model, choose
 from checker.native.core import Core
+from checker.native.layout import compiled_model
 from checker.search import compiled as native_engine
 from checker.search.bfs import explore
 from checker.symmetry import for_spec

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from test_simulate import comparable
 
-from checker.model import compiled_model
 from checker.models.compose import Recipe, make_config
 from checker.native.core import Core
+from checker.native.layout import compiled_model
 from checker.simulate import compiled as native_walks
 from checker.simulate.simulation import compiled_walks, simulate
 from checker.simulate.walks import WalkPlan

@@ -13,8 +13,8 @@ import pytest
 from checker.liveness import run as live
 from checker.liveness.cgraph import CompiledGraph
 from checker.liveness.graph import build
-from checker.model import compiled_model
 from checker.models import compose
+from checker.native.layout import compiled_model
 from checker.properties import EVENTUALLY_ALWAYS
 from spec.kafka import progress
 

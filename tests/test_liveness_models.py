@@ -12,8 +12,8 @@ from __future__ import annotations
 import pytest
 
 from checker.liveness import run as live
-from checker.model import compiled_model
 from checker.models import compose
+from checker.native.layout import compiled_model
 
 
 def judged(model: str, fair: tuple[str, ...] = (), unfair: tuple[str, ...] = (), **bounds):

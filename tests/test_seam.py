@@ -8,9 +8,10 @@ import pickle
 import pytest
 
 from checker import search
-from checker.model import CompiledModel, compiled_model
+from checker.model import CompiledModel
 from checker.models.compose import Recipe, build_model, make_config
 from checker.native import certificate
+from checker.native.layout import compiled_model
 from checker.properties import INVARIANT, SOMETIMES, TRANSITION, Property
 from checker.search.compiled_level import COMPILED
 from checker.search.level import REFERENCE

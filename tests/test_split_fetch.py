@@ -22,8 +22,9 @@ from test_actions import FOLLOWER, LEADER, moves, rep, state
 
 from checker.cli import cli
 from checker.formats import schedule
-from checker.model import Refusal, compiled_model
+from checker.model import Refusal
 from checker.models.compose import Recipe, build_model, make_config
+from checker.native.layout import compiled_model
 from checker.search import compiled as native_engine
 from checker.search.bfs import explore
 from checker.simulate.scenario import play

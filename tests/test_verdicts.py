@@ -7,7 +7,7 @@ included) a search bounded to depth L - 1 must not find that property violated.
 import pytest
 from conftest import check, kafka
 
-from checker.model import compiled_model
+from checker.native.layout import compiled_model
 from checker.result import Status
 
 SAFETY = [

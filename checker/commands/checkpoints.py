@@ -26,9 +26,9 @@ from checker.checkpoint.saving import SaveOptions
 from checker.checkpoint.write import Checkpointer
 from checker.jsontext import unreadable
 from checker.limits import CANCELLED, Limits, interrupted
-from checker.model import compiled_model
 from checker.models import compose
 from checker.native import certificate
+from checker.native.layout import compiled_model
 from checker.result import EXIT_BAD_INPUT, CheckResult
 from checker.search import CoreName
 

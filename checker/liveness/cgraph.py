@@ -9,6 +9,7 @@ and the rows. The walks the liveness check needs run in C over it.
 
 from __future__ import annotations
 
+import ctypes
 from typing import Any
 
 import numpy as np
@@ -16,7 +17,7 @@ import numpy as np
 from checker.liveness.graph import GraphTooLarge
 from checker.model import CompiledModel
 from checker.native.build import NativeUnavailable, load
-from checker.native.core import view
+from checker.native.core import BROKEN_BOUND, NLABELS, model_params, refused, view
 
 Array = np.ndarray[Any, Any]
 NO_PARENT = 0xFFFFFFFF
@@ -30,10 +31,11 @@ class CompiledGraph:
     def __init__(self, model: CompiledModel, init_rows: list[bytes], max_states: int) -> None:
         self.handle = None
         self.lib = load(model.name, model.sources, model.headers)
-        params = np.array(model.params, dtype=np.int32)
-        self.handle = self.lib.lg_new(params.ctypes.data, len(params))
+        params = model_params(self.lib, model)
+        why = ctypes.create_string_buffer(200)
+        self.handle = self.lib.lg_new(ctypes.byref(params), why, len(why))
         if not self.handle:
-            raise NativeUnavailable(f"the compiled {model.name} core does not take these bounds")
+            raise refused(model, why)
         self.width = int(self.lib.lg_width(self.handle))
         if self.width != model.width:
             self.close()
@@ -50,7 +52,7 @@ class CompiledGraph:
                 )
             if count == -2:
                 raise MemoryError("the compiled liveness graph ran out of memory")
-            raise NativeUnavailable("a state had more successors than the model declares")
+            raise NativeUnavailable(f"the compiled {model.name} core went {BROKEN_BOUND}")
         lib, h = self.lib, self.handle
         self.n = count
         self.edges = int(lib.lg_edges(h))
@@ -111,7 +113,7 @@ class CompiledGraph:
 
     def codes(self) -> Array:
         """The label codes in label id order: first kept along the edges, in state order."""
-        first = np.zeros(65536, dtype=np.int64)
+        first = np.zeros(NLABELS, dtype=np.int64)
         self.lib.lg_first_codes(self.handle, first.ctypes.data)
         present = np.flatnonzero(first >= 0)
         return present[np.argsort(first[present])]

@@ -29,6 +29,7 @@ from checker.liveness.fair import Constraints
 from checker.liveness.graph import StateGraph
 from checker.liveness.lasso import Lasso
 from checker.model import CompiledModel, Spec
+from checker.native.core import NLABELS
 from checker.properties import EVENTUALLY_ALWAYS, LEADS_TO, Fairness, Property
 
 CUT = np.uint32(1 << 31)
@@ -82,7 +83,7 @@ def rules_of(
     count = len(rules.names)
     if count > 64:
         raise NotCompiled(f"{count} fairness constraints (the compiled check takes 64)")
-    of_code = np.zeros(65536, dtype=np.uint64)
+    of_code = np.zeros(NLABELS, dtype=np.uint64)
     for label_id, code in enumerate(graph.codes()):
         for c in rules.of_label[label_id]:
             of_code[code] |= np.uint64(1 << c)
@@ -247,7 +248,7 @@ def judge_compiled(
     try:
         codes = graph.codes()
         labels = [model.labels[int(c)] for c in codes]
-        code_id = np.full(65536, -1, dtype=np.int64)
+        code_id = np.full(NLABELS, -1, dtype=np.int64)
         code_id[codes] = np.arange(len(codes))
         rules = rules_of(graph, model, labels, fairness)
         rules.code_id = code_id

@@ -5,8 +5,11 @@
 #include "xxh3.h"
 
 int eng_width(const Engine *e) { return e->width; }
+/* model_new's parameter names, in its struct's order, each followed by a space (model.h). */
+const char *eng_param_names(void) { return model_param_names(); }
 Model *eng_model(Engine *e) { return e->m; }
-int eng_max_marshal(const Engine *e) { return model_max_marshal(e->m); }
+int eng_max_marshal(const Engine *e) { return e->max_marshal; }
+int eng_max_successors(const Engine *e) { return e->max_succ; }
 
 /* States found so far in the level being built. */
 int64_t eng_next_size(const Engine *e) {
@@ -31,8 +34,13 @@ void eng_check_rows(Engine *e, const uint8_t *rows, int64_t n, uint32_t mask, ui
 }
 /* Generated successors per action index (MODEL_MAX_ACTIONS counts). */
 const int64_t *eng_generated(const Engine *e) { return e->generated; }
-/* MODEL_MAX_ACTIONS, and every label code's action index (model_action_of) into out[65536]. */
-int eng_max_actions(void) { return MODEL_MAX_ACTIONS; }
+/* labels.h's layout (checker.native.layout.Layout.numbers): bits, shift, argument bits,
+ * action codes, action indices; and every label code's action index (model_action_of) into
+ * out[LABEL_CODES]. */
+void eng_label_layout(int32_t *out) {
+    out[0] = LABEL_BITS; out[1] = LABEL_SHIFT; out[2] = LABEL_ARG_BITS; out[3] = LABEL_ACTIONS;
+    out[4] = MODEL_MAX_ACTIONS;
+}
 void eng_action_table(uint8_t *out) {
     for (int code = 0; code < NLABELS; code++) out[code] = (uint8_t)model_action_of((uint16_t)code);
 }
@@ -49,15 +57,28 @@ int eng_broken(const Engine *e, int bit, uint32_t *parent, uint16_t *label, uint
     return 1;
 }
 
-/* Direct access to the model, for the differential tests: every successor with the bits of
- * every transition property it violates and every guard it reaches. */
-int eng_successors(Engine *e, const uint8_t *row, uint8_t *out, uint16_t *labels, uint32_t *bits) {
+/* Direct access to the model, for the differential tests and traces (between the engine's
+ * level calls: these use worker 0's scratch). Every successor, at most `cap` (the room of
+ * out, labels and bits), with the bits of every transition property it violates and every
+ * guard it reaches: the count, or ENG_OVERFLOW. */
+int eng_successors(Engine *e, const uint8_t *row, int cap, uint8_t *out, uint16_t *labels,
+                   uint32_t *bits) {
     uint32_t reached = 0;
-    return model_expand(e->m, row, out, labels, 0xFFFFFFFFu, bits, 0, &reached);
+    int k = model_expand(e->m, e->workers[0].scratch, row, cap, out, labels, 0xFFFFFFFFu, bits,
+                         0, &reached);
+    return k < 0 ? ENG_OVERFLOW : k;
 }
-void eng_canonical(Engine *e, const uint8_t *row, uint8_t *out) { model_canonical(e->m, row, out); }
+/* The canonical row into `out` (a row): 0, or ENG_OVERFLOW. */
+int eng_canonical(Engine *e, const uint8_t *row, uint8_t *out) {
+    return model_canonical(e->m, e->workers[0].scratch, row, out) ? ENG_OVERFLOW : 0;
+}
 uint32_t eng_invariants(Engine *e, const uint8_t *row, uint32_t mask) { return model_invariants(e->m, row, mask); }
-int eng_row_marshal(Engine *e, const uint8_t *row, uint8_t *buf) { return model_marshal(e->m, row, buf); }
+/* The marshal encoding into `buf` (eng_max_marshal bytes): its length, or ENG_OVERFLOW when
+ * it came out longer (a wrong bound). */
+int eng_row_marshal(Engine *e, const uint8_t *row, uint8_t *buf) {
+    int len = model_marshal(e->m, row, buf);
+    return len > e->max_marshal ? ENG_OVERFLOW : len;
+}
 uint64_t hwcheck_xxh3(const void *data, size_t len) { return xxh3_64(data, len); }
 
 /* For checkpoints (checker/checkpoint.py): the frontier's rows, and the seen set's row hashes

@@ -39,8 +39,23 @@ HEADERS = (
     HERE / "rows.h",
     HERE / "xxh3.h",
     HERE / "lgraph.h",
+    HERE / "labels.h",
 )
 FLAGS = ("-O2", "-std=gnu11", "-shared", "-fPIC", "-pthread", "-fno-strict-aliasing")
+SANITIZE = (
+    "-O1",
+    "-g",
+    "-fno-omit-frame-pointer",
+    "-Wall",
+    "-Wextra",
+    "-Werror",
+    "-fsanitize=address,undefined",
+    "-fno-sanitize-recover=undefined",
+)
+"""Flags added when ``$HWCHECK_SANITIZE`` is set (``tests/test_native_sanitize.py``): every
+warning an error, AddressSanitizer and UndefinedBehaviorSanitizer stopping at the first
+report. Such a library loads only in a process started with the sanitizer runtime preloaded
+(``LD_PRELOAD`` of the compiler's ``libasan.so``)."""
 
 
 class NativeUnavailable(RuntimeError):
@@ -48,13 +63,25 @@ class NativeUnavailable(RuntimeError):
     broken cache); the message says why in one line. Callers fall back to the reference."""
 
 
+def sanitized() -> bool:
+    """Whether this process builds and loads the sanitized cores (``$HWCHECK_SANITIZE``)."""
+    return bool(os.environ.get("HWCHECK_SANITIZE"))
+
+
+def flags() -> tuple[str, ...]:
+    """The compiler flags: ``FLAGS``, then ``SANITIZE`` when ``sanitized()``."""
+    return FLAGS + SANITIZE if sanitized() else FLAGS
+
+
 def cache_dir() -> Path:
     """Where built cores live: ``$HWCHECK_CACHE``, else ``$XDG_CACHE_HOME/hwcheck``, else
-    ``~/.cache/hwcheck``."""
+    ``~/.cache/hwcheck``; its folder ``sanitized`` when ``sanitized()``."""
     if os.environ.get("HWCHECK_CACHE"):
-        return Path(os.environ["HWCHECK_CACHE"])
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "hwcheck"
+        folder = Path(os.environ["HWCHECK_CACHE"])
+    else:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        folder = Path(base) / "hwcheck"
+    return folder / "sanitized" if sanitized() else folder
 
 
 def compiler() -> list[str]:
@@ -82,10 +109,10 @@ def load(
     everything = [*ENGINE_SOURCES, *sources, *HEADERS, *headers]
     cc = compiler()
     digest = hashlib.sha256()
-    for part in (*cc, *FLAGS, platform.machine(), platform.python_implementation()):
+    for part in (*cc, *flags(), platform.machine(), platform.python_implementation()):
         digest.update(part.encode() + b"\0")
     try:
-        texts = {Path(path).name: _read(Path(path)) for path in everything}
+        texts = {Path(path).name: read_source(Path(path)) for path in everything}
     except (OSError, KeyError) as exc:
         raise NativeUnavailable(f"a source of the compiled core is missing: {exc}") from None
     if len(texts) != len(everything):
@@ -121,7 +148,7 @@ def load(
     return lib
 
 
-def _read(path: Path) -> bytes:
+def read_source(path: Path) -> bytes:
     """A source file's bytes, also when hwcheck runs from a zip (a Spark cluster's executors
     import it from the bundle the driver ships): then the path runs through the zip file.
     Raises ``OSError`` or ``KeyError`` when it is in neither."""
@@ -151,7 +178,8 @@ def _compile(
         raise NativeUnavailable(
             f"cannot write the compiled core's cache {folder}: {exc.strerror}"
         ) from None
-    command = [*cc, *FLAGS, f"-I{build}", *[os.path.join(build, n) for n in sources], "-o", partial]
+    paths = [os.path.join(build, n) for n in sources]
+    command = [*cc, *flags(), f"-I{build}", *paths, "-o", partial]
     start = time.perf_counter()
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=300, check=False)
@@ -178,7 +206,8 @@ def _declare(lib: ctypes.CDLL) -> None:
     """Argument and result types of engine.c's functions."""
     p, i32, i64, u32 = ctypes.c_void_p, ctypes.c_int32, ctypes.c_int64, ctypes.c_uint32
     signatures = {
-        "eng_new": (p, [p, i32, p, u32, u32, u32, i32, i32]),
+        "eng_new": (p, [p, p, u32, u32, u32, i32, i32, p, ctypes.c_size_t]),
+        "eng_param_names": (ctypes.c_char_p, []),
         "eng_free": (None, [p]),
         "eng_width": (i32, [p]),
         "eng_max_marshal": (i32, [p]),
@@ -193,12 +222,13 @@ def _declare(lib: ctypes.CDLL) -> None:
         "eng_next_labels": (p, [p]),
         "eng_next_bad": (p, [p]),
         "eng_generated": (p, [p]),
-        "eng_max_actions": (i32, []),
+        "eng_label_layout": (None, [p]),
         "eng_action_table": (None, [p]),
         "eng_guard_mask": (u32, [p]),
         "eng_broken": (i32, [p, i32, p, p, p]),
-        "eng_successors": (i32, [p, p, p, p, p]),
-        "eng_canonical": (None, [p, p, p]),
+        "eng_successors": (i32, [p, p, i32, p, p, p]),
+        "eng_canonical": (i32, [p, p, p]),
+        "eng_max_successors": (i32, [p]),
         "eng_invariants": (u32, [p, p, u32]),
         "eng_row_marshal": (i32, [p, p, p]),
         "eng_next_fps": (p, [p]),
@@ -212,7 +242,7 @@ def _declare(lib: ctypes.CDLL) -> None:
         "hwcheck_xxh3": (ctypes.c_uint64, [p, ctypes.c_size_t]),
         "hwcheck_mt_draws": (None, [p, p, i32, p]),
         "eng_walk": (i32, [p, p, i32, p, p, u32, u32, u32, p, p, p, p, p, p, p]),
-        "lg_new": (p, [p, i32]),
+        "lg_new": (p, [p, p, ctypes.c_size_t]),
         "lg_free": (None, [p]),
         "lg_build": (i64, [p, p, i64, i64]),
         "lg_width": (i32, [p]),

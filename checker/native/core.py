@@ -17,12 +17,32 @@ import numpy as np
 
 from checker.model import CompiledModel, Label
 from checker.native.build import NativeUnavailable, load
+from checker.native.layout import LAYOUT
 
-NLABELS = 65536
+NLABELS = LAYOUT.codes
 ALL = 0xFFFFFFFF
-MAX_ACTIONS = 32
-"""The most action indices a compiled model may use (``MODEL_MAX_ACTIONS`` in ``model.h``):
+MAX_ACTIONS = LAYOUT.max_actions
+"""The most action indices a compiled model may use (``MODEL_MAX_ACTIONS`` in ``labels.h``):
 the length of the per-action counts the engine and the walks fill."""
+
+
+NO_MEMORY, OVERFLOW = -1, -2
+"""The engine's errors (``engine.h``: ``ENG_NO_MEMORY``, ``ENG_OVERFLOW``)."""
+BROKEN_BOUND = (
+    "past its own bounds (a state with more successors, or a longer encoding, than it declares)"
+)
+
+
+def check(code: int) -> int:
+    """``code``, an engine call's result, when it is no error. Raises ``MemoryError`` for
+    ``NO_MEMORY`` and ``OverflowError`` for ``OVERFLOW``: a model call went past the room its
+    bounds give (``model_max_successors``, ``model_max_marshal``), a bug in the compiled
+    model that stopped the search."""
+    if code == NO_MEMORY:
+        raise MemoryError("the compiled core ran out of memory")
+    if code == OVERFLOW:
+        raise OverflowError(f"the compiled core went {BROKEN_BOUND}")
+    return code
 
 
 def label_ranks(labels: Mapping[int, Label]) -> np.ndarray[Any, Any]:
@@ -33,6 +53,34 @@ def label_ranks(labels: Mapping[int, Label]) -> np.ndarray[Any, Any]:
     for rank, code in enumerate(sorted(labels, key=lambda c: str(labels[c]))):
         ranks[code] = rank
     return ranks
+
+
+def model_params(lib: ctypes.CDLL, model: CompiledModel) -> ctypes.Structure:
+    """``model_new``'s parameters for ``model`` (``model.params``: name to int): a
+    ``ctypes.Structure`` of int32 fields in the order the library names them
+    (``eng_param_names``). Raises ``NativeUnavailable`` when the names differ."""
+    names = tuple(lib.eng_param_names().decode().split())
+    given = dict(model.params)
+    if sorted(names) != sorted(given):
+        extra = sorted(set(names) ^ set(given))
+        raise NativeUnavailable(
+            f"the compiled {model.name} core's parameters are not its codec's ({extra[0]})"
+        )
+    struct = _STRUCTS.get(names)
+    if struct is None:
+        fields = [(name, ctypes.c_int32) for name in names]
+        struct = _STRUCTS[names] = type("ModelParams", (ctypes.Structure,), {"_fields_": fields})
+    return struct(**{name: int(given[name]) for name in names})
+
+
+_STRUCTS: dict[tuple[str, ...], type[ctypes.Structure]] = {}
+
+
+def refused(model: CompiledModel, why: ctypes.Array[ctypes.c_char]) -> NativeUnavailable:
+    """The error for an engine or graph the library would not make: ``why`` is the reason it
+    wrote (a ``ctypes`` string buffer)."""
+    reason = why.value.decode(errors="replace") or "no reason given"
+    return NativeUnavailable(f"the compiled {model.name} core does not take this run: {reason}")
 
 
 def view(address: int, dtype: Any, count: int, width: int = 0) -> np.ndarray[Any, Any]:
@@ -67,28 +115,32 @@ class Core:
         self.model = model
         self.handle = None
         self.lib = load(model.name, model.sources, model.headers, on_compile)
-        if self.lib.eng_max_actions() != MAX_ACTIONS:
+        numbers = np.zeros(5, dtype=np.int32)
+        self.lib.eng_label_layout(numbers.ctypes.data)
+        if tuple(numbers.tolist()) != LAYOUT.numbers():
             raise NativeUnavailable(
-                f"the compiled {model.name} core counts {self.lib.eng_max_actions()} actions, "
-                f"hwcheck {MAX_ACTIONS}"
+                f"the compiled {model.name} core's label layout is {numbers.tolist()}, "
+                f"hwcheck's {list(LAYOUT.numbers())}"
             )
         self.actions = np.zeros(NLABELS, dtype=np.uint8)
         """Per label code, its action index (``model_action_of``)."""
         self.lib.eng_action_table(self.actions.ctypes.data)
-        params = np.array(model.params, dtype=np.int32)
+        params = model_params(self.lib, model)
         self.ranks = label_ranks(model.labels)
+        why = ctypes.create_string_buffer(200)
         self.handle = self.lib.eng_new(
-            params.ctypes.data,
-            len(params),
+            ctypes.byref(params),
             self.ranks.ctypes.data,
             inv,
             trans,
             guards,
             int(symmetry),
             threads,
+            why,
+            len(why),
         )
         if not self.handle:
-            raise NativeUnavailable(f"the compiled {model.name} core does not take these bounds")
+            raise refused(model, why)
         self.width = self.lib.eng_width(self.handle)
         if self.width != model.width:
             self.close()
@@ -97,6 +149,7 @@ class Core:
                 f"bytes, its codec's {model.width}"
             )
         self.max_marshal = self.lib.eng_max_marshal(self.handle)
+        self.max_successors = self.lib.eng_max_successors(self.handle)
 
     def close(self) -> None:
         """Free the engine's memory (the library stays loaded)."""
@@ -111,14 +164,17 @@ class Core:
     def successors(self, state: Any) -> list[tuple[Any, Any, int]]:
         """``(label, next state, bits)`` for every successor of a reference ``state``, in the
         compiled core's order; ``bits`` has the transition properties it violates and the
-        guards it reaches (``model.property_bits``)."""
+        guards it reaches (``model.property_bits``). Raises ``OverflowError`` when the state
+        has more than ``max_successors`` (``model_max_successors``)."""
         row = self.model.encode(state)
-        cap = 512
+        cap = self.max_successors
         out = np.zeros(cap * self.width, dtype=np.uint8)
         labels = np.zeros(cap, dtype=np.uint16)
         bits = np.zeros(cap, dtype=np.uint32)
-        count = self.lib.eng_successors(
-            self.handle, row, out.ctypes.data, labels.ctypes.data, bits.ctypes.data
+        count = check(
+            self.lib.eng_successors(
+                self.handle, row, cap, out.ctypes.data, labels.ctypes.data, bits.ctypes.data
+            )
         )
         rows: Any = out[: count * self.width].reshape(count, self.width) if count else []
         return [
@@ -127,9 +183,10 @@ class Core:
         ]
 
     def canonical(self, state: Any) -> Any:
-        """The orbit representative of a reference ``state``, as a reference state."""
+        """The orbit representative of a reference ``state``, as a reference state. Raises
+        ``OverflowError`` when an encoding outgrew ``max_marshal``."""
         out = ctypes.create_string_buffer(self.width)
-        self.lib.eng_canonical(self.handle, self.model.encode(state), out)
+        check(self.lib.eng_canonical(self.handle, self.model.encode(state), out))
         return self.model.decode(out.raw)
 
     def invariants(self, state: Any, mask: int = ALL) -> int:
@@ -138,7 +195,8 @@ class Core:
         return failed
 
     def marshal(self, state: Any) -> bytes:
-        """The marshal encoding the compiled core computes for ``state``."""
+        """The marshal encoding the compiled core computes for ``state`` (at most
+        ``max_marshal`` bytes; ``OverflowError`` past them)."""
         buf = ctypes.create_string_buffer(self.max_marshal)
-        size = self.lib.eng_row_marshal(self.handle, self.model.encode(state), buf)
+        size = check(self.lib.eng_row_marshal(self.handle, self.model.encode(state), buf))
         return buf.raw[:size]

@@ -28,6 +28,8 @@ static void *own(size_t bytes) {
     return p;
 }
 
+/* A worker's buffers, sized from the model's maxima once: max_succ successors (rows, labels,
+ * verdicts), a canonical row, a max_marshal encoding and the model's own scratch. */
 static int worker_init(Engine *e, Worker *w) {
     memset(w, 0, sizeof(Worker));
     w->e = e;
@@ -36,8 +38,10 @@ static int worker_init(Engine *e, Worker *w) {
     w->labels = own(e->max_succ * sizeof(uint16_t));
     w->violated = own(e->max_succ * sizeof(uint32_t));
     w->broken_row = own((size_t)MAXBITS * e->width);
-    w->marshal = own(model_max_marshal(e->m));
-    if (!w->succ || !w->canon || !w->labels || !w->violated || !w->broken_row || !w->marshal)
+    w->marshal = own(e->max_marshal);
+    w->scratch = own(model_scratch_size(e->m));
+    if (!w->succ || !w->canon || !w->labels || !w->violated || !w->broken_row || !w->marshal
+        || !w->scratch)
         return -1;
     if (e->threads == 1) return 0;
     w->out = own(e->threads * sizeof(Table));
@@ -47,7 +51,7 @@ static int worker_init(Engine *e, Worker *w) {
 
 static void worker_free(Worker *w) {
     free(w->succ); free(w->canon); free(w->labels); free(w->violated); free(w->broken_row);
-    free(w->marshal);
+    free(w->marshal); free(w->scratch);
     if (w->out) for (int p = 0; p < w->e->threads; p++) table_free(&w->out[p]);
     free(w->out);
 }
@@ -70,8 +74,10 @@ static void worker_run(Worker *w) {
     uint32_t guards = e->guard_mask;
     for (int64_t i = w->start; i < w->end && !w->failed; i++) {
         uint64_t pfp = e->front_fp[i];
-        int k = model_expand(e->m, e->front + i * width, w->succ, w->labels, e->trans_mask,
-                             w->violated, guards & ~w->reached, &w->reached);
+        int k = model_expand(e->m, w->scratch, e->front + i * width, e->max_succ, w->succ,
+                             w->labels, e->trans_mask, w->violated, guards & ~w->reached,
+                             &w->reached);
+        if (k < 0) { w->failed = ENG_OVERFLOW; break; }
         for (int j = 0; j < k; j++) {
             uint16_t label = w->labels[j], rank = e->rank[label];
             uint8_t *succ = w->succ + (size_t)j * width;
@@ -80,13 +86,16 @@ static void worker_run(Worker *w) {
                 note_broken(w->broken, w->broken_row, width, __builtin_ctz(bad), pfp, rank,
                             label, (uint32_t)i, succ);
             const uint8_t *key = succ;
-            if (e->symmetry) { model_canonical(e->m, succ, w->canon); key = w->canon; }
+            if (e->symmetry) {
+                if (model_canonical(e->m, w->scratch, succ, w->canon)) { w->failed = ENG_OVERFLOW; break; }
+                key = w->canon;
+            }
             uint64_t h = row_hash(key, width);
             if (seen_has(e->seen, e->threads, h)) continue;
             int owner = part_of(e->threads, h);  /* this worker's own partition takes it directly */
             if (owner == w->index ? table_offer(&e->part[owner], width, e->front_fp, e->rank, key, h, (uint32_t)i, label)
                                   : table_push(&w->out[owner], width, key, h, (uint32_t)i, label)) {
-                w->failed = 1;
+                w->failed = ENG_NO_MEMORY;
                 break;
             }
         }
@@ -120,24 +129,25 @@ static void *worker_merge(void *arg) {
         if (t == w->index) continue;  /* its own finds went straight in */
         Table *from = &e->workers[t].out[w->index];
         for (size_t k = 0; k < from->n && !w->failed; k++)
-            w->failed = table_offer(into, e->width, e->front_fp, e->rank, from->rows + k * e->width,
-                                    from->h[k], from->parent[k], from->label[k]);
+            if (table_offer(into, e->width, e->front_fp, e->rank, from->rows + k * e->width,
+                            from->h[k], from->parent[k], from->label[k]))
+                w->failed = ENG_NO_MEMORY;
         table_clear(from);
     }
     return NULL;
 }
 
-/* Run `fn` on every worker, on its own thread (worker 0 on this one). Returns nonzero if a
- * worker failed. */
+/* Run `fn` on every worker, on its own thread (worker 0 on this one). Returns the first
+ * failed worker's error, or 0. */
 static int run_workers(Engine *e, void *(*fn)(void *)) {
-    pthread_t ids[64];
+    pthread_t *ids = e->ids;
     int started = 1, failed = 0;
     for (; started < e->threads; started++)
         if (pthread_create(&ids[started], NULL, fn, &e->workers[started])) break;
     fn(&e->workers[0]);
     for (int t = 1; t < started; t++) pthread_join(ids[t], NULL);
     for (int t = started; t < e->threads; t++) fn(&e->workers[t]);  /* could not start */
-    for (int t = 0; t < e->threads; t++) failed |= e->workers[t].failed;
+    for (int t = 0; t < e->threads && !failed; t++) failed = e->workers[t].failed;
     return failed;
 }
 
@@ -165,15 +175,23 @@ static void *zeroed(size_t bytes) {
 }
 void eng_free(Engine *e);
 
-Engine *eng_new(const int32_t *params, int nparams, const uint16_t *ranks, uint32_t inv_mask,
-                uint32_t trans_mask, uint32_t guard_mask, int symmetry, int threads) {
+/* An engine for the model of `params`; NULL with the reason in `why` (`room` bytes) when the
+ * model refuses them (model_new) or memory runs out. */
+Engine *eng_new(const ModelParams *params, const uint16_t *ranks, uint32_t inv_mask,
+                uint32_t trans_mask, uint32_t guard_mask, int symmetry, int threads, char *why,
+                size_t room) {
     Engine *e = zeroed(sizeof(Engine));
-    if (!e) return NULL;
-    e->m = model_new(params, nparams);
+    if (!e) return refuse(why, room, "out of memory");
+    e->m = model_new(params, why, room);
     if (!e->m) { free(e); return NULL; }
     e->width = model_width(e->m);
     e->max_succ = model_max_successors(e->m);
-    e->threads = threads < 1 ? 1 : threads > 64 ? 64 : threads;
+    e->max_marshal = model_max_marshal(e->m);
+    if (threads > ENG_MAX_THREADS) {
+        eng_free(e);
+        return refuse(why, room, "%d threads: at most %d", threads, ENG_MAX_THREADS);
+    }
+    e->threads = threads < 1 ? 1 : threads;
     e->inv_mask = inv_mask; e->trans_mask = trans_mask; e->guard_mask = guard_mask;
     e->symmetry = symmetry;
     memcpy(e->rank, ranks, sizeof(e->rank));
@@ -181,7 +199,8 @@ Engine *eng_new(const int32_t *params, int nparams, const uint16_t *ranks, uint3
     e->part = zeroed(e->threads * sizeof(Table));
     e->broken_row = calloc(MAXBITS, e->width);
     e->workers = zeroed(e->threads * sizeof(Worker));
-    int failed = !e->seen || !e->part || !e->broken_row || !e->workers;
+    e->ids = calloc(e->threads, sizeof(pthread_t));
+    int failed = !e->seen || !e->part || !e->broken_row || !e->workers || !e->ids;
     for (int p = 0; p < e->threads && !failed; p++) {
         for (int t = 0; t < SUBTABLES && !failed; t++) {
             e->seen[p].sub[t].cap = 64;
@@ -192,7 +211,7 @@ Engine *eng_new(const int32_t *params, int nparams, const uint16_t *ranks, uint3
                  || worker_init(e, &e->workers[p]);
         e->workers[p].index = p;
     }
-    if (failed) { eng_free(e); return NULL; }
+    if (failed) { eng_free(e); return refuse(why, room, "out of memory"); }
     return e;
 }
 
@@ -204,7 +223,7 @@ void eng_free(Engine *e) {
         if (e->part) table_free(&e->part[p]);
     }
     if (e->m) model_free(e->m);
-    free(e->workers); free(e->seen); free(e->part);
+    free(e->workers); free(e->ids); free(e->seen); free(e->part);
     free(e->front); free(e->front_fp); free(e->broken_row);
     free(e->next.parent); free(e->next.label); free(e->next.bad); free(e->next.fp);
     free(e);
@@ -221,10 +240,10 @@ static void reset_level(Engine *e) {
 static int set_frontier(Engine *e, const uint8_t *rows, const uint64_t *fps, size_t n) {
     if (n > e->front_cap) {
         uint8_t *front = realloc(e->front, n * e->width);
-        if (!front) return -1;
+        if (!front) return ENG_NO_MEMORY;
         e->front = front;
         uint64_t *fp = realloc(e->front_fp, n * sizeof(uint64_t));
-        if (!fp) return -1;
+        if (!fp) return ENG_NO_MEMORY;
         e->front_fp = fp;
         e->front_cap = n;
     }
@@ -238,7 +257,7 @@ static int set_frontier(Engine *e, const uint8_t *rows, const uint64_t *fps, siz
 int eng_seed(Engine *e, const uint8_t *rows, const uint64_t *fps, int64_t n) {
     for (int64_t i = 0; i < n; i++) {
         uint64_t h = row_hash(rows + i * e->width, e->width);
-        if (!seen_has(e->seen, e->threads, h) && seen_put(e->seen, e->threads, h)) return -1;
+        if (!seen_has(e->seen, e->threads, h) && seen_put(e->seen, e->threads, h)) return ENG_NO_MEMORY;
     }
     reset_level(e);
     return set_frontier(e, rows, fps, (size_t)n);
@@ -251,7 +270,7 @@ void eng_set_masks(Engine *e, uint32_t inv_mask, uint32_t trans_mask, uint32_t g
 
 /* Expand frontier states [start, end) into the level being built. With threads: each
  * expands a slice into tables per owning partition, then each merges one partition's.
- * 0, or -1 out of memory. */
+ * 0, or an ENG_ error. */
 int eng_expand(Engine *e, int64_t start, int64_t end) {
     int failed = 0;
     if (e->threads == 1) {
@@ -263,23 +282,29 @@ int eng_expand(Engine *e, int64_t start, int64_t end) {
         e->cursor = start;
         e->stop = end;
         for (int t = 0; t < e->threads; t++) e->workers[t].failed = 0;
-        failed = run_workers(e, worker_main) || run_workers(e, worker_merge);
+        failed = run_workers(e, worker_main);
+        if (!failed) failed = run_workers(e, worker_merge);
     }
     for (int t = 0; t < e->threads; t++) worker_fold(e, &e->workers[t]);
-    return failed ? -1 : 0;
+    return failed;
 }
 
-/* Whether some successor of the frontier is unseen (the depth bound's question). */
+/* Whether some successor of the frontier is unseen (the depth bound's question): 1, 0, or
+ * ENG_OVERFLOW. */
 int eng_probe(Engine *e) {
     Worker *w = &e->workers[0];
     int width = e->width;
     uint32_t reached = 0;
     for (size_t i = 0; i < e->front_n; i++) {
-        int k = model_expand(e->m, e->front + i * width, w->succ, w->labels, 0, w->violated, 0,
-                             &reached);
+        int k = model_expand(e->m, w->scratch, e->front + i * width, e->max_succ, w->succ,
+                             w->labels, 0, w->violated, 0, &reached);
+        if (k < 0) return ENG_OVERFLOW;
         for (int j = 0; j < k; j++) {
             const uint8_t *key = w->succ + (size_t)j * width;
-            if (e->symmetry) { model_canonical(e->m, key, w->canon); key = w->canon; }
+            if (e->symmetry) {
+                if (model_canonical(e->m, w->scratch, key, w->canon)) return ENG_OVERFLOW;
+                key = w->canon;
+            }
             if (!seen_has(e->seen, e->threads, row_hash(key, width))) return 1;
         }
     }
@@ -301,21 +326,23 @@ static void *worker_finish(void *arg) {
         all->parent[at] = t->parent[k];
         all->label[at] = t->label[k];
         all->bad[at] = e->inv_mask ? model_invariants(e->m, row, e->inv_mask) : 0;
-        all->fp[at] = xxh3_64(w->marshal, model_marshal(e->m, row, w->marshal));
-        if (seen_put(e->seen, e->threads, t->h[k])) { w->failed = 1; break; }
+        int len = model_marshal(e->m, row, w->marshal);
+        if (len > e->max_marshal) { w->failed = ENG_OVERFLOW; break; }
+        all->fp[at] = xxh3_64(w->marshal, len);
+        if (seen_put(e->seen, e->threads, t->h[k])) { w->failed = ENG_NO_MEMORY; break; }
     }
     return NULL;
 }
 
 /* End the level: the new states join the seen set, their invariants are checked and their
  * fingerprints computed, gathered partition after partition (eng_next_*; the rows stay in
- * the partitions until eng_advance). Returns how many new states there are, or -1 out of
- * memory. */
+ * the partitions until eng_advance). Returns how many new states there are, or an ENG_
+ * error. */
 int64_t eng_finish(Engine *e) {
     Level *all = &e->next;
     size_t total = (size_t)eng_next_size(e);
     if (total > all->cap) {
-#define GROW(field, type) { type *p = realloc(all->field, total * sizeof(type)); if (!p) return -1; all->field = p; }
+#define GROW(field, type) { type *p = realloc(all->field, total * sizeof(type)); if (!p) return ENG_NO_MEMORY; all->field = p; }
         GROW(parent, uint32_t) GROW(label, uint16_t) GROW(bad, uint32_t) GROW(fp, uint64_t)
 #undef GROW
         all->cap = total;
@@ -327,7 +354,8 @@ int64_t eng_finish(Engine *e) {
         at += e->part[t].n;
     }
     all->n = total;
-    return run_workers(e, worker_finish) ? -1 : (int64_t)total;
+    int failed = run_workers(e, worker_finish);
+    return failed ? failed : (int64_t)total;
 }
 
 /* The new states become the frontier, with fingerprints `fps` (eng_next_fps's order). */
@@ -339,7 +367,7 @@ int eng_advance(Engine *e, const uint64_t *fps) {
         e->front = malloc(n * e->width);
         e->front_fp = malloc(n * sizeof(uint64_t));
         e->front_cap = e->front && e->front_fp ? n : 0;
-        if (!e->front_cap) return -1;
+        if (!e->front_cap) return ENG_NO_MEMORY;
     }
     size_t at = 0;
     for (int p = 0; p < e->threads; p++) {

@@ -2,11 +2,19 @@
 #ifndef HWCHECK_ENGINE_H
 #define HWCHECK_ENGINE_H
 
+#include <pthread.h>
+
 #include "model.h"
 #include "tables.h"
 
-#define NLABELS 65536
+#define NLABELS LABEL_CODES
 #define MAXBITS 32
+/* The most threads: a row hash's partition scales 16 of its bits (tables.h: part_of). */
+#define ENG_MAX_THREADS 65536
+
+/* The engine's errors (checker/native/engine.py: _check). */
+#define ENG_NO_MEMORY (-1)
+#define ENG_OVERFLOW (-2)  /* a model call past its buffers' room (model.h: MODEL_OVERFLOW) */
 
 typedef struct {
     int has;
@@ -25,10 +33,11 @@ typedef struct {
     Broken broken[MAXBITS];
     uint8_t *broken_row;
     uint32_t reached;
-    uint8_t *succ, *canon, *marshal;
+    uint8_t *succ, *canon, *marshal;  /* max_succ rows; one row; max_marshal bytes */
     uint16_t *labels;
     uint32_t *violated;
-    int failed;
+    void *scratch;  /* the model's (model_scratch_size) */
+    int failed;     /* 0, or an ENG_ error */
 } __attribute__((aligned(64))) Worker;
 
 typedef struct {
@@ -41,7 +50,7 @@ typedef struct {
 
 typedef struct Engine {
     Model *m;
-    int width, max_succ, threads;
+    int width, max_succ, max_marshal, threads;
     uint32_t inv_mask, trans_mask, guard_mask;
     int symmetry;
     uint16_t rank[NLABELS];
@@ -57,6 +66,7 @@ typedef struct Engine {
     Table *part;
     Level next;
     Worker *workers;
+    pthread_t *ids;  /* one per worker (worker 0's unused: it runs on the caller's thread) */
     /* the slice being expanded: next block to take (on a line of its own: every worker
      * bumps it), its end */
     int64_t cursor __attribute__((aligned(64)));

@@ -15,17 +15,19 @@
 #define NONE32 UINT32_MAX
 #define BATCH 16 /* states expanded before their successors are looked up */
 
-LGraph *lg_new(const int32_t *params, int nparams) {
+/* The graph of the model for `params`; NULL with the reason in `why` (model_new). */
+LGraph *lg_new(const ModelParams *params, char *why, size_t room) {
     LGraph *g = calloc(1, sizeof(LGraph));
-    if (!g) return NULL;
-    g->m = model_new(params, nparams);
+    if (!g) return refuse(why, room, "out of memory");
+    g->m = model_new(params, why, room);
     if (!g->m) { free(g); return NULL; }
     g->width = model_width(g->m);
     g->max_succ = model_max_successors(g->m);
     g->succ = malloc((size_t)BATCH * g->max_succ * g->width);
     g->labels = malloc((size_t)BATCH * g->max_succ * sizeof(uint16_t));
     g->violated = malloc((size_t)BATCH * g->max_succ * sizeof(uint32_t));
-    if (!g->succ || !g->labels || !g->violated) { lg_free(g); return NULL; }
+    g->scratch = aligned_alloc(64, model_scratch_size(g->m));
+    if (!g->succ || !g->labels || !g->violated || !g->scratch) { lg_free(g); return refuse(why, room, "out of memory"); }
     return g;
 }
 
@@ -34,7 +36,7 @@ void lg_free(LGraph *g) {
     if (g->m) model_free(g->m);
     free(g->rows); free(g->slots); free(g->off); free(g->dst); free(g->lab);
     free(g->parent); free(g->plabel); free(g->depth); free(g->poff); free(g->psrc);
-    free(g->succ); free(g->labels); free(g->violated);
+    free(g->succ); free(g->labels); free(g->violated); free(g->scratch);
     free(g);
 }
 
@@ -154,10 +156,10 @@ static int64_t expand_all(LGraph *g, const uint8_t *init, int64_t ninit, int64_t
          * order: the numbering is the one-by-one numbering */
         int batch = g->n - first < BATCH ? (int)(g->n - first) : BATCH, total = 0;
         for (int b = 0; b < batch; b++) {
-            int k = model_expand(g->m, g->rows + (first + b) * g->width,
+            int k = model_expand(g->m, g->scratch, g->rows + (first + b) * g->width, g->max_succ,
                                  g->succ + (size_t)total * g->width, g->labels + total, 0,
                                  g->violated, 0, &reached);
-            if (k < 0 || k > g->max_succ) return LG_OVERFLOW;
+            if (k < 0) return LG_OVERFLOW;
             counts[b] = k;
             total += k;
         }
@@ -281,6 +283,6 @@ void lg_enabled(const LGraph *g, const uint64_t *of_code, const uint64_t *covere
 /* Per label code, the first edge that has it (-1: none): label ids are numbered in that
  * order (graph.py numbers labels as it first keeps an edge with them). */
 void lg_first_codes(const LGraph *g, int64_t *first) {
-    for (int i = 0; i < 65536; i++) first[i] = -1;
+    for (int i = 0; i < LABEL_CODES; i++) first[i] = -1;
     for (int64_t e = g->ne - 1; e >= 0; e--) first[g->lab[e]] = e;
 }

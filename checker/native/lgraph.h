@@ -12,7 +12,7 @@
 /* lg_build's errors (its result is the state count when >= 0). */
 #define LG_TOO_LARGE (-1)  /* past max_states (lg_error_depth: the depth it reached) */
 #define LG_NO_MEMORY (-2)
-#define LG_OVERFLOW (-3)   /* a state had more successors than model_max_successors */
+#define LG_OVERFLOW (-3)   /* a model call past its room (model.h: MODEL_OVERFLOW) */
 
 typedef struct LGraph {
     Model *m;
@@ -31,12 +31,13 @@ typedef struct LGraph {
     int64_t *poff;           /* predecessors (lg_reach backward), built on first use */
     uint32_t *psrc;
     int64_t error_depth;
-    uint8_t *succ;
+    uint8_t *succ;           /* a batch's successors: room for max_succ per state */
     uint16_t *labels;
     uint32_t *violated;
+    void *scratch;           /* the model's (model_scratch_size) */
 } LGraph;
 
-LGraph *lg_new(const int32_t *params, int nparams);
+LGraph *lg_new(const ModelParams *params, char *why, size_t room);
 void lg_free(LGraph *g);
 int64_t lg_build(LGraph *g, const uint8_t *init, int64_t ninit, int64_t max_states);
 

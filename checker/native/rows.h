@@ -1,11 +1,38 @@
 /* Helpers every compiled model shares: writing the reference state's marshal encoding
- * (format 2: checker.fingerprint.encode) and stepping through the renamings of tied replicas
- * (checker.symmetry's canonical form). */
+ * (format 2: checker.fingerprint.encode), stepping through the renamings of tied replicas
+ * (checker.symmetry's canonical form) and laying out a thread's scratch space. */
 #ifndef HWCHECK_ROWS_H
 #define HWCHECK_ROWS_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+
+/* The most replicas a row can name: replica sets are 8-bit masks (w_members). A model's own
+ * limit (its MAXN) is at most this. */
+#define ROWS_MAX_REPLICAS 8
+
+/* Where the parts of a model's scratch block (model.h: model_scratch_size) start: the
+ * successor states being generated at 0 (room for `succ` and a spare: emit), their labels,
+ * then the canonical form's two encodings (`marshal` bytes each); each part on a 64-byte
+ * boundary, `size` bytes in all. A model plans it once, in model_new. */
+typedef struct {
+    size_t labels, best, bytes, size;
+} ScratchPlan;
+
+static inline size_t round64(size_t bytes) { return (bytes + 63) / 64 * 64; }
+
+static inline ScratchPlan scratch_plan(int succ, size_t state_size, int marshal) {
+    ScratchPlan p;
+    p.labels = round64((size_t)(succ + 1) * state_size);
+    p.best = p.labels + round64((size_t)(succ + 1) * sizeof(uint16_t));
+    p.bytes = p.best + round64((size_t)marshal);
+    p.size = p.bytes + round64((size_t)marshal);
+    return p;
+}
+
+/* The part of a scratch block at `at`. */
+static inline void *part(void *scratch, size_t at) { return (uint8_t *)scratch + at; }
 
 /* A tuple of n items: '(' and n as a 32-bit little-endian count. */
 static inline uint8_t *w_tuple(uint8_t *b, int n) {
@@ -29,7 +56,7 @@ static inline uint8_t *w_opt(uint8_t *b, int v) {
 /* The sorted tuple of the members of a bit mask. */
 static inline uint8_t *w_members(uint8_t *b, uint8_t mask) {
     b = w_tuple(b, __builtin_popcount(mask));
-    for (int r = 0; r < 8; r++) if ((mask >> r) & 1) b = w_int(b, r);
+    for (int r = 0; r < ROWS_MAX_REPLICAS; r++) if ((mask >> r) & 1) b = w_int(b, r);
     return b;
 }
 
@@ -72,11 +99,16 @@ typedef int (*Encode)(const void *model, const void *state, uint8_t *buf);
  * (its replica keys), are renamed by `rename` (replica r becomes perm[r]) and encoded by
  * `encode` (the reference state's marshal bytes): the replicas sorted by key (a stable sort);
  * with no tie, the one renaming that sorts them; else every order of the tied replicas,
- * keeping the renamed state with the smallest encoding. `cand` is scratch for one state. */
-static inline void canonical_form(const void *model, const void *state, int n,
-                                  size_t state_size, KeyCmp cmp, Rename rename, Encode encode,
-                                  void *out, void *cand) {
-    int order[8], perm[8], starts[9], groups = 0, tied = 0;
+ * keeping the renamed state with the smallest encoding. `cand` is scratch for one state,
+ * `best` and `bytes` for one encoding each, `room` bytes (the model's max_marshal, which
+ * bounds every encoding). 0, or -1 when n is past ROWS_MAX_REPLICAS or an encoding came out
+ * longer than `room` (a wrong bound: the caller reports it). */
+static inline int canonical_form(const void *model, const void *state, int n,
+                                 size_t state_size, KeyCmp cmp, Rename rename, Encode encode,
+                                 void *out, void *cand, uint8_t *best, uint8_t *bytes, int room) {
+    if (n < 1 || n > ROWS_MAX_REPLICAS) return -1;
+    int order[ROWS_MAX_REPLICAS], perm[ROWS_MAX_REPLICAS], starts[ROWS_MAX_REPLICAS + 1];
+    int groups = 0, tied = 0;
     for (int i = 0; i < n; i++) order[i] = i;
     for (int i = 1; i < n; i++) {
         int v = order[i], j = i - 1;
@@ -91,14 +123,14 @@ static inline void canonical_form(const void *model, const void *state, int n,
     if (!tied) {
         for (int pos = 0; pos < n; pos++) perm[order[pos]] = pos;
         rename(model, state, perm, out);
-        return;
+        return 0;
     }
-    uint8_t best[4096], bytes[4096];
     int best_len = -1;
     for (;;) {
         for (int pos = 0; pos < n; pos++) perm[order[pos]] = pos;
         rename(model, state, perm, cand);
         int len = encode(model, cand, bytes);
+        if (len > room) return -1;
         if (best_len < 0 || bytes_less(bytes, len, best, best_len)) {
             memcpy(best, bytes, len);
             best_len = len;
@@ -108,6 +140,7 @@ static inline void canonical_form(const void *model, const void *state, int n,
         while (g >= 0 && !next_permutation(order + starts[g], starts[g + 1] - starts[g])) g--;
         if (g < 0) break;
     }
+    return 0;
 }
 
 #endif

@@ -68,32 +68,36 @@ enum { END_VIOLATION = 0, END_DEADLOCK = 1, END_DEPTH = 2 };
  * *reached). Writes each step's label (labels[0..n-2]), every state's fingerprint
  * (fps[0..n-1], xxh3 of its marshal encoding), per property bit the number of states up to
  * its first violation (at[bit], 0: none), and adds each step's enabled instances and the
- * action taken to enabled[] and taken[] (by action index, MODEL_MAX_ACTIONS counts each). Returns n, the states visited, and
- * sets *end (END_*); -1 when out of memory. */
+ * action taken to enabled[] and taken[] (by action index, MODEL_MAX_ACTIONS counts each).
+ * Returns n, the states visited, and sets *end (END_*); -1 when out of memory, -2 when a model
+ * call overflowed its buffers (model.h: MODEL_OVERFLOW, a wrong bound). */
 int eng_walk(Engine *e, uint32_t *mt, int depth, const double *weights, const uint8_t *row0,
              uint32_t inv, uint32_t trans, uint32_t guards, uint16_t *labels, uint64_t *fps,
              int32_t *at, int64_t *enabled, int64_t *taken, uint32_t *reached, int32_t *end) {
     Model *m = eng_model(e);
-    int width = model_width(m), most = model_max_successors(m);
+    int width = model_width(m), most = model_max_successors(m), room = model_max_marshal(m);
     uint8_t *row = malloc(width), *succ = malloc((size_t)most * width);
-    uint8_t *buf = malloc(model_max_marshal(m));
+    uint8_t *buf = malloc(room);
     uint16_t *moves = malloc(most * sizeof(uint16_t));
     uint32_t *bits = malloc(most * sizeof(uint32_t));
     double *sums = malloc(most * sizeof(double));
-    if (!row || !succ || !buf || !moves || !bits || !sums) {
-        free(row); free(succ); free(buf); free(moves); free(bits); free(sums);
+    void *scratch = aligned_alloc(64, model_scratch_size(m));
+    if (!row || !succ || !buf || !moves || !bits || !sums || !scratch) {
+        free(row); free(succ); free(buf); free(moves); free(bits); free(sums); free(scratch);
         return -1;
     }
     memcpy(row, row0, width);
-    fps[0] = xxh3_64(buf, model_marshal(m, row, buf));
+    int n = 1, len = model_marshal(m, row, buf), overflow = len > room;
+    fps[0] = xxh3_64(buf, len);
     uint32_t violated = model_invariants(m, row, inv);
     for (uint32_t b = violated; b; b &= b - 1) at[__builtin_ctz(b)] = 1;
     uint32_t checked = inv | trans;
-    int n = 1;
     *end = END_DEPTH;
-    while (n < depth && !(checked && violated == checked)) {
+    while (!overflow && n < depth && !(checked && violated == checked)) {
         uint32_t none = 0, open_trans = trans & ~violated, open_guards = guards & ~*reached;
-        int k = model_expand(m, row, succ, moves, open_trans | open_guards, bits, 0, &none);
+        int k = model_expand(m, scratch, row, most, succ, moves, open_trans | open_guards, bits,
+                             0, &none);
+        if (k < 0) { overflow = 1; break; }
         int pick = -1;
         if (k && !weights) {
             pick = (int)mt_below(mt, (uint32_t)k);
@@ -121,9 +125,11 @@ int eng_walk(Engine *e, uint32_t *mt, int depth, const double *weights, const ui
         for (uint32_t b = broken; b; b &= b - 1) at[__builtin_ctz(b)] = n;
         violated |= broken;
         labels[n - 2] = moves[pick];
-        fps[n - 1] = xxh3_64(buf, model_marshal(m, row, buf));
+        len = model_marshal(m, row, buf);
+        overflow = len > room;
+        fps[n - 1] = xxh3_64(buf, len);
     }
     if (*end == END_DEPTH && checked && violated == checked) *end = END_VIOLATION;
-    free(row); free(succ); free(buf); free(moves); free(bits); free(sums);
-    return n;
+    free(row); free(succ); free(buf); free(moves); free(bits); free(sums); free(scratch);
+    return overflow ? -2 : n;
 }

@@ -30,7 +30,7 @@ from checker.limits import (
 )
 from checker.model import CompiledModel, Spec
 from checker.native.build import NativeUnavailable
-from checker.native.core import MAX_ACTIONS, Core, view
+from checker.native.core import MAX_ACTIONS, Core, check, view
 from checker.properties import Property
 from checker.result import CheckResult, Violation
 from checker.search.bfs import Search
@@ -96,7 +96,7 @@ class CompiledSearch(Search):
                 level = self.initial_level()
                 rows = b"".join(self.model.encode(state) for state in level.values())
                 self.front_fps = np.fromiter(level, dtype=np.uint64, count=len(level))
-                _check(lib.eng_seed(handle, rows, self.front_fps.ctypes.data, len(level)))
+                check(lib.eng_seed(handle, rows, self.front_fps.ctypes.data, len(level)))
                 self.front_fps = view(lib.eng_front_fps(handle), np.uint64, len(level))
                 self.level_committed()
                 size = len(level)
@@ -105,7 +105,7 @@ class CompiledSearch(Search):
             self.boundary()
             self._report(size)
             if self.limits.max_depth is not None and self.stats.depth >= self.limits.max_depth:
-                if lib.eng_probe(handle):
+                if check(lib.eng_probe(handle)):
                     self.stats.frontier = size
                     raise LimitReached(DEPTH_REACHED.format(self.limits.max_depth))
                 break
@@ -123,7 +123,7 @@ class CompiledSearch(Search):
         step = CHUNK * self.threads
         for start in range(0, size, step):
             end = min(size, start + step)
-            _check(lib.eng_expand(handle, start, end))
+            check(lib.eng_expand(handle, start, end))
             self._tick(lib.eng_next_size(handle))
             if self.due():
                 generated = view(lib.eng_generated(handle), np.int64, MAX_ACTIONS)
@@ -133,7 +133,7 @@ class CompiledSearch(Search):
         """Commit the level expanded from the frontier; return its size."""
         lib, handle = self.core.lib, self.core.handle
         new: int = lib.eng_finish(handle)
-        _check(new)
+        check(new)
         # views of the engine's arrays, valid until eng_advance (nothing here is copied)
         fps = view(lib.eng_next_fps(handle), np.uint64, new)
         parent_rows = view(lib.eng_next_parents(handle), np.uint32, new)
@@ -158,7 +158,7 @@ class CompiledSearch(Search):
             self._mask(self.transitions),
             self._mask(self.pending),
         )
-        _check(lib.eng_advance(handle, fps.ctypes.data))
+        check(lib.eng_advance(handle, fps.ctypes.data))
         self.front_fps = view(lib.eng_front_fps(handle), np.uint64, new)
         self.full = {self.stats.depth: self.front_fps}
         return new
@@ -194,11 +194,11 @@ class CompiledSearch(Search):
             rows = None if k == 1 else np.searchsorted(previous, parents).astype(np.uint32)
             self.seen.add_level(fps, parent_rows=rows)
             previous = fps
-        _check(lib.eng_seen_load(handle, hashes.ctypes.data, len(hashes)))
+        check(lib.eng_seen_load(handle, hashes.ctypes.data, len(hashes)))
         frontier = loaded.frontier().sorted()  # the order of the last level's key table
         front = self.frontier_rows(frontier, self.core.width)
         fps = np.ascontiguousarray(frontier.fps)
-        _check(lib.eng_seed(handle, front.ctypes.data, fps.ctypes.data, len(fps)))
+        check(lib.eng_seed(handle, front.ctypes.data, fps.ctypes.data, len(fps)))
         self.front_fps = view(lib.eng_front_fps(handle), np.uint64, len(fps))
         return len(fps)
 
@@ -255,11 +255,6 @@ class CompiledSearch(Search):
         if self.threads > 1:
             result.stats.engine = f"local ({self.threads} threads)"
         return result
-
-
-def _check(code: int) -> None:
-    if code < 0:
-        raise MemoryError("the compiled core ran out of memory")
 
 
 def explore(

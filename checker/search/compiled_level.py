@@ -20,9 +20,10 @@ from typing import Any
 import numpy as np
 
 from checker.checkpoint.format import Frontier
-from checker.model import CompiledModel, Recipe, State, compiled_model
+from checker.model import CompiledModel, Recipe, State
 from checker.native.build import NativeUnavailable
-from checker.native.core import MAX_ACTIONS, Core, view
+from checker.native.core import MAX_ACTIONS, Core, check, view
+from checker.native.layout import compiled_model
 from checker.search import store
 from checker.search.job import BUCKET, TALLY, Fingerprints, LevelCore, LevelJob, Record, Tally
 from checker.search.seen import in_sorted, merge_sorted
@@ -69,7 +70,8 @@ def expand(job: LevelJob, p: int) -> list[tuple[int, Record]]:
     """``checker.search.level.expand`` for partition ``p`` on the compiled core: ``[(owner,
     (BUCKET, (fps, parent fps, labels, rows)))]`` per owner, then ``(p, (TALLY, tally))``.
     Raises ``OSError`` when the frontier file is missing, ``NativeUnavailable`` when the
-    core cannot run, ``MemoryError`` when C runs out of memory."""
+    core cannot run, ``MemoryError`` when C runs out of memory, ``OverflowError`` when a model
+    call went past its bounds (``core.check``)."""
     started = time.perf_counter()
     model = model_of(job.recipe)
     guards = _mask(model, job.sometimes)
@@ -79,10 +81,10 @@ def expand(job: LevelJob, p: int) -> list[tuple[int, Record]]:
     tally = Tally()
     try:
         front = np.ascontiguousarray(front)
-        _check(lib.eng_seed(handle, front.ctypes.data, front_fps.ctypes.data, len(front_fps)))
-        _check(lib.eng_expand(handle, 0, len(front_fps)))
+        check(lib.eng_seed(handle, front.ctypes.data, front_fps.ctypes.data, len(front_fps)))
+        check(lib.eng_expand(handle, 0, len(front_fps)))
         new = lib.eng_finish(handle)
-        _check(new)
+        check(new)
         # copies: the core is freed at the end of the task
         fps = view(lib.eng_next_fps(handle), np.uint64, new).copy()
         pfps = front_fps[view(lib.eng_next_parents(handle), np.uint32, new)]
@@ -125,7 +127,7 @@ def _broken(core: Core, job: LevelJob, front_fps: np.ndarray[Any, Any], tally: T
         if lib.eng_broken(
             core.handle, model.property_bits[name], ctypes.byref(parent), ctypes.byref(label), row
         ):
-            size = lib.eng_row_marshal(core.handle, row, buf)
+            size = check(lib.eng_row_marshal(core.handle, row, buf))
             tally.broken[name] = (
                 int(front_fps[parent.value]),
                 str(model.labels[label.value]),
@@ -201,11 +203,6 @@ def _invariants(
         if hit.any():
             worst = int(fps[hit.astype(bool)].min())
             tally.worst[name] = min(worst, tally.worst.get(name, worst))
-
-
-def _check(code: int) -> None:
-    if code < 0:
-        raise MemoryError("the compiled core ran out of memory")
 
 
 class CompiledLevels:

@@ -19,10 +19,11 @@ from typing import Literal
 
 from checker.checkpoint.saving import SaveOptions
 from checker.limits import NO_LIMITS, Limits, Progress
-from checker.model import CompiledModel, Recipe, Spec, compiled_model
+from checker.model import CompiledModel, Recipe, Spec
 from checker.native import certificate
 from checker.native.build import NativeUnavailable
 from checker.native.core import Core
+from checker.native.layout import compiled_model
 from checker.properties import Property
 from checker.result import CheckResult
 from checker.search import bfs, compiled, pool

@@ -20,7 +20,7 @@ import numpy as np
 
 from checker.model import CompiledModel, Spec
 from checker.native.build import NativeUnavailable
-from checker.native.core import MAX_ACTIONS, Core
+from checker.native.core import MAX_ACTIONS, Core, check
 from checker.properties import INVARIANT, SOMETIMES, TRANSITION, Property
 from checker.simulate.walks import (
     DEADLOCK,
@@ -96,7 +96,8 @@ class CompiledWalks:
 
     def batch(self, start: int, count: int) -> Batch:
         """Walks ``start .. start + count - 1``: their ``Batch``, equal to
-        ``checker.simulate.walks.run_batch``'s. Raises ``MemoryError`` when C runs out of memory."""
+        ``checker.simulate.walks.run_batch``'s. Raises ``MemoryError`` when C runs out of
+        memory, ``OverflowError`` when a model call went past its bounds (``core.check``)."""
         lib, handle, depth = self.core.lib, self.core.handle, self.plan.depth
         batch = Batch()
         for name in self.spec.action_names():
@@ -129,8 +130,7 @@ class CompiledWalks:
                 ctypes.byref(reached),
                 ctypes.byref(end),
             )
-            if n < 0:
-                raise MemoryError("the compiled core ran out of memory")
+            check(n)
             violated = {name: int(at[bit]) for bit, name in self.checked if at[bit]}
             batch.add(Walk(index, self._texts(labels[: n - 1]), ENDS[end.value], violated, fps[:n]))
             seen.append(fps[:n].copy())

@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from checker.limits import INTERRUPTED
-from checker.model import Recipe, compiled_model
+from checker.model import Recipe
+from checker.native.layout import compiled_model
 from checker.properties import SOMETIMES
 from checker.result import EXIT_CODES, CheckResult, Stats, Status, peak_rss_mb
 from checker.search import CoreName, choose_core, pool

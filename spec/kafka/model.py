@@ -11,7 +11,7 @@ from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from checker.model import ActionSpec, Label, Refusal
+from checker.model import ActionSpec, Label, LabelLayout, Refusal
 from spec.kafka import (
     actions,
     alter,
@@ -204,7 +204,7 @@ class KafkaSpec(ActionSpec):
         )
 
     # -- checker.model.Spec -----------------------------------------------------------------
-    def compiled_model(self) -> tuple[Codec | None, str]:
+    def compiled_model(self, layout: LabelLayout) -> tuple[Codec | None, str]:
         """``(its compiled core's codec, "")`` (``spec.kafka.native``), or ``(None, why
         not)``: a truncation rule of the team's own (named by its file), bounds past the
         core's."""
@@ -212,7 +212,7 @@ class KafkaSpec(ActionSpec):
 
         why = native.unsupported(self)
         if why is None:
-            return native.codec(self), ""
+            return native.codec(self, layout), ""
         variant_file = self.config.variant_file
         if variant_file and why.startswith("user variant"):
             why = f"user variant {Path(variant_file).name}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from checker.model import ActionSpec, Label
+from checker.model import ActionSpec, Label, LabelLayout
 from checker.properties import INVARIANT, Property
 from spec.tla import async_isr as m
 from spec.tla.config import TlaConfig
@@ -59,13 +59,13 @@ class AsyncIsrSpec(ActionSpec):
         self.next_actions = m.NEXT
         self.set_actions(m.NEXT)
 
-    def compiled_model(self) -> tuple[Codec | None, str]:
+    def compiled_model(self, layout: LabelLayout) -> tuple[Codec | None, str]:
         """``(its compiled core's codec, "")`` (``spec.tla.native.async_codec``), or ``(None,
         why not)``: bounds past the core's."""
         from spec.tla.native import async_codec
 
         why = async_codec.unsupported(self)
-        return (None, why) if why else (async_codec.codec(self), "")
+        return (None, why) if why else (async_codec.codec(self, layout), "")
 
     def init_states(self) -> list[tuple[Any, ...]]:
         """The module's single initial state."""

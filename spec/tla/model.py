@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from checker.model import ActionSpec, Label
+from checker.model import ActionSpec, Label, LabelLayout
 from spec.tla import actions as a
 from spec.tla import fenced as f
 from spec.tla import liveness as live
@@ -168,13 +168,13 @@ class TlaSpec(ActionSpec):
         self.set_actions(self.next_actions)  # the variant's Next disjuncts
         self.symmetric_ids = self.config.replicas
 
-    def compiled_model(self) -> tuple[Codec | None, str]:
+    def compiled_model(self, layout: LabelLayout) -> tuple[Codec | None, str]:
         """``(its compiled core's codec, "")`` (``spec.tla.native``), or ``(None, why not)``:
         bounds past the core's."""
         from spec.tla import native
 
         why = native.unsupported(self)
-        return (None, why) if why else (native.codec(self), "")
+        return (None, why) if why else (native.codec(self, layout), "")
 
     def liveness(self) -> list[Any]:
         """The liveness properties (``spec.tla.liveness``)."""

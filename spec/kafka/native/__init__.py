@@ -1,9 +1,9 @@
 """The kafka model's compiled core: its C sources and the codec between the reference
 model's states (``spec.kafka.state``) and the compiled core's rows.
 
-The C files restate the reference model rule by rule (``state.c``: the row, the marshal
-encoding and the canonical form; ``actions.c``: the actions; ``properties.c``: the
-properties); ``tests/test_compiled.py`` proves the two equal state by state. A row is a fixed
+The C files restate the reference model rule by rule (``state.c``: the row and the marshal
+encoding; ``canonical.c``: the canonical form; ``actions.c``: the actions; ``properties.c``:
+the properties); ``tests/test_compiled.py`` proves the two equal state by state. A row is a fixed
 number of signed bytes (``Codec.width``): per replica its LEO, HW, alive flag, view (leader
 or -1, epoch, ISR as a bit mask), whether it keeps remote LEOs, ``max_records`` records
 ``(id, epoch)`` and ``replicas`` remote LEOs; then the controller, the LeaderAndIsr requests,
@@ -27,11 +27,12 @@ import numpy as np
 from checker.model import Label
 from spec.kafka.native.labels import ACTION_NAMES, action_names, label_table
 from spec.kafka.native.params import RULES, params
-from spec.rows import mask, members
+from spec.rows import LabelLayout, mask, members
 
 HERE = Path(__file__).parent
 SOURCES = (
     HERE / "state.c",
+    HERE / "canonical.c",
     HERE / "actions.c",
     HERE / "alter.c",
     HERE / "flight.c",
@@ -90,8 +91,8 @@ def unsupported(spec: Any) -> str | None:
 
 @dataclass(frozen=True)
 class Codec:
-    """The compiled core of one ``KafkaSpec``: ``params`` for ``model_new``, label codes, and
-    ``encode`` / ``decode`` between reference states and rows (``width`` bytes).
+    """The compiled core of one ``KafkaSpec``: ``params`` for ``model_new`` (by name), label
+    codes, and ``encode`` / ``decode`` between reference states and rows (``width`` bytes).
     ``fetcher``: the state has the ``fetcher`` component; ``diverging``: the variant truncates
     on fetch (a response in flight has room for a DivergingEpoch)."""
 
@@ -105,7 +106,7 @@ class Codec:
     async_isr: bool
     fetcher: bool
     diverging: bool
-    params: tuple[int, ...]
+    params: dict[str, int]
     labels: dict[int, Label]
     name: str = "kafka"
     sources: tuple[Path, ...] = SOURCES
@@ -293,9 +294,9 @@ def _response_row(response: tuple[Any, ...] | None, r: int, diverging: bool) -> 
     return row + (list(response[5]) if len(response) > 5 else extra)
 
 
-def codec(spec: Any) -> Codec | None:
-    """The compiled core's codec for ``spec`` (a ``KafkaSpec``), or None when it has none
-    (``unsupported`` says why)."""
+def codec(spec: Any, layout: LabelLayout) -> Codec | None:
+    """The compiled core's codec for ``spec`` (a ``KafkaSpec``) with label codes in ``layout``,
+    or None when it has none (``unsupported`` says why)."""
     if unsupported(spec) is not None:
         return None
     config, variant = spec.config, spec.variant
@@ -311,7 +312,7 @@ def codec(spec: Any) -> Codec | None:
         fetcher=variant.fetcher_state,
         diverging=variant.truncate_on_fetch,
         params=params(spec),
-        labels=label_table(spec),
+        labels=label_table(spec, layout),
         action_names=action_names(variant.split_fetch, variant.async_isr, variant.elr),
         property_bits=PROPERTY_BITS,
     )

@@ -64,7 +64,7 @@ static void no_view(Rep *x, int epoch) {
 
 int kafka_successors(const Model *m, const St *s, St *out, uint16_t *labels) {
     int n = m->n, k = 0;
-#define EMIT(label) emit(out, labels, &k, s, (label))
+#define EMIT(label) emit(m, out, labels, &k, s, (label))
     /* Produce(leader) */
     if (s->next_id < m->R)
         for (int r = 0; r < n; r++) {

@@ -16,7 +16,7 @@ static void ask(St *t, const Rep *x, int r, uint8_t isr) {
 
 int kafka_alter_successors(const Model *m, const St *s, St *out, uint16_t *labels, int k) {
     int n = m->n;
-#define EMIT(label) emit(out, labels, &k, s, (label))
+#define EMIT(label) emit(m, out, labels, &k, s, (label))
     /* ShrinkIsr(leader, follower): the request */
     for (int r = 0; r < n; r++) {
         if (!may_ask(s, r)) continue;

@@ -160,7 +160,7 @@ int kafka_diverging_fetch(const Model *m, const St *s, St *out, uint16_t *labels
     for (int f = 0; f < m->n; f++) {
         int l = fetch_leader(m, s, f);
         if (l < 0 || kafka_diverging_pending(m, s, f)) continue;
-        St *t = emit(out, labels, &k, s, LABEL(A_FETCH, f, l));
+        St *t = emit(m, out, labels, &k, s, LABEL(A_FETCH, f, l));
         Response r;
         respond(m, s, t, f, l, &r);
         if (r.kind == ANSWER_OUT_OF_RANGE && s->r[f].len <= r.hw) {
@@ -209,7 +209,7 @@ int kafka_truncate_successors(const Model *m, const St *s, St *out, uint16_t *la
     for (int f = 0; f < m->n; f++) {
         int offset = s->fetcher[f];
         if (offset < 0) continue;
-        truncate_to(m, emit(out, labels, &k, s, TRUNCATE_ON_FETCH_RESPONSE(f)), f, offset);
+        truncate_to(m, emit(m, out, labels, &k, s, TRUNCATE_ON_FETCH_RESPONSE(f)), f, offset);
     }
     return k;
 }

@@ -14,7 +14,7 @@ static int applies(const Model *m, const St *s, int f) {
 
 int kafka_flight_successors(const Model *m, const St *s, St *out, uint16_t *labels, int k) {
     int n = m->n;
-#define EMIT(label) emit(out, labels, &k, s, (label))
+#define EMIT(label) emit(m, out, labels, &k, s, (label))
     /* FetchRequest(follower, leader) */
     for (int f = 0; f < n; f++) {
         int l = s->fl_len[f] == FL_NONE ? fetch_leader(m, s, f) : -1;

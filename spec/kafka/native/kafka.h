@@ -8,12 +8,13 @@
 #include <string.h>
 
 #include "model.h"
+#include "rows.h"
 
 #define MAXN 8  /* replicas (spec.kafka.config.MAX_REPLICAS is 7) */
 #define MAXR 8  /* records: a log holds at most max_records records */
 #define MAXE 16 /* leader epochs 0..max_epoch */
 
-/* Action codes (the label's top four bits). Successors come in spec.kafka.model's order:
+/* Action codes (labels.h: the label's action). Successors come in spec.kafka.model's order:
  * ACTIONS (with split-fetch, Fetch's place holds FetchRequest, which takes A_FETCH's code,
  * then FetchResponse and LoseResponse; with hw-before-truncation, TruncateOnFetchResponse
  * follows the fetch actions; with async-isr, ShrinkIsr's and ExpandIsr's places hold their
@@ -24,12 +25,14 @@ enum {
     A_UNCLEAN_SHUTDOWN, A_FETCH_RESPONSE, A_LOSE_RESPONSE
 };
 /* UncleanElect and UncleanRecovery never share a model (elr replaces the one by the other),
- * so UncleanRecovery takes UncleanElect's code, A_UNCLEAN_ELECT. All sixteen codes are
+ * so UncleanRecovery takes UncleanElect's code, A_UNCLEAN_ELECT. All LABEL_ACTIONS codes are
  * taken, so TruncateOnFetchResponse(follower) shares FetchResponse's, told apart by its
  * second argument: LABEL(A_FETCH_RESPONSE, f, 1) (FetchResponse(f) has 0); its action index
  * (model_action_of) is A_TRUNCATE_ON_FETCH_RESPONSE. */
-#define LABEL(action, a, b) ((uint16_t)(((action) << 12) | ((a) << 8) | ((b) << 4)))
-#define A_TRUNCATE_ON_FETCH_RESPONSE 16
+#define LABEL(action, a, b) LABEL_OF(action, a, b, 0)
+#define A_TRUNCATE_ON_FETCH_RESPONSE LABEL_ACTIONS
+_Static_assert(A_LOSE_RESPONSE < LABEL_ACTIONS, "an action code past the label's bits");
+_Static_assert(A_TRUNCATE_ON_FETCH_RESPONSE < MODEL_MAX_ACTIONS, "an action index past the engine's counts");
 #define TRUNCATE_ON_FETCH_RESPONSE(f) LABEL(A_FETCH_RESPONSE, f, 1)
 
 /* Property bits (spec/kafka/native/__init__.py: PROPERTY_BITS). */
@@ -106,13 +109,14 @@ struct Model {
     int diverging_fetch_state, hw_before_truncation, empty_clears_epoch, fetcher;
     int hw_min_isr, produce_min_isr;
     int rep_width, width, committed_bytes;
+    int max_succ, max_marshal;  /* model_max_successors, model_max_marshal */
+    ScratchPlan plan;           /* model_scratch_size */
 };
 
-/* state.c */
+/* state.c (canonical.c: the canonical form, model_canonical) */
 void kafka_decode(const Model *m, const uint8_t *row, St *s);
 void kafka_encode(const Model *m, const St *s, uint8_t *row);
 int kafka_marshal(const Model *m, const St *s, uint8_t *buf);
-void kafka_canonical(const Model *m, const St *s, St *out);
 
 /* actions.c */
 int kafka_successors(const Model *m, const St *s, St *out, uint16_t *labels);
@@ -218,11 +222,17 @@ static inline void put_fetcher(const Model *m, St *s, int r, int value) {
     if (m->fetcher) s->fetcher[r] = (int8_t)value;
 }
 
-/* Append a copy of `s` labelled `label`; the caller applies the action's effect to it. */
-static inline St *emit(St *out, uint16_t *labels, int *k, const St *s, uint16_t label) {
-    labels[*k] = label;
-    out[*k] = *s;
-    return &out[(*k)++];
+/* Append a copy of `s` labelled `label` to the successors `out` and `labels` (room for
+ * m->max_succ and one spare past it: state.c's scratch); the caller applies the action's
+ * effect to it. Past the room the copy goes to the spare and only the count grows: the
+ * successors' taker (model_expand) reports the overflow. */
+static inline St *emit(const Model *m, St *out, uint16_t *labels, int *k, const St *s,
+                       uint16_t label) {
+    int at = *k < m->max_succ ? *k : m->max_succ;
+    (*k)++;
+    labels[at] = label;
+    out[at] = *s;
+    return &out[at];
 }
 
 

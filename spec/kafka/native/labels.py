@@ -1,12 +1,13 @@
-"""The compiled kafka core's label codes: action index (``model_action_of``: the code's top
-four bits, and 16 for TruncateOnFetchResponse) to name, and every code to its
-``checker.model.Label`` (``kafka.h``: ``LABEL``)."""
+"""The compiled kafka core's label codes: action index (``model_action_of``: the code's action,
+and 16 for TruncateOnFetchResponse) to name, and every code to its ``checker.model.Label``
+(``kafka.h``: ``LABEL``; the layout is ``checker/native/labels.h``'s)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from checker.model import Label
+from spec.rows import LabelLayout
 
 ACTION_NAMES = (
     "Produce",
@@ -27,7 +28,7 @@ ACTION_NAMES = (
     "LoseResponse",
     "TruncateOnFetchResponse",
 )
-"""Action index (``model_action_of`` in ``state.c``: the label code's top four bits, but 16 for
+"""Action index (``model_action_of`` in ``state.c``: the label code's action, but 16 for
 TruncateOnFetchResponse, whose code is FetchResponse's with a second argument of 1) to action
 name (``kafka.h``), as ``action_names`` changes it per model (FetchRequest, UncleanRecovery)."""
 
@@ -45,16 +46,16 @@ def action_names(split_fetch: bool, async_isr: bool, elr: bool) -> tuple[str, ..
     return tuple(names)
 
 
-def label_table(spec: Any) -> dict[int, Label]:
-    """Every label code of ``spec`` (a ``KafkaSpec``) and its label: ``action << 12 | a << 8
-    | b << 4``, the arguments in the order the label names them; TruncateOnFetchResponse(f)
-    is ``14 << 12 | f << 8 | 1 << 4`` (FetchResponse(f) has ``b`` 0: ``kafka.h``)."""
+def label_table(spec: Any, layout: LabelLayout) -> dict[int, Label]:
+    """Every label code of ``spec`` (a ``KafkaSpec``) and its label: ``layout.code(action, a,
+    b)``, the arguments in the order the label names them; TruncateOnFetchResponse(f) is
+    ``layout.code(14, f, 1)`` (FetchResponse(f) has ``b`` 0: ``kafka.h``)."""
     config, variant, labels = spec.config, spec.variant, spec.labels
     n, e = config.replicas, config.max_epoch
     table: dict[int, Label] = {}
 
     def put(action: int, a: int, b: int, label: Label) -> None:
-        table[(action << 12) | (a << 8) | (b << 4)] = label
+        table[layout.code(action, a, b)] = label
 
     for r in range(n):
         for index, one in (

@@ -1,5 +1,5 @@
-"""The compiled kafka core's parameters: ``model_new``'s bounds and switches (``state.c``),
-named, and the truncation rules it has."""
+"""The compiled kafka core's parameters: ``model_new``'s bounds and switches (``state.c``:
+``struct ModelParams``), by name, and the truncation rules it has."""
 
 from __future__ import annotations
 
@@ -14,37 +14,10 @@ RULES = {
 """The built-in truncation rules the compiled core has; a team's own rule runs on the
 reference core only."""
 
-PARAMS = (
-    "replicas",
-    "max_records",
-    "max_epoch",
-    "max_crashes",
-    "min_isr",
-    "unclean_election",
-    "rule",
-    "fenced_lookup",
-    "fenced_fetch",
-    "fenced_expand",
-    "strict_min_isr",
-    "elr",
-    "durable",
-    "flush_always",
-    "max_unclean_shutdowns",
-    "acks_all",
-    "split_fetch",
-    "max_lost_responses",
-    "async_isr",
-    "diverging_fetch_state",
-    "hw_before_truncation",
-    "empty_clears_epoch",
-    "fetcher",
-)
-"""The names of ``model_new``'s parameters, in its order (``state.c``)."""
 
-
-def params(spec: Any) -> tuple[int, ...]:
+def params(spec: Any) -> dict[str, int]:
     """``model_new``'s parameters for ``spec`` (a ``KafkaSpec`` whose rule is in ``RULES``),
-    in ``PARAMS``' order."""
+    by the names of ``state.c``'s ``MODEL_PARAMS``."""
     config, variant = spec.config, spec.variant
     named = {
         "replicas": config.replicas,
@@ -71,4 +44,4 @@ def params(spec: Any) -> tuple[int, ...]:
         "empty_clears_epoch": variant.empty_clears_epoch,
         "fetcher": variant.fetcher_state,
     }
-    return tuple(int(named[name]) for name in PARAMS)
+    return {name: int(value) for name, value in named.items()}

@@ -116,7 +116,7 @@ uint32_t kafka_invariants(const Model *m, const St *s, uint32_t mask) {
 /* EpochMonotonic (violated: bit set) and the "sometimes" guards (reached: bit set). */
 uint32_t kafka_transition(const Model *m, const St *a, uint16_t label, const St *b, uint32_t mask) {
     uint32_t bits = 0;
-    int action = label >> 12;
+    int action = LABEL_ACTION(label);
     if (mask & (1u << P_EPOCH_MONOTONIC)) {
         int back = b->cepoch < a->cepoch;
         for (int r = 0; r < m->n && !back; r++)

@@ -1,42 +1,58 @@
-/* The kafka model's state in the compiled core: bounds, the row encoding, the reference
- * state's marshal encoding (for fingerprints and the canonical form's tie-break), and the
- * canonical form under replica renamings (spec.kafka.symmetry + checker.symmetry). */
+/* The kafka model's state in the compiled core: bounds, the row encoding and the reference
+ * state's marshal encoding (for fingerprints and the canonical form's tie-break; the canonical
+ * form itself is canonical.c's). */
 #include <stdlib.h>
 
 #include "kafka.h"
 #include "rows.h"
 
-/* params: n, max_records, max_epoch, max_crashes, min_isr, unclean_election, rule,
- * fenced_lookup, fenced_fetch, fenced_expand, strict_min_isr, elr, durable, flush_always,
- * max_unclean_shutdowns, acks_all, split_fetch, max_lost_responses, async_isr,
- * diverging_fetch_state, hw_before_truncation, empty_clears_epoch, fetcher
- * (spec/kafka/native/params.py: PARAMS). */
-#define NPARAMS 23
+_Static_assert(MAXN <= ROWS_MAX_REPLICAS, "more replicas than a row's masks hold");
+
+/* model_new's parameters (model.h; spec/kafka/native/params.py gives them by name). */
+#define MODEL_PARAMS(X)                                                                        \
+    X(replicas) X(max_records) X(max_epoch) X(max_crashes) X(min_isr) X(unclean_election)      \
+    X(rule) X(fenced_lookup) X(fenced_fetch) X(fenced_expand) X(strict_min_isr) X(elr)         \
+    X(durable) X(flush_always) X(max_unclean_shutdowns) X(acks_all) X(split_fetch)             \
+    X(max_lost_responses) X(async_isr) X(diverging_fetch_state) X(hw_before_truncation)        \
+    X(empty_clears_epoch) X(fetcher)
+struct ModelParams { MODEL_PARAMS(PARAM_FIELD) };
+const char *model_param_names(void) { return MODEL_PARAMS(PARAM_NAME); }
 
 /* Row bytes of one response in flight: count, leader, epoch, fetch offset, HW, the records,
  * and with truncation on fetch a DivergingEpoch's epoch and end offset. */
 static int flight_width(const Model *m) { return 5 + 2 * m->R + (m->rule == RULE_DIVERGING ? 2 : 0); }
 
-Model *model_new(const int32_t *p, int np) {
-    if (np != NPARAMS) return NULL;
+static int max_marshal(const Model *m);
+
+Model *model_new(const ModelParams *p, char *why, size_t room) {
+    if (p->replicas < 1 || p->replicas > MAXN - 1)
+        return refuse(why, room, "replicas %d outside 1..%d", p->replicas, MAXN - 1);
+    if (p->max_records < 0 || p->max_records > MAXR - 1)
+        return refuse(why, room, "max_records %d outside 0..%d", p->max_records, MAXR - 1);
+    if (p->max_epoch < 0 || p->max_epoch > MAXE - 1)
+        return refuse(why, room, "max_epoch %d outside 0..%d", p->max_epoch, MAXE - 1);
+    if (p->rule < RULE_HW || p->rule > RULE_DIVERGING)
+        return refuse(why, room, "no truncation rule %d", p->rule);
+    if (p->fetcher && p->rule != RULE_DIVERGING)
+        return refuse(why, room, "a fetcher component without truncation on fetch");
+    if (p->max_crashes > 100 || p->max_unclean_shutdowns > 100 || p->max_lost_responses > 100)
+        return refuse(why, room, "over 100 crashes, unclean shutdowns or lost responses");
     Model *m = calloc(1, sizeof(Model));
-    if (!m) return NULL;
-    m->n = p[0]; m->R = p[1]; m->E = p[2]; m->max_crashes = p[3]; m->min_isr = p[4];
-    m->unclean_election = p[5]; m->rule = p[6]; m->fenced_lookup = p[7];
-    m->fenced_fetch = p[8]; m->fenced_expand = p[9]; m->strict_min_isr = p[10];
-    m->elr = p[11]; m->durable = p[12]; m->flush_always = p[13]; m->max_unclean = p[14];
-    m->acks_all = p[15]; m->split_fetch = p[16]; m->max_lost = p[17]; m->async_isr = p[18];
-    m->diverging_fetch_state = p[19]; m->hw_before_truncation = p[20];
-    m->empty_clears_epoch = p[21]; m->fetcher = p[22];
-    if (m->n < 1 || m->n > 7 || m->R < 0 || m->R > 7 || m->E < 0 || m->E > MAXE - 1
-        || m->rule < RULE_HW || m->rule > RULE_DIVERGING
-        || (m->fetcher && m->rule != RULE_DIVERGING)
-        || m->max_crashes > 100 || m->max_unclean > 100 || m->max_lost > 100) {
-        free(m);
-        return NULL;
-    }
+    if (!m) return refuse(why, room, "out of memory");
+    m->n = p->replicas; m->R = p->max_records; m->E = p->max_epoch;
+    m->max_crashes = p->max_crashes; m->min_isr = p->min_isr;
+    m->unclean_election = p->unclean_election; m->rule = p->rule;
+    m->fenced_lookup = p->fenced_lookup; m->fenced_fetch = p->fenced_fetch;
+    m->fenced_expand = p->fenced_expand; m->strict_min_isr = p->strict_min_isr; m->elr = p->elr;
+    m->durable = p->durable; m->flush_always = p->flush_always;
+    m->max_unclean = p->max_unclean_shutdowns; m->acks_all = p->acks_all;
+    m->split_fetch = p->split_fetch; m->max_lost = p->max_lost_responses;
+    m->async_isr = p->async_isr; m->diverging_fetch_state = p->diverging_fetch_state;
+    m->hw_before_truncation = p->hw_before_truncation;
+    m->empty_clears_epoch = p->empty_clears_epoch; m->fetcher = p->fetcher;
     m->hw_min_isr = m->strict_min_isr ? m->min_isr : 1;
     m->produce_min_isr = m->acks_all ? m->min_isr : 1;
+    m->max_succ = 19 * m->n + 2 * m->n * (m->E + 2);
     m->rep_width = 7 + 2 * m->R + m->n;
     m->committed_bytes = (m->R * m->R + 7) / 8;
     m->width = m->n * m->rep_width + 3 + (m->elr ? 1 : 0) + 1 + 2 * (m->E + 1) + 2
@@ -44,22 +60,34 @@ Model *model_new(const int32_t *p, int np) {
                + (m->async_isr ? 4 * m->n : 0)
                + (m->fetcher ? m->n : 0)
                + (m->split_fetch ? m->n * flight_width(m) + 1 : 0);
+    m->max_marshal = max_marshal(m);
+    m->plan = scratch_plan(m->max_succ, sizeof(St), m->max_marshal);
     return m;
 }
 
 void model_free(Model *m) { free(m); }
 int model_width(const Model *m) { return m->width; }
-/* One more n than before truncation on fetch: TruncateOnFetchResponse. */
-int model_max_successors(const Model *m) { return 19 * m->n + 2 * m->n * (m->E + 2); }
-/* The label's top four bits, but TruncateOnFetchResponse, which shares FetchResponse's code
+/* model_new's m->max_succ: 19 per replica, and per (replica, request) a BecomeLeader or a
+ * BecomeFollower (one more n than before truncation on fetch: TruncateOnFetchResponse).
+ * emit() checks it. */
+int model_max_successors(const Model *m) { return m->max_succ; }
+/* The label's action code, but TruncateOnFetchResponse, which shares FetchResponse's code
  * (kafka.h), has an index of its own. */
 int model_action_of(uint16_t label) {
-    int action = label >> 12;
-    if (action == A_FETCH_RESPONSE && ((label >> 4) & 15) == 1) return A_TRUNCATE_ON_FETCH_RESPONSE;
+    int action = LABEL_ACTION(label);
+    if (action == A_FETCH_RESPONSE && LABEL_ARG(label, 1) == 1) return A_TRUNCATE_ON_FETCH_RESPONSE;
     return action;
 }
 
-int model_max_marshal(const Model *m) {
+int model_max_marshal(const Model *m) { return m->max_marshal; }
+
+/* The successors being generated, their labels and the canonical form's two encodings
+ * (rows.h: ScratchPlan, planned in model_new). */
+size_t model_scratch_size(const Model *m) { return m->plan.size; }
+
+/* The largest marshal encoding (kafka_marshal) at these bounds: every log, request, response
+ * and set full. */
+static int max_marshal(const Model *m) {
     int n = m->n, R = m->R, E = m->E;
     int rep = 5 + (5 + R * 15) + 5 + 1 + (5 + 5 + 5 + 5 + 5 * n) + (5 + 5 * n);
     int ctrl = 5 + 5 + 5 + 2 * (5 + 5 * n);
@@ -231,109 +259,7 @@ int kafka_marshal(const Model *m, const St *s, uint8_t *buf) {
     return (int)(b - buf);
 }
 
-/* -- canonical form ---------------------------------------------------------------------- */
-
-/* spec.kafka.symmetry.replica_keys, compared as Python compares the key tuples. */
-static int key_cmp(const Model *m, const St *s, int a, int b) {
-    const Rep *x = &s->r[a], *y = &s->r[b];
-    int common = x->len < y->len ? x->len : y->len;
-    for (int i = 0; i < common; i++) {
-        if (x->id[i] != y->id[i]) return x->id[i] < y->id[i] ? -1 : 1;
-        if (x->ep[i] != y->ep[i]) return x->ep[i] < y->ep[i] ? -1 : 1;
-    }
-#define CMP(u, v) if ((u) != (v)) return (u) < (v) ? -1 : 1
-    CMP(x->len, y->len);
-    CMP(x->hw, y->hw);
-    CMP(x->alive, y->alive);
-    CMP(x->vepoch, y->vepoch);
-    int ra = x->vleader < 0 ? 0 : x->vleader == a ? 1 : 2;
-    int rb = y->vleader < 0 ? 0 : y->vleader == b ? 1 : 2;
-    CMP(ra, rb);
-    CMP(s->cleader == a, s->cleader == b);
-    CMP(has(s->cisr, a), has(s->cisr, b));
-    if (m->elr) CMP(has(s->celr, a), has(s->celr, b));
-    if (m->durable && !m->flush_always) CMP(s->flushed[a], s->flushed[b]);
-    if (m->async_isr) CMP(s->al_has[a] ? s->al_epoch[a] : -1, s->al_has[b] ? s->al_epoch[b] : -1);
-    if (m->split_fetch) {
-        int fa = s->fl_len[a] == FL_NONE ? -1 : s->fl_offset[a];
-        int fb = s->fl_len[b] == FL_NONE ? -1 : s->fl_offset[b];
-        CMP(fa, fb);
-    }
-#undef CMP
-    return 0;
-}
-
-static uint8_t rename_mask(uint8_t mask, const int *perm, int n) {
-    uint8_t out = 0;
-    for (int r = 0; r < n; r++) if (has(mask, r)) out |= (uint8_t)(1u << perm[r]);
-    return out;
-}
-
-/* spec.kafka.symmetry.permute: replica r renamed perm[r] everywhere. */
-static void permute(const Model *m, const St *s, const int *perm, St *out) {
-    int n = m->n, inverse[MAXN];
-    for (int old = 0; old < n; old++) inverse[perm[old]] = old;
-    *out = *s;
-    for (int k = 0; k < n; k++) {
-        const Rep *x = &s->r[inverse[k]];
-        Rep *y = &out->r[k];
-        *y = *x;
-        y->vleader = x->vleader < 0 ? -1 : perm[x->vleader];
-        y->visr = rename_mask(x->visr, perm, n);
-        if (x->has_remote) for (int j = 0; j < n; j++) y->remote[j] = x->remote[inverse[j]];
-    }
-    out->cleader = s->cleader < 0 ? -1 : perm[s->cleader];
-    out->cisr = rename_mask(s->cisr, perm, n);
-    out->celr = rename_mask(s->celr, perm, n);
-    for (int e = 0; e < s->nreq; e++) {
-        out->rleader[e] = s->rleader[e] < 0 ? -1 : perm[s->rleader[e]];
-        out->risr[e] = rename_mask(s->risr[e], perm, n);
-    }
-    for (int k = 0; k < n; k++) out->flushed[k] = s->flushed[inverse[k]];
-    if (m->async_isr)
-        for (int k = 0; k < n; k++) {
-            int old = inverse[k];
-            out->al_has[k] = s->al_has[old]; out->al_epoch[k] = s->al_has[old] ? s->al_epoch[old] : 0;
-            out->al_base[k] = s->al_has[old] ? rename_mask(s->al_base[old], perm, n) : 0;
-            out->al_isr[k] = s->al_has[old] ? rename_mask(s->al_isr[old], perm, n) : 0;
-        }
-    for (int k = 0; k < n; k++) out->fetcher[k] = s->fetcher[inverse[k]];
-    if (m->split_fetch)
-        for (int k = 0; k < n; k++) {
-            int old = inverse[k];
-            out->fl_len[k] = s->fl_len[old]; out->fl_epoch[k] = s->fl_epoch[old];
-            out->fl_offset[k] = s->fl_offset[old]; out->fl_hw[k] = s->fl_hw[old];
-            out->fl_leader[k] = s->fl_len[old] == FL_NONE ? 0 : (int8_t)perm[s->fl_leader[old]];
-            memcpy(out->fl_id[k], s->fl_id[old], MAXR); memcpy(out->fl_ep[k], s->fl_ep[old], MAXR);
-            out->fl_div_epoch[k] = s->fl_div_epoch[old]; out->fl_div_end[k] = s->fl_div_end[old];
-        }
-}
-
-static int key_cmp_of(const void *m, const void *s, int a, int b) {
-    (void)m;
-    return key_cmp(m, s, a, b);
-}
-
-static void permute_of(const void *m, const void *s, const int *perm, void *out) {
-    permute(m, s, perm, out);
-}
-
-static int marshal_of(const void *m, const void *s, uint8_t *buf) { return kafka_marshal(m, s, buf); }
-
-/* checker.symmetry.ReplicaSymmetry.canonical for this model (rows.h: canonical_form). */
-void kafka_canonical(const Model *m, const St *s, St *out) {
-    St cand;
-    canonical_form(m, s, m->n, sizeof(St), key_cmp_of, permute_of, marshal_of, out, &cand);
-}
-
 /* -- model.h -------------------------------------------------------------------------- */
-void model_canonical(const Model *m, const uint8_t *row, uint8_t *out) {
-    St s, c;
-    kafka_decode(m, row, &s);
-    kafka_canonical(m, &s, &c);
-    kafka_encode(m, &c, out);
-}
-
 uint32_t model_invariants(const Model *m, const uint8_t *row, uint32_t mask) {
     St s;
     kafka_decode(m, row, &s);
@@ -346,14 +272,17 @@ int model_marshal(const Model *m, const uint8_t *row, uint8_t *buf) {
     return kafka_marshal(m, &s, buf);
 }
 
-int model_expand(const Model *m, const uint8_t *row, uint8_t *out, uint16_t *labels,
-                 uint32_t trans_mask, uint32_t *violated, uint32_t guard_mask,
-                 uint32_t *reached) {
-    St s, next[MAXN * (17 + 2 * (MAXE + 1))];
+int model_expand(const Model *m, void *scratch, const uint8_t *row, int cap, uint8_t *out,
+                 uint16_t *labels, uint32_t trans_mask, uint32_t *violated,
+                 uint32_t guard_mask, uint32_t *reached) {
+    St s, *next = scratch;
+    uint16_t *made = part(scratch, m->plan.labels);
     kafka_decode(m, row, &s);
-    int count = kafka_successors(m, &s, next, labels);
+    int count = kafka_successors(m, &s, next, made);
+    if (count > m->max_succ || count > cap) return MODEL_OVERFLOW;
     uint32_t mask = trans_mask | guard_mask;
     for (int i = 0; i < count; i++) {
+        labels[i] = made[i];
         uint32_t bits = mask ? kafka_transition(m, &s, labels[i], &next[i], mask) : 0;
         violated[i] = bits & trans_mask;
         *reached |= bits & guard_mask;

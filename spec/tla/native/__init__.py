@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from checker.model import Label
-from spec.rows import mask, members
+from spec.rows import LabelLayout, mask, members
 from spec.tla import actions as a
 from spec.tla import fenced as f
 from spec.tla.config import TLA_VARIANTS
@@ -83,13 +83,13 @@ def unsupported(spec: Any) -> str | None:
 
 @dataclass(frozen=True)
 class Codec:
-    """The compiled core of one ``TlaSpec``: ``params`` for ``model_new``, label codes,
+    """The compiled core of one ``TlaSpec``: ``params`` for ``model_new`` (by name), label codes,
     ``encode`` / ``decode`` between the port's states and rows (``width`` bytes)."""
 
     n: int
     log_size: int
     max_epoch: int
-    params: tuple[int, ...]
+    params: dict[str, int]
     labels: dict[int, Label]
     action_names: tuple[str, ...]
     name: str = "tla"
@@ -158,8 +158,9 @@ class Codec:
         return (tuple(logs), tuple(rstates), next_id, next_epoch, requests, quorum)
 
 
-def codec(spec: Any) -> Codec | None:
-    """The compiled core's codec for ``spec`` (a ``TlaSpec``), or None when it has none."""
+def codec(spec: Any, layout: LabelLayout) -> Codec | None:
+    """The compiled core's codec for ``spec`` (a ``TlaSpec``) with label codes in ``layout``,
+    or None when it has none."""
     if unsupported(spec) is not None:
         return None
     config, labels = spec.config, spec.labels
@@ -169,20 +170,20 @@ def codec(spec: Any) -> Codec | None:
         family = _FAMILY[function]
         for x in range(n):
             if family in ("elect", "controller_shrink", "write", "inc_hw"):
-                table[index << 12 | x << 8] = getattr(labels, family)[x]
+                table[layout.code(index, x)] = getattr(labels, family)[x]
             for y in range(max(n, epochs)):
                 if family in ("expand", "shrink", "replicate", "truncate") and y < n:
-                    table[index << 12 | x << 8 | y << 4] = getattr(labels, family)[x][y]
+                    table[layout.code(index, x, y)] = getattr(labels, family)[x][y]
                 if family == "become_leader" and y < epochs:
-                    table[index << 12 | x << 8 | y << 4] = labels.become_leader[x][y]
+                    table[layout.code(index, x, y)] = labels.become_leader[x][y]
                 if family == "follow" and y < n:
                     for e in range(epochs):
-                        table[index << 12 | x << 8 | y << 4 | e] = labels.follow[x][y][e]
-    params = (
-        n,
-        config.log_size,
-        config.max_records,
-        config.max_epoch,
-        TLA_VARIANTS.index(config.truncation),
-    )
+                        table[layout.code(index, x, y, e)] = labels.follow[x][y][e]
+    params = {
+        "replicas": n,
+        "log_size": config.log_size,
+        "max_records": config.max_records,
+        "max_epoch": config.max_epoch,
+        "variant": TLA_VARIANTS.index(config.truncation),
+    }
     return Codec(n, config.log_size, config.max_epoch, params, table, tuple(spec.action_names()))

@@ -3,14 +3,19 @@
  * successors to out[*k..] with labels whose action is `index` (its place in Next). */
 #include "tla.h"
 
-static St *emit(St *out, uint16_t *labels, int *k, const St *s, uint16_t label) {
-    labels[*k] = label;
-    out[*k] = *s;
-    return &out[(*k)++];
+/* Append a copy of `s` (out and labels have room for m->max_succ and one spare past it:
+ * state.c's scratch); past the room the copy goes to the spare and only the count grows, and
+ * model_expand reports the overflow. */
+static St *emit(const Model *m, St *out, uint16_t *labels, int *k, const St *s, uint16_t label) {
+    int at = *k < m->max_succ ? *k : m->max_succ;
+    (*k)++;
+    labels[at] = label;
+    out[at] = *s;
+    return &out[at];
 }
 
 #define ARGS const Model *m, const St *s, int index, St *out, uint16_t *labels, int *k
-#define EMIT(a, b, c) emit(out, labels, k, s, LABEL3(index, (a), (b), (c)))
+#define EMIT(a, b, c) emit(m, out, labels, k, s, LABEL3(index, (a), (b), (c)))
 
 static int last_match_end(const Rep *f, const Rep *l) {
     for (int o = (f->len < l->len ? f->len : l->len) - 1; o >= 0; o--)

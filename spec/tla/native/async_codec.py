@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from checker.model import Label
-from spec.rows import mask, members
+from spec.rows import LabelLayout, mask, members
 
 HERE = Path(__file__).parent
 SOURCES = (HERE / "async_isr.c",)
@@ -32,7 +32,7 @@ ACTIONS = (
     "LeaderHandleUpdate",
     "FollowerReplicate",
 )
-"""Action index (the label code's top four bits) to name: ``Next``'s order."""
+"""Action index (the label code's action) to name: ``Next``'s order."""
 
 
 def unsupported(spec: Any) -> str | None:
@@ -47,12 +47,12 @@ def unsupported(spec: Any) -> str | None:
 
 @dataclass(frozen=True)
 class Codec:
-    """The compiled core of one ``AsyncIsrSpec``: ``params`` for ``model_new``, label codes and
-    ``encode`` / ``decode`` between states and rows (``width`` bytes)."""
+    """The compiled core of one ``AsyncIsrSpec``: ``params`` for ``model_new`` (by name), label
+    codes and ``encode`` / ``decode`` between states and rows (``width`` bytes)."""
 
     n: int
     max_version: int
-    params: tuple[int, ...]
+    params: dict[str, int]
     labels: dict[int, Label]
     action_names: tuple[str, ...] = ACTIONS
     name: str = "tla-async-isr"
@@ -106,24 +106,26 @@ class Codec:
         return head + (tuple(v[6 : 6 + n]), requests, updates)
 
 
-def codec(spec: Any) -> Codec | None:
-    """The compiled core's codec for ``spec`` (an ``AsyncIsrSpec``), or None when it has
-    none."""
+def codec(spec: Any, layout: LabelLayout) -> Codec | None:
+    """The compiled core's codec for ``spec`` (an ``AsyncIsrSpec``) with label codes in
+    ``layout``, or None when it has none."""
     if unsupported(spec) is not None:
         return None
     config, labels = spec.config, spec.labels
     n = config.replicas
     table: dict[int, Label] = {}
+    code = layout.code
     for r in range(n):
-        table[0 << 12 | r << 8] = labels.controller_shrink[r]
-        table[2 << 12 | r << 8] = labels.leader_shrink[r]
-        table[3 << 12 | r << 8] = labels.leader_expand[r]
-        table[6 << 12 | r << 8] = labels.replicate[r]
-    table[4 << 12] = labels.write
+        table[code(0, r)] = labels.controller_shrink[r]
+        table[code(2, r)] = labels.leader_shrink[r]
+        table[code(3, r)] = labels.leader_expand[r]
+        table[code(6, r)] = labels.replicate[r]
+    table[code(4)] = labels.write
     for isr_mask in range(2**n):
         for version in range(config.max_version + 1):
             args = (("isr", members(isr_mask)), ("version", version))
-            table[1 << 12 | isr_mask << 4 | version] = Label("ControllerHandleRequest", args)
-            table[5 << 12 | isr_mask << 4 | version] = Label("LeaderHandleUpdate", args)
-    params = (n, config.max_offset, config.max_version)
+            wide = isr_mask << layout.arg_bits  # five bits, over the first argument's (LABEL_M)
+            table[code(1, 0, 0, version) | wide] = Label("ControllerHandleRequest", args)
+            table[code(5, 0, 0, version) | wide] = Label("LeaderHandleUpdate", args)
+    params = {"replicas": n, "max_offset": config.max_offset, "max_version": config.max_version}
     return Codec(n, config.max_version, params, table)

@@ -15,13 +15,16 @@ enum { A_CTRL_SHRINK, A_CTRL_HANDLE, A_LEADER_SHRINK, A_LEADER_EXPAND, A_WRITE, 
        A_REPLICATE };
 enum { P_VALID_HIGH_WATERMARK };
 
-/* Labels: action << 12; a replica in bits 8-11; a message's ISR mask in bits 4-11 and its
- * version in bits 0-3 (spec/tla/native/async_codec.py builds the same table). */
-#define LABEL_R(action, r) ((uint16_t)(((action) << 12) | ((r) << 8)))
-#define LABEL_M(action, isr, v) ((uint16_t)(((action) << 12) | ((isr) << 4) | (v)))
+/* Labels (labels.h): the action; a replica as the first argument; or a message's version as
+ * the third argument and its ISR mask from the second on, over the first (five bits: past one
+ * argument's four) (spec/tla/native/async_codec.py builds the same table). */
+#define LABEL_R(action, r) LABEL_OF(action, r, 0, 0)
+#define LABEL_M(action, isr, v) ((uint16_t)(LABEL_OF(action, 0, 0, v) | ((isr) << LABEL_ARG_BITS)))
 
 struct Model {
     int n, max_offset, max_version, messages, bytes, width;
+    int max_succ;      /* model_max_successors */
+    ScratchPlan plan;  /* model_scratch_size */
     int order[MAXM]; /* message indices in Python's sorted order of (isr tuple, version) */
 };
 
@@ -58,15 +61,26 @@ static int order_cmp(const void *x, const void *y) {
     return msg_version(sorting, a) - msg_version(sorting, b);
 }
 
-/* params: replicas, max_offset, max_version (spec/tla/native/async_codec.py: params). */
-Model *model_new(const int32_t *p, int np) {
-    if (np != 3 || p[0] < 1 || p[0] > 5 || p[1] < 1 || p[1] > 100 || p[2] < 0 || p[2] > 14)
-        return NULL;
-    if ((p[2] + 1) * (1 << p[0]) > MAXM) return NULL;
+/* model_new's parameters (model.h; spec/tla/native/async_codec.py gives them by name). */
+#define MODEL_PARAMS(X) X(replicas) X(max_offset) X(max_version)
+struct ModelParams { MODEL_PARAMS(PARAM_FIELD) };
+const char *model_param_names(void) { return MODEL_PARAMS(PARAM_NAME); }
+
+Model *model_new(const ModelParams *p, char *why, size_t room) {
+    if (p->replicas < 1 || p->replicas > MAXN - 1)
+        return refuse(why, room, "replicas %d outside 1..%d", p->replicas, MAXN - 1);
+    if (p->max_offset < 1 || p->max_offset > 100)
+        return refuse(why, room, "max_offset %d outside 1..100", p->max_offset);
+    if (p->max_version < 0 || p->max_version > 14)
+        return refuse(why, room, "max_version %d outside 0..14", p->max_version);
+    if ((p->max_version + 1) * (1 << p->replicas) > MAXM)
+        return refuse(why, room, "over %d (isr, version) messages", MAXM);
     Model *m = calloc(1, sizeof(Model));
-    if (!m) return NULL;
-    m->n = p[0]; m->max_offset = p[1]; m->max_version = p[2];
+    if (!m) return refuse(why, room, "out of memory");
+    m->n = p->replicas; m->max_offset = p->max_offset; m->max_version = p->max_version;
     m->messages = (m->max_version + 1) * (1 << m->n);
+    m->max_succ = 4 * m->n + 2 * m->messages + 1;
+    m->plan = scratch_plan(m->max_succ, sizeof(St), 0);
     m->bytes = (m->messages + 7) / 8;
     m->width = 6 + m->n + 2 * m->bytes;
     for (int k = 0; k < m->messages; k++) m->order[k] = k;
@@ -77,8 +91,9 @@ Model *model_new(const int32_t *p, int np) {
 
 void model_free(Model *m) { free(m); }
 int model_width(const Model *m) { return m->width; }
-int model_max_successors(const Model *m) { return 4 * m->n + 2 * m->messages + 1; }
-int model_action_of(uint16_t label) { return label >> 12; }
+/* model_new's m->max_succ: four per replica, two per message, LeaderWrite. emit() checks it. */
+int model_max_successors(const Model *m) { return m->max_succ; }
+int model_action_of(uint16_t label) { return LABEL_ACTION(label); }
 int model_max_marshal(const Model *m) {
     int set = 5 + 5 * m->n;
     return 5 + 3 * set + 3 * 5 + 5 + 5 * m->n + 2 * (5 + m->messages * (5 + set + 5));
@@ -137,9 +152,15 @@ int model_marshal(const Model *m, const uint8_t *row, uint8_t *buf) {
     return (int)(b - buf);
 }
 
+/* The successors being generated and their labels (rows.h: ScratchPlan; no canonical
+ * form, so no encodings). */
+size_t model_scratch_size(const Model *m) { return m->plan.size; }
+
 /* No symmetry (the leader is fixed): every row is its own representative. */
-void model_canonical(const Model *m, const uint8_t *row, uint8_t *out) {
+int model_canonical(const Model *m, void *scratch, const uint8_t *row, uint8_t *out) {
+    (void)scratch;
     memcpy(out, row, m->width);
+    return 0;
 }
 
 /* valid_high_watermark */
@@ -152,10 +173,15 @@ uint32_t model_invariants(const Model *m, const uint8_t *row, uint32_t mask) {
     return 0;
 }
 
-static St *emit(St *out, uint16_t *labels, int *k, const St *s, uint16_t label) {
-    labels[*k] = label;
-    out[*k] = *s;
-    return &out[(*k)++];
+/* Append a copy of `s` (out and labels have room for m->max_succ and one spare past it: the
+ * scratch); past the room the copy goes to the spare and only the count grows, and
+ * model_expand reports the overflow. */
+static St *emit(const Model *m, St *out, uint16_t *labels, int *k, const St *s, uint16_t label) {
+    int at = *k < m->max_succ ? *k : m->max_succ;
+    (*k)++;
+    labels[at] = label;
+    out[at] = *s;
+    return &out[at];
 }
 
 /* _write_isr: the controller's next version, with its update, within max_version. */
@@ -163,7 +189,7 @@ static void write_isr(const Model *m, const St *s, St *out, uint16_t *labels, in
                       uint8_t isr, uint16_t label) {
     int version = s->cversion + 1;
     if (version > m->max_version) return;
-    St *t = emit(out, labels, k, s, label);
+    St *t = emit(m, out, labels, k, s, label);
     t->cisr = isr; t->cversion = (int8_t)version;
     put(t->upd, msg(m, isr, version));
 }
@@ -171,7 +197,7 @@ static void write_isr(const Model *m, const St *s, St *out, uint16_t *labels, in
 /* _request: the leader's request for `isr`, which joins its pending ISR. */
 static void request(const Model *m, const St *s, St *out, uint16_t *labels, int *k,
                     uint8_t isr, uint16_t label) {
-    St *t = emit(out, labels, k, s, label);
+    St *t = emit(m, out, labels, k, s, label);
     put(t->req, msg(m, isr, s->version));
     t->pending |= isr; t->pversion = s->version;
 }
@@ -195,32 +221,35 @@ static int successors(const Model *m, const St *s, St *out, uint16_t *labels) {
         if (!((s->isr >> r) & 1) && s->off[r] >= hw)
             request(m, s, out, labels, &k, (uint8_t)(s->isr | (1u << r)), LABEL_R(A_LEADER_EXPAND, r));
     if (s->off[LEADER] + 1 <= m->max_offset) {  /* LeaderWrite */
-        St *t = emit(out, labels, &k, s, LABEL_R(A_WRITE, 0));
+        St *t = emit(m, out, labels, &k, s, LABEL_R(A_WRITE, 0));
         t->off[LEADER]++;
     }
     for (int i = 0; i < m->messages; i++) {  /* LeaderHandleUpdate(isr, version) */
         int q = m->order[i];
         if (!get(s->upd, q) || msg_version(m, q) <= s->version) continue;
-        St *t = emit(out, labels, &k, s, LABEL_M(A_HANDLE_UPDATE, msg_isr(m, q), msg_version(m, q)));
+        St *t = emit(m, out, labels, &k, s, LABEL_M(A_HANDLE_UPDATE, msg_isr(m, q), msg_version(m, q)));
         t->isr = (uint8_t)msg_isr(m, q); t->version = (int8_t)msg_version(m, q);
         t->pending = 0; t->pversion = -1;
     }
     for (int r = 0; r < n; r++)  /* FollowerReplicate(replica) */
         if (r != LEADER && s->off[r] < s->off[LEADER]) {
-            St *t = emit(out, labels, &k, s, LABEL_R(A_REPLICATE, r));
+            St *t = emit(m, out, labels, &k, s, LABEL_R(A_REPLICATE, r));
             t->off[r]++;
         }
     return k;
 }
 
-int model_expand(const Model *m, const uint8_t *row, uint8_t *out, uint16_t *labels,
-                 uint32_t trans_mask, uint32_t *violated, uint32_t guard_mask,
-                 uint32_t *reached) {
+int model_expand(const Model *m, void *scratch, const uint8_t *row, int cap, uint8_t *out,
+                 uint16_t *labels, uint32_t trans_mask, uint32_t *violated,
+                 uint32_t guard_mask, uint32_t *reached) {
     (void)trans_mask; (void)guard_mask; (void)reached;  /* no transition property, no guard */
-    St s, next[4 * MAXN + 2 * MAXM + 1];
+    St s, *next = scratch;
+    uint16_t *made = part(scratch, m->plan.labels);
     decode(m, row, &s);
-    int count = successors(m, &s, next, labels);
+    int count = successors(m, &s, next, made);
+    if (count > m->max_succ || count > cap) return MODEL_OVERFLOW;
     for (int i = 0; i < count; i++) {
+        labels[i] = made[i];
         violated[i] = 0;
         encode(m, &next[i], out + (size_t)i * m->width);
     }

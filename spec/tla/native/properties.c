@@ -65,6 +65,6 @@ uint32_t tla_transition(const Model *m, const St *a, uint16_t label, const St *b
     if (mask & (1u << P_TRUNCATION_REMOVES))
         for (int r = 0; r < m->n; r++)
             if (b->r[r].len < a->r[r].len) bits |= 1u << P_TRUNCATION_REMOVES;
-    if ((label >> 12) == m->election && a->qleader >= 0) bits |= 1u << P_SECOND_ELECTION;
+    if (LABEL_ACTION(label) == m->election && a->qleader >= 0) bits |= 1u << P_SECOND_ELECTION;
     return bits & mask;
 }

@@ -5,33 +5,57 @@
 #include "tla.h"
 #include "rows.h"
 
-/* params: replicas, log_size, max_records, max_epoch, variant (TLA_VARIANTS index). */
-Model *model_new(const int32_t *p, int np) {
-    if (np != 5) return NULL;
+_Static_assert(MAXN <= ROWS_MAX_REPLICAS, "more replicas than a row's masks hold");
+
+/* model_new's parameters (model.h; spec/tla/native/__init__.py gives them by name); variant
+ * is a TLA_VARIANTS index. */
+#define MODEL_PARAMS(X) X(replicas) X(log_size) X(max_records) X(max_epoch) X(variant)
+struct ModelParams { MODEL_PARAMS(PARAM_FIELD) };
+const char *model_param_names(void) { return MODEL_PARAMS(PARAM_NAME); }
+
+/* At most: elections, controller shrinks, writes, HW increments, fetches and truncations n
+ * each; ISR changes n * n each; BecomeLeader one per request; becoming follower one per
+ * (replica, request), as a request names one leader. */
+#define MAX_SUCC(n, e) (2 * (n) * (n) + 6 * (n) + ((n) + 1) * ((e) + 1) + 8)
+
+static int max_marshal(const Model *m);
+
+Model *model_new(const ModelParams *p, char *why, size_t room) {
+    if (p->replicas < 1 || p->replicas > MAXN - 1)
+        return refuse(why, room, "replicas %d outside 1..%d", p->replicas, MAXN - 1);
+    if (p->log_size < 0 || p->log_size > MAXL)
+        return refuse(why, room, "log_size %d outside 0..%d", p->log_size, MAXL);
+    if (p->max_records < 0 || p->max_records > 100)
+        return refuse(why, room, "max_records %d outside 0..100", p->max_records);
+    if (p->max_epoch < 0 || p->max_epoch > MAXE - 2)
+        return refuse(why, room, "max_epoch %d outside 0..%d", p->max_epoch, MAXE - 2);
+    if (p->variant < 0 || p->variant > V_KIP320_KIP279)
+        return refuse(why, room, "no variant %d", p->variant);
     Model *m = calloc(1, sizeof(Model));
-    if (!m) return NULL;
-    m->n = p[0]; m->L = p[1]; m->R = p[2]; m->E = p[3]; m->variant = p[4];
-    if (m->n < 1 || m->n > 5 || m->L < 0 || m->L > MAXL || m->R < 0 || m->R > 100
-        || m->E < 0 || m->E > MAXE - 2 || m->variant < 0 || m->variant > V_KIP320_KIP279) {
-        free(m);
-        return NULL;
-    }
+    if (!m) return refuse(why, room, "out of memory");
+    m->n = p->replicas; m->L = p->log_size; m->R = p->max_records; m->E = p->max_epoch;
+    m->variant = p->variant;
     m->actions = tla_next(m, m->variant, m->next);
     m->election = 0;
     m->width = m->n * (5 + 2 * m->L) + 3 + 2 * (m->E + 1) + 3;
+    m->max_succ = MAX_SUCC(m->n, m->E);
+    m->max_marshal = max_marshal(m);
+    m->plan = scratch_plan(m->max_succ, sizeof(St), m->max_marshal);
     return m;
 }
 
 void model_free(Model *m) { free(m); }
 int model_width(const Model *m) { return m->width; }
-/* At most: elections, controller shrinks, writes, HW increments, fetches and truncations n
- * each; ISR changes n * n each; BecomeLeader one per request; becoming follower one per
- * (replica, request), as a request names one leader. */
-#define MAX_SUCC(n, e) (2 * (n) * (n) + 6 * (n) + ((n) + 1) * ((e) + 1) + 8)
-int model_max_successors(const Model *m) { return MAX_SUCC(m->n, m->E); }
-int model_action_of(uint16_t label) { return label >> 12; }
+int model_max_successors(const Model *m) { return m->max_succ; }
+int model_action_of(uint16_t label) { return LABEL_ACTION(label); }
+int model_max_marshal(const Model *m) { return m->max_marshal; }
 
-int model_max_marshal(const Model *m) {
+/* The successors being generated, their labels and the canonical form's two encodings
+ * (rows.h: ScratchPlan, planned in model_new). */
+size_t model_scratch_size(const Model *m) { return m->plan.size; }
+
+/* The largest marshal encoding (tla_marshal) at these bounds: every log and request full. */
+static int max_marshal(const Model *m) {
     int n = m->n;
     int rep = 5 + (5 + m->L * 15) + 5 + 5 + 5 + 5 + 5 + 5 * n;
     int decision = 5 + 5 + 5 + 5 + 5 * n;
@@ -154,18 +178,22 @@ static void permute_of(const void *m, const void *s, const int *perm, void *out)
 
 static int marshal_of(const void *m, const void *s, uint8_t *buf) { return tla_marshal(m, s, buf); }
 
-/* checker.symmetry.ReplicaSymmetry.canonical for this model (rows.h: canonical_form). */
-void tla_canonical(const Model *m, const St *s, St *out) {
+/* checker.symmetry.ReplicaSymmetry.canonical for this model (rows.h: canonical_form), with
+ * the encodings in the thread's scratch. 0, or -1 (an encoding past max_marshal). */
+static int tla_canonical(const Model *m, void *scratch, const St *s, St *out) {
     St cand;
-    canonical_form(m, s, m->n, sizeof(St), key_cmp_of, permute_of, marshal_of, out, &cand);
+    return canonical_form(m, s, m->n, sizeof(St), key_cmp_of, permute_of, marshal_of, out,
+                          &cand, part(scratch, m->plan.best), part(scratch, m->plan.bytes),
+                          m->max_marshal);
 }
 
 /* -- model.h -------------------------------------------------------------------------- */
-void model_canonical(const Model *m, const uint8_t *row, uint8_t *out) {
+int model_canonical(const Model *m, void *scratch, const uint8_t *row, uint8_t *out) {
     St s, c;
     tla_decode(m, row, &s);
-    tla_canonical(m, &s, &c);
+    if (tla_canonical(m, scratch, &s, &c)) return MODEL_OVERFLOW;
     tla_encode(m, &c, out);
+    return 0;
 }
 
 uint32_t model_invariants(const Model *m, const uint8_t *row, uint32_t mask) {
@@ -180,15 +208,18 @@ int model_marshal(const Model *m, const uint8_t *row, uint8_t *buf) {
     return tla_marshal(m, &s, buf);
 }
 
-int model_expand(const Model *m, const uint8_t *row, uint8_t *out, uint16_t *labels,
-                 uint32_t trans_mask, uint32_t *violated, uint32_t guard_mask,
-                 uint32_t *reached) {
-    St s, next[MAX_SUCC(MAXN, MAXE)];
+int model_expand(const Model *m, void *scratch, const uint8_t *row, int cap, uint8_t *out,
+                 uint16_t *labels, uint32_t trans_mask, uint32_t *violated,
+                 uint32_t guard_mask, uint32_t *reached) {
+    St s, *next = scratch;
+    uint16_t *made = part(scratch, m->plan.labels);
     tla_decode(m, row, &s);
     int count = 0;
-    for (int a = 0; a < m->actions; a++) m->next[a](m, &s, a, next, labels, &count);
+    for (int a = 0; a < m->actions; a++) m->next[a](m, &s, a, next, made, &count);
+    if (count > m->max_succ || count > cap) return MODEL_OVERFLOW;
     uint32_t mask = trans_mask | guard_mask;
     for (int i = 0; i < count; i++) {
+        labels[i] = made[i];
         uint32_t bits = mask ? tla_transition(m, &s, labels[i], &next[i], mask) : 0;
         violated[i] = bits & trans_mask;
         *reached |= bits & guard_mask;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "model.h"
+#include "rows.h"
 
 #define MAXN 6   /* replicas (spec.tla.config.TLA_MAX_REPLICAS is 5) */
 #define MAXL 8   /* LogSize */
@@ -23,9 +24,10 @@ enum {
     P_TYPE_OK, P_HW_ADVANCES, P_TRUNCATION_REMOVES, P_SECOND_ELECTION
 };
 
-/* Label codes: the action's position in the variant's Next << 12, then up to three
- * arguments of four bits each. */
-#define LABEL3(action, a, b, c) ((uint16_t)(((action) << 12) | ((a) << 8) | ((b) << 4) | (c)))
+/* Label codes (labels.h): the action's position in the variant's Next, then up to three
+ * arguments. */
+#define LABEL3(action, a, b, c) LABEL_OF(action, a, b, c)
+_Static_assert(MAXA <= LABEL_ACTIONS, "an action code past the label's bits");
 
 /* One replica: its log (prefix of the spec's slots) and its replica state
  * (hw, leader epoch (-1: Nil), leader (-1: NONE), ISR as a bit mask). */
@@ -55,12 +57,13 @@ struct Model {
     Action next[MAXA];
     int election;  /* the position of ControllerElectLeader (SecondElection's event) */
     int width;
+    int max_succ, max_marshal;  /* model_max_successors, model_max_marshal */
+    ScratchPlan plan;           /* model_scratch_size */
 };
 
 void tla_decode(const struct Model *m, const uint8_t *row, St *s);
 void tla_encode(const struct Model *m, const St *s, uint8_t *row);
 int tla_marshal(const struct Model *m, const St *s, uint8_t *buf);
-void tla_canonical(const struct Model *m, const St *s, St *out);
 int tla_next(const struct Model *m, int variant, Action *next);
 uint32_t tla_invariants(const struct Model *m, const St *s, uint32_t mask);
 uint32_t tla_transition(const struct Model *m, const St *a, uint16_t label, const St *b,
