@@ -1,5 +1,5 @@
-/* The compiled engine's accessors for the Python side (checker/native/engine.py, level.py,
- * walks.py, core.py): views into its arrays, and single-state calls into the model for
+/* The compiled engine's accessors for the Python side (checker/search/compiled.py, compiled_level.py,
+ * checker/simulate/compiled.py, checker/native/core.py): views into its arrays, and single-state calls into the model for
  * the differential tests and the partitioned engines. */
 #include "engine.h"
 #include "xxh3.h"

@@ -1,14 +1,14 @@
 /* hwcheck's compiled level loop: one BFS level at a time over rows (model.h), with the seen
  * set, the frontier and the level being built held in flat arrays.
  *
- * The Python driver (checker/native/engine.py) owns everything around it: the initial level,
+ * The Python driver (checker/search/compiled.py) owns everything around it: the initial level,
  * fingerprints (xxh3 of each new state's marshal encoding, so they are the reference core's),
  * parent pointers, limits, progress and counterexamples. Per level it calls eng_expand over
  * slices of the frontier, then eng_finish, then eng_advance with the new states'
  * fingerprints.
  *
  * Deduplication uses a 64-bit hash of the (canonical) row; the tie-breaks are the reference
- * engine's (checker.bfs): a new state's parent is the smallest (parent fingerprint, label
+ * engine's (checker.search.bfs): a new state's parent is the smallest (parent fingerprint, label
  * rank), where a label's rank is its position in the order of label texts.
  */
 #include <pthread.h>

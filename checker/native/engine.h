@@ -12,7 +12,7 @@
 /* The most threads: a row hash's partition scales 16 of its bits (tables.h: part_of). */
 #define ENG_MAX_THREADS 65536
 
-/* The engine's errors (checker/native/engine.py: _check). */
+/* The engine's errors (checker/native/core.py: check). */
 #define ENG_NO_MEMORY (-1)
 #define ENG_OVERFLOW (-2)  /* a model call past its buffers' room (model.h: MODEL_OVERFLOW) */
 

@@ -1,4 +1,4 @@
-/* hwcheck's compiled random walk (``hwcheck simulate``): checker.walks.run_walk step for
+/* hwcheck's compiled random walk (``hwcheck simulate``): checker.simulate.walks.run_walk step for
  * step, with Python's own random number generator, so a walk takes the same steps on both
  * cores.
  *
@@ -7,7 +7,7 @@
  * 53 bits from two 32-bit words, and choices(weights) as a right bisection of the running
  * sums of the weights. The Python side hands over the state of random.Random.getstate()
  * (624 words and the position) and checks this port against Python's own draws before
- * trusting it (checker.native.walks).
+ * trusting it (checker.simulate.compiled).
  */
 #include <stdlib.h>
 #include <string.h>
