@@ -208,15 +208,26 @@ def test_every_state_of_the_walks_agrees(name):
                 if succ not in seen:
                     seen.add(succ)
                     frontier.append(succ)
-        while checked < budget:  # then random walks, deep into the space
-            state = spec.init_states()[0]
-            for _ in range(60):
-                checked += 1
-                successors = _compare_state(spec, core, sym, props, state)
-                if not successors:
-                    break
-                state = rng.choice(successors)[1]
+        # then random walks, deep into the space
+        checked = walk_and_compare(spec, core, sym, props, rng, checked, budget)
     assert checked >= STATES
+
+
+def walk_and_compare(
+    spec, core, sym, props, rng, checked: int, budget: int, steps: int = 60
+) -> int:
+    """Random walks of at most ``steps`` steps from the first initial state, every state on
+    them compared (``_compare_state``), until ``checked`` states reach ``budget``; returns
+    the new count. ``rng`` (``random.Random``) picks each next state."""
+    while checked < budget:
+        state = spec.init_states()[0]
+        for _ in range(steps):
+            checked += 1
+            successors = _compare_state(spec, core, sym, props, state)
+            if not successors:
+                break
+            state = rng.choice(successors)[1]
+    return checked
 
 
 def test_xxh3_is_the_fingerprint_hash():

@@ -9,7 +9,7 @@ import marshal
 import random
 
 import pytest
-from test_compiled import STATES, _compare_state, _summary
+from test_compiled import STATES, _summary, walk_and_compare
 
 from checker.models.compose import build_model, choose
 from checker.native.core import Core
@@ -38,14 +38,9 @@ def test_every_state_of_the_tla_walks_agrees(variant):
         compiled, why = compiled_model(spec)
         assert compiled is not None, why
         core, sym = Core(compiled), for_spec(spec, props)
-        while checked < STATES // 4 * replicas // 2:
-            state = spec.init_states()[0]
-            for _ in range(40):
-                checked += 1
-                successors = _compare_state(spec, core, sym, props, state)
-                if not successors:
-                    break
-                state = rng.choice(successors)[1]
+        checked = walk_and_compare(
+            spec, core, sym, props, rng, checked, STATES // 4 * replicas // 2, steps=40
+        )
     assert checked >= STATES // 4
 
 

@@ -142,7 +142,7 @@ def run_case(name: str) -> int:
     """Compare the cores on case ``name``'s largest state and ``STATES`` states of random
     walks; returns how many states were compared. Raises ``AssertionError`` on a difference
     (a sanitizer report ends the process first)."""
-    from test_compiled import _compare_state
+    from test_compiled import _compare_state, walk_and_compare
 
     from checker.models.compose import build_model, make_config
     from checker.native.core import Core
@@ -162,16 +162,7 @@ def run_case(name: str) -> int:
     assert compiled.decode(compiled.encode(largest)) == largest
     _compare_state(spec, core, sym, props, largest)
     assert len(core.marshal(largest)) <= core.max_marshal
-    rng, checked = random.Random(name), 1
-    while checked < STATES:
-        state = spec.init_states()[0]
-        for _ in range(60):
-            checked += 1
-            successors = _compare_state(spec, core, sym, props, state)
-            if not successors:
-                break
-            state = rng.choice(successors)[1]
-    return checked
+    return walk_and_compare(spec, core, sym, props, random.Random(name), 1, STATES)
 
 
 def _sanitizer_env(tmp: Path) -> dict[str, str]:
