@@ -1,5 +1,5 @@
 """The seam between the engine and a model's compiled core: what a spec offers
-(``checker.model.CompiledModel``, found through the spec's own ``compiled_model()``)."""
+(``checker.model.CompiledModel``, found through the spec's own ``compiled_model(layout)``)."""
 
 from __future__ import annotations
 
