@@ -132,7 +132,9 @@ def explore(
     (``checker.checkpoint.saving``). The outcomes (a violation, a limit, Ctrl-C, the spec
     raising) are results, as ``checker.search.bfs.explore`` gives them.
     """
-    chosen = choose_core(spec, properties, core, on_note, on_compile)
+    # no trial build: the compiled search builds and loads the core itself, and a core that
+    # cannot run here falls back below with the same note
+    chosen = choose_core(spec, properties, core, on_note, on_compile, build=False)
     if chosen.model is not None:
         try:
             return compiled.explore(
@@ -146,7 +148,7 @@ def explore(
                 on_compile=on_compile,
                 saving=saving,
             )
-        except NativeUnavailable as exc:  # checked above; a second load can still fail
+        except NativeUnavailable as exc:  # no compiler, or the library will not load here
             if on_note is not None:
                 on_note(str(exc))
             chosen = CoreChoice(None, str(exc))
