@@ -62,7 +62,9 @@ class Stats:
     states were reduced to one per orbit of replica renamings (``distinct`` counts orbits).
     ``workers_peak_rss_mb``: the largest peak resident memory of a worker process (MiB; 0
     when the search ran in one process). ``core``: which implementation of the model ran,
-    ``reference`` (the Python model) or ``compiled`` (``checker.native``).
+    ``reference`` (the Python model) or ``compiled`` (``checker.native``). ``disk_mb``: the
+    most the compiled engine's disk tier held (MiB) once the search passed its memory budget
+    (``--memory``; ``checker.search.tier``), 0 when it never spilled.
     """
 
     distinct: int = 0
@@ -77,6 +79,7 @@ class Stats:
     symmetry: bool = False
     workers_peak_rss_mb: float = 0.0
     core: str = "reference"
+    disk_mb: float = 0.0
 
     @property
     def states_per_second(self) -> float:
@@ -105,6 +108,7 @@ class Stats:
             "core": self.core,
             "symmetry": self.symmetry,
             "workers_peak_rss_mb": round(self.workers_peak_rss_mb, 1),
+            "disk_mb": round(self.disk_mb, 1),
             "actions": {
                 name: {"generated": g, "distinct": d} for name, (g, d) in self.actions.items()
             },

@@ -60,9 +60,10 @@ def signature(result):
 def search(engine: str, saving: SaveOptions | None = None, on_progress=None):
     if engine == "local":
         return explore(SPEC, PROPS, Limits(), on_progress, True, saving)
-    if engine == "compiled":
+    if engine in ("compiled", "spilled"):  # spilled: to disk at every level
+        memory = 1 << 20 if engine == "spilled" else None
         return native_engine.explore(
-            CODEC, SPEC, PROPS, Limits(), on_progress, True, 2, saving=saving
+            CODEC, SPEC, PROPS, Limits(), on_progress, True, 2, saving=saving, memory=memory
         )
     return pool.explore(RECIPE, 2, Limits(), on_progress, True, min_frontier=200, saving=saving)
 
@@ -76,7 +77,7 @@ def resumed(folder: Path, engine: str):
     """Resume the checkpoint in ``folder`` on ``engine`` (writing checkpoints on)."""
     loaded = load(folder, IDENTITY)
     writer = Checkpointer(folder, IDENTITY, 1e-9, resumed=loaded)
-    if engine == "compiled" and loaded.seen() is None:
+    if engine in ("compiled", "spilled") and loaded.seen() is None:
         engine = "local"  # what the CLI does: no compiled seen set, the reference core goes on
     return search(engine, SaveOptions(writer, loaded, CODEC))
 

@@ -6,6 +6,7 @@ and size as the engine restoring the search reads it (``Loaded``).
 from __future__ import annotations
 
 import json
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +36,27 @@ def read_arrays(folder: Path, name: str, count: int, want: str) -> list[np.ndarr
             "its manifest names (CRC-32 differs)"
         )
     return arrays
+
+
+def run_checksum(folder: Path, name: str) -> str:
+    """``checksum`` of a one-array ``.npy`` file, ``folder / name``, computed a slice at a
+    time (a run can be larger than memory). Raises ``CheckpointError`` when it cannot be
+    read."""
+    try:
+        with open(folder / name, "rb") as handle:
+            version = np.lib.format.read_magic(handle)
+            if version == (1, 0):
+                np.lib.format.read_array_header_1_0(handle)
+            else:
+                np.lib.format.read_array_header_2_0(handle)
+            crc = 0
+            while block := handle.read(1 << 24):
+                crc = zlib.crc32(block, crc)
+            return f"{crc:08x}:{handle.tell()}"
+    except (OSError, ValueError) as exc:
+        raise CheckpointError(
+            f"the checkpoint in {folder} is incomplete: {name} cannot be read ({exc})"
+        ) from None
 
 
 @dataclass
@@ -85,6 +107,20 @@ class Loaded:
         if "seen" not in files:
             return None
         return read_arrays(self.folder, files["seen"], 1, files["seen_sum"])[0]
+
+    def seen_runs(self) -> list[tuple[Path, str]]:
+        """The compiled core's seen hashes on disk (a spilled search's sorted runs), each as
+        ``(path, checksum)``, checked against the manifest (read a slice at a time). Raises
+        ``CheckpointError`` for a run that is missing or not the one written."""
+        runs = []
+        for name, want in self.manifest.get("seen_runs", []):
+            if run_checksum(self.folder, name) != want:
+                raise CheckpointError(
+                    f"the checkpoint in {self.folder} is damaged: {name} is not the file "
+                    "its manifest names (CRC-32 differs)"
+                )
+            runs.append((self.folder / name, want))
+        return runs
 
 
 def load(folder: Path, identity: dict[str, Any]) -> Loaded:

@@ -16,6 +16,7 @@ import marshal
 import time
 from collections import deque
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -124,6 +125,11 @@ class Saving(Reporting):
         """The engine's own seen set when the level files do not give it (compiled core)."""
         return None
 
+    def seen_runs(self) -> list[tuple[Path, str]]:
+        """The rest of that seen set, on disk: sorted runs of it (``checker.search.disk``)
+        as ``(path, checksum)``, which the checkpoint links rather than copies."""
+        return []
+
     def restore_levels(self, loaded: Loaded) -> list[Any]:
         """Rebuild the seen set, parents and frontier from ``loaded``; return the frontier."""
         last_two: deque[np.ndarray[Any, Any]] = deque(maxlen=2)
@@ -179,6 +185,7 @@ class Saving(Reporting):
                 frontier,
                 seen,
                 self.search_state(),
+                self.seen_runs() if len(frontier) else [],
             )
         finally:
             self.note = note

@@ -15,6 +15,9 @@ A checkpoint folder holds:
 - ``seen-NNNNNN.npy``: the compiled core's seen set (its row hashes, sorted), when the local
   compiled engine wrote it; the fingerprints of the level files are the seen set of every
   other engine.
+- ``seen-NNNNNN-runI.npy``: the rest of that seen set when the search spilled it to disk
+  (``--memory``): its sorted runs (``checker.search.disk``), hard links to the disk tier's
+  own files, so a checkpoint costs no copy of them.
 - ``checkpoint.json``: the manifest: what was checked (model, bounds, properties, symmetry,
   depth bound), the digest of the model's code (``checker.native.certificate.digest``), the
   statistics, the violations found with their shortest traces, the properties still open,
@@ -29,8 +32,9 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -85,6 +89,16 @@ def write_arrays(path: Path, arrays: list[np.ndarray[Any, Any]], sync: bool = Tr
             np.save(handle, array, allow_pickle=False)
 
     return checksum(arrays, _replace(path, write, sync))
+
+
+def link(source: Path, path: Path) -> None:
+    """``path`` as a second name of the file ``source`` (a hard link: no copy), or a copy
+    where the two cannot share a file (another file system). Raises ``OSError``."""
+    path.unlink(missing_ok=True)
+    try:
+        os.link(source, path)
+    except OSError:
+        shutil.copyfile(source, path)
 
 
 def _sync(path: Path) -> None:
@@ -166,6 +180,7 @@ class Checkpointer:
         frontier: Frontier,
         seen: np.ndarray[Any, Any] | None,
         search: dict[str, Any],
+        runs: Sequence[tuple[Path, str]] = (),
     ) -> bool:
         """Write the checkpoint of the boundary after ``level`` (the frontier's level): the
         ``frontier``, the compiled core's ``seen`` hashes (or None) and the ``search`` state
@@ -193,6 +208,12 @@ class Checkpointer:
                 written.append(self.folder / name)
                 files["seen_sum"] = write_arrays(self.folder / name, [seen])
                 files["seen"] = name
+            linked: list[list[str]] = []
+            for i, (path, checksum) in enumerate(runs):
+                name = f"seen-{seq:06d}-run{i}.npy"
+                written.append(self.folder / name)
+                link(path, self.folder / name)
+                linked.append([name, checksum])
             manifest = {
                 "format": FORMAT,
                 "version": VERSION,
@@ -203,6 +224,7 @@ class Checkpointer:
                 "files": files,
                 "frontier_kind": "rows" if frontier.rows is not None else "states",
                 "frontier_size": len(frontier),
+                "seen_runs": linked,
                 "levels": {str(k): self.level_sums[k] for k in range(1, level + 1)},
                 "search": search,
             }
@@ -214,7 +236,7 @@ class Checkpointer:
             return False
         self.seq, self.saved_level, self.last = seq, level, time.monotonic()
         self.unsynced = []
-        self._tidy(set(files.values()))
+        self._tidy(set(files.values()) | {name for name, _ in linked})
         return True
 
     def _tidy(self, keep: set[str]) -> None:

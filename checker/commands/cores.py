@@ -1,12 +1,16 @@
 """The command line's side of the core choice (``checker.search.choose_core`` decides): the
-``--core`` flag, and the notes on stderr the engine reports through its callbacks."""
+``--core`` flag, the notes on stderr the engine reports through its callbacks, and the
+compiled engine's ``--memory`` budget."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import click
 
 from checker.native import certificate
 from checker.search import CoreName, stale
+from checker.search.tier import parse_size
 
 CORE_OPTION = click.option(
     "--core",
@@ -49,3 +53,28 @@ def warn_if_stale(core: CoreName) -> None:
 def compile_note(seconds: float) -> None:
     """Say on stderr that the compiled core was built first (``seconds``)."""
     click.echo(f"compiling the model (once): {seconds:.1f} s", err=True)
+
+
+class Size(click.ParamType):  # type: ignore[type-arg]
+    """A size in bytes written as ``1G``, ``512M``, ``1.5GiB`` (``checker.search.tier.parse_size``)."""
+
+    name = "size"
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> int:
+        if isinstance(value, int):
+            return value
+        try:
+            return parse_size(str(value))
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+MEMORY_OPTION = click.option(
+    "--memory",
+    type=Size(),
+    default=None,
+    metavar="SIZE",
+    help="Memory the local engine may use (compiled core), e.g. 1G: past it the seen set "
+    "and parent tables spill to disk (sorted runs, merged each level; same answers) "
+    "[what the machine has free].",
+)

@@ -35,13 +35,15 @@ class Engine:
     kafka, off for tla); ``workers``, the local engine's processes (1: in-process), or its
     threads on the compiled core; ``core``: the core asked for, ``compiled`` (the model's
     compiled core where it can run: ``checker.search.choose_core``) or ``reference`` (the
-    Python model)."""
+    Python model); ``memory``: the local compiled engine's budget in bytes before it spills
+    to disk (None: what the machine has free; ``checker.search.tier``)."""
 
     name: str = "local"
     spark: Any = None
     symmetry: bool | None = None
     workers: int = 1
     core: search.CoreName = "compiled"
+    memory: int | None = None
 
 
 def _conf_pairs(ctx: Any, param: Any, values: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
@@ -111,10 +113,12 @@ JOB_OPTIONS = (
 )
 """Where the work runs: local workers or Spark (``explore``, ``simulate``)."""
 
+
 ENGINE_OPTIONS = (
     SYMMETRY_OPTION,
     CORE_OPTION,
     *JOB_OPTIONS,
+    cores.MEMORY_OPTION,
     click.option(
         "--spark-min-frontier",
         type=click.IntRange(min=0),
@@ -148,6 +152,7 @@ def engine_from(kwargs: dict[str, Any]) -> Engine:
     name = kwargs.pop("engine")
     symmetry, workers = kwargs.pop("symmetry", None), kwargs.pop("workers")
     core = kwargs.pop("core", "compiled")
+    memory = kwargs.pop("memory", None)
     defaults = {
         "master": None,
         "partitions": None,
@@ -169,7 +174,19 @@ def engine_from(kwargs: dict[str, Any]) -> Engine:
         if given:
             option = "--" + given[0].replace("_", "-")
             raise click.UsageError(f"{option} applies only to --engine spark")
-        return Engine(symmetry=symmetry, workers=workers or pool.default_workers(), core=core)
+        if memory is not None and core == "reference":
+            raise click.UsageError(
+                "--memory applies to the compiled core (the reference core keeps its seen "
+                "set in memory)"
+            )
+        return Engine(
+            symmetry=symmetry,
+            workers=workers or pool.default_workers(),
+            core=core,
+            memory=memory,
+        )
+    if memory is not None:
+        raise click.UsageError("--memory applies only to --engine local")
     if workers is not None:
         raise click.UsageError("--workers applies only to --engine local (Spark: --partitions)")
     from checker.spark.session import SparkOptions
@@ -231,6 +248,7 @@ def run(
             workers=engine.workers,
             recipe=recipe,
             saving=save,
+            memory=engine.memory,
             on_note=cores.note,
             on_compile=cores.compile_note,
         )

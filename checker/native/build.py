@@ -27,6 +27,7 @@ HERE = Path(__file__).parent
 ENGINE_SOURCES = (
     HERE / "engine.c",
     HERE / "access.c",
+    HERE / "tier.c",
     HERE / "walk.c",
     HERE / "xxh3.c",
     HERE / "lgraph.c",
@@ -239,6 +240,10 @@ def _declare(lib: ctypes.CDLL) -> None:
         "eng_seen_count": (i64, [p]),
         "eng_seen_copy": (None, [p, p]),
         "eng_seen_load": (i32, [p, p, i64]),
+        "eng_memory": (i64, [p]),
+        "eng_seen_clear": (i32, [p]),
+        "eng_next_hashes": (None, [p, p]),
+        "eng_next_drop": (i32, [p, p]),
         "hwcheck_xxh3": (ctypes.c_uint64, [p, ctypes.c_size_t]),
         "hwcheck_mt_draws": (None, [p, p, i32, p]),
         "eng_walk": (i32, [p, p, i32, p, p, u32, u32, u32, p, p, p, p, p, p, p]),

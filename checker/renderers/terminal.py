@@ -78,6 +78,8 @@ def summary_table(title: str, config: dict[str, Any], result: CheckResult) -> Ta
         memory += f" (driver process; largest worker {stats.workers_peak_rss_mb:,.0f} MiB)"
     elif "workers" in stats.engine or stats.engine.startswith("spark"):
         memory += " (driver process)"
+    if stats.disk_mb:
+        memory += f"; {stats.disk_mb:,.0f} MiB on disk past --memory"
     table.add_row("peak memory", memory)
     return table
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ctypes
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -34,7 +35,9 @@ from checker.native.core import MAX_ACTIONS, Core, check, view
 from checker.properties import Property
 from checker.result import CheckResult, Violation
 from checker.search.bfs import Search
+from checker.search.disk import open_run
 from checker.search.seen import KeyLevels
+from checker.search.tier import Tier
 from checker.trace import walk_keys
 
 CHUNK = 16384
@@ -58,6 +61,7 @@ class CompiledSearch(Search):
         symmetry: bool = False,
         threads: int = 1,
         on_compile: Callable[[float], None] | None = None,
+        memory: int | None = None,
     ) -> None:
         super().__init__(spec, properties, limits, on_progress, symmetry)
         self.threads = threads
@@ -75,6 +79,7 @@ class CompiledSearch(Search):
             threads,
             on_compile,
         )
+        self.tier = Tier(self.core.lib, self.core.handle, self.seen, memory, None)
         self.front_fps = np.empty(0, dtype=np.uint64)
         self.full: dict[
             int, np.ndarray[Any, Any]
@@ -89,6 +94,8 @@ class CompiledSearch(Search):
     # -- the search -------------------------------------------------------------------------
     def search(self) -> None:
         lib, handle = self.core.lib, self.core.handle
+        if self.checkpoints is not None:  # beside the checkpoint: runs are linked, not copied
+            self.tier.place(self.checkpoints.folder)
         if self.resume is not None:
             size = self._restore(self.resume)
         else:
@@ -105,15 +112,27 @@ class CompiledSearch(Search):
             self.boundary()
             self._report(size)
             if self.limits.max_depth is not None and self.stats.depth >= self.limits.max_depth:
-                if check(lib.eng_probe(handle)):
+                if check(lib.eng_probe(handle)) and self._unseen_beyond(size):
                     self.stats.frontier = size
                     raise LimitReached(DEPTH_REACHED.format(self.limits.max_depth))
                 break
             self._expand_level(size)
+            self.tier.filter_level()
             with signals_deferred():  # eng_finish to eng_advance: one step for Ctrl-C
                 size = self._level(size)
+            if self.tier.after_level():
+                self.note = self.tier.note()
         self.exhausted = not size
         self._report(0)
+
+    def _unseen_beyond(self, size: int) -> bool:
+        """Whether a successor of the frontier (``size`` states) is unseen, once ``eng_probe``
+        found one the seen set in memory lacks: the runs on disk may hold it."""
+        if not self.tier.spilled:
+            return True
+        self._expand_level(size)
+        self.tier.filter_level()
+        return bool(self.core.lib.eng_next_size(self.core.handle))
 
     def _expand_level(self, size: int) -> None:
         """Expand the frontier (``size`` states) in C, a chunk at a time (limits and Ctrl-C
@@ -172,6 +191,9 @@ class CompiledSearch(Search):
         rows = view(lib.eng_front_rows(handle), np.uint8, len(self.front_fps), self.core.width)
         return Frontier(self.front_fps, rows=rows)  # views: written as they are
 
+    def seen_runs(self) -> list[tuple[Path, str]]:
+        return self.tier.run_files()
+
     def seen_snapshot(self) -> np.ndarray[Any, Any]:
         lib, handle = self.core.lib, self.core.handle
         hashes = np.empty(lib.eng_seen_count(handle), dtype=np.uint64)
@@ -195,6 +217,7 @@ class CompiledSearch(Search):
             self.seen.add_level(fps, parent_rows=rows)
             previous = fps
         check(lib.eng_seen_load(handle, hashes.ctypes.data, len(hashes)))
+        self.tier.adopt([open_run(path, checksum) for path, checksum in loaded.seen_runs()])
         frontier = loaded.frontier().sorted()  # the order of the last level's key table
         front = self.frontier_rows(frontier, self.core.width)
         fps = np.ascontiguousarray(frontier.fps)
@@ -252,6 +275,7 @@ class CompiledSearch(Search):
     def result(self) -> CheckResult:
         result = super().result()
         result.stats.core = "compiled"
+        result.stats.disk_mb = self.tier.disk_peak / (1 << 20)
         if self.threads > 1:
             result.stats.engine = f"local ({self.threads} threads)"
         return result
@@ -267,6 +291,7 @@ def explore(
     threads: int = 1,
     on_compile: Callable[[float], None] | None = None,
     saving: SaveOptions | None = None,
+    memory: int | None = None,
 ) -> CheckResult:
     """``checker.search.bfs.explore`` on the compiled core ``model`` of ``spec``: the same
     ``CheckResult`` (counts, depth, coverage, verdicts, counterexamples), faster.
@@ -274,8 +299,12 @@ def explore(
     Raises ``NativeUnavailable`` before searching when the core cannot run this model
     (callers fall back to ``checker.search.bfs.explore``) and ``SymmetryError`` as the reference
     engine does. ``threads``: how many threads expand each level (the answers do not depend
-    on it)."""
+    on it). ``memory``: the budget in bytes past which the seen set and parent tables spill
+    to disk (``checker.search.tier``; None: what the machine has free)."""
     run = CompiledSearch(
-        model, spec, properties, limits, on_progress, symmetry, threads, on_compile
+        model, spec, properties, limits, on_progress, symmetry, threads, on_compile, memory
     )
-    return run_search((saving or SaveOptions()).apply(run))
+    try:
+        return run_search((saving or SaveOptions()).apply(run))
+    finally:
+        run.tier.close()

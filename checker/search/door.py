@@ -115,6 +115,7 @@ def explore(
     workers: int = 1,
     recipe: Recipe | None = None,
     saving: SaveOptions | None = None,
+    memory: int | None = None,
     on_note: Callable[[str], None] | None = None,
     on_compile: Callable[[float], None] | None = None,
 ) -> CheckResult:
@@ -129,7 +130,8 @@ def explore(
     ``build()`` must give this spec and these properties); without a recipe the reference
     core runs in this process. ``symmetry``: one state per orbit of replica renamings (raises
     ``SymmetryError`` where that is unsound); ``saving``: checkpoints and resume
-    (``checker.checkpoint.saving``). The outcomes (a violation, a limit, Ctrl-C, the spec
+    (``checker.checkpoint.saving``); ``memory``: the compiled core's budget in bytes before
+    it spills to disk (``checker.search.tier``; None: what the machine has free). The outcomes (a violation, a limit, Ctrl-C, the spec
     raising) are results, as ``checker.search.bfs.explore`` gives them.
     """
     # no trial build: the compiled search builds and loads the core itself, and a core that
@@ -147,6 +149,7 @@ def explore(
                 workers,
                 on_compile=on_compile,
                 saving=saving,
+                memory=memory,
             )
         except NativeUnavailable as exc:  # no compiler, or the library will not load here
             if on_note is not None:

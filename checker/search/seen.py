@@ -15,11 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from itertools import islice
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 _EMPTY = np.empty(0, dtype=np.uint64)
+_EMPTY32 = np.empty(0, dtype=np.uint32)
 
 
 def in_sorted(seen: np.ndarray[Any, Any], keys: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
@@ -196,6 +198,8 @@ class KeyLevels:
     def __init__(self) -> None:
         self._first = _EMPTY
         self._levels: list[tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]] = []
+        self._sizes: list[int] = []  # states per level
+        self._files: dict[int, Path] = {}  # level index -> its file, once spilled
 
     @property
     def depth(self) -> int:
@@ -204,8 +208,32 @@ class KeyLevels:
 
     @property
     def nbytes(self) -> int:
-        """Bytes held by the arrays (8 per state)."""
+        """Bytes held in memory by the arrays (8 per state not spilled)."""
         return self._first.nbytes + sum(k.nbytes + p.nbytes for k, p in self._levels)
+
+    @property
+    def disk_bytes(self) -> int:
+        """Bytes of the spilled levels' files."""
+        return sum(8 * self._sizes[i] for i in self._files)
+
+    def spill(self, folder: Path) -> None:
+        """Move every level held in memory but the first to a file in ``folder``
+        (``K000123.npy`` for level 123: its keys over its parent positions, ``uint32``),
+        read back only when a trace needs it. Raises ``OSError``."""
+        folder.mkdir(parents=True, exist_ok=True)
+        for i in range(1, len(self._levels)):
+            if i in self._files:
+                continue
+            path = folder / f"K{i + 1:06d}.npy"
+            np.save(path, np.stack(self._levels[i]), allow_pickle=False)
+            self._files[i] = path
+            self._levels[i] = (_EMPTY32, _EMPTY32)
+
+    def _level(self, i: int) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+        if i not in self._files:
+            return self._levels[i]
+        both = np.load(self._files[i], mmap_mode="r")
+        return both[0], both[1]
 
     def add_level(
         self,
@@ -221,7 +249,7 @@ class KeyLevels:
             self._first = keys.copy()
         elif parent_rows is None or len(parent_rows) != len(keys):
             raise ValueError(f"{len(keys)} fingerprints need as many parent positions")
-        elif len(keys) and int(parent_rows.max()) >= len(self._levels[-1][0]):
+        elif len(keys) and int(parent_rows.max()) >= self._sizes[-1]:
             raise ValueError("a parent position is not a state of the previous level")
         rows = (
             np.zeros(len(keys), dtype=np.uint32)
@@ -230,13 +258,14 @@ class KeyLevels:
         )
         low = keys.astype("<u8", copy=False).view("<u4")[::2]  # the low 32 bits, no temporary
         self._levels.append((low.astype(np.uint32), rows))
+        self._sizes.append(len(keys))
 
     def path(self, level: int, index: int) -> tuple[int, list[int]]:
         """``(initial fingerprint, keys of levels 2 .. level)`` on the way to the state at
         ``index`` of ``level`` (1-based). Raises ``IndexError`` for a state not stored."""
         keys = []
         for k in range(level, 1, -1):
-            table, parents = self._levels[k - 1]
+            table, parents = self._level(k - 1)
             keys.append(int(table[index]))
             index = int(parents[index])
         keys.reverse()

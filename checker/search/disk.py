@@ -1,0 +1,223 @@
+"""The compiled local engine's disk tier: the seen set beyond a memory budget, kept on disk as
+sorted runs of row hashes, with delayed duplicate detection once per level.
+
+While the engine's arrays fit the budget (``--memory``), nothing changes: the seen set is the
+engine's hash table (``checker/native/tables.h``). At a level boundary where they do not, the
+table's hashes are written to a new sorted run (a ``.npy`` file of ``uint64``) and the table
+is emptied; the parent tables (``checker.search.seen.KeyLevels``) go to disk too. From then
+on a level is expanded against the table as before, and before it is committed the states it
+found are looked up in the runs in one streaming pass (``Runs.contains``: each run read in
+``CHUNK``-hash slices, never whole) and those already seen are dropped (``eng_next_drop``).
+The states dropped are exactly those the in-memory search would not have added, in the same
+order, so counts, parents, traces and their order are unchanged (the tests compare runs byte
+for byte).
+
+Runs are kept few by merging (size-tiered, as an LSM tree compacts): when the newest run is
+at least half the size of the one before it, the two are merged into one, streaming, so a
+level reads O(log runs) files. The design is disk Murphi's (Stern & Dill, CAV 1998) and
+TLC's disk fingerprint set.
+"""
+
+from __future__ import annotations
+
+import os
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import numpy as np
+
+from checker.search.seen import in_sorted
+
+CHUNK = 1 << 22
+"""Hashes read from a run at a time (32 MiB)."""
+
+_HEADER = {"descr": "<u8", "fortran_order": False}
+
+
+@dataclass
+class Run:
+    """A sorted run on disk: ``path`` (a ``.npy`` file of ``count`` ``uint64`` row hashes,
+    strictly increasing), where its data starts (``offset``, bytes) and its checksum in the
+    checkpoint files' form (``"crc32:size"``: ``checker.checkpoint.format.checksum``)."""
+
+    path: Path
+    count: int
+    offset: int
+    checksum: str
+
+    def chunks(self, size: int = CHUNK) -> Any:
+        """The run's hashes, ``size`` at a time, in order (``uint64`` arrays)."""
+        with open(self.path, "rb") as handle:
+            handle.seek(self.offset)
+            left = self.count
+            while left:
+                chunk = np.fromfile(handle, dtype="<u8", count=min(size, left))
+                if not len(chunk):
+                    raise OSError(f"{self.path} is shorter than its header says")
+                left -= len(chunk)
+                yield chunk
+
+
+def open_run(path: Path, checksum: str = "") -> Run:
+    """The run in ``path`` (a ``.npy`` file of ``uint64``, as ``Runs`` writes them). Raises
+    ``OSError`` when it cannot be read or is not one."""
+    with open(path, "rb") as handle:
+        try:
+            version = np.lib.format.read_magic(handle)
+            read = (
+                np.lib.format.read_array_header_1_0
+                if version == (1, 0)
+                else np.lib.format.read_array_header_2_0
+            )
+            shape, fortran, dtype = read(handle)
+        except ValueError as exc:
+            raise OSError(f"{path} is not a run of row hashes: {exc}") from None
+        if dtype != np.dtype("<u8") or fortran or len(shape) != 1:
+            raise OSError(f"{path} is not a run of row hashes")
+        return Run(path, int(shape[0]), handle.tell(), checksum)
+
+
+class _Writer:
+    """A run being written: the ``.npy`` header for ``count`` hashes, then the hashes in
+    slices; the CRC-32 kept as they go."""
+
+    def __init__(self, path: Path, count: int) -> None:
+        self.path, self.count, self.crc = path, count, 0
+        self.tmp = path.with_name(f".{path.name}.tmp")
+        self.handle: BinaryIO = open(self.tmp, "wb")  # noqa: SIM115 -- closed in done/abort
+        np.lib.format.write_array_header_1_0(self.handle, {**_HEADER, "shape": (count,)})
+        self.offset = self.handle.tell()
+
+    def write(self, hashes: np.ndarray[Any, Any]) -> None:
+        data = np.ascontiguousarray(hashes, dtype="<u8")
+        self.crc = zlib.crc32(data.data, self.crc)
+        self.handle.write(data.data)
+
+    def done(self) -> Run:
+        size = self.handle.tell()
+        self.handle.close()
+        if size != self.offset + 8 * self.count:
+            raise OSError(f"{self.path}: {size} bytes written, not {self.offset + 8 * self.count}")
+        os.replace(self.tmp, self.path)
+        return Run(self.path, self.count, self.offset, f"{self.crc:08x}:{size}")
+
+    def abort(self) -> None:
+        self.handle.close()
+        self.tmp.unlink(missing_ok=True)
+
+
+class _Cursor:
+    """Reads a run a slice at a time: ``head`` is what is loaded and not yet taken."""
+
+    def __init__(self, run: Run) -> None:
+        self.chunks = run.chunks()
+        self.head = np.empty(0, dtype=np.uint64)
+        self.fill()
+
+    def fill(self) -> None:
+        if not len(self.head):
+            self.head = next(self.chunks, np.empty(0, dtype=np.uint64))
+
+    def take(self, n: int) -> np.ndarray[Any, Any]:
+        taken, self.head = self.head[:n], self.head[n:]
+        self.fill()
+        return taken
+
+
+def merge(a: Run, b: Run, path: Path) -> Run:
+    """One run at ``path`` holding ``a``'s and ``b``'s hashes (disjoint), merged a slice at a
+    time: memory is a few ``CHUNK``s whatever their sizes. Raises ``OSError``."""
+    out = _Writer(path, a.count + b.count)
+    try:
+        left, right = _Cursor(a), _Cursor(b)
+        while len(left.head) and len(right.head):
+            bound = min(left.head[-1], right.head[-1])
+            x = left.take(int(np.searchsorted(left.head, bound, "right")))
+            y = right.take(int(np.searchsorted(right.head, bound, "right")))
+            both = np.concatenate([x, y])
+            both.sort(kind="stable")  # two sorted runs: a linear merge
+            out.write(both)
+        for rest in (left, right):
+            while len(rest.head):
+                out.write(rest.take(len(rest.head)))
+        return out.done()
+    except BaseException:
+        out.abort()
+        raise
+
+
+class Runs:
+    """The seen set's part on disk: disjoint sorted runs in ``folder`` (``run-NNNNNN.npy``).
+
+    ``add`` writes a run and merges; ``contains`` looks keys up in every run. Raises
+    ``OSError`` when the disk fails (full, gone): the search cannot go on without it."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = Path(folder)
+        self.runs: list[Run] = []
+        self.seq = 0
+
+    @property
+    def count(self) -> int:
+        """Hashes on disk."""
+        return sum(run.count for run in self.runs)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the run files."""
+        return sum(run.offset + 8 * run.count for run in self.runs)
+
+    def _path(self) -> Path:
+        self.seq += 1
+        return self.folder / f"run-{self.seq:06d}.npy"
+
+    def add(self, hashes: np.ndarray[Any, Any]) -> None:
+        """Write ``hashes`` (``uint64``, none on disk yet; sorted here, in place) as a run,
+        then merge while the newest run is at least half the size of the one before."""
+        if not len(hashes):
+            return
+        self.folder.mkdir(parents=True, exist_ok=True)
+        hashes.sort()
+        out = _Writer(self._path(), len(hashes))
+        try:
+            for start in range(0, len(hashes), CHUNK):
+                out.write(hashes[start : start + CHUNK])
+            self.runs.append(out.done())
+        except BaseException:
+            out.abort()
+            raise
+        self._compact()
+
+    def adopt(self, run: Run) -> None:
+        """Take ``run`` (a resumed checkpoint's; never deleted here) as one of these runs."""
+        self.runs.append(run)
+        self.runs.sort(key=lambda r: -r.count)
+
+    def _compact(self) -> None:
+        """Merge the newest runs while the newest is at least half the one before it."""
+        while len(self.runs) >= 2 and 2 * self.runs[-1].count >= self.runs[-2].count:
+            b, a = self.runs.pop(), self.runs.pop()
+            self.runs.append(merge(a, b, self._path()))
+            for old in (a, b):
+                if old.path.parent == self.folder:
+                    old.path.unlink(missing_ok=True)
+
+    def contains(self, keys: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+        """A boolean mask over ``keys`` (``uint64``, any order): which a run holds. Every run
+        is read once, a ``CHUNK`` at a time."""
+        found = np.zeros(len(keys), dtype=bool)
+        if not len(keys) or not self.runs:
+            return found
+        order = np.argsort(keys)
+        ordered = keys[order]
+        hit = np.zeros(len(keys), dtype=bool)
+        for run in self.runs:
+            for chunk in run.chunks():
+                lo = int(np.searchsorted(ordered, chunk[0], "left"))
+                hi = int(np.searchsorted(ordered, chunk[-1], "right"))
+                if lo < hi:
+                    hit[lo:hi] |= in_sorted(chunk, ordered[lo:hi])
+        found[order] = hit
+        return found

@@ -1,0 +1,193 @@
+"""When the compiled local engine spills to disk (``--memory``), and the calls it makes then.
+
+``Tier`` watches the engine's arrays against a memory budget at every level boundary and,
+past it, moves the seen set into sorted runs on disk and the parent tables into files
+(``checker.search.disk``); during a level it drops the states the runs already hold. With a
+budget the search never reaches, it costs one C call per level and nothing else.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from checker.checkpoint.write import link
+from checker.native.core import check
+from checker.search.disk import Run, Runs
+from checker.search.seen import KeyLevels
+
+UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+MIN_BUDGET = 1 << 20
+"""The smallest budget taken (1 MiB): below it every level spills, which the tests use."""
+
+
+def parse_size(text: str) -> int:
+    """``text`` as bytes: a number and an optional binary unit, ``K``, ``M``, ``G``, ``T``
+    (``KiB``, ``KB`` and lower case alike: 1G is 2^30 bytes), e.g. ``1G``, ``512M``,
+    ``1.5GiB``. Raises ``ValueError`` for anything else or a size under ``MIN_BUDGET``."""
+    found = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?\s*", text, re.IGNORECASE)
+    if not found:
+        raise ValueError(f"{text!r} is not a size (e.g. 1G, 512M, 1.5GiB)")
+    size = int(float(found.group(1)) * UNITS[found.group(2).upper()])
+    if size < MIN_BUDGET:
+        raise ValueError(f"{text!r} is under the smallest budget, 1M")
+    return size
+
+
+def free_memory() -> int:
+    """Bytes this machine can give a process now (``MemAvailable`` in ``/proc/meminfo``; else
+    the physical memory): the default budget."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+
+
+def resident() -> int:
+    """This process's resident memory now, in bytes (0 where ``/proc`` has none)."""
+    try:
+        with open("/proc/self/statm", encoding="ascii") as handle:
+            return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except OSError:
+        return 0
+
+
+def spill_folder(beside: Path) -> Path:
+    """This process's tier folder in ``beside`` (a checkpoint folder): ``.spill-<pid>``."""
+    return Path(beside) / f".spill-{os.getpid()}"
+
+
+def sweep(folder: Path) -> None:
+    """Delete the tier folders in ``folder`` left by processes that are gone (a killed
+    search cannot delete its own)."""
+    for path in Path(folder).glob(".spill-*"):
+        try:
+            os.kill(int(path.name.removeprefix(".spill-")), 0)
+        except ProcessLookupError:
+            shutil.rmtree(path, ignore_errors=True)
+        except (ValueError, PermissionError):
+            continue
+
+
+def megabytes(size: int) -> str:
+    return f"{size / (1 << 20):,.0f} MiB"
+
+
+class Tier:
+    """The disk tier of one compiled search: ``lib``/``handle`` its engine, ``keys`` its
+    parent tables. ``budget``: bytes the process may hold (None: what the machine has free
+    when the search starts). At a level boundary where the process's resident memory and the
+    copy a spill makes of the seen set pass it, the seen set and parent tables go to disk.
+    What is left then (the frontier, the level tables' room) stays in memory whatever the
+    budget: ``note`` says so when that alone is over it. ``folder``: where the runs go (None:
+    a temporary folder); either way ``close`` deletes it."""
+
+    def __init__(
+        self, lib: Any, handle: Any, keys: KeyLevels, budget: int | None, folder: Path | None
+    ) -> None:
+        self.lib, self.handle, self.keys = lib, handle, keys
+        self.budget = free_memory() if budget is None else budget
+        self.folder = None if folder is None else Path(folder)
+        self.runs: Runs | None = None
+        self.disk_peak = 0  # bytes
+
+    def place(self, beside: Path) -> None:
+        """Keep the runs in ``beside`` (a checkpoint folder, so its checkpoints link them
+        rather than copy: ``spill_folder``), first deleting what killed searches left there."""
+        sweep(beside)
+        self.folder = spill_folder(beside)
+
+    @property
+    def spilled(self) -> bool:
+        """Whether any of the seen set is on disk."""
+        return self.runs is not None and bool(self.runs.runs)
+
+    def _runs(self) -> Runs:
+        if self.runs is None:
+            if self.folder is None:
+                self.folder = Path(tempfile.mkdtemp(prefix="hwcheck-spill-"))
+            else:
+                self.folder.mkdir(parents=True, exist_ok=True)
+            self.runs = Runs(self.folder / "runs")
+        return self.runs
+
+    def note(self) -> str:
+        """What the progress line says ("" before the first spill)."""
+        if self.runs is None:
+            return ""
+        text = f"spilled: {self.runs.count:,} seen states on disk, {megabytes(self.disk_bytes)}"
+        held = resident()
+        if held > self.budget:
+            text += f"; {megabytes(held)} held, over the budget: the frontier and level tables"
+        return text
+
+    @property
+    def disk_bytes(self) -> int:
+        """Bytes on disk: the runs and the parent tables' files."""
+        return (self.runs.nbytes if self.runs is not None else 0) + self.keys.disk_bytes
+
+    def after_level(self) -> bool:
+        """At a level boundary: spill when over the budget. Returns whether it did."""
+        if resident() + 8 * int(self.lib.eng_seen_count(self.handle)) <= self.budget:
+            return False
+        self.spill()
+        return True
+
+    def spill(self) -> None:
+        """Move the seen set into a run on disk and the parent tables into files. Raises
+        ``OSError`` when the disk fails."""
+        lib, handle = self.lib, self.handle
+        runs = self._runs()
+        self.keys.spill(runs.folder.parent / "levels")
+        hashes = np.empty(lib.eng_seen_count(handle), dtype=np.uint64)
+        lib.eng_seen_copy(handle, hashes.ctypes.data)
+        runs.add(hashes)
+        del hashes
+        check(lib.eng_seen_clear(handle))
+        self.disk_peak = max(self.disk_peak, self.disk_bytes)
+
+    def filter_level(self) -> int:
+        """Drop from the level being built (its whole frontier expanded) the states a run on
+        disk holds; returns how many. Nothing to do before the first spill."""
+        if not self.spilled or self.runs is None:
+            return 0
+        lib, handle = self.lib, self.handle
+        n = int(lib.eng_next_size(handle))
+        hashes = np.empty(n, dtype=np.uint64)
+        lib.eng_next_hashes(handle, hashes.ctypes.data)
+        seen = self.runs.contains(hashes)
+        dropped = int(seen.sum())
+        if dropped:
+            check(lib.eng_next_drop(handle, seen.view(np.uint8).ctypes.data))
+        return dropped
+
+    def run_files(self) -> list[tuple[Path, str]]:
+        """The runs on disk for a checkpoint to link: ``(path, checksum)`` each."""
+        return [] if self.runs is None else [(run.path, run.checksum) for run in self.runs.runs]
+
+    def adopt(self, runs: list[Run]) -> None:
+        """Take a resumed checkpoint's runs: each linked (else copied) into this tier's
+        folder, so the checkpoint may delete its own names later."""
+        if not runs:
+            return
+        own = self._runs()
+        own.folder.mkdir(parents=True, exist_ok=True)
+        for run in runs:
+            path = own.folder / f"resumed-{run.path.name}"
+            link(run.path, path)
+            own.adopt(Run(path, run.count, run.offset, run.checksum))
+
+    def close(self) -> None:
+        """Delete the tier's folder and everything in it."""
+        if self.folder is not None and self.runs is not None:
+            shutil.rmtree(self.folder, ignore_errors=True)

@@ -1,0 +1,206 @@
+"""The compiled local engine's disk tier (``checker.search.disk``, ``checker.search.tier``):
+sorted runs on disk answer membership as a set would, and a search that spills at every
+level (the smallest budget) gives the in-memory search's answers field for field, traces
+included, on every compiled model and thread count; its checkpoints link the runs and
+resume, killed or not, to the same answers."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_checkpoint import IDENTITY, killed, resumed, signature
+from test_checkpoint import search as checkpoint_search
+
+from checker.checkpoint import write as checkpoint_write
+from checker.checkpoint.format import CheckpointError
+from checker.checkpoint.read import load
+from checker.cli import cli
+from checker.limits import Limits
+from checker.models.compose import build_model
+from checker.native.layout import compiled_model
+from checker.search import compiled as native_engine
+from checker.search import disk
+from checker.search.tier import MIN_BUDGET, parse_size
+from spec.kafka import Config
+from spec.tla import TlaConfig
+
+
+def cli_run(*args: str):
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+
+SPILL = MIN_BUDGET
+"""A budget every search passes at its first level: it spills at every level boundary."""
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    batches=st.lists(st.sets(st.integers(1, 2**64 - 1), max_size=60), min_size=1, max_size=7),
+    probes=st.sets(st.integers(1, 2**64 - 1), max_size=40),
+)
+def test_runs_answer_membership_as_a_set_does(batches, probes):
+    """Batches written as runs (merged as they come, read 7 hashes at a time) hold exactly
+    their union, and merging leaves O(log n) runs."""
+    with pytest.MonkeyPatch.context() as patch, tempfile.TemporaryDirectory() as folder:
+        patch.setattr(disk, "CHUNK", 7)
+        _check_runs(disk.Runs(Path(folder)), batches, probes)
+
+
+def _check_runs(runs: disk.Runs, batches: list[set[int]], probes: set[int]) -> None:
+    everything: set[int] = set()
+    for batch in batches:
+        fresh = batch - everything
+        runs.add(np.array(sorted(fresh), dtype=np.uint64)[::-1].copy())  # any order
+        everything |= fresh
+    assert runs.count == len(everything)
+    assert len(runs.runs) <= max(1, len(everything)).bit_length()
+    keys = np.array(sorted(probes | set(list(everything)[:20])), dtype=np.uint64)
+    want = np.array([int(k) in everything for k in keys], dtype=bool)
+    assert (runs.contains(keys) == want).all()
+    merged = [int(h) for run in runs.runs for chunk in run.chunks() for h in chunk]
+    assert sorted(merged) == sorted(everything)
+    for run in runs.runs:  # each run strictly increasing, as its checksum says
+        data = np.concatenate([np.empty(0, np.uint64), *run.chunks()])
+        assert (data[1:] > data[:-1]).all()
+        assert disk.open_run(run.path).count == run.count
+
+
+def test_sizes_parse_in_binary_units():
+    assert parse_size("1G") == 2**30
+    assert parse_size("512M") == 512 * 2**20
+    assert parse_size("1.5GiB") == 3 * 2**29
+    assert parse_size("2048k") == 2**21
+    for bad in ("", "1X", "G", "-1G", "100K"):
+        with pytest.raises(ValueError):
+            parse_size(bad)
+
+
+KAFKA = [
+    ("hw", {"replicas": 2, "truncation": "hw"}),
+    ("kafka-2.8", {"replicas": 2, "truncation": "kafka-2.8"}),
+    ("kip101 three records", {"replicas": 2, "truncation": "kip101", "max_records": 3}),
+]
+TLA = [
+    ("tla kip320-first-try", {"replicas": 2, "truncation": "kip320-first-try"}),
+    ("tla async-isr", {"replicas": 3, "truncation": "async-isr"}),
+]
+
+
+def _answers(result):
+    """What a spilled search must reproduce: ``test_checkpoint.signature`` and the stats that
+    are not timings."""
+    return signature(result), result.stats.collision_probability
+
+
+@pytest.mark.parametrize(
+    "model,options",
+    [("kafka", o) for _, o in KAFKA] + [("tla", o) for _, o in TLA],
+    ids=[name for name, _ in KAFKA + TLA],
+)
+def test_spilling_at_every_level_gives_the_in_memory_answers(model, options):
+    """Counts, depth, coverage, verdicts and every counterexample (labels, fingerprints,
+    states) equal the in-memory search's, on one and on two threads, with symmetry on
+    and off."""
+    spec, props = build_model(model, (Config if model == "kafka" else TlaConfig)(**options))
+    compiled, _ = compiled_model(spec)
+    for symmetry in (False, True) if model == "kafka" else (False,):
+        want = _answers(native_engine.explore(compiled, spec, props, symmetry=symmetry))
+        for threads in (1, 2):
+            got = native_engine.explore(
+                compiled, spec, props, symmetry=symmetry, threads=threads, memory=SPILL
+            )
+            assert _answers(got) == want
+
+
+@pytest.mark.parametrize("depth", [5, 26, 27])
+def test_the_depth_bound_looks_at_the_runs_too(depth):
+    """At a depth bound the search asks whether anything is left unseen; spilled, the runs
+    on disk answer too: INCOMPLETE short of the last level (26 for this model), complete at
+    it and past it, as in memory."""
+    spec, props = build_model("kafka", Config(replicas=2, truncation="hw", max_crashes=2))
+    compiled, _ = compiled_model(spec)
+    limits = Limits(max_depth=depth)
+    want = _answers(native_engine.explore(compiled, spec, props, limits, symmetry=True))
+    got = native_engine.explore(compiled, spec, props, limits, symmetry=True, memory=SPILL)
+    assert _answers(got) == want
+
+
+def test_the_command_line_writes_the_same_files(tmp_path):
+    """``--memory 1M`` against no budget: summary.json and every trace.json equal but for
+    timings, memory and the run folder."""
+    args = ["explore", "--replicas", "2", "--truncation", "hw", "--no-progress", "--show", "none"]
+    out = {}
+    for name, extra in (("memory", []), ("spilled", ["--memory", "1M"])):
+        folder = tmp_path / name
+        assert cli_run(*args, *extra, "--out", str(folder)).exit_code == 12
+        out[name] = {p.relative_to(folder): p.read_text() for p in folder.rglob("*.json")}
+    assert sorted(out["memory"]) == sorted(out["spilled"])
+    for path, text in out["memory"].items():
+        assert _timeless(text, "memory") == _timeless(out["spilled"][path], "spilled"), path
+
+
+def _timeless(text: str, folder: str) -> object:
+    data = json.loads(text.replace(f"/{folder}/", "/FOLDER/"))
+    stats = data.get("stats", {})
+    for key in ("seconds", "distinct_per_second", "peak_rss_mb", "disk_mb"):
+        stats.pop(key, None)
+    return data
+
+
+def test_memory_is_refused_where_it_does_not_apply():
+    for args, words in (
+        (["--memory", "1X"], "is not a size"),
+        (["--memory", "1G", "--core", "reference"], "applies to the compiled core"),
+        (["--memory", "1G", "--engine", "spark"], "applies only to --engine local"),
+    ):
+        done = cli_run("explore", "--replicas", "2", *args)
+        assert done.exit_code == 2 and words in done.output, done.output
+
+
+def test_a_spilled_checkpoint_links_its_runs_and_resumes(tmp_path, monkeypatch):
+    """A spilled search checkpointed at every level and killed: the manifest names the runs,
+    second names of the tier's own files (a copy would end the search with exit 7), and the
+    checkpoint resumes to the uninterrupted answers, in memory and spilled."""
+    folder = tmp_path / "ck"
+    uninterrupted = signature(checkpoint_search("local"))
+    monkeypatch.setattr(checkpoint_write.shutil, "copyfile", lambda *_: os._exit(7))
+    assert killed(folder, "spilled", ("write", 40)) == 9
+    monkeypatch.undo()
+    runs = load(folder, IDENTITY).seen_runs()
+    assert runs
+    for target in ("compiled", "spilled"):
+        copy = shutil.copytree(folder, tmp_path / target)
+        assert signature(resumed(copy, target)) == uninterrupted
+    # a damaged run is named, not taken
+    first = runs[0][0]
+    data = bytearray(first.read_bytes())
+    data[-1] ^= 1
+    first.write_bytes(bytes(data))
+    with pytest.raises(CheckpointError, match="is damaged"):
+        load(folder, IDENTITY).seen_runs()
+
+
+@pytest.mark.parametrize("moment", [("write", 5), ("level", 0.15), ("level", 0.3)])
+def test_a_killed_spilled_search_resumes_to_the_same_answers(tmp_path, moment):
+    folder = tmp_path / "ck"
+    uninterrupted = signature(checkpoint_search("local"))
+    status = killed(folder, "spilled", moment)
+    assert status == 9 or (status == 0 and moment[0] == "level")
+    try:
+        load(folder, IDENTITY)
+    except CheckpointError as exc:
+        assert "holds no checkpoint" in str(exc)
+        return
+    for target in ("spilled", "compiled"):
+        copy = shutil.copytree(folder, tmp_path / target, symlinks=True)
+        assert signature(resumed(copy, target)) == uninterrupted
+    assert not [p for p in os.listdir(tmp_path / "spilled") if p.startswith(".spill-")]
