@@ -74,7 +74,8 @@ static void worker_run(Worker *w) {
     uint32_t guards = e->guard_mask;
     for (int64_t i = w->start; i < w->end && !w->failed; i++) {
         uint64_t pfp = e->front_fp[i];
-        int k = model_expand(e->m, w->scratch, e->front + i * width, e->max_succ, w->succ,
+        const uint8_t *row = e->window + (i - e->window_base) * width;
+        int k = model_expand(e->m, w->scratch, row, e->max_succ, w->succ,
                              w->labels, e->trans_mask, w->violated, guards & ~w->reached,
                              &w->reached);
         if (k < 0) { w->failed = ENG_OVERFLOW; break; }
@@ -91,7 +92,7 @@ static void worker_run(Worker *w) {
                 key = w->canon;
             }
             uint64_t h = row_hash(key, width);
-            if (seen_has(e->seen, e->threads, h)) continue;
+            if (h - e->pass_lo > e->pass_last || seen_has(e->seen, e->threads, h)) continue;
             int owner = part_of(e->threads, h);  /* this worker's own partition takes it directly */
             if (owner == w->index ? table_offer(&e->part[owner], width, e->front_fp, e->rank, key, h, (uint32_t)i, label)
                                   : table_push(&w->out[owner], width, key, h, (uint32_t)i, label)) {
@@ -194,6 +195,7 @@ Engine *eng_new(const ModelParams *params, const uint16_t *ranks, uint32_t inv_m
     e->threads = threads < 1 ? 1 : threads;
     e->inv_mask = inv_mask; e->trans_mask = trans_mask; e->guard_mask = guard_mask;
     e->symmetry = symmetry;
+    e->pass_last = UINT64_MAX;
     memcpy(e->rank, ranks, sizeof(e->rank));
     e->seen = zeroed(e->threads * sizeof(Seen));
     e->part = zeroed(e->threads * sizeof(Table));
@@ -237,6 +239,12 @@ static void reset_level(Engine *e) {
     memset(e->broken, 0, sizeof(e->broken));
 }
 
+/* Forget the level being built (a streamed level's pass, once Python has taken it). */
+void eng_level_reset(Engine *e) {
+    for (int p = 0; p < e->threads; p++) table_clear(&e->part[p]);
+    e->next.n = 0;
+}
+
 static int set_frontier(Engine *e, const uint8_t *rows, const uint64_t *fps, size_t n) {
     if (n > e->front_cap) {
         uint8_t *front = realloc(e->front, n * e->width);
@@ -250,6 +258,8 @@ static int set_frontier(Engine *e, const uint8_t *rows, const uint64_t *fps, siz
     memcpy(e->front, rows, n * e->width);
     memcpy(e->front_fp, fps, n * sizeof(uint64_t));
     e->front_n = n;
+    e->window = e->front;
+    e->window_base = 0;
     return 0;
 }
 
@@ -289,14 +299,15 @@ int eng_expand(Engine *e, int64_t start, int64_t end) {
     return failed;
 }
 
-/* Whether some successor of the frontier is unseen (the depth bound's question): 1, 0, or
- * ENG_OVERFLOW. */
-int eng_probe(Engine *e) {
+/* Whether some successor of frontier states [start, end) (in the window) is unseen (the
+ * depth bound's question): 1, 0, or ENG_OVERFLOW. */
+int eng_probe(Engine *e, int64_t start, int64_t end) {
     Worker *w = &e->workers[0];
     int width = e->width;
     uint32_t reached = 0;
-    for (size_t i = 0; i < e->front_n; i++) {
-        int k = model_expand(e->m, w->scratch, e->front + i * width, e->max_succ, w->succ,
+    for (int64_t i = start; i < end; i++) {
+        const uint8_t *row = e->window + (i - e->window_base) * width;
+        int k = model_expand(e->m, w->scratch, row, e->max_succ, w->succ,
                              w->labels, 0, w->violated, 0, &reached);
         if (k < 0) return ENG_OVERFLOW;
         for (int j = 0; j < k; j++) {
@@ -329,7 +340,7 @@ static void *worker_finish(void *arg) {
         int len = model_marshal(e->m, row, w->marshal);
         if (len > e->max_marshal) { w->failed = ENG_OVERFLOW; break; }
         all->fp[at] = xxh3_64(w->marshal, len);
-        if (seen_put(e->seen, e->threads, t->h[k])) { w->failed = ENG_NO_MEMORY; break; }
+        if (!e->defer_seen && seen_put(e->seen, e->threads, t->h[k])) { w->failed = ENG_NO_MEMORY; break; }
     }
     return NULL;
 }
@@ -376,6 +387,8 @@ int eng_advance(Engine *e, const uint64_t *fps) {
     }
     memcpy(e->front_fp, fps, n * sizeof(uint64_t));
     e->front_n = n;
+    e->window = e->front;
+    e->window_base = 0;
     reset_level(e);
     return 0;
 }

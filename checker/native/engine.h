@@ -57,10 +57,18 @@ typedef struct Engine {
     /* every state seen so far: row hashes in one open-addressing table per partition (a
      * hash's partition owns it: part_of), so threads insert without locks */
     Seen *seen;
-    /* the frontier */
+    /* the frontier: every state's fingerprint; its rows here, or (a streamed level, tier.c)
+     * on disk with a window of them lent by Python: the rows of states window_base on */
     uint8_t *front;
     uint64_t *front_fp;
     size_t front_n, front_cap;
+    const uint8_t *window;
+    int64_t window_base;
+    /* the states a level keeps this pass: row hashes h with h - pass_lo <= pass_last (all of
+     * them unless a streamed level splits the hash space into passes: tier.c) */
+    uint64_t pass_lo, pass_last;
+    int defer_seen;  /* eng_finish leaves the new states out of the seen set (a streamed
+                      * level adds them when it commits: eng_seen_load) */
     /* the level being built, one table per partition, and once finished what Python reads
      * of all of it (parents, labels, invariant verdicts, fingerprints) */
     Table *part;
@@ -79,5 +87,7 @@ typedef struct Engine {
 
 /* access.c */
 int64_t eng_next_size(const Engine *e);
+/* engine.c */
+void eng_level_reset(Engine *e);
 
 #endif

@@ -85,3 +85,72 @@ int eng_next_drop(Engine *e, const uint8_t *drop) {
     }
     return 0;
 }
+
+/* -- a streamed level (checker/search/stream.py) ------------------------------------------- */
+
+/* Lend the engine frontier rows [base, base + n) to expand (Python keeps them alive until
+ * the next call; eng_expand and eng_probe read only inside the window). */
+void eng_window(Engine *e, const uint8_t *rows, int64_t base) {
+    e->window = rows;
+    e->window_base = base;
+}
+
+/* Keep only the states with row hash h - lo <= last in the level being built (a pass over
+ * part of the hash space; lo 0, last UINT64_MAX: all of them); with `defer`, eng_finish
+ * leaves them out of the seen set until the level commits. */
+void eng_pass(Engine *e, uint64_t lo, uint64_t last, int defer) {
+    e->pass_lo = lo;
+    e->pass_last = last;
+    e->defer_seen = defer;
+}
+
+/* The row hashes of the frontier's rows (in memory), into `out` (front_n of them): the keys
+ * its states have in the seen set. */
+void eng_front_hashes(const Engine *e, uint64_t *out) {
+    for (size_t i = 0; i < e->front_n; i++) out[i] = row_hash(e->front + i * e->width, e->width);
+}
+
+/* The frontier's fingerprints, `n` of them, its rows staying on disk (lent through
+ * eng_window): the engine's own rows are freed. 0, or ENG_NO_MEMORY. */
+int eng_front_fps_set(Engine *e, const uint64_t *fps, int64_t n) {
+    free(e->front);
+    e->front = NULL;
+    uint64_t *fp = realloc(e->front_fp, (n ? (size_t)n : 1) * sizeof(uint64_t));
+    if (!fp) return ENG_NO_MEMORY;
+    e->front_fp = fp;
+    memcpy(fp, fps, (size_t)n * sizeof(uint64_t));
+    e->front_cap = 0;  /* no rows held: eng_advance and eng_seed allocate anew */
+    e->front_n = (size_t)n;
+    e->window = NULL;
+    e->window_base = 0;
+    eng_level_reset(e);
+    memset(e->generated, 0, sizeof(e->generated));
+    memset(e->broken, 0, sizeof(e->broken));
+    return 0;
+}
+
+/* Hand back the level tables' memory (a streamed level sizes them to its pass). 0, or
+ * ENG_NO_MEMORY. */
+int eng_level_release(Engine *e) {
+    for (int p = 0; p < e->threads; p++) {
+        table_free(&e->part[p]);
+        memset(&e->part[p], 0, sizeof(Table));
+        if (table_grow(&e->part[p], e->width)) return ENG_NO_MEMORY;
+        if (e->threads > 1)
+            for (int q = 0; q < e->threads; q++) {
+                table_free(&e->workers[p].out[q]);
+                memset(&e->workers[p].out[q], 0, sizeof(Table));
+            }
+    }
+    free(e->next.parent); free(e->next.label); free(e->next.bad); free(e->next.fp);
+    memset(&e->next, 0, sizeof(Level));
+#ifdef __GLIBC__
+    malloc_trim(0);
+#endif
+    return 0;
+}
+
+/* Partition p's part of the level being built: its rows (eng_next_hashes' order within
+ * it) and how many; for writing them out without a copy. */
+const uint8_t *eng_part_rows(const Engine *e, int p) { return e->part[p].rows; }
+int64_t eng_part_size(const Engine *e, int p) { return (int64_t)e->part[p].n; }

@@ -13,13 +13,10 @@ from __future__ import annotations
 
 import ctypes
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from checker.checkpoint.format import CheckpointError, Frontier
-from checker.checkpoint.read import Loaded
 from checker.checkpoint.saving import SaveOptions, run_search
 from checker.limits import (
     DEPTH_REACHED,
@@ -35,8 +32,9 @@ from checker.native.core import MAX_ACTIONS, Core, check, view
 from checker.properties import Property
 from checker.result import CheckResult, Violation
 from checker.search.bfs import Search
-from checker.search.disk import open_run
+from checker.search.compiled_saving import CompiledCheckpoints
 from checker.search.seen import KeyLevels
+from checker.search.stream import Stream
 from checker.search.tier import Tier
 from checker.trace import walk_keys
 
@@ -45,7 +43,7 @@ CHUNK = 16384
 between."""
 
 
-class CompiledSearch(Search):
+class CompiledSearch(CompiledCheckpoints, Search):
     """One search of ``spec`` on its compiled core ``model`` (see ``checker.native.core``).
 
     Raises ``NativeUnavailable`` when a property has no compiled form or the core cannot be
@@ -80,6 +78,7 @@ class CompiledSearch(Search):
             on_compile,
         )
         self.tier = Tier(self.core.lib, self.core.handle, self.seen, memory, None)
+        self.stream = Stream(self)
         self.front_fps = np.empty(0, dtype=np.uint64)
         self.full: dict[
             int, np.ndarray[Any, Any]
@@ -112,27 +111,46 @@ class CompiledSearch(Search):
             self.boundary()
             self._report(size)
             if self.limits.max_depth is not None and self.stats.depth >= self.limits.max_depth:
-                if check(lib.eng_probe(handle)) and self._unseen_beyond(size):
+                if self._unseen_beyond(size):
                     self.stats.frontier = size
                     raise LimitReached(DEPTH_REACHED.format(self.limits.max_depth))
                 break
-            self._expand_level(size)
-            self.tier.filter_level()
-            with signals_deferred():  # eng_finish to eng_advance: one step for Ctrl-C
-                size = self._level(size)
-            if self.tier.after_level():
+            if self.stream.active:
+                size = self.stream.level(size)
+            else:
+                self._expand_level(size)
+                self.tier.filter_level()
+                with signals_deferred():  # eng_finish to eng_advance: one step for Ctrl-C
+                    size = self._level(size)
+            if self.tier.after_level(self.stream.active, self._newest):
                 self.note = self.tier.note()
+                if size and not self.stream.active and self.tier.over():
+                    self.stream.start(size)
         self.exhausted = not size
         self._report(0)
 
     def _unseen_beyond(self, size: int) -> bool:
-        """Whether a successor of the frontier (``size`` states) is unseen, once ``eng_probe``
-        found one the seen set in memory lacks: the runs on disk may hold it."""
+        """Whether a successor of the frontier (``size`` states) is unseen (the depth bound's
+        question): one the seen set in memory lacks (``eng_probe``) that no run on disk
+        holds either."""
+        lib, handle = self.core.lib, self.core.handle
+        if self.stream.active:
+            return self.stream.probe(size) and bool(self.stream.level(size, commit=False))
+        if not check(lib.eng_probe(handle, 0, size)):
+            return False
         if not self.tier.spilled:
             return True
         self._expand_level(size)
         self.tier.filter_level()
-        return bool(self.core.lib.eng_next_size(self.core.handle))
+        return bool(lib.eng_next_size(handle))
+
+    def _newest(self) -> np.ndarray[Any, Any]:
+        """The row hashes of the frontier (the level just committed)."""
+        if self.stream.active:
+            return self.stream.hashes
+        hashes = np.empty(len(self.front_fps), dtype=np.uint64)
+        self.core.lib.eng_front_hashes(self.core.handle, hashes.ctypes.data)
+        return hashes
 
     def _expand_level(self, size: int) -> None:
         """Expand the frontier (``size`` states) in C, a chunk at a time (limits and Ctrl-C
@@ -158,7 +176,20 @@ class CompiledSearch(Search):
         parent_rows = view(lib.eng_next_parents(handle), np.uint32, new)
         labels = view(lib.eng_next_labels(handle), np.uint16, new)
         bad = view(lib.eng_next_bad(handle), np.uint32, new)
-        self._count(labels, new)
+        self._commit(new, fps, parent_rows, labels, bad)
+        check(lib.eng_advance(handle, fps.ctypes.data))
+        self.front_fps = view(lib.eng_front_fps(handle), np.uint64, new)
+        self.full = {self.stats.depth: self.front_fps}
+        return new
+
+    def _commit(
+        self, new: int, fps: Any, parent_rows: Any, labels: Any, bad: Any, generated: Any = None
+    ) -> None:
+        """Record the level built from the frontier: ``new`` states, their fingerprints,
+        parent positions, labels and invariant verdicts (``generated``: the successors per
+        action, when not the engine's counts)."""
+        lib, handle = self.core.lib, self.core.handle
+        self._count(labels, new, generated)
         level = self.stats.depth  # the frontier's level; the new states are one deeper
         if new:
             self.seen.add_level(fps, parent_rows=parent_rows)
@@ -177,57 +208,11 @@ class CompiledSearch(Search):
             self._mask(self.transitions),
             self._mask(self.pending),
         )
-        check(lib.eng_advance(handle, fps.ctypes.data))
-        self.front_fps = view(lib.eng_front_fps(handle), np.uint64, new)
-        self.full = {self.stats.depth: self.front_fps}
-        return new
 
-    # -- checkpoints (checker.checkpoint.saving) ---------------------------------------------------------
-    def level_table(self, k: int) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
-        return self.front_fps, np.zeros(len(self.front_fps), dtype=np.uint64)  # level 1 only
-
-    def frontier_snapshot(self) -> Frontier:
-        lib, handle = self.core.lib, self.core.handle
-        rows = view(lib.eng_front_rows(handle), np.uint8, len(self.front_fps), self.core.width)
-        return Frontier(self.front_fps, rows=rows)  # views: written as they are
-
-    def seen_runs(self) -> list[tuple[Path, str]]:
-        return self.tier.run_files()
-
-    def seen_snapshot(self) -> np.ndarray[Any, Any]:
-        lib, handle = self.core.lib, self.core.handle
-        hashes = np.empty(lib.eng_seen_count(handle), dtype=np.uint64)
-        lib.eng_seen_copy(handle, hashes.ctypes.data)
-        return hashes
-
-    def _restore(self, loaded: Loaded) -> int:
-        """Go on from ``loaded``: the parent tables in its (sorted) level order, the seen set
-        from its row hashes, the frontier as rows. Returns the frontier's size. Raises
-        ``CheckpointError`` when it has no compiled seen set (another engine wrote it)."""
-        lib, handle = self.core.lib, self.core.handle
-        hashes = loaded.seen()
-        if hashes is None:
-            if loaded.manifest["frontier_size"]:
-                raise CheckpointError("the checkpoint holds no compiled seen set")
-            hashes = np.empty(0, dtype=np.uint64)  # a finished search: nothing to expand
-        self.restore_state(loaded)
-        previous: np.ndarray[Any, Any] = np.empty(0, dtype=np.uint64)
-        for k, fps, parents in loaded.levels():
-            rows = None if k == 1 else np.searchsorted(previous, parents).astype(np.uint32)
-            self.seen.add_level(fps, parent_rows=rows)
-            previous = fps
-        check(lib.eng_seen_load(handle, hashes.ctypes.data, len(hashes)))
-        self.tier.adopt([open_run(path, checksum) for path, checksum in loaded.seen_runs()])
-        frontier = loaded.frontier().sorted()  # the order of the last level's key table
-        front = self.frontier_rows(frontier, self.core.width)
-        fps = np.ascontiguousarray(frontier.fps)
-        check(lib.eng_seed(handle, front.ctypes.data, fps.ctypes.data, len(fps)))
-        self.front_fps = view(lib.eng_front_fps(handle), np.uint64, len(fps))
-        return len(fps)
-
-    def _count(self, labels: np.ndarray[Any, Any], new: int) -> None:
+    def _count(self, labels: np.ndarray[Any, Any], new: int, generated: Any = None) -> None:
         actions, names = self.stats.actions, self.model.action_names
-        generated = view(self.core.lib.eng_generated(self.core.handle), np.int64, MAX_ACTIONS)
+        if generated is None:
+            generated = view(self.core.lib.eng_generated(self.core.handle), np.int64, MAX_ACTIONS)
         for index, count in enumerate(generated.tolist()):
             if count:
                 actions.setdefault(names[index], [0, 0])[0] += count
@@ -307,4 +292,5 @@ def explore(
     try:
         return run_search((saving or SaveOptions()).apply(run))
     finally:
+        run.stream.close()
         run.tier.close()

@@ -20,9 +20,11 @@ import numpy as np
 from checker.checkpoint.write import link
 from checker.native.core import check
 from checker.search.disk import Run, Runs
-from checker.search.seen import KeyLevels
+from checker.search.seen import KeyLevels, in_sorted
 
 UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+SEEN_SHARE = 0.25
+"""The share of the budget the seen set may hold in memory while levels are streamed."""
 MIN_BUDGET = 1 << 20
 """The smallest budget taken (1 MiB): below it every level spills, which the tests use."""
 
@@ -121,14 +123,20 @@ class Tier:
             self.runs = Runs(self.folder / "runs")
         return self.runs
 
+    def home(self) -> Path:
+        """The tier's folder (made now if need be)."""
+        return self._runs().folder.parent
+
+    def over(self) -> bool:
+        """Whether the process holds more than the budget (after a spill: what is left is
+        the frontier and the level tables, which a streamed level bounds)."""
+        return resident() > self.budget
+
     def note(self) -> str:
         """What the progress line says ("" before the first spill)."""
         if self.runs is None:
             return ""
         text = f"spilled: {self.runs.count:,} seen states on disk, {megabytes(self.disk_bytes)}"
-        held = resident()
-        if held > self.budget:
-            text += f"; {megabytes(held)} held, over the budget: the frontier and level tables"
         return text
 
     @property
@@ -136,24 +144,38 @@ class Tier:
         """Bytes on disk: the runs and the parent tables' files."""
         return (self.runs.nbytes if self.runs is not None else 0) + self.keys.disk_bytes
 
-    def after_level(self) -> bool:
-        """At a level boundary: spill when over the budget. Returns whether it did."""
-        if resident() + 8 * int(self.lib.eng_seen_count(self.handle)) <= self.budget:
-            return False
-        self.spill()
-        return True
+    def after_level(self, streaming: bool = False, newest: Any = None) -> bool:
+        """At a level boundary: spill when over the budget, or, with ``streaming`` (the level
+        tables take what the budget leaves), when the seen set in memory holds more than
+        ``SEEN_SHARE`` of it. ``newest()`` gives the row hashes of the level just committed,
+        which stay in memory (a spill moves the rest): successors fall mostly in the latest
+        levels, so the seen set in memory catches most duplicates before they reach the
+        level's tables. Returns whether it spilled."""
+        count = int(self.lib.eng_seen_count(self.handle))
+        if streaming:
+            due = 16 * count > self.budget * SEEN_SHARE  # slots at half load, and the copy
+        else:
+            due = resident() + 8 * count > self.budget
+        if due:
+            self.spill(None if newest is None else newest())
+        return due
 
-    def spill(self) -> None:
-        """Move the seen set into a run on disk and the parent tables into files. Raises
-        ``OSError`` when the disk fails."""
+    def spill(self, keep: np.ndarray[Any, Any] | None = None) -> None:
+        """Move the seen set into a run on disk, but for the hashes ``keep`` (``uint64``, in
+        it), and the parent tables into files. Raises ``OSError`` when the disk fails."""
         lib, handle = self.lib, self.handle
         runs = self._runs()
         self.keys.spill(runs.folder.parent / "levels")
         hashes = np.empty(lib.eng_seen_count(handle), dtype=np.uint64)
         lib.eng_seen_copy(handle, hashes.ctypes.data)
+        if keep is not None and len(keep):
+            keep = np.sort(keep)
+            hashes = hashes[~in_sorted(keep, hashes)]
         runs.add(hashes)
         del hashes
         check(lib.eng_seen_clear(handle))
+        if keep is not None and len(keep):
+            check(lib.eng_seen_load(handle, keep.ctypes.data, len(keep)))
         self.disk_peak = max(self.disk_peak, self.disk_bytes)
 
     def filter_level(self) -> int:
