@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from explore import ROOT, run  # noqa: E402 -- benchmarks/ is not a package
+from explore import ROOT, run
 
 
 def main() -> None:
@@ -47,7 +47,9 @@ def main() -> None:
     for name, _ in rows:
         s, t = stats[name], statistics.median(seconds[name])
         if s["distinct"] != stats["none"]["distinct"]:
-            sys.exit(f"--memory {name} found {s['distinct']:,} states, not {stats['none']['distinct']:,}")
+            sys.exit(
+                f"--memory {name} found {s['distinct']:,} states, not {stats['none']['distinct']:,}"
+            )
         print(
             f"| {name} | {s['distinct']:,} | {t:.2f} | {statistics.median(rss[name]):,.0f} | "
             f"{s.get('disk_mb', 0):,.0f} | {t / first:.3f} |",

@@ -88,7 +88,6 @@ def test_sizes_parse_in_binary_units():
 KAFKA = [
     ("hw", {"replicas": 2, "truncation": "hw"}),
     ("kafka-2.8", {"replicas": 2, "truncation": "kafka-2.8"}),
-    ("kip101 three records", {"replicas": 2, "truncation": "kip101", "max_records": 3}),
 ]
 TLA = [
     ("tla kip320-first-try", {"replicas": 2, "truncation": "kip320-first-try"}),
@@ -107,12 +106,15 @@ def _answers(result):
     [("kafka", o) for _, o in KAFKA] + [("tla", o) for _, o in TLA],
     ids=[name for name, _ in KAFKA + TLA],
 )
-def test_spilling_at_every_level_gives_the_in_memory_answers(model, options):
+def test_spilling_at_every_level_gives_the_in_memory_answers(model, options, monkeypatch):
     """Counts, depth, coverage, verdicts and every counterexample (labels, fingerprints,
     states) equal the in-memory search's, on one and on two threads, with symmetry on
     and off."""
     spec, props = build_model(model, (Config if model == "kafka" else TlaConfig)(**options))
     compiled, _ = compiled_model(spec)
+    # small windows and merge batches: many flushes a level, merged over many batches
+    monkeypatch.setattr(stream, "CHUNK", 128)
+    monkeypatch.setattr(stream, "MERGE_CHUNK", 100)
     for symmetry in (False, True) if model == "kafka" else (False,):
         want = _answers(native_engine.explore(compiled, spec, props, symmetry=symmetry))
         for threads in (1, 2):
@@ -120,8 +122,8 @@ def test_spilling_at_every_level_gives_the_in_memory_answers(model, options):
                 compiled, spec, props, Limits(), None, symmetry, threads, memory=SPILL
             )
             got = run_search(run)
-            # every level after the first is streamed, in the most passes there are
-            assert run.stream.active and run.stream.most == (1 << 64) // stream.SMALLEST
+            # every level after the first is streamed, a wide one in many flushes
+            assert run.stream.active and run.stream.most >= 4, run.stream.most
             run.stream.close()
             run.tier.close()
             assert _answers(got) == want

@@ -92,7 +92,7 @@ static void worker_run(Worker *w) {
                 key = w->canon;
             }
             uint64_t h = row_hash(key, width);
-            if (h - e->pass_lo > e->pass_last || seen_has(e->seen, e->threads, h)) continue;
+            if (seen_has(e->seen, e->threads, h)) continue;
             int owner = part_of(e->threads, h);  /* this worker's own partition takes it directly */
             if (owner == w->index ? table_offer(&e->part[owner], width, e->front_fp, e->rank, key, h, (uint32_t)i, label)
                                   : table_push(&w->out[owner], width, key, h, (uint32_t)i, label)) {
@@ -195,7 +195,6 @@ Engine *eng_new(const ModelParams *params, const uint16_t *ranks, uint32_t inv_m
     e->threads = threads < 1 ? 1 : threads;
     e->inv_mask = inv_mask; e->trans_mask = trans_mask; e->guard_mask = guard_mask;
     e->symmetry = symmetry;
-    e->pass_last = UINT64_MAX;
     memcpy(e->rank, ranks, sizeof(e->rank));
     e->seen = zeroed(e->threads * sizeof(Seen));
     e->part = zeroed(e->threads * sizeof(Table));
@@ -239,7 +238,8 @@ static void reset_level(Engine *e) {
     memset(e->broken, 0, sizeof(e->broken));
 }
 
-/* Forget the level being built (a streamed level's pass, once Python has taken it). */
+/* Forget the level being built, keeping the counts of its expansion (a streamed level,
+ * once Python has taken it: tier.c). */
 void eng_level_reset(Engine *e) {
     for (int p = 0; p < e->threads; p++) table_clear(&e->part[p]);
     e->next.n = 0;
@@ -340,7 +340,7 @@ static void *worker_finish(void *arg) {
         int len = model_marshal(e->m, row, w->marshal);
         if (len > e->max_marshal) { w->failed = ENG_OVERFLOW; break; }
         all->fp[at] = xxh3_64(w->marshal, len);
-        if (!e->defer_seen && seen_put(e->seen, e->threads, t->h[k])) { w->failed = ENG_NO_MEMORY; break; }
+        if (seen_put(e->seen, e->threads, t->h[k])) { w->failed = ENG_NO_MEMORY; break; }
     }
     return NULL;
 }

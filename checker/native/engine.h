@@ -64,11 +64,6 @@ typedef struct Engine {
     size_t front_n, front_cap;
     const uint8_t *window;
     int64_t window_base;
-    /* the states a level keeps this pass: row hashes h with h - pass_lo <= pass_last (all of
-     * them unless a streamed level splits the hash space into passes: tier.c) */
-    uint64_t pass_lo, pass_last;
-    int defer_seen;  /* eng_finish leaves the new states out of the seen set (a streamed
-                      * level adds them when it commits: eng_seen_load) */
     /* the level being built, one table per partition, and once finished what Python reads
      * of all of it (parents, labels, invariant verdicts, fingerprints) */
     Table *part;

@@ -12,6 +12,7 @@
 #endif
 
 #include "engine.h"
+#include "xxh3.h"
 
 static size_t table_bytes(const Table *t, int width) {
     return t->cap * ((size_t)width + sizeof(uint64_t) + sizeof(uint32_t) + sizeof(uint16_t))
@@ -95,15 +96,6 @@ void eng_window(Engine *e, const uint8_t *rows, int64_t base) {
     e->window_base = base;
 }
 
-/* Keep only the states with row hash h - lo <= last in the level being built (a pass over
- * part of the hash space; lo 0, last UINT64_MAX: all of them); with `defer`, eng_finish
- * leaves them out of the seen set until the level commits. */
-void eng_pass(Engine *e, uint64_t lo, uint64_t last, int defer) {
-    e->pass_lo = lo;
-    e->pass_last = last;
-    e->defer_seen = defer;
-}
-
 /* The row hashes of the frontier's rows (in memory), into `out` (front_n of them): the keys
  * its states have in the seen set. */
 void eng_front_hashes(const Engine *e, uint64_t *out) {
@@ -129,8 +121,8 @@ int eng_front_fps_set(Engine *e, const uint64_t *fps, int64_t n) {
     return 0;
 }
 
-/* Hand back the level tables' memory (a streamed level sizes them to its pass). 0, or
- * ENG_NO_MEMORY. */
+/* Hand back the level tables' memory (a streamed level, before it starts and at each flush
+ * of its tables to disk). 0, or ENG_NO_MEMORY. */
 int eng_level_release(Engine *e) {
     for (int p = 0; p < e->threads; p++) {
         table_free(&e->part[p]);
@@ -150,7 +142,31 @@ int eng_level_release(Engine *e) {
     return 0;
 }
 
-/* Partition p's part of the level being built: its rows (eng_next_hashes' order within
- * it) and how many; for writing them out without a copy. */
-const uint8_t *eng_part_rows(const Engine *e, int p) { return e->part[p].rows; }
-int64_t eng_part_size(const Engine *e, int p) { return (int64_t)e->part[p].n; }
+/* Every entry of the level being built, in eng_next_hashes' order: row hashes, parents
+ * (frontier indices), labels and rows into the four arrays (eng_next_size each). */
+void eng_next_entries(const Engine *e, uint64_t *h, uint32_t *parent, uint16_t *label,
+                      uint8_t *rows) {
+    for (int p = 0; p < e->threads; p++) {
+        const Table *t = &e->part[p];
+        memcpy(h, t->h, t->n * sizeof(uint64_t));
+        memcpy(parent, t->parent, t->n * sizeof(uint32_t));
+        memcpy(label, t->label, t->n * sizeof(uint16_t));
+        memcpy(rows, t->rows, t->n * (size_t)e->width);
+        h += t->n; parent += t->n; label += t->n; rows += t->n * (size_t)e->width;
+    }
+}
+
+/* What eng_finish computes of a new state, for `n` rows given (a streamed level's merged
+ * states): the invariants' verdicts and the fingerprint (xxh3 of the marshal encoding). On
+ * the caller's thread, with worker 0's buffers. 0, or ENG_OVERFLOW. */
+int eng_rows_finish(Engine *e, const uint8_t *rows, int64_t n, uint64_t *fps, uint32_t *bad) {
+    Worker *w = &e->workers[0];
+    for (int64_t i = 0; i < n; i++) {
+        const uint8_t *row = rows + i * e->width;
+        bad[i] = e->inv_mask ? model_invariants(e->m, row, e->inv_mask) : 0;
+        int len = model_marshal(e->m, row, w->marshal);
+        if (len > e->max_marshal) return ENG_OVERFLOW;
+        fps[i] = xxh3_64(w->marshal, len);
+    }
+    return 0;
+}

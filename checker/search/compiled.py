@@ -124,8 +124,8 @@ class CompiledSearch(CompiledCheckpoints, Search):
                     size = self._level(size)
             if self.tier.after_level(self.stream.active, self._newest):
                 self.note = self.tier.note()
-                if size and not self.stream.active and self.tier.over():
-                    self.stream.start(size)
+            if size and self.tier.spilled and not self.stream.active and self._tight(size):
+                self.stream.start(size)
         self.exhausted = not size
         self._report(0)
 
@@ -143,6 +143,13 @@ class CompiledSearch(CompiledCheckpoints, Search):
         self._expand_level(size)
         self.tier.filter_level()
         return bool(lib.eng_next_size(handle))
+
+    def _tight(self, size: int) -> bool:
+        """Whether the next level, if it grows from this one (``size`` states) as this one
+        grew from the last, would take the process past the budget in memory."""
+        sizes = self.seen.sizes
+        growth = size / sizes[-2] if len(sizes) >= 2 and sizes[-2] else 1.0
+        return self.tier.over(size * max(growth, 1.0) * 2 * (self.core.width + 30))
 
     def _newest(self) -> np.ndarray[Any, Any]:
         """The row hashes of the frontier (the level just committed)."""

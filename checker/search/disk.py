@@ -204,6 +204,10 @@ class Runs:
                 if old.path.parent == self.folder:
                     old.path.unlink(missing_ok=True)
 
+    def lookup(self) -> Lookup:
+        """A lookup for batches of keys in increasing order (``Lookup``)."""
+        return Lookup(self.runs)
+
     def contains(self, keys: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
         """A boolean mask over ``keys`` (``uint64``, any order): which a run holds. Every run
         is read once, a ``CHUNK`` at a time."""
@@ -221,3 +225,28 @@ class Runs:
                     hit[lo:hi] |= in_sorted(chunk, ordered[lo:hi])
         found[order] = hit
         return found
+
+
+class Lookup:
+    """Membership in ``runs`` for sorted batches of keys, each batch above the one before:
+    every run is read once, a ``CHUNK`` at a time, across all the batches (a merge join)."""
+
+    def __init__(self, runs: list[Run]) -> None:
+        self.cursors = [(run.chunks(), [np.empty(0, dtype=np.uint64)]) for run in runs]
+
+    def __call__(self, keys: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+        """A boolean mask over ``keys`` (``uint64``, increasing, all above the last batch's)."""
+        hit = np.zeros(len(keys), dtype=bool)
+        if not len(keys):
+            return hit
+        top = keys[-1]
+        for chunks, held in self.cursors:
+            buffer = held[0][int(np.searchsorted(held[0], keys[0])) :]
+            while not len(buffer) or buffer[-1] < top:
+                more = next(chunks, None)
+                if more is None:
+                    break
+                buffer = np.concatenate([buffer, more[int(np.searchsorted(more, keys[0])) :]])
+            hit |= in_sorted(buffer, keys)
+            held[0] = buffer[int(np.searchsorted(buffer, top, "right")) :]
+        return hit

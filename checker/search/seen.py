@@ -212,6 +212,11 @@ class KeyLevels:
         return self._first.nbytes + sum(k.nbytes + p.nbytes for k, p in self._levels)
 
     @property
+    def sizes(self) -> list[int]:
+        """States per level, level 1 first."""
+        return self._sizes
+
+    @property
     def disk_bytes(self) -> int:
         """Bytes of the spilled levels' files."""
         return sum(8 * self._sizes[i] for i in self._files)

@@ -5,21 +5,20 @@ tables went to disk (``checker.search.tier``).
 - **The frontier's rows live on disk** (``frontier-K.rows``: row after row, ``width`` bytes
   each) and are lent to the engine a window at a time (``eng_window``); only the frontier's
   fingerprints stay in memory (8 bytes a state: the tie-break compares them).
-- **The level is built in passes over the hash space** (``eng_pass``): a pass keeps only the
-  successors whose row hash falls in its range, so its tables hold that share of the level.
-  The first pass takes the whole space; when its tables pass the room the budget leaves, the
-  range is halved on the spot (the states of the upper half already found are dropped:
-  ``eng_next_drop``) and the upper half waits for a pass of its own, and so on. Each pass is
-  checked against the runs on disk and finished (fingerprints, invariants, the seen set) like
-  an in-memory level, and its rows appended to the next frontier's file.
+- **The level's tables are flushed to disk** whenever they pass half the room the budget
+  leaves: their entries (row hash, parent, label, row) sorted by row hash, in four raw files
+  (``Flush``), and the tables emptied. The frontier is expanded once, as in memory.
+- **The flushes are merged** by row hash at the level's end (``merged``): of a state found
+  in several, the discovery the in-memory search keeps (the smallest parent fingerprint,
+  then label rank); what the runs on disk hold is dropped in the same pass (a merge join:
+  ``checker.search.disk.Lookup``); the rest is finished in C (fingerprints, invariants:
+  ``eng_rows_finish``) and its rows written as the next frontier's file.
 
-A state's every discovery falls in the one pass that owns its hash, so its parent is the
-in-memory search's (the smallest parent fingerprint, then label rank); the passes see every
-successor, so transition violations and guards are the same; successors are counted in the
-first pass only. The level's order is pass after pass rather than the in-memory order, which
-no answer depends on: counts, verdicts and shortest traces are the in-memory search's
-(``tests/test_disk_tier.py``). Each extra pass expands the frontier again: the price of the
-budget, paid only at the levels that need it.
+Every successor is generated once, so coverage, transition violations and guards are the
+in-memory search's; parents are chosen by the same tie-break. The level's order is row-hash
+order rather than the in-memory order, which no answer depends on: counts, verdicts and
+shortest traces are the in-memory search's (``tests/test_disk_tier.py``). The price is the
+flushes' writing and reading and a merge in numpy, paid only at the levels that need it.
 """
 
 from __future__ import annotations
@@ -35,9 +34,71 @@ from checker.search.tier import resident
 
 CHUNK = 16384
 """Frontier states per call into C and thread (``checker.search.compiled.CHUNK``)."""
-SMALLEST = 1 << 60
-"""The narrowest pass: 1/16 of the hash space (so at most 16 passes a level, however small
-the budget)."""
+ENTRY = 30
+"""Bytes a level table holds for an entry beside its row: hash, parent, label, index."""
+MERGE_CHUNK = 1 << 17
+"""Row hashes read from each flush at a time while merging."""
+
+
+class Flush:
+    """A level's tables written to disk sorted by row hash (``_flush``): ``n`` entries in
+    four raw files beside ``stem``: hashes (``uint64``), parents (``uint32`` frontier
+    positions), labels (``uint16``) and rows (``width`` bytes)."""
+
+    def __init__(self, stem: Path, n: int, width: int) -> None:
+        self.stem, self.n = stem, n
+        self.columns: dict[str, tuple[np.dtype[Any], int]] = {
+            "h": (np.dtype(np.uint64), 1),
+            "parent": (np.dtype(np.uint32), 1),
+            "label": (np.dtype(np.uint16), 1),
+            "rows": (np.dtype(np.uint8), width),
+        }
+
+    def _path(self, name: str) -> Path:
+        return self.stem.with_name(f"{self.stem.name}.{name}")
+
+    def write(self, *arrays: np.ndarray[Any, Any]) -> None:
+        """Write the four columns (in ``columns``' order). Raises ``OSError``."""
+        for name, array in zip(self.columns, arrays):
+            np.ascontiguousarray(array).tofile(self._path(name))
+
+    def read(self, name: str, start: int, count: int) -> np.ndarray[Any, Any]:
+        """Entries [start, start + count) of column ``name`` (rows: ``count`` x width)."""
+        dtype, width = self.columns[name]
+        data = np.fromfile(
+            self._path(name),
+            dtype=dtype,
+            count=count * width,
+            offset=start * width * dtype.itemsize,
+        )
+        shaped: np.ndarray[Any, Any] = data.reshape(-1, width) if name == "rows" else data
+        return shaped
+
+    def delete(self) -> None:
+        for name in self.columns:
+            self._path(name).unlink(missing_ok=True)
+
+
+def merged(flushes: list[Flush]) -> Any:
+    """The flushes' entries in batches of increasing row hash (every entry with a hash up to
+    a bound, from every flush): ``(hashes, parents, labels, rows)`` each, unsorted within."""
+    pos = [0] * len(flushes)
+    heads = [flush.read("h", 0, MERGE_CHUNK) for flush in flushes]
+    while True:
+        live = [i for i, flush in enumerate(flushes) if pos[i] < flush.n]
+        if not live:
+            return
+        bound = min(heads[i][-1] for i in live)
+        batch: list[list[np.ndarray[Any, Any]]] = [[], [], [], []]
+        for i in live:
+            flush, k = flushes[i], int(np.searchsorted(heads[i], bound, "right"))
+            batch[0].append(heads[i][:k])
+            for column, name in zip(batch[1:], ("parent", "label", "rows")):
+                column.append(flush.read(name, pos[i], k))
+            pos[i], heads[i] = pos[i] + k, heads[i][k:]
+            if not len(heads[i]) and pos[i] < flush.n:
+                heads[i] = flush.read("h", pos[i], MERGE_CHUNK)
+        yield tuple(np.concatenate(column) for column in batch)
 
 
 class Stream:
@@ -48,8 +109,8 @@ class Stream:
         self.active = False
         self.path: Path | None = None  # the frontier's rows
         self.seq = 0
-        self.passes = 0  # in the last level
-        self.most = 0  # in any level
+        self.flushes = 0  # of the last level
+        self.most = 0  # of any level
         self.hashes = np.empty(0, dtype=np.uint64)  # the frontier's row hashes
 
     def _next_path(self) -> Path:
@@ -103,26 +164,27 @@ class Stream:
         return any(check(lib.eng_probe(handle, start, end)) for start, end in self._windows(size))
 
     def level(self, size: int, commit: bool = True) -> int:
-        """Build the next level from the frontier (``size`` states) in passes and, with
-        ``commit``, commit it as ``CompiledSearch`` commits an in-memory level; returns how
-        many new states it has. Without ``commit`` (the depth bound's question) nothing is
-        recorded. Raises ``OSError`` when the disk fails."""
+        """Build the next level from the frontier (``size`` states) and, with ``commit``,
+        commit it as ``CompiledSearch`` commits an in-memory level; returns how many new
+        states it has. Without ``commit`` (the depth bound's question) nothing is recorded.
+        Raises ``OSError`` when the disk fails."""
         s, lib, handle = self.s, self.s.core.lib, self.s.core.handle
         check(lib.eng_level_release(handle))
-        todo = [(0, (1 << 64) - 1)]
-        parts: list[tuple[np.ndarray[Any, Any], ...]] = []
-        generated = None
         path = self._next_path()
-        self.passes = 0
+        flushes: list[Flush] = []
         try:
+            generated = self._expand(size, flushes)
             with open(path, "wb") as out:
-                generated = self._passes(size, todo, parts, out)
+                columns = self._merge(flushes, out)
         except BaseException:
             path.unlink(missing_ok=True)
             raise
         finally:
-            lib.eng_pass(handle, 0, (1 << 64) - 1, 0)
-        fps, parents, labels, bad, hashes = (np.concatenate(column) for column in zip(*parts))
+            for flush in flushes:
+                flush.delete()
+        self.flushes = len(flushes)
+        self.most = max(self.most, self.flushes)
+        fps, parents, labels, bad, hashes = columns
         if not commit:
             path.unlink(missing_ok=True)
             return len(fps)
@@ -134,79 +196,82 @@ class Stream:
         s.seen.spill(s.tier.home() / "levels")  # the new level's parent table, to disk
         return len(fps)
 
-    def _passes(self, size: int, todo: list[tuple[int, int]], parts: list[Any], out: Any) -> Any:
-        """Run passes until ``todo`` (hash ranges ``(lo, last)``) is empty, each pass's
-        columns appended to ``parts`` and rows to ``out``; returns the successors counted
-        per action (the first pass's)."""
+    def _expand(self, size: int, flushes: list[Flush]) -> Any:
+        """Expand the frontier once, a window at a time, writing the level's tables to a
+        sorted flush on disk whenever they pass half the room the budget leaves (the other
+        half is the flush's own copy), and once more at the end. Returns the successors
+        counted per action."""
         s, lib, handle = self.s, self.s.core.lib, self.s.core.handle
-        room = max(0, s.tier.budget - resident())
-        base = lib.eng_memory(handle)  # the seen set in memory and the emptied tables
-        extra = 26  # a state's columns (fingerprint, parent, label, verdicts, hash), kept
-        generated, done = None, 0  # states the finished passes found
-        while todo:
-            lo, last = todo.pop()
-            lib.eng_pass(handle, lo, last, 1)
-            self.passes += 1
-            for start, end in self._windows(size):
-                check(lib.eng_expand(handle, start, end))
-                found = lib.eng_next_size(handle)
-                while (
-                    lib.eng_memory(handle) - base + (done + found) * extra > room
-                    and last >= SMALLEST
-                ):
-                    half = last // 2
-                    todo.append((lo + half + 1, last - half - 1))
-                    last = half
-                    found = self._keep(lo, last)
-                s._tick(found)
-                if s.due():
-                    counts = (
-                        generated
-                        if generated is not None
-                        else view(lib.eng_generated(handle), np.int64, MAX_ACTIONS)
-                    )
-                    s.note = f"{s.tier.note()}; level in passes, pass {self.passes}"
-                    s._report(size, False, end, done + found, int(counts.sum()))
-            if generated is None:  # the first pass saw every successor once
-                generated = view(lib.eng_generated(handle), np.int64, MAX_ACTIONS).copy()
-            s.tier.filter_level()
-            parts.append(self._finish(out))
-            done += len(parts[-1][0])
-        self.most = max(self.most, self.passes)
-        return generated
+        room = max(0, s.tier.budget - resident()) // 2
+        entry = 2 * (s.core.width + ENTRY)  # a table entry, with the tables' room to grow
+        found = 0
+        for start, end in self._windows(size):
+            check(lib.eng_expand(handle, start, end))
+            held = lib.eng_next_size(handle)
+            s._tick(found + held)
+            if held * entry > room:
+                found += held
+                flushes.append(self._flush(len(flushes)))
+            if s.due():
+                counts = view(lib.eng_generated(handle), np.int64, MAX_ACTIONS)
+                s.note = f"{s.tier.note()}; level streamed, {len(flushes)} flushes"
+                s._report(size, False, end, found + held, int(counts.sum()))
+        flushes.append(self._flush(len(flushes)))
+        return view(lib.eng_generated(handle), np.int64, MAX_ACTIONS).copy()
 
-    def _keep(self, lo: int, last: int) -> int:
-        """Narrow the pass to hashes h with h - lo <= last, dropping what it found above."""
-        lib, handle = self.s.core.lib, self.s.core.handle
-        found = lib.eng_next_size(handle)
-        hashes = np.empty(found, dtype=np.uint64)
-        lib.eng_next_hashes(handle, hashes.ctypes.data)
-        above = (hashes - np.uint64(lo)) > np.uint64(last)
-        check(lib.eng_next_drop(handle, above.view(np.uint8).ctypes.data))
-        lib.eng_pass(handle, lo, last, 1)
-        return int(lib.eng_next_size(handle))
-
-    def _finish(self, out: Any) -> tuple[np.ndarray[Any, Any], ...]:
-        """Finish the pass (``eng_finish``), append its rows to ``out``; its fingerprints,
-        parent positions, labels, invariant verdicts and row hashes (copies)."""
-        lib, handle = self.s.core.lib, self.s.core.handle
-        new = check(lib.eng_finish(handle))
-        width = self.s.core.width
-        for p in range(self.s.threads):  # straight from the engine's tables, no copy
-            n = lib.eng_part_size(handle, p)
-            if n:
-                view(lib.eng_part_rows(handle, p), np.uint8, n * width).tofile(out)
-        hashes = np.empty(new, dtype=np.uint64)
-        lib.eng_next_hashes(handle, hashes.ctypes.data)
-        columns = (
-            view(lib.eng_next_fps(handle), np.uint64, new).copy(),
-            view(lib.eng_next_parents(handle), np.uint32, new).copy(),
-            view(lib.eng_next_labels(handle), np.uint16, new).copy(),
-            view(lib.eng_next_bad(handle), np.uint32, new).copy(),
-            hashes,
+    def _flush(self, k: int) -> Flush:
+        """Write the level's tables to disk sorted by row hash, and empty them."""
+        s, lib, handle = self.s, self.s.core.lib, self.s.core.handle
+        n = lib.eng_next_size(handle)
+        h = np.empty(n, dtype=np.uint64)
+        parent = np.empty(n, dtype=np.uint32)
+        label = np.empty(n, dtype=np.uint16)
+        rows = np.empty((n, s.core.width), dtype=np.uint8)
+        lib.eng_next_entries(
+            handle, h.ctypes.data, parent.ctypes.data, label.ctypes.data, rows.ctypes.data
         )
-        lib.eng_level_reset(handle)
-        return columns
+        check(lib.eng_level_release(handle))  # the tables' memory back, for the next flush
+        order = np.argsort(h)
+        flush = Flush(s.tier.home() / f"flush-{k:04d}", n, s.core.width)
+        flush.write(h[order], parent[order], label[order], rows[order])
+        return flush
+
+    def _merge(self, flushes: list[Flush], out: Any) -> tuple[np.ndarray[Any, Any], ...]:
+        """Merge the flushes by row hash: of a state found in several, the discovery the
+        in-memory search keeps (the smallest parent fingerprint, then label rank); drop
+        what the runs on disk hold; finish the rest in C (fingerprints, invariants), append
+        their rows to ``out``. Returns the level's columns: fingerprints, parent positions,
+        labels, verdicts and row hashes, in row-hash order."""
+        s, lib, handle = self.s, self.s.core.lib, self.s.core.handle
+        lookup = s.tier.lookup()
+        parts = []
+        for h, parent, label, rows in merged(flushes):
+            pfp, rank = s.front_fps[parent], s.core.ranks[label]
+            order = np.lexsort((rank, pfp, h))
+            first = np.ones(len(order), dtype=bool)
+            first[1:] = h[order][1:] != h[order][:-1]
+            pick = order[first]
+            pick = pick[~lookup(h[pick])]
+            rows = np.ascontiguousarray(rows[pick])
+            fps = np.empty(len(pick), dtype=np.uint64)
+            bad = np.empty(len(pick), dtype=np.uint32)
+            check(
+                lib.eng_rows_finish(
+                    handle, rows.ctypes.data, len(pick), fps.ctypes.data, bad.ctypes.data
+                )
+            )
+            rows.tofile(out)
+            parts.append((fps, parent[pick], label[pick], bad, h[pick]))
+        if not parts:
+            empty = np.empty(0, dtype=np.uint64)
+            return (
+                empty,
+                empty.astype(np.uint32),
+                empty.astype(np.uint16),
+                empty.astype(np.uint32),
+                empty,
+            )
+        return tuple(np.concatenate(column) for column in zip(*parts))
 
     def close(self) -> None:
         """Delete the frontier's file."""

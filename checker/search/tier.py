@@ -127,10 +127,9 @@ class Tier:
         """The tier's folder (made now if need be)."""
         return self._runs().folder.parent
 
-    def over(self) -> bool:
-        """Whether the process holds more than the budget (after a spill: what is left is
-        the frontier and the level tables, which a streamed level bounds)."""
-        return resident() > self.budget
+    def over(self, more: float = 0) -> bool:
+        """Whether the process holds more than the budget, or would with ``more`` bytes."""
+        return resident() + more > self.budget
 
     def note(self) -> str:
         """What the progress line says ("" before the first spill)."""
@@ -177,6 +176,13 @@ class Tier:
         if keep is not None and len(keep):
             check(lib.eng_seen_load(handle, keep.ctypes.data, len(keep)))
         self.disk_peak = max(self.disk_peak, self.disk_bytes)
+
+    def lookup(self) -> Any:
+        """Membership in the runs for batches of increasing row hashes (``disk.Lookup``;
+        nothing is on disk before the first spill)."""
+        if self.runs is None or not self.runs.runs:
+            return lambda keys: np.zeros(len(keys), dtype=bool)
+        return self.runs.lookup()
 
     def filter_level(self) -> int:
         """Drop from the level being built (its whole frontier expanded) the states a run on
