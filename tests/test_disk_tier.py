@@ -115,6 +115,7 @@ def test_spilling_at_every_level_gives_the_in_memory_answers(model, options, mon
     # small windows and merge batches: many flushes a level, merged over many batches
     monkeypatch.setattr(stream, "CHUNK", 128)
     monkeypatch.setattr(stream, "MERGE_CHUNK", 100)
+    monkeypatch.setattr(stream, "MERGE_FLOOR", 16)
     for symmetry in (False, True) if model == "kafka" else (False,):
         want = _answers(native_engine.explore(compiled, spec, props, symmetry=symmetry))
         for threads in (1, 2):

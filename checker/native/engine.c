@@ -152,6 +152,13 @@ static int run_workers(Engine *e, void *(*fn)(void *)) {
     return failed;
 }
 
+/* run_workers for the engine's other files (tier.c): each worker's `failed` is cleared
+ * first. */
+int eng_run_workers(Engine *e, void *(*fn)(void *)) {
+    for (int t = 0; t < e->threads; t++) e->workers[t].failed = 0;
+    return run_workers(e, fn);
+}
+
 /* Fold a worker's counts, violations and guards into the level's. */
 static void worker_fold(Engine *e, Worker *w) {
     for (int a = 0; a < MODEL_MAX_ACTIONS; a++) { e->generated[a] += w->generated[a]; w->generated[a] = 0; }

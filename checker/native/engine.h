@@ -64,6 +64,12 @@ typedef struct Engine {
     size_t front_n, front_cap;
     const uint8_t *window;
     int64_t window_base;
+    /* rows given to finish on every thread (eng_rows_finish, tier.c) and where their
+     * fingerprints and verdicts go */
+    const uint8_t *given;
+    uint64_t *given_fps;
+    uint32_t *given_bad;
+    int64_t given_n;
     /* the level being built, one table per partition, and once finished what Python reads
      * of all of it (parents, labels, invariant verdicts, fingerprints) */
     Table *part;
@@ -84,5 +90,6 @@ typedef struct Engine {
 int64_t eng_next_size(const Engine *e);
 /* engine.c */
 void eng_level_reset(Engine *e);
+int eng_run_workers(Engine *e, void *(*fn)(void *));
 
 #endif

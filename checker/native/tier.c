@@ -156,17 +156,31 @@ void eng_next_entries(const Engine *e, uint64_t *h, uint32_t *parent, uint16_t *
     }
 }
 
-/* What eng_finish computes of a new state, for `n` rows given (a streamed level's merged
- * states): the invariants' verdicts and the fingerprint (xxh3 of the marshal encoding). On
- * the caller's thread, with worker 0's buffers. 0, or ENG_OVERFLOW. */
-int eng_rows_finish(Engine *e, const uint8_t *rows, int64_t n, uint64_t *fps, uint32_t *bad) {
-    Worker *w = &e->workers[0];
-    for (int64_t i = 0; i < n; i++) {
-        const uint8_t *row = rows + i * e->width;
-        bad[i] = e->inv_mask ? model_invariants(e->m, row, e->inv_mask) : 0;
+/* Worker w->index's share of the rows given: their invariants' verdicts and fingerprints. */
+static void *finish_share(void *arg) {
+    Worker *w = arg;
+    Engine *e = w->e;
+    int64_t per = (e->given_n + e->threads - 1) / e->threads;
+    int64_t start = per * w->index, end = start + per < e->given_n ? start + per : e->given_n;
+    for (int64_t i = start; i < end; i++) {
+        const uint8_t *row = e->given + i * e->width;
+        e->given_bad[i] = e->inv_mask ? model_invariants(e->m, row, e->inv_mask) : 0;
         int len = model_marshal(e->m, row, w->marshal);
-        if (len > e->max_marshal) return ENG_OVERFLOW;
-        fps[i] = xxh3_64(w->marshal, len);
+        if (len > e->max_marshal) { w->failed = ENG_OVERFLOW; break; }
+        e->given_fps[i] = xxh3_64(w->marshal, len);
     }
-    return 0;
+    return NULL;
+}
+
+/* What eng_finish computes of a new state, for `n` rows given (a streamed level's merged
+ * states), on every thread: the invariants' verdicts into `bad` and the fingerprints (xxh3
+ * of the marshal encoding) into `fps`. 0, or ENG_OVERFLOW. */
+int eng_rows_finish(Engine *e, const uint8_t *rows, int64_t n, uint64_t *fps, uint32_t *bad) {
+    e->given = rows;
+    e->given_fps = fps;
+    e->given_bad = bad;
+    e->given_n = n;
+    int failed = eng_run_workers(e, finish_share);
+    e->given = NULL;
+    return failed;
 }

@@ -34,10 +34,15 @@ from checker.search.tier import resident
 
 CHUNK = 16384
 """Frontier states per call into C and thread (``checker.search.compiled.CHUNK``)."""
+COLUMNS = 40
+"""Bytes a merged state keeps until its level commits (fingerprint, parent, label, verdicts,
+row hash), with the merge's own arrays."""
 ENTRY = 30
 """Bytes a level table holds for an entry beside its row: hash, parent, label, index."""
-MERGE_CHUNK = 1 << 17
-"""Row hashes read from each flush at a time while merging."""
+MERGE_CHUNK = 1 << 20
+"""Entries a merge batch reads, shared between the flushes (each reads at least
+``MERGE_FLOOR``)."""
+MERGE_FLOOR = 1 << 12
 
 
 class Flush:
@@ -83,7 +88,8 @@ def merged(flushes: list[Flush]) -> Any:
     """The flushes' entries in batches of increasing row hash (every entry with a hash up to
     a bound, from every flush): ``(hashes, parents, labels, rows)`` each, unsorted within."""
     pos = [0] * len(flushes)
-    heads = [flush.read("h", 0, MERGE_CHUNK) for flush in flushes]
+    chunk = max(MERGE_FLOOR, MERGE_CHUNK // max(1, len(flushes)))
+    heads = [flush.read("h", 0, chunk) for flush in flushes]
     while True:
         live = [i for i, flush in enumerate(flushes) if pos[i] < flush.n]
         if not live:
@@ -97,7 +103,7 @@ def merged(flushes: list[Flush]) -> Any:
                 column.append(flush.read(name, pos[i], k))
             pos[i], heads[i] = pos[i] + k, heads[i][k:]
             if not len(heads[i]) and pos[i] < flush.n:
-                heads[i] = flush.read("h", pos[i], MERGE_CHUNK)
+                heads[i] = flush.read("h", pos[i], chunk)
         yield tuple(np.concatenate(column) for column in batch)
 
 
@@ -202,7 +208,9 @@ class Stream:
         half is the flush's own copy), and once more at the end. Returns the successors
         counted per action."""
         s, lib, handle = self.s, self.s.core.lib, self.s.core.handle
-        room = max(0, s.tier.budget - resident()) // 2
+        # the room left, less the level's columns at the merge (as many states as the
+        # frontier, give or take), halved: the tables, and a flush's copy of them
+        room = max(0, s.tier.budget - resident() - size * COLUMNS) // 2
         entry = 2 * (s.core.width + ENTRY)  # a table entry, with the tables' room to grow
         found = 0
         for start, end in self._windows(size):
@@ -230,7 +238,7 @@ class Stream:
         lib.eng_next_entries(
             handle, h.ctypes.data, parent.ctypes.data, label.ctypes.data, rows.ctypes.data
         )
-        check(lib.eng_level_release(handle))  # the tables' memory back, for the next flush
+        lib.eng_level_reset(handle)  # emptied, their room kept for what comes next
         order = np.argsort(h)
         flush = Flush(s.tier.home() / f"flush-{k:04d}", n, s.core.width)
         flush.write(h[order], parent[order], label[order], rows[order])
