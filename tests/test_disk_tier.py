@@ -122,11 +122,13 @@ def test_spilling_at_every_level_gives_the_in_memory_answers(model, options, mon
             run = native_engine.CompiledSearch(
                 compiled, spec, props, Limits(), None, symmetry, threads, memory=SPILL
             )
-            got = run_search(run)
+            try:
+                got = run_search(run)
+            finally:
+                run.stream.close()
+                run.tier.close()
             # every level after the first is streamed, a wide one in many flushes
             assert run.stream.active and run.stream.most >= 4, run.stream.most
-            run.stream.close()
-            run.tier.close()
             assert _answers(got) == want
 
 
