@@ -6,6 +6,7 @@ resume, killed or not, to the same answers."""
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import shutil
@@ -220,3 +221,25 @@ def test_a_killed_spilled_search_resumes_to_the_same_answers(tmp_path, moment, u
         copy = shutil.copytree(folder, tmp_path / target, symlinks=True)
         assert signature(resumed(copy, target)) == uninterrupted
     assert not [p for p in os.listdir(tmp_path / "spilled") if p.startswith(".spill-")]
+
+
+def test_a_full_disk_stops_the_search_as_partial(monkeypatch):
+    """The tier's disk fills up: the search ends INCOMPLETE (exit 3) with one line naming
+    the folder and the reason, and leaves no tier folder behind."""
+    spec, props = build_model("kafka", Config(replicas=2, truncation="hw"))
+    compiled, _ = compiled_model(spec)
+
+    def full(self, hashes):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(disk.Runs, "add", full)
+    run = native_engine.CompiledSearch(compiled, spec, props, Limits(), None, True, 1, memory=SPILL)
+    try:
+        result = run_search(run)
+    finally:
+        folder = run.tier.folder
+        run.stream.close()
+        run.tier.close()
+    assert result.status.value == "INCOMPLETE" and result.exit_code == 3
+    assert result.reason == f"the disk tier cannot go on in {folder}: No space left on device"
+    assert folder is not None and not folder.exists()

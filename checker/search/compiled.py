@@ -107,6 +107,17 @@ class CompiledSearch(CompiledCheckpoints, Search):
                 self.level_committed()
                 size = len(level)
         self.full, self.consistent = {self.stats.depth: self.front_fps}, True
+        try:
+            size = self._levels(size)
+        except OSError as exc:  # the disk tier's disk: full, gone, read-only
+            raise LimitReached(self.tier.cannot(exc)) from None
+        self.exhausted = not size
+        self._report(0)
+
+    def _levels(self, size: int) -> int:
+        """Explore level after level from a frontier of ``size`` states; returns the size of
+        the frontier left (0: every state explored). Raises ``OSError`` when the disk tier's
+        disk fails."""
         while size and not self._done():
             self.boundary()
             self._report(size)
@@ -126,8 +137,7 @@ class CompiledSearch(CompiledCheckpoints, Search):
                 self.note = self.tier.note()
             if size and self.tier.spilled and not self.stream.active and self._tight(size):
                 self.stream.start(size)
-        self.exhausted = not size
-        self._report(0)
+        return size
 
     def _unseen_beyond(self, size: int) -> bool:
         """Whether a successor of the frontier (``size`` states) is unseen (the depth bound's

@@ -215,6 +215,11 @@ class Tier:
             link(run.path, path)
             own.adopt(Run(path, run.count, run.offset, run.checksum))
 
+    def cannot(self, exc: OSError) -> str:
+        """Why the search stops when the tier's disk fails (``exc``): one line naming where."""
+        where = self.folder if self.folder is not None else "its folder"
+        return f"the disk tier cannot go on in {where}: {exc.strerror or exc}"
+
     def close(self) -> None:
         """Delete the tier's folder and everything in it."""
         if self.folder is not None and self.runs is not None:
