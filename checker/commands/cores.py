@@ -75,6 +75,6 @@ MEMORY_OPTION = click.option(
     default=None,
     metavar="SIZE",
     help="Memory the local engine may use (compiled core), e.g. 1G: past it the seen set "
-    "and parent tables spill to disk (sorted runs, merged each level; same answers) "
-    "[what the machine has free].",
+    "and parent tables go to disk, and a level too big for it is streamed through disk "
+    "(same answers) [what the machine has free].",
 )

@@ -240,7 +240,6 @@ def _declare(lib: ctypes.CDLL) -> None:
         "eng_seen_count": (i64, [p]),
         "eng_seen_copy": (None, [p, p]),
         "eng_seen_load": (i32, [p, p, i64]),
-        "eng_memory": (i64, [p]),
         "eng_seen_clear": (i32, [p]),
         "eng_next_hashes": (None, [p, p]),
         "eng_next_drop": (i32, [p, p]),

@@ -238,18 +238,18 @@ void eng_free(Engine *e) {
 }
 
 
-static void reset_level(Engine *e) {
-    for (int p = 0; p < e->threads; p++) table_clear(&e->part[p]);
-    e->next.n = 0;
-    memset(e->generated, 0, sizeof(e->generated));
-    memset(e->broken, 0, sizeof(e->broken));
-}
-
 /* Forget the level being built, keeping the counts of its expansion (a streamed level,
  * once Python has taken it: tier.c). */
 void eng_level_reset(Engine *e) {
     for (int p = 0; p < e->threads; p++) table_clear(&e->part[p]);
     e->next.n = 0;
+}
+
+/* Forget the level being built and its counts: a new level starts. */
+void eng_level_restart(Engine *e) {
+    eng_level_reset(e);
+    memset(e->generated, 0, sizeof(e->generated));
+    memset(e->broken, 0, sizeof(e->broken));
 }
 
 static int set_frontier(Engine *e, const uint8_t *rows, const uint64_t *fps, size_t n) {
@@ -276,7 +276,7 @@ int eng_seed(Engine *e, const uint8_t *rows, const uint64_t *fps, int64_t n) {
         uint64_t h = row_hash(rows + i * e->width, e->width);
         if (!seen_has(e->seen, e->threads, h) && seen_put(e->seen, e->threads, h)) return ENG_NO_MEMORY;
     }
-    reset_level(e);
+    eng_level_restart(e);
     return set_frontier(e, rows, fps, (size_t)n);
 }
 
@@ -343,10 +343,7 @@ static void *worker_finish(void *arg) {
         size_t at = (size_t)w->start + k;
         all->parent[at] = t->parent[k];
         all->label[at] = t->label[k];
-        all->bad[at] = e->inv_mask ? model_invariants(e->m, row, e->inv_mask) : 0;
-        int len = model_marshal(e->m, row, w->marshal);
-        if (len > e->max_marshal) { w->failed = ENG_OVERFLOW; break; }
-        all->fp[at] = xxh3_64(w->marshal, len);
+        if (finish_row(e, w, row, &all->bad[at], &all->fp[at])) { w->failed = ENG_OVERFLOW; break; }
         if (seen_put(e->seen, e->threads, t->h[k])) { w->failed = ENG_NO_MEMORY; break; }
     }
     return NULL;
@@ -396,6 +393,6 @@ int eng_advance(Engine *e, const uint64_t *fps) {
     e->front_n = n;
     e->window = e->front;
     e->window_base = 0;
-    reset_level(e);
+    eng_level_restart(e);
     return 0;
 }

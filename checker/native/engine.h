@@ -6,6 +6,7 @@
 
 #include "model.h"
 #include "tables.h"
+#include "xxh3.h"
 
 #define NLABELS LABEL_CODES
 #define MAXBITS 32
@@ -86,10 +87,24 @@ typedef struct Engine {
     uint8_t *broken_row;
 } Engine;
 
+/* What a new state gets once found (eng_finish, eng_rows_finish): the invariants' verdicts
+ * into *bad and its fingerprint, xxh3 of the reference state's marshal encoding
+ * (checker.fingerprint.fingerprint), into *fp, with worker w's buffer. 0, or -1 when the
+ * encoding came out longer than the model's bound. */
+static inline int finish_row(const struct Engine *e, Worker *w, const uint8_t *row,
+                             uint32_t *bad, uint64_t *fp) {
+    *bad = e->inv_mask ? model_invariants(e->m, row, e->inv_mask) : 0;
+    int len = model_marshal(e->m, row, w->marshal);
+    if (len > e->max_marshal) return -1;
+    *fp = xxh3_64(w->marshal, len);
+    return 0;
+}
+
 /* access.c */
 int64_t eng_next_size(const Engine *e);
 /* engine.c */
 void eng_level_reset(Engine *e);
+void eng_level_restart(Engine *e);
 int eng_run_workers(Engine *e, void *(*fn)(void *));
 
 #endif

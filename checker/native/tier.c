@@ -1,5 +1,4 @@
-/* What the disk tier (checker/search/disk.py) asks of the compiled engine: how many bytes it
- * holds, its seen set emptied once Python has written it to a sorted run on disk, and the
+/* What the disk tier (checker/search/tier.py, stream.py) asks of the compiled engine: its seen set emptied once Python has written it to a sorted run on disk, and the
  * level being built read out and thinned by delayed duplicate detection (the states a run on
  * disk already holds are dropped before eng_finish).
  *
@@ -12,28 +11,6 @@
 #endif
 
 #include "engine.h"
-#include "xxh3.h"
-
-static size_t table_bytes(const Table *t, int width) {
-    return t->cap * ((size_t)width + sizeof(uint64_t) + sizeof(uint32_t) + sizeof(uint16_t))
-           + t->index_cap * sizeof(uint32_t);
-}
-
-/* Bytes the engine holds in its growing arrays: the seen set's slots, the level tables
- * (each partition's, and with threads each worker's lists for the others), the frontier
- * and the gathered level. Fixed buffers (a worker's scratch) are not counted. */
-int64_t eng_memory(const Engine *e) {
-    size_t bytes = 0;
-    for (int p = 0; p < e->threads; p++) {
-        for (int t = 0; t < SUBTABLES; t++) bytes += (size_t)e->seen[p].sub[t].cap * sizeof(uint64_t);
-        bytes += table_bytes(&e->part[p], e->width);
-        if (e->threads > 1)
-            for (int q = 0; q < e->threads; q++) bytes += table_bytes(&e->workers[p].out[q], e->width);
-    }
-    bytes += e->front_cap * ((size_t)e->width + sizeof(uint64_t));
-    bytes += e->next.cap * (sizeof(uint32_t) + sizeof(uint16_t) + sizeof(uint32_t) + sizeof(uint64_t));
-    return (int64_t)bytes;
-}
 
 /* Empty the seen set (its hashes were copied out with eng_seen_copy and written to disk):
  * every sub-table back to 64 slots, and the freed memory handed back to the system. 0, or
@@ -115,9 +92,7 @@ int eng_front_fps_set(Engine *e, const uint64_t *fps, int64_t n) {
     e->front_n = (size_t)n;
     e->window = NULL;
     e->window_base = 0;
-    eng_level_reset(e);
-    memset(e->generated, 0, sizeof(e->generated));
-    memset(e->broken, 0, sizeof(e->broken));
+    eng_level_restart(e);
     return 0;
 }
 
@@ -162,13 +137,11 @@ static void *finish_share(void *arg) {
     Engine *e = w->e;
     int64_t per = (e->given_n + e->threads - 1) / e->threads;
     int64_t start = per * w->index, end = start + per < e->given_n ? start + per : e->given_n;
-    for (int64_t i = start; i < end; i++) {
-        const uint8_t *row = e->given + i * e->width;
-        e->given_bad[i] = e->inv_mask ? model_invariants(e->m, row, e->inv_mask) : 0;
-        int len = model_marshal(e->m, row, w->marshal);
-        if (len > e->max_marshal) { w->failed = ENG_OVERFLOW; break; }
-        e->given_fps[i] = xxh3_64(w->marshal, len);
-    }
+    for (int64_t i = start; i < end; i++)
+        if (finish_row(e, w, e->given + i * e->width, &e->given_bad[i], &e->given_fps[i])) {
+            w->failed = ENG_OVERFLOW;
+            break;
+        }
     return NULL;
 }
 

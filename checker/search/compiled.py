@@ -34,13 +34,9 @@ from checker.result import CheckResult, Violation
 from checker.search.bfs import Search
 from checker.search.compiled_saving import CompiledCheckpoints
 from checker.search.seen import KeyLevels
-from checker.search.stream import Stream
+from checker.search.stream import CHUNK, Stream
 from checker.search.tier import Tier
 from checker.trace import walk_keys
-
-CHUNK = 16384
-"""Frontier states per call into C and thread: limits, Ctrl-C and progress are looked at in
-between."""
 
 
 class CompiledSearch(CompiledCheckpoints, Search):
@@ -159,7 +155,7 @@ class CompiledSearch(CompiledCheckpoints, Search):
         grew from the last, would take the process past the budget in memory."""
         sizes = self.seen.sizes
         growth = size / sizes[-2] if len(sizes) >= 2 and sizes[-2] else 1.0
-        return self.tier.over(size * max(growth, 1.0) * 2 * (self.core.width + 30))
+        return self.tier.over(self.stream.table_bytes(size * max(growth, 1.0)))
 
     def _newest(self) -> np.ndarray[Any, Any]:
         """The row hashes of the frontier (the level just committed)."""

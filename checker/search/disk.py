@@ -210,43 +210,39 @@ class Runs:
 
     def contains(self, keys: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
         """A boolean mask over ``keys`` (``uint64``, any order): which a run holds. Every run
-        is read once, a ``CHUNK`` at a time."""
+        is read once, a ``CHUNK`` at a time (a ``Lookup`` of the keys sorted)."""
         found = np.zeros(len(keys), dtype=bool)
-        if not len(keys) or not self.runs:
-            return found
         order = np.argsort(keys)
-        ordered = keys[order]
-        hit = np.zeros(len(keys), dtype=bool)
-        for run in self.runs:
-            for chunk in run.chunks():
-                lo = int(np.searchsorted(ordered, chunk[0], "left"))
-                hi = int(np.searchsorted(ordered, chunk[-1], "right"))
-                if lo < hi:
-                    hit[lo:hi] |= in_sorted(chunk, ordered[lo:hi])
-        found[order] = hit
+        found[order] = self.lookup()(keys[order])
         return found
 
 
 class Lookup:
     """Membership in ``runs`` for sorted batches of keys, each batch above the one before:
-    every run is read once, a ``CHUNK`` at a time, across all the batches (a merge join)."""
+    every run is read once, a ``CHUNK`` at a time, across all the batches (a merge join), and
+    at most one slice of each is held."""
 
     def __init__(self, runs: list[Run]) -> None:
-        self.cursors = [(run.chunks(), [np.empty(0, dtype=np.uint64)]) for run in runs]
+        self.cursors: list[list[Any]] = [[run.chunks(), None] for run in runs]
 
     def __call__(self, keys: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
         """A boolean mask over ``keys`` (``uint64``, increasing, all above the last batch's)."""
         hit = np.zeros(len(keys), dtype=bool)
         if not len(keys):
             return hit
-        top = keys[-1]
-        for chunks, held in self.cursors:
-            buffer = held[0][int(np.searchsorted(held[0], keys[0])) :]
-            while not len(buffer) or buffer[-1] < top:
-                more = next(chunks, None)
-                if more is None:
-                    break
-                buffer = np.concatenate([buffer, more[int(np.searchsorted(more, keys[0])) :]])
-            hit |= in_sorted(buffer, keys)
-            held[0] = buffer[int(np.searchsorted(buffer, top, "right")) :]
+        for cursor in self.cursors:
+            chunks, chunk = cursor
+            while True:
+                if chunk is None:
+                    chunk = next(chunks, None)
+                    if chunk is None:
+                        break
+                lo = int(np.searchsorted(keys, chunk[0], "left"))
+                hi = int(np.searchsorted(keys, chunk[-1], "right"))
+                if lo < hi:
+                    hit[lo:hi] |= in_sorted(chunk, keys[lo:hi])
+                if chunk[-1] > keys[-1]:
+                    break  # it may hold keys of the next batch too
+                chunk = None
+            cursor[1] = chunk
         return hit

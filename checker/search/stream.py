@@ -33,7 +33,8 @@ from checker.native.core import MAX_ACTIONS, check, view
 from checker.search.tier import resident
 
 CHUNK = 16384
-"""Frontier states per call into C and thread (``checker.search.compiled.CHUNK``)."""
+"""Frontier states per call into C and thread: limits, Ctrl-C and progress are looked at in
+between (the in-memory levels' too: ``checker.search.compiled``)."""
 COLUMNS = 40
 """Bytes a merged state keeps until its level commits (fingerprint, parent, label, verdicts,
 row hash), with the merge's own arrays."""
@@ -142,6 +143,12 @@ class Stream:
         s.front_fps = view(lib.eng_front_fps(handle), np.uint64, len(fps))
         s.full = {s.stats.depth: s.front_fps}
 
+    def table_bytes(self, states: float) -> float:
+        """What ``states`` entries of the level's tables hold in memory, their room to grow
+        included (bytes)."""
+        width: int = self.s.core.width
+        return states * 2 * (width + ENTRY)
+
     def rows(self) -> np.ndarray[Any, Any]:
         """The frontier's rows (a read-only map of its file), for a checkpoint."""
         assert self.path is not None
@@ -211,7 +218,7 @@ class Stream:
         # the room left, less the level's columns at the merge (as many states as the
         # frontier, give or take), halved: the tables, and a flush's copy of them
         room = max(0, s.tier.budget - resident() - size * COLUMNS) // 2
-        entry = 2 * (s.core.width + ENTRY)  # a table entry, with the tables' room to grow
+        entry = self.table_bytes(1)
         found = 0
         for start, end in self._windows(size):
             check(lib.eng_expand(handle, start, end))
@@ -252,12 +259,18 @@ class Stream:
         labels, verdicts and row hashes, in row-hash order."""
         s, lib, handle = self.s, self.s.core.lib, self.s.core.handle
         lookup = s.tier.lookup()
-        parts = []
+        parts = [
+            tuple(
+                np.empty(0, dtype=t)
+                for t in (np.uint64, np.uint32, np.uint16, np.uint32, np.uint64)
+            )
+        ]
         for h, parent, label, rows in merged(flushes):
             pfp, rank = s.front_fps[parent], s.core.ranks[label]
             order = np.lexsort((rank, pfp, h))
+            ordered = h[order]
             first = np.ones(len(order), dtype=bool)
-            first[1:] = h[order][1:] != h[order][:-1]
+            first[1:] = ordered[1:] != ordered[:-1]
             pick = order[first]
             pick = pick[~lookup(h[pick])]
             rows = np.ascontiguousarray(rows[pick])
@@ -270,15 +283,6 @@ class Stream:
             )
             rows.tofile(out)
             parts.append((fps, parent[pick], label[pick], bad, h[pick]))
-        if not parts:
-            empty = np.empty(0, dtype=np.uint64)
-            return (
-                empty,
-                empty.astype(np.uint32),
-                empty.astype(np.uint16),
-                empty.astype(np.uint32),
-                empty,
-            )
         return tuple(np.concatenate(column) for column in zip(*parts))
 
     def close(self) -> None:

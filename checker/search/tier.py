@@ -89,10 +89,9 @@ class Tier:
     """The disk tier of one compiled search: ``lib``/``handle`` its engine, ``keys`` its
     parent tables. ``budget``: bytes the process may hold (None: what the machine has free
     when the search starts). At a level boundary where the process's resident memory and the
-    copy a spill makes of the seen set pass it, the seen set and parent tables go to disk.
-    What is left then (the frontier, the level tables' room) stays in memory whatever the
-    budget: ``note`` says so when that alone is over it. ``folder``: where the runs go (None:
-    a temporary folder); either way ``close`` deletes it."""
+    copy a spill makes of the seen set pass it, the seen set and parent tables go to disk;
+    a level too big for what is left is streamed (``checker.search.stream``). ``folder``:
+    where the runs go (None: a temporary folder); either way ``close`` deletes it."""
 
     def __init__(
         self, lib: Any, handle: Any, keys: KeyLevels, budget: int | None, folder: Path | None
@@ -135,8 +134,7 @@ class Tier:
         """What the progress line says ("" before the first spill)."""
         if self.runs is None:
             return ""
-        text = f"spilled: {self.runs.count:,} seen states on disk, {megabytes(self.disk_bytes)}"
-        return text
+        return f"spilled: {self.runs.count:,} seen states on disk, {megabytes(self.disk_bytes)}"
 
     @property
     def disk_bytes(self) -> int:
