@@ -55,6 +55,9 @@ LEFT_UNMARKED = {
         "21,581,859": "kip320 --with split-fetch at 3 replicas: 37 s, over a GiB",
         "21,768,770": "kip320 --with async-isr at 3 replicas: 43 s, over a GiB",
         "✗ 15": "compare --kips --replicas 3 --with split-fetch: over 100 million orbits",
+        "4,294,967,294 states": "a constant (checker.native.core.LEVEL_LIMIT); reached with it "
+        "lowered in tests/test_core_limits.py",
+        "exit 3": "the limit's exit code, tested lowered in tests/test_core_limits.py",
     },
     "docs/tutorials/hw-truncation.md": {},
     "docs/getting-started/first-explore.md": {},

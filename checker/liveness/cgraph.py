@@ -21,6 +21,9 @@ from checker.native.core import BROKEN_BOUND, NLABELS, model_params, refused, vi
 
 Array = np.ndarray[Any, Any]
 NO_PARENT = 0xFFFFFFFF
+GRAPH_LIMIT = NO_PARENT - 1
+"""The most states the compiled graph holds whatever ``max_states`` says (``lg_build``):
+states are numbered in 32 bits, ``NO_PARENT`` excepted (a named limit)."""
 
 
 class CompiledGraph:
@@ -46,9 +49,13 @@ class CompiledGraph:
             depth = int(self.lib.lg_error_depth(self.handle))
             self.close()
             if count == -1:
+                limit = min(max_states, GRAPH_LIMIT)
+                bound = (
+                    "its 32-bit state numbers" if limit < max_states else "--liveness-max-states"
+                )
                 raise GraphTooLarge(
-                    f"the liveness graph passed {max_states:,} states at depth {depth} "
-                    "(liveness holds the whole plain graph in memory; lower the bounds)"
+                    f"the liveness graph passed {limit:,} states ({bound} limit) at depth "
+                    f"{depth} (liveness holds the whole plain graph in memory; lower the bounds)"
                 )
             if count == -2:
                 raise MemoryError("the compiled liveness graph ran out of memory")

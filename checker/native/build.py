@@ -214,6 +214,7 @@ def _declare(lib: ctypes.CDLL) -> None:
         "eng_max_marshal": (i32, [p]),
         "eng_seed": (i32, [p, p, p, i64]),
         "eng_set_masks": (None, [p, u32, u32, u32]),
+        "eng_set_level_limit": (None, [p, i64]),
         "eng_expand": (i32, [p, i64, i64]),
         "eng_probe": (i32, [p, i64, i64]),
         "eng_finish": (i64, [p]),

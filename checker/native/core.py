@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from checker.limits import LimitReached
 from checker.model import CompiledModel, Label
 from checker.native.build import NativeUnavailable, load
 from checker.native.layout import LAYOUT
@@ -26,20 +27,47 @@ MAX_ACTIONS = LAYOUT.max_actions
 the length of the per-action counts the engine and the walks fill."""
 
 
-NO_MEMORY, OVERFLOW = -1, -2
-"""The engine's errors (``engine.h``: ``ENG_NO_MEMORY``, ``ENG_OVERFLOW``)."""
+NO_MEMORY, OVERFLOW, LIMIT = -1, -2, -3
+"""The engine's errors (``engine.h``: ``ENG_NO_MEMORY``, ``ENG_OVERFLOW``, ``ENG_LIMIT``)."""
 BROKEN_BOUND = (
     "past its own bounds (a state with more successors, or a longer encoding, than it declares)"
 )
 
+LEVEL_LIMIT = 2**32 - 2
+"""The most states one BFS level may hold in the compiled core (``LEVEL_MAX`` in
+``tables.h``): a state's parent is its 32-bit index in the frontier, and a level table's
+index stores entry + 1 in 32 bits. The seen set, the runs on disk and the state counts have
+no such bound. Tests lower it (``Core`` passes it to ``eng_set_level_limit``)."""
+
+
+class CoreLimit(LimitReached):
+    """The compiled core reached a bound it has (``LEVEL_LIMIT``) or ran out of memory: the
+    search ends INCOMPLETE (exit 3) with this message, its last checkpoint kept."""
+
+
+def level_limit_reached(states: int | None = None) -> CoreLimit:
+    """The error for a level past ``LEVEL_LIMIT`` (``states``: how many it had, when known)."""
+    had = f" ({states:,} states)" if states is not None else ""
+    return CoreLimit(
+        f"a level passed the compiled core's limit of {LEVEL_LIMIT:,} states{had}: a state's "
+        "parent is its 32-bit position in the level before (a named limit of the compiled "
+        "core; the seen set and the counts have none)"
+    )
+
 
 def check(code: int) -> int:
-    """``code``, an engine call's result, when it is no error. Raises ``MemoryError`` for
-    ``NO_MEMORY`` and ``OverflowError`` for ``OVERFLOW``: a model call went past the room its
-    bounds give (``model_max_successors``, ``model_max_marshal``), a bug in the compiled
-    model that stopped the search."""
+    """``code``, an engine call's result, when it is no error. Raises ``CoreLimit`` for
+    ``NO_MEMORY`` (C could not allocate) and ``LIMIT`` (a level past ``LEVEL_LIMIT``), and
+    ``OverflowError`` for ``OVERFLOW``: a model call went past the room its bounds give
+    (``model_max_successors``, ``model_max_marshal``), a bug in the compiled model that
+    stopped the search."""
     if code == NO_MEMORY:
-        raise MemoryError("the compiled core ran out of memory")
+        raise CoreLimit(
+            "the compiled core ran out of memory: give --memory a budget under what the "
+            "machine has free, so the seen set spills to disk sooner"
+        )
+    if code == LIMIT:
+        raise level_limit_reached()
     if code == OVERFLOW:
         raise OverflowError(f"the compiled core went {BROKEN_BOUND}")
     return code
@@ -148,6 +176,7 @@ class Core:
                 f"the compiled {model.name} core's row is {self.width} "
                 f"bytes, its codec's {model.width}"
             )
+        self.lib.eng_set_level_limit(self.handle, LEVEL_LIMIT)
         self.max_marshal = self.lib.eng_max_marshal(self.handle)
         self.max_successors = self.lib.eng_max_successors(self.handle)
 

@@ -7,7 +7,8 @@
  * slices of the frontier, then eng_finish, then eng_advance with the new states'
  * fingerprints.
  *
- * Deduplication uses a 64-bit hash of the (canonical) row; the tie-breaks are the reference
+ * Deduplication uses a 64-bit hash of the (canonical) row; a level holds at most LEVEL_MAX
+ * states (tables.h: parents are 32-bit frontier indices), past which ENG_LIMIT; the tie-breaks are the reference
  * engine's (checker.search.bfs): a new state's parent is the smallest (parent fingerprint, label
  * rank), where a label's rank is its position in the order of label texts.
  */
@@ -94,11 +95,10 @@ static void worker_run(Worker *w) {
             uint64_t h = row_hash(key, width);
             if (seen_has(e->seen, e->threads, h)) continue;
             int owner = part_of(e->threads, h);  /* this worker's own partition takes it directly */
-            if (owner == w->index ? table_offer(&e->part[owner], width, e->front_fp, e->rank, key, h, (uint32_t)i, label)
-                                  : table_push(&w->out[owner], width, key, h, (uint32_t)i, label)) {
-                w->failed = ENG_NO_MEMORY;
-                break;
-            }
+            int rc = owner == w->index
+                         ? table_offer(&e->part[owner], width, e->front_fp, e->rank, key, h, (uint32_t)i, label)
+                         : table_push(&w->out[owner], width, key, h, (uint32_t)i, label);
+            if (rc) { w->failed = rc; break; }  /* ENG_NO_MEMORY or ENG_LIMIT */
         }
     }
 }
@@ -130,9 +130,8 @@ static void *worker_merge(void *arg) {
         if (t == w->index) continue;  /* its own finds went straight in */
         Table *from = &e->workers[t].out[w->index];
         for (size_t k = 0; k < from->n && !w->failed; k++)
-            if (table_offer(into, e->width, e->front_fp, e->rank, from->rows + k * e->width,
-                            from->h[k], from->parent[k], from->label[k]))
-                w->failed = ENG_NO_MEMORY;
+            w->failed = table_offer(into, e->width, e->front_fp, e->rank, from->rows + k * e->width,
+                                    from->h[k], from->parent[k], from->label[k]);
         table_clear(from);
     }
     return NULL;
@@ -220,7 +219,19 @@ Engine *eng_new(const ModelParams *params, const uint16_t *ranks, uint32_t inv_m
         e->workers[p].index = p;
     }
     if (failed) { eng_free(e); return refuse(why, room, "out of memory"); }
+    e->level_limit = LEVEL_MAX;
     return e;
+}
+
+/* Lower the most states a level may hold to `limit` (at most LEVEL_MAX; tests reach the
+ * limit's refusal with it) in every level table. */
+void eng_set_level_limit(Engine *e, int64_t limit) {
+    e->level_limit = limit > 0 && (size_t)limit < LEVEL_MAX ? (size_t)limit : LEVEL_MAX;
+    for (int p = 0; p < e->threads; p++) {
+        e->part[p].limit = e->level_limit;
+        if (e->threads > 1)
+            for (int q = 0; q < e->threads; q++) e->workers[p].out[q].limit = e->level_limit;
+    }
 }
 
 void eng_free(Engine *e) {
@@ -272,6 +283,7 @@ static int set_frontier(Engine *e, const uint8_t *rows, const uint64_t *fps, siz
 
 /* The initial level: `n` canonical rows and their fingerprints. */
 int eng_seed(Engine *e, const uint8_t *rows, const uint64_t *fps, int64_t n) {
+    if ((size_t)n > e->level_limit) return ENG_LIMIT;
     for (int64_t i = 0; i < n; i++) {
         uint64_t h = row_hash(rows + i * e->width, e->width);
         if (!seen_has(e->seen, e->threads, h) && seen_put(e->seen, e->threads, h)) return ENG_NO_MEMORY;
@@ -356,6 +368,7 @@ static void *worker_finish(void *arg) {
 int64_t eng_finish(Engine *e) {
     Level *all = &e->next;
     size_t total = (size_t)eng_next_size(e);
+    if (total > e->level_limit) return ENG_LIMIT;  /* each partition is within it, not all */
     if (total > all->cap) {
 #define GROW(field, type) { type *p = realloc(all->field, total * sizeof(type)); if (!p) return ENG_NO_MEMORY; all->field = p; }
         GROW(parent, uint32_t) GROW(label, uint16_t) GROW(bad, uint32_t) GROW(fp, uint64_t)

@@ -14,8 +14,9 @@
 #define ENG_MAX_THREADS 65536
 
 /* The engine's errors (checker/native/core.py: check). */
-#define ENG_NO_MEMORY (-1)
+#define ENG_NO_MEMORY TABLE_NO_MEMORY
 #define ENG_OVERFLOW (-2)  /* a model call past its buffers' room (model.h: MODEL_OVERFLOW) */
+#define ENG_LIMIT TABLE_LIMIT  /* a level past the engine's level limit (tables.h: LEVEL_MAX) */
 
 typedef struct {
     int has;
@@ -74,6 +75,7 @@ typedef struct Engine {
     /* the level being built, one table per partition, and once finished what Python reads
      * of all of it (parents, labels, invariant verdicts, fingerprints) */
     Table *part;
+    size_t level_limit;  /* the most states a level may hold (LEVEL_MAX unless lowered) */
     Level next;
     Worker *workers;
     pthread_t *ids;  /* one per worker (worker 0's unused: it runs on the caller's thread) */

@@ -8,9 +8,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The most states a level may hold (LEVEL_MAX): a state's parent is its frontier index, and
+ * the index stores entry + 1, both as uint32. A level past it is refused (TABLE_LIMIT, the
+ * engine's ENG_LIMIT), not wrapped. Tests lower it per engine (eng_set_level_limit). */
+#define LEVEL_MAX ((size_t)UINT32_MAX - 1)
+#define TABLE_NO_MEMORY (-1)
+#define TABLE_LIMIT (-3)
+
 /* States found in a level: rows, row hashes, parent (frontier index) and label, with an
  * open-addressing index by hash. The engine builds the level in one; with threads, each
- * worker fills its own and the engine merges them. */
+ * worker fills its own and the engine merges them. At most `limit` entries (LEVEL_MAX, or
+ * less); table_push and table_offer return TABLE_LIMIT past it. */
 typedef struct {
     uint8_t *rows;
     uint64_t *h;
@@ -19,7 +27,12 @@ typedef struct {
     size_t n, cap;
     uint32_t *index;  /* entry + 1 per slot (0: empty) */
     size_t index_cap;
-} __attribute__((aligned(64))) Table;  /* one cache line apart: each thread writes its own */
+    size_t limit;     /* the most entries (0 until set: LEVEL_MAX) */
+} __attribute__((aligned(64))) Table;
+
+static inline int table_full(const Table *t) {
+    return t->n >= (t->limit ? t->limit : LEVEL_MAX);
+}  /* one cache line apart: each thread writes its own */
 
 /* A seen set: SUBTABLES open-addressing tables of row hashes, picked by bits 48..55 of the
  * hash, so a table that fills up doubles alone (1/256 of the set is copied at a time, not
@@ -27,7 +40,7 @@ typedef struct {
 #define SUBTABLES 256
 typedef struct {
     uint64_t *slots;
-    uint32_t cap, count;
+    size_t cap, count;
 } SubSeen;
 
 typedef struct {
@@ -85,14 +98,14 @@ static inline void seen_put_raw(uint64_t *slots, size_t cap, uint64_t h) {
  * are kept at most 80% full: linear probing with a well-mixed hash stays short there. */
 static inline int seen_put(Seen *parts, int threads, uint64_t h) {
     SubSeen *seen = sub_of(parts, threads, h);
-    if ((size_t)(seen->count + 1) * 5 > (size_t)seen->cap * 4) {
-        size_t cap = (size_t)seen->cap * 2;
+    if ((seen->count + 1) * 5 > seen->cap * 4) {
+        size_t cap = seen->cap * 2;
         uint64_t *slots = calloc(cap, sizeof(uint64_t));
-        if (!slots || cap > UINT32_MAX) { free(slots); return -1; }
+        if (!slots) return -1;
         for (size_t i = 0; i < seen->cap; i++) if (seen->slots[i]) seen_put_raw(slots, cap, seen->slots[i]);
         free(seen->slots);
         seen->slots = slots;
-        seen->cap = (uint32_t)cap;
+        seen->cap = cap;
     }
     seen_put_raw(seen->slots, seen->cap, h);
     seen->count++;  /* callers only insert states not seen yet */
@@ -132,10 +145,11 @@ static inline int table_grow(Table *t, int width) {
 }
 
 /* Append an entry without looking for it (a worker's finds for another partition: its
- * owner dedups them at the merge). 0, or -1 out of memory. */
+ * owner dedups them at the merge). 0, TABLE_NO_MEMORY or TABLE_LIMIT. */
 static inline int table_push(Table *t, int width, const uint8_t *row, uint64_t h,
                              uint32_t parent, uint16_t label) {
-    if (t->n == t->cap && table_double(t, width)) return -1;
+    if (table_full(t)) return TABLE_LIMIT;
+    if (t->n == t->cap && table_double(t, width)) return TABLE_NO_MEMORY;
     size_t at = t->n++;
     memcpy(t->rows + at * width, row, width);
     t->h[at] = h;
@@ -144,7 +158,7 @@ static inline int table_push(Table *t, int width, const uint8_t *row, uint64_t h
     return 0;
 }
 
-static inline void table_clear(Table *t) {
+static inline void table_clear(Table *t) {  /* keeps its arrays and limit */
     t->n = 0;
     if (t->index) memset(t->index, 0, t->index_cap * sizeof(uint32_t));
 }
@@ -158,7 +172,8 @@ static inline int better(uint64_t pfp, uint16_t rank, uint64_t old_pfp, uint16_t
 }
 
 /* Offer a state found from frontier state `parent` by `label`: a new entry, or the entry
- * already there re-parented if this discovery wins the tie-break. 0, or -1 out of memory. */
+ * already there re-parented if this discovery wins the tie-break. 0, TABLE_NO_MEMORY or
+ * TABLE_LIMIT (a new entry past the table's limit). */
 static inline int table_offer(Table *t, int width, const uint64_t *front_fp, const uint16_t *rank,
                        const uint8_t *row, uint64_t h, uint32_t parent, uint16_t label) {
     size_t mask = t->index_cap - 1, slot = h & mask;
@@ -171,8 +186,9 @@ static inline int table_offer(Table *t, int width, const uint64_t *front_fp, con
         }
         return 0;
     }
+    if (table_full(t)) return TABLE_LIMIT;
     if (t->n == t->cap) {
-        if (table_grow(t, width)) return -1;
+        if (table_grow(t, width)) return TABLE_NO_MEMORY;
         mask = t->index_cap - 1;
         for (slot = h & mask; t->index[slot]; slot = (slot + 1) & mask) {}
     }

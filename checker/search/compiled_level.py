@@ -70,8 +70,8 @@ def expand(job: LevelJob, p: int) -> list[tuple[int, Record]]:
     """``checker.search.level.expand`` for partition ``p`` on the compiled core: ``[(owner,
     (BUCKET, (fps, parent fps, labels, rows)))]`` per owner, then ``(p, (TALLY, tally))``.
     Raises ``OSError`` when the frontier file is missing, ``NativeUnavailable`` when the
-    core cannot run, ``MemoryError`` when C runs out of memory, ``OverflowError`` when a model
-    call went past its bounds (``core.check``)."""
+    core cannot run, ``CoreLimit`` when C runs out of memory or a level passes its limit,
+    ``OverflowError`` when a model call went past its bounds (``core.check``)."""
     started = time.perf_counter()
     model = model_of(job.recipe)
     guards = _mask(model, job.sometimes)

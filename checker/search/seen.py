@@ -20,6 +20,12 @@ from typing import Any
 
 import numpy as np
 
+from checker.limits import LimitReached
+
+POSITIONS = 2**32 - 1
+"""The most states a level may hold here: parent positions are ``uint32`` (a named limit;
+the compiled core's is ``checker.native.core.LEVEL_LIMIT``)."""
+
 _EMPTY = np.empty(0, dtype=np.uint64)
 _EMPTY32 = np.empty(0, dtype=np.uint32)
 
@@ -104,6 +110,11 @@ class SeenLevels:
         in the ``fps`` of the previous call (``parent_rows``). Raises ``ValueError`` when the
         lengths differ or a parent is not a state of the previous level."""
         keys = _array(fps)
+        if len(keys) > POSITIONS:
+            raise LimitReached(
+                f"a level passed the reference core's limit of {POSITIONS:,} states: a "
+                "state's parent is its 32-bit position in the level before"
+            )
         pfps = np.zeros(len(keys), dtype=np.uint64) if parents is None else _array(parents)
         if len(pfps) != len(keys) or (parent_rows is not None and len(parent_rows) != len(keys)):
             raise ValueError(f"{len(keys)} fingerprints but {len(pfps)} parents")

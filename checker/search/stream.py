@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from checker.limits import signals_deferred
+from checker.native import core
 from checker.native.core import MAX_ACTIONS, check, view
 from checker.search.tier import resident
 
@@ -198,6 +199,8 @@ class Stream:
         self.flushes = len(flushes)
         self.most = max(self.most, self.flushes)
         fps, parents, labels, bad, hashes = columns
+        if len(fps) > core.LEVEL_LIMIT:  # each flush was within it, the level is not
+            raise core.level_limit_reached(len(fps))
         if not commit:
             path.unlink(missing_ok=True)
             return len(fps)

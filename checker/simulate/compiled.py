@@ -96,7 +96,7 @@ class CompiledWalks:
 
     def batch(self, start: int, count: int) -> Batch:
         """Walks ``start .. start + count - 1``: their ``Batch``, equal to
-        ``checker.simulate.walks.run_batch``'s. Raises ``MemoryError`` when C runs out of
+        ``checker.simulate.walks.run_batch``'s. Raises ``core.CoreLimit`` when C runs out of
         memory, ``OverflowError`` when a model call went past its bounds (``core.check``)."""
         lib, handle, depth = self.core.lib, self.core.handle, self.plan.depth
         batch = Batch()
