@@ -24,7 +24,7 @@ from checker.commands import (
     trace,
 )
 from checker.commands import list as list_command
-from checker.limits import received
+from checker.limits import ENDING, received
 from checker.result import EXIT_OK
 
 
@@ -62,9 +62,11 @@ for command in (
 
 def main() -> None:
     """Console-script entry point; exits with the documented codes. SIGTERM (what CI runners
-    and schedulers send) ends a command as one Ctrl-C does: partial results marked partial,
-    workers and JVM stopped, exit 3; a second SIGTERM ends the process at once."""
-    signal.signal(signal.SIGTERM, _terminated)
+    and schedulers send) and SIGHUP (the terminal closed) end a command as one Ctrl-C does:
+    partial results marked partial, workers, JVM and the disk tier's files gone, exit 3; a
+    second one ends the process at once."""
+    for signum in ENDING:
+        signal.signal(signum, _terminated)
     try:
         cli.main(prog_name="hwcheck", standalone_mode=True)
     except KeyboardInterrupt:  # outside the search (which handles Ctrl-C itself)
@@ -76,10 +78,12 @@ def main() -> None:
 
 
 def _terminated(signum: int, frame: object) -> None:
-    """The SIGTERM handler: the next SIGTERM gets the default action (end at once); this one
-    becomes the KeyboardInterrupt every command already handles as one Ctrl-C."""
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    received.append("SIGTERM")
+    """The SIGTERM and SIGHUP handler: the next such signal gets the default action (end at
+    once); this one becomes the KeyboardInterrupt every command already handles as one
+    Ctrl-C."""
+    for each in ENDING:
+        signal.signal(each, signal.SIG_DFL)
+    received.append(signal.Signals(signum).name)
     raise KeyboardInterrupt
 
 

@@ -77,12 +77,17 @@ INTERRUPTED = "interrupted (Ctrl-C)"
 """The reason (or the start of it) of a run that Ctrl-C ended, in every engine."""
 
 
+ENDING = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+"""The signals that end a command as one Ctrl-C does (``checker.cli.main`` handles them):
+SIGTERM, what CI runners and schedulers send, and SIGHUP, a closed terminal's."""
+
 received: list[str] = []
-"""Signals other than SIGINT that ended a command (``checker.cli`` appends "SIGTERM")."""
+"""Signals other than SIGINT that ended a command (``checker.cli`` appends "SIGTERM" or
+"SIGHUP")."""
 
 
 def signal_name() -> str:
-    """How the person ended the run, for messages: "SIGTERM" or "Ctrl-C"."""
+    """How the person ended the run, for messages: "SIGTERM", "SIGHUP" or "Ctrl-C"."""
     return received[-1] if received else "Ctrl-C"
 
 
@@ -96,7 +101,7 @@ DEPTH_REACHED = "depth bound {} reached with states left to explore"
 
 @contextmanager
 def signals_deferred() -> Iterator[None]:
-    """Hold SIGINT and SIGTERM while a search commits a level (its files, counts and
+    """Hold SIGINT, SIGTERM and SIGHUP while a search commits a level (its files, counts and
     checkpoint level file change together): one that arrives meanwhile is handed to the
     usual handler (Ctrl-C's KeyboardInterrupt) when the block ends, so a search is always
     interrupted at a level boundary, where a final checkpoint is exact. A second one ends
@@ -113,7 +118,7 @@ def signals_deferred() -> Iterator[None]:
         caught.append(signum)
 
     old: dict[int, Any] = {
-        signum: signal.signal(signum, hold) for signum in (signal.SIGINT, signal.SIGTERM)
+        signum: signal.signal(signum, hold) for signum in (signal.SIGINT, *ENDING)
     }
     try:
         yield

@@ -178,6 +178,20 @@ def test_memory_is_refused_where_it_does_not_apply():
         assert done.exit_code == 2 and words in done.output, done.output
 
 
+def test_memory_on_a_fallback_to_the_reference_core_is_said_not_applied():
+    """The compiled core asked for but not taking these bounds: the budget cannot apply, and
+    a note says so rather than ignoring it."""
+    done = cli_run(
+        "explore", "--replicas", "2", "--max-records", "8", "--max-depth", "3",
+        "--memory", "1G", "--no-progress", "--show", "none",
+    )  # fmt: skip
+    assert done.exit_code == 3, done.output
+    assert (
+        "Note: --memory 1,024 MiB is not applied: the search runs on the reference core "
+        "(--max-records above 7)" in done.output
+    )
+
+
 @pytest.fixture(scope="module")
 def uninterrupted():
     """The checkpoint tests' search in memory on the compiled core (whose answers

@@ -86,10 +86,12 @@ def wait_until_ready(proc: subprocess.Popen[str], tmp: Path, ready: Ready) -> No
     time.sleep(1.0)
 
 
-def interrupt_after(args: list[str], ready: Ready, tmp: Path, wait: float = 60.0):
-    """Run hwcheck ``args`` in its own process group, send one SIGINT to the group once
-    ``ready`` (``wait_until_ready``); return ``(exit code, stdout, stderr, processes alive 5 s
-    after the exit)``."""
+def interrupt_after(
+    args: list[str], ready: Ready, tmp: Path, wait: float = 60.0, sig: int = signal.SIGINT
+):
+    """Run hwcheck ``args`` in its own process group, send one ``sig`` (Ctrl-C's SIGINT, or
+    a closed terminal's SIGHUP) to the group once ``ready`` (``wait_until_ready``); return
+    ``(exit code, stdout, stderr, processes alive 5 s after the exit)``."""
     proc = subprocess.Popen(
         [*HWCHECK, *args],
         stdout=subprocess.PIPE,
@@ -101,7 +103,7 @@ def interrupt_after(args: list[str], ready: Ready, tmp: Path, wait: float = 60.0
     )
     wait_until_ready(proc, tmp, ready)
     family = descendants(proc.pid)
-    os.killpg(proc.pid, signal.SIGINT)
+    os.killpg(proc.pid, sig)
     out, err = proc.communicate(timeout=wait)
     deadline = time.time() + 5
     while alive(family) and time.time() < deadline:
@@ -254,6 +256,24 @@ def test_one_ctrl_c_ends_explore_on_the_compiled_core(tmp_path):
     assert not left
     saved = json.loads((tmp_path / "x" / "checkpoint" / "checkpoint.json").read_text())
     assert saved["files"]["seen"].startswith("seen-")  # the compiled core's own seen set
+
+
+def test_a_closed_terminal_ends_a_spilled_search_and_its_disk_tier(tmp_path):
+    """SIGHUP to the process group (a terminal closed under a run) on a search spilling to
+    disk: ended as one Ctrl-C, its checkpoint kept with its runs, and no tier folder left,
+    beside the checkpoint or in the temporary folder."""
+    code, out, err, left = interrupt_after(
+        ["explore", "--replicas", "3", "--memory", "1M", "--no-progress", "--out", "x"],
+        Ready("x/checkpoint/levels/L0012.npy"),
+        tmp_path,
+        sig=signal.SIGHUP,
+    )
+    assert code == 3, err
+    assert "Interrupted (SIGHUP): the results below are partial." in err
+    assert "INCOMPLETE" in out and "Traceback" not in err and not left
+    saved = json.loads((tmp_path / "x" / "checkpoint" / "checkpoint.json").read_text())
+    assert saved["seen_runs"]
+    assert not list(tmp_path.rglob(".spill-*")) and not list(tmp_path.glob("hwcheck-spill-*"))
 
 
 def test_one_ctrl_c_ends_the_zoo_script_with_its_rows_so_far():

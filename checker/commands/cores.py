@@ -26,8 +26,11 @@ CORE_OPTION = click.option(
 def note(why: str) -> None:
     """Say on stderr why the compiled core does not run (``choose_core``'s ``on_note``): a
     stale certificate once a process, with how to certify it again; else that it cannot run
-    here, every time."""
-    if why != certificate.STALE:
+    here, every time; or (``checker.search.door.explore``'s) that ``--memory`` is not
+    applied on the reference core."""
+    if why.startswith("--memory"):  # door.explore: the budget not applied on this core
+        click.echo(f"Note: {why}.", err=True)
+    elif why != certificate.STALE:
         click.echo(
             f"Note: the compiled core cannot run here ({why}); using the reference core.", err=True
         )

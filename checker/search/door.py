@@ -131,8 +131,9 @@ def explore(
     core runs in this process. ``symmetry``: one state per orbit of replica renamings (raises
     ``SymmetryError`` where that is unsound); ``saving``: checkpoints and resume
     (``checker.checkpoint.saving``); ``memory``: the compiled core's budget in bytes before
-    it spills to disk (``checker.search.tier``; None: what the machine has free). The outcomes (a violation, a limit, Ctrl-C, the spec
-    raising) are results, as ``checker.search.bfs.explore`` gives them.
+    it spills to disk (``checker.search.tier``; None: what the machine has free; on the
+    reference core ``on_note`` says it is not applied). The outcomes (a violation, a limit,
+    Ctrl-C, the spec raising) are results, as ``checker.search.bfs.explore`` gives them.
     """
     # no trial build: the compiled search builds and loads the core itself, and a core that
     # cannot run here falls back below with the same note
@@ -155,6 +156,11 @@ def explore(
             if on_note is not None:
                 on_note(str(exc))
             chosen = CoreChoice(None, str(exc))
+    if memory is not None and on_note is not None:
+        on_note(
+            f"--memory {memory // 2**20:,} MiB is not applied: the search runs on the "
+            f"reference core ({chosen.why}), which keeps its seen set in memory"
+        )
     if workers <= 1 or recipe is None:
         result = bfs.explore(spec, properties, limits, on_progress, symmetry, saving)
     else:

@@ -24,7 +24,7 @@ from concurrent.futures import ProcessPoolExecutor, wait
 from typing import Any
 
 from checker.checkpoint.saving import SaveOptions, run_search
-from checker.limits import Limits, Progress, interrupted
+from checker.limits import ENDING, Limits, Progress, interrupted
 from checker.model import Recipe, Spec
 from checker.result import CheckResult
 from checker.search import level, store
@@ -109,11 +109,13 @@ def executor(
 def worker_start(quiet_interrupt: bool, parent: int, counters: Any = None) -> None:
     """What each worker process does first: SIGTERM back to its default (a forked worker
     inherits the parent's handler, which turns SIGTERM into Ctrl-C; ``terminate()`` must
-    end a worker), SIGINT ignored with ``quiet_interrupt``, and ``die_with_parent``; and
-    ``counters`` where ``checker.search.level`` counts in them."""
+    end a worker), SIGINT and SIGHUP ignored with ``quiet_interrupt`` (both reach the whole
+    process group: the parent ends the workers), and ``die_with_parent``; and ``counters``
+    where ``checker.search.level`` counts in them."""
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     if quiet_interrupt:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        for signum in {signal.SIGINT, *ENDING} - {signal.SIGTERM}:
+            signal.signal(signum, signal.SIG_IGN)
     level.COUNTERS = counters
     die_with_parent(parent)
 

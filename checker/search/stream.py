@@ -232,8 +232,13 @@ class Stream:
                 flushes.append(self._flush(len(flushes)))
             if s.due():
                 counts = view(lib.eng_generated(handle), np.int64, MAX_ACTIONS)
-                s.note = f"{s.tier.note()}; level streamed, {len(flushes)} flushes"
-                s._report(size, False, end, found + held, int(counts.sum()))
+                # the distinct count stays the committed one: what the flushes hold has
+                # duplicates until they are merged at the level's end
+                s.note = (
+                    f"{s.tier.note()}; level streamed, {len(flushes)} flushes, "
+                    f"{found + held:,} found before duplicates are dropped"
+                )
+                s._report(size, False, end, 0, int(counts.sum()))
         flushes.append(self._flush(len(flushes)))
         return view(lib.eng_generated(handle), np.int64, MAX_ACTIONS).copy()
 
