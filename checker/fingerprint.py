@@ -43,14 +43,16 @@ def fingerprint(state: Any) -> int:
     return _xxh3(_dumps(state, MARSHAL_VERSION))
 
 
-def collision_probability(distinct: int, generated: int) -> float:
-    """TLC's optimistic estimate of a fingerprint collision: ``n·(g−n)/2^64``.
+def collision_probability(distinct: int, generated: int, bits: int = FP_BITS) -> float:
+    """TLC's optimistic estimate of a collision of ``bits``-bit keys: ``n·(g−n)/2^bits``.
 
     ``distinct`` is n, the number of distinct states; ``generated`` is g, the number of states
-    generated (successors computed, duplicates included). Source: TLC's
+    generated (successors computed, duplicates included); ``bits`` the width of the key the
+    seen set dedups on (64: the fingerprint, or the compiled core's 64-bit row hash; 128:
+    its ``--fingerprint-bits 128`` key). Source: TLC's
     ``AbstractChecker.calculateOptimisticProbability``.
     """
-    return distinct * max(generated - distinct, 0) / float(2**FP_BITS)
+    return distinct * max(generated - distinct, 0) / float(2**bits)
 
 
 def fp_hex(fp: int) -> str:

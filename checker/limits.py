@@ -66,6 +66,11 @@ class SpecFailed(Exception):
     """The spec raised inside a level task; the message is the ERROR reason."""
 
 
+class Notice(str):
+    """A note for the person that is a whole sentence (an ``on_note`` argument): said as it
+    is, not as a reason the compiled core cannot run (``checker.commands.cores.note``)."""
+
+
 class LimitReached(Exception):
     """A limit cut the search (raised inside a ``Search``); the message says which."""
 

@@ -80,6 +80,8 @@ class Stats:
     workers_peak_rss_mb: float = 0.0
     core: str = "reference"
     disk_mb: float = 0.0
+    key_bits: int = 64
+    key: str = "fingerprint"  # what the seen set dedups on: or the compiled core's "row hash"
 
     @property
     def states_per_second(self) -> float:
@@ -88,10 +90,11 @@ class Stats:
 
     @property
     def collision_probability(self) -> float:
-        """TLC's estimate ``n·(g−n)/2^64`` of a fingerprint collision in this run."""
+        """TLC's estimate ``n·(g−n)/2^bits`` of a collision of the keys the seen set dedups
+        on in this run (``key_bits`` of them)."""
         from checker.fingerprint import collision_probability
 
-        return collision_probability(self.distinct, self.generated)
+        return collision_probability(self.distinct, self.generated, self.key_bits)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-friendly form."""
@@ -102,6 +105,8 @@ class Stats:
             "seconds": round(self.seconds, 3),
             "distinct_per_second": round(self.states_per_second, 1),
             "collision_probability": self.collision_probability,
+            "key_bits": self.key_bits,
+            "key": self.key,
             "peak_rss_mb": round(self.peak_rss_mb, 1),
             "left_in_frontier": self.frontier,
             "engine": self.engine,

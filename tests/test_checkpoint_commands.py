@@ -87,6 +87,7 @@ def test_explore_resume_on_the_command_line(cut):
         "peak_rss_mb",
         "engine",
         "core",
+        "key",  # what the seen set dedups on: the core's
         "workers_peak_rss_mb",
         "trace",
         "report",

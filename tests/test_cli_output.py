@@ -144,6 +144,6 @@ def test_explore_prints_loss_and_divergence_before_the_isr_properties(tmp_path):
     assert (
         "Why: replicas 0 and 1 hold different records at offset 0 (m1 (epoch 2) vs m0 (epoch 0))"
     ) in " ".join(run.output.split())
-    assert "the chance that two distinct states shared a 64-bit fingerprint" in " ".join(
+    assert "the chance that two distinct states shared the 64-bit row hash" in " ".join(
         run.output.replace("│", " ").split()
     )

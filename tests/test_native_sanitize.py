@@ -26,10 +26,11 @@ pytestmark = pytest.mark.slow
 HERE = Path(__file__).resolve().parent
 TLA_VARIANTS = ("hw", "kip101", "kip279", "kip320-first-try", "kip320", "kip320-kip279")
 GROUPS = {
-    "kafka": ("kafka-4.1", "kip966", "hw", "kip101", "kip279"),
+    "kafka": ("kafka-4.1", "kip966", "hw", "kip101", "kip279", "search-128"),
     "tla": (*(f"tla-{variant}" for variant in TLA_VARIANTS), "async-isr"),
 }
-"""The cases each child process runs (``_cases``' names), one child per group."""
+"""The cases each child process runs (``_cases``' names, and ``search-128``: a search with
+128-bit keys on two threads, spilled and streamed at every level), one child per group."""
 
 STATES = int(os.environ.get("HWCHECK_SANITIZE_STATES", "300"))
 """States each case's walks compare (the largest state besides)."""
@@ -149,6 +150,8 @@ def run_case(name: str) -> int:
     from checker.native.layout import compiled_model
     from checker.symmetry import SymmetryError, for_spec
 
+    if name == "search-128":
+        return _search_128()
     model, given = _cases()[name]
     spec, props = build_model(model, make_config(model, given))
     compiled, why = compiled_model(spec)
@@ -163,6 +166,28 @@ def run_case(name: str) -> int:
     _compare_state(spec, core, sym, props, largest)
     assert len(core.marshal(largest)) <= core.max_marshal
     return walk_and_compare(spec, core, sym, props, random.Random(name), 1, STATES)
+
+
+def _search_128() -> int:
+    """The engine's tables, tier and stream with 128-bit keys (two threads, spilled at every
+    level, many flushes a level) give the 64-bit answers; returns the states searched."""
+    from test_checkpoint import signature
+
+    from checker.models.compose import build_model
+    from checker.native.layout import compiled_model
+    from checker.search import compiled, stream
+    from checker.search.tier import MIN_BUDGET
+    from spec.kafka import Config
+
+    spec, props = build_model("kafka", Config(replicas=2, truncation="hw"))
+    model, _ = compiled_model(spec)
+    stream.CHUNK, stream.MERGE_CHUNK, stream.MERGE_FLOOR = 128, 100, 16
+    narrow = compiled.explore(model, spec, props, symmetry=True, key_bits=64)
+    wide = compiled.explore(
+        model, spec, props, symmetry=True, threads=2, memory=MIN_BUDGET, key_bits=128
+    )
+    assert signature(wide) == signature(narrow)
+    return wide.stats.distinct
 
 
 def _sanitizer_env(tmp: Path) -> dict[str, str]:

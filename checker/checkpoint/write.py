@@ -202,8 +202,7 @@ class Checkpointer:
             written.append(self.folder / name)
             files["frontier_sum"] = write_arrays(self.folder / name, frontier_arrays(frontier))
             files["frontier"] = name
-            if seen is not None:
-                seen.sort()  # in place: the engine's copy, which nothing else holds
+            if seen is not None:  # sorted by the engine (its keys' own order)
                 name = f"seen-{seq:06d}.npy"
                 written.append(self.folder / name)
                 files["seen_sum"] = write_arrays(self.folder / name, [seen])

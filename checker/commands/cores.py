@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from checker.limits import Notice
 from checker.native import certificate
 from checker.search import CoreName, stale
 from checker.search.tier import parse_size
@@ -28,7 +29,7 @@ def note(why: str) -> None:
     stale certificate once a process, with how to certify it again; else that it cannot run
     here, every time; or (``checker.search.door.explore``'s) that ``--memory`` is not
     applied on the reference core."""
-    if why.startswith("--memory"):  # door.explore: the budget not applied on this core
+    if isinstance(why, Notice):  # a whole sentence: a width widened, an option not applied
         click.echo(f"Note: {why}.", err=True)
     elif why != certificate.STALE:
         click.echo(
@@ -81,3 +82,39 @@ MEMORY_OPTION = click.option(
     "and parent tables go to disk, and a level too big for it is streamed through disk "
     "(same answers) [what the machine has free].",
 )
+
+KEY_BITS_OPTION = click.option(
+    "--fingerprint-bits",
+    "key_bits",
+    type=click.Choice(["64", "128"]),
+    default=None,
+    callback=lambda ctx, param, value: None if value is None else int(value),
+    help="Bits of the key the compiled core's seen set dedups on (two distinct states "
+    "sharing one are taken for one; the summary gives the chance): 128 takes twice the "
+    "memory for the seen set [64, and from the start with 128, said in one line, once the "
+    "estimate passes 1e-3].",
+)
+
+
+def compiled_only(where: str, memory: int | None, key_bits: int | None) -> None:
+    """Refuse ``--memory`` and ``--fingerprint-bits 128`` where they cannot apply: ``where``
+    is the core asked for (``reference``) or ``spark`` (the engine). Raises
+    ``click.UsageError`` (exit 2)."""
+    if where == "spark":
+        for given, option in (
+            (memory is not None, "--memory"),
+            (key_bits == 128, "--fingerprint-bits 128"),
+        ):
+            if given:
+                raise click.UsageError(f"{option} applies only to --engine local")
+    elif where == "reference":
+        if memory is not None:
+            raise click.UsageError(
+                "--memory applies to the compiled core (the reference core keeps its seen "
+                "set in memory)"
+            )
+        if key_bits == 128:
+            raise click.UsageError(
+                "--fingerprint-bits 128 applies to the compiled core (the reference core "
+                "dedups on its 64-bit fingerprint)"
+            )

@@ -36,7 +36,9 @@ class Engine:
     threads on the compiled core; ``core``: the core asked for, ``compiled`` (the model's
     compiled core where it can run: ``checker.search.choose_core``) or ``reference`` (the
     Python model); ``memory``: the local compiled engine's budget in bytes before it spills
-    to disk (None: what the machine has free; ``checker.search.tier``)."""
+    to disk (None: what the machine has free; ``checker.search.tier``); ``key_bits``: the
+    width of its seen set's keys, 64 or 128 (None: 64, widened past 1e-3:
+    ``checker.search.width``)."""
 
     name: str = "local"
     spark: Any = None
@@ -44,6 +46,7 @@ class Engine:
     workers: int = 1
     core: search.CoreName = "compiled"
     memory: int | None = None
+    key_bits: int | None = None
 
 
 def _conf_pairs(ctx: Any, param: Any, values: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
@@ -119,6 +122,7 @@ ENGINE_OPTIONS = (
     CORE_OPTION,
     *JOB_OPTIONS,
     cores.MEMORY_OPTION,
+    cores.KEY_BITS_OPTION,
     click.option(
         "--spark-min-frontier",
         type=click.IntRange(min=0),
@@ -153,6 +157,7 @@ def engine_from(kwargs: dict[str, Any]) -> Engine:
     symmetry, workers = kwargs.pop("symmetry", None), kwargs.pop("workers")
     core = kwargs.pop("core", "compiled")
     memory = kwargs.pop("memory", None)
+    key_bits = kwargs.pop("key_bits", None)
     defaults = {
         "master": None,
         "partitions": None,
@@ -174,19 +179,15 @@ def engine_from(kwargs: dict[str, Any]) -> Engine:
         if given:
             option = "--" + given[0].replace("_", "-")
             raise click.UsageError(f"{option} applies only to --engine spark")
-        if memory is not None and core == "reference":
-            raise click.UsageError(
-                "--memory applies to the compiled core (the reference core keeps its seen "
-                "set in memory)"
-            )
+        cores.compiled_only(core, memory, key_bits)
         return Engine(
             symmetry=symmetry,
             workers=workers or pool.default_workers(),
             core=core,
             memory=memory,
+            key_bits=key_bits,
         )
-    if memory is not None:
-        raise click.UsageError("--memory applies only to --engine local")
+    cores.compiled_only("spark", memory, key_bits)
     if workers is not None:
         raise click.UsageError("--workers applies only to --engine local (Spark: --partitions)")
     from checker.spark.session import SparkOptions
@@ -249,6 +250,7 @@ def run(
             recipe=recipe,
             saving=save,
             memory=engine.memory,
+            key_bits=engine.key_bits,
             on_note=cores.note,
             on_compile=cores.compile_note,
         )

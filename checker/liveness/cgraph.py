@@ -49,13 +49,11 @@ class CompiledGraph:
             depth = int(self.lib.lg_error_depth(self.handle))
             self.close()
             if count == -1:
-                limit = min(max_states, GRAPH_LIMIT)
-                bound = (
-                    "its 32-bit state numbers" if limit < max_states else "--liveness-max-states"
-                )
+                numbers = " (the most its 32-bit state numbers allow)"
                 raise GraphTooLarge(
-                    f"the liveness graph passed {limit:,} states ({bound} limit) at depth "
-                    f"{depth} (liveness holds the whole plain graph in memory; lower the bounds)"
+                    f"the liveness graph passed {min(max_states, GRAPH_LIMIT):,} states"
+                    f"{numbers if max_states > GRAPH_LIMIT else ''} at depth {depth} "
+                    "(liveness holds the whole plain graph in memory; lower the bounds)"
                 )
             if count == -2:
                 raise MemoryError("the compiled liveness graph ran out of memory")

@@ -80,6 +80,9 @@ int eng_row_marshal(Engine *e, const uint8_t *row, uint8_t *buf) {
     return len > e->max_marshal ? ENG_OVERFLOW : len;
 }
 uint64_t hwcheck_xxh3(const void *data, size_t len) { return xxh3_64(data, len); }
+/* The bytes of a key the seen set dedups on (tables.h: Key): 8, or 16 in a library built
+ * with -DHW_KEY_BITS=128. Every hash array below holds keys of this size. */
+int eng_key_bytes(void) { return (int)sizeof(Key); }
 
 /* For checkpoints (checker/checkpoint.py): the frontier's rows, and the seen set's row hashes
  * (how many; all of them copied to `out`, in table order). */
@@ -90,7 +93,7 @@ int64_t eng_seen_count(const Engine *e) {
         for (int t = 0; t < SUBTABLES; t++) n += e->seen[p].sub[t].count;
     return n;
 }
-void eng_seen_copy(const Engine *e, uint64_t *out) {
+void eng_seen_copy(const Engine *e, Key *out) {
     for (int p = 0; p < e->threads; p++)
         for (int t = 0; t < SUBTABLES; t++) {
             const SubSeen *s = &e->seen[p].sub[t];
@@ -99,7 +102,7 @@ void eng_seen_copy(const Engine *e, uint64_t *out) {
 }
 /* A resumed search's seen set: `n` row hashes from eng_seen_copy (any thread count). 0, or
  * -1 out of memory. */
-int eng_seen_load(Engine *e, const uint64_t *hashes, int64_t n) {
+int eng_seen_load(Engine *e, const Key *hashes, int64_t n) {
     for (int64_t i = 0; i < n; i++)
         if (!seen_has(e->seen, e->threads, hashes[i]) && seen_put(e->seen, e->threads, hashes[i]))
             return -1;

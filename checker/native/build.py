@@ -97,18 +97,27 @@ def compiler() -> list[str]:
 _LOADED: dict[str, ctypes.CDLL] = {}
 
 
+KEY_BITS = (64, 128)
+"""The widths of the key the seen set dedups on that a library can be built for
+(``HW_KEY_BITS`` in ``tables.h``): one library per width, 64 unless asked."""
+
+
 def load(
     name: str,
     sources: Sequence[Path],
     headers: Sequence[Path] = (),
     on_compile: Callable[[float], None] | None = None,
+    key_bits: int = 64,
 ) -> ctypes.CDLL:
     """The shared library built from ``engine.c`` and ``sources`` (with ``headers``' folders
-    on the include path), building it first if the cache has none. ``on_compile(seconds)``
-    is called after a build. Raises ``NativeUnavailable`` with a one-line reason when there
-    is no compiler, the build fails or the library does not load."""
+    on the include path) with ``key_bits``-bit seen-set keys (``KEY_BITS``), building it
+    first if the cache has none. ``on_compile(seconds)`` is called after a build. Raises
+    ``NativeUnavailable`` with a one-line reason when there is no compiler, the build fails
+    or the library does not load, ``ValueError`` for a width not in ``KEY_BITS``."""
+    if key_bits not in KEY_BITS:
+        raise ValueError(f"keys of {key_bits} bits: the compiled core has {KEY_BITS}")
     everything = [*ENGINE_SOURCES, *sources, *HEADERS, *headers]
-    cc = compiler()
+    cc = [*compiler(), *(["-DHW_KEY_BITS=128"] if key_bits == 128 else [])]
     digest = hashlib.sha256()
     for part in (*cc, *flags(), platform.machine(), platform.python_implementation()):
         digest.update(part.encode() + b"\0")
@@ -120,7 +129,7 @@ def load(
         raise NativeUnavailable("two sources of the compiled core share a file name")
     for path in everything:
         digest.update(texts[Path(path).name])
-    key = f"{name}-{digest.hexdigest()[:16]}"
+    key = f"{name}{'-k128' if key_bits == 128 else ''}-{digest.hexdigest()[:16]}"
     if key in _LOADED:
         return _LOADED[key]
     folder = cache_dir()
@@ -137,7 +146,7 @@ def load(
         if not cached:
             raise NativeUnavailable(f"the compiled core at {target} does not load: {exc}") from None
         target.unlink(missing_ok=True)  # a broken cache entry: build it again, once
-        return load(name, sources, headers, on_compile)
+        return load(name, sources, headers, on_compile, key_bits)
     try:
         _declare(lib)
     except AttributeError as exc:
@@ -215,6 +224,7 @@ def _declare(lib: ctypes.CDLL) -> None:
         "eng_seed": (i32, [p, p, p, i64]),
         "eng_set_masks": (None, [p, u32, u32, u32]),
         "eng_set_level_limit": (None, [p, i64]),
+        "eng_key_bytes": (i32, []),
         "eng_expand": (i32, [p, i64, i64]),
         "eng_probe": (i32, [p, i64, i64]),
         "eng_finish": (i64, [p]),

@@ -128,7 +128,8 @@ class Core:
 
     Raises ``NativeUnavailable`` when the library cannot be built or loaded, or when the
     model's bounds are outside what it was compiled for. ``on_compile(seconds)`` is called
-    when the library had to be built first."""
+    when the library had to be built first. ``key_bits``: the width of the key its seen set
+    dedups on (64, or 128: ``checker.native.build.KEY_BITS``; a library of its own)."""
 
     def __init__(
         self,
@@ -139,10 +140,17 @@ class Core:
         symmetry: bool = False,
         threads: int = 1,
         on_compile: Callable[[float], None] | None = None,
+        key_bits: int = 64,
     ) -> None:
         self.model = model
         self.handle = None
-        self.lib = load(model.name, model.sources, model.headers, on_compile)
+        self.lib = load(model.name, model.sources, model.headers, on_compile, key_bits)
+        self.key_bits = key_bits
+        if self.lib.eng_key_bytes() * 8 != key_bits:
+            raise NativeUnavailable(
+                f"the compiled {model.name} core's keys are {self.lib.eng_key_bytes() * 8} "
+                f"bits, not {key_bits}"
+            )
         numbers = np.zeros(5, dtype=np.int32)
         self.lib.eng_label_layout(numbers.ctypes.data)
         if tuple(numbers.tolist()) != LAYOUT.numbers():

@@ -7,7 +7,7 @@
  * slices of the frontier, then eng_finish, then eng_advance with the new states'
  * fingerprints.
  *
- * Deduplication uses a 64-bit hash of the (canonical) row; a level holds at most LEVEL_MAX
+ * Deduplication uses a hash of the (canonical) row, 64 or 128 bits (tables.h: Key); a level holds at most LEVEL_MAX
  * states (tables.h: parents are 32-bit frontier indices), past which ENG_LIMIT; the tie-breaks are the reference
  * engine's (checker.search.bfs): a new state's parent is the smallest (parent fingerprint, label
  * rank), where a label's rank is its position in the order of label texts.
@@ -92,7 +92,7 @@ static void worker_run(Worker *w) {
                 if (model_canonical(e->m, w->scratch, succ, w->canon)) { w->failed = ENG_OVERFLOW; break; }
                 key = w->canon;
             }
-            uint64_t h = row_hash(key, width);
+            Key h = row_hash(key, width);
             if (seen_has(e->seen, e->threads, h)) continue;
             int owner = part_of(e->threads, h);  /* this worker's own partition takes it directly */
             int rc = owner == w->index
@@ -211,7 +211,7 @@ Engine *eng_new(const ModelParams *params, const uint16_t *ranks, uint32_t inv_m
     for (int p = 0; p < e->threads && !failed; p++) {
         for (int t = 0; t < SUBTABLES && !failed; t++) {
             e->seen[p].sub[t].cap = 64;
-            e->seen[p].sub[t].slots = calloc(64, sizeof(uint64_t));
+            e->seen[p].sub[t].slots = calloc(64, sizeof(Key));
             failed = !e->seen[p].sub[t].slots;
         }
         failed = failed || table_grow(&e->part[p], e->width)
@@ -285,7 +285,7 @@ static int set_frontier(Engine *e, const uint8_t *rows, const uint64_t *fps, siz
 int eng_seed(Engine *e, const uint8_t *rows, const uint64_t *fps, int64_t n) {
     if ((size_t)n > e->level_limit) return ENG_LIMIT;
     for (int64_t i = 0; i < n; i++) {
-        uint64_t h = row_hash(rows + i * e->width, e->width);
+        Key h = row_hash(rows + i * e->width, e->width);
         if (!seen_has(e->seen, e->threads, h) && seen_put(e->seen, e->threads, h)) return ENG_NO_MEMORY;
     }
     eng_level_restart(e);

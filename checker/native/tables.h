@@ -1,5 +1,5 @@
 /* The compiled level loop's hash tables (engine.c): the seen set, split per partition into
- * sub-tables of 64-bit row hashes, and the tables of a level being built, with the
+ * sub-tables of row hashes (Key: 64 or 128 bits), and the tables of a level being built, with the
  * engines' tie-break. Header-only so the hot paths inline into the loop. */
 #ifndef HWCHECK_TABLES_H
 #define HWCHECK_TABLES_H
@@ -7,6 +7,50 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "xxh3.h"
+
+#ifndef HW_KEY_BITS
+#define HW_KEY_BITS 64
+#endif
+
+/* A 64-bit hash of a row: 8-byte words folded by multiply and rotate, then a final mix;
+ * `seed` picks one of independent such hashes. Never 0 (the tables' empty slot). */
+static inline uint64_t row_hash64(const uint8_t *p, int len, uint64_t seed) {
+    uint64_t h = seed ^ (uint64_t)len;
+    int i = 0;
+    for (; i + 8 <= len; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        h ^= w * 0xC2B2AE3D27D4EB4Full;
+        h = ((h << 31) | (h >> 33)) * 0x9E3779B97F4A7C15ull;
+    }
+    uint64_t w = 0;
+    memcpy(&w, p + i, len - i);
+    h ^= w * 0xC2B2AE3D27D4EB4Full;
+    h ^= h >> 33; h *= 0xFF51AFD7ED558CCDull;
+    h ^= h >> 33; h *= 0xC4CEB9FE1A85EC53ull;
+    h ^= h >> 33;
+    return h ? h : 1;
+}
+
+/* The key a state is deduplicated on (HW_KEY_BITS, 64 unless the library was built with
+ * -DHW_KEY_BITS=128, checker/native/build.py): the row's 64-bit hash, and with 128 bits
+ * xxh3_64 of the row above it, a hash of another design, which two distinct states must
+ * also share to be taken for one. The low word alone picks partitions, sub-tables, slots. */
+#if HW_KEY_BITS == 128
+typedef unsigned __int128 Key;
+static inline Key row_hash(const uint8_t *p, int len) {
+    return (Key)xxh3_64(p, (size_t)len) << 64 | row_hash64(p, len, 0x9E3779B97F4A7C15ull);
+}
+#else
+typedef uint64_t Key;
+static inline Key row_hash(const uint8_t *p, int len) {
+    return row_hash64(p, len, 0x9E3779B97F4A7C15ull);
+}
+#endif
+
+static inline uint64_t key_low(Key h) { return (uint64_t)h; }
 
 /* The most states a level may hold (LEVEL_MAX): a state's parent is its frontier index, and
  * the index stores entry + 1, both as uint32. A level past it is refused (TABLE_LIMIT, the
@@ -21,7 +65,7 @@
  * less); table_push and table_offer return TABLE_LIMIT past it. */
 typedef struct {
     uint8_t *rows;
-    uint64_t *h;
+    Key *h;
     uint32_t *parent;
     uint16_t *label;
     size_t n, cap;
@@ -39,7 +83,7 @@ static inline int table_full(const Table *t) {
  * all of it) and the set's load stays between its tables' bounds everywhere. */
 #define SUBTABLES 256
 typedef struct {
-    uint64_t *slots;
+    Key *slots;
     size_t cap, count;
 } SubSeen;
 
@@ -47,48 +91,29 @@ typedef struct {
     SubSeen sub[SUBTABLES];
 } __attribute__((aligned(64))) Seen;
 
-/* A 64-bit hash of a row: 8-byte words folded by multiply and rotate, then a final mix. */
-static inline uint64_t row_hash(const uint8_t *p, int len) {
-    uint64_t h = 0x9E3779B97F4A7C15ull ^ (uint64_t)len;
-    int i = 0;
-    for (; i + 8 <= len; i += 8) {
-        uint64_t w;
-        memcpy(&w, p + i, 8);
-        h ^= w * 0xC2B2AE3D27D4EB4Full;
-        h = ((h << 31) | (h >> 33)) * 0x9E3779B97F4A7C15ull;
-    }
-    uint64_t w = 0;
-    memcpy(&w, p + i, len - i);
-    h ^= w * 0xC2B2AE3D27D4EB4Full;
-    h ^= h >> 33; h *= 0xFF51AFD7ED558CCDull;
-    h ^= h >> 33; h *= 0xC4CEB9FE1A85EC53ull;
-    h ^= h >> 33;
-    return h ? h : 1;
-}
-
-/* The partition that owns a row hash, of `threads`: bits 32..47 scaled by a multiply (no
+/* The partition that owns a key, of `threads`: bits 32..47 scaled by a multiply (no
  * division on the hot path; the low bits pick table slots, bits 48..55 sub-tables). */
-static inline int part_of(int threads, uint64_t h) {
-    return (int)((((h >> 32) & 0xFFFF) * (uint64_t)threads) >> 16);
+static inline int part_of(int threads, Key h) {
+    return (int)((((key_low(h) >> 32) & 0xFFFF) * (uint64_t)threads) >> 16);
 }
 
 /* The sub-table of h in the seen set `parts` (one Seen per partition). */
-static inline SubSeen *sub_of(Seen *parts, int threads, uint64_t h) {
-    return &parts[part_of(threads, h)].sub[(h >> 48) & (SUBTABLES - 1)];
+static inline SubSeen *sub_of(Seen *parts, int threads, Key h) {
+    return &parts[part_of(threads, h)].sub[(key_low(h) >> 48) & (SUBTABLES - 1)];
 }
 
-static inline int seen_has(Seen *parts, int threads, uint64_t h) {
+static inline int seen_has(Seen *parts, int threads, Key h) {
     const SubSeen *seen = sub_of(parts, threads, h);
     size_t mask = seen->cap - 1;
-    for (size_t i = h & mask;; i = (i + 1) & mask) {
+    for (size_t i = key_low(h) & mask;; i = (i + 1) & mask) {
         if (seen->slots[i] == h) return 1;
         if (!seen->slots[i]) return 0;
     }
 }
 
-static inline void seen_put_raw(uint64_t *slots, size_t cap, uint64_t h) {
+static inline void seen_put_raw(Key *slots, size_t cap, Key h) {
     size_t mask = cap - 1;
-    for (size_t i = h & mask;; i = (i + 1) & mask) {
+    for (size_t i = key_low(h) & mask;; i = (i + 1) & mask) {
         if (slots[i] == h) return;
         if (!slots[i]) { slots[i] = h; return; }
     }
@@ -96,11 +121,11 @@ static inline void seen_put_raw(uint64_t *slots, size_t cap, uint64_t h) {
 
 /* Insert into the seen set of h's partition (only its owner thread may call this). Tables
  * are kept at most 80% full: linear probing with a well-mixed hash stays short there. */
-static inline int seen_put(Seen *parts, int threads, uint64_t h) {
+static inline int seen_put(Seen *parts, int threads, Key h) {
     SubSeen *seen = sub_of(parts, threads, h);
     if ((seen->count + 1) * 5 > seen->cap * 4) {
         size_t cap = seen->cap * 2;
-        uint64_t *slots = calloc(cap, sizeof(uint64_t));
+        Key *slots = calloc(cap, sizeof(Key));
         if (!slots) return -1;
         for (size_t i = 0; i < seen->cap; i++) if (seen->slots[i]) seen_put_raw(slots, cap, seen->slots[i]);
         free(seen->slots);
@@ -120,7 +145,7 @@ static inline int table_reindex(Table *t, size_t cap) {
     t->index = index;
     t->index_cap = cap;
     for (size_t k = 0; k < t->n; k++) {
-        size_t mask = cap - 1, i = t->h[k] & mask;
+        size_t mask = cap - 1, i = key_low(t->h[k]) & mask;
         while (index[i]) i = (i + 1) & mask;
         index[i] = (uint32_t)(k + 1);
     }
@@ -134,7 +159,7 @@ static inline int table_double(Table *t, int width) {
     if (!rows) return -1;
     t->rows = rows;
 #define GROW(field, type) { type *p = realloc(t->field, cap * sizeof(type)); if (!p) return -1; t->field = p; }
-    GROW(h, uint64_t) GROW(parent, uint32_t) GROW(label, uint16_t)
+    GROW(h, Key) GROW(parent, uint32_t) GROW(label, uint16_t)
 #undef GROW
     t->cap = cap;
     return 0;
@@ -146,7 +171,7 @@ static inline int table_grow(Table *t, int width) {
 
 /* Append an entry without looking for it (a worker's finds for another partition: its
  * owner dedups them at the merge). 0, TABLE_NO_MEMORY or TABLE_LIMIT. */
-static inline int table_push(Table *t, int width, const uint8_t *row, uint64_t h,
+static inline int table_push(Table *t, int width, const uint8_t *row, Key h,
                              uint32_t parent, uint16_t label) {
     if (table_full(t)) return TABLE_LIMIT;
     if (t->n == t->cap && table_double(t, width)) return TABLE_NO_MEMORY;
@@ -175,8 +200,8 @@ static inline int better(uint64_t pfp, uint16_t rank, uint64_t old_pfp, uint16_t
  * already there re-parented if this discovery wins the tie-break. 0, TABLE_NO_MEMORY or
  * TABLE_LIMIT (a new entry past the table's limit). */
 static inline int table_offer(Table *t, int width, const uint64_t *front_fp, const uint16_t *rank,
-                       const uint8_t *row, uint64_t h, uint32_t parent, uint16_t label) {
-    size_t mask = t->index_cap - 1, slot = h & mask;
+                       const uint8_t *row, Key h, uint32_t parent, uint16_t label) {
+    size_t mask = t->index_cap - 1, slot = key_low(h) & mask;
     for (; t->index[slot]; slot = (slot + 1) & mask) {
         size_t at = t->index[slot] - 1;
         if (t->h[at] != h) continue;
@@ -190,7 +215,7 @@ static inline int table_offer(Table *t, int width, const uint64_t *front_fp, con
     if (t->n == t->cap) {
         if (table_grow(t, width)) return TABLE_NO_MEMORY;
         mask = t->index_cap - 1;
-        for (slot = h & mask; t->index[slot]; slot = (slot + 1) & mask) {}
+        for (slot = key_low(h) & mask; t->index[slot]; slot = (slot + 1) & mask) {}
     }
     size_t at = t->n++;
     memcpy(t->rows + at * width, row, width);

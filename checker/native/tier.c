@@ -20,7 +20,7 @@ int eng_seen_clear(Engine *e) {
         for (int t = 0; t < SUBTABLES; t++) {
             SubSeen *s = &e->seen[p].sub[t];
             free(s->slots);
-            s->slots = calloc(64, sizeof(uint64_t));
+            s->slots = calloc(64, sizeof(Key));
             s->cap = s->slots ? 64 : 0;
             s->count = 0;
             if (!s->slots) return ENG_NO_MEMORY;
@@ -33,9 +33,9 @@ int eng_seen_clear(Engine *e) {
 
 /* The row hashes of the level being built, in the order eng_finish gathers it (partition
  * after partition, each in its table's order), into `out` (eng_next_size of them). */
-void eng_next_hashes(const Engine *e, uint64_t *out) {
+void eng_next_hashes(const Engine *e, Key *out) {
     for (int p = 0; p < e->threads; p++) {
-        memcpy(out, e->part[p].h, e->part[p].n * sizeof(uint64_t));
+        memcpy(out, e->part[p].h, e->part[p].n * sizeof(Key));
         out += e->part[p].n;
     }
 }
@@ -75,7 +75,7 @@ void eng_window(Engine *e, const uint8_t *rows, int64_t base) {
 
 /* The row hashes of the frontier's rows (in memory), into `out` (front_n of them): the keys
  * its states have in the seen set. */
-void eng_front_hashes(const Engine *e, uint64_t *out) {
+void eng_front_hashes(const Engine *e, Key *out) {
     for (size_t i = 0; i < e->front_n; i++) out[i] = row_hash(e->front + i * e->width, e->width);
 }
 
@@ -121,11 +121,11 @@ int eng_level_release(Engine *e) {
 
 /* Every entry of the level being built, in eng_next_hashes' order: row hashes, parents
  * (frontier indices), labels and rows into the four arrays (eng_next_size each). */
-void eng_next_entries(const Engine *e, uint64_t *h, uint32_t *parent, uint16_t *label,
+void eng_next_entries(const Engine *e, Key *h, uint32_t *parent, uint16_t *label,
                       uint8_t *rows) {
     for (int p = 0; p < e->threads; p++) {
         const Table *t = &e->part[p];
-        memcpy(h, t->h, t->n * sizeof(uint64_t));
+        memcpy(h, t->h, t->n * sizeof(Key));
         memcpy(parent, t->parent, t->n * sizeof(uint32_t));
         memcpy(label, t->label, t->n * sizeof(uint16_t));
         memcpy(rows, t->rows, t->n * (size_t)e->width);

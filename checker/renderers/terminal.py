@@ -17,7 +17,7 @@ from checker.model import Spec
 from checker.models.compose import variant_of
 from checker.renderers import shown, steps
 from checker.renderers.steps import counted
-from checker.result import CheckResult, Status
+from checker.result import CheckResult, Stats, Status
 
 STATUS_STYLE = {
     Status.OK: "bold green",
@@ -26,6 +26,17 @@ STATUS_STYLE = {
     Status.INCOMPLETE: "bold yellow",
     Status.ERROR: "bold red",
 }
+
+
+def collision_text(stats: Stats) -> str:
+    """The summary's collision row: TLC's estimate for the key the seen set dedups on, named
+    (``Stats.key``: the compiled local engine's row hash, 64 or 128 bits, or a fingerprint)."""
+    bits = stats.key_bits
+    return (
+        f"{stats.collision_probability:.1e}: the chance that two distinct states shared the "
+        f"{bits}-bit {stats.key} the seen set dedups on, so one was never explored (TLC's "
+        f"optimistic estimate n·(g−n)/2^{bits}, n distinct, g generated)"
+    )
 
 
 def stdout_console(piped_width: int = 160) -> Console:
@@ -54,14 +65,7 @@ def summary_table(title: str, config: dict[str, Any], result: CheckResult) -> Ta
     table.add_row("depth", str(stats.depth))
     table.add_row("seconds", f"{stats.seconds:.2f}")
     table.add_row("distinct states/s", f"{stats.states_per_second:,.0f}")
-    table.add_row(
-        "fingerprint collision",
-        Text(
-            f"{stats.collision_probability:.1e}: the chance that two distinct states shared a 64-bit "
-            "fingerprint, so one was never explored (TLC's optimistic estimate n·(g−n)/2^64, "
-            "n distinct, g generated)"
-        ),
-    )
+    table.add_row("fingerprint collision", Text(collision_text(stats)))
     on_spark = sum(1 for level in stats.levels if level["where"] == "spark")
     table.add_row(
         "engine",

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from checker.checkpoint.saving import SaveOptions, run_search
+from checker.checkpoint.saving import SaveOptions
 from checker.limits import (
     DEPTH_REACHED,
     NO_LIMITS,
@@ -33,9 +33,11 @@ from checker.properties import Property
 from checker.result import CheckResult, Violation
 from checker.search.bfs import Search
 from checker.search.compiled_saving import CompiledCheckpoints
+from checker.search.keys import KeyKind
 from checker.search.seen import KeyLevels
 from checker.search.stream import CHUNK, Stream
 from checker.search.tier import Tier
+from checker.search.width import check_width, run_widening
 from checker.trace import walk_keys
 
 
@@ -56,8 +58,11 @@ class CompiledSearch(CompiledCheckpoints, Search):
         threads: int = 1,
         on_compile: Callable[[float], None] | None = None,
         memory: int | None = None,
+        key_bits: int | None = None,
     ) -> None:
         super().__init__(spec, properties, limits, on_progress, symmetry)
+        self.widen = key_bits is None  # 64 bits, widened past width.WIDEN_AT
+        self.stats.key_bits, self.stats.key = key_bits or 64, "row hash"
         self.threads = threads
         missing = [p.name for p in properties if p.name not in model.property_bits]
         if missing:
@@ -72,8 +77,10 @@ class CompiledSearch(CompiledCheckpoints, Search):
             symmetry,
             threads,
             on_compile,
+            self.stats.key_bits,
         )
-        self.tier = Tier(self.core.lib, self.core.handle, self.seen, memory, None)
+        kind = KeyKind(self.stats.key_bits)
+        self.tier = Tier(self.core.lib, self.core.handle, self.seen, memory, None, kind)
         self.stream = Stream(self)
         self.front_fps = np.empty(0, dtype=np.uint64)
         self.full: dict[
@@ -133,6 +140,7 @@ class CompiledSearch(CompiledCheckpoints, Search):
                 self.note = self.tier.note()
             if size and self.tier.spilled and not self.stream.active and self._tight(size):
                 self.stream.start(size)
+            check_width(self)
         return size
 
     def _unseen_beyond(self, size: int) -> bool:
@@ -160,8 +168,9 @@ class CompiledSearch(CompiledCheckpoints, Search):
     def _newest(self) -> np.ndarray[Any, Any]:
         """The row hashes of the frontier (the level just committed)."""
         if self.stream.active:
-            return self.stream.hashes
-        hashes = np.empty(len(self.front_fps), dtype=np.uint64)
+            newest: np.ndarray[Any, Any] = self.stream.hashes
+            return newest
+        hashes = self.tier.kind.empty(len(self.front_fps))
         self.core.lib.eng_front_hashes(self.core.handle, hashes.ctypes.data)
         return hashes
 
@@ -290,20 +299,25 @@ def explore(
     on_compile: Callable[[float], None] | None = None,
     saving: SaveOptions | None = None,
     memory: int | None = None,
+    key_bits: int | None = None,
+    on_note: Callable[[str], None] | None = None,
 ) -> CheckResult:
     """``checker.search.bfs.explore`` on the compiled core ``model`` of ``spec``: the same
     ``CheckResult`` (counts, depth, coverage, verdicts, counterexamples), faster.
 
     Raises ``NativeUnavailable`` before searching when the core cannot run this model
-    (callers fall back to ``checker.search.bfs.explore``) and ``SymmetryError`` as the reference
-    engine does. ``threads``: how many threads expand each level (the answers do not depend
+    (callers fall back to ``checker.search.bfs.explore``), ``SymmetryError`` as the reference
+    engine does, and ``CheckpointError`` for a checkpoint of another key width than
+    ``key_bits``. ``threads``: how many threads expand each level (the answers do not depend
     on it). ``memory``: the budget in bytes past which the seen set and parent tables spill
-    to disk (``checker.search.tier``; None: what the machine has free)."""
-    run = CompiledSearch(
-        model, spec, properties, limits, on_progress, symmetry, threads, on_compile, memory
-    )
-    try:
-        return run_search((saving or SaveOptions()).apply(run))
-    finally:
-        run.stream.close()
-        run.tier.close()
+    to disk (``checker.search.tier``; None: what the machine has free). ``key_bits``: the
+    width of the keys the seen set dedups on, 64 or 128 (None: 64, widened to 128 past
+    ``checker.search.width.WIDEN_AT``, ``on_note`` told why)."""
+
+    def make(bits: int | None) -> CompiledSearch:
+        return CompiledSearch(
+            model, spec, properties, limits, on_progress, symmetry, threads, on_compile, memory,
+            bits,
+        )  # fmt: skip
+
+    return run_widening(make, saving or SaveOptions(), key_bits, on_note)

@@ -44,10 +44,16 @@ class CompiledCheckpoints(Saving):
         return self.tier.run_files()
 
     def seen_snapshot(self) -> np.ndarray[Any, Any]:
+        """The seen set in memory, sorted (``checker.search.keys``: the same file whatever
+        the thread count)."""
         lib, handle = self.core.lib, self.core.handle
-        hashes = np.empty(lib.eng_seen_count(handle), dtype=np.uint64)
+        hashes = self.tier.kind.empty(lib.eng_seen_count(handle))
         lib.eng_seen_copy(handle, hashes.ctypes.data)
-        return hashes
+        return self.tier.kind.sort(hashes)
+
+    def search_state(self) -> dict[str, Any]:
+        """``Saving.search_state`` and the width of the seen set's keys (``key_bits``)."""
+        return {**super().search_state(), "key_bits": self.core.key_bits}
 
     def _restore(self, loaded: Loaded) -> int:
         """Go on from ``loaded``: the parent tables in its (sorted) level order, the seen set
@@ -58,7 +64,11 @@ class CompiledCheckpoints(Saving):
         if hashes is None:
             if loaded.manifest["frontier_size"]:
                 raise CheckpointError("the checkpoint holds no compiled seen set")
-            hashes = np.empty(0, dtype=np.uint64)  # a finished search: nothing to expand
+            hashes = self.tier.kind.empty(0)  # a finished search: nothing to expand
+        if hashes.shape[1:] != self.tier.kind.empty(0).shape[1:]:
+            raise CheckpointError(
+                f"the checkpoint's seen set is not of {self.core.key_bits}-bit keys"
+            )
         self.restore_state(loaded)
         previous: np.ndarray[Any, Any] = np.empty(0, dtype=np.uint64)
         for k, fps, parents in loaded.levels():

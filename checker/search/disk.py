@@ -15,7 +15,8 @@ for byte).
 Runs are kept few by merging (size-tiered, as an LSM tree compacts): when the newest run is
 at least half the size of the one before it, the two are merged into one, streaming, so a
 level reads O(log runs) files. The design is disk Murphi's (Stern & Dill, CAV 1998) and
-TLC's disk fingerprint set.
+TLC's disk fingerprint set. Keys are 64 or 128 bits (``checker.search.keys``): a run of 128-bit
+keys is a ``.npy`` of shape ``(count, 2)``.
 """
 
 from __future__ import annotations
@@ -28,41 +29,50 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
-from checker.search.seen import in_sorted
+from checker.search.keys import KeyKind
 
 CHUNK = 1 << 22
-"""Hashes read from a run at a time (32 MiB)."""
+"""Keys read from a run at a time (32 MiB of 64-bit keys)."""
 
 _HEADER = {"descr": "<u8", "fortran_order": False}
 
 
 @dataclass
 class Run:
-    """A sorted run on disk: ``path`` (a ``.npy`` file of ``count`` ``uint64`` row hashes,
-    strictly increasing), where its data starts (``offset``, bytes) and its checksum in the
-    checkpoint files' form (``"crc32:size"``: ``checker.checkpoint.format.checksum``)."""
+    """A sorted run on disk: ``path`` (a ``.npy`` file of ``count`` keys of ``words``
+    ``uint64`` words, strictly increasing: ``checker.search.keys``), where its data starts
+    (``offset``, bytes) and its checksum in the checkpoint files' form (``"crc32:size"``:
+    ``checker.checkpoint.format.checksum``)."""
 
     path: Path
     count: int
     offset: int
     checksum: str
+    words: int = 1
+
+    @property
+    def nbytes(self) -> int:
+        """The file's size in bytes."""
+        return self.offset + 8 * self.words * self.count
 
     def chunks(self, size: int = CHUNK) -> Any:
-        """The run's hashes, ``size`` at a time, in order (``uint64`` arrays)."""
+        """The run's keys, ``size`` at a time, in order (arrays of ``KeyKind`` keys)."""
         with open(self.path, "rb") as handle:
             handle.seek(self.offset)
             left = self.count
             while left:
-                chunk = np.fromfile(handle, dtype="<u8", count=min(size, left))
+                chunk = np.fromfile(handle, dtype="<u8", count=min(size, left) * self.words)
                 if not len(chunk):
                     raise OSError(f"{self.path} is shorter than its header says")
+                if self.words > 1:
+                    chunk = chunk.reshape(-1, self.words)
                 left -= len(chunk)
                 yield chunk
 
 
 def open_run(path: Path, checksum: str = "") -> Run:
-    """The run in ``path`` (a ``.npy`` file of ``uint64``, as ``Runs`` writes them). Raises
-    ``OSError`` when it cannot be read or is not one."""
+    """The run in ``path`` (a ``.npy`` file of ``uint64`` keys, one or two words each, as
+    ``Runs`` writes them). Raises ``OSError`` when it cannot be read or is not one."""
     with open(path, "rb") as handle:
         try:
             version = np.lib.format.read_magic(handle)
@@ -74,20 +84,21 @@ def open_run(path: Path, checksum: str = "") -> Run:
             shape, fortran, dtype = read(handle)
         except ValueError as exc:
             raise OSError(f"{path} is not a run of row hashes: {exc}") from None
-        if dtype != np.dtype("<u8") or fortran or len(shape) != 1:
+        if dtype != np.dtype("<u8") or fortran or shape[1:] not in ((), (2,)):
             raise OSError(f"{path} is not a run of row hashes")
-        return Run(path, int(shape[0]), handle.tell(), checksum)
+        return Run(path, int(shape[0]), handle.tell(), checksum, 1 if len(shape) == 1 else 2)
 
 
 class _Writer:
-    """A run being written: the ``.npy`` header for ``count`` hashes, then the hashes in
-    slices; the CRC-32 kept as they go."""
+    """A run being written: the ``.npy`` header for ``count`` keys of ``words`` words, then
+    the keys in slices; the CRC-32 kept as they go."""
 
-    def __init__(self, path: Path, count: int) -> None:
-        self.path, self.count, self.crc = path, count, 0
+    def __init__(self, path: Path, count: int, words: int = 1) -> None:
+        self.path, self.count, self.words, self.crc = path, count, words, 0
         self.tmp = path.with_name(f".{path.name}.tmp")
         self.handle: BinaryIO = open(self.tmp, "wb")  # noqa: SIM115 -- closed in done/abort
-        np.lib.format.write_array_header_1_0(self.handle, {**_HEADER, "shape": (count,)})
+        shape = (count,) if words == 1 else (count, words)
+        np.lib.format.write_array_header_1_0(self.handle, {**_HEADER, "shape": shape})
         self.offset = self.handle.tell()
 
     def write(self, hashes: np.ndarray[Any, Any]) -> None:
@@ -98,10 +109,11 @@ class _Writer:
     def done(self) -> Run:
         size = self.handle.tell()
         self.handle.close()
-        if size != self.offset + 8 * self.count:
-            raise OSError(f"{self.path}: {size} bytes written, not {self.offset + 8 * self.count}")
+        run = Run(self.path, self.count, self.offset, f"{self.crc:08x}:{size}", self.words)
+        if size != run.nbytes:
+            raise OSError(f"{self.path}: {size} bytes written, not {run.nbytes}")
         os.replace(self.tmp, self.path)
-        return Run(self.path, self.count, self.offset, f"{self.crc:08x}:{size}")
+        return run
 
     def abort(self) -> None:
         self.handle.close()
@@ -113,12 +125,13 @@ class _Cursor:
 
     def __init__(self, run: Run) -> None:
         self.chunks = run.chunks()
-        self.head = np.empty(0, dtype=np.uint64)
+        self.none = KeyKind(64 * run.words).empty(0)
+        self.head = self.none
         self.fill()
 
     def fill(self) -> None:
         if not len(self.head):
-            self.head = next(self.chunks, np.empty(0, dtype=np.uint64))
+            self.head = next(self.chunks, self.none)
 
     def take(self, n: int) -> np.ndarray[Any, Any]:
         taken, self.head = self.head[:n], self.head[n:]
@@ -127,17 +140,21 @@ class _Cursor:
 
 
 def merge(a: Run, b: Run, path: Path) -> Run:
-    """One run at ``path`` holding ``a``'s and ``b``'s hashes (disjoint), merged a slice at a
-    time: memory is a few ``CHUNK``s whatever their sizes. Raises ``OSError``."""
-    out = _Writer(path, a.count + b.count)
+    """One run at ``path`` holding ``a``'s and ``b``'s keys (disjoint, of one width), merged
+    a slice at a time: memory is a few ``CHUNK``s whatever their sizes. Raises ``OSError``."""
+    kind = KeyKind(64 * a.words)
+    out = _Writer(path, a.count + b.count, a.words)
     try:
         left, right = _Cursor(a), _Cursor(b)
         while len(left.head) and len(right.head):
-            bound = min(left.head[-1], right.head[-1])
-            x = left.take(int(np.searchsorted(left.head, bound, "right")))
-            y = right.take(int(np.searchsorted(right.head, bound, "right")))
+            bound = kind.least(left.head[-1], right.head[-1])
+            x = left.take(kind.upto(left.head, bound))
+            y = right.take(kind.upto(right.head, bound))
             both = np.concatenate([x, y])
-            both.sort(kind="stable")  # two sorted runs: a linear merge
+            if kind.words == 1:
+                both.sort(kind="stable")  # two sorted runs: a linear merge
+            else:
+                both = kind.sort(both)
             out.write(both)
         for rest in (left, right):
             while len(rest.head):
@@ -149,13 +166,15 @@ def merge(a: Run, b: Run, path: Path) -> Run:
 
 
 class Runs:
-    """The seen set's part on disk: disjoint sorted runs in ``folder`` (``run-NNNNNN.npy``).
+    """The seen set's part on disk: disjoint sorted runs of ``kind`` keys in ``folder``
+    (``run-NNNNNN.npy``).
 
     ``add`` writes a run and merges; ``contains`` looks keys up in every run. Raises
     ``OSError`` when the disk fails (full, gone): the search cannot go on without it."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, kind: KeyKind | None = None) -> None:
         self.folder = Path(folder)
+        self.kind = kind or KeyKind(64)
         self.runs: list[Run] = []
         self.seq = 0
 
@@ -167,20 +186,20 @@ class Runs:
     @property
     def nbytes(self) -> int:
         """Bytes of the run files."""
-        return sum(run.offset + 8 * run.count for run in self.runs)
+        return sum(run.nbytes for run in self.runs)
 
     def _path(self) -> Path:
         self.seq += 1
         return self.folder / f"run-{self.seq:06d}.npy"
 
     def add(self, hashes: np.ndarray[Any, Any]) -> None:
-        """Write ``hashes`` (``uint64``, none on disk yet; sorted here, in place) as a run,
-        then merge while the newest run is at least half the size of the one before."""
+        """Write ``hashes`` (keys, none on disk yet; sorted here, in place at 64 bits) as a
+        run, then merge while the newest run is at least half the size of the one before."""
         if not len(hashes):
             return
         self.folder.mkdir(parents=True, exist_ok=True)
-        hashes.sort()
-        out = _Writer(self._path(), len(hashes))
+        hashes = self.kind.sort(hashes)
+        out = _Writer(self._path(), len(hashes), self.kind.words)
         try:
             for start in range(0, len(hashes), CHUNK):
                 out.write(hashes[start : start + CHUNK])
@@ -191,7 +210,10 @@ class Runs:
         self._compact()
 
     def adopt(self, run: Run) -> None:
-        """Take ``run`` (a resumed checkpoint's; never deleted here) as one of these runs."""
+        """Take ``run`` (a resumed checkpoint's; never deleted here) as one of these runs.
+        Raises ``OSError`` when its keys are not of this width."""
+        if run.words != self.kind.words:
+            raise OSError(f"{run.path} holds {64 * run.words}-bit keys, not {self.kind.bits}")
         self.runs.append(run)
         self.runs.sort(key=lambda r: -r.count)
 
@@ -206,13 +228,13 @@ class Runs:
 
     def lookup(self) -> Lookup:
         """A lookup for batches of keys in increasing order (``Lookup``)."""
-        return Lookup(self.runs)
+        return Lookup(self.runs, self.kind)
 
     def contains(self, keys: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-        """A boolean mask over ``keys`` (``uint64``, any order): which a run holds. Every run
-        is read once, a ``CHUNK`` at a time (a ``Lookup`` of the keys sorted)."""
+        """A boolean mask over ``keys`` (any order): which a run holds. Every run is read
+        once, a ``CHUNK`` at a time (a ``Lookup`` of the keys sorted)."""
         found = np.zeros(len(keys), dtype=bool)
-        order = np.argsort(keys)
+        order = self.kind.order(keys)
         found[order] = self.lookup()(keys[order])
         return found
 
@@ -222,14 +244,16 @@ class Lookup:
     every run is read once, a ``CHUNK`` at a time, across all the batches (a merge join), and
     at most one slice of each is held."""
 
-    def __init__(self, runs: list[Run]) -> None:
+    def __init__(self, runs: list[Run], kind: KeyKind | None = None) -> None:
+        self.kind = kind or KeyKind(64)
         self.cursors: list[list[Any]] = [[run.chunks(), None] for run in runs]
 
     def __call__(self, keys: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-        """A boolean mask over ``keys`` (``uint64``, increasing, all above the last batch's)."""
+        """A boolean mask over ``keys`` (increasing, all above the last batch's)."""
         hit = np.zeros(len(keys), dtype=bool)
         if not len(keys):
             return hit
+        low, member = self.kind.low(keys), self.kind.member
         for cursor in self.cursors:
             chunks, chunk = cursor
             while True:
@@ -237,11 +261,12 @@ class Lookup:
                     chunk = next(chunks, None)
                     if chunk is None:
                         break
-                lo = int(np.searchsorted(keys, chunk[0], "left"))
-                hi = int(np.searchsorted(keys, chunk[-1], "right"))
+                first, last = self.kind.low(chunk)[[0, -1]]
+                lo = int(np.searchsorted(low, first, "left"))
+                hi = int(np.searchsorted(low, last, "right"))
                 if lo < hi:
-                    hit[lo:hi] |= in_sorted(chunk, keys[lo:hi])
-                if chunk[-1] > keys[-1]:
+                    hit[lo:hi] |= member(chunk, keys[lo:hi])
+                if last >= low[-1]:
                     break  # it may hold keys of the next batch too
                 chunk = None
             cursor[1] = chunk

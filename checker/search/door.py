@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from checker.checkpoint.saving import SaveOptions
-from checker.limits import NO_LIMITS, Limits, Progress
+from checker.limits import NO_LIMITS, Limits, Notice, Progress
 from checker.model import CompiledModel, Recipe, Spec
 from checker.native import certificate
 from checker.native.build import NativeUnavailable
@@ -116,6 +116,7 @@ def explore(
     recipe: Recipe | None = None,
     saving: SaveOptions | None = None,
     memory: int | None = None,
+    key_bits: int | None = None,
     on_note: Callable[[str], None] | None = None,
     on_compile: Callable[[float], None] | None = None,
 ) -> CheckResult:
@@ -132,7 +133,9 @@ def explore(
     ``SymmetryError`` where that is unsound); ``saving``: checkpoints and resume
     (``checker.checkpoint.saving``); ``memory``: the compiled core's budget in bytes before
     it spills to disk (``checker.search.tier``; None: what the machine has free; on the
-    reference core ``on_note`` says it is not applied). The outcomes (a violation, a limit,
+    reference core ``on_note`` says it is not applied); ``key_bits``: the width of the
+    compiled seen set's keys (``checker.search.width``; where the reference core runs,
+    ``on_note`` says 128 is not applied). The outcomes (a violation, a limit,
     Ctrl-C, the spec raising) are results, as ``checker.search.bfs.explore`` gives them.
     """
     # no trial build: the compiled search builds and loads the core itself, and a core that
@@ -151,15 +154,26 @@ def explore(
                 on_compile=on_compile,
                 saving=saving,
                 memory=memory,
+                key_bits=key_bits,
+                on_note=on_note,
             )
         except NativeUnavailable as exc:  # no compiler, or the library will not load here
             if on_note is not None:
                 on_note(str(exc))
             chosen = CoreChoice(None, str(exc))
+    if key_bits == 128 and on_note is not None:
+        on_note(
+            Notice(
+                f"--fingerprint-bits 128 is not applied: the search runs on the reference "
+                f"core ({chosen.why}), which dedups on its 64-bit fingerprint"
+            )
+        )
     if memory is not None and on_note is not None:
         on_note(
-            f"--memory {memory // 2**20:,} MiB is not applied: the search runs on the "
-            f"reference core ({chosen.why}), which keeps its seen set in memory"
+            Notice(
+                f"--memory {memory // 2**20:,} MiB is not applied: the search runs on the "
+                f"reference core ({chosen.why}), which keeps its seen set in memory"
+            )
         )
     if workers <= 1 or recipe is None:
         result = bfs.explore(spec, properties, limits, on_progress, symmetry, saving)

@@ -31,6 +31,7 @@ import numpy as np
 from checker.limits import signals_deferred
 from checker.native import core
 from checker.native.core import MAX_ACTIONS, check, view
+from checker.search.keys import KeyKind
 from checker.search.tier import resident
 
 CHUNK = 16384
@@ -49,13 +50,13 @@ MERGE_FLOOR = 1 << 12
 
 class Flush:
     """A level's tables written to disk sorted by row hash (``_flush``): ``n`` entries in
-    four raw files beside ``stem``: hashes (``uint64``), parents (``uint32`` frontier
-    positions), labels (``uint16``) and rows (``width`` bytes)."""
+    four raw files beside ``stem``: keys (``words`` ``uint64`` each: ``checker.search.keys``),
+    parents (``uint32`` frontier positions), labels (``uint16``) and rows (``width`` bytes)."""
 
-    def __init__(self, stem: Path, n: int, width: int) -> None:
+    def __init__(self, stem: Path, n: int, width: int, words: int = 1) -> None:
         self.stem, self.n = stem, n
         self.columns: dict[str, tuple[np.dtype[Any], int]] = {
-            "h": (np.dtype(np.uint64), 1),
+            "h": (np.dtype(np.uint64), words),
             "parent": (np.dtype(np.uint32), 1),
             "label": (np.dtype(np.uint16), 1),
             "rows": (np.dtype(np.uint8), width),
@@ -78,7 +79,9 @@ class Flush:
             count=count * width,
             offset=start * width * dtype.itemsize,
         )
-        shaped: np.ndarray[Any, Any] = data.reshape(-1, width) if name == "rows" else data
+        shaped: np.ndarray[Any, Any] = (
+            data.reshape(-1, width) if width > 1 or name == "rows" else data
+        )
         return shaped
 
     def delete(self) -> None:
@@ -86,9 +89,9 @@ class Flush:
             self._path(name).unlink(missing_ok=True)
 
 
-def merged(flushes: list[Flush]) -> Any:
-    """The flushes' entries in batches of increasing row hash (every entry with a hash up to
-    a bound, from every flush): ``(hashes, parents, labels, rows)`` each, unsorted within."""
+def merged(flushes: list[Flush], kind: KeyKind) -> Any:
+    """The flushes' entries in batches of increasing key (every entry with a key up to a
+    bound, from every flush): ``(keys, parents, labels, rows)`` each, unsorted within."""
     pos = [0] * len(flushes)
     chunk = max(MERGE_FLOOR, MERGE_CHUNK // max(1, len(flushes)))
     heads = [flush.read("h", 0, chunk) for flush in flushes]
@@ -96,10 +99,12 @@ def merged(flushes: list[Flush]) -> Any:
         live = [i for i, flush in enumerate(flushes) if pos[i] < flush.n]
         if not live:
             return
-        bound = min(heads[i][-1] for i in live)
+        bound = heads[live[0]][-1]
+        for i in live[1:]:
+            bound = kind.least(bound, heads[i][-1])
         batch: list[list[np.ndarray[Any, Any]]] = [[], [], [], []]
         for i in live:
-            flush, k = flushes[i], int(np.searchsorted(heads[i], bound, "right"))
+            flush, k = flushes[i], kind.upto(heads[i], bound)
             batch[0].append(heads[i][:k])
             for column, name in zip(batch[1:], ("parent", "label", "rows")):
                 column.append(flush.read(name, pos[i], k))
@@ -119,7 +124,8 @@ class Stream:
         self.seq = 0
         self.flushes = 0  # of the last level
         self.most = 0  # of any level
-        self.hashes = np.empty(0, dtype=np.uint64)  # the frontier's row hashes
+        self.kind: KeyKind = search.tier.kind
+        self.hashes = self.kind.empty(0)  # the frontier's row hashes
 
     def _next_path(self) -> Path:
         self.seq += 1
@@ -246,7 +252,7 @@ class Stream:
         """Write the level's tables to disk sorted by row hash, and empty them."""
         s, lib, handle = self.s, self.s.core.lib, self.s.core.handle
         n = lib.eng_next_size(handle)
-        h = np.empty(n, dtype=np.uint64)
+        h = self.kind.empty(n)
         parent = np.empty(n, dtype=np.uint32)
         label = np.empty(n, dtype=np.uint16)
         rows = np.empty((n, s.core.width), dtype=np.uint8)
@@ -254,8 +260,8 @@ class Stream:
             handle, h.ctypes.data, parent.ctypes.data, label.ctypes.data, rows.ctypes.data
         )
         lib.eng_level_reset(handle)  # emptied, their room kept for what comes next
-        order = np.argsort(h)
-        flush = Flush(s.tier.home() / f"flush-{k:04d}", n, s.core.width)
+        order = self.kind.order(h)
+        flush = Flush(s.tier.home() / f"flush-{k:04d}", n, s.core.width, self.kind.words)
         flush.write(h[order], parent[order], label[order], rows[order])
         return flush
 
@@ -268,18 +274,15 @@ class Stream:
         s, lib, handle = self.s, self.s.core.lib, self.s.core.handle
         lookup = s.tier.lookup()
         parts = [
-            tuple(
-                np.empty(0, dtype=t)
-                for t in (np.uint64, np.uint32, np.uint16, np.uint32, np.uint64)
-            )
-        ]
-        for h, parent, label, rows in merged(flushes):
+            (*(np.empty(0, dtype=t) for t in (np.uint64, np.uint32, np.uint16, np.uint32)),
+             self.kind.empty(0))
+        ]  # fmt: skip
+        kind = self.kind
+        for h, parent, label, rows in merged(flushes, kind):
             pfp, rank = s.front_fps[parent], s.core.ranks[label]
-            order = np.lexsort((rank, pfp, h))
-            ordered = h[order]
-            first = np.ones(len(order), dtype=bool)
-            first[1:] = ordered[1:] != ordered[:-1]
-            pick = order[first]
+            # by key (low word, then high), then the tie-break
+            order = np.lexsort((rank, pfp, *(h.T[::-1] if kind.words > 1 else (h,))))
+            pick = order[kind.fresh(h[order])]
             pick = pick[~lookup(h[pick])]
             rows = np.ascontiguousarray(rows[pick])
             fps = np.empty(len(pick), dtype=np.uint64)

@@ -20,7 +20,8 @@ import numpy as np
 from checker.checkpoint.write import link
 from checker.native.core import check
 from checker.search.disk import Run, Runs
-from checker.search.seen import KeyLevels, in_sorted
+from checker.search.keys import KeyKind
+from checker.search.seen import KeyLevels
 
 UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 SEEN_SHARE = 0.25
@@ -91,12 +92,20 @@ class Tier:
     when the search starts). At a level boundary where the process's resident memory and the
     copy a spill makes of the seen set pass it, the seen set and parent tables go to disk;
     a level too big for what is left is streamed (``checker.search.stream``). ``folder``:
-    where the runs go (None: a temporary folder); either way ``close`` deletes it."""
+    where the runs go (None: a temporary folder); either way ``close`` deletes it. ``kind``:
+    the engine's seen-set keys (64 or 128 bits: ``checker.search.keys``)."""
 
     def __init__(
-        self, lib: Any, handle: Any, keys: KeyLevels, budget: int | None, folder: Path | None
+        self,
+        lib: Any,
+        handle: Any,
+        keys: KeyLevels,
+        budget: int | None,
+        folder: Path | None,
+        kind: KeyKind | None = None,
     ) -> None:
         self.lib, self.handle, self.keys = lib, handle, keys
+        self.kind = kind or KeyKind(64)
         self.budget = free_memory() if budget is None else budget
         self.folder = None if folder is None else Path(folder)
         self.runs: Runs | None = None
@@ -119,7 +128,7 @@ class Tier:
                 self.folder = Path(tempfile.mkdtemp(prefix="hwcheck-spill-"))
             else:
                 self.folder.mkdir(parents=True, exist_ok=True)
-            self.runs = Runs(self.folder / "runs")
+            self.runs = Runs(self.folder / "runs", self.kind)
         return self.runs
 
     def home(self) -> Path:
@@ -148,26 +157,26 @@ class Tier:
         which stay in memory (a spill moves the rest): successors fall mostly in the latest
         levels, so the seen set in memory catches most duplicates before they reach the
         level's tables. Returns whether it spilled."""
-        count = int(self.lib.eng_seen_count(self.handle))
+        count, size = int(self.lib.eng_seen_count(self.handle)), self.kind.itemsize
         if streaming:
-            due = 16 * count > self.budget * SEEN_SHARE  # slots at half load, and the copy
+            due = 2 * size * count > self.budget * SEEN_SHARE  # slots at half load, the copy
         else:
-            due = resident() + 8 * count > self.budget
+            due = resident() + size * count > self.budget
         if due:
             self.spill(None if newest is None else newest())
         return due
 
     def spill(self, keep: np.ndarray[Any, Any] | None = None) -> None:
-        """Move the seen set into a run on disk, but for the hashes ``keep`` (``uint64``, in
-        it), and the parent tables into files. Raises ``OSError`` when the disk fails."""
+        """Move the seen set into a run on disk, but for the keys ``keep`` (in it), and the
+        parent tables into files. Raises ``OSError`` when the disk fails."""
         lib, handle = self.lib, self.handle
         runs = self._runs()
         self.keys.spill(runs.folder.parent / "levels")
-        hashes = np.empty(lib.eng_seen_count(handle), dtype=np.uint64)
+        hashes = self.kind.empty(lib.eng_seen_count(handle))
         lib.eng_seen_copy(handle, hashes.ctypes.data)
         if keep is not None and len(keep):
-            keep = np.sort(keep)
-            hashes = hashes[~in_sorted(keep, hashes)]
+            keep = self.kind.sort(keep.copy())
+            hashes = hashes[~self.kind.member(keep, hashes)]
         runs.add(hashes)
         del hashes
         check(lib.eng_seen_clear(handle))
@@ -188,8 +197,7 @@ class Tier:
         if not self.spilled or self.runs is None:
             return 0
         lib, handle = self.lib, self.handle
-        n = int(lib.eng_next_size(handle))
-        hashes = np.empty(n, dtype=np.uint64)
+        hashes = self.kind.empty(int(lib.eng_next_size(handle)))
         lib.eng_next_hashes(handle, hashes.ctypes.data)
         seen = self.runs.contains(hashes)
         dropped = int(seen.sum())
@@ -211,7 +219,7 @@ class Tier:
         for run in runs:
             path = own.folder / f"resumed-{run.path.name}"
             link(run.path, path)
-            own.adopt(Run(path, run.count, run.offset, run.checksum))
+            own.adopt(Run(path, run.count, run.offset, run.checksum, run.words))
 
     def cannot(self, exc: OSError) -> str:
         """Why the search stops when the tier's disk fails (``exc``): one line naming where."""
