@@ -60,6 +60,34 @@ def run_checksum(folder: Path, name: str) -> str:
 
 
 @dataclass
+class RowsFile:
+    """A checkpoint's frontier of compiled-core rows, left in its file (``Loaded.frontier_file``):
+    ``fps`` in memory, ``count`` rows of ``width`` bytes from byte ``offset`` of ``path``."""
+
+    fps: np.ndarray[Any, Any]
+    path: Path
+    offset: int
+    count: int
+    width: int
+
+    def chunks(self, rows: int) -> Iterator[np.ndarray[Any, Any]]:
+        """The rows, ``rows`` at a time, in order (``uint8`` arrays of shape (k, width)).
+        Raises ``OSError`` when the file is shorter than its header said."""
+        with open(self.path, "rb") as handle:
+            handle.seek(self.offset)
+            for start in range(0, self.count, rows):
+                k = min(rows, self.count - start)
+                chunk = np.fromfile(handle, dtype=np.uint8, count=k * self.width)
+                if len(chunk) != k * self.width:
+                    raise OSError(f"{self.path} is shorter than its header says")
+                yield chunk.reshape(k, self.width)
+
+
+SLICE = 1 << 16
+"""Frontier rows read at a time when a frontier is checked or copied from its file."""
+
+
+@dataclass
 class Loaded:
     """A checkpoint read back and verified (``load``): its ``folder``, its ``manifest`` and
     ``level`` (the frontier's level)."""
@@ -100,6 +128,41 @@ class Loaded:
         fps, blob, ends = arrays[0], arrays[1].tobytes(), arrays[2].tolist()
         starts = [0, *ends[:-1]]
         return Frontier(fps, states=[blob[a:b] for a, b in zip(starts, ends)])
+
+    def frontier_file(self) -> RowsFile | None:
+        """The frontier of compiled-core rows as it lies in its file, its CRC checked a
+        slice at a time (a frontier larger than memory is never read whole); None for a
+        frontier of states. Raises ``CheckpointError`` when it is missing, short or not the
+        file written."""
+        files = self.manifest["files"]
+        if self.manifest["frontier_kind"] != "rows":
+            return None
+        name = files["frontier"]
+        try:
+            with open(self.folder / name, "rb") as handle:
+                fps = np.load(handle, allow_pickle=False)
+                version = np.lib.format.read_magic(handle)
+                read = (
+                    np.lib.format.read_array_header_1_0
+                    if version == (1, 0)
+                    else np.lib.format.read_array_header_2_0
+                )
+                (count, width), _, _ = read(handle)
+                frontier = RowsFile(fps, self.folder / name, handle.tell(), count, width)
+            crc = zlib.crc32(np.ascontiguousarray(fps).data)
+            for chunk in frontier.chunks(SLICE):
+                crc = zlib.crc32(chunk.data, crc)
+            size = frontier.offset + count * width
+        except (OSError, ValueError, EOFError) as exc:
+            raise CheckpointError(
+                f"the checkpoint in {self.folder} is incomplete: {name} cannot be read ({exc})"
+            ) from None
+        if f"{crc:08x}:{size}" != files["frontier_sum"]:
+            raise CheckpointError(
+                f"the checkpoint in {self.folder} is damaged: {name} is not the file "
+                "its manifest names (CRC-32 differs)"
+            )
+        return frontier
 
     def seen(self) -> np.ndarray[Any, Any] | None:
         """The compiled core's seen hashes, or None when the checkpoint has none."""

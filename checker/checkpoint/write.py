@@ -31,12 +31,14 @@ checkpoint whole. Files no manifest names any more are deleted afterwards.
 from __future__ import annotations
 
 import json
+import mmap
 import os
 import shutil
 import time
+import zlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 import numpy as np
 
@@ -47,7 +49,6 @@ from checker.checkpoint.format import (
     VERSION,
     CheckpointFailed,
     Frontier,
-    checksum,
 )
 
 if TYPE_CHECKING:
@@ -79,16 +80,49 @@ def write_file(path: Path, data: bytes) -> None:
 
 
 def write_arrays(path: Path, arrays: list[np.ndarray[Any, Any]], sync: bool = True) -> str:
-    """Write ``arrays`` one after the other (``np.save`` each, straight from their memory)
-    under a temporary name, sync it unless ``sync`` is False, rename it to ``path``; return
-    its ``checksum``. Raises ``OSError``, leaving nothing behind."""
-    arrays = [np.ascontiguousarray(array) for array in arrays]
+    """Write ``arrays`` one after the other (``np.save`` each, straight from their memory;
+    a map of a whole file, a streamed frontier's rows, copied from its file a slice at a
+    time instead, so its pages never count as this process's memory) under a temporary
+    name, sync it unless ``sync`` is False, rename it to ``path``; return its ``checksum``.
+    Raises ``OSError``, leaving nothing behind."""
+    arrays = [a if _mapped(a) else np.ascontiguousarray(a) for a in arrays]
+    crc = [0]
 
     def write(handle: Any) -> None:
+        crc[0] = 0
         for array in arrays:
-            np.save(handle, array, allow_pickle=False)
+            if not _mapped(array):
+                np.save(handle, array, allow_pickle=False)
+                crc[0] = zlib.crc32(array.data, crc[0])
+                continue
+            header = np.lib.format.header_data_from_array_1_0(array)
+            np.lib.format.write_array_header_1_0(handle, header)
+            with open(str(array.filename), "rb") as source:
+                source.seek(array.offset)
+                for left in range(array.nbytes, 0, -COPY):
+                    block = source.read(min(left, COPY))
+                    if len(block) != min(left, COPY):
+                        raise OSError(f"{array.filename} is shorter than its map")
+                    crc[0] = zlib.crc32(block, crc[0])
+                    handle.write(block)
 
-    return checksum(arrays, _replace(path, write, sync))
+    size = _replace(path, write, sync)
+    return f"{crc[0]:08x}:{size}"
+
+
+COPY = 1 << 24
+"""Bytes copied at a time from a mapped file (``write_arrays``)."""
+
+
+def _mapped(array: np.ndarray[Any, Any]) -> TypeGuard[np.memmap[Any, Any]]:
+    """Whether ``array`` is a whole map of a file from ``offset`` on (an ``np.memmap`` of
+    its own, not a slice of one)."""
+    return (
+        isinstance(array, np.memmap)
+        and isinstance(array.base, mmap.mmap)
+        and array.filename is not None
+        and array.flags.c_contiguous
+    )
 
 
 def link(source: Path, path: Path) -> None:

@@ -138,8 +138,12 @@ class CompiledSearch(CompiledCheckpoints, Search):
                     size = self._level(size)
             if self.tier.after_level(self.stream.active, self._newest):
                 self.note = self.tier.note()
-            if size and self.tier.spilled and not self.stream.active and self._tight(size):
-                self.stream.start(size)
+            if size and not self.stream.active and self._tight(size):
+                if not self.tier.spilled:  # the next level would pass the budget in memory
+                    self.tier.spill(self._newest())
+                    self.note = self.tier.note()
+                if self._tight(size):
+                    self.stream.start(size)
             check_width(self)
         return size
 

@@ -56,9 +56,12 @@ class CompiledCheckpoints(Saving):
         return {**super().search_state(), "key_bits": self.core.key_bits}
 
     def _restore(self, loaded: Loaded) -> int:
-        """Go on from ``loaded``: the parent tables in its (sorted) level order, the seen set
-        from its row hashes, the frontier as rows. Returns the frontier's size. Raises
-        ``CheckpointError`` when it has no compiled seen set (another engine wrote it)."""
+        """Go on from ``loaded``: the parent tables (the last level in the frontier's order,
+        the others sorted), the seen set from its row hashes and runs, the frontier as rows:
+        in the engine, or, when it and the level it makes would pass the budget, streamed
+        from a copy on disk (``Stream.start_from``; it is never read whole). Returns the
+        frontier's size. Raises ``CheckpointError`` when it has no compiled seen set
+        (another engine wrote it)."""
         lib, handle = self.core.lib, self.core.handle
         hashes = loaded.seen()
         if hashes is None:
@@ -70,16 +73,30 @@ class CompiledCheckpoints(Saving):
                 f"the checkpoint's seen set is not of {self.core.key_bits}-bit keys"
             )
         self.restore_state(loaded)
+        rows_file = loaded.frontier_file()  # None: a frontier of states (another core's)
+        if rows_file is None:
+            frontier = loaded.frontier().sorted()  # the order of the last level's table
+            fps = np.ascontiguousarray(frontier.fps)
+        else:
+            fps = np.ascontiguousarray(rows_file.fps)
         previous: np.ndarray[Any, Any] = np.empty(0, dtype=np.uint64)
-        for k, fps, parents in loaded.levels():
+        for k, keys, parents in loaded.levels():
             rows = None if k == 1 else np.searchsorted(previous, parents).astype(np.uint32)
-            self.seen.add_level(fps, parent_rows=rows)
-            previous = fps
+            if k == loaded.level and rows_file is not None:  # the frontier's order, not sorted
+                at = np.searchsorted(keys, fps)
+                keys, rows = fps, None if rows is None else rows[at]
+            self.seen.add_level(keys, parent_rows=rows)
+            previous = keys  # sorted, but for the last level (no level after it)
         check(lib.eng_seen_load(handle, hashes.ctypes.data, len(hashes)))
         self.tier.adopt([open_run(path, checksum) for path, checksum in loaded.seen_runs()])
-        frontier = loaded.frontier().sorted()  # the order of the last level's key table
-        front = self.frontier_rows(frontier, self.core.width)
-        fps = np.ascontiguousarray(frontier.fps)
-        check(lib.eng_seed(handle, front.ctypes.data, fps.ctypes.data, len(fps)))
-        self.front_fps = view(lib.eng_front_fps(handle), np.uint64, len(fps))
-        return len(fps)
+        n, width = len(fps), self.core.width
+        if rows_file is None:
+            front = self.frontier_rows(frontier, width)
+        elif self.tier.over(n * width + self.stream.table_bytes(n)):
+            self.stream.start_from(rows_file)  # too big for the budget: streamed from here
+            return n
+        else:
+            front = np.fromfile(rows_file.path, np.uint8, n * width, offset=rows_file.offset)
+        check(lib.eng_seed(handle, front.ctypes.data, fps.ctypes.data, n))
+        self.front_fps = view(lib.eng_front_fps(handle), np.uint64, n)
+        return n

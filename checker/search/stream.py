@@ -141,6 +141,17 @@ class Stream:
         self._front(path, np.array(s.front_fps, dtype=np.uint64))
         self.active = True
 
+    def start_from(self, frontier: Any) -> None:
+        """Stream from a resumed checkpoint's frontier (``checker.checkpoint.read.RowsFile``):
+        its rows copied to the tier's folder a slice at a time, its fingerprints the
+        engine's. Raises ``OSError`` when a disk fails."""
+        path = self._next_path()
+        with open(path, "wb") as out:
+            for chunk in frontier.chunks(CHUNK):
+                chunk.tofile(out)
+        self._front(path, np.ascontiguousarray(frontier.fps))
+        self.active = True
+
     def _front(self, path: Path, fps: np.ndarray[Any, Any]) -> None:
         s, lib, handle = self.s, self.s.core.lib, self.s.core.handle
         check(lib.eng_front_fps_set(handle, fps.ctypes.data, len(fps)))

@@ -16,6 +16,7 @@ checkpoint's width.
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable
 from typing import Any
 
@@ -38,9 +39,9 @@ class Widen(Exception):
         self.distinct, self.generated, self.depth = distinct, generated, depth
         estimate = collision_probability(distinct, generated)
         super().__init__(
-            f"the 64-bit keys' collision estimate reached {estimate:.1e} (over {WIDEN_AT:.0e}) "
-            f"at {distinct:,} states, depth {depth}: exploring again from the initial states "
-            "with 128-bit keys (--fingerprint-bits 64 keeps 64)"
+            f"the 64-bit keys' collision estimate passed {WIDEN_AT:.0e} ({estimate:.2e}) at "
+            f"{distinct:,} states, depth {depth}: exploring again from the initial states "
+            "with 128-bit keys (--fingerprint-bits 128 starts with them, 64 keeps 64)"
         )
 
 
@@ -85,6 +86,9 @@ def run_widening(
             if on_note is not None:
                 on_note(Notice(str(widen)))
             key_bits = 128
+            run.core.close()  # its C tables go now
         finally:
             run.stream.close()
             run.tier.close()
+        del run
+        gc.collect()  # the search and its stream refer to each other: its arrays go now too
