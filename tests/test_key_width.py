@@ -19,6 +19,7 @@ from test_checkpoint import signature
 
 from checker.cli import cli
 from checker.fingerprint import collision_probability
+from checker.limits import Limits
 from checker.models.compose import build_model
 from checker.native import core
 from checker.native.layout import compiled_model
@@ -127,6 +128,24 @@ def test_a_search_left_to_choose_widens_once_and_says_so(monkeypatch):
     kept = native_engine.explore(compiled, spec, props, key_bits=64, on_note=notes.append)
     assert len(notes) == 1 and kept.stats.key_bits == 64
     assert kept.stats.collision_probability > 1e-12
+
+
+def test_a_widened_search_keeps_the_first_ones_clock(monkeypatch):
+    """Its seconds and its --time-limit count from the first search's start."""
+    spec, props = build_model("kafka", Config(replicas=2))
+    compiled, _ = compiled_model(spec)
+    made: list[native_engine.CompiledSearch] = []
+
+    class Recorded(native_engine.CompiledSearch):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            made.append(self)
+
+    monkeypatch.setattr(native_engine, "CompiledSearch", Recorded)
+    monkeypatch.setattr(width, "WIDEN_AT", 1e-12)
+    native_engine.explore(compiled, spec, props, Limits(time_limit=600))
+    assert [run.stats.key_bits for run in made] == [64, 128]
+    assert made[1].start == made[0].start and made[1].deadline == made[0].start + 600
 
 
 def _summary(folder: Path) -> dict:

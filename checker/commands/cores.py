@@ -90,9 +90,9 @@ KEY_BITS_OPTION = click.option(
     default=None,
     callback=lambda ctx, param, value: None if value is None else int(value),
     help="Bits of the key the compiled core's seen set dedups on (two distinct states "
-    "sharing one are taken for one; the summary gives the chance): 128 takes twice the "
-    "memory for the seen set [64, and from the start with 128, said in one line, once the "
-    "estimate passes 1e-3].",
+    "sharing one are taken for one; the summary gives the chance): 128 holds 16 bytes a "
+    "state in the seen set, not 8 [64; a search whose estimate passes 1e-3 starts again "
+    "with 128, saying so].",
 )
 
 

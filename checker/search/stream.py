@@ -253,7 +253,7 @@ class Stream:
                 # duplicates until they are merged at the level's end
                 s.note = (
                     f"{s.tier.note()}; level streamed, {len(flushes)} flushes, "
-                    f"{found + held:,} found before duplicates are dropped"
+                    f"{found + held:,} found with duplicates"
                 )
                 s._report(size, False, end, 0, int(counts.sum()))
         flushes.append(self._flush(len(flushes)))

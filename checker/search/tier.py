@@ -143,7 +143,7 @@ class Tier:
         """What the progress line says ("" before the first spill)."""
         if self.runs is None:
             return ""
-        return f"spilled: {self.runs.count:,} seen states on disk, {megabytes(self.disk_bytes)}"
+        return f"spilled {self.runs.count:,} seen states, {megabytes(self.disk_bytes)} on disk"
 
     @property
     def disk_bytes(self) -> int:

@@ -74,12 +74,17 @@ def run_widening(
 ) -> CheckResult:
     """Run the compiled search ``make(bits)`` builds (``checker.search.compiled``) with
     ``saving``: with ``key_bits`` (a resumed one: its checkpoint's), or left to choose and,
-    on ``Widen``, once more with 128 bits, ``on_note`` told why. Its tier and stream files
-    are deleted whatever happens. Raises ``CheckpointError`` as ``resumed_width``."""
+    on ``Widen``, once more with 128 bits, ``on_note`` told why: its seconds and
+    ``--time-limit`` count from the first search's start. Its tier and stream files are
+    deleted whatever happens. Raises ``CheckpointError`` as ``resumed_width``."""
     if saving.resume is not None:
         key_bits = resumed_width(saving.resume, key_bits)
+    clock: tuple[float, float | None] | None = None  # the first search's start and deadline
     while True:
         run = make(key_bits)
+        if clock is None:
+            clock = run.start, run.deadline
+        run.start, run.deadline = clock  # a widened search counts, and is limited, from the first
         try:
             return run_search(saving.apply(run), passthrough=(Widen,))
         except Widen as widen:
