@@ -71,3 +71,25 @@ def checksum(arrays: list[np.ndarray[Any, Any]], size: int) -> str:
     for array in arrays:
         crc = zlib.crc32(np.ascontiguousarray(array).data, crc)
     return f"{crc:08x}:{size}"
+
+
+def read_header(handle: Any) -> tuple[tuple[int, ...], bool, np.dtype[Any]]:
+    """``(shape, fortran order, dtype)`` of the ``.npy`` array whose header starts at
+    ``handle``'s position (format 1.0 or 2.0), leaving it at the array's data. Raises
+    ``ValueError`` when it is not one."""
+    version = np.lib.format.read_magic(handle)
+    read = (
+        np.lib.format.read_array_header_1_0
+        if version == (1, 0)
+        else np.lib.format.read_array_header_2_0
+    )
+    shape, fortran, dtype = read(handle)
+    return shape, fortran, dtype
+
+
+def crc_rest(handle: Any, crc: int = 0) -> str:
+    """``checksum``'s ``"crc32:size"`` form of the bytes from ``handle``'s position to its end,
+    read 16 MiB at a time, going on from ``crc``."""
+    while block := handle.read(1 << 24):
+        crc = zlib.crc32(block, crc)
+    return f"{crc:08x}:{handle.tell()}"

@@ -14,7 +14,16 @@ from typing import Any
 
 import numpy as np
 
-from checker.checkpoint.format import FORMAT, MANIFEST, VERSION, CheckpointError, Frontier, checksum
+from checker.checkpoint.format import (
+    FORMAT,
+    MANIFEST,
+    VERSION,
+    CheckpointError,
+    Frontier,
+    checksum,
+    crc_rest,
+    read_header,
+)
 from checker.jsontext import unreadable
 
 
@@ -44,15 +53,8 @@ def run_checksum(folder: Path, name: str) -> str:
     read."""
     try:
         with open(folder / name, "rb") as handle:
-            version = np.lib.format.read_magic(handle)
-            if version == (1, 0):
-                np.lib.format.read_array_header_1_0(handle)
-            else:
-                np.lib.format.read_array_header_2_0(handle)
-            crc = 0
-            while block := handle.read(1 << 24):
-                crc = zlib.crc32(block, crc)
-            return f"{crc:08x}:{handle.tell()}"
+            read_header(handle)
+            return crc_rest(handle)
     except (OSError, ValueError) as exc:
         raise CheckpointError(
             f"the checkpoint in {folder} is incomplete: {name} cannot be read ({exc})"
@@ -81,10 +83,6 @@ class RowsFile:
                 if len(chunk) != k * self.width:
                     raise OSError(f"{self.path} is shorter than its header says")
                 yield chunk.reshape(k, self.width)
-
-
-SLICE = 1 << 16
-"""Frontier rows read at a time when a frontier is checked or copied from its file."""
 
 
 @dataclass
@@ -130,8 +128,8 @@ class Loaded:
         return Frontier(fps, states=[blob[a:b] for a, b in zip(starts, ends)])
 
     def frontier_file(self) -> RowsFile | None:
-        """The frontier of compiled-core rows as it lies in its file, its CRC checked a
-        slice at a time (a frontier larger than memory is never read whole); None for a
+        """The frontier of compiled-core rows as it lies in its file, its CRC checked 16 MiB
+        at a time (a frontier larger than memory is never read whole); None for a
         frontier of states. Raises ``CheckpointError`` when it is missing, short or not the
         file written."""
         files = self.manifest["files"]
@@ -141,23 +139,14 @@ class Loaded:
         try:
             with open(self.folder / name, "rb") as handle:
                 fps = np.load(handle, allow_pickle=False)
-                version = np.lib.format.read_magic(handle)
-                read = (
-                    np.lib.format.read_array_header_1_0
-                    if version == (1, 0)
-                    else np.lib.format.read_array_header_2_0
-                )
-                (count, width), _, _ = read(handle)
+                (count, width), _, _ = read_header(handle)
                 frontier = RowsFile(fps, self.folder / name, handle.tell(), count, width)
-            crc = zlib.crc32(np.ascontiguousarray(fps).data)
-            for chunk in frontier.chunks(SLICE):
-                crc = zlib.crc32(chunk.data, crc)
-            size = frontier.offset + count * width
+                got = crc_rest(handle, zlib.crc32(np.ascontiguousarray(fps).data))
         except (OSError, ValueError, EOFError) as exc:
             raise CheckpointError(
                 f"the checkpoint in {self.folder} is incomplete: {name} cannot be read ({exc})"
             ) from None
-        if f"{crc:08x}:{size}" != files["frontier_sum"]:
+        if got != files["frontier_sum"]:
             raise CheckpointError(
                 f"the checkpoint in {self.folder} is damaged: {name} is not the file "
                 "its manifest names (CRC-32 differs)"

@@ -27,8 +27,8 @@ CORE_OPTION = click.option(
 def note(why: str) -> None:
     """Say on stderr why the compiled core does not run (``choose_core``'s ``on_note``): a
     stale certificate once a process, with how to certify it again; else that it cannot run
-    here, every time; or (``checker.search.door.explore``'s) that ``--memory`` is not
-    applied on the reference core."""
+    here, every time; or a ``checker.limits.Notice``, a whole sentence, as it is (a search
+    widened to 128-bit keys, an option the reference core does not apply)."""
     if isinstance(why, Notice):  # a whole sentence: a width widened, an option not applied
         click.echo(f"Note: {why}.", err=True)
     elif why != certificate.STALE:

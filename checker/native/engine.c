@@ -7,8 +7,9 @@
  * slices of the frontier, then eng_finish, then eng_advance with the new states'
  * fingerprints.
  *
- * Deduplication uses a hash of the (canonical) row, 64 or 128 bits (tables.h: Key); a level holds at most LEVEL_MAX
- * states (tables.h: parents are 32-bit frontier indices), past which ENG_LIMIT; the tie-breaks are the reference
+ * Deduplication uses a hash of the (canonical) row, 64 or 128 bits (tables.h: Key); a level
+ * holds at most LEVEL_MAX states (tables.h: parents are 32-bit frontier indices), past which
+ * ENG_LIMIT; the tie-breaks are the reference
  * engine's (checker.search.bfs): a new state's parent is the smallest (parent fingerprint, label
  * rank), where a label's rank is its position in the order of label texts.
  */
@@ -224,14 +225,9 @@ Engine *eng_new(const ModelParams *params, const uint16_t *ranks, uint32_t inv_m
 }
 
 /* Lower the most states a level may hold to `limit` (at most LEVEL_MAX; tests reach the
- * limit's refusal with it) in every level table. */
+ * limit's refusal with it): eng_seed and eng_finish refuse a level past it. */
 void eng_set_level_limit(Engine *e, int64_t limit) {
     e->level_limit = limit > 0 && (size_t)limit < LEVEL_MAX ? (size_t)limit : LEVEL_MAX;
-    for (int p = 0; p < e->threads; p++) {
-        e->part[p].limit = e->level_limit;
-        if (e->threads > 1)
-            for (int q = 0; q < e->threads; q++) e->workers[p].out[q].limit = e->level_limit;
-    }
 }
 
 void eng_free(Engine *e) {
@@ -368,7 +364,7 @@ static void *worker_finish(void *arg) {
 int64_t eng_finish(Engine *e) {
     Level *all = &e->next;
     size_t total = (size_t)eng_next_size(e);
-    if (total > e->level_limit) return ENG_LIMIT;  /* each partition is within it, not all */
+    if (total > e->level_limit) return ENG_LIMIT;  /* the whole level, all partitions */
     if (total > all->cap) {
 #define GROW(field, type) { type *p = realloc(all->field, total * sizeof(type)); if (!p) return ENG_NO_MEMORY; all->field = p; }
         GROW(parent, uint32_t) GROW(label, uint16_t) GROW(bad, uint32_t) GROW(fp, uint64_t)

@@ -14,10 +14,10 @@
 #define HW_KEY_BITS 64
 #endif
 
-/* A 64-bit hash of a row: 8-byte words folded by multiply and rotate, then a final mix;
- * `seed` picks one of independent such hashes. Never 0 (the tables' empty slot). */
-static inline uint64_t row_hash64(const uint8_t *p, int len, uint64_t seed) {
-    uint64_t h = seed ^ (uint64_t)len;
+/* A 64-bit hash of a row: 8-byte words folded by multiply and rotate, then a final mix.
+ * Never 0 (the tables' empty slot). */
+static inline uint64_t row_hash64(const uint8_t *p, int len) {
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ (uint64_t)len;
     int i = 0;
     for (; i + 8 <= len; i += 8) {
         uint64_t w;
@@ -41,28 +41,27 @@ static inline uint64_t row_hash64(const uint8_t *p, int len, uint64_t seed) {
 #if HW_KEY_BITS == 128
 typedef unsigned __int128 Key;
 static inline Key row_hash(const uint8_t *p, int len) {
-    return (Key)xxh3_64(p, (size_t)len) << 64 | row_hash64(p, len, 0x9E3779B97F4A7C15ull);
+    return (Key)xxh3_64(p, (size_t)len) << 64 | row_hash64(p, len);
 }
 #else
 typedef uint64_t Key;
-static inline Key row_hash(const uint8_t *p, int len) {
-    return row_hash64(p, len, 0x9E3779B97F4A7C15ull);
-}
+static inline Key row_hash(const uint8_t *p, int len) { return row_hash64(p, len); }
 #endif
 
 static inline uint64_t key_low(Key h) { return (uint64_t)h; }
 
 /* The most states a level may hold (LEVEL_MAX): a state's parent is its frontier index, and
- * the index stores entry + 1, both as uint32. A level past it is refused (TABLE_LIMIT, the
- * engine's ENG_LIMIT), not wrapped. Tests lower it per engine (eng_set_level_limit). */
+ * the index stores entry + 1, both as uint32. A table past it is refused (TABLE_LIMIT, the
+ * engine's ENG_LIMIT), not wrapped; the engine checks the whole level against its own
+ * limit (eng_finish; tests lower it with eng_set_level_limit). */
 #define LEVEL_MAX ((size_t)UINT32_MAX - 1)
 #define TABLE_NO_MEMORY (-1)
 #define TABLE_LIMIT (-3)
 
 /* States found in a level: rows, row hashes, parent (frontier index) and label, with an
  * open-addressing index by hash. The engine builds the level in one; with threads, each
- * worker fills its own and the engine merges them. At most `limit` entries (LEVEL_MAX, or
- * less); table_push and table_offer return TABLE_LIMIT past it. */
+ * worker fills its own and the engine merges them. At most LEVEL_MAX entries: table_push
+ * and table_offer return TABLE_LIMIT past it. */
 typedef struct {
     uint8_t *rows;
     Key *h;
@@ -71,12 +70,9 @@ typedef struct {
     size_t n, cap;
     uint32_t *index;  /* entry + 1 per slot (0: empty) */
     size_t index_cap;
-    size_t limit;     /* the most entries (0 until set: LEVEL_MAX) */
-} __attribute__((aligned(64))) Table;
+} __attribute__((aligned(64))) Table;  /* one cache line apart: each thread writes its own */
 
-static inline int table_full(const Table *t) {
-    return t->n >= (t->limit ? t->limit : LEVEL_MAX);
-}  /* one cache line apart: each thread writes its own */
+static inline int table_full(const Table *t) { return t->n >= LEVEL_MAX; }
 
 /* A seen set: SUBTABLES open-addressing tables of row hashes, picked by bits 48..55 of the
  * hash, so a table that fills up doubles alone (1/256 of the set is copied at a time, not
@@ -183,7 +179,7 @@ static inline int table_push(Table *t, int width, const uint8_t *row, Key h,
     return 0;
 }
 
-static inline void table_clear(Table *t) {  /* keeps its arrays and limit */
+static inline void table_clear(Table *t) {  /* keeps its arrays */
     t->n = 0;
     if (t->index) memset(t->index, 0, t->index_cap * sizeof(uint32_t));
 }
@@ -198,7 +194,7 @@ static inline int better(uint64_t pfp, uint16_t rank, uint64_t old_pfp, uint16_t
 
 /* Offer a state found from frontier state `parent` by `label`: a new entry, or the entry
  * already there re-parented if this discovery wins the tie-break. 0, TABLE_NO_MEMORY or
- * TABLE_LIMIT (a new entry past the table's limit). */
+ * TABLE_LIMIT (a new entry past LEVEL_MAX). */
 static inline int table_offer(Table *t, int width, const uint64_t *front_fp, const uint16_t *rank,
                        const uint8_t *row, Key h, uint32_t parent, uint16_t label) {
     size_t mask = t->index_cap - 1, slot = key_low(h) & mask;

@@ -1,5 +1,6 @@
-/* What the disk tier (checker/search/tier.py, stream.py) asks of the compiled engine: its seen set emptied once Python has written it to a sorted run on disk, and the
- * level being built read out and thinned by delayed duplicate detection (the states a run on
+/* What the disk tier (checker/search/tier.py, stream.py) asks of the compiled engine: its
+ * seen set emptied once Python has written it to a sorted run on disk, and the level being
+ * built read out and thinned by delayed duplicate detection (the states a run on
  * disk already holds are dropped before eng_finish).
  *
  * Every call here runs between the engine's level calls (after eng_expand has covered the
@@ -102,13 +103,11 @@ int eng_level_release(Engine *e) {
     for (int p = 0; p < e->threads; p++) {
         table_free(&e->part[p]);
         memset(&e->part[p], 0, sizeof(Table));
-        e->part[p].limit = e->level_limit;
         if (table_grow(&e->part[p], e->width)) return ENG_NO_MEMORY;
         if (e->threads > 1)
             for (int q = 0; q < e->threads; q++) {
                 table_free(&e->workers[p].out[q]);
                 memset(&e->workers[p].out[q], 0, sizeof(Table));
-                e->workers[p].out[q].limit = e->level_limit;
             }
     }
     free(e->next.parent); free(e->next.label); free(e->next.bad); free(e->next.fp);

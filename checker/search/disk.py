@@ -29,6 +29,7 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
+from checker.checkpoint.format import read_header
 from checker.search.keys import KeyKind
 
 CHUNK = 1 << 22
@@ -75,13 +76,7 @@ def open_run(path: Path, checksum: str = "") -> Run:
     ``Runs`` writes them). Raises ``OSError`` when it cannot be read or is not one."""
     with open(path, "rb") as handle:
         try:
-            version = np.lib.format.read_magic(handle)
-            read = (
-                np.lib.format.read_array_header_1_0
-                if version == (1, 0)
-                else np.lib.format.read_array_header_2_0
-            )
-            shape, fortran, dtype = read(handle)
+            shape, fortran, dtype = read_header(handle)
         except ValueError as exc:
             raise OSError(f"{path} is not a run of row hashes: {exc}") from None
         if dtype != np.dtype("<u8") or fortran or shape[1:] not in ((), (2,)):

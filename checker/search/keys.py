@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from checker.search.seen import in_sorted
+
 Array = np.ndarray[Any, Any]
 
 
@@ -86,17 +88,16 @@ class KeyKind:
 
     def member(self, table: Array, keys: Array) -> Array:
         """A boolean mask over ``keys`` (any order): which the sorted ``table`` holds."""
+        if self.words == 1:
+            hit: Array = in_sorted(table, keys)
+            return hit
         if not len(table) or not len(keys):
             return np.zeros(len(keys), dtype=bool)
-        if self.words == 1:
-            at = np.minimum(np.searchsorted(table, keys), len(table) - 1)
-            found: Array = table[at] == keys
-            return found
         low = table[:, 0]
         start = np.searchsorted(low, keys[:, 0], "left")
         end = np.searchsorted(low, keys[:, 0], "right")
         at = np.minimum(start, len(table) - 1)
-        found = (end > start) & (table[at, 1] == keys[:, 1])
+        found: Array = (end > start) & (table[at, 1] == keys[:, 1])
         for i in np.flatnonzero(end - start > 1):  # a low word shared in the table: rare
             found[i] = bool((table[start[i] : end[i], 1] == keys[i, 1]).any())
         return found
