@@ -11,7 +11,8 @@ import threading
 
 import pytest
 from test_checkpoint import CODEC, IDENTITY, PROPS, RECIPE, SPEC, resumed, search, signature
-from test_interrupts import Ready, signal_parent_after
+from test_interrupts import Ready
+from test_signals import signal_parent_after
 
 from checker.checkpoint.read import load
 from checker.checkpoint.saving import SaveOptions

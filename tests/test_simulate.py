@@ -340,7 +340,8 @@ def test_gate_refuses_walk_keys_outside_simulate_mode(tmp_path):
 
 
 def test_ctrl_c_ends_once_with_the_walks_so_far(tmp_path):
-    from test_interrupts import SIMULATE_ON_WORKERS, WORKERS_UP, signal_parent_after
+    from test_interrupts import SIMULATE_ON_WORKERS, WORKERS_UP
+    from test_signals import signal_parent_after
 
     code, stdout, stderr, left = signal_parent_after(
         SIMULATE_ON_WORKERS, WORKERS_UP, tmp_path, signal.SIGINT
