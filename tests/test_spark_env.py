@@ -188,7 +188,8 @@ def test_spark_submit_to_a_local_cluster(tmp_path):
     """``spark-submit --master local-cluster[2,1,1024] checker/cli.py explore --engine
     spark``: the context spark-submit made and its master; P from its default parallelism (the
     executors' 2 cores); two executor JVMs with their own Python workers, the code shipped as
-    a zip, the self-check job, level files on a shared folder. (One JVM cluster for both
+    a zip, the self-check job, the executors loading the level where Spark takes over from
+    a shared folder, and keeping the later ones in their RDDs. (One JVM cluster for both
     subjects: a cluster start costs about 15 s.)"""
     import checker.cli
 
@@ -207,7 +208,8 @@ def test_spark_submit_to_a_local_cluster(tmp_path):
     out = subprocess.run(args, capture_output=True, text=True, env=env, timeout=240, check=False)
     assert out.returncode == 12, out.stderr[-2000:]
     assert _counts(out.stdout) == (*EXPECTED_HW, "spark (2 partitions)")
-    assert (tmp_path / "levels" / "L0010" / "parents-1.npy").is_file()  # a Spark level
+    loaded = sorted(p.parent.name for p in (tmp_path / "levels").glob("L*/seen-1.npy"))
+    assert len(loaded) == 1  # the level the RDDs were loaded from: none is written after it
 
 
 def test_no_java_ends_simulate_with_the_same_message(no_system_java, monkeypatch, tmp_path):

@@ -25,7 +25,17 @@ from checker.native.build import NativeUnavailable
 from checker.native.core import MAX_ACTIONS, Core, check, view
 from checker.native.layout import compiled_model
 from checker.search import store
-from checker.search.job import BUCKET, TALLY, Fingerprints, LevelCore, LevelJob, Record, Tally
+from checker.search.job import (
+    BUCKET,
+    TALLY,
+    Fingerprints,
+    LevelCore,
+    LevelJob,
+    NewStates,
+    Record,
+    SeenOf,
+    Tally,
+)
 from checker.search.seen import in_sorted, merge_sorted
 
 _MODELS: dict[Recipe, CompiledModel] = {}
@@ -67,20 +77,36 @@ def encode_level(recipe: Recipe, states: Sequence[State]) -> np.ndarray[Any, Any
 
 
 def expand(job: LevelJob, p: int) -> list[tuple[int, Record]]:
-    """``checker.search.level.expand`` for partition ``p`` on the compiled core: ``[(owner,
-    (BUCKET, (fps, parent fps, labels, rows)))]`` per owner, then ``(p, (TALLY, tally))``.
-    Raises ``OSError`` when the frontier file is missing, ``NativeUnavailable`` when the
-    core cannot run, ``CoreLimit`` when C runs out of memory or a level passes its limit,
-    ``OverflowError`` when a model call went past its bounds (``core.check``)."""
+    """``checker.search.level.expand`` for partition ``p`` on the compiled core, from the
+    level files: ``expand_frontier`` of partition ``p``'s frontier file, each owner's
+    successors filtered against that owner's seen file. Raises ``OSError`` when a file is
+    missing, and what ``expand_frontier`` raises."""
+    fps, rows = store.read_frontier_rows(job.work, job.k, p)
+    frontier = Frontier(fps, rows=rows)
+    return expand_frontier(job, p, frontier, lambda owner: store.read_seen(job.work, job.k, owner))
+
+
+def expand_frontier(
+    job: LevelJob, p: int, frontier: Frontier, seen: SeenOf | None = None
+) -> list[tuple[int, Record]]:
+    """The map side of level ``job.k`` for partition ``p``, whose states are ``frontier``
+    (rows): ``[(owner, (BUCKET, (fps, parent fps, labels, rows)))]`` per owner, then ``(p,
+    (TALLY, tally))``. ``seen(owner)``, when given, is that owner's sorted seen keys: its
+    repeats stay out of the shuffle (``None``: every successor not repeated within this task
+    is sent). Raises ``NativeUnavailable`` when the core cannot run, ``CoreLimit`` when C
+    runs out of memory or a level passes its limit, ``OverflowError`` when a model call went
+    past its bounds (``core.check``)."""
     started = time.perf_counter()
     model = model_of(job.recipe)
     guards = _mask(model, job.sometimes)
     core = Core(model, 0, _mask(model, job.transitions), guards, job.symmetry, 1)
     lib, handle = core.lib, core.handle
-    front_fps, front = store.read_frontier_rows(job.work, job.k, p)
+    front_fps, front = frontier.fps, frontier.rows
+    assert front is not None  # this core's form
     tally = Tally()
     try:
         front = np.ascontiguousarray(front)
+        front_fps = np.ascontiguousarray(front_fps)
         check(lib.eng_seed(handle, front.ctypes.data, front_fps.ctypes.data, len(front_fps)))
         check(lib.eng_expand(handle, 0, len(front_fps)))
         new = lib.eng_finish(handle)
@@ -104,12 +130,10 @@ def expand(job: LevelJob, p: int) -> list[tuple[int, Record]]:
     records: list[tuple[int, Record]] = []
     owners = fps % np.uint64(job.partitions)
     for owner in range(job.partitions):
-        mine = owners == owner
-        if not mine.any():
-            continue
-        seen = store.read_seen(job.work, job.k, owner)
-        mine &= ~in_sorted(seen, fps)  # repeats stay out of the shuffle
-        if mine.any():
+        mine = np.flatnonzero(owners == owner)
+        if seen is not None and len(mine):
+            mine = mine[~in_sorted(seen(owner), fps[mine])]  # repeats stay out of the shuffle
+        if len(mine):
             records.append((owner, (BUCKET, (fps[mine], pfps[mine], labels[mine], rows[mine]))))
     tally.expand_seconds = time.perf_counter() - started
     records.append((p, (TALLY, tally)))
@@ -136,10 +160,27 @@ def _broken(core: Core, job: LevelJob, front_fps: np.ndarray[Any, Any], tally: T
 
 
 def dedup(job: LevelJob, p: int, records: Iterable[tuple[str, Any]]) -> Tally:
-    """``checker.search.level.dedup`` for partition ``p`` on the compiled core: merge the buckets
-    (per fingerprint the smallest parent fingerprint, then label rank), keep what ``p`` has
-    not seen, write level ``k + 1``'s files (unless ``job.dry``) and check the invariants on
-    the new states. Returns the merged tally."""
+    """``checker.search.level.dedup`` for partition ``p`` on the compiled core, on the level
+    files: ``dedup_against`` its seen file, then (unless ``job.dry``) level ``k + 1``'s
+    parents, frontier and seen files of ``p``. Returns the merged tally."""
+    seen = store.read_seen(job.work, job.k, p)
+    tally, new = dedup_against(job, p, records, [seen])
+    if new is not None:
+        store.write_parents(job.work, job.k + 1, p, new.fps, new.parents)
+        assert new.frontier.rows is not None
+        store.write_frontier_rows(job.work, job.k + 1, p, new.fps, new.frontier.rows)
+        store.write_seen(job.work, job.k + 1, p, merge_sorted(seen, new.fps))
+    return tally
+
+
+def dedup_against(
+    job: LevelJob, p: int, records: Iterable[tuple[str, Any]], runs: Sequence[Fingerprints]
+) -> tuple[Tally, NewStates | None]:
+    """The reduce side of level ``job.k`` for partition ``p``: merge the buckets (per
+    fingerprint the smallest parent fingerprint, then label rank), keep what none of the
+    sorted ``runs`` (partition ``p``'s seen keys, in any number of runs) holds, count and
+    check the invariants on the new states. Returns the merged tally and, unless
+    ``job.dry``, the new states (``NewStates``, sorted by fingerprint)."""
     started = time.perf_counter()
     model = model_of(job.recipe)
     tally = Tally()
@@ -162,20 +203,19 @@ def dedup(job: LevelJob, p: int, records: Iterable[tuple[str, Any]]) -> Tally:
     )
     fps, pfps, labels, rows = columns
     core = Core(model, 0, 0, 0, job.symmetry, 1)
+    new = None
     try:
         order = np.lexsort((core.ranks[labels], pfps, fps))
         fps = fps[order]
         first = np.ones(len(fps), dtype=bool)
         first[1:] = fps[1:] != fps[:-1]
-        seen = store.read_seen(job.work, job.k, p)
-        keep = order[first]
-        keep = keep[~in_sorted(seen, fps[first])]
+        keep, fresh = order[first], fps[first]
+        for run in runs:
+            unseen = ~in_sorted(run, fresh)
+            keep, fresh = keep[unseen], fresh[unseen]
         tally.new = len(keep)
         if not job.dry:
-            fresh = fps[first][~in_sorted(seen, fps[first])]
-            store.write_parents(job.work, job.k + 1, p, fresh, pfps[keep])
-            store.write_frontier_rows(job.work, job.k + 1, p, fresh, rows[keep])
-            store.write_seen(job.work, job.k + 1, p, merge_sorted(seen, fresh))
+            new = NewStates(fresh, pfps[keep], Frontier(fresh, rows=rows[keep]))
             counts = np.bincount(core.actions[labels[keep]], minlength=MAX_ACTIONS)
             for index, count in enumerate(counts.tolist()):
                 if count:
@@ -184,7 +224,7 @@ def dedup(job: LevelJob, p: int, records: Iterable[tuple[str, Any]]) -> Tally:
     finally:
         core.close()
     tally.dedup_seconds = time.perf_counter() - started
-    return tally
+    return tally, new
 
 
 def _invariants(
@@ -218,6 +258,16 @@ class CompiledLevels:
 
     def dedup(self, job: LevelJob, p: int, records: Iterable[Record]) -> Tally:
         return dedup(job, p, records)
+
+    def expand_frontier(
+        self, job: LevelJob, p: int, frontier: Frontier, seen: SeenOf | None = None
+    ) -> list[tuple[int, Record]]:
+        return expand_frontier(job, p, frontier, seen)
+
+    def dedup_against(
+        self, job: LevelJob, p: int, records: Iterable[Record], runs: Sequence[Fingerprints]
+    ) -> tuple[Tally, NewStates | None]:
+        return dedup_against(job, p, records, runs)
 
     def frontier(self, recipe: Recipe, fps: Fingerprints, states: Sequence[State]) -> Frontier:
         return Frontier(fps, rows=encode_level(recipe, states))

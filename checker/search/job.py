@@ -11,7 +11,7 @@ which is why both are stateless module-level objects (they pickle as a class ref
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -23,6 +23,8 @@ from checker.model import Recipe, State
 BUCKET, TALLY = "B", "T"
 Fingerprints = np.ndarray[tuple[int], np.dtype[np.uint64]]
 """Fingerprints, one per state (a one-dimensional ``uint64`` array)."""
+SeenOf = Callable[[int], Fingerprints]
+"""``seen(owner)``: the sorted keys partition ``owner`` has seen (a pre-filter's source)."""
 Record = tuple[str, object]
 """What a level's shuffle carries to a partition: ``(BUCKET, a core's bucket)`` or
 ``(TALLY, Tally)``."""
@@ -40,6 +42,12 @@ class LevelCore(Protocol):
     - ``dedup(job, p, records)``: the reduce side: merge the records, keep the fingerprints
       ``p`` has not seen, write level ``k + 1``'s files for ``p`` (unless ``job.dry``), check
       the invariants on the new states; returns the merged ``Tally``.
+    - ``expand_frontier(job, p, frontier, seen)`` / ``dedup_against(job, p, records, runs)``:
+      the same two sides on data in hand instead of level files: ``frontier`` is partition
+      ``p``'s states (this core's ``Frontier``), ``seen`` an optional pre-filter
+      (``SeenOf``), ``runs`` partition ``p``'s seen keys as sorted runs; ``dedup_against``
+      returns the tally and, unless ``job.dry``, the new states (``NewStates``). The Spark
+      engine keeps these in RDDs (``checker.spark.rdds``).
     - ``frontier(recipe, fps, states)``: the level-file form of Python ``states`` (their
       fingerprints ``fps``, ``uint64``, same order).
     - ``write_frontier(work, k, p, frontier)`` / ``read_frontier(work, k, p)``: partition
@@ -58,6 +66,14 @@ class LevelCore(Protocol):
     def expand(self, job: LevelJob, p: int) -> list[tuple[int, Record]]: ...
 
     def dedup(self, job: LevelJob, p: int, records: Iterable[Record]) -> Tally: ...
+
+    def expand_frontier(
+        self, job: LevelJob, p: int, frontier: Frontier, seen: SeenOf | None = None
+    ) -> list[tuple[int, Record]]: ...
+
+    def dedup_against(
+        self, job: LevelJob, p: int, records: Iterable[Record], runs: Sequence[Fingerprints]
+    ) -> tuple[Tally, NewStates | None]: ...
 
     def frontier(self, recipe: Recipe, fps: Fingerprints, states: Sequence[State]) -> Frontier: ...
 
@@ -85,6 +101,17 @@ class LevelJob:
     sometimes: tuple[str, ...] = ()
     dry: bool = False
     symmetry: bool = False
+
+
+@dataclass(frozen=True)
+class NewStates:
+    """A partition's new states of a level: ``fps`` (sorted ``uint64``), each one's parent
+    fingerprint ``parents`` (``uint64``, same order) and their ``frontier`` (the core's form,
+    same order)."""
+
+    fps: Fingerprints
+    parents: Fingerprints
+    frontier: Frontier
 
 
 @dataclass

@@ -28,7 +28,17 @@ from checker.fingerprint import MARSHAL_VERSION, encode, fingerprint, fingerprin
 from checker.model import Recipe, Spec, State
 from checker.properties import transition_checker
 from checker.search import store
-from checker.search.job import BUCKET, TALLY, Fingerprints, LevelCore, LevelJob, Record, Tally
+from checker.search.job import (
+    BUCKET,
+    TALLY,
+    Fingerprints,
+    LevelCore,
+    LevelJob,
+    NewStates,
+    Record,
+    SeenOf,
+    Tally,
+)
 from checker.search.seen import in_sorted, merge_sorted
 from checker.symmetry import for_spec
 
@@ -76,20 +86,30 @@ def dedup(job: LevelJob, p: int, records: Iterable[Record]) -> Tally:
 
 
 def _expand_reference(job: LevelJob, p: int) -> list[tuple[int, Record]]:
-    """``expand`` on the reference core: ``[(owner, (BUCKET, {fp: [parent fp, label text,
-    state bytes]}))]`` for each owner that gets successors, and one ``(p, (TALLY, Tally))``.
-    With ``job.symmetry`` successors are canonicalised (``checker.symmetry``) before they are
-    fingerprinted."""
+    """``expand`` on the reference core, from the level files: ``_expand_frontier`` of
+    partition ``p``'s frontier file, each owner's successors filtered against its seen file."""
+    frontier = store.read_frontier(job.work, job.k, p)
+    return _expand_frontier(job, p, frontier, lambda owner: store.read_seen(job.work, job.k, owner))
+
+
+def _expand_frontier(
+    job: LevelJob, p: int, frontier: list[tuple[int, bytes]], seen: SeenOf | None
+) -> list[tuple[int, Record]]:
+    """The map side on the reference core for ``frontier`` (``[(fp, state bytes)]``):
+    ``[(owner, (BUCKET, {fp: [parent fp, label text, state bytes]}))]`` for each owner that
+    gets successors, and one ``(p, (TALLY, Tally))``. ``seen(owner)``, when given, is that
+    owner's sorted seen keys: its repeats stay out of the shuffle. With ``job.symmetry``
+    successors are canonicalised (``checker.symmetry``) before they are fingerprinted."""
     started = time.perf_counter()
     spec, props = model(job.recipe)
-    frontier = store.read_frontier(job.work, job.k, p)
     tally = Tally()
     buckets: list[dict[Any, Any]] = [{} for _ in range(job.partitions)]
     try:
         _expand(spec, props, job, p, frontier, buckets, tally)
     except Exception as exc:  # noqa: BLE001 -- a bug in the spec is reported, not raised
         tally.error, buckets = _spec_error(exc), []
-    _drop_seen(job, buckets)
+    if seen is not None:
+        _drop_seen(seen, buckets)
     records: list[tuple[int, Record]] = [
         (owner, (BUCKET, bucket)) for owner, bucket in enumerate(buckets) if bucket
     ]
@@ -98,18 +118,18 @@ def _expand_reference(job: LevelJob, p: int) -> list[tuple[int, Record]]:
     return records
 
 
-def _drop_seen(job: LevelJob, buckets: list[dict[Any, Any]]) -> None:
-    """Remove from each owner's bucket what that owner has seen by level ``job.k`` (its seen
-    file): ``dedup`` would drop them, and most successors are such repeats, so they stay out
-    of the shuffle. One batch lookup per owner; ``dedup`` still checks what is left."""
+def _drop_seen(seen: SeenOf, buckets: list[dict[Any, Any]]) -> None:
+    """Remove from each owner's bucket what that owner has seen (``seen(owner)``): ``dedup``
+    would drop them, and most successors are such repeats, so they stay out of the shuffle.
+    One batch lookup per owner; ``dedup`` still checks what is left."""
     for owner, bucket in enumerate(buckets):
         if not bucket:
             continue
-        seen = store.read_seen(job.work, job.k, owner)
-        if not len(seen):
+        keys_seen = seen(owner)
+        if not len(keys_seen):
             continue
         keys = np.fromiter(bucket, dtype=np.uint64, count=len(bucket))
-        for fp in keys[in_sorted(seen, keys)].tolist():
+        for fp in keys[in_sorted(keys_seen, keys)].tolist():
             del bucket[fp]
 
 
@@ -163,9 +183,24 @@ def _expand(
 
 
 def _dedup_reference(job: LevelJob, p: int, records: Iterable[tuple[str, Any]]) -> Tally:
-    """``dedup`` on the reference core: merge the ``(kind, payload)`` records, keep
-    fingerprints not seen before, write level ``k + 1``'s files for ``p`` (unless ``dry``) and
-    check invariants on the new states."""
+    """``dedup`` on the reference core, on the level files: ``_dedup_against`` partition
+    ``p``'s seen file, then (unless ``dry``) level ``k + 1``'s files for ``p``."""
+    seen = store.read_seen(job.work, job.k, p)
+    tally, new = _dedup_against(job, p, records, [seen])
+    if new is not None:
+        store.write_parents(job.work, job.k + 1, p, new.fps, new.parents)
+        states = new.frontier.states or []
+        store.write_frontier(job.work, job.k + 1, p, list(zip(new.fps.tolist(), states)))
+        store.write_seen(job.work, job.k + 1, p, merge_sorted(seen, new.fps))
+    return tally
+
+
+def _dedup_against(
+    job: LevelJob, p: int, records: Iterable[tuple[str, Any]], runs: Sequence[Fingerprints]
+) -> tuple[Tally, NewStates | None]:
+    """The reduce side on the reference core: merge the ``(kind, payload)`` records, keep
+    the fingerprints none of the sorted ``runs`` holds, count them and check invariants on
+    them; returns the tally and, unless ``job.dry``, the new states."""
     started = time.perf_counter()
     tally = Tally()
     candidates: dict[int, list[Any]] = {}
@@ -177,34 +212,26 @@ def _dedup_reference(job: LevelJob, p: int, records: Iterable[tuple[str, Any]]) 
             old = candidates.get(fp)
             if old is None or entry[:2] < old[:2]:
                 candidates[fp] = entry
-    keys = np.fromiter(candidates, dtype=np.uint64, count=len(candidates))
-    keys.sort()
-    seen = store.read_seen(job.work, job.k, p)
-    fresh = keys[~in_sorted(seen, keys)]
+    fresh = np.fromiter(candidates, dtype=np.uint64, count=len(candidates))
+    fresh.sort()
+    for run in runs:
+        fresh = fresh[~in_sorted(run, fresh)]
     tally.new = len(fresh)
+    new = None
     if not job.dry:
-        _commit(job, p, seen, fresh, candidates, tally)
+        new_fps = fresh.tolist()
+        entries = [candidates[fp] for fp in new_fps]
+        parents = np.fromiter((e[0] for e in entries), dtype=np.uint64, count=len(entries))
+        new = NewStates(fresh, parents, Frontier(fresh, states=[e[2] for e in entries]))
+        for _, label, _ in entries:
+            action = label[: label.index("(")]
+            tally.distinct[action] = tally.distinct.get(action, 0) + 1
+        try:
+            check_invariants(job, zip(new_fps, (e[2] for e in entries)), tally)
+        except Exception as exc:  # noqa: BLE001 -- a bug in the spec is reported, not raised
+            tally.error = _spec_error(exc)
     tally.dedup_seconds = time.perf_counter() - started
-    return tally
-
-
-def _commit(
-    job: LevelJob, p: int, seen: Any, fresh: Any, candidates: dict[Any, Any], tally: Tally
-) -> None:
-    """Write partition p's files of level k + 1 and check invariants on its new states."""
-    new_fps = fresh.tolist()
-    entries = [candidates[fp] for fp in new_fps]
-    parents = np.fromiter((e[0] for e in entries), dtype=np.uint64, count=len(entries))
-    store.write_parents(job.work, job.k + 1, p, fresh, parents)
-    store.write_frontier(job.work, job.k + 1, p, [(fp, e[2]) for fp, e in zip(new_fps, entries)])
-    store.write_seen(job.work, job.k + 1, p, merge_sorted(seen, fresh))
-    for _, label, _ in entries:
-        action = label[: label.index("(")]
-        tally.distinct[action] = tally.distinct.get(action, 0) + 1
-    try:
-        check_invariants(job, zip(new_fps, (e[2] for e in entries)), tally)
-    except Exception as exc:  # noqa: BLE001 -- a bug in the spec is reported, not raised
-        tally.error = _spec_error(exc)
+    return tally, new
 
 
 def check_invariants(job: LevelJob, states: Any, tally: Tally) -> None:
@@ -279,6 +306,17 @@ class ReferenceLevels:
 
     def dedup(self, job: LevelJob, p: int, records: Iterable[Record]) -> Tally:
         return _dedup_reference(job, p, records)
+
+    def expand_frontier(
+        self, job: LevelJob, p: int, frontier: Frontier, seen: SeenOf | None = None
+    ) -> list[tuple[int, Record]]:
+        items = list(zip(frontier.fps.tolist(), frontier.states or []))
+        return _expand_frontier(job, p, items, seen)
+
+    def dedup_against(
+        self, job: LevelJob, p: int, records: Iterable[Record], runs: Sequence[Fingerprints]
+    ) -> tuple[Tally, NewStates | None]:
+        return _dedup_against(job, p, records, runs)
 
     def frontier(self, recipe: Recipe, fps: Fingerprints, states: Sequence[State]) -> Frontier:
         return Frontier(fps, states=[encode(state) for state in states])

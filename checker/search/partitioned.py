@@ -58,6 +58,14 @@ class PartitionedSearch(Search):
     def prepare(self) -> None:
         """Called once before the first level (set ``partitions``, start workers)."""
 
+    def prune(self, k: int) -> None:
+        """Level ``k + 1`` is committed: delete level ``k``'s frontier and seen files."""
+        store.prune(self.work, k)
+
+    def parent_of(self, k: int, fp: int) -> int:
+        """The parent fingerprint of ``fp``, a new state of level ``k`` (``store.parent_of``)."""
+        return store.parent_of(self.work, k, self.partitions, fp)
+
     # -- the search -------------------------------------------------------------------------
     def search(self) -> None:
         self.prepare()
@@ -79,13 +87,13 @@ class PartitionedSearch(Search):
             tally = self._level(k, size)
             with signals_deferred():
                 self._commit(k, tally)
-                store.prune(self.work, k)
+                self.prune(k)
                 size, k = tally.new, k + 1
                 self.front_size = size
                 if size:
                     self.level_committed()
         if not size:
-            store.prune(self.work, k)  # the last, empty level
+            self.prune(k)  # the last, empty level
         self.exhausted = not size
         self._report(0)
 
@@ -204,6 +212,6 @@ class PartitionedSearch(Search):
         """The shortest trace to ``fp``, a state first seen at level ``k``."""
         chain = [fp]
         for depth in range(k, 1, -1):
-            chain.append(store.parent_of(self.work, depth, self.partitions, chain[-1]))
+            chain.append(self.parent_of(depth, chain[-1]))
         chain.reverse()
         return concrete_walk(self.spec, chain, self.canon)

@@ -11,12 +11,16 @@ smallest label text, which is the label the local engine records).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import tempfile
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
+import numpy as np
+
+from checker.checkpoint.format import Frontier
 from checker.checkpoint.saving import SaveOptions, run_search
 from checker.limits import Limits, Progress
 from checker.model import Recipe, Spec
@@ -25,10 +29,11 @@ from checker.search import store
 from checker.search.job import LevelCore, LevelJob, Tally
 from checker.search.level import REFERENCE, run_in_driver
 from checker.search.partitioned import PartitionedSearch
-from checker.spark import connect, session
+from checker.spark import connect, rdds, session
 from checker.spark.session import SparkOptions, SparkUnavailable
 
 __all__ = ["SparkOptions", "SparkUnavailable", "explore"]
+T = TypeVar("T")
 
 
 def explore(
@@ -60,6 +65,7 @@ def explore(
     try:
         return run_search((saving or SaveOptions()).apply(run), passthrough=(SparkUnavailable,))
     finally:
+        run.close_levels()
         if options.work_dir is None:
             store.remove(run.work)
 
@@ -86,6 +92,8 @@ class SparkSearch(PartitionedSearch):
         self.options = options
         self.sc: Any = None
         self.engine = "spark"
+        self.rdds: rdds.Levels | None = None
+        self.loaded_at = 0  # the level the RDDs were loaded from (its files stay)
 
     def search(self) -> None:
         """The partitioned search; an exception of Spark's or py4j's that no job caught (a
@@ -97,6 +105,12 @@ class SparkSearch(PartitionedSearch):
             if not connect.from_spark(exc):
                 raise
             raise session.job_failed("the Spark engine's run", exc) from None
+
+    def close_levels(self) -> None:
+        """Unpersist the level RDDs (the context may run other searches)."""
+        if self.rdds is not None:
+            self.rdds.close()
+            self.rdds = None
 
     def _start_spark(self) -> None:
         """Start (or reuse) the context; P from it when not known yet; check the workers."""
@@ -121,9 +135,16 @@ class SparkSearch(PartitionedSearch):
         self.engine = f"spark ({self.partitions} partitions)"
 
     def run_level(self, job: LevelJob, size: int) -> tuple[str, Tally]:
-        if size < self.options.min_frontier:
+        if self.rdds is None and size < self.options.min_frontier:
             return "driver", run_in_driver(job)
         self._start_spark()
+        if self.rdds is None:  # from here on every level stays on the executors
+            levels = rdds.Levels(self.sc, self.partitions)
+            seen = self.stats.distinct
+            self._spark(
+                f"loading level {job.k}", lambda: levels.start(self.work, job.k, self.core, seen)
+            )
+            self.rdds, self.loaded_at = levels, job.k
         self.note = f"level {job.k} on Spark, {self.partitions} partitions"
         self._report(size)
         watch = (
@@ -131,9 +152,47 @@ class SparkSearch(PartitionedSearch):
             if self.on_progress is None
             else (lambda done, total: self._tasks(job.k, size, done, total))
         )
-        tally = session.run_level(self.sc, job, watch)
+        levels = self.rdds
+        tally = self._spark(f"the Spark job of level {job.k}", lambda: levels.level(job), watch)
         self.note = ""
         return "spark", tally
+
+    def _spark(self, what: str, work: Callable[[], T], watch: Any = None) -> T:
+        """``session.run_job``; on Ctrl-C or SIGTERM the running jobs are cancelled first,
+        so the executors are free for the last checkpoint's jobs."""
+        try:
+            return session.run_job(what, work, self.sc, watch)
+        except KeyboardInterrupt:
+            with contextlib.suppress(Exception):  # the JVM may be gone
+                self.sc.cancelAllJobs()
+            raise
+
+    def _commit(self, k: int, tally: Tally) -> None:
+        if self.rdds is not None:
+            self.rdds.commit()
+        super()._commit(k, tally)
+
+    def prune(self, k: int) -> None:
+        if k != self.loaded_at:  # the RDDs' lineage starts from these files
+            super().prune(k)
+
+    def parent_of(self, k: int, fp: int) -> int:
+        levels = self.rdds
+        found = None if levels is None else self._spark("a trace", lambda: levels.parent_of(k, fp))
+        return super().parent_of(k, fp) if found is None else found
+
+    def level_table(self, k: int) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+        levels = self.rdds
+        table = (
+            None if levels is None else self._spark("a checkpoint", lambda: levels.level_table(k))
+        )
+        return super().level_table(k) if table is None else table
+
+    def frontier_snapshot(self) -> Frontier:
+        levels = self.rdds
+        if levels is None or not self.front_size:
+            return super().frontier_snapshot()
+        return self._spark("a checkpoint", levels.frontier_snapshot)
 
     def _tasks(self, k: int, size: int, done: int, total: int) -> None:
         """Progress inside level ``k``'s Spark job (called from ``session``'s watcher thread,

@@ -25,12 +25,12 @@ import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from checker import limits
 from checker.model import Recipe
 from checker.search import level
-from checker.search.job import LevelCore, LevelJob, Tally
+from checker.search.job import LevelCore
 from checker.search.level import REFERENCE
 from checker.spark import connect, lifecycle
 from checker.spark.java import JavaNotFound, find_java
@@ -74,6 +74,7 @@ class SparkOptions:
 
 
 _CONTEXT: dict[str, Any] = {}
+T = TypeVar("T")
 
 
 def session_folder() -> Path:
@@ -145,9 +146,19 @@ def _conf(options: SparkOptions, master: str | None) -> Any:
     conf.set("spark.ui.enabled", "true" if options.ui else "false")
     conf.set("spark.ui.showConsoleProgress", "false")
     conf.set("spark.python.worker.reuse", "true")
+    if master is not None and master.startswith("local") and not master.startswith("local-c"):
+        conf.set("spark.driver.memory", local_heap())  # the executors' too, in local mode
     for key, value in options.conf:
         conf.set(key, value)
     return conf
+
+
+def local_heap() -> str:
+    """The JVM heap for a local master (``spark.driver.memory``, which ``--conf`` overrides):
+    a quarter of this machine's memory, at least Spark's default of 1 GiB. The executors
+    keep the level RDDs there (``checker.spark.rdds``), spilling to disk past it."""
+    total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    return f"{max(1024, total // 4 >> 20)}m"
 
 
 def _start(
@@ -253,36 +264,15 @@ def job_error(exc: Exception) -> str:
     return (useful or lines or [type(exc).__name__])[-1][:300]
 
 
-def run_level(sc: Any, job: LevelJob, on_tasks: Any = None) -> Tally:
-    """Level ``job.k`` as one Spark job with one shuffle; returns the merged tally.
-
-    Each job starts from ``parallelize(range(P))`` and all state between levels is in the
-    level files, so the lineage never grows. ``on_tasks(done, total)`` is called about twice
-    a second from a watcher thread while the job runs. Raises ``SparkUnavailable`` when the
-    job fails.
-    """
-    partitions = job.partitions
-    with lifecycle.watching(sc, on_tasks):
-        return _run_level(sc, job, partitions)
-
-
-def _run_level(sc: Any, job: LevelJob, partitions: int) -> Tally:
+def run_job(what: str, work: Callable[[], T], sc: Any = None, on_tasks: Any = None) -> T:
+    """Run ``work`` (Spark jobs: a level, ``checker.spark.rdds``) and return its answer;
+    ``on_tasks(done, total)`` is called about twice a second from a watcher thread while it
+    runs (with ``sc``). Raises ``SparkUnavailable`` naming ``what`` when a job fails."""
     try:
-        tallies = (
-            sc.parallelize(range(partitions), partitions)
-            .flatMap(lambda p: level.expand(job, p))
-            .partitionBy(partitions, lambda owner: owner)
-            .mapPartitionsWithIndex(
-                lambda p, records: [level.dedup(job, p, (r for _, r in records))]
-            )
-            .collect()
-        )
+        with lifecycle.watching(sc, on_tasks):
+            return work()
     except Exception as exc:  # noqa: BLE001 -- Py4J/Python errors from the cluster
-        raise job_failed(f"the Spark job of level {job.k}", exc) from None
-    total = Tally()
-    for tally in tallies:
-        total.merge(tally)
-    return total
+        raise job_failed(what, exc) from None
 
 
 def started() -> bool:

@@ -1,0 +1,51 @@
+"""The Spark engine's seen set as runs (``checker.spark.rdds``): the compaction rule, without
+Spark. The engine's answers on Spark are tests/test_spark.py's."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from checker.spark import rdds
+
+
+def compact(sizes: list[int], level: int) -> tuple[list[int], int]:
+    """``Levels._compact`` on key counts: the runs after adding a level of ``level`` keys,
+    and the keys the merges rewrote."""
+    sizes, rewritten = [*sizes, level], 0
+    while rdds.merge_newest(sizes):
+        merged = sizes[-2] + sizes[-1]
+        sizes[-2:] = [merged]
+        rewritten += merged
+    return sizes, rewritten
+
+
+@given(st.lists(st.integers(min_value=1, max_value=10**9), min_size=1, max_size=80))
+def test_runs_stay_few_and_hold_every_key(levels):
+    """Whatever the level sizes: every key is in exactly one run, each run holds more than
+    ``MERGE_RATIO`` times the next newer one's keys, and so there are at most
+    ``MAX_RUNS`` runs and at most log2(n) + 1."""
+    sizes: list[int] = []
+    total = 0
+    for level in levels:
+        sizes, _ = compact(sizes, level)
+        total += level
+        assert sum(sizes) == total
+        assert all(a > rdds.MERGE_RATIO * b for a, b in itertools.pairwise(sizes))
+        assert len(sizes) <= min(rdds.MAX_RUNS, math.log2(sum(sizes)) + 1)
+
+
+def test_equal_levels_rewrite_each_key_about_log2_levels_times():
+    """1,000 levels of 1,000 keys: the merges rewrite each key about as often as a binary
+    counter of runs would, under log2(1,000) + 1 = 10.97 times (the file-based design
+    rewrote each partition's whole seen set every level: 500.5 times a key on average)."""
+    sizes: list[int] = []
+    rewritten = 0
+    for _ in range(1000):
+        sizes, cost = compact(sizes, 1000)
+        rewritten += cost
+    assert rewritten / 1_000_000 < math.log2(1000) + 1
+    assert sum(sizes) == 1_000_000 and len(sizes) <= rdds.MAX_RUNS
