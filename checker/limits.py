@@ -79,7 +79,8 @@ CANCELLED = "cancelled"
 """The reason of a search that ``Limits.cancel`` ended."""
 
 INTERRUPTED = "interrupted (Ctrl-C)"
-"""The reason (or the start of it) of a run that Ctrl-C ended, in every engine."""
+"""The reason (or the start of it) of a run that Ctrl-C ended, in every engine; a run that
+SIGTERM or SIGHUP ended says which (``interruption``)."""
 
 
 ENDING = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
@@ -96,9 +97,16 @@ def signal_name() -> str:
     return received[-1] if received else "Ctrl-C"
 
 
+def interruption() -> str:
+    """The reason of a run that a signal ended: "interrupted (Ctrl-C)", "interrupted
+    (SIGTERM)" or "interrupted (SIGHUP)" (``signal_name``)."""
+    return f"interrupted ({signal_name()})"
+
+
 def interrupted(reason: str) -> bool:
-    """Whether a result's ``reason`` says Ctrl-C ended the run (searches and simulations)."""
-    return INTERRUPTED in reason
+    """Whether a result's ``reason`` says Ctrl-C, SIGTERM or SIGHUP ended the run (searches
+    and simulations)."""
+    return any(f"interrupted ({name})" in reason for name in ("Ctrl-C", "SIGTERM", "SIGHUP"))
 
 
 DEPTH_REACHED = "depth bound {} reached with states left to explore"

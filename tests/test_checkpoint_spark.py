@@ -127,7 +127,7 @@ def test_sigterm_ends_explore_on_spark_and_leaves_no_jvm(tmp_path):
     assert code == 3, err
     assert "Interrupted (SIGTERM): the results below are partial." in err
     assert err.strip().splitlines()[-1] == "Resume with: hwcheck explore --resume x/checkpoint"
-    assert "Traceback" not in err and "INCOMPLETE" in out
+    assert "Traceback" not in err and "INCOMPLETE" in out and "interrupted (SIGTERM)" in out
     assert not left, "the JVM or a Python worker outlived the command"
     saved = json.loads((tmp_path / "x" / "checkpoint" / "checkpoint.json").read_text())
     assert saved["level"] >= 2 and saved["frontier_kind"] == "states"

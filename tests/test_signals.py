@@ -120,6 +120,7 @@ def test_sigterm_ends_simulate_on_workers(tmp_path):
         "Resume with: the same hwcheck simulate command and --resume s/checkpoint"
     )
     assert "INCOMPLETE" in out and "Traceback" not in err
+    assert "interrupted (SIGTERM) after" in out  # the reason names the signal, not Ctrl-C
     assert not left
 
 
@@ -189,6 +190,7 @@ def test_a_closed_terminal_ends_a_spilled_search_and_its_disk_tier(tmp_path):
     assert code == 3, err
     assert "Interrupted (SIGHUP): the results below are partial." in err
     assert "INCOMPLETE" in out and "Traceback" not in err and not left
+    assert "interrupted (SIGHUP)" in out  # the summary's reason names the signal
     saved = json.loads((tmp_path / "x" / "checkpoint" / "checkpoint.json").read_text())
     assert saved["seen_runs"]
     assert not list(tmp_path.rglob(".spill-*")) and not list(tmp_path.glob("hwcheck-spill-*"))

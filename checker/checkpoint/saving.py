@@ -25,7 +25,7 @@ from checker.checkpoint.format import CheckpointError, CheckpointFailed, Frontie
 from checker.checkpoint.read import Loaded
 from checker.checkpoint.write import Checkpointer
 from checker.fingerprint import encode
-from checker.limits import INTERRUPTED, LimitReached, Reporting, SpecFailed
+from checker.limits import LimitReached, Reporting, SpecFailed, interruption
 from checker.model import CompiledModel, Label
 from checker.properties import Property
 from checker.result import CheckResult, Stats, Status, Step, Violation
@@ -45,7 +45,7 @@ def run_search(run: Any, passthrough: tuple[type[BaseException], ...] = ()) -> C
             run.search()
         except (LimitReached, KeyboardInterrupt) as stop:
             run.status = Status.INCOMPLETE
-            run.reason = INTERRUPTED if isinstance(stop, KeyboardInterrupt) else str(stop)
+            run.reason = interruption() if isinstance(stop, KeyboardInterrupt) else str(stop)
         if run.status is not None or run.checkpoints is None or run.checkpoints.keep_final:
             run.save_checkpoint()  # (not for a search that ended complete, unless wanted)
     except CheckpointFailed as stop:

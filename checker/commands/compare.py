@@ -27,7 +27,7 @@ from checker.commands.options import (
     with_options,
 )
 from checker.formats import report
-from checker.limits import Limits
+from checker.limits import Limits, interruption
 from checker.models import compose
 from checker.models.compose import MODEL_OPTIONS
 from checker.renderers import matrix, notes, terminal
@@ -193,7 +193,7 @@ def compare_cmd(
         click.echo(matrix.compare_markdown(cells), nl=False)
         if stop.hit:
             click.echo(
-                f"\n_Partial: interrupted (Ctrl-C) during variant {board.index} of {len(runs)}._"
+                f"\n_Partial: {interruption()} during variant {board.index} of {len(runs)}._"
             )
     else:
         terminal.stdout_console().print(matrix.compare_table(cells))

@@ -27,7 +27,7 @@ from checker.commands.gate_files import UPDATE_HINT, say, update_lock, write_out
 from checker.commands.options import CHECKPOINT_FLAGS, with_options
 from checker.formats import pins, report
 from checker.gate import policy as gate
-from checker.limits import Limits
+from checker.limits import Limits, interruption
 from checker.renderers import matrix, terminal
 from checker.result import EXIT_INCOMPLETE, Status
 from checker.search import CoreName
@@ -258,7 +258,7 @@ def _finish(
             _trace_check(key) for key, _ in traces[max(0, ran - len(plans)) :]
         ]
         outcomes += [
-            gate.Outcome(check, gate.INCOMPLETE, "not run: interrupted (Ctrl-C)") for check in left
+            gate.Outcome(check, gate.INCOMPLETE, f"not run: {interruption()}") for check in left
         ]
     terminal.stdout_console().print(matrix.gate_table(outcomes))
     changed = [o for o in outcomes if o.differences and o.pins in ("differ", "updated")]

@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from checker.commands.options import build
-from checker.limits import INTERRUPTED
+from checker.limits import interruption
 from checker.liveness import run as live
 from checker.liveness.fairness import FairnessError
 from checker.native import certificate
@@ -139,8 +139,8 @@ def check(
         except KeyboardInterrupt:  # Ctrl-C or SIGTERM (checker.cli): the verdicts so far stand
             result.checked = tuple(result.checked) + tuple(props)
             for prop in props:
-                result.unsettled[prop.name] = INTERRUPTED
-            result.reason = f"liveness {INTERRUPTED}"
+                result.unsettled[prop.name] = interruption()
+            result.reason = f"liveness {interruption()}"
             if result.status != Status.VIOLATED:
                 result.status = Status.INCOMPLETE
             return None

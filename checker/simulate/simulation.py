@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from checker.limits import INTERRUPTED
+from checker.limits import interruption
 from checker.model import Recipe
 from checker.native.layout import compiled_model
 from checker.properties import SOMETIMES
@@ -287,7 +287,7 @@ def _waves(
 
 def _verdict(result: Simulation, walks: int | None) -> tuple[str, str]:
     done = result.batch.walks
-    cut = f"; {INTERRUPTED}" if result.interrupted else ""
+    cut = f"; {interruption()}" if result.interrupted else ""
     if result.shrunk:
         n = len(result.shrunk)
         return "violated", (
@@ -295,7 +295,7 @@ def _verdict(result: Simulation, walks: int | None) -> tuple[str, str]:
             f"walk{'' if done == 1 else 's'}{cut}"
         )
     if result.interrupted:
-        return "incomplete", f"{INTERRUPTED} after {done:,} walks"
+        return "incomplete", f"{interruption()} after {done:,} walks"
     if walks is not None and done < walks:
         return "incomplete", f"the time limit ended the run after {done:,} of {walks:,} walks"
     if result.unreached:
