@@ -36,7 +36,7 @@ from checker.search.job import (
     SeenOf,
     Tally,
 )
-from checker.search.seen import in_sorted, merge_sorted
+from checker.search.seen import in_sorted
 
 _MODELS: dict[Recipe, CompiledModel] = {}
 
@@ -74,16 +74,6 @@ def encode_level(recipe: Recipe, states: Sequence[State]) -> np.ndarray[Any, Any
     model = model_of(recipe)
     data = b"".join(model.encode(state) for state in states)
     return np.frombuffer(data, dtype=np.uint8).reshape(len(states), model.width)
-
-
-def expand(job: LevelJob, p: int) -> list[tuple[int, Record]]:
-    """``checker.search.level.expand`` for partition ``p`` on the compiled core, from the
-    level files: ``expand_frontier`` of partition ``p``'s frontier file, each owner's
-    successors filtered against that owner's seen file. Raises ``OSError`` when a file is
-    missing, and what ``expand_frontier`` raises."""
-    fps, rows = store.read_frontier_rows(job.work, job.k, p)
-    frontier = Frontier(fps, rows=rows)
-    return expand_frontier(job, p, frontier, lambda owner: store.read_seen(job.work, job.k, owner))
 
 
 def expand_frontier(
@@ -157,20 +147,6 @@ def _broken(core: Core, job: LevelJob, front_fps: np.ndarray[Any, Any], tally: T
                 str(model.labels[label.value]),
                 buf.raw[:size],
             )
-
-
-def dedup(job: LevelJob, p: int, records: Iterable[tuple[str, Any]]) -> Tally:
-    """``checker.search.level.dedup`` for partition ``p`` on the compiled core, on the level
-    files: ``dedup_against`` its seen file, then (unless ``job.dry``) level ``k + 1``'s
-    parents, frontier and seen files of ``p``. Returns the merged tally."""
-    seen = store.read_seen(job.work, job.k, p)
-    tally, new = dedup_against(job, p, records, [seen])
-    if new is not None:
-        store.write_parents(job.work, job.k + 1, p, new.fps, new.parents)
-        assert new.frontier.rows is not None
-        store.write_frontier_rows(job.work, job.k + 1, p, new.fps, new.frontier.rows)
-        store.write_seen(job.work, job.k + 1, p, merge_sorted(seen, new.fps))
-    return tally
 
 
 def dedup_against(
@@ -252,12 +228,6 @@ class CompiledLevels:
 
     name = "compiled"
     rows = True
-
-    def expand(self, job: LevelJob, p: int) -> list[tuple[int, Record]]:
-        return expand(job, p)
-
-    def dedup(self, job: LevelJob, p: int, records: Iterable[Record]) -> Tally:
-        return dedup(job, p, records)
 
     def expand_frontier(
         self, job: LevelJob, p: int, frontier: Frontier, seen: SeenOf | None = None

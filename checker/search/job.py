@@ -36,18 +36,17 @@ class LevelCore(Protocol):
     - ``name``: ``"reference"`` or ``"compiled"``, as ``Stats.core`` says it.
     - ``rows``: whether a partition's frontier holds the compiled core's rows (else marshal'd
       states); a checkpoint's frontier of the other form is converted (``frontier``).
-    - ``expand(job, p)``: the map side of level ``job.k`` for partition ``p``: ``[(owner,
+    - ``expand_frontier(job, p, frontier, seen)``: the map side of level ``job.k`` for
+      partition ``p``, whose states are ``frontier`` (this core's ``Frontier``): ``[(owner,
       record)]``, one bucket record per owner that gets successors, then ``(p, ("T",
-      Tally))``. Raises ``OSError`` when the frontier file is missing.
-    - ``dedup(job, p, records)``: the reduce side: merge the records, keep the fingerprints
-      ``p`` has not seen, write level ``k + 1``'s files for ``p`` (unless ``job.dry``), check
-      the invariants on the new states; returns the merged ``Tally``.
-    - ``expand_frontier(job, p, frontier, seen)`` / ``dedup_against(job, p, records, runs)``:
-      the same two sides on data in hand instead of level files: ``frontier`` is partition
-      ``p``'s states (this core's ``Frontier``), ``seen`` an optional pre-filter
-      (``SeenOf``), ``runs`` partition ``p``'s seen keys as sorted runs; ``dedup_against``
-      returns the tally and, unless ``job.dry``, the new states (``NewStates``). The Spark
-      engine keeps these in RDDs (``checker.spark.rdds``).
+      Tally))``; ``seen(owner)`` (``SeenOf``), when given, pre-filters each owner's repeats.
+    - ``dedup_against(job, p, records, runs)``: the reduce side: merge the records, keep the
+      fingerprints none of ``runs`` (``p``'s seen keys, sorted runs) holds, check the
+      invariants on the new states; returns the merged ``Tally`` and, unless ``job.dry``,
+      the new states (``NewStates``).
+    - ``checker.search.level``'s ``expand`` and ``dedup`` run these two on the level files
+      (the driver's levels, the process pool); the Spark engine on RDDs
+      (``checker.spark.rdds``).
     - ``frontier(recipe, fps, states)``: the level-file form of Python ``states`` (their
       fingerprints ``fps``, ``uint64``, same order).
     - ``write_frontier(work, k, p, frontier)`` / ``read_frontier(work, k, p)``: partition
@@ -62,10 +61,6 @@ class LevelCore(Protocol):
 
     @property
     def rows(self) -> bool: ...
-
-    def expand(self, job: LevelJob, p: int) -> list[tuple[int, Record]]: ...
-
-    def dedup(self, job: LevelJob, p: int, records: Iterable[Record]) -> Tally: ...
 
     def expand_frontier(
         self, job: LevelJob, p: int, frontier: Frontier, seen: SeenOf | None = None

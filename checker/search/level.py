@@ -74,22 +74,26 @@ def _spec_error(exc: Exception) -> str:
 
 
 def expand(job: LevelJob, p: int) -> list[tuple[int, Record]]:
-    """Map side of level ``job.k`` for partition ``p`` on ``job.core`` (``LevelCore.expand``).
-    Raises ``OSError`` if the frontier file is missing."""
-    return job.core.expand(job, p)
+    """Map side of level ``job.k`` for partition ``p`` on ``job.core``, from the level files:
+    ``LevelCore.expand_frontier`` of ``p``'s frontier file, each owner's successors filtered
+    against that owner's seen file. Raises ``OSError`` if a file is missing."""
+    frontier = job.core.read_frontier(job.work, job.k, p)
+    return job.core.expand_frontier(
+        job, p, frontier, lambda owner: store.read_seen(job.work, job.k, owner)
+    )
 
 
 def dedup(job: LevelJob, p: int, records: Iterable[Record]) -> Tally:
-    """Reduce side of level ``job.k`` for partition ``p`` on ``job.core``
-    (``LevelCore.dedup``): returns the merged ``Tally``."""
-    return job.core.dedup(job, p, records)
-
-
-def _expand_reference(job: LevelJob, p: int) -> list[tuple[int, Record]]:
-    """``expand`` on the reference core, from the level files: ``_expand_frontier`` of
-    partition ``p``'s frontier file, each owner's successors filtered against its seen file."""
-    frontier = store.read_frontier(job.work, job.k, p)
-    return _expand_frontier(job, p, frontier, lambda owner: store.read_seen(job.work, job.k, owner))
+    """Reduce side of level ``job.k`` for partition ``p`` on ``job.core``, on the level
+    files: ``LevelCore.dedup_against`` ``p``'s seen file, then (unless ``job.dry``) level
+    ``k + 1``'s parents, frontier and seen files of ``p``. Returns the merged ``Tally``."""
+    seen = store.read_seen(job.work, job.k, p)
+    tally, new = job.core.dedup_against(job, p, records, [seen])
+    if new is not None:
+        store.write_parents(job.work, job.k + 1, p, new.fps, new.parents)
+        job.core.write_frontier(job.work, job.k + 1, p, new.frontier)
+        store.write_seen(job.work, job.k + 1, p, merge_sorted(seen, new.fps))
+    return tally
 
 
 def _expand_frontier(
@@ -180,19 +184,6 @@ def _expand(
                 entry[0], entry[1] = pfp, label.text
     if shared is not None:
         shared[at], shared[at + 1] = len(frontier), sum(generated.values())
-
-
-def _dedup_reference(job: LevelJob, p: int, records: Iterable[tuple[str, Any]]) -> Tally:
-    """``dedup`` on the reference core, on the level files: ``_dedup_against`` partition
-    ``p``'s seen file, then (unless ``dry``) level ``k + 1``'s files for ``p``."""
-    seen = store.read_seen(job.work, job.k, p)
-    tally, new = _dedup_against(job, p, records, [seen])
-    if new is not None:
-        store.write_parents(job.work, job.k + 1, p, new.fps, new.parents)
-        states = new.frontier.states or []
-        store.write_frontier(job.work, job.k + 1, p, list(zip(new.fps.tolist(), states)))
-        store.write_seen(job.work, job.k + 1, p, merge_sorted(seen, new.fps))
-    return tally
 
 
 def _dedup_against(
@@ -300,12 +291,6 @@ class ReferenceLevels:
 
     name = "reference"
     rows = False
-
-    def expand(self, job: LevelJob, p: int) -> list[tuple[int, Record]]:
-        return _expand_reference(job, p)
-
-    def dedup(self, job: LevelJob, p: int, records: Iterable[Record]) -> Tally:
-        return _dedup_reference(job, p, records)
 
     def expand_frontier(
         self, job: LevelJob, p: int, frontier: Frontier, seen: SeenOf | None = None

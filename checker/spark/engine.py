@@ -11,7 +11,6 @@ smallest label text, which is the label the local engine records).
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 import tempfile
@@ -158,14 +157,7 @@ class SparkSearch(PartitionedSearch):
         return "spark", tally
 
     def _spark(self, what: str, work: Callable[[], T], watch: Any = None) -> T:
-        """``session.run_job``; on Ctrl-C or SIGTERM the running jobs are cancelled first,
-        so the executors are free for the last checkpoint's jobs."""
-        try:
-            return session.run_job(what, work, self.sc, watch)
-        except KeyboardInterrupt:
-            with contextlib.suppress(Exception):  # the JVM may be gone
-                self.sc.cancelAllJobs()
-            raise
+        return session.run_job(what, work, self.sc, watch)
 
     def _commit(self, k: int, tally: Tally) -> None:
         if self.rdds is not None:

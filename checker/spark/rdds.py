@@ -30,6 +30,7 @@ the lineage (every function here is deterministic), so the answer is unchanged.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -37,6 +38,7 @@ import numpy as np
 from checker.checkpoint.format import Frontier
 from checker.search import store
 from checker.search.job import BUCKET, TALLY, LevelCore, LevelJob, Tally
+from checker.search.seen import merge_sorted
 
 FRONTIER, NEW, SEEN = "F", "N", "S"
 CHUNK_BYTES = 16 << 20
@@ -157,8 +159,7 @@ def _dedup(job: LevelJob, p: int, items: Any, tallies: Any) -> list[tuple[int, t
 
 def _merge(p: int, items: Any) -> list[tuple[int, tuple[str, Any]]]:
     """Partition ``p``'s seen runs merged into one."""
-    merged = np.concatenate(_runs(items))
-    merged.sort(kind="stable")  # sorted, disjoint runs
+    merged = functools.reduce(merge_sorted, _runs(items))
     return [(p, element) for element in _key_chunks(SEEN, merged)]
 
 
@@ -239,8 +240,7 @@ class Levels:
         for rdd in self.retire:  # merged into runs the job just computed
             self._drop(rdd)
         self.retire = []
-        if front is not self.runs[0][0]:
-            self._drop(front)  # its new states live on in ``new``, computed by this job
+        self._drop(front)  # unless it is a run (loaded): its new states live on in ``new``
         self.frontier = out
         new = self._keep(out.filter(_kind(NEW)))
         self.new[k + 1] = new

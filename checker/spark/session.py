@@ -17,6 +17,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import sys
@@ -264,15 +265,22 @@ def job_error(exc: Exception) -> str:
     return (useful or lines or [type(exc).__name__])[-1][:300]
 
 
-def run_job(what: str, work: Callable[[], T], sc: Any = None, on_tasks: Any = None) -> T:
-    """Run ``work`` (Spark jobs: a level, ``checker.spark.rdds``) and return its answer;
-    ``on_tasks(done, total)`` is called about twice a second from a watcher thread while it
-    runs (with ``sc``). Raises ``SparkUnavailable`` naming ``what`` when a job fails."""
+def run_job(what: str, work: Callable[[], T], sc: Any, on_tasks: Any = None) -> T:
+    """Run ``work`` (Spark jobs on ``sc``: a level, a trace step, a checkpoint's collect;
+    ``checker.spark.rdds``) and return its answer; ``on_tasks(done, total)`` is called about
+    twice a second from a watcher thread while it runs. Raises ``SparkUnavailable`` naming
+    ``what`` when a job fails; on Ctrl-C or SIGTERM the running jobs are cancelled first, so
+    the executors are free for the last checkpoint's jobs."""
     try:
         with lifecycle.watching(sc, on_tasks):
-            return work()
-    except Exception as exc:  # noqa: BLE001 -- Py4J/Python errors from the cluster
-        raise job_failed(what, exc) from None
+            try:
+                return work()
+            except Exception as exc:  # noqa: BLE001 -- Py4J/Python errors from the cluster
+                raise job_failed(what, exc) from None
+    except KeyboardInterrupt:
+        with contextlib.suppress(Exception):  # the JVM may be gone
+            sc.cancelAllJobs()
+        raise
 
 
 def started() -> bool:
