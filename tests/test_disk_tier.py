@@ -30,8 +30,8 @@ from checker.limits import Limits
 from checker.models.compose import build_model
 from checker.native.layout import compiled_model
 from checker.search import compiled as native_engine
-from checker.search import disk, stream
-from checker.search.tier import MIN_BUDGET, parse_size
+from checker.search import disk, stream, tier
+from checker.search.tier import MIN_BUDGET, SEEN_SHARE, parse_size
 from spec.kafka import Config
 from spec.tla import TlaConfig
 
@@ -110,7 +110,8 @@ def _answers(result):
 def test_spilling_at_every_level_gives_the_in_memory_answers(model, options, monkeypatch):
     """Counts, depth, coverage, verdicts and every counterexample (labels, fingerprints,
     states) equal the in-memory search's, on one and on two threads, with symmetry on
-    and off."""
+    and off. On two threads the seen set has no share of the budget at all: every
+    streamed level's keys go straight to a run, none stays in memory."""
     spec, props = build_model(model, (Config if model == "kafka" else TlaConfig)(**options))
     compiled, _ = compiled_model(spec)
     # small windows and merge batches: many flushes a level, merged over many batches
@@ -120,6 +121,7 @@ def test_spilling_at_every_level_gives_the_in_memory_answers(model, options, mon
     for symmetry in (False, True) if model == "kafka" else (False,):
         want = _answers(native_engine.explore(compiled, spec, props, symmetry=symmetry))
         for threads in (1, 2):
+            monkeypatch.setattr(tier, "SEEN_SHARE", SEEN_SHARE if threads == 1 else 0.0)
             run = native_engine.CompiledSearch(
                 compiled, spec, props, Limits(), None, symmetry, threads, memory=SPILL
             )
@@ -130,6 +132,8 @@ def test_spilling_at_every_level_gives_the_in_memory_answers(model, options, mon
                 run.tier.close()
             # every level after the first is streamed, a wide one in many flushes
             assert run.stream.active and run.stream.most >= 4, run.stream.most
+            on_disk = run.tier.runs.count if run.tier.runs is not None else 0
+            assert (on_disk == got.stats.distinct) == (threads == 2), on_disk
             assert _answers(got) == want
 
 

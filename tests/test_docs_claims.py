@@ -49,7 +49,7 @@ LEFT_UNMARKED = {
         "1,193": "the suite's test count, not a model's",
         "1,042": "the suite's test count on a quiet day, not a model's",
         "18,329,597": "the 3-replica liveness graph: 41 s and 5.4 GiB (docs/explanation/liveness.md)",
-        "71,751,424 orbits": "4 replicas at epoch 1: 5 min in memory, 11 min at --memory 1G "
+        "71,751,424 orbits": "4 replicas at epoch 1: 5 min in memory, 9 min at --memory 1G "
         "(docs/benchmarks.md)",
         "21,581,859": "kip320 --with split-fetch at 3 replicas: 37 s, over a GiB",
         "21,768,770": "kip320 --with async-isr at 3 replicas: 43 s, over a GiB",

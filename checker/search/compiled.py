@@ -170,10 +170,8 @@ class CompiledSearch(CompiledCheckpoints, Search):
         return self.tier.over(self.stream.table_bytes(size * max(growth, 1.0)))
 
     def _newest(self) -> np.ndarray[Any, Any]:
-        """The row hashes of the frontier (the level just committed)."""
-        if self.stream.active:
-            newest: np.ndarray[Any, Any] = self.stream.hashes
-            return newest
+        """The row hashes of the frontier (the level just committed; an in-memory level's:
+        a streamed level's keys are placed by ``Tier.take_level``)."""
         hashes = self.tier.kind.empty(len(self.front_fps))
         self.core.lib.eng_front_hashes(self.core.handle, hashes.ctypes.data)
         return hashes

@@ -37,9 +37,6 @@ from checker.search.tier import resident
 CHUNK = 16384
 """Frontier states per call into C and thread: limits, Ctrl-C and progress are looked at in
 between (the in-memory levels' too: ``checker.search.compiled``)."""
-COLUMNS = 40
-"""Bytes a merged state keeps until its level commits (fingerprint, parent, label, verdicts,
-row hash), with the merge's own arrays."""
 ENTRY = 30
 """Bytes a level table holds for an entry beside its row: hash, parent, label, index."""
 MERGE_CHUNK = 1 << 20
@@ -114,6 +111,14 @@ def merged(flushes: list[Flush], kind: KeyKind) -> Any:
         yield tuple(np.concatenate(column) for column in batch)
 
 
+def _joined(pieces: list[np.ndarray[Any, Any]]) -> np.ndarray[Any, Any]:
+    """``pieces`` as one array, the list emptied: joined a column at a time, the level's
+    columns need their own bytes and one column's more, not twice their bytes."""
+    whole = np.concatenate(pieces)
+    pieces.clear()
+    return whole
+
+
 class Stream:
     """The streamed levels of one compiled search (``search``: its ``CompiledSearch``)."""
 
@@ -125,7 +130,6 @@ class Stream:
         self.flushes = 0  # of the last level
         self.most = 0  # of any level
         self.kind: KeyKind = search.tier.kind
-        self.hashes = self.kind.empty(0)  # the frontier's row hashes
 
     def _next_path(self) -> Path:
         self.seq += 1
@@ -205,6 +209,7 @@ class Stream:
         flushes: list[Flush] = []
         try:
             generated = self._expand(size, flushes)
+            check(lib.eng_level_release(handle))  # the tables' room, for the merge's columns
             with open(path, "wb") as out:
                 columns = self._merge(flushes, out)
         except BaseException:
@@ -216,16 +221,17 @@ class Stream:
         self.flushes = len(flushes)
         self.most = max(self.most, self.flushes)
         fps, parents, labels, bad, hashes = columns
+        del columns  # each column goes as soon as it is used
         if len(fps) > core.LEVEL_LIMIT:  # each flush was within it, the level is not
             raise core.level_limit_reached(len(fps))
         if not commit:
             path.unlink(missing_ok=True)
             return len(fps)
         with signals_deferred():
-            check(lib.eng_seen_load(handle, hashes.ctypes.data, len(hashes)))
+            s.tier.take_level(hashes)
+            del hashes
             s._commit(len(fps), fps, parents, labels, bad, generated)
             self._front(path, fps)
-            self.hashes = hashes
         s.seen.spill(s.tier.home() / "levels")  # the new level's parent table, to disk
         return len(fps)
 
@@ -235,9 +241,9 @@ class Stream:
         half is the flush's own copy), and once more at the end. Returns the successors
         counted per action."""
         s, lib, handle = self.s, self.s.core.lib, self.s.core.handle
-        # the room left, less the level's columns at the merge (as many states as the
-        # frontier, give or take), halved: the tables, and a flush's copy of them
-        room = max(0, s.tier.budget - resident() - size * COLUMNS) // 2
+        # the room left, halved: the tables, and a flush's copy of them (the merge's
+        # columns come after the tables are handed back: ``level``)
+        room = max(0, s.tier.budget - resident()) // 2
         entry = self.table_bytes(1)
         found = 0
         for start, end in self._windows(size):
@@ -284,11 +290,12 @@ class Stream:
         labels, verdicts and row hashes, in row-hash order."""
         s, lib, handle = self.s, self.s.core.lib, self.s.core.handle
         lookup = s.tier.lookup()
-        parts = [
-            (*(np.empty(0, dtype=t) for t in (np.uint64, np.uint32, np.uint16, np.uint32)),
-             self.kind.empty(0))
-        ]  # fmt: skip
         kind = self.kind
+        # column by column (fingerprints, parents, labels, verdicts, keys), batch by batch
+        parts: list[list[np.ndarray[Any, Any]]] = [
+            [np.empty(0, dtype=t)] for t in (np.uint64, np.uint32, np.uint16, np.uint32)
+        ]
+        parts.append([kind.empty(0)])
         for h, parent, label, rows in merged(flushes, kind):
             pfp, rank = s.front_fps[parent], s.core.ranks[label]
             # by key (low word, then high), then the tie-break
@@ -304,8 +311,9 @@ class Stream:
                 )
             )
             rows.tofile(out)
-            parts.append((fps, parent[pick], label[pick], bad, h[pick]))
-        return tuple(np.concatenate(column) for column in zip(*parts))
+            for column, piece in zip(parts, (fps, parent[pick], label[pick], bad, h[pick])):
+                column.append(piece)
+        return tuple(_joined(column) for column in parts)
 
     def close(self) -> None:
         """Delete the frontier's file."""

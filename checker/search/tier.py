@@ -151,20 +151,39 @@ class Tier:
         return (self.runs.nbytes if self.runs is not None else 0) + self.keys.disk_bytes
 
     def after_level(self, streaming: bool = False, newest: Any = None) -> bool:
-        """At a level boundary: spill when over the budget, or, with ``streaming`` (the level
-        tables take what the budget leaves), when the seen set in memory holds more than
-        ``SEEN_SHARE`` of it. ``newest()`` gives the row hashes of the level just committed,
-        which stay in memory (a spill moves the rest): successors fall mostly in the latest
-        levels, so the seen set in memory catches most duplicates before they reach the
-        level's tables. Returns whether it spilled."""
-        count, size = int(self.lib.eng_seen_count(self.handle)), self.kind.itemsize
+        """At the boundary after an in-memory level: spill when the process and the copy a
+        spill makes pass the budget. ``newest()`` gives the row hashes of the level just
+        committed, which stay in memory (a spill moves the rest): successors fall mostly in
+        the latest levels, so the seen set in memory catches most duplicates before they
+        reach the level's tables. After a ``streaming`` level nothing is left to do
+        (``take_level`` placed its keys). Returns whether it spilled."""
         if streaming:
-            due = 2 * size * count > self.budget * SEEN_SHARE  # slots at half load, the copy
-        else:
-            due = resident() + size * count > self.budget
+            return False
+        count = int(self.lib.eng_seen_count(self.handle))
+        due = resident() + self.kind.itemsize * count > self.budget
         if due:
             self.spill(None if newest is None else newest())
         return due
+
+    def fits(self, count: int) -> bool:
+        """Whether ``count`` keys fit the seen set's share of the budget while levels are
+        streamed (``SEEN_SHARE``; slots at half load)."""
+        return 2 * self.kind.itemsize * count <= self.budget * SEEN_SHARE
+
+    def take_level(self, keys: np.ndarray[Any, Any]) -> None:
+        """Add a streamed level's keys (none seen before) to the seen set: into memory beside
+        the keys there when both fit ``fits``; else those go to a run first (before the
+        table grows, so it never holds both), and the level's keys go into memory if they
+        fit alone, to a run of their own if not. Raises ``OSError`` when the disk fails."""
+        lib, handle = self.lib, self.handle
+        held = int(lib.eng_seen_count(handle))
+        if held and not self.fits(held + len(keys)):
+            self.spill()
+        if self.fits(len(keys)):
+            check(lib.eng_seen_load(handle, keys.ctypes.data, len(keys)))
+        else:
+            self._runs().add(keys)
+            self.disk_peak = max(self.disk_peak, self.disk_bytes)
 
     def spill(self, keep: np.ndarray[Any, Any] | None = None) -> None:
         """Move the seen set into a run on disk, but for the keys ``keep`` (in it), and the
