@@ -62,9 +62,10 @@ class PartitionedSearch(Search):
         """Level ``k + 1`` is committed: delete level ``k``'s frontier and seen files."""
         store.prune(self.work, k)
 
-    def parent_of(self, k: int, fp: int) -> int:
-        """The parent fingerprint of ``fp``, a new state of level ``k`` (``store.parent_of``)."""
-        return store.parent_of(self.work, k, self.partitions, fp)
+    def parents_of(self, k: int, fps: list[int]) -> list[int]:
+        """The parent fingerprints of ``fps``, new states of level ``k``, in their order
+        (``store.parent_of``). Raises ``KeyError`` for one not of that level."""
+        return [store.parent_of(self.work, k, self.partitions, fp) for fp in fps]
 
     # -- the search -------------------------------------------------------------------------
     def search(self) -> None:
@@ -161,11 +162,11 @@ class PartitionedSearch(Search):
         ):
             pfp, label_text, encoded = tally.broken[prop.name]
             self.transition_violated(prop, pfp, k, label_text, marshal.loads(encoded))
-        for prop in list(self.invariants):
-            if prop.name in tally.worst:
-                trace = self.trace_to(tally.worst[prop.name], k + 1)
-                self.violations.append(Violation(prop, tuple(trace)))
-                self.invariants = [p for p in self.invariants if p is not prop]
+        broken = [p for p in self.invariants if p.name in tally.worst]
+        traces = self.traces_to([tally.worst[p.name] for p in broken], k + 1)
+        for prop, trace in zip(broken, traces):
+            self.violations.append(Violation(prop, tuple(trace)))
+        self.invariants = [p for p in self.invariants if p not in broken]
         self.pending = [p for p in self.pending if p.name not in tally.reached]
 
     # -- checkpoints (checker.checkpoint.saving) ---------------------------------------------------------
@@ -210,8 +211,13 @@ class PartitionedSearch(Search):
     # -- traces -----------------------------------------------------------------------------
     def trace_to(self, fp: int, k: int) -> list[Step]:
         """The shortest trace to ``fp``, a state first seen at level ``k``."""
-        chain = [fp]
-        for depth in range(k, 1, -1):
-            chain.append(self.parent_of(depth, chain[-1]))
-        chain.reverse()
-        return concrete_walk(self.spec, chain, self.canon)
+        return self.traces_to([fp], k)[0]
+
+    def traces_to(self, fps: list[int], k: int) -> list[list[Step]]:
+        """The shortest traces to ``fps``, states first seen at level ``k``, walked back
+        together: one ``parents_of`` a level for all of them (on Spark, one job a level)."""
+        chains = [[fp] for fp in fps]
+        for depth in range(k, 1, -1) if fps else ():
+            for chain, parent in zip(chains, self.parents_of(depth, [c[-1] for c in chains])):
+                chain.append(parent)
+        return [concrete_walk(self.spec, chain[::-1], self.canon) for chain in chains]

@@ -168,10 +168,12 @@ class SparkSearch(PartitionedSearch):
         if k != self.loaded_at:  # the RDDs' lineage starts from these files
             super().prune(k)
 
-    def parent_of(self, k: int, fp: int) -> int:
+    def parents_of(self, k: int, fps: list[int]) -> list[int]:
         levels = self.rdds
-        found = None if levels is None else self._spark("a trace", lambda: levels.parent_of(k, fp))
-        return super().parent_of(k, fp) if found is None else found
+        found = (
+            None if levels is None else self._spark("a trace", lambda: levels.parents_of(k, fps))
+        )
+        return super().parents_of(k, fps) if found is None else found
 
     def level_table(self, k: int) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
         levels = self.rdds

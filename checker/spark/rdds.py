@@ -163,15 +163,16 @@ def _merge(p: int, items: Any) -> list[tuple[int, tuple[str, Any]]]:
     return [(p, element) for element in _key_chunks(SEEN, merged)]
 
 
-def _lookup(fp: int, items: Any) -> list[int]:
-    """The parent of ``fp`` in a partition of a level's new states, if it is there."""
-    found = []
+def _lookup(wanted: np.ndarray[Any, Any], items: Any) -> list[tuple[int, int]]:
+    """``(fp, parent)`` for each of the ``wanted`` fingerprints (``uint64``) that a partition
+    of a level's new states holds."""
+    found: list[tuple[int, int]] = []
     for _, (kind, payload) in items:  # every element is read (a worker is then reused)
         if kind == NEW:
             fps, parents, _ = payload
-            at = int(np.searchsorted(fps, np.uint64(fp)))
-            if at < len(fps) and int(fps[at]) == fp:
-                found.append(int(parents[at]))
+            at = np.minimum(np.searchsorted(fps, wanted), max(len(fps) - 1, 0))
+            hit = (fps[at] == wanted) if len(fps) else np.zeros(len(wanted), dtype=bool)
+            found += zip(wanted[hit].tolist(), parents[at[hit]].tolist())
     return found
 
 
@@ -260,16 +261,20 @@ class Levels:
             rdd.unpersist()
             self.held.remove(rdd)
 
-    def parent_of(self, k: int, fp: int) -> int | None:
-        """The parent fingerprint of ``fp``, a new state of level ``k``; None when level
-        ``k`` did not run here. Raises ``KeyError`` when ``fp`` is not of that level."""
+    def parents_of(self, k: int, fps: list[int]) -> list[int] | None:
+        """The parent fingerprints of ``fps``, new states of level ``k``, in their order:
+        one job on their owners' partitions. None when level ``k`` did not run here. Raises
+        ``KeyError`` for one not of that level."""
         rdd = self.new.get(k)
         if rdd is None:
             return None
-        found = self.sc.runJob(rdd, lambda items: _lookup(fp, items), [fp % self.partitions])
-        if not found:
-            raise KeyError(f"{fp:016x} is not a state of level {k}")
-        return int(found[0])
+        wanted = np.unique(np.array(fps, dtype=np.uint64))
+        owners = sorted({fp % self.partitions for fp in fps})
+        found = dict(self.sc.runJob(rdd, lambda items: _lookup(wanted, items), owners))
+        for fp in fps:
+            if fp not in found:
+                raise KeyError(f"{fp:016x} is not a state of level {k}")
+        return [int(found[fp]) for fp in fps]
 
     def level_table(self, k: int) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]] | None:
         """``(fps, parent fps)`` of level ``k`` in partition order, collected (None when
