@@ -1,5 +1,6 @@
-"""The Spark engine's seen set as runs (``checker.spark.rdds``): the compaction rule, without
-Spark. The engine's answers on Spark are tests/test_spark.py's."""
+"""The Spark engine's parts that need no Spark: the compaction rule of its seen runs
+(``checker.spark.rdds``) and how a failed job is named. The engine's answers on Spark are
+tests/test_spark.py's."""
 
 from __future__ import annotations
 
@@ -49,3 +50,20 @@ def test_equal_levels_rewrite_each_key_about_log2_levels_times():
         rewritten += cost
     assert rewritten / 1_000_000 < math.log2(1000) + 1
     assert sum(sizes) == 1_000_000 and len(sizes) <= rdds.MAX_RUNS
+
+
+def test_a_failed_job_is_named_by_its_python_error_not_a_java_frame():
+    """A Python worker's exception as py4j relays it (shortened from a real ``spark.log``):
+    the message is the Python error, not the last Java stack frame whose class names an
+    error (``SparkErrorUtils``)."""
+    from checker.spark.session import job_error
+
+    relayed = Exception(
+        "An error occurred while calling o123.count.\n"
+        "org.apache.spark.api.python.PythonException: Traceback (most recent call last):\n"
+        '  File "rdds.py", line 99, in _merge\n'
+        "ValueError: zero-dimensional arrays cannot be concatenated\n"
+        "\tat org.apache.spark.api.python.BasePythonRunner.handlePythonException(x.scala:1)\n"
+        "\tat org.apache.spark.util.SparkErrorUtils.tryWithSafeFinally(x.scala:86)\n"
+    )
+    assert job_error(relayed) == "ValueError: zero-dimensional arrays cannot be concatenated"

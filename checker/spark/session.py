@@ -128,7 +128,7 @@ def context(options: SparkOptions, on_phase: Callable[[str], None] | None = None
     if master and master.startswith("local"):
         os.environ["PYSPARK_PYTHON"] = sys.executable
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    sc = _start(options, _conf(options, master), folder / "spark.log", on_phase)
+    sc = _start(options, _conf(options, master, folder), folder / "spark.log", on_phase)
     _CONTEXT["sc"] = sc
     return sc
 
@@ -138,7 +138,10 @@ def _not_py4j(record: logging.LogRecord) -> bool:
     return "py4j" not in record.pathname
 
 
-def _conf(options: SparkOptions, master: str | None) -> Any:
+def _conf(options: SparkOptions, master: str | None, folder: Path) -> Any:
+    """The context's settings. A local master's scratch space (``spark.local.dir``: shuffle
+    files, cached partitions spilled to disk) is ``folder/local``, which ``close`` deletes
+    even when the JVM was killed; a cluster's executors keep their own."""
     from pyspark import SparkConf
 
     conf = SparkConf().setAppName("hwcheck")
@@ -149,6 +152,7 @@ def _conf(options: SparkOptions, master: str | None) -> Any:
     conf.set("spark.python.worker.reuse", "true")
     if master is not None and master.startswith("local") and not master.startswith("local-c"):
         conf.set("spark.driver.memory", local_heap())  # the executors' too, in local mode
+        conf.set("spark.local.dir", str(folder / "local"))
     for key, value in options.conf:
         conf.set(key, value)
     return conf
@@ -259,9 +263,14 @@ def job_failed(what: str, exc: Exception) -> BaseException:
 
 
 def job_error(exc: Exception) -> str:
-    """The useful last line of a failed Spark job's exception."""
+    """The useful last line of a failed Spark job's exception: the last that names an error
+    and is not a Java stack frame (``at org.apache...SparkErrorUtils...`` names one too)."""
     lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
-    useful = [line for line in lines if "Error" in line or "Exception" in line]
+    useful = [
+        line
+        for line in lines
+        if ("Error" in line or "Exception" in line) and not line.startswith("at ")
+    ]
     return (useful or lines or [type(exc).__name__])[-1][:300]
 
 
@@ -307,7 +316,9 @@ def close() -> None:
     stop()
     folder = _CONTEXT.pop("folder", None)
     keep = _CONTEXT.pop("keep", False) and folder is not None and (folder / "spark.log").exists()
-    if folder is not None and not keep:  # no JVM started (no Java): nothing worth keeping
-        import shutil
+    import shutil
 
+    if folder is not None:  # shuffle and spilled blocks: never worth keeping
+        shutil.rmtree(folder / "local", ignore_errors=True)
+    if folder is not None and not keep:  # no JVM started (no Java): nothing worth keeping
         shutil.rmtree(folder, ignore_errors=True)
