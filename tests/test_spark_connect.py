@@ -18,19 +18,11 @@ import pytest
 from click.testing import CliRunner
 from py4j.protocol import Py4JNetworkError
 from test_interrupts import HWCHECK, alive, descendants
+from test_spark_cluster import closed_port, standalone
 from test_terminal_progress import read_terminal
 
 from checker.cli import cli
-from checker.spark import connect, engine, java, lifecycle, session
-
-SPARK_HOME = Path(__import__("pyspark").__file__).parent
-
-
-def closed_port() -> int:
-    """A loopback port nothing listens on (bound, then released)."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+from checker.spark import connect, engine, lifecycle, session
 
 
 def run_hwcheck(args: list[str], tmp: Path, kill_jvm_when: str = "") -> tuple[int, str, str, set]:
@@ -229,35 +221,8 @@ def test_a_master_that_never_registers_the_application(tmp_path, no_answer):
 def master_without_workers(tmp_path):
     """A standalone Spark master (pyspark's own launcher) on free loopback ports, with no
     worker; its URL. Stopped (its process group) when the test ends."""
-    port, ui = closed_port(), closed_port()
-    env = {
-        **os.environ,
-        "SPARK_HOME": str(SPARK_HOME),
-        "JAVA_HOME": str(java.find_java().home),
-        "SPARK_CONF_DIR": str(tmp_path),
-        "SPARK_MASTER_OPTS": "-Dspark.master.rest.enabled=false",
-    }
-    log = tmp_path / "master.log"
-    with log.open("w") as out:
-        master = subprocess.Popen(
-            [str(SPARK_HOME / "bin" / "spark-class"), "org.apache.spark.deploy.master.Master",
-             "--host", "127.0.0.1", "--port", str(port), "--webui-port", str(ui)],
-            stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True,
-        )  # fmt: skip
-    try:
-        deadline = time.time() + 120
-        while "I have been elected leader" not in log.read_text():
-            assert master.poll() is None, log.read_text()
-            assert time.time() < deadline, log.read_text()
-            time.sleep(0.2)
-        yield f"spark://127.0.0.1:{port}"
-    finally:
-        os.killpg(master.pid, signal.SIGTERM)
-        try:
-            master.wait(30)
-        except subprocess.TimeoutExpired:
-            os.killpg(master.pid, signal.SIGKILL)
-            master.wait()
+    with standalone(tmp_path, workers=0) as url:
+        yield url
 
 
 @pytest.mark.slow
@@ -290,8 +255,11 @@ def test_a_jvm_killed_while_a_level_runs(tmp_path):
     assert re.search(
         r"cannot run: the Spark JVM was killed by SIGKILL during the Spark job of level \d+;", line
     ), line
-    kept_log(line)
+    log = kept_log(line)
     assert out == "" and not left, "a JVM or Python worker outlived the command"
+    # the killed JVM's shuffle files and blocks were in the session folder, deleted with it
+    assert not (log.parent / "local").exists()
+    assert not list(tmp_path.glob("**/blockmgr-*")), "the killed JVM's blocks were left behind"
 
 
 @pytest.mark.slow
