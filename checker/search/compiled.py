@@ -136,7 +136,7 @@ class CompiledSearch(CompiledCheckpoints, Search):
                 self.tier.filter_level()
                 with signals_deferred():  # eng_finish to eng_advance: one step for Ctrl-C
                     size = self._level(size)
-            if self.tier.after_level(self.stream.active, self._newest):
+            if not self.stream.active and self.tier.after_level(self._newest):
                 self.note = self.tier.note()
             if size and not self.stream.active and self._tight(size):
                 if not self.tier.spilled:  # the next level would pass the budget in memory

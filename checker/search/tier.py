@@ -150,15 +150,13 @@ class Tier:
         """Bytes on disk: the runs and the parent tables' files."""
         return (self.runs.nbytes if self.runs is not None else 0) + self.keys.disk_bytes
 
-    def after_level(self, streaming: bool = False, newest: Any = None) -> bool:
+    def after_level(self, newest: Any = None) -> bool:
         """At the boundary after an in-memory level: spill when the process and the copy a
         spill makes pass the budget. ``newest()`` gives the row hashes of the level just
         committed, which stay in memory (a spill moves the rest): successors fall mostly in
         the latest levels, so the seen set in memory catches most duplicates before they
-        reach the level's tables. After a ``streaming`` level nothing is left to do
-        (``take_level`` placed its keys). Returns whether it spilled."""
-        if streaming:
-            return False
+        reach the level's tables. (A streamed level's keys are placed by ``take_level``.)
+        Returns whether it spilled."""
         count = int(self.lib.eng_seen_count(self.handle))
         due = resident() + self.kind.itemsize * count > self.budget
         if due:

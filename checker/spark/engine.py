@@ -168,25 +168,25 @@ class SparkSearch(PartitionedSearch):
         if k != self.loaded_at:  # the RDDs' lineage starts from these files
             super().prune(k)
 
-    def parents_of(self, k: int, fps: list[int]) -> list[int]:
+    def _on_levels(self, what: str, ask: Callable[[rdds.Levels], T | None]) -> T | None:
+        """``ask(levels)`` as Spark jobs named ``what``; None before Spark took over (the
+        level files answer then) or when ``ask`` has no answer there."""
         levels = self.rdds
-        found = (
-            None if levels is None else self._spark("a trace", lambda: levels.parents_of(k, fps))
-        )
+        return None if levels is None else self._spark(what, lambda: ask(levels))
+
+    def parents_of(self, k: int, fps: list[int]) -> list[int]:
+        found = self._on_levels("a trace", lambda levels: levels.parents_of(k, fps))
         return super().parents_of(k, fps) if found is None else found
 
     def level_table(self, k: int) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
-        levels = self.rdds
-        table = (
-            None if levels is None else self._spark("a checkpoint", lambda: levels.level_table(k))
-        )
+        table = self._on_levels("a checkpoint", lambda levels: levels.level_table(k))
         return super().level_table(k) if table is None else table
 
     def frontier_snapshot(self) -> Frontier:
-        levels = self.rdds
-        if levels is None or not self.front_size:
+        if not self.front_size:
             return super().frontier_snapshot()
-        return self._spark("a checkpoint", levels.frontier_snapshot)
+        snapshot = self._on_levels("a checkpoint", lambda levels: levels.frontier_snapshot())
+        return super().frontier_snapshot() if snapshot is None else snapshot
 
     def _tasks(self, k: int, size: int, done: int, total: int) -> None:
         """Progress inside level ``k``'s Spark job (called from ``session``'s watcher thread,

@@ -38,7 +38,7 @@ import numpy as np
 from checker.checkpoint.format import Frontier
 from checker.search import store
 from checker.search.job import BUCKET, TALLY, LevelCore, LevelJob, Tally
-from checker.search.seen import merge_sorted
+from checker.search.seen import in_sorted, merge_sorted
 
 FRONTIER, NEW, SEEN = "F", "N", "S"
 CHUNK_BYTES = 16 << 20
@@ -170,9 +170,8 @@ def _lookup(wanted: np.ndarray[Any, Any], items: Any) -> list[tuple[int, int]]:
     for _, (kind, payload) in items:  # every element is read (a worker is then reused)
         if kind == NEW:
             fps, parents, _ = payload
-            at = np.minimum(np.searchsorted(fps, wanted), max(len(fps) - 1, 0))
-            hit = (fps[at] == wanted) if len(fps) else np.zeros(len(wanted), dtype=bool)
-            found += zip(wanted[hit].tolist(), parents[at[hit]].tolist())
+            there = wanted[in_sorted(fps, wanted)]
+            found += zip(there.tolist(), parents[np.searchsorted(fps, there)].tolist())
     return found
 
 
