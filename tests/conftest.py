@@ -29,6 +29,7 @@ SLOW_MODULES = (
     "test_spark.py",
     "test_spark_env.py",
     "test_checkpoint_spark.py",
+    "test_checkpoint_url.py",
     "test_interrupts.py",
     "test_terminal_progress.py",
     "test_browser.py",

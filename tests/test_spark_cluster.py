@@ -119,24 +119,35 @@ def _traces(folder: Path) -> dict[str, object]:
     return {p.parent.name: json.loads(p.read_text()) for p in folder.glob("*/trace.json")}
 
 
+def newest_level(folder: Path) -> int:
+    """The level of the newest checkpoint at ``folder`` (a URL checkpoint's manifests;
+    0: none yet, or one being renamed into place)."""
+    with contextlib.suppress(OSError, ValueError):
+        names = sorted(folder.glob("checkpoint-*.json"))
+        return int(json.loads(names[-1].read_text())["level"]) if names else 0
+    return 0
+
+
 @pytest.mark.slow
 def test_spark_submit_to_a_standalone_cluster_with_an_executor_killed(tmp_path):
     """``spark-submit --master spark://... checker/cli.py explore --engine spark`` on a master
     and two 1-core workers: the context spark-submit made and its master; P from its
     default parallelism (the executors' 2 cores); the code shipped as a zip to executors
-    with their own Python workers; the executors loading the level where Spark takes over
-    (11) from a shared folder and keeping the later ones in their RDDs. One executor is
-    SIGKILLed once level 12 is written (its expansion is the next job): the answer and every trace are the same (Spark retries
-    the tasks, recomputes the lost partitions from the lineage, and the master starts an
-    executor in its place), and nothing of the command outlives it."""
+    with their own Python workers; no folder shared with the driver (the level where Spark
+    takes over, 11, is sent with the job); a checkpoint at every level on a file:// URL,
+    written by the tasks. One executor is SIGKILLed once level 12's checkpoint is written
+    (its expansion is the next job): the answer, every trace and the last checkpoint are
+    the same (Spark retries the tasks, recomputes the lost partitions from the lineage, and
+    the master starts an executor in its place), and nothing of the command outlives it."""
     import checker.cli
 
-    cluster = tmp_path / "cluster"
+    cluster, checkpoint = tmp_path / "cluster", tmp_path / "ck"
     cluster.mkdir()
     with standalone(cluster, workers=2) as url:
         proc = subprocess.Popen(
             [str(VENV_BIN / "spark-submit"), "--master", url, checker.cli.__file__, *EXPLORE,
-             "--work-dir", str(tmp_path / "levels"), "--out", str(tmp_path / "r")],
+             "--checkpoint", checkpoint.as_uri(), "--checkpoint-every", "0.000001",
+             "--out", str(tmp_path / "r")],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
             env={**os.environ, "PATH": f"{VENV_BIN}{os.pathsep}{os.environ['PATH']}"},
         )  # fmt: skip
@@ -145,7 +156,7 @@ def test_spark_submit_to_a_standalone_cluster_with_an_executor_killed(tmp_path):
         deadline = time.time() + 240
         while proc.poll() is None and time.time() < deadline:
             family |= descendants(proc.pid)
-            if not killed and any(tmp_path.glob("levels/checkpoint/levels/L0012.npy")):
+            if not killed and newest_level(checkpoint) >= 12:
                 running = executors(cluster)
                 assert len(running) == 2, running
                 os.kill(running[0], signal.SIGKILL)
@@ -165,7 +176,9 @@ def test_spark_submit_to_a_standalone_cluster_with_an_executor_killed(tmp_path):
     assert local.returncode == 12
     assert _traces(tmp_path / "r") == _traces(tmp_path / "l")
     assert launched == 3  # the two first executors, and the one that took the lost one's place
-    loaded = sorted(p.parent.name for p in (tmp_path / "levels").glob("L*/seen-1.npy"))
-    assert loaded == ["L0011"]  # the level the RDDs were loaded from: none is written after it
+    manifest = json.loads(max(checkpoint.glob("checkpoint-*.json")).read_text())
+    assert manifest["frontier_size"] == 0  # the last checkpoint: the search done
+    states = sum(entry["states"] for entry in manifest["levels"].values())
+    assert states == manifest["search"]["distinct"] == EXPECTED_HW[1]
     time.sleep(2)
     assert not alive(family), "a JVM or Python worker outlived the command"

@@ -194,18 +194,24 @@ def load(folder: Path, identity: dict[str, Any]) -> Loaded:
         raise CheckpointError(f"{path}: {unreadable(exc)}") from None
     except (OSError, ValueError) as exc:
         raise CheckpointError(f"{path} is not a checkpoint manifest: {exc}") from None
+    check_manifest(manifest, identity, str(path))
+    return Loaded(Path(folder), manifest)
+
+
+def check_manifest(manifest: Any, identity: dict[str, Any], where: str) -> None:
+    """Raise ``CheckpointError`` unless ``manifest`` (read from ``where``) is an hwcheck
+    checkpoint of this format version written for this command's ``identity``."""
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
-        raise CheckpointError(f"{path} is not an hwcheck checkpoint")
+        raise CheckpointError(f"{where} is not an hwcheck checkpoint")
     if manifest.get("version") != VERSION:
         raise CheckpointError(
-            f"{path} is format version {manifest.get('version')}; this "
+            f"{where} is format version {manifest.get('version')}; this "
             f"hwcheck reads version {VERSION}"
         )
     for key, want in identity.items():
         have = manifest.get(key)
         if have != want:
             raise CheckpointError(differs(key, have, want))
-    return Loaded(Path(folder), manifest)
 
 
 def differs(key: str, have: Any, want: Any) -> str:

@@ -186,6 +186,11 @@ class Checkpointer:
         """Whether checkpoints are still being written (not after a failure)."""
         return not self.failed
 
+    @property
+    def where(self) -> str:
+        """Where the checkpoints go, as messages name it."""
+        return str(self.folder)
+
     def level(self, k: int, fps: np.ndarray[Any, Any], parents: np.ndarray[Any, Any]) -> None:
         """Record committed level ``k``: ``fps`` and their ``parents`` (``uint64``, same
         order, any order)."""
@@ -282,14 +287,14 @@ class Checkpointer:
             ):
                 path.unlink(missing_ok=True)
 
-    def _failed(self, exc: OSError) -> None:
-        reason = exc.strerror or str(exc)
+    def _failed(self, exc: Exception) -> None:
+        reason = getattr(exc, "strerror", None) or str(exc).strip().splitlines()[0]
         kept = (
             f"the checkpoint of level {self.saved_level} is kept"
             if self.saved_level
             else "no checkpoint was written before"
         )
-        self.failed = f"cannot write the checkpoint in {self.folder}: {reason}"
+        self.failed = f"cannot write the checkpoint in {self.where}: {reason}"
         if self.required:
             raise CheckpointFailed(self.failed + f"; {kept} (--checkpoint-required)")
         self.warn(f"Warning: {self.failed}; the search goes on without checkpoints, and {kept}.")

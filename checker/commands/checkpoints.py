@@ -24,9 +24,7 @@ from checker.checkpoint.format import DEFAULT_EVERY, MANIFEST, CheckpointError
 from checker.checkpoint.read import load
 from checker.checkpoint.saving import SaveOptions
 from checker.checkpoint.write import Checkpointer
-from checker.jsontext import unreadable
 from checker.limits import CANCELLED, Limits, interrupted
-from checker.models import compose
 from checker.native import certificate
 from checker.native.layout import compiled_model
 from checker.result import EXIT_BAD_INPUT, CheckResult
@@ -52,6 +50,8 @@ class Plan:
     used: dict[str, Checkpointer] = field(default_factory=dict)
     root: Path | None = None  # the folder --resume takes (set by ``folder``)
     created: Path | None = None
+    url: str | None = None  # a Hadoop URL given instead (explore: ``url_plan.UrlPlan``)
+    spark: Any = None  # the command's ``SparkOptions``: the JVM a URL is reached through
 
     def folder(self, run_folder: Path, key: str = "", work_dir: str | None = None) -> Path:
         """The checkpoint folder of the run ``key`` ("" for a lone search)."""
@@ -82,7 +82,7 @@ class Plan:
 
         Raises ``CheckpointError`` when resuming from a checkpoint that is missing, damaged
         or written for something else; ``click.UsageError`` when a new search would write
-        over a checkpoint already in ``folder``."""
+        over a checkpoint already in ``folder`` (``url_plan.UrlPlan`` for a URL)."""
         if not self.resuming and self.every > 0 and (folder / MANIFEST).exists():
             if self.explicit:
                 raise click.UsageError(
@@ -143,17 +143,24 @@ def local_core(save: SaveOptions, core: CoreName) -> CoreName:
 _noted: list[bool] = []
 
 
-def plan_from(kwargs: dict[str, Any]) -> Plan:
-    """Pop the checkpoint flags from a command's ``kwargs``. Raises ``click.UsageError`` for
-    ``--checkpoint`` with ``--resume`` naming another folder."""
+def plan_from(kwargs: dict[str, Any], urls: bool = False) -> Plan:
+    """Pop the checkpoint flags from a command's ``kwargs``; ``urls``: the command takes a
+    URL for them (explore). Raises ``click.UsageError`` for ``--checkpoint`` with
+    ``--resume`` naming another place, or a URL where the command takes none."""
     folder, resume = kwargs.pop("checkpoint_dir"), kwargs.pop("resume_dir")
     every, required = kwargs.pop("checkpoint_every"), kwargs.pop("checkpoint_required")
-    if resume is not None and folder is not None and Path(folder) != Path(resume):
+    if resume is not None and folder is not None and str(folder) != str(resume):
         raise click.UsageError(
             "--resume goes on writing checkpoints in its own folder; leave --checkpoint out"
         )
     base = resume or folder
-    return Plan(base, every, required, resume is not None, base is not None)
+    url = base if isinstance(base, str) else None
+    if url and not urls:
+        raise click.UsageError(
+            f"{url}: only explore keeps checkpoints at a URL; give a folder here"
+        )
+    folder_base = None if url else base
+    return Plan(folder_base, every, required, resume is not None, base is not None, url=url)
 
 
 def warn(message: str) -> None:
@@ -186,78 +193,6 @@ def identity(
     }
     as_json: dict[str, Any] = json.loads(json.dumps(identity))  # tuples become lists
     return as_json
-
-
-def resumed(
-    folder: Path,
-    model: str | None,
-    given: dict[str, Any],
-    names: tuple[Any, ...],
-    limits: Limits,
-    symmetry: bool | None,
-) -> tuple[Any, ...]:
-    """``explore --resume``: the options the checkpoint in ``folder`` was written with, where
-    the command left them out: ``(model, given, names, limits, symmetry)``. ``model`` None:
-    not given. An option given that differs is kept, and refused by ``load`` with a message
-    naming it. Exits 4 when ``folder`` holds no readable manifest."""
-    saved = saved_options(folder)
-    config = saved["config"]
-    name = model or saved["model"]
-    truncation = given.get("truncation") or config.get("truncation")
-
-    def filled(key: str, value: Any) -> Any:
-        # a saved field the model's module does not have (the tla model's KafkaReplication
-        # writes AsyncIsr's max_offset too) stays unset, as it was on the command line
-        if value is not None or not compose.applies(name, key, truncation):
-            return value
-        return config.get(key)
-
-    given = {key: filled(key, value) for key, value in given.items()}
-    limits = dataclasses.replace(
-        limits,
-        max_depth=saved["max_depth"] if limits.max_depth is None else limits.max_depth,
-        stop_on_first=limits.stop_on_first or saved["stop_on_first"],
-    )
-    return (
-        model or saved["model"],
-        given,
-        tuple(names) or tuple(saved["invariants"]),
-        limits,
-        saved["symmetry"] if symmetry is None else symmetry,
-    )
-
-
-def saved_options(folder: Path) -> dict[str, Any]:
-    """The model, config, ``--invariant`` names, symmetry and depth bound a checkpoint was
-    written with. Exits 4 when ``folder`` holds no readable manifest (the full check is
-    ``checker.checkpoint.read.load``)."""
-    try:
-        manifest = json.loads((Path(folder) / MANIFEST).read_text(encoding="utf-8"))
-        if manifest.get("kind") == "simulate":
-            refuse(
-                CheckpointError(
-                    f"{folder} holds a simulation's checkpoint: resume it "
-                    "with hwcheck simulate --resume"
-                )
-            )
-        return {
-            key: manifest[key]
-            for key in (
-                *("model", "config", "invariants", "symmetry", "max_depth", "stop_on_first"),
-                *("search", "frontier_size"),
-            )
-        }
-    except FileNotFoundError:
-        refuse(CheckpointError(f"{folder} holds no checkpoint (no {MANIFEST})"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        refuse(CheckpointError(f"{Path(folder) / MANIFEST}: {unreadable(exc)}"))
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        refuse(
-            CheckpointError(
-                f"{Path(folder) / MANIFEST} is not an hwcheck checkpoint ({type(exc).__name__})"
-            )
-        )
-    raise AssertionError  # refuse exits
 
 
 def refusing(function: Any) -> Any:
@@ -306,13 +241,14 @@ def finish(
     checkpoints in the default place."""
     written = [w for w in plan.used.values() if w.saved_level]
     if cut:
-        if written and plan.root is not None:
-            if reports is not None:
+        where: Any = plan.url or plan.root
+        if written and where is not None:
+            if reports is not None and plan.root is not None:
                 with contextlib.suppress(OSError, ValueError):  # then --resume makes a new one
                     relative = os.path.relpath(reports, plan.root)
                     (plan.root / RUN_FOLDER).write_text(relative + "\n", encoding="utf-8")
             sys.stdout.flush()
-            again = f"--resume {_quote(plan.root)}"
+            again = f"--resume {_quote(where)}"
             click.echo(
                 f"Resume with: the same hwcheck {command} command and {again}"
                 if same_flags

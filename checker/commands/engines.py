@@ -135,8 +135,10 @@ ENGINE_OPTIONS = (
         "--work-dir",
         default=None,
         metavar="DIR",
-        help="Folder for the Spark engine's level files; on a cluster, a path every "
-        "executor sees [a temporary folder, deleted after the run].",
+        help="Folder for the level files of the levels the Spark engine runs in the "
+        "driver; given on a cluster, a path every executor sees, where they read the level "
+        "Spark takes over at (else it is sent with the job) [a temporary folder, deleted "
+        "after the run].",
     ),
     click.option("--spark-ui", is_flag=True, help="Keep Spark's web UI on (off by default)."),
 )

@@ -15,7 +15,8 @@ from typing import Any
 
 import click
 
-from checker.commands import batch, checkpoints, cores, liveness
+from checker.commands import batch, checkpoints, cores, liveness, url_plan
+from checker.commands import resuming as resuming_options
 from checker.commands.engines import engine_from, engine_options, run
 from checker.commands.options import (
     CHECKPOINT_FLAGS,
@@ -105,16 +106,17 @@ def explore_cmd(
         **protocol_from(flags),
     )
     limits = Limits(max_depth=max_depth, time_limit=time_limit, stop_on_first=stop_on_first)
-    plan = checkpoints.plan_from(flags)
     engine = engine_from(flags)
+    plan = url_plan.plan_from(flags, engine.spark)
     resuming = None
-    if plan.resuming and plan.base is not None:
+    where = plan.url or plan.base
+    if plan.resuming and where is not None:
         default = ctx.get_parameter_source("model") == click.core.ParameterSource.DEFAULT
-        model, given, names, limits, symmetry = checkpoints.resumed(
-            plan.base, None if default else model, given, names, limits, engine.symmetry
+        saved = resuming_options.saved_options(where, engine.spark)
+        model, given, names, limits, symmetry = resuming_options.resumed(
+            saved, None if default else model, given, names, limits, engine.symmetry
         )
         engine = dataclasses.replace(engine, symmetry=symmetry)
-        saved = checkpoints.saved_options(plan.base)
         resuming = progress_view.Resuming(
             saved["search"]["depth"], saved["search"]["distinct"], saved["frontier_size"]
         )

@@ -5,6 +5,7 @@ become click errors (exit 2).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -274,16 +275,42 @@ SHOW_OPTION = click.option(
 )
 
 
+URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
+
+
+def is_url(text: str | None) -> bool:
+    """Whether ``text`` is a URL with a scheme (``file:///x``, ``hdfs://nn/x``), not a
+    plain path (a Windows drive letter is not a scheme: it has no ``//``)."""
+    return bool(text) and URL.match(str(text)) is not None
+
+
+class FolderOrUrl(click.Path):
+    """A folder (a ``pathlib.Path``, as ``click.Path(file_okay=False)`` checks it), or a URL
+    with a scheme (``file:///x``, ``hdfs://nn/x``: ``is_url``), kept as
+    the text given."""
+
+    name = "folder_or_url"
+
+    def __init__(self) -> None:
+        super().__init__(file_okay=False, path_type=Path)
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> Any:
+        if isinstance(value, str) and is_url(value):
+            return value
+        return super().convert(value, param, ctx)
+
+
 CHECKPOINT_FLAGS = (
     click.option(
         "--checkpoint",
         "checkpoint_dir",
         default=None,
-        metavar="DIR",
-        type=click.Path(file_okay=False, path_type=Path),
+        metavar="DIR|URL",
+        type=FolderOrUrl(),
         help="Folder for checkpoints [<run folder>/checkpoint; Spark with --work-dir: "
         "<work dir>/checkpoint]. Kept when the run is cut short, deleted when "
-        "it finishes (unless given here).",
+        "it finishes (unless given here). explore also takes a Hadoop URL (file://, "
+        "hdfs://, s3a://): Spark's tasks write the checkpoint there.",
     ),
     click.option(
         "--checkpoint-every",
@@ -304,9 +331,9 @@ CHECKPOINT_FLAGS = (
         "--resume",
         "resume_dir",
         default=None,
-        metavar="DIR",
-        type=click.Path(file_okay=False, path_type=Path),
-        help="Go on from the checkpoint in DIR: the same answers as one run. Any "
+        metavar="DIR|URL",
+        type=FolderOrUrl(),
+        help="Go on from the checkpoint in DIR (explore: or at a URL): the same answers as one run. Any "
         "engine, worker or partition count; the model, bounds and properties "
         "are the checkpoint's (flags that differ are refused, exit 4).",
     ),

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from checker.checkpoint.saving import SaveOptions
+from checker.checkpoint.write import Checkpointer
 from checker.limits import (
     DEPTH_REACHED,
     NO_LIMITS,
@@ -96,8 +97,8 @@ class CompiledSearch(CompiledCheckpoints, Search):
     # -- the search -------------------------------------------------------------------------
     def search(self) -> None:
         lib, handle = self.core.lib, self.core.handle
-        if self.checkpoints is not None:  # beside the checkpoint: runs are linked, not copied
-            self.tier.place(self.checkpoints.folder)
+        if isinstance(self.checkpoints, Checkpointer):  # a folder (not a URL): runs beside it
+            self.tier.place(self.checkpoints.folder)  # are linked into checkpoints, not copied
         if self.resume is not None:
             size = self._restore(self.resume)
         else:

@@ -11,6 +11,7 @@ smallest label text, which is the label the local engine records).
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import tempfile
@@ -19,7 +20,8 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from checker.checkpoint.format import Frontier
+from checker.checkpoint.format import CheckpointError, Frontier
+from checker.checkpoint.read import Loaded
 from checker.checkpoint.saving import SaveOptions, run_search
 from checker.limits import Limits, Progress
 from checker.model import Recipe, Spec
@@ -28,10 +30,13 @@ from checker.search import store
 from checker.search.job import LevelCore, LevelJob, Tally
 from checker.search.level import REFERENCE, run_in_driver
 from checker.search.partitioned import PartitionedSearch
-from checker.spark import connect, rdds, session
+from checker.spark import connect, rdds, resume, session
+from checker.spark.checkpoints import UrlCheckpointer, UrlLoaded, frontier_record
 from checker.spark.session import SparkOptions, SparkUnavailable
 
 __all__ = ["SparkOptions", "SparkUnavailable", "explore"]
+LOCAL = ("local", "local-cluster")
+"""Masters whose executors run on this machine, so they read the driver's files."""
 T = TypeVar("T")
 
 
@@ -140,8 +145,12 @@ class SparkSearch(PartitionedSearch):
         if self.rdds is None:  # from here on every level stays on the executors
             levels = rdds.Levels(self.sc, self.partitions)
             seen = self.stats.distinct
+            # a cluster's executors do not see the driver's temporary folder: the level is
+            # sent with the job (it is small: it ran in the driver)
+            ship = self.options.work_dir is None and self.sc.master.split("[")[0] not in LOCAL
             self._spark(
-                f"loading level {job.k}", lambda: levels.start(self.work, job.k, self.core, seen)
+                f"loading level {job.k}",
+                lambda: levels.start(self.work, job.k, self.core, seen, ship),
             )
             self.rdds, self.loaded_at = levels, job.k
         self.note = f"level {job.k} on Spark, {self.partitions} partitions"
@@ -167,6 +176,45 @@ class SparkSearch(PartitionedSearch):
     def prune(self, k: int) -> None:
         if k != self.loaded_at:  # the RDDs' lineage starts from these files
             super().prune(k)
+
+    # -- checkpoints on a URL (``checker.spark.checkpoints``): written by the tasks -------
+    def _restore(self, loaded: Loaded) -> int:
+        if not isinstance(loaded, UrlLoaded):
+            return super()._restore(loaded)
+        self.restore_state(loaded)
+        self._start_spark()
+        levels = rdds.Levels(self.sc, self.partitions)
+        self.note = f"reading the checkpoint on {self.partitions} partitions"
+        self._report(0, limits=False)
+        try:
+            size = resume.adopt(levels, loaded, self.recipe, self.core)
+        except CheckpointError:
+            levels.close()
+            raise
+        self.rdds, self.loaded_at, self.note = levels, loaded.level, ""
+        return size
+
+    def level_committed(self) -> None:
+        writer, k = self.checkpoints, self.stats.depth
+        if isinstance(writer, UrlCheckpointer) and self.rdds is not None and k in self.rdds.new:
+            writer.level_rdd(k, self.rdds.new[k].map(functools.partial(_new_record, k)))
+        else:
+            super().level_committed()
+
+    def save_checkpoint(self) -> bool:
+        writer = self.checkpoints
+        if not isinstance(writer, UrlCheckpointer) or self.rdds is None or not self.front_size:
+            return super().save_checkpoint()
+        if not writer.enabled or not self.consistent:
+            return False
+        note, self.note = self.note, f"writing a checkpoint, {self.front_size:,} frontier states"
+        self._report(self.front_size, limits=False)
+        try:
+            front = self.rdds.frontier.filter(rdds._kind(rdds.FRONTIER)).map(_frontier_record)
+            kind = "rows" if self.core.rows else "states"
+            return writer.save(self.stats.depth, front, None, self.search_state(), kind=kind)
+        finally:
+            self.note = note
 
     def _on_levels(self, what: str, ask: Callable[[rdds.Levels], T | None]) -> T | None:
         """``ask(levels)`` as Spark jobs named ``what``; None before Spark took over (the
@@ -196,6 +244,18 @@ class SparkSearch(PartitionedSearch):
                 f"level {k} on Spark, {self.partitions} partitions: {done} of {total} tasks done"
             )
             self._report(size, limits=False)
+
+
+def _new_record(k: int, element: Any) -> tuple[Any, ...]:
+    """Level ``k``'s ``NEW`` element as a checkpoint record (``checker.spark.checkpoints``)."""
+    _, (_, (fps, parents, _)) = element
+    return (k, "N", fps, parents)
+
+
+def _frontier_record(element: Any) -> tuple[Any, ...]:
+    """A frontier element as a checkpoint record."""
+    p, (_, frontier) = element
+    return frontier_record(p, frontier)
 
 
 def local_cores(master: str | None) -> int | None:

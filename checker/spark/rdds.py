@@ -200,15 +200,42 @@ class Levels:
         self.held.append(rdd.persist(self.storage))
         return rdd
 
-    def start(self, work: str, k: int, core: LevelCore, seen: int) -> None:
+    def start(self, work: str, k: int, core: LevelCore, seen: int, ship: bool = False) -> None:
         """Load level ``k`` (its frontier and the ``seen`` keys so far) from the level files
-        the driver wrote; they must stay until ``close``. Runs one Spark job."""
+        the driver wrote: read by the tasks (the files must stay until ``close``), or with
+        ``ship`` read here and sent with the job (executors that do not see the driver's
+        folder: a cluster without ``--work-dir``). Runs one Spark job."""
         P = self.partitions
-        base = self.sc.parallelize([(p, None) for p in range(P)], P).partitionBy(P, owner)
-        loaded = self._keep(base.mapPartitionsWithIndex(lambda p, _: _load(work, k, core, p), True))
+        if ship:
+            data = [element for p in range(P) for element in _load(work, k, core, p)]
+            base = self.sc.parallelize(data, max(1, len(data))).partitionBy(P, owner)
+            loaded = self._keep(base)
+        else:
+            base = self.sc.parallelize([(p, None) for p in range(P)], P).partitionBy(P, owner)
+            loaded = self._keep(
+                base.mapPartitionsWithIndex(lambda p, _: _load(work, k, core, p), True)
+            )
         loaded.count()
         self.frontier = loaded
         self.runs = [(loaded, seen)]
+
+    def adopt(self, frontier: Any, news: dict[int, tuple[Any, int]], scratch: list[Any]) -> None:
+        """Stand at a checkpoint's frontier (``checker.spark.resume``): ``frontier``, an RDD
+        of frontier elements, and ``news``, level -> (RDD of its ``NEW`` elements, states),
+        all partitioned by ``owner``; the levels become the seen runs. ``scratch``: RDDs
+        they are computed from, kept only while this one Spark job runs."""
+        for rdd in scratch:
+            rdd.persist(self.storage)
+        self.frontier = self._keep(frontier)
+        for k in sorted(news):
+            self.new[k] = self._keep(news[k][0])
+            self.runs.append(news[k])
+            self._compact()
+        try:
+            self.sc.union([frontier, *self.new.values()])._jrdd.count()
+        finally:
+            for rdd in scratch:
+                rdd.unpersist()
 
     def level(self, job: LevelJob) -> Tally:
         """Run level ``job.k`` as one Spark job; returns the merged tally. Unless

@@ -58,8 +58,8 @@ class SparkOptions:
     spark-submit's). ``partitions``: P, the number of fingerprint partitions (None: the
     context's default parallelism, i.e. its cores). ``conf``: extra ``(key, value)`` Spark
     settings. ``min_frontier``: levels whose frontier has fewer states run in the driver
-    (0: every level on Spark). ``work_dir``: folder for level files (None: a temp folder;
-    on a cluster, a path every executor sees). ``ui``: keep Spark's web UI on.
+    (0: every level on Spark). ``work_dir``: folder for level files (None: a temp folder,
+    and on a cluster the level Spark takes over at is sent with the job). ``ui``: keep Spark's web UI on.
     ``ship_code``: add hwcheck's packages to the workers (None: only for non-local masters).
     ``connect_timeout``: seconds for a ``spark://`` master to accept a TCP connection, to
     register the application (from the JVM's start), and to give it a first executor."""

@@ -1,0 +1,94 @@
+"""``explore --resume``: the options a checkpoint (a folder, or at a URL: ``url_plan``) was
+written with, which the command takes where its own flags leave them out.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any
+
+from checker.checkpoint.format import MANIFEST, CheckpointError
+from checker.commands import url_plan
+from checker.commands.checkpoints import refuse
+from checker.jsontext import unreadable
+from checker.limits import Limits
+from checker.models import compose
+
+
+def resumed(
+    saved: dict[str, Any],
+    model: str | None,
+    given: dict[str, Any],
+    names: tuple[Any, ...],
+    limits: Limits,
+    symmetry: bool | None,
+) -> tuple[Any, ...]:
+    """``explore --resume``: the options the checkpoint was written with (``saved``, from
+    ``saved_options``), where the command left them out: ``(model, given, names, limits,
+    symmetry)``. ``model`` None: not given. An option given that differs is kept, and
+    refused by ``load`` with a message naming it."""
+    config = saved["config"]
+    name = model or saved["model"]
+    truncation = given.get("truncation") or config.get("truncation")
+
+    def filled(key: str, value: Any) -> Any:
+        # a saved field the model's module does not have (the tla model's KafkaReplication
+        # writes AsyncIsr's max_offset too) stays unset, as it was on the command line
+        if value is not None or not compose.applies(name, key, truncation):
+            return value
+        return config.get(key)
+
+    given = {key: filled(key, value) for key, value in given.items()}
+    limits = dataclasses.replace(
+        limits,
+        max_depth=saved["max_depth"] if limits.max_depth is None else limits.max_depth,
+        stop_on_first=limits.stop_on_first or saved["stop_on_first"],
+    )
+    return (
+        model or saved["model"],
+        given,
+        tuple(names) or tuple(saved["invariants"]),
+        limits,
+        saved["symmetry"] if symmetry is None else symmetry,
+    )
+
+
+def saved_options(folder: Path | str, spark: Any = None) -> dict[str, Any]:
+    """The model, config, ``--invariant`` names, symmetry and depth bound a checkpoint was
+    written with (``folder``: a folder, or a URL reached through Spark started with the
+    ``SparkOptions`` ``spark``). Exits 4 when there is no readable manifest (the full check
+    is ``checker.checkpoint.read.load``)."""
+    try:
+        if isinstance(folder, str):
+            manifest = url_plan.manifest(folder, spark)
+        else:
+            manifest = json.loads((Path(folder) / MANIFEST).read_text(encoding="utf-8"))
+        if manifest.get("kind") == "simulate":
+            refuse(
+                CheckpointError(
+                    f"{folder} holds a simulation's checkpoint: resume it "
+                    "with hwcheck simulate --resume"
+                )
+            )
+        return {
+            key: manifest[key]
+            for key in (
+                *("model", "config", "invariants", "symmetry", "max_depth", "stop_on_first"),
+                *("search", "frontier_size"),
+            )
+        }
+    except CheckpointError as exc:
+        refuse(exc)
+    except FileNotFoundError:
+        refuse(CheckpointError(f"{folder} holds no checkpoint (no {MANIFEST})"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        refuse(CheckpointError(f"{Path(folder) / MANIFEST}: {unreadable(exc)}"))
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        refuse(
+            CheckpointError(
+                f"{Path(folder) / MANIFEST} is not an hwcheck checkpoint ({type(exc).__name__})"
+            )
+        )
+    raise AssertionError  # refuse exits

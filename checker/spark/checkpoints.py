@@ -1,0 +1,346 @@
+"""Checkpoints on a URL (``--checkpoint file:///…``, ``hdfs://…``, ``s3a://…``): written by
+Spark's tasks through Spark's own I/O and described by a manifest the driver writes from
+their answers; read back re-partitioned by a Spark job. The driver holds no per-state data
+of a level that ran on Spark, at any point.
+
+The folder (``checker.spark.hadoop.Place``) holds:
+
+- ``levels/B000003/``: the levels committed since checkpoint 2, as ``RDD.saveAsPickleFile``
+  writes them (part files of pickled records) in one job: ``(k, "N", fps, parent fps)``,
+  level k's states in ``uint64`` arrays. Written once, never changed.
+- ``frontier-000003/``: the frontier of checkpoint 3, records ``(p, "F", fps, rows)``
+  (compiled-core rows, ``uint8`` (n, width)) or ``(p, "F", fps, states)`` (marshal bytes).
+- ``checkpoint-000003.json``: the manifest (the same fields as a folder checkpoint's
+  ``checkpoint.json``, ``checker.checkpoint.write``, plus ``"layout": "spark"``); for each
+  level and the frontier its folder, its number of states and ``sum``, the sum modulo
+  2^64 of each record's CRC-32 as the tasks reported it (the records' order in the files is
+  not the order they were written, so the check does not depend on it). The manifest with
+  the highest number is the checkpoint; it is written under a temporary name and renamed,
+  and older manifests and frontiers are deleted after it.
+
+A record ``p`` is only where it was written: a resume splits every record by ``fp % P`` for
+its own P, so a checkpoint of P partitions resumes on any P, or on the local engine.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from checker.checkpoint.format import FORMAT, VERSION, CheckpointError, Frontier
+from checker.checkpoint.read import Loaded, check_manifest
+from checker.checkpoint.write import Checkpointer
+from checker.spark.hadoop import Place
+from checker.spark.rdds import CHUNK_BYTES, Tallies
+
+MANIFEST = re.compile(r"checkpoint-(\d{6})\.json")
+LAYOUT = "spark"
+
+
+def crc(record: tuple[Any, ...]) -> int:
+    """The CRC-32 of a record's arrays (and states), in order."""
+    value = 0
+    for part in record[2:]:
+        if isinstance(part, list):
+            for data in part:
+                value = zlib.crc32(data, value)
+        else:
+            value = zlib.crc32(np.ascontiguousarray(part).data, value)
+    return value
+
+
+def frontier_record(p: int, frontier: Frontier) -> tuple[Any, ...]:
+    """A frontier's states as one record of partition ``p``."""
+    return (p, "F", frontier.fps, frontier.rows if frontier.rows is not None else frontier.states)
+
+
+def record_frontier(record: tuple[Any, ...]) -> Frontier:
+    """The ``Frontier`` a ``"F"`` record holds."""
+    _, _, fps, second = record
+    return Frontier(fps, states=second) if isinstance(second, list) else Frontier(fps, rows=second)
+
+
+def tallied(answers: Any, name: str = "") -> Any:
+    """A ``mapPartitionsWithIndex`` function passing records through and reporting to the
+    accumulator ``answers`` (``Tallies``), keyed ``(name, partition)``, each record key's
+    ``[states, CRC-32 sum]`` (the key: the level, for level records; "F" for the frontier)."""
+
+    def tally(p: int, items: Any) -> Any:
+        sums: dict[Any, list[int]] = {}
+        for record in items:
+            mine = sums.setdefault(record[0] if record[1] == "N" else "F", [0, 0])
+            mine[0] += len(record[2])
+            mine[1] += crc(record)
+            yield record
+        answers.add({(name, p): sums})
+
+    return tally
+
+
+def totals(answers: dict[Any, Any], name: str = "") -> dict[Any, dict[str, Any]]:
+    """``tallied``'s answers for ``name`` added up: record key -> ``{"states", "sum"}``."""
+    added: dict[Any, list[int]] = {}
+    for (which, _), sums in answers.items():
+        if which == name:
+            for key, (states, total) in sums.items():
+                mine = added.setdefault(key, [0, 0])
+                mine[0] += states
+                mine[1] += total
+    return {
+        key: {"states": states, "sum": f"{total % (1 << 64):016x}"}
+        for key, (states, total) in added.items()
+    }
+
+
+def save_records(sc: Any, records: Any, url: str) -> dict[Any, dict[str, Any]]:
+    """Save the RDD ``records`` at ``url`` (``saveAsPickleFile``, one record a batch: one
+    job) and return what its tasks answered (``totals``). Raises what the job raises."""
+    answers = sc.accumulator({}, Tallies())
+    records.mapPartitionsWithIndex(tallied(answers)).saveAsPickleFile(url, batchSize=1)
+    return totals(answers.value)
+
+
+def driver_records(sc: Any, records: list[tuple[Any, ...]]) -> Any:
+    """Records the driver holds (levels that ran in it) as an RDD, one slice each."""
+    return sc.parallelize(records, max(1, len(records)))
+
+
+def chunked_level(k: int, fps: np.ndarray[Any, Any], parents: np.ndarray[Any, Any]) -> list[Any]:
+    """Level ``k``, held by the driver, as records of ``CHUNK_BYTES`` at most."""
+    per = max(1, CHUNK_BYTES // 16)
+    return [(k, "N", fps[at : at + per], parents[at : at + per]) for at in range(0, len(fps), per)]
+
+
+def chunked_frontier(frontier: Frontier) -> list[Any]:
+    """A frontier the driver holds as records of about ``CHUNK_BYTES``, in its order."""
+    width = 64 if frontier.rows is None else frontier.rows.shape[1] + 8
+    per = max(1, CHUNK_BYTES // width)
+    return [
+        frontier_record(i, frontier.take(np.arange(at, min(len(frontier), at + per))))
+        for i, at in enumerate(range(0, max(len(frontier), 1), per))
+    ]
+
+
+def newest(place: Place) -> int:
+    """The number of the newest manifest in ``place`` (0: none)."""
+    found = [int(m.group(1)) for name in place.names() if (m := MANIFEST.fullmatch(name))]
+    return max(found, default=0)
+
+
+def read_manifest(place: Place) -> dict[str, Any]:
+    """The newest manifest in ``place``. Raises ``CheckpointError`` when there is none or it
+    is not JSON."""
+    try:
+        seq = newest(place)
+        if not seq:
+            raise CheckpointError(f"{place.url} holds no checkpoint (no checkpoint-*.json)")
+        name = f"checkpoint-{seq:06d}.json"
+        manifest = json.loads(place.read(name).decode("utf-8"))
+    except OSError as exc:
+        raise CheckpointError(f"{place.url} cannot be read: {exc}") from None
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise CheckpointError(f"{place.join(name)} is not a checkpoint manifest: {exc}") from None
+    if not isinstance(manifest, dict) or manifest.get("layout") != LAYOUT:
+        raise CheckpointError(f"{place.join(name)} is not an hwcheck checkpoint")
+    return manifest
+
+
+def load(place: Place, identity: dict[str, Any]) -> UrlLoaded:
+    """The checkpoint in ``place`` checked against this command's ``identity`` (as
+    ``checker.checkpoint.read.load``). Raises ``CheckpointError`` naming what differs."""
+    manifest = read_manifest(place)
+    check_manifest(manifest, identity, place.url)
+    return UrlLoaded(Path(place.url), manifest, place)
+
+
+@dataclass
+class UrlLoaded(Loaded):
+    """A URL checkpoint read back: the manifest here, the records read by Spark jobs. The
+    Spark engine re-partitions them on the executors (``checker.spark.rdds.Levels.adopt``);
+    ``levels`` and ``frontier`` collect them into this process for the other engines."""
+
+    place: Any = None
+
+    def read(self, path: str, what: str) -> list[tuple[Any, ...]]:
+        """The records of folder ``path`` (``what`` it holds, for messages), in the order
+        of their first field. Raises ``CheckpointError`` when it cannot be read."""
+        place = self.place
+        try:
+            records = place.sc.pickleFile(place.join(path)).collect()
+        except Exception as exc:  # noqa: BLE001 -- Py4J: missing or unreadable files
+            raise CheckpointError(
+                f"the checkpoint in {place.url} is incomplete: {what} cannot be read "
+                f"({str(exc).strip().splitlines()[0] if str(exc).strip() else exc!r})"
+            ) from None
+        return sorted(records, key=lambda record: record[0])
+
+    def levels(self) -> Any:
+        batch: dict[int, list[Any]] = {}
+        path = ""
+        for k in range(1, self.level + 1):
+            entry = self.manifest["levels"][str(k)]
+            if entry["path"] != path:  # the levels one checkpoint wrote, read once
+                path = entry["path"]
+                batch = {}
+                for record in self.read(path, f"level {k}"):
+                    batch.setdefault(record[0], []).append(record)
+            records = batch.pop(k, [])
+            check(entry, records, self.place.url, f"level {k}")
+            fps = np.concatenate([r[2] for r in records] or [np.zeros(0, np.uint64)])
+            parents = np.concatenate([r[3] for r in records] or [np.zeros(0, np.uint64)])
+            order = np.argsort(fps)
+            yield k, fps[order], parents[order]
+
+    def frontier(self) -> Frontier:
+        entry = self.manifest["frontier"]
+        records = self.read(entry["path"], "the frontier")
+        check(entry, records, self.place.url, "the frontier")
+        return Frontier.join([record_frontier(r) for r in records])
+
+    def frontier_file(self) -> Any:
+        return None
+
+    def seen(self) -> Any:
+        return None
+
+    def seen_runs(self) -> list[Any]:
+        return []
+
+
+def check(entry: dict[str, Any], records: list[Any], url: str, what: str) -> None:
+    """Raise ``CheckpointError`` unless ``records`` hold ``entry``'s states and sum."""
+    states = sum(len(record[2]) for record in records)
+    total = f"{sum(crc(record) for record in records) % (1 << 64):016x}"
+    if states != entry["states"] or total != entry["sum"]:
+        raise CheckpointError(
+            f"the checkpoint in {url} is damaged: {what} holds {states:,} states with sum "
+            f"{total}, its manifest says {entry['states']:,} with sum {entry['sum']}"
+        )
+
+
+class UrlCheckpointer(Checkpointer):
+    """``checker.checkpoint.write.Checkpointer`` for a URL (``place``): the levels a search
+    commits wait (the driver's as arrays, Spark's as their RDDs) until the next checkpoint
+    writes them; the frontier and manifest as ``save`` is called. Failures are handled as
+    there (a warning, or ``CheckpointFailed`` with ``required``)."""
+
+    def __init__(
+        self,
+        place: Place,
+        identity: dict[str, Any],
+        every: float,
+        required: bool = False,
+        warn: Any = None,
+        resumed: Loaded | None = None,
+    ) -> None:
+        super().__init__(Path(), identity, every, required, warn)
+        self.place = place
+        self.level_entries: dict[int, dict[str, Any]] = {}
+        self.waiting: dict[int, Any] = {}  # level -> (fps, parents) or an RDD of its records
+        if resumed is not None:
+            self.level_entries = {int(k): v for k, v in resumed.manifest["levels"].items()}
+            self.seq, self.saved_level = resumed.manifest["seq"], resumed.level
+
+    @property
+    def where(self) -> str:
+        return str(self.place.url)
+
+    def level(self, k: int, fps: np.ndarray[Any, Any], parents: np.ndarray[Any, Any]) -> None:
+        """Level ``k`` committed in the driver: kept until the next checkpoint writes it."""
+        if not self.failed:
+            self.waiting[k] = (np.array(fps, np.uint64), np.array(parents, np.uint64))
+
+    def level_rdd(self, k: int, records: Any) -> None:
+        """Level ``k`` committed on Spark: ``records``, an RDD of its records."""
+        if not self.failed:
+            self.waiting[k] = records
+
+    def save(
+        self,
+        level: int,
+        frontier: Any,
+        seen: Any,
+        search: dict[str, Any],
+        runs: Any = (),
+        kind: str | None = None,
+    ) -> bool:
+        """Write the checkpoint after ``level``: its levels not written yet, the
+        ``frontier`` (a ``Frontier``, or an RDD of records of ``kind`` "rows" or "states")
+        and the manifest. ``seen`` and ``runs`` (the compiled local engine's) are not
+        kept: a resume rebuilds the seen set from the levels. Returns whether it was
+        written."""
+        if self.failed:
+            return False
+        sc, seq = self.place.sc, self.seq + 1
+        try:
+            if self.waiting:
+                self._write_levels(seq)
+            missing = [k for k in range(1, level + 1) if k not in self.level_entries]
+            if missing:
+                raise OSError(f"level {missing[0]} was never recorded")
+            if isinstance(frontier, Frontier):
+                kind = "rows" if frontier.rows is not None else "states"
+                frontier = driver_records(sc, chunked_frontier(frontier))
+            path = f"frontier-{seq:06d}"
+            self.place.delete(path)
+            entry = {"path": path, "states": 0, "sum": f"{0:016x}"}
+            entry.update(save_records(sc, frontier, self.place.join(path)).get("F", {}))
+            manifest = {
+                "format": FORMAT,
+                "version": VERSION,
+                "layout": LAYOUT,
+                "seq": seq,
+                "level": level,
+                "written": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                **self.identity,
+                "files": {},
+                "frontier": entry,
+                "frontier_kind": kind,
+                "frontier_size": entry["states"],
+                "seen_runs": [],
+                "levels": {str(k): self.level_entries[k] for k in range(1, level + 1)},
+                "search": search,
+            }
+            self.place.write(f"checkpoint-{seq:06d}.json", json.dumps(manifest, indent=1).encode())
+        except KeyboardInterrupt:
+            raise
+        except Exception as exc:  # noqa: BLE001 -- OSError, or a Spark job that failed
+            self._failed(exc)
+            return False
+        self.seq, self.saved_level, self.last = seq, level, time.monotonic()
+        self._drop_older(seq)
+        return True
+
+    def _write_levels(self, seq: int) -> None:
+        """Write the levels waiting as one folder, ``levels/B<seq>``, in one job."""
+        sc, path = self.place.sc, f"levels/B{seq:06d}"
+        held = [chunked_level(k, *w) for k, w in self.waiting.items() if isinstance(w, tuple)]
+        parts = [w for w in self.waiting.values() if not isinstance(w, tuple)]
+        records = [record for level in held for record in level]
+        if records or not parts:
+            parts.append(driver_records(sc, records))
+        self.place.delete(path)  # left by a checkpoint cut while it wrote
+        answers = save_records(
+            sc, parts[0] if len(parts) == 1 else sc.union(parts), self.place.join(path)
+        )
+        for k in self.waiting:
+            self.level_entries[k] = {"path": path, "states": 0, "sum": f"{0:016x}"}
+            self.level_entries[k].update(answers.get(k, {}))
+        self.waiting = {}
+
+    def _drop_older(self, seq: int) -> None:
+        """Delete the manifests and frontiers older than ``seq`` (a failure is harmless)."""
+        try:
+            for name in self.place.names():
+                found = MANIFEST.fullmatch(name) or re.fullmatch(r"frontier-(\d{6})", name)
+                if found and int(found.group(1)) < seq:
+                    self.place.delete(name)
+        except OSError:
+            pass
