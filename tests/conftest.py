@@ -69,10 +69,17 @@ runs, kill matrices, brute-force counts. Each name is a prefix of the test's nam
 
 
 def pytest_collection_modifyitems(config, items):
+    slow_modules = set()
     for item in items:
         slow = SLOW_TESTS.get(item.path.name, ())
         if item.path.name in SLOW_MODULES or item.name.startswith(slow):
             item.add_marker(pytest.mark.slow)
+        if item.get_closest_marker("slow"):
+            slow_modules.add(item.path)
+    # modules with slow tests first, each kept whole (its module fixtures are made once):
+    # pytest-xdist's worksteal hands each worker a contiguous share and the idle one takes
+    # from the end of the other's, so the long tests start early and the run ends on short ones
+    items.sort(key=lambda item: item.path not in slow_modules)
 
 
 CLASSIC = {"max_records": 2, "max_epoch": 1, "max_crashes": 1, "truncation": "kip320"}

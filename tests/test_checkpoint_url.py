@@ -17,6 +17,7 @@ from test_checkpoint_spark import on_spark
 from checker.checkpoint.format import CheckpointError
 from checker.checkpoint.saving import SaveOptions
 from checker.cli import cli
+from checker.commands import checkpoints as commands_checkpoints
 from checker.commands.options import is_url
 from checker.search.bfs import Limits
 from checker.spark import checkpoints, rdds, session
@@ -128,11 +129,12 @@ def with_a_folder_missing_or_a_count_wrong_is_refused(cut, tmp_path):
         loaded_from(sc, (tmp_path / "none").as_uri())
 
 
-def test_explore_writes_a_checkpoint_at_a_url_and_resumes_from_it_locally(tmp_path):
+def test_explore_writes_a_checkpoint_at_a_url_and_resumes_from_it_locally(tmp_path, monkeypatch):
     """The commands a person runs (in this process, on the test session's JVM): explore on
     Spark cut by its time limit, its checkpoint at a file:// URL, then explore --resume URL
     on the local engine: the uninterrupted run's counts and traces."""
     session.context(SparkOptions(master="local[2]"))
+    monkeypatch.setattr(commands_checkpoints, "_noted", [])  # the note is said once a process
     url = (tmp_path / "ck").as_uri()
     model = ["explore", "--replicas", "2", "--truncation", "hw", "--no-progress"]
     whole = CliRunner().invoke(cli, [*model, "--out", str(tmp_path / "whole")])

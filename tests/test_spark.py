@@ -131,8 +131,7 @@ def test_compiled_level_functions_match_local_engine(recipe, partitions, symmetr
 
 
 SPARK_CASES = [
-    (Recipe("kafka", kconfig(replicas=2, truncation="hw")), 1),
-    (Recipe("kafka", kconfig(replicas=2, truncation="kip101")), 2),
+    (Recipe("kafka", kconfig(replicas=2, truncation="kip101")), 1),
     (Recipe("kafka", kconfig(replicas=2, truncation="kip320", unclean_election=True)), 2),
     (Recipe("kafka", kconfig(replicas=2, truncation="hw"), ("NoDivergence",)), 2),
     (Recipe("tla", TlaConfig(replicas=2, truncation="kip320")), 3),
