@@ -11,7 +11,7 @@ import threading
 
 import pytest
 from click.testing import CliRunner
-from test_checkpoint import CODEC, IDENTITY, search, signature
+from test_checkpoint import CODEC, IDENTITY, RECIPE, search, signature
 from test_checkpoint_spark import on_spark
 
 from checker.checkpoint.format import CheckpointError
@@ -20,7 +20,8 @@ from checker.cli import cli
 from checker.commands import checkpoints as commands_checkpoints
 from checker.commands.options import is_url
 from checker.search.bfs import Limits
-from checker.spark import checkpoints, rdds, session
+from checker.search.compiled_level import COMPILED
+from checker.spark import checkpoints, engine, rdds, session
 from checker.spark.hadoop import Place
 from checker.spark.session import SparkOptions
 
@@ -31,9 +32,9 @@ def uninterrupted():
 
 
 def cut_on_spark(tmp_path):
-    """A compiled-core Spark run on 3 partitions, cut at level 14 (Spark from about level
-    9), its one checkpoint written at the cut to a file:// URL; the driver is never asked
-    for a level or the frontier."""
+    """A compiled-core Spark run on 3 partitions, cut at level 16 (Spark from level 13),
+    its one checkpoint written at the cut to a file:// URL; the driver is never asked for a
+    level or the frontier."""
     sc = session.context(SparkOptions(master="local[2]"))
     folder = tmp_path / "ck"
     url = folder.as_uri()
@@ -46,12 +47,14 @@ def cut_on_spark(tmp_path):
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(rdds.Levels, "level_table", collected)
         patch.setattr(rdds.Levels, "frontier_snapshot", collected)
-        result = on_spark(
-            SaveOptions(writer),
-            3,
-            "compiled",
+        result = engine.explore(  # levels of 3,000+ states on Spark: from level 13
+            RECIPE,
             Limits(cancel=stop),
-            lambda p: p.depth >= 14 and stop.set(),
+            lambda p: p.depth >= 16 and stop.set(),
+            SparkOptions(partitions=3, min_frontier=3000),
+            True,
+            COMPILED,
+            SaveOptions(writer),
         )
     assert result.reason == "cancelled"
     assert any(level["where"] == "spark" for level in result.stats.levels)
@@ -75,8 +78,8 @@ def the_tasks_write_the_levels_and_frontier_the_manifest_names(cut):
     _, folder, url = cut
     assert is_url(url) and not is_url(str(folder))
     manifest = json.loads((folder / "checkpoint-000001.json").read_text())
-    assert manifest["layout"] == "spark" and manifest["level"] == 14
-    assert sorted(int(k) for k in manifest["levels"]) == list(range(1, 15))
+    assert manifest["layout"] == "spark" and manifest["level"] == 16
+    assert sorted(int(k) for k in manifest["levels"]) == list(range(1, 17))
     assert manifest["frontier_kind"] == "rows"
     assert {entry["path"] for entry in manifest["levels"].values()} == {"levels/B000001"}
     assert (folder / "levels" / "B000001" / "_SUCCESS").exists()  # one job wrote them all
@@ -88,7 +91,7 @@ def the_tasks_write_the_levels_and_frontier_the_manifest_names(cut):
 def resumes_on_the_local_engine(cut, uninterrupted):
     sc, _, url = cut
     loaded = loaded_from(sc, url)
-    assert loaded.level == 14 and loaded.seen() is None
+    assert loaded.level == 16 and loaded.seen() is None
     assert signature(search("local", SaveOptions(None, loaded, CODEC))) == uninterrupted
 
 
@@ -100,7 +103,7 @@ def resumes_on_spark_with_other_partitions_and_core(cut, uninterrupted, tmp_path
     writer = checkpoints.UrlCheckpointer(place, IDENTITY, 0, resumed=loaded)
     # rows decoded into states in the tasks, re-partitioned from 3 to 2
     assert signature(on_spark(SaveOptions(writer, loaded, CODEC), 2, "reference")) == uninterrupted
-    assert writer.saved_level > 14  # the last checkpoint, written at the end
+    assert writer.saved_level > 16  # the last checkpoint, written at the end
     left = sorted(path.name for path in copy.iterdir() if not path.name.startswith("."))
     assert left == ["checkpoint-000002.json", "frontier-000002", "levels"]
     assert sorted(path.name for path in (copy / "levels").iterdir()) == ["B000001", "B000002"]
