@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import re
+import tempfile
 import time
 import zlib
 from dataclasses import dataclass
@@ -240,7 +241,9 @@ class UrlCheckpointer(Checkpointer):
         warn: Any = None,
         resumed: Loaded | None = None,
     ) -> None:
-        super().__init__(Path(), identity, every, required, warn)
+        # ``folder``: only where the local compiled engine keeps its spilled runs (beside
+        # a folder checkpoint, to link them in; a URL checkpoint keeps none): the temp folder
+        super().__init__(Path(tempfile.gettempdir()), identity, every, required, warn)
         self.place = place
         self.level_entries: dict[int, dict[str, Any]] = {}
         self.waiting: dict[int, Any] = {}  # level -> (fps, parents) or an RDD of its records
