@@ -38,8 +38,8 @@ import numpy as np
 from checker.checkpoint.format import FORMAT, VERSION, CheckpointError, Frontier
 from checker.checkpoint.read import Loaded, check_manifest
 from checker.checkpoint.write import Checkpointer
-from checker.spark.hadoop import Place
-from checker.spark.rdds import CHUNK_BYTES, Tallies
+from checker.spark.hadoop import Place, said
+from checker.spark.rdds import CHUNK_BYTES, Tallies, _frontier_chunks, _slices
 
 MANIFEST = re.compile(r"checkpoint-(\d{6})\.json")
 LAYOUT = "spark"
@@ -115,18 +115,12 @@ def driver_records(sc: Any, records: list[tuple[Any, ...]]) -> Any:
 
 def chunked_level(k: int, fps: np.ndarray[Any, Any], parents: np.ndarray[Any, Any]) -> list[Any]:
     """Level ``k``, held by the driver, as records of ``CHUNK_BYTES`` at most."""
-    per = max(1, CHUNK_BYTES // 16)
-    return [(k, "N", fps[at : at + per], parents[at : at + per]) for at in range(0, len(fps), per)]
+    return [(k, "N", fps[part], parents[part]) for part in _slices(len(fps), CHUNK_BYTES // 16)]
 
 
 def chunked_frontier(frontier: Frontier) -> list[Any]:
     """A frontier the driver holds as records of about ``CHUNK_BYTES``, in its order."""
-    width = 64 if frontier.rows is None else frontier.rows.shape[1] + 8
-    per = max(1, CHUNK_BYTES // width)
-    return [
-        frontier_record(i, frontier.take(np.arange(at, min(len(frontier), at + per))))
-        for i, at in enumerate(range(0, max(len(frontier), 1), per))
-    ]
+    return [frontier_record(i, chunk) for i, (_, chunk) in enumerate(_frontier_chunks(frontier))]
 
 
 def newest(place: Place) -> int:
@@ -177,8 +171,7 @@ class UrlLoaded(Loaded):
             records = place.sc.pickleFile(place.join(path)).collect()
         except Exception as exc:  # noqa: BLE001 -- Py4J: missing or unreadable files
             raise CheckpointError(
-                f"the checkpoint in {place.url} is incomplete: {what} cannot be read "
-                f"({str(exc).strip().splitlines()[0] if str(exc).strip() else exc!r})"
+                f"the checkpoint in {place.url} is incomplete: {what} cannot be read ({said(exc)})"
             ) from None
         return sorted(records, key=lambda record: record[0])
 
@@ -217,12 +210,19 @@ class UrlLoaded(Loaded):
 
 def check(entry: dict[str, Any], records: list[Any], url: str, what: str) -> None:
     """Raise ``CheckpointError`` unless ``records`` hold ``entry``'s states and sum."""
-    states = sum(len(record[2]) for record in records)
-    total = f"{sum(crc(record) for record in records) % (1 << 64):016x}"
-    if states != entry["states"] or total != entry["sum"]:
+    total = sum(crc(record) for record in records) % (1 << 64)
+    got = {"states": sum(len(record[2]) for record in records), "sum": f"{total:016x}"}
+    verify(entry, got, what, url)
+
+
+def verify(entry: dict[str, Any], got: dict[str, Any] | None, what: str, url: str) -> None:
+    """Raise ``CheckpointError`` unless ``got`` (``{"states", "sum"}``: ``totals``' answer,
+    None for none) is ``entry``'s states and sum."""
+    got = got or {"states": 0, "sum": f"{0:016x}"}
+    if got["states"] != entry["states"] or got["sum"] != entry["sum"]:
         raise CheckpointError(
-            f"the checkpoint in {url} is damaged: {what} holds {states:,} states with sum "
-            f"{total}, its manifest says {entry['states']:,} with sum {entry['sum']}"
+            f"the checkpoint in {url} is damaged: {what} holds {got['states']:,} states with "
+            f"sum {got['sum']}, its manifest says {entry['states']:,} with sum {entry['sum']}"
         )
 
 

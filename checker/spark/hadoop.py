@@ -21,7 +21,7 @@ class Place:
         try:
             self.fs = self._path(self.url).getFileSystem(sc._jsc.hadoopConfiguration())
         except Exception as exc:  # noqa: BLE001 -- py4j: no file system for the scheme
-            raise OSError(_said(exc)) from None
+            raise OSError(said(exc)) from None
 
     def join(self, name: str) -> str:
         """The URL of ``name`` in this folder."""
@@ -31,7 +31,7 @@ class Place:
         try:
             return work()
         except Exception as exc:  # noqa: BLE001 -- py4j wraps Java's IOException
-            raise OSError(_said(exc)) from None
+            raise OSError(said(exc)) from None
 
     def names(self) -> list[str]:
         """The names in the folder (none when it does not exist)."""
@@ -87,7 +87,7 @@ class Place:
         self._call(lambda: self.fs.delete(self._path(self.join(name)), True))
 
 
-def _said(exc: Exception) -> str:
+def said(exc: Exception) -> str:
     """The Java exception's own message from a py4j error (its first line), else ``exc``'s."""
     java = getattr(exc, "java_exception", None)
     if java is not None:

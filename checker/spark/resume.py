@@ -17,7 +17,8 @@ from checker.model import Recipe
 from checker.search.compiled_level import model_of
 from checker.search.job import LevelCore
 from checker.spark import rdds
-from checker.spark.checkpoints import UrlLoaded, record_frontier, tallied, totals
+from checker.spark.checkpoints import UrlLoaded, record_frontier, tallied, totals, verify
+from checker.spark.hadoop import said
 
 
 def split(P: int, record: tuple[Any, ...]) -> list[tuple[int, Any]]:
@@ -99,21 +100,9 @@ def adopt(levels: rdds.Levels, loaded: UrlLoaded, recipe: Recipe, core: LevelCor
     try:
         levels.adopt(frontier, news, list(batches.values()))
     except Exception as exc:  # noqa: BLE001 -- Py4J: a folder missing or unreadable
-        text = str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc)
-        raise CheckpointError(f"the checkpoint in {place.url} is incomplete: {text}") from None
+        raise CheckpointError(f"the checkpoint in {place.url} is incomplete: {said(exc)}") from None
     found = {path: totals(answers.value, path) for path in [*batches, front["path"]]}
     for k, entry in entries.items():
         verify(entry, found[entry["path"]].get(k), f"level {k}", place.url)
     verify(front, found[front["path"]].get("F"), "the frontier", place.url)
     return int(front["states"])
-
-
-def verify(entry: dict[str, Any], got: dict[str, Any] | None, what: str, url: str) -> None:
-    """Raise ``CheckpointError`` unless the tasks' answer ``got`` (``totals``) is
-    ``entry``'s states and sum."""
-    got = got or {"states": 0, "sum": f"{0:016x}"}
-    if got["states"] != entry["states"] or got["sum"] != entry["sum"]:
-        raise CheckpointError(
-            f"the checkpoint in {url} is damaged: {what} holds {got['states']:,} states with "
-            f"sum {got['sum']}, its manifest says {entry['states']:,} with sum {entry['sum']}"
-        )
