@@ -64,7 +64,11 @@ class Stats:
     when the search ran in one process). ``core``: which implementation of the model ran,
     ``reference`` (the Python model) or ``compiled`` (``checker.native``). ``disk_mb``: the
     most the compiled engine's disk tier held (MiB) once the search passed its memory budget
-    (``--memory``; ``checker.search.tier``), 0 when it never spilled.
+    (``--memory``; ``checker.search.tier``), 0 when it never spilled. ``seen_bytes`` and
+    ``parent_bytes``: what the compiled engine's seen set (``checker/native/seen.h``) and
+    parent tables (``checker.search.seen.KeyLevels``) held in memory when the search ended
+    (bytes; 0 on the reference core), with ``seen_held`` the keys in that seen set (states;
+    the rest are on disk), and ``parent_file_bytes`` the parent tables in files (bytes).
     """
 
     distinct: int = 0
@@ -80,6 +84,10 @@ class Stats:
     workers_peak_rss_mb: float = 0.0
     core: str = "reference"
     disk_mb: float = 0.0
+    seen_bytes: int = 0
+    parent_bytes: int = 0
+    seen_held: int = 0
+    parent_file_bytes: int = 0
     key_bits: int = 64
     key: str = "fingerprint"  # what the seen set dedups on: or the compiled core's "row hash"
 
@@ -114,6 +122,10 @@ class Stats:
             "symmetry": self.symmetry,
             "workers_peak_rss_mb": round(self.workers_peak_rss_mb, 1),
             "disk_mb": round(self.disk_mb, 1),
+            "seen_bytes": self.seen_bytes,
+            "parent_bytes": self.parent_bytes,
+            "seen_held": self.seen_held,
+            "parent_file_bytes": self.parent_file_bytes,
             "actions": {
                 name: {"generated": g, "distinct": d} for name, (g, d) in self.actions.items()
             },

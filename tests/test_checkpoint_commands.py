@@ -89,6 +89,10 @@ def test_explore_resume_on_the_command_line(cut):
         "core",
         "key",  # what the seen set dedups on: the core's
         "workers_peak_rss_mb",
+        "seen_bytes",  # the compiled core's memory (0 on the reference core)
+        "parent_bytes",
+        "seen_held",
+        "parent_file_bytes",
         "trace",
         "report",
     )

@@ -51,6 +51,8 @@ LEFT_UNMARKED = {
         "18,329,597": "the 3-replica liveness graph: 41 s and 5.4 GiB (docs/explanation/liveness.md)",
         "71,751,424 orbits": "4 replicas at epoch 1: 5 min in memory, 9 min at --memory 1G "
         "(docs/benchmarks.md)",
+        "123,627,954 orbits": "4 replicas, 1 record, epoch 2: 9 min and 2.9 GiB "
+        "(docs/benchmarks.md)",
         "21,581,859": "kip320 --with split-fetch at 3 replicas: 37 s, over a GiB",
         "21,768,770": "kip320 --with async-isr at 3 replicas: 43 s, over a GiB",
         "✗ 15": "compare --kips --replicas 3 --with split-fetch: over 100 million orbits",

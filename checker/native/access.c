@@ -87,24 +87,22 @@ int eng_key_bytes(void) { return (int)sizeof(Key); }
 /* For checkpoints (checker/checkpoint.py): the frontier's rows, and the seen set's row hashes
  * (how many; all of them copied to `out`, in table order). */
 const uint8_t *eng_front_rows(const Engine *e) { return e->front; }
-int64_t eng_seen_count(const Engine *e) {
-    int64_t n = 0;
-    for (int p = 0; p < e->threads; p++)
-        for (int t = 0; t < SUBTABLES; t++) n += e->seen[p].sub[t].count;
-    return n;
+int64_t eng_seen_count(const Engine *e) { return (int64_t)seen_count(e->seen, e->threads); }
+void eng_seen_copy(const Engine *e, Key *out) { seen_copy(e->seen, e->threads, out); }
+/* Bytes the seen set's arrays hold (seen.h: about 5.5 a 64-bit key at 10^8 keys). */
+int64_t eng_seen_bytes(const Engine *e) { return (int64_t)seen_bytes(e->seen, e->threads); }
+/* Whether each of `n` keys is in the seen set: out[i] 1 or 0 (the tests' view of it). */
+void eng_seen_has(const Engine *e, const Key *keys, int64_t n, uint8_t *out) {
+    for (int64_t i = 0; i < n; i++) out[i] = (uint8_t)seen_has(e->seen, e->threads, keys[i]);
 }
-void eng_seen_copy(const Engine *e, Key *out) {
-    for (int p = 0; p < e->threads; p++)
-        for (int t = 0; t < SUBTABLES; t++) {
-            const SubSeen *s = &e->seen[p].sub[t];
-            for (size_t i = 0; i < s->cap; i++) if (s->slots[i]) *out++ = s->slots[i];
-        }
-}
-/* A resumed search's seen set: `n` row hashes from eng_seen_copy (any thread count). 0, or
- * -1 out of memory. */
+/* A resumed search's seen set, or keys the disk tier keeps in memory: `n` row hashes (any
+ * thread count), added 2^24 at a time (the sort's copies of a batch stay under 512 MiB). 0,
+ * or -1 out of memory. */
 int eng_seen_load(Engine *e, const Key *hashes, int64_t n) {
-    for (int64_t i = 0; i < n; i++)
-        if (!seen_has(e->seen, e->threads, hashes[i]) && seen_put(e->seen, e->threads, hashes[i]))
-            return -1;
+    const int64_t batch = (int64_t)1 << 24;
+    for (int64_t at = 0; at < n; at += batch) {
+        size_t m = (size_t)(n - at < batch ? n - at : batch);
+        if (seen_add_any(e->seen, e->threads, hashes + at, m)) return -1;
+    }
     return 0;
 }

@@ -30,19 +30,20 @@ static void *own(size_t bytes) {
     return p;
 }
 
-/* A worker's buffers, sized from the model's maxima once: max_succ successors (rows, labels,
- * verdicts), a canonical row, a max_marshal encoding and the model's own scratch. */
+/* A worker's buffers, sized from the model's maxima once: max_succ successors (rows, keys,
+ * labels, verdicts), a canonical row, a max_marshal encoding and the model's own scratch. */
 static int worker_init(Engine *e, Worker *w) {
     memset(w, 0, sizeof(Worker));
     w->e = e;
     w->succ = own((size_t)e->max_succ * e->width);
     w->canon = own(e->width);
+    w->keys = own(e->max_succ * sizeof(Key));
     w->labels = own(e->max_succ * sizeof(uint16_t));
     w->violated = own(e->max_succ * sizeof(uint32_t));
     w->broken_row = own((size_t)MAXBITS * e->width);
     w->marshal = own(e->max_marshal);
     w->scratch = own(model_scratch_size(e->m));
-    if (!w->succ || !w->canon || !w->labels || !w->violated || !w->broken_row || !w->marshal
+    if (!w->succ || !w->canon || !w->keys || !w->labels || !w->violated || !w->broken_row || !w->marshal
         || !w->scratch)
         return -1;
     if (e->threads == 1) return 0;
@@ -52,7 +53,7 @@ static int worker_init(Engine *e, Worker *w) {
 }
 
 static void worker_free(Worker *w) {
-    free(w->succ); free(w->canon); free(w->labels); free(w->violated); free(w->broken_row);
+    free(w->succ); free(w->canon); free(w->keys); free(w->labels); free(w->violated); free(w->broken_row);
     free(w->marshal); free(w->scratch);
     if (w->out) for (int p = 0; p < w->e->threads; p++) table_free(&w->out[p]);
     free(w->out);
@@ -81,6 +82,9 @@ static void worker_run(Worker *w) {
                              w->labels, e->trans_mask, w->violated, guards & ~w->reached,
                              &w->reached);
         if (k < 0) { w->failed = ENG_OVERFLOW; break; }
+        /* first every successor's canonical row (in place of the successor) and key, each
+         * key's bucket fetched ahead once the seen set outgrows the caches (PREFETCH_FROM),
+         * then the lookups: their cache misses overlap */
         for (int j = 0; j < k; j++) {
             uint16_t label = w->labels[j], rank = e->rank[label];
             uint8_t *succ = w->succ + (size_t)j * width;
@@ -88,13 +92,20 @@ static void worker_run(Worker *w) {
             for (uint32_t bad = w->violated[j]; bad; bad &= bad - 1)
                 note_broken(w->broken, w->broken_row, width, __builtin_ctz(bad), pfp, rank,
                             label, (uint32_t)i, succ);
-            const uint8_t *key = succ;
             if (e->symmetry) {
                 if (model_canonical(e->m, w->scratch, succ, w->canon)) { w->failed = ENG_OVERFLOW; break; }
-                key = w->canon;
+                memcpy(succ, w->canon, width);
             }
-            Key h = row_hash(key, width);
+            w->keys[j] = row_hash(succ, width);
+            if (e->prefetch) seen_prefetch(e->seen, e->threads, w->keys[j]);
+        }
+        if (e->prefetch)
+            for (int j = 0; j < k && !w->failed; j++) seen_prefetch_entries(e->seen, e->threads, w->keys[j]);
+        for (int j = 0; j < k && !w->failed; j++) {
+            Key h = w->keys[j];
             if (seen_has(e->seen, e->threads, h)) continue;
+            const uint8_t *key = w->succ + (size_t)j * width;
+            uint16_t label = w->labels[j];
             int owner = part_of(e->threads, h);  /* this worker's own partition takes it directly */
             int rc = owner == w->index
                          ? table_offer(&e->part[owner], width, e->front_fp, e->rank, key, h, (uint32_t)i, label)
@@ -210,12 +221,7 @@ Engine *eng_new(const ModelParams *params, const uint16_t *ranks, uint32_t inv_m
     e->ids = calloc(e->threads, sizeof(pthread_t));
     int failed = !e->seen || !e->part || !e->broken_row || !e->workers || !e->ids;
     for (int p = 0; p < e->threads && !failed; p++) {
-        for (int t = 0; t < SUBTABLES && !failed; t++) {
-            e->seen[p].sub[t].cap = 64;
-            e->seen[p].sub[t].slots = calloc(64, sizeof(Key));
-            failed = !e->seen[p].sub[t].slots;
-        }
-        failed = failed || table_grow(&e->part[p], e->width)
+        failed = table_grow(&e->part[p], e->width)
                  || worker_init(e, &e->workers[p]);
         e->workers[p].index = p;
     }
@@ -234,9 +240,9 @@ void eng_free(Engine *e) {
     if (!e) return;
     for (int p = 0; p < e->threads; p++) {
         if (e->workers && e->workers[p].e) worker_free(&e->workers[p]);
-        if (e->seen) for (int t = 0; t < SUBTABLES; t++) free(e->seen[p].sub[t].slots);
         if (e->part) table_free(&e->part[p]);
     }
+    if (e->seen) seen_clear(e->seen, e->threads);
     if (e->m) model_free(e->m);
     free(e->workers); free(e->ids); free(e->seen); free(e->part);
     free(e->front); free(e->front_fp); free(e->broken_row);
@@ -280,10 +286,12 @@ static int set_frontier(Engine *e, const uint8_t *rows, const uint64_t *fps, siz
 /* The initial level: `n` canonical rows and their fingerprints. */
 int eng_seed(Engine *e, const uint8_t *rows, const uint64_t *fps, int64_t n) {
     if ((size_t)n > e->level_limit) return ENG_LIMIT;
-    for (int64_t i = 0; i < n; i++) {
-        Key h = row_hash(rows + i * e->width, e->width);
-        if (!seen_has(e->seen, e->threads, h) && seen_put(e->seen, e->threads, h)) return ENG_NO_MEMORY;
-    }
+    Key *hashes = calloc(n ? (size_t)n : 1, sizeof(Key));
+    if (!hashes) return ENG_NO_MEMORY;
+    for (int64_t i = 0; i < n; i++) hashes[i] = row_hash(rows + i * e->width, e->width);
+    int rc = seen_add_any(e->seen, e->threads, hashes, (size_t)n);
+    free(hashes);
+    if (rc) return rc;
     eng_level_restart(e);
     return set_frontier(e, rows, fps, (size_t)n);
 }
@@ -298,6 +306,7 @@ void eng_set_masks(Engine *e, uint32_t inv_mask, uint32_t trans_mask, uint32_t g
  * 0, or an ENG_ error. */
 int eng_expand(Engine *e, int64_t start, int64_t end) {
     int failed = 0;
+    e->prefetch = seen_count(e->seen, e->threads) >= PREFETCH_FROM;
     if (e->threads == 1) {
         Worker *w = &e->workers[0];
         w->start = start; w->end = end; w->failed = 0;
@@ -352,8 +361,8 @@ static void *worker_finish(void *arg) {
         all->parent[at] = t->parent[k];
         all->label[at] = t->label[k];
         if (finish_row(e, w, row, &all->bad[at], &all->fp[at])) { w->failed = ENG_OVERFLOW; break; }
-        if (seen_put(e->seen, e->threads, t->h[k])) { w->failed = ENG_NO_MEMORY; break; }
     }
+    if (!w->failed) w->failed = seen_add(&e->seen[w->index], t->h, t->n);
     return NULL;
 }
 

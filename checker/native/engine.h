@@ -5,6 +5,7 @@
 #include <pthread.h>
 
 #include "model.h"
+#include "seen.h"
 #include "tables.h"
 #include "xxh3.h"
 
@@ -12,6 +13,11 @@
 #define MAXBITS 32
 /* The most threads: a row hash's partition scales 16 of its bits (tables.h: part_of). */
 #define ENG_MAX_THREADS 65536
+
+/* The seen set's size (keys) from which lookups fetch their buckets ahead (engine.c
+ * worker_run): about 23 MB of compact set, past what the caches hold; below it the set
+ * mostly sits in them and the fetches would be work for nothing. */
+#define PREFETCH_FROM ((size_t)1 << 22)
 
 /* The engine's errors (checker/native/core.py: check). */
 #define ENG_NO_MEMORY TABLE_NO_MEMORY
@@ -36,6 +42,7 @@ typedef struct {
     uint8_t *broken_row;
     uint32_t reached;
     uint8_t *succ, *canon, *marshal;  /* max_succ rows; one row; max_marshal bytes */
+    Key *keys;                        /* max_succ successors' keys */
     uint16_t *labels;
     uint32_t *violated;
     void *scratch;  /* the model's (model_scratch_size) */
@@ -55,8 +62,9 @@ typedef struct Engine {
     int width, max_succ, max_marshal, threads;
     uint32_t inv_mask, trans_mask, guard_mask;
     int symmetry;
+    int prefetch;  /* whether lookups fetch ahead (a seen set of PREFETCH_FROM keys or more) */
     uint16_t rank[NLABELS];
-    /* every state seen so far: row hashes in one open-addressing table per partition (a
+    /* every state seen so far: row hashes in one compact set per partition (seen.h; a
      * hash's partition owns it: part_of), so threads insert without locks */
     Seen *seen;
     /* the frontier: every state's fingerprint; its rows here, or (a streamed level, tier.c)

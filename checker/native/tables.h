@@ -1,6 +1,6 @@
-/* The compiled level loop's hash tables (engine.c): the seen set, split per partition into
- * sub-tables of row hashes (Key: 64 or 128 bits), and the tables of a level being built, with the
- * engines' tie-break. Header-only so the hot paths inline into the loop. */
+/* The compiled level loop's keys (Key: 64 or 128 bits) and hash tables (engine.c): the tables of
+ * a level being built, with the engines' tie-break (the seen set is seen.h's). Header-only so
+ * the hot paths inline into the loop. */
 #ifndef HWCHECK_TABLES_H
 #define HWCHECK_TABLES_H
 
@@ -74,63 +74,11 @@ typedef struct {
 
 static inline int table_full(const Table *t) { return t->n >= LEVEL_MAX; }
 
-/* A seen set: SUBTABLES open-addressing tables of row hashes, picked by bits 48..55 of the
- * hash, so a table that fills up doubles alone (1/256 of the set is copied at a time, not
- * all of it) and the set's load stays between its tables' bounds everywhere. */
-#define SUBTABLES 256
-typedef struct {
-    Key *slots;
-    size_t cap, count;
-} SubSeen;
-
-typedef struct {
-    SubSeen sub[SUBTABLES];
-} __attribute__((aligned(64))) Seen;
-
 /* The partition that owns a key, of `threads`: bits 32..47 scaled by a multiply (no
- * division on the hot path; the low bits pick table slots, bits 48..55 sub-tables). */
+ * division on the hot path; the low bits pick table slots, bits 48..55 the seen set's
+ * sub-tables: seen.h). */
 static inline int part_of(int threads, Key h) {
     return (int)((((key_low(h) >> 32) & 0xFFFF) * (uint64_t)threads) >> 16);
-}
-
-/* The sub-table of h in the seen set `parts` (one Seen per partition). */
-static inline SubSeen *sub_of(Seen *parts, int threads, Key h) {
-    return &parts[part_of(threads, h)].sub[(key_low(h) >> 48) & (SUBTABLES - 1)];
-}
-
-static inline int seen_has(Seen *parts, int threads, Key h) {
-    const SubSeen *seen = sub_of(parts, threads, h);
-    size_t mask = seen->cap - 1;
-    for (size_t i = key_low(h) & mask;; i = (i + 1) & mask) {
-        if (seen->slots[i] == h) return 1;
-        if (!seen->slots[i]) return 0;
-    }
-}
-
-static inline void seen_put_raw(Key *slots, size_t cap, Key h) {
-    size_t mask = cap - 1;
-    for (size_t i = key_low(h) & mask;; i = (i + 1) & mask) {
-        if (slots[i] == h) return;
-        if (!slots[i]) { slots[i] = h; return; }
-    }
-}
-
-/* Insert into the seen set of h's partition (only its owner thread may call this). Tables
- * are kept at most 80% full: linear probing with a well-mixed hash stays short there. */
-static inline int seen_put(Seen *parts, int threads, Key h) {
-    SubSeen *seen = sub_of(parts, threads, h);
-    if ((seen->count + 1) * 5 > seen->cap * 4) {
-        size_t cap = seen->cap * 2;
-        Key *slots = calloc(cap, sizeof(Key));
-        if (!slots) return -1;
-        for (size_t i = 0; i < seen->cap; i++) if (seen->slots[i]) seen_put_raw(slots, cap, seen->slots[i]);
-        free(seen->slots);
-        seen->slots = slots;
-        seen->cap = cap;
-    }
-    seen_put_raw(seen->slots, seen->cap, h);
-    seen->count++;  /* callers only insert states not seen yet */
-    return 0;
 }
 
 /* -- level tables ---------------------------------------------------------------------------- */

@@ -13,19 +13,10 @@
 
 #include "engine.h"
 
-/* Empty the seen set (its hashes were copied out with eng_seen_copy and written to disk):
- * every sub-table back to 64 slots, and the freed memory handed back to the system. 0, or
- * ENG_NO_MEMORY. */
+/* Empty the seen set (its hashes were copied out with eng_seen_copy and written to disk),
+ * handing the freed memory back to the system. 0 (kept for the callers' check). */
 int eng_seen_clear(Engine *e) {
-    for (int p = 0; p < e->threads; p++)
-        for (int t = 0; t < SUBTABLES; t++) {
-            SubSeen *s = &e->seen[p].sub[t];
-            free(s->slots);
-            s->slots = calloc(64, sizeof(Key));
-            s->cap = s->slots ? 64 : 0;
-            s->count = 0;
-            if (!s->slots) return ENG_NO_MEMORY;
-        }
+    seen_clear(e->seen, e->threads);
 #ifdef __GLIBC__
     malloc_trim(0);
 #endif

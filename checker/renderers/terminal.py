@@ -85,6 +85,15 @@ def summary_table(title: str, config: dict[str, Any], result: CheckResult) -> Ta
     if stats.disk_mb:
         memory += f"; {stats.disk_mb:,.0f} MiB on disk past --memory"
     table.add_row("peak memory", memory)
+    if stats.seen_held:
+        held = stats.seen_held
+        parents = f"parent tables {stats.parent_bytes / held:.1f} bytes"
+        if stats.parent_file_bytes:
+            parents += f" ({stats.parent_file_bytes / (1 << 20):,.0f} MiB more in files)"
+        table.add_row(
+            "memory per state",
+            f"seen set {stats.seen_bytes / held:.1f} bytes, {parents}; {held:,} states in memory",
+        )
     return table
 
 

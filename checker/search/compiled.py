@@ -139,6 +139,7 @@ class CompiledSearch(CompiledCheckpoints, Search):
                     size = self._level(size)
             if not self.stream.active and self.tier.after_level(self._newest):
                 self.note = self.tier.note()
+            self.tier.park_parents()
             if size and not self.stream.active and self._tight(size):
                 if not self.tier.spilled:  # the next level would pass the budget in memory
                     self.tier.spill(self._newest())
@@ -285,7 +286,7 @@ class CompiledSearch(CompiledCheckpoints, Search):
     def result(self) -> CheckResult:
         result = super().result()
         result.stats.core = "compiled"
-        result.stats.disk_mb = self.tier.disk_peak / (1 << 20)
+        self.tier.report(result.stats)
         if self.threads > 1:
             result.stats.engine = f"local ({self.threads} threads)"
         return result

@@ -19,6 +19,7 @@ import numpy as np
 
 from checker.checkpoint.write import link
 from checker.native.core import check
+from checker.result import Stats
 from checker.search.disk import Run, Runs
 from checker.search.keys import KeyKind
 from checker.search.seen import KeyLevels
@@ -28,6 +29,9 @@ SEEN_SHARE = 0.25
 """The share of the budget the seen set may hold in memory while levels are streamed."""
 MIN_BUDGET = 1 << 20
 """The smallest budget taken (1 MiB): below it every level spills, which the tests use."""
+PARENTS_IN_MEMORY = 64 << 20
+"""Bytes of parent tables (8 a state) kept in memory whatever the budget: past it they go to
+files, read back only to rebuild a counterexample, as TLC keeps its trace on disk."""
 
 
 def parse_size(text: str) -> int:
@@ -122,14 +126,23 @@ class Tier:
         """Whether any of the seen set is on disk."""
         return self.runs is not None and bool(self.runs.runs)
 
+    def _home(self) -> Path:
+        if self.folder is None:
+            self.folder = Path(tempfile.mkdtemp(prefix="hwcheck-spill-"))
+        else:
+            self.folder.mkdir(parents=True, exist_ok=True)
+        return self.folder
+
     def _runs(self) -> Runs:
         if self.runs is None:
-            if self.folder is None:
-                self.folder = Path(tempfile.mkdtemp(prefix="hwcheck-spill-"))
-            else:
-                self.folder.mkdir(parents=True, exist_ok=True)
-            self.runs = Runs(self.folder / "runs", self.kind)
+            self.runs = Runs(self._home() / "runs", self.kind)
         return self.runs
+
+    def park_parents(self) -> None:
+        """Move the parent tables to files once they hold more than ``PARENTS_IN_MEMORY``
+        bytes (every level but the second: ``KeyLevels.spill``). Raises ``OSError``."""
+        if self.keys.nbytes > PARENTS_IN_MEMORY:
+            self.keys.spill(self._home() / "levels")
 
     def home(self) -> Path:
         """The tier's folder (made now if need be)."""
@@ -165,7 +178,8 @@ class Tier:
 
     def fits(self, count: int) -> bool:
         """Whether ``count`` keys fit the seen set's share of the budget while levels are
-        streamed (``SEEN_SHARE``; slots at half load)."""
+        streamed (``SEEN_SHARE``; at twice a key's width: a conservative bound on the compact
+        set's 5.5 bytes a key and the copies a batch insert sorts)."""
         return 2 * self.kind.itemsize * count <= self.budget * SEEN_SHARE
 
     def take_level(self, keys: np.ndarray[Any, Any]) -> None:
@@ -188,7 +202,7 @@ class Tier:
         parent tables into files. Raises ``OSError`` when the disk fails."""
         lib, handle = self.lib, self.handle
         runs = self._runs()
-        self.keys.spill(runs.folder.parent / "levels")
+        self.keys.spill(self._home() / "levels")
         hashes = self.kind.empty(lib.eng_seen_count(handle))
         lib.eng_seen_copy(handle, hashes.ctypes.data)
         if keep is not None and len(keep):
@@ -238,6 +252,14 @@ class Tier:
             link(run.path, path)
             own.adopt(Run(path, run.count, run.offset, run.checksum, run.words))
 
+    def report(self, stats: Stats) -> None:
+        """Fill ``stats`` with what the tier held at most on disk
+        and what the seen set and parent tables hold in memory and in files now."""
+        stats.disk_mb = self.disk_peak / (1 << 20)
+        stats.seen_bytes = int(self.lib.eng_seen_bytes(self.handle))
+        stats.seen_held = int(self.lib.eng_seen_count(self.handle))
+        stats.parent_bytes, stats.parent_file_bytes = self.keys.nbytes, self.keys.disk_bytes
+
     def cannot(self, exc: OSError) -> str:
         """Why the search stops when the tier's disk fails (``exc``): one line naming where."""
         where = self.folder if self.folder is not None else "its folder"
@@ -245,5 +267,5 @@ class Tier:
 
     def close(self) -> None:
         """Delete the tier's folder and everything in it."""
-        if self.folder is not None and self.runs is not None:
+        if self.folder is not None:
             shutil.rmtree(self.folder, ignore_errors=True)
