@@ -207,7 +207,7 @@ def no_answer():
 def test_a_master_that_never_registers_the_application(tmp_path, no_answer):
     code, out, err, left = run_hwcheck(
         ["explore", "--replicas", "2", "--engine", "spark", "--master", no_answer,
-         "--spark-connect-timeout", "5", "--no-progress", "--out", "r"],
+         "--spark-connect-timeout", "10", "--no-progress", "--out", "r"],
         tmp_path,
     )  # fmt: skip
     assert code == 5, err
@@ -229,14 +229,14 @@ def master_without_workers(tmp_path):
 def test_a_master_without_workers(tmp_path, master_without_workers):
     code, out, err, left = run_hwcheck(
         ["explore", "--replicas", "2", "--engine", "spark", "--master", master_without_workers,
-         "--spark-connect-timeout", "15", "--no-progress", "--out", "r"],
+         "--spark-connect-timeout", "10", "--no-progress", "--out", "r"],
         tmp_path,
     )  # fmt: skip
     assert code == 5, err
     line = one_error_line(err)
     assert (
         f"Spark master {master_without_workers} has no workers for hwcheck: no executor "
-        "registered within 15 s" in line
+        "registered within 10 s" in line
     )
     kept_log(line)
     assert out == "" and not left, "a JVM outlived the command"
