@@ -207,7 +207,7 @@ def no_answer():
 def test_a_master_that_never_registers_the_application(tmp_path, no_answer):
     code, out, err, left = run_hwcheck(
         ["explore", "--replicas", "2", "--engine", "spark", "--master", no_answer,
-         "--spark-connect-timeout", "10", "--no-progress", "--out", "r"],
+         "--spark-connect-timeout", "5", "--no-progress", "--out", "r"],
         tmp_path,
     )  # fmt: skip
     assert code == 5, err
