@@ -232,7 +232,7 @@ class Stream:
             del hashes
             s._commit(len(fps), fps, parents, labels, bad, generated)
             self._front(path, fps)
-        s.seen.spill(s.tier.home() / "levels")  # the new level's parent table, to disk
+        s.tier.parents_to_files()  # the new level's parent table, to disk
         return len(fps)
 
     def _expand(self, size: int, flushes: list[Flush]) -> Any:

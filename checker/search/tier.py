@@ -126,7 +126,8 @@ class Tier:
         """Whether any of the seen set is on disk."""
         return self.runs is not None and bool(self.runs.runs)
 
-    def _home(self) -> Path:
+    def home(self) -> Path:
+        """The tier's folder (made now if need be)."""
         if self.folder is None:
             self.folder = Path(tempfile.mkdtemp(prefix="hwcheck-spill-"))
         else:
@@ -135,18 +136,19 @@ class Tier:
 
     def _runs(self) -> Runs:
         if self.runs is None:
-            self.runs = Runs(self._home() / "runs", self.kind)
+            self.runs = Runs(self.home() / "runs", self.kind)
         return self.runs
 
-    def park_parents(self) -> None:
-        """Move the parent tables to files once they hold more than ``PARENTS_IN_MEMORY``
-        bytes (every level but the second: ``KeyLevels.spill``). Raises ``OSError``."""
-        if self.keys.nbytes > PARENTS_IN_MEMORY:
-            self.keys.spill(self._home() / "levels")
+    def parents_to_files(self) -> None:
+        """Move the parent tables held in memory, but the first level's, to files in the
+        tier's ``levels`` folder (``KeyLevels.spill``). Raises ``OSError``."""
+        self.keys.spill(self.home() / "levels")
 
-    def home(self) -> Path:
-        """The tier's folder (made now if need be)."""
-        return self._runs().folder.parent
+    def park_parents(self) -> None:
+        """``parents_to_files`` once the parent tables hold more than ``PARENTS_IN_MEMORY``
+        bytes. Raises ``OSError``."""
+        if self.keys.nbytes > PARENTS_IN_MEMORY:
+            self.parents_to_files()
 
     def over(self, more: float = 0) -> bool:
         """Whether the process holds more than the budget, or would with ``more`` bytes."""
@@ -202,7 +204,7 @@ class Tier:
         parent tables into files. Raises ``OSError`` when the disk fails."""
         lib, handle = self.lib, self.handle
         runs = self._runs()
-        self.keys.spill(self._home() / "levels")
+        self.parents_to_files()
         hashes = self.kind.empty(lib.eng_seen_count(handle))
         lib.eng_seen_copy(handle, hashes.ctypes.data)
         if keep is not None and len(keep):
