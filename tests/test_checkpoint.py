@@ -130,11 +130,12 @@ MOMENTS = [
     ("write", 11),
     ("write", 30),
     ("level", 0.05),
-    ("level", 0.15),
     ("level", 0.25),
-    ("level", 0.35),
     ("level", 0.5),
 ]
+"""Where a search is killed: at its Nth file write, or after so many seconds (early, mid-run
+and late for the reference engines' 1 s runs; the compiled core, done in 0.06 s, is killed
+only by writes, a late timer resuming its final checkpoint)."""
 
 
 @pytest.mark.parametrize("engine", ENGINES)

@@ -121,7 +121,7 @@ def _random_state(rng: random.Random, spec) -> tuple:
 @pytest.mark.parametrize("name", sorted(FETCH_CONFIGS))
 def test_random_states_of_truncation_on_fetch_agree(name, replicas):
     """Random states (``_random_state``) and their successors agree on both cores, as the
-    walks' states do: ``HWCHECK_DIFF_STATES`` / 25 of them a configuration (200 in the
+    walks' states do: ``HWCHECK_DIFF_STATES`` / 25 of them a configuration (80 in the
     suite)."""
     config = Config(
         replicas=replicas, max_records=4, max_epoch=4, max_crashes=2, **FETCH_CONFIGS[name]

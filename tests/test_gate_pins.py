@@ -178,7 +178,6 @@ def test_a_key_given_on_one_side_says_the_default_it_was():
 
 ENGINES = {
     "compiled, 1 thread": ("--workers", "1"),
-    "compiled, 2 threads": ("--workers", "2"),
     "reference, 2 processes": ("--core", "reference", "--workers", "2"),
     "spark, 3 partitions, levels of 1,000+ states as jobs": (
         "--engine",
@@ -193,7 +192,9 @@ ENGINES = {
 }
 """The Spark case runs the widest levels as Spark jobs (2 of kip320's, 4 of kip101's with
 unclean election, the checks of 7,159 and 9,169 orbits) and every level of the two small
-checks in the driver: 10 s, against 20 s with levels of 100+ orbits as jobs."""
+checks in the driver: 10 s, against 20 s with levels of 100+ orbits as jobs. The compiled
+core on its default 2 threads passes the same lock file in
+``test_certificate.test_the_default_gate_sees_an_edit_of_the_python_model_on_disk``."""
 
 
 @pytest.mark.slow

@@ -31,7 +31,7 @@ TESTS = (
 
 WALK_STATES = "20000"
 """States each configuration's walks compare when certifying (``HWCHECK_DIFF_STATES``, unless
-it is set): four times the test suite's 5,000, as the certificate is the proof the compiled
+it is set): ten times the test suite's 2,000, as the certificate is the proof the compiled
 core runs on."""
 
 
