@@ -262,3 +262,48 @@ def test_a_full_disk_stops_the_search_as_partial(monkeypatch):
     assert result.status.value == "INCOMPLETE" and result.exit_code == 3
     assert result.reason == f"the disk tier cannot go on in {folder}: No space left on device"
     assert folder is not None and not folder.exists()
+
+
+def test_the_disk_peak_counts_a_streamed_levels_flushes_and_frontiers(monkeypatch):
+    """``disk_mb`` is the most the tier's folder held: measured here by listing the folder
+    after each flush is written and after each level's merge (when the flushes, the
+    frontier's file and the next one's are all there), it equals the summary's peak but for
+    the parent files' ``.npy`` headers; the runs and parent files alone (what it counted
+    before) are less than half of it."""
+    spec, props = build_model("kafka", Config(replicas=2, truncation="hw"))
+    compiled, _ = compiled_model(spec)
+    monkeypatch.setattr(stream, "CHUNK", 128)
+    seen: list[tuple[int, int]] = []  # (bytes in the folder, .npy files among them)
+    run = native_engine.CompiledSearch(
+        compiled, spec, props, Limits(), None, False, 1, memory=SPILL
+    )
+
+    def measure() -> None:
+        files = [p for p in run.tier.home().rglob("*") if p.is_file()]
+        npy = sum(p.suffix == ".npy" for p in files)
+        seen.append((sum(p.stat().st_size for p in files), npy))
+
+    write, merge = stream.Flush.write, stream.Stream._merge
+
+    def measured_write(self, *arrays):
+        write(self, *arrays)
+        measure()
+
+    def measured_merge(self, flushes, out):
+        columns = merge(self, flushes, out)
+        out.flush()
+        measure()
+        return columns
+
+    monkeypatch.setattr(stream.Flush, "write", measured_write)
+    monkeypatch.setattr(stream.Stream, "_merge", measured_merge)
+    try:
+        got = run_search(run)
+        parts = run.tier.runs.nbytes + run.tier.keys.disk_bytes
+    finally:
+        run.stream.close()
+        run.tier.close()
+    most, headers = max(seen)
+    reported = round(got.stats.disk_mb * (1 << 20))
+    assert most - 128 * headers <= reported <= most, (reported, most, headers)
+    assert 2 * parts < most, (parts, most)

@@ -14,11 +14,10 @@ tables went to disk (``checker.search.tier``).
   ``checker.search.disk.Lookup``); the rest is finished in C (fingerprints, invariants:
   ``eng_rows_finish``) and its rows written as the next frontier's file.
 
-Every successor is generated once, so coverage, transition violations and guards are the
-in-memory search's; parents are chosen by the same tie-break. The level's order is row-hash
-order rather than the in-memory order, which no answer depends on: counts, verdicts and
-shortest traces are the in-memory search's (``tests/test_disk_tier.py``). The price is the
-flushes' writing and reading and a merge in numpy, paid only at the levels that need it.
+Every successor is generated once and parents follow the same tie-break, so counts,
+coverage, verdicts and shortest traces are the in-memory search's (``tests/test_disk_tier.py``;
+a level's order is row-hash order, which no answer depends on). The price: the flushes'
+writes, reads and merge, and their disk (the tier counts them: ``Tier.hold``).
 """
 
 from __future__ import annotations
@@ -48,7 +47,8 @@ MERGE_FLOOR = 1 << 12
 class Flush:
     """A level's tables written to disk sorted by row hash (``_flush``): ``n`` entries in
     four raw files beside ``stem``: keys (``words`` ``uint64`` each: ``checker.search.keys``),
-    parents (``uint32`` frontier positions), labels (``uint16``) and rows (``width`` bytes)."""
+    parents (``uint32`` frontier positions), labels (``uint16``) and rows (``width`` bytes);
+    ``nbytes`` of them in all."""
 
     def __init__(self, stem: Path, n: int, width: int, words: int = 1) -> None:
         self.stem, self.n = stem, n
@@ -58,6 +58,7 @@ class Flush:
             "label": (np.dtype(np.uint16), 1),
             "rows": (np.dtype(np.uint8), width),
         }
+        self.nbytes = n * sum(dtype.itemsize * w for dtype, w in self.columns.values())
 
     def _path(self, name: str) -> Path:
         return self.stem.with_name(f"{self.stem.name}.{name}")
@@ -164,6 +165,13 @@ class Stream:
         self.path = path
         s.front_fps = view(lib.eng_front_fps(handle), np.uint64, len(fps))
         s.full = {s.stats.depth: s.front_fps}
+        self._hold([])
+
+    def _hold(self, flushes: list[Flush], more: int = 0) -> None:
+        """Tell the tier what this level's files hold on disk now: ``flushes``, the
+        frontier's file and ``more`` bytes (the next frontier's)."""
+        front = 0 if self.path is None else len(self.s.front_fps) * int(self.s.core.width)
+        self.s.tier.hold(sum(flush.nbytes for flush in flushes) + front + more)
 
     def table_bytes(self, states: float) -> float:
         """What ``states`` entries of the level's tables hold in memory, their room to grow
@@ -212,12 +220,14 @@ class Stream:
             check(lib.eng_level_release(handle))  # the tables' room, for the merge's columns
             with open(path, "wb") as out:
                 columns = self._merge(flushes, out)
+            self._hold(flushes, len(columns[0]) * int(s.core.width))  # the level's most
         except BaseException:
             path.unlink(missing_ok=True)
             raise
         finally:
             for flush in flushes:
                 flush.delete()
+        self._hold([], len(columns[0]) * int(s.core.width))  # both frontiers' files
         self.flushes = len(flushes)
         self.most = max(self.most, self.flushes)
         fps, parents, labels, bad, hashes = columns
@@ -226,6 +236,7 @@ class Stream:
             raise core.level_limit_reached(len(fps))
         if not commit:
             path.unlink(missing_ok=True)
+            self._hold([])
             return len(fps)
         with signals_deferred():
             s.tier.take_level(hashes)
@@ -253,6 +264,7 @@ class Stream:
             if held * entry > room:
                 found += held
                 flushes.append(self._flush(len(flushes)))
+                self._hold(flushes)
             if s.due():
                 counts = view(lib.eng_generated(handle), np.int64, MAX_ACTIONS)
                 # the distinct count stays the committed one: what the flushes hold has
@@ -263,6 +275,7 @@ class Stream:
                 )
                 s._report(size, False, end, 0, int(counts.sum()))
         flushes.append(self._flush(len(flushes)))
+        self._hold(flushes)
         return view(lib.eng_generated(handle), np.int64, MAX_ACTIONS).copy()
 
     def _flush(self, k: int) -> Flush:
@@ -319,3 +332,4 @@ class Stream:
         """Delete the frontier's file."""
         if self.path is not None:
             self.path.unlink(missing_ok=True)
+        self.s.tier.hold(0)

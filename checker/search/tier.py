@@ -114,6 +114,7 @@ class Tier:
         self.folder = None if folder is None else Path(folder)
         self.runs: Runs | None = None
         self.disk_peak = 0  # bytes
+        self.level_disk = 0  # bytes a streamed level's files hold now (``hold``)
 
     def place(self, beside: Path) -> None:
         """Keep the runs in ``beside`` (a checkpoint folder, so its checkpoints link them
@@ -162,8 +163,16 @@ class Tier:
 
     @property
     def disk_bytes(self) -> int:
-        """Bytes on disk: the runs and the parent tables' files."""
-        return (self.runs.nbytes if self.runs is not None else 0) + self.keys.disk_bytes
+        """Bytes on disk: the runs, the parent tables' files and a streamed level's files."""
+        runs = self.runs.nbytes if self.runs is not None else 0
+        return runs + self.keys.disk_bytes + self.level_disk
+
+    def hold(self, level_bytes: int) -> None:
+        """Count ``level_bytes``, what a streamed level's files hold on disk now (its
+        flushes and frontier files: ``checker.search.stream``), in ``disk_bytes`` and the
+        peak the summary gives (``disk_mb``)."""
+        self.level_disk = level_bytes
+        self.disk_peak = max(self.disk_peak, self.disk_bytes)
 
     def after_level(self, newest: Any = None) -> bool:
         """At the boundary after an in-memory level: spill when the process and the copy a
