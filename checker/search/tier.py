@@ -27,6 +27,8 @@ from checker.search.seen import KeyLevels
 UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 SEEN_SHARE = 0.25
 """The share of the budget the seen set may hold in memory while levels are streamed."""
+SEEN_BATCH = 1 << 24
+"""Keys ``eng_seen_load`` adds at a time (``checker/native/access.c``)."""
 MIN_BUDGET = 1 << 20
 """The smallest budget taken (1 MiB): below it every level spills, which the tests use."""
 PARENTS_IN_MEMORY = 64 << 20
@@ -187,11 +189,15 @@ class Tier:
             self.spill(None if newest is None else newest())
         return due
 
-    def fits(self, count: int) -> bool:
-        """Whether ``count`` keys fit the seen set's share of the budget while levels are
-        streamed (``SEEN_SHARE``; at twice a key's width: a conservative bound on the compact
-        set's 5.5 bytes a key and the copies a batch insert sorts)."""
-        return 2 * self.kind.itemsize * count <= self.budget * SEEN_SHARE
+    def fits(self, held: int, adding: int) -> bool:
+        """Whether a seen set of ``held`` keys takes ``adding`` more within its share of the
+        budget while levels are streamed (``SEEN_SHARE``): a key's width a key, a bound on
+        the compact set (5.5 bytes a 64-bit key, 13.6 a 128-bit one, at 10^8 keys and more),
+        and two copies of a batch while it is added (``eng_seen_load``'s sort, 2^24 keys a
+        batch)."""
+        width = self.kind.itemsize
+        batch = 2 * width * min(adding, SEEN_BATCH)
+        return width * (held + adding) + batch <= self.budget * SEEN_SHARE
 
     def take_level(self, keys: np.ndarray[Any, Any]) -> None:
         """Add a streamed level's keys (none seen before) to the seen set: into memory beside
@@ -200,9 +206,9 @@ class Tier:
         fit alone, to a run of their own if not. Raises ``OSError`` when the disk fails."""
         lib, handle = self.lib, self.handle
         held = int(lib.eng_seen_count(handle))
-        if held and not self.fits(held + len(keys)):
+        if held and not self.fits(held, len(keys)):
             self.spill()
-        if self.fits(len(keys)):
+        if self.fits(0, len(keys)):
             check(lib.eng_seen_load(handle, keys.ctypes.data, len(keys)))
         else:
             self._runs().add(keys)
