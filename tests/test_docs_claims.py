@@ -49,7 +49,7 @@ LEFT_UNMARKED = {
         "1,197": "the suite's test count, not a model's",
         "1,042": "the suite's test count on a quiet day, not a model's",
         "18,329,597": "the 3-replica liveness graph: 41 s and 5.4 GiB (docs/explanation/liveness.md)",
-        "71,751,424 orbits": "4 replicas at epoch 1: 5 min in memory, 9 min at --memory 1G "
+        "71,751,424 orbits": "4 replicas at epoch 1: 3 min in memory, 5 min at --memory 1G "
         "(docs/benchmarks.md)",
         "123,627,954 orbits": "4 replicas, 1 record, epoch 2: 9 min and 2.9 GiB "
         "(docs/benchmarks.md)",
