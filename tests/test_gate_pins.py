@@ -193,8 +193,9 @@ ENGINES = {
 """The Spark case runs the widest levels as Spark jobs (2 of kip320's, 4 of kip101's with
 unclean election, the checks of 7,159 and 9,169 orbits) and every level of the two small
 checks in the driver: 10 s, against 20 s with levels of 100+ orbits as jobs. The compiled
-core on its default 2 threads passes the same lock file in
-``test_certificate.test_the_default_gate_sees_an_edit_of_the_python_model_on_disk``."""
+core on its default workers (every core: 2 threads on the CI machine) passes the same lock
+file in ``test_certificate.test_the_default_gate_sees_an_edit_of_the_python_model_on_disk``
+(its exit code)."""
 
 
 @pytest.mark.slow
