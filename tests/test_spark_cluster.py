@@ -175,7 +175,11 @@ def test_spark_submit_to_a_standalone_cluster_with_an_executor_killed(tmp_path):
     )  # fmt: skip
     assert local.returncode == 12
     assert _traces(tmp_path / "r") == _traces(tmp_path / "l")
-    assert launched == 3  # the two first executors, and the one that took the lost one's place
+    # the two first executors and the one that took the lost one's place; as the application
+    # ends, the master may start one more, when an executor's exit reaches it before the
+    # application's end does (killed at once: seen in CI on 2026-11-28, executor 0 exited,
+    # executor 3 launched and killed within the same second)
+    assert launched in (3, 4)
     manifest = json.loads(max(checkpoint.glob("checkpoint-*.json")).read_text())
     assert manifest["frontier_size"] == 0  # the last checkpoint: the search done
     states = sum(entry["states"] for entry in manifest["levels"].values())
