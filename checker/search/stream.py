@@ -220,14 +220,14 @@ class Stream:
             check(lib.eng_level_release(handle))  # the tables' room, for the merge's columns
             with open(path, "wb") as out:
                 columns = self._merge(flushes, out)
-            self._hold(flushes, len(columns[0]) * int(s.core.width))  # the level's most
+            self._hold(flushes, path.stat().st_size)  # the level's most: both frontiers too
         except BaseException:
             path.unlink(missing_ok=True)
             raise
         finally:
             for flush in flushes:
                 flush.delete()
-        self._hold([], len(columns[0]) * int(s.core.width))  # both frontiers' files
+        self._hold([], path.stat().st_size)
         self.flushes = len(flushes)
         self.most = max(self.most, self.flushes)
         fps, parents, labels, bad, hashes = columns
@@ -263,8 +263,7 @@ class Stream:
             s._tick(found + held)
             if held * entry > room:
                 found += held
-                flushes.append(self._flush(len(flushes)))
-                self._hold(flushes)
+                self._flush(flushes)
             if s.due():
                 counts = view(lib.eng_generated(handle), np.int64, MAX_ACTIONS)
                 # the distinct count stays the committed one: what the flushes hold has
@@ -274,12 +273,12 @@ class Stream:
                     f"{found + held:,} found with duplicates"
                 )
                 s._report(size, False, end, 0, int(counts.sum()))
-        flushes.append(self._flush(len(flushes)))
-        self._hold(flushes)
+        self._flush(flushes)
         return view(lib.eng_generated(handle), np.int64, MAX_ACTIONS).copy()
 
-    def _flush(self, k: int) -> Flush:
-        """Write the level's tables to disk sorted by row hash, and empty them."""
+    def _flush(self, flushes: list[Flush]) -> None:
+        """Write the level's tables to disk sorted by row hash, as the next of ``flushes``
+        (counted on disk: ``_hold``), and empty them."""
         s, lib, handle = self.s, self.s.core.lib, self.s.core.handle
         n = lib.eng_next_size(handle)
         h = self.kind.empty(n)
@@ -291,9 +290,10 @@ class Stream:
         )
         lib.eng_level_reset(handle)  # emptied, their room kept for what comes next
         order = self.kind.order(h)
-        flush = Flush(s.tier.home() / f"flush-{k:04d}", n, s.core.width, self.kind.words)
+        flush = Flush(s.tier.home() / f"flush-{len(flushes):04d}", n, s.core.width, self.kind.words)
         flush.write(h[order], parent[order], label[order], rows[order])
-        return flush
+        flushes.append(flush)
+        self._hold(flushes)
 
     def _merge(self, flushes: list[Flush], out: Any) -> tuple[np.ndarray[Any, Any], ...]:
         """Merge the flushes by row hash: of a state found in several, the discovery the
