@@ -31,6 +31,7 @@ from checker.models.compose import build_model
 from checker.native.layout import compiled_model
 from checker.search import compiled as native_engine
 from checker.search import disk, stream, tier
+from checker.result import Status
 from checker.search.tier import MIN_BUDGET, SEEN_SHARE, parse_size
 from spec.kafka import Config
 from spec.tla import TlaConfig
@@ -266,10 +267,10 @@ def test_a_full_disk_stops_the_search_as_partial(monkeypatch):
 
 def test_the_disk_peak_counts_a_streamed_levels_flushes_and_frontiers(monkeypatch):
     """``disk_mb`` is the most the tier's folder held: measured here by listing the folder
-    after each flush is written and after each level's merge (when the flushes, the
-    frontier's file and the next one's are all there), it equals the summary's peak but for
-    the parent files' ``.npy`` headers; the runs and parent files alone (what it counted
-    before) are less than half of it."""
+    after each flush is written (the flushes and the frontier's file are there) and after
+    each level's rows are made again (the frontier's file and the next one's), it equals the
+    summary's peak but for the parent files' ``.npy`` headers; the runs and parent files
+    alone (what it counted before) are less than half of it."""
     spec, props = build_model("kafka", Config(replicas=2, truncation="hw"))
     compiled, _ = compiled_model(spec)
     monkeypatch.setattr(stream, "CHUNK", 128)
@@ -283,22 +284,23 @@ def test_the_disk_peak_counts_a_streamed_levels_flushes_and_frontiers(monkeypatc
         npy = sum(p.suffix == ".npy" for p in files)
         seen.append((sum(p.stat().st_size for p in files), npy))
 
-    write, merge = stream.Flush.write, stream.Stream._merge
+    write, regenerate = stream.Flush.write, stream.Stream._regenerate
 
     def measured_write(self, *arrays):
         write(self, *arrays)
         measure()
 
-    def measured_merge(self, flushes, out):
-        columns = merge(self, flushes, out)
+    def measured_regenerate(self, size, hashes, parents, labels, out):
+        columns = regenerate(self, size, hashes, parents, labels, out)
         out.flush()
         measure()
         return columns
 
     monkeypatch.setattr(stream.Flush, "write", measured_write)
-    monkeypatch.setattr(stream.Stream, "_merge", measured_merge)
+    monkeypatch.setattr(stream.Stream, "_regenerate", measured_regenerate)
     try:
         got = run_search(run)
+        assert got.status in (Status.OK, Status.VIOLATED), got.reason
         parts = run.tier.runs.nbytes + run.tier.keys.disk_bytes
     finally:
         run.stream.close()

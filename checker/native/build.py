@@ -262,6 +262,7 @@ def _declare(lib: ctypes.CDLL) -> None:
         "eng_front_hashes": (None, [p, p]),
         "eng_next_entries": (None, [p, p, p, p, p]),
         "eng_rows_finish": (i32, [p, p, i64, p, p]),
+        "eng_regen": (i32, [p, p, p, p, i64, p]),
         "eng_front_fps_set": (i32, [p, p, i64]),
         "eng_level_release": (i32, [p]),
         "eng_level_reset": (None, [p]),

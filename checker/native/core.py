@@ -27,8 +27,9 @@ MAX_ACTIONS = LAYOUT.max_actions
 the length of the per-action counts the engine and the walks fill."""
 
 
-NO_MEMORY, OVERFLOW, LIMIT = -1, -2, -3
-"""The engine's errors (``engine.h``: ``ENG_NO_MEMORY``, ``ENG_OVERFLOW``, ``ENG_LIMIT``)."""
+NO_MEMORY, OVERFLOW, LIMIT, MISMATCH = -1, -2, -3, -4
+"""The engine's errors (``engine.h``: ``ENG_NO_MEMORY``, ``ENG_OVERFLOW``, ``ENG_LIMIT``,
+``ENG_MISMATCH``)."""
 BROKEN_BOUND = (
     "past its own bounds (a state with more successors, or a longer encoding, than it declares)"
 )
@@ -60,7 +61,9 @@ def check(code: int) -> int:
     ``NO_MEMORY`` (C could not allocate) and ``LIMIT`` (a level past ``LEVEL_LIMIT``), and
     ``OverflowError`` for ``OVERFLOW``: a model call went past the room its bounds give
     (``model_max_successors``, ``model_max_marshal``), a bug in the compiled model that
-    stopped the search."""
+    stopped the search; ``RuntimeError`` for ``MISMATCH``: a streamed level's successor,
+    made again from its parent (``eng_regen``), was not the state its flush named, so the
+    compiled model's successors are not a function of the state (a bug in it)."""
     if code == NO_MEMORY:
         raise CoreLimit(
             "the compiled core ran out of memory: give --memory a budget under what the "
@@ -70,6 +73,11 @@ def check(code: int) -> int:
         raise level_limit_reached()
     if code == OVERFLOW:
         raise OverflowError(f"the compiled core went {BROKEN_BOUND}")
+    if code == MISMATCH:
+        raise RuntimeError(
+            "the compiled core made a successor again from its parent and got another state: "
+            "its successors are not a function of the state (a bug in the compiled model)"
+        )
     return code
 
 

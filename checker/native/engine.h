@@ -23,6 +23,7 @@
 #define ENG_NO_MEMORY TABLE_NO_MEMORY
 #define ENG_OVERFLOW (-2)  /* a model call past its buffers' room (model.h: MODEL_OVERFLOW) */
 #define ENG_LIMIT TABLE_LIMIT  /* a level past the engine's level limit (tables.h: LEVEL_MAX) */
+#define ENG_MISMATCH (-4)  /* a regenerated successor that is not the one a flush named (tier.c) */
 
 typedef struct {
     int has;
@@ -80,6 +81,13 @@ typedef struct Engine {
     uint64_t *given_fps;
     uint32_t *given_bad;
     int64_t given_n;
+    /* successors to regenerate (eng_regen, tier.c): each its parent (a frontier index in
+     * the window), label and row hash, and where its row goes */
+    const uint32_t *want_parent;
+    const uint16_t *want_label;
+    const Key *want_key;
+    uint8_t *want_rows;
+    int64_t want_n;
     /* the level being built, one table per partition, and once finished what Python reads
      * of all of it (parents, labels, invariant verdicts, fingerprints) */
     Table *part;

@@ -110,7 +110,8 @@ int eng_level_release(Engine *e) {
 }
 
 /* Every entry of the level being built, in eng_next_hashes' order: row hashes, parents
- * (frontier indices), labels and rows into the four arrays (eng_next_size each). */
+ * (frontier indices), labels and rows into the four arrays (eng_next_size each; `rows`
+ * may be NULL: a streamed level's flush keeps none, eng_regen makes them again). */
 void eng_next_entries(const Engine *e, Key *h, uint32_t *parent, uint16_t *label,
                       uint8_t *rows) {
     for (int p = 0; p < e->threads; p++) {
@@ -118,8 +119,11 @@ void eng_next_entries(const Engine *e, Key *h, uint32_t *parent, uint16_t *label
         memcpy(h, t->h, t->n * sizeof(Key));
         memcpy(parent, t->parent, t->n * sizeof(uint32_t));
         memcpy(label, t->label, t->n * sizeof(uint16_t));
-        memcpy(rows, t->rows, t->n * (size_t)e->width);
-        h += t->n; parent += t->n; label += t->n; rows += t->n * (size_t)e->width;
+        if (rows) {
+            memcpy(rows, t->rows, t->n * (size_t)e->width);
+            rows += t->n * (size_t)e->width;
+        }
+        h += t->n; parent += t->n; label += t->n;
     }
 }
 
@@ -147,5 +151,60 @@ int eng_rows_finish(Engine *e, const uint8_t *rows, int64_t n, uint64_t *fps, ui
     e->given_n = n;
     int failed = eng_run_workers(e, finish_share);
     e->given = NULL;
+    return failed;
+}
+
+/* Worker w->index's share of the successors to regenerate: each parent's row (in the window)
+ * expanded once for a run of entries that share it, and of its successors the one with the
+ * entry's label whose canonical row hashes to the entry's key copied out. */
+static void *regen_share(void *arg) {
+    Worker *w = arg;
+    Engine *e = w->e;
+    int width = e->width, k = 0;
+    uint32_t reached = 0;
+    int64_t per = (e->want_n + e->threads - 1) / e->threads;
+    int64_t start = per * w->index, end = start + per < e->want_n ? start + per : e->want_n;
+    for (int64_t i = start; i < end; i++) {
+        uint32_t parent = e->want_parent[i];
+        if (i == start || parent != e->want_parent[i - 1]) {
+            const uint8_t *row = e->window + ((int64_t)parent - e->window_base) * width;
+            k = model_expand(e->m, w->scratch, row, e->max_succ, w->succ, w->labels, 0,
+                             w->violated, 0, &reached);
+            if (k < 0) { w->failed = ENG_OVERFLOW; return NULL; }
+        }
+        int found = 0;
+        for (int j = 0; j < k && !found; j++) {
+            if (w->labels[j] != e->want_label[i]) continue;
+            const uint8_t *succ = w->succ + (size_t)j * width;
+            if (e->symmetry) {
+                if (model_canonical(e->m, w->scratch, succ, w->canon)) {
+                    w->failed = ENG_OVERFLOW;
+                    return NULL;
+                }
+                succ = w->canon;
+            }
+            if (row_hash(succ, width) != e->want_key[i]) continue;
+            memcpy(e->want_rows + i * width, succ, width);
+            found = 1;
+        }
+        if (!found) { w->failed = ENG_MISMATCH; return NULL; }
+    }
+    return NULL;
+}
+
+/* The rows of `n` successors a streamed level's flushes named by parent, label and row hash
+ * (a flush keeps no rows: checker/search/stream.py), made again from their parents' rows in
+ * the window, on every thread, into `rows` (n x width). `parent`: frontier indices in the
+ * window, ascending, so a parent is expanded once per run of its entries. 0, ENG_OVERFLOW,
+ * or ENG_MISMATCH when no successor of the parent has that label and key. */
+int eng_regen(Engine *e, const uint32_t *parent, const uint16_t *label, const Key *key,
+              int64_t n, uint8_t *rows) {
+    e->want_parent = parent;
+    e->want_label = label;
+    e->want_key = key;
+    e->want_rows = rows;
+    e->want_n = n;
+    int failed = eng_run_workers(e, regen_share);
+    e->want_rows = NULL;
     return failed;
 }

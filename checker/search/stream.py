@@ -5,19 +5,25 @@ tables went to disk (``checker.search.tier``).
 - **The frontier's rows live on disk** (``frontier-K.rows``: row after row, ``width`` bytes
   each) and are lent to the engine a window at a time (``eng_window``); only the frontier's
   fingerprints stay in memory (8 bytes a state: the tie-break compares them).
-- **The level's tables are flushed to disk** whenever they pass half the room the budget
-  leaves: their entries (row hash, parent, label, row) sorted by row hash, in four raw files
-  (``Flush``), and the tables emptied. The frontier is expanded once, as in memory.
+- **The level's tables are flushed to disk** whenever they fill the room the budget leaves
+  beside a flush's copy: each entry's row hash, parent and label, sorted by row hash, in
+  three raw files (``Flush``), and the tables emptied. A flush keeps no rows (a row is
+  several times the rest of an entry): the frontier is expanded once, as in memory, and the
+  level's states are made again from their parents after the merge.
 - **The flushes are merged** by row hash at the level's end (``merged``): of a state found
   in several, the discovery the in-memory search keeps (the smallest parent fingerprint,
   then label rank); what the runs on disk hold is dropped in the same pass (a merge join:
-  ``checker.search.disk.Lookup``); the rest is finished in C (fingerprints, invariants:
-  ``eng_rows_finish``) and its rows written as the next frontier's file.
+  ``checker.search.disk.Lookup``).
+- **The new states' rows are made again** (``eng_regen``), in parent order, a frontier
+  window at a time: each parent expanded once more and the successor with the entry's label
+  and row hash kept; they are finished in C (fingerprints, invariants: ``eng_rows_finish``)
+  and written as the next frontier's file.
 
 Every successor is generated once and parents follow the same tie-break, so counts,
 coverage, verdicts and shortest traces are the in-memory search's (``tests/test_disk_tier.py``;
-a level's order is row-hash order, which no answer depends on). The price: the flushes'
-writes, reads and merge, and their disk (the tier counts them: ``Tier.hold``).
+a streamed level's order is its states' parent order, which no answer depends on). The
+price: a second expansion of the parents of new states, the flushes' writes, reads and
+merge, and their disk (the tier counts them: ``Tier.hold``).
 """
 
 from __future__ import annotations
@@ -38,6 +44,9 @@ CHUNK = 16384
 between (the in-memory levels' too: ``checker.search.compiled``)."""
 ENTRY = 30
 """Bytes a level table holds for an entry beside its row: hash, parent, label, index."""
+COPY = 14
+"""Bytes a flush's copy of an entry holds beside two of its key: parent, label and its place
+in the sort (``Stream._flush``)."""
 MERGE_CHUNK = 1 << 20
 """Entries a merge batch reads, shared between the flushes (each reads at least
 ``MERGE_FLOOR``)."""
@@ -46,17 +55,16 @@ MERGE_FLOOR = 1 << 12
 
 class Flush:
     """A level's tables written to disk sorted by row hash (``_flush``): ``n`` entries in
-    four raw files beside ``stem``: keys (``words`` ``uint64`` each: ``checker.search.keys``),
-    parents (``uint32`` frontier positions), labels (``uint16``) and rows (``width`` bytes);
-    ``nbytes`` of them in all."""
+    three raw files beside ``stem``: keys (``words`` ``uint64`` each: ``checker.search.keys``),
+    parents (``uint32`` frontier positions) and labels (``uint16``); ``nbytes`` of them in
+    all (14 a 64-bit entry, 22 a 128-bit one)."""
 
-    def __init__(self, stem: Path, n: int, width: int, words: int = 1) -> None:
+    def __init__(self, stem: Path, n: int, words: int = 1) -> None:
         self.stem, self.n = stem, n
         self.columns: dict[str, tuple[np.dtype[Any], int]] = {
             "h": (np.dtype(np.uint64), words),
             "parent": (np.dtype(np.uint32), 1),
             "label": (np.dtype(np.uint16), 1),
-            "rows": (np.dtype(np.uint8), width),
         }
         self.nbytes = n * sum(dtype.itemsize * w for dtype, w in self.columns.values())
 
@@ -64,12 +72,13 @@ class Flush:
         return self.stem.with_name(f"{self.stem.name}.{name}")
 
     def write(self, *arrays: np.ndarray[Any, Any]) -> None:
-        """Write the four columns (in ``columns``' order). Raises ``OSError``."""
+        """Write the three columns (in ``columns``' order). Raises ``OSError``."""
         for name, array in zip(self.columns, arrays):
             np.ascontiguousarray(array).tofile(self._path(name))
 
     def read(self, name: str, start: int, count: int) -> np.ndarray[Any, Any]:
-        """Entries [start, start + count) of column ``name`` (rows: ``count`` x width)."""
+        """Entries [start, start + count) of column ``name`` (keys: ``count`` x words
+        at 128 bits)."""
         dtype, width = self.columns[name]
         data = np.fromfile(
             self._path(name),
@@ -77,9 +86,7 @@ class Flush:
             count=count * width,
             offset=start * width * dtype.itemsize,
         )
-        shaped: np.ndarray[Any, Any] = (
-            data.reshape(-1, width) if width > 1 or name == "rows" else data
-        )
+        shaped: np.ndarray[Any, Any] = data.reshape(-1, width) if width > 1 else data
         return shaped
 
     def delete(self) -> None:
@@ -89,7 +96,7 @@ class Flush:
 
 def merged(flushes: list[Flush], kind: KeyKind) -> Any:
     """The flushes' entries in batches of increasing key (every entry with a key up to a
-    bound, from every flush): ``(keys, parents, labels, rows)`` each, unsorted within."""
+    bound, from every flush): ``(keys, parents, labels)`` each, unsorted within."""
     pos = [0] * len(flushes)
     chunk = max(MERGE_FLOOR, MERGE_CHUNK // max(1, len(flushes)))
     heads = [flush.read("h", 0, chunk) for flush in flushes]
@@ -100,11 +107,11 @@ def merged(flushes: list[Flush], kind: KeyKind) -> Any:
         bound = heads[live[0]][-1]
         for i in live[1:]:
             bound = kind.least(bound, heads[i][-1])
-        batch: list[list[np.ndarray[Any, Any]]] = [[], [], [], []]
+        batch: list[list[np.ndarray[Any, Any]]] = [[], [], []]
         for i in live:
             flush, k = flushes[i], kind.upto(heads[i], bound)
             batch[0].append(heads[i][:k])
-            for column, name in zip(batch[1:], ("parent", "label", "rows")):
+            for column, name in zip(batch[1:], ("parent", "label")):
                 column.append(flush.read(name, pos[i], k))
             pos[i], heads[i] = pos[i] + k, heads[i][k:]
             if not len(heads[i]) and pos[i] < flush.n:
@@ -209,35 +216,35 @@ class Stream:
     def level(self, size: int, commit: bool = True) -> int:
         """Build the next level from the frontier (``size`` states) and, with ``commit``,
         commit it as ``CompiledSearch`` commits an in-memory level; returns how many new
-        states it has. Without ``commit`` (the depth bound's question) nothing is recorded.
-        Raises ``OSError`` when the disk fails."""
+        states it has. Without ``commit`` (the depth bound's question) nothing is recorded
+        and no row is made again. Raises ``OSError`` when the disk fails."""
         s, lib, handle = self.s, self.s.core.lib, self.s.core.handle
         check(lib.eng_level_release(handle))
-        path = self._next_path()
         flushes: list[Flush] = []
         try:
             generated = self._expand(size, flushes)
             check(lib.eng_level_release(handle))  # the tables' room, for the merge's columns
-            with open(path, "wb") as out:
-                columns = self._merge(flushes, out)
-            self._hold(flushes, path.stat().st_size)  # the level's most: both frontiers too
-        except BaseException:
-            path.unlink(missing_ok=True)
-            raise
+            hashes, parents, labels = self._merge(flushes)
         finally:
             for flush in flushes:
                 flush.delete()
-        self._hold([], path.stat().st_size)
+        self._hold([])
         self.flushes = len(flushes)
         self.most = max(self.most, self.flushes)
-        fps, parents, labels, bad, hashes = columns
-        del columns  # each column goes as soon as it is used
-        if len(fps) > core.LEVEL_LIMIT:  # each flush was within it, the level is not
-            raise core.level_limit_reached(len(fps))
+        if len(hashes) > core.LEVEL_LIMIT:  # each flush was within it, the level is not
+            raise core.level_limit_reached(len(hashes))
         if not commit:
+            return len(hashes)
+        path = self._next_path()
+        try:
+            with open(path, "wb") as out:
+                fps, bad, hashes, parents, labels = self._regenerate(
+                    size, hashes, parents, labels, out
+                )
+        except BaseException:
             path.unlink(missing_ok=True)
-            self._hold([])
-            return len(fps)
+            raise
+        self._hold([], path.stat().st_size)  # the level's most: both frontiers
         with signals_deferred():
             s.tier.take_level(hashes)
             del hashes
@@ -248,14 +255,15 @@ class Stream:
 
     def _expand(self, size: int, flushes: list[Flush]) -> Any:
         """Expand the frontier once, a window at a time, writing the level's tables to a
-        sorted flush on disk whenever they pass half the room the budget leaves (the other
-        half is the flush's own copy), and once more at the end. Returns the successors
-        counted per action."""
+        sorted flush on disk whenever they pass their share of the room the budget leaves
+        (the rest is the flush's own copy of their keys, parents and labels), and once more
+        at the end. Returns the successors counted per action."""
         s, lib, handle = self.s, self.s.core.lib, self.s.core.handle
-        # the room left, halved: the tables, and a flush's copy of them (the merge's
+        # the room left, shared between the tables and a flush's copy of them (the merge's
         # columns come after the tables are handed back: ``level``)
-        room = max(0, s.tier.budget - resident()) // 2
         entry = self.table_bytes(1)
+        copy = 2 * self.kind.itemsize + COPY
+        room = max(0, s.tier.budget - resident()) * entry // (entry + copy)
         found = 0
         for start, end in self._windows(size):
             check(lib.eng_expand(handle, start, end))
@@ -277,56 +285,88 @@ class Stream:
         return view(lib.eng_generated(handle), np.int64, MAX_ACTIONS).copy()
 
     def _flush(self, flushes: list[Flush]) -> None:
-        """Write the level's tables to disk sorted by row hash, as the next of ``flushes``
-        (counted on disk: ``_hold``), and empty them."""
+        """Write the level's tables' keys, parents and labels to disk sorted by row hash, as
+        the next of ``flushes`` (counted on disk: ``_hold``), and empty the tables."""
         s, lib, handle = self.s, self.s.core.lib, self.s.core.handle
         n = lib.eng_next_size(handle)
         h = self.kind.empty(n)
         parent = np.empty(n, dtype=np.uint32)
         label = np.empty(n, dtype=np.uint16)
-        rows = np.empty((n, s.core.width), dtype=np.uint8)
-        lib.eng_next_entries(
-            handle, h.ctypes.data, parent.ctypes.data, label.ctypes.data, rows.ctypes.data
-        )
+        lib.eng_next_entries(handle, h.ctypes.data, parent.ctypes.data, label.ctypes.data, None)
         lib.eng_level_reset(handle)  # emptied, their room kept for what comes next
         order = self.kind.order(h)
-        flush = Flush(s.tier.home() / f"flush-{len(flushes):04d}", n, s.core.width, self.kind.words)
-        flush.write(h[order], parent[order], label[order], rows[order])
+        flush = Flush(s.tier.home() / f"flush-{len(flushes):04d}", n, self.kind.words)
+        flush.write(h[order], parent[order], label[order])
         flushes.append(flush)
         self._hold(flushes)
 
-    def _merge(self, flushes: list[Flush], out: Any) -> tuple[np.ndarray[Any, Any], ...]:
+    def _merge(self, flushes: list[Flush]) -> tuple[np.ndarray[Any, Any], ...]:
         """Merge the flushes by row hash: of a state found in several, the discovery the
         in-memory search keeps (the smallest parent fingerprint, then label rank); drop
-        what the runs on disk hold; finish the rest in C (fingerprints, invariants), append
-        their rows to ``out``. Returns the level's columns: fingerprints, parent positions,
-        labels, verdicts and row hashes, in row-hash order."""
-        s, lib, handle = self.s, self.s.core.lib, self.s.core.handle
+        what the runs on disk hold. Returns the new states' row hashes, parent positions
+        and labels, in row-hash order."""
+        s = self.s
         lookup = s.tier.lookup()
         kind = self.kind
-        # column by column (fingerprints, parents, labels, verdicts, keys), batch by batch
         parts: list[list[np.ndarray[Any, Any]]] = [
-            [np.empty(0, dtype=t)] for t in (np.uint64, np.uint32, np.uint16, np.uint32)
+            [kind.empty(0)],
+            [np.empty(0, dtype=np.uint32)],
+            [np.empty(0, dtype=np.uint16)],
         ]
-        parts.append([kind.empty(0)])
-        for h, parent, label, rows in merged(flushes, kind):
+        for h, parent, label in merged(flushes, kind):
             pfp, rank = s.front_fps[parent], s.core.ranks[label]
             # by key (low word, then high), then the tie-break
             order = np.lexsort((rank, pfp, *(h.T[::-1] if kind.words > 1 else (h,))))
             pick = order[kind.fresh(h[order])]
             pick = pick[~lookup(h[pick])]
-            rows = np.ascontiguousarray(rows[pick])
-            fps = np.empty(len(pick), dtype=np.uint64)
-            bad = np.empty(len(pick), dtype=np.uint32)
-            check(
-                lib.eng_rows_finish(
-                    handle, rows.ctypes.data, len(pick), fps.ctypes.data, bad.ctypes.data
-                )
-            )
-            rows.tofile(out)
-            for column, piece in zip(parts, (fps, parent[pick], label[pick], bad, h[pick])):
+            for column, piece in zip(parts, (h[pick], parent[pick], label[pick])):
                 column.append(piece)
         return tuple(_joined(column) for column in parts)
+
+    def _regenerate(
+        self,
+        size: int,
+        hashes: np.ndarray[Any, Any],
+        parents: np.ndarray[Any, Any],
+        labels: np.ndarray[Any, Any],
+        out: Any,
+    ) -> tuple[np.ndarray[Any, Any], ...]:
+        """Make the new states' rows again from their parents (``eng_regen``: the frontier,
+        ``size`` states, read once more a window at a time), finish them in C (fingerprints,
+        invariants) and append them to ``out``. ``hashes``, ``parents``, ``labels``: the
+        merge's columns. Returns the level's columns in parent order: fingerprints,
+        verdicts, row hashes, parent positions and labels."""
+        s, lib, handle = self.s, self.s.core.lib, self.s.core.handle
+        order = np.lexsort((labels, parents))
+        parents, labels, hashes = parents[order], labels[order], hashes[order]
+        del order
+        n = len(parents)
+        fps = np.empty(n, dtype=np.uint64)
+        bad = np.empty(n, dtype=np.uint32)
+        for start, end in self._windows(size):
+            a, b = (int(x) for x in np.searchsorted(parents, (start, end)))
+            if a < b:
+                rows = np.empty((b - a, s.core.width), dtype=np.uint8)
+                check(
+                    lib.eng_regen(
+                        handle,
+                        parents[a:].ctypes.data,
+                        labels[a:].ctypes.data,
+                        hashes[a:].ctypes.data,
+                        b - a,
+                        rows.ctypes.data,
+                    )
+                )
+                check(
+                    lib.eng_rows_finish(
+                        handle, rows.ctypes.data, b - a, fps[a:].ctypes.data, bad[a:].ctypes.data
+                    )
+                )
+                rows.tofile(out)
+            if s.due():
+                s.note = f"{s.tier.note()}; level streamed, making {n:,} new states again"
+                s._report(size, False, end, 0, 0)
+        return fps, bad, hashes, parents, labels
 
     def close(self) -> None:
         """Delete the frontier's file."""
