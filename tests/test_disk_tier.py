@@ -29,9 +29,9 @@ from checker.cli import cli
 from checker.limits import Limits
 from checker.models.compose import build_model
 from checker.native.layout import compiled_model
+from checker.result import Status
 from checker.search import compiled as native_engine
 from checker.search import disk, stream, tier
-from checker.result import Status
 from checker.search.tier import MIN_BUDGET, SEEN_SHARE, parse_size
 from spec.kafka import Config
 from spec.tla import TlaConfig
@@ -184,12 +184,12 @@ def test_memory_is_refused_where_it_does_not_apply():
         assert done.exit_code == 2 and words in done.output, done.output
 
 
-def test_memory_on_a_fallback_to_the_reference_core_is_said_not_applied():
+def test_memory_on_a_fallback_to_the_reference_core_is_said_not_applied(tmp_path):
     """The compiled core asked for but not taking these bounds: the budget cannot apply, and
     a note says so rather than ignoring it."""
     done = cli_run(
         "explore", "--replicas", "2", "--max-records", "8", "--max-depth", "3",
-        "--memory", "1G", "--no-progress", "--show", "none",
+        "--memory", "1G", "--no-progress", "--show", "none", "--out", str(tmp_path),
     )  # fmt: skip
     assert done.exit_code == 3, done.output
     assert (
@@ -290,8 +290,8 @@ def test_the_disk_peak_counts_a_streamed_levels_flushes_and_frontiers(monkeypatc
         write(self, *arrays)
         measure()
 
-    def measured_regenerate(self, size, hashes, parents, labels, out):
-        columns = regenerate(self, size, hashes, parents, labels, out)
+    def measured_regenerate(self, size, columns, out):
+        columns = regenerate(self, size, columns, out)
         out.flush()
         measure()
         return columns
@@ -309,3 +309,30 @@ def test_the_disk_peak_counts_a_streamed_levels_flushes_and_frontiers(monkeypatc
     reported = round(got.stats.disk_mb * (1 << 20))
     assert most - 128 * headers <= reported <= most, (reported, most, headers)
     assert 2 * parts < most, (parts, most)
+
+
+@pytest.mark.parametrize("bits", [64, 128])
+def test_a_row_made_again_that_is_not_the_flushed_state_stops_the_search(bits, monkeypatch):
+    """A streamed level's rows are made again from their parents and checked against the key
+    the flush holds: a key that no successor of its parent has (one bit flipped here) ends
+    the search with the model named as the culprit, and leaves no next frontier file."""
+    spec, props = build_model("kafka", Config(replicas=2, truncation="hw"))
+    compiled, _ = compiled_model(spec)
+    regenerate = stream.Stream._regenerate
+
+    def flipped(self, size, columns, out):
+        columns[0][0] ^= np.array(1, dtype=np.uint64)  # a 64-bit key, or a 128-bit one's word
+        return regenerate(self, size, columns, out)
+
+    monkeypatch.setattr(stream.Stream, "_regenerate", flipped)
+    run = native_engine.CompiledSearch(
+        compiled, spec, props, Limits(), None, False, 2, memory=SPILL, key_bits=bits
+    )
+    try:
+        with pytest.raises(RuntimeError, match="not a function of the state"):
+            run.search()
+        frontiers = sorted(p.name for p in run.tier.home().glob("frontier-*"))
+        assert frontiers == [run.stream.path.name], frontiers
+    finally:
+        run.stream.close()
+        run.tier.close()

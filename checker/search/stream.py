@@ -45,8 +45,8 @@ between (the in-memory levels' too: ``checker.search.compiled``)."""
 ENTRY = 30
 """Bytes a level table holds for an entry beside its row: hash, parent, label, index."""
 COPY = 14
-"""Bytes a flush's copy of an entry holds beside two of its key: parent, label and its place
-in the sort (``Stream._flush``)."""
+"""Bytes a flush holds for an entry beside two of its key (the entry's and one sorted column
+at a time): parent, label and its place in the sort (``Stream._flush``)."""
 MERGE_CHUNK = 1 << 20
 """Entries a merge batch reads, shared between the flushes (each reads at least
 ``MERGE_FLOOR``)."""
@@ -71,10 +71,11 @@ class Flush:
     def _path(self, name: str) -> Path:
         return self.stem.with_name(f"{self.stem.name}.{name}")
 
-    def write(self, *arrays: np.ndarray[Any, Any]) -> None:
-        """Write the three columns (in ``columns``' order). Raises ``OSError``."""
+    def write(self, order: np.ndarray[Any, Any], *arrays: np.ndarray[Any, Any]) -> None:
+        """Write the three columns (in ``columns``' order), each taken in ``order`` as it is
+        written (one sorted copy at a time). Raises ``OSError``."""
         for name, array in zip(self.columns, arrays):
-            np.ascontiguousarray(array).tofile(self._path(name))
+            array[order].tofile(self._path(name))
 
     def read(self, name: str, start: int, count: int) -> np.ndarray[Any, Any]:
         """Entries [start, start + count) of column ``name`` (keys: ``count`` x words
@@ -224,23 +225,22 @@ class Stream:
         try:
             generated = self._expand(size, flushes)
             check(lib.eng_level_release(handle))  # the tables' room, for the merge's columns
-            hashes, parents, labels = self._merge(flushes)
+            columns = list(self._merge(flushes))  # keys, parents, labels
         finally:
             for flush in flushes:
                 flush.delete()
         self._hold([])
         self.flushes = len(flushes)
         self.most = max(self.most, self.flushes)
-        if len(hashes) > core.LEVEL_LIMIT:  # each flush was within it, the level is not
-            raise core.level_limit_reached(len(hashes))
+        new = len(columns[0])
+        if new > core.LEVEL_LIMIT:  # each flush was within it, the level is not
+            raise core.level_limit_reached(new)
         if not commit:
-            return len(hashes)
+            return new
         path = self._next_path()
         try:
             with open(path, "wb") as out:
-                fps, bad, hashes, parents, labels = self._regenerate(
-                    size, hashes, parents, labels, out
-                )
+                fps, bad, hashes, parents, labels = self._regenerate(size, columns, out)
         except BaseException:
             path.unlink(missing_ok=True)
             raise
@@ -296,7 +296,7 @@ class Stream:
         lib.eng_level_reset(handle)  # emptied, their room kept for what comes next
         order = self.kind.order(h)
         flush = Flush(s.tier.home() / f"flush-{len(flushes):04d}", n, self.kind.words)
-        flush.write(h[order], parent[order], label[order])
+        flush.write(order, h, parent, label)
         flushes.append(flush)
         self._hold(flushes)
 
@@ -324,27 +324,32 @@ class Stream:
         return tuple(_joined(column) for column in parts)
 
     def _regenerate(
-        self,
-        size: int,
-        hashes: np.ndarray[Any, Any],
-        parents: np.ndarray[Any, Any],
-        labels: np.ndarray[Any, Any],
-        out: Any,
+        self, size: int, columns: list[np.ndarray[Any, Any]], out: Any
     ) -> tuple[np.ndarray[Any, Any], ...]:
         """Make the new states' rows again from their parents (``eng_regen``: the frontier,
         ``size`` states, read once more a window at a time), finish them in C (fingerprints,
-        invariants) and append them to ``out``. ``hashes``, ``parents``, ``labels``: the
-        merge's columns. Returns the level's columns in parent order: fingerprints,
-        verdicts, row hashes, parent positions and labels."""
+        invariants) and append them to ``out``. ``columns``: the merge's keys, parents and
+        labels, taken from the list (emptied) and put in parent order one at a time. Returns
+        the level's columns in parent order: fingerprints, verdicts, row hashes, parent
+        positions and labels."""
         s, lib, handle = self.s, self.s.core.lib, self.s.core.handle
-        order = np.lexsort((labels, parents))
-        parents, labels, hashes = parents[order], labels[order], hashes[order]
+        order = np.lexsort((columns[2], columns[1]))
+        for i, column in enumerate(columns):  # a column's old order goes as its new comes
+            columns[i] = column[order]
+            del column
         del order
+        hashes, parents, labels = columns
+        columns.clear()
         n = len(parents)
+        # each window's first and last entries, found at once (a search per window would
+        # convert the whole column to compare it with a Python int)
+        starts = np.arange(0, size + 1, CHUNK * s.threads, dtype=np.int64)
+        bounds = iter(np.searchsorted(parents, starts.astype(parents.dtype)).tolist() + [n])
+        a = next(bounds)
         fps = np.empty(n, dtype=np.uint64)
         bad = np.empty(n, dtype=np.uint32)
-        for start, end in self._windows(size):
-            a, b = (int(x) for x in np.searchsorted(parents, (start, end)))
+        for _, end in self._windows(size):
+            b = next(bounds)
             if a < b:
                 rows = np.empty((b - a, s.core.width), dtype=np.uint8)
                 check(
@@ -363,6 +368,7 @@ class Stream:
                     )
                 )
                 rows.tofile(out)
+            a = b
             if s.due():
                 s.note = f"{s.tier.note()}; level streamed, making {n:,} new states again"
                 s._report(size, False, end, 0, 0)
