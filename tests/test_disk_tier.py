@@ -10,6 +10,7 @@ import errno
 import json
 import os
 import shutil
+import subprocess
 import tempfile
 from pathlib import Path
 
@@ -31,7 +32,7 @@ from checker.models.compose import build_model
 from checker.native.layout import compiled_model
 from checker.result import Status
 from checker.search import compiled as native_engine
-from checker.search import disk, stream, tier
+from checker.search import disk, flush, store, stream, tier
 from checker.search.tier import MIN_BUDGET, SEEN_SHARE, parse_size
 from spec.kafka import Config
 from spec.tla import TlaConfig
@@ -117,8 +118,8 @@ def test_spilling_at_every_level_gives_the_in_memory_answers(model, options, mon
     compiled, _ = compiled_model(spec)
     # small windows and merge batches: many flushes a level, merged over many batches
     monkeypatch.setattr(stream, "CHUNK", 128)
-    monkeypatch.setattr(stream, "MERGE_CHUNK", 100)
-    monkeypatch.setattr(stream, "MERGE_FLOOR", 16)
+    monkeypatch.setattr(flush, "MERGE_CHUNK", 100)
+    monkeypatch.setattr(flush, "MERGE_FLOOR", 16)
     for symmetry in (False, True) if model == "kafka" else (False,):
         want = _answers(native_engine.explore(compiled, spec, props, symmetry=symmetry))
         for threads in (1, 2):
@@ -284,7 +285,7 @@ def test_the_disk_peak_counts_a_streamed_levels_flushes_and_frontiers(monkeypatc
         npy = sum(p.suffix == ".npy" for p in files)
         seen.append((sum(p.stat().st_size for p in files), npy))
 
-    write, regenerate = stream.Flush.write, stream.Stream._regenerate
+    write, regenerate = flush.Flush.write, stream.Stream._regenerate
 
     def measured_write(self, *arrays):
         write(self, *arrays)
@@ -296,7 +297,7 @@ def test_the_disk_peak_counts_a_streamed_levels_flushes_and_frontiers(monkeypatc
         measure()
         return columns
 
-    monkeypatch.setattr(stream.Flush, "write", measured_write)
+    monkeypatch.setattr(flush.Flush, "write", measured_write)
     monkeypatch.setattr(stream.Stream, "_regenerate", measured_regenerate)
     try:
         got = run_search(run)
@@ -333,6 +334,40 @@ def test_a_row_made_again_that_is_not_the_flushed_state_stops_the_search(bits, m
             run.search()
         frontiers = sorted(p.name for p in run.tier.home().glob("frontier-*"))
         assert frontiers == [run.stream.path.name], frontiers
+    finally:
+        run.stream.close()
+        run.tier.close()
+
+
+def test_a_killed_searchs_work_folder_is_deleted_by_the_next_search(tmp_path, monkeypatch):
+    """A search killed with SIGKILL (or by the out-of-memory killer) leaves its disk tier's
+    and its pool's temporary folders; the next one deletes those whose process is gone,
+    names its own by its pid, and leaves a live process's folder and unnamed ones alone."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    for name in (f"hwcheck-spill-{gone.pid}-ab", f"hwcheck-levels-{gone.pid}-cd"):
+        (tmp_path / name / "runs").mkdir(parents=True)
+    kept = [f"hwcheck-spill-{os.getpid()}-ef", "hwcheck-spill-gh", "hwcheck-spill-x-y"]
+    for name in kept:
+        (tmp_path / name).mkdir()
+    spilled = run_spilled()
+    pooled = store.work_folder("hwcheck-levels-")
+    assert Path(pooled).name.startswith(f"hwcheck-levels-{os.getpid()}-"), pooled
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([*kept, Path(pooled).name])
+    assert spilled.startswith(f"hwcheck-spill-{os.getpid()}-"), spilled
+
+
+def run_spilled() -> str:
+    """A search spilled at every level into a temporary tier folder: the folder's name."""
+    spec, props = build_model("kafka", Config(replicas=2, truncation="hw"))
+    compiled, _ = compiled_model(spec)
+    run = native_engine.CompiledSearch(
+        compiled, spec, props, Limits(), None, False, 1, memory=SPILL
+    )
+    try:
+        assert run_search(run).status in (Status.OK, Status.VIOLATED)
+        return run.tier.home().name
     finally:
         run.stream.close()
         run.tier.close()

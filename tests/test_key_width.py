@@ -24,7 +24,7 @@ from checker.models.compose import build_model
 from checker.native import core
 from checker.native.layout import compiled_model
 from checker.search import compiled as native_engine
-from checker.search import disk, stream, width
+from checker.search import disk, flush, stream, width
 from checker.search.keys import KeyKind
 from checker.search.tier import MIN_BUDGET
 from spec.kafka import Config
@@ -98,8 +98,8 @@ def test_128_bit_keys_give_the_64_bit_answers(model, config, symmetry, monkeypat
     spec, props = build_model(model, config)
     compiled, _ = compiled_model(spec)
     monkeypatch.setattr(stream, "CHUNK", 128)
-    monkeypatch.setattr(stream, "MERGE_CHUNK", 100)
-    monkeypatch.setattr(stream, "MERGE_FLOOR", 16)
+    monkeypatch.setattr(flush, "MERGE_CHUNK", 100)
+    monkeypatch.setattr(flush, "MERGE_FLOOR", 16)
     narrow = native_engine.explore(compiled, spec, props, symmetry=symmetry, key_bits=64)
     assert (narrow.stats.key_bits, narrow.stats.key) == (64, "row hash")
     for threads, memory in ((1, None), (2, MIN_BUDGET)):

@@ -175,13 +175,13 @@ def _search_128() -> int:
 
     from checker.models.compose import build_model
     from checker.native.layout import compiled_model
-    from checker.search import compiled, stream
+    from checker.search import compiled, flush, stream
     from checker.search.tier import MIN_BUDGET
     from spec.kafka import Config
 
     spec, props = build_model("kafka", Config(replicas=2, truncation="hw"))
     model, _ = compiled_model(spec)
-    stream.CHUNK, stream.MERGE_CHUNK, stream.MERGE_FLOOR = 128, 100, 16
+    stream.CHUNK, flush.MERGE_CHUNK, flush.MERGE_FLOOR = 128, 100, 16
     narrow = compiled.explore(model, spec, props, symmetry=True, key_bits=64)
     wide = compiled.explore(
         model, spec, props, symmetry=True, threads=2, memory=MIN_BUDGET, key_bits=128

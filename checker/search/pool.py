@@ -17,7 +17,6 @@ import os
 import resource
 import signal
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, wait
@@ -58,7 +57,7 @@ def explore(
     checkpoints and resume (``checker.checkpoint.saving``).
     """
     spec, props = recipe.build()
-    work = tempfile.mkdtemp(prefix="hwcheck-levels-")
+    work = store.work_folder("hwcheck-levels-")
     run = PoolSearch(
         recipe, spec, props, limits or Limits(), on_progress, work, workers, symmetry, min_frontier
     )

@@ -23,6 +23,7 @@ from __future__ import annotations
 import marshal
 import os
 import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -161,3 +162,27 @@ def prune(work: str, k: int) -> None:
 def remove(work: str) -> None:
     """Delete the whole work folder."""
     shutil.rmtree(work, ignore_errors=True)
+
+
+def work_folder(prefix: str) -> str:
+    """A new temporary folder for this process's work files, ``<tmp>/<prefix><pid>-<random>``
+    (``tempfile.gettempdir``), made after deleting the ``prefix`` folders there whose process
+    is gone: a search killed with SIGKILL (or by the kernel's out-of-memory killer) cannot
+    delete its own, and a disk tier's can hold tens of GB. Raises ``OSError``."""
+    sweep_dead(Path(tempfile.gettempdir()), prefix)
+    return tempfile.mkdtemp(prefix=f"{prefix}{os.getpid()}-")
+
+
+def sweep_dead(folder: Path, prefix: str) -> None:
+    """Delete the folders ``<prefix><pid>-*`` in ``folder`` whose process ``pid`` is gone
+    (names without a pid, and processes of other users, are left alone)."""
+    for path in folder.glob(f"{prefix}*-*"):
+        pid = path.name[len(prefix) :].split("-", 1)[0]
+        if not pid.isdigit() or not path.is_dir():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            shutil.rmtree(path, ignore_errors=True)
+        except PermissionError:
+            continue

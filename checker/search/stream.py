@@ -19,8 +19,9 @@ tables went to disk (``checker.search.tier``).
   and row hash kept; they are finished in C (fingerprints, invariants: ``eng_rows_finish``)
   and written as the next frontier's file.
 
-Every successor is generated once and parents follow the same tie-break, so counts,
-coverage, verdicts and shortest traces are the in-memory search's (``tests/test_disk_tier.py``;
+Every successor is counted once (the second expansion of a new state's parent counts
+nothing) and parents follow the same tie-break, so counts, coverage, verdicts and shortest
+traces are the in-memory search's (``tests/test_disk_tier.py``;
 a streamed level's order is its states' parent order, which no answer depends on). The
 price: a second expansion of the parents of new states, the flushes' writes, reads and
 merge, and their disk (the tier counts them: ``Tier.hold``).
@@ -36,6 +37,7 @@ import numpy as np
 from checker.limits import signals_deferred
 from checker.native import core
 from checker.native.core import MAX_ACTIONS, check, view
+from checker.search.flush import Flush, merged, winners
 from checker.search.keys import KeyKind
 from checker.search.tier import resident
 
@@ -47,77 +49,6 @@ ENTRY = 30
 COPY = 14
 """Bytes a flush holds for an entry beside two of its key (the entry's and one sorted column
 at a time): parent, label and its place in the sort (``Stream._flush``)."""
-MERGE_CHUNK = 1 << 20
-"""Entries a merge batch reads, shared between the flushes (each reads at least
-``MERGE_FLOOR``)."""
-MERGE_FLOOR = 1 << 12
-
-
-class Flush:
-    """A level's tables written to disk sorted by row hash (``_flush``): ``n`` entries in
-    three raw files beside ``stem``: keys (``words`` ``uint64`` each: ``checker.search.keys``),
-    parents (``uint32`` frontier positions) and labels (``uint16``); ``nbytes`` of them in
-    all (14 a 64-bit entry, 22 a 128-bit one)."""
-
-    def __init__(self, stem: Path, n: int, words: int = 1) -> None:
-        self.stem, self.n = stem, n
-        self.columns: dict[str, tuple[np.dtype[Any], int]] = {
-            "h": (np.dtype(np.uint64), words),
-            "parent": (np.dtype(np.uint32), 1),
-            "label": (np.dtype(np.uint16), 1),
-        }
-        self.nbytes = n * sum(dtype.itemsize * w for dtype, w in self.columns.values())
-
-    def _path(self, name: str) -> Path:
-        return self.stem.with_name(f"{self.stem.name}.{name}")
-
-    def write(self, order: np.ndarray[Any, Any], *arrays: np.ndarray[Any, Any]) -> None:
-        """Write the three columns (in ``columns``' order), each taken in ``order`` as it is
-        written (one sorted copy at a time). Raises ``OSError``."""
-        for name, array in zip(self.columns, arrays):
-            array[order].tofile(self._path(name))
-
-    def read(self, name: str, start: int, count: int) -> np.ndarray[Any, Any]:
-        """Entries [start, start + count) of column ``name`` (keys: ``count`` x words
-        at 128 bits)."""
-        dtype, width = self.columns[name]
-        data = np.fromfile(
-            self._path(name),
-            dtype=dtype,
-            count=count * width,
-            offset=start * width * dtype.itemsize,
-        )
-        shaped: np.ndarray[Any, Any] = data.reshape(-1, width) if width > 1 else data
-        return shaped
-
-    def delete(self) -> None:
-        for name in self.columns:
-            self._path(name).unlink(missing_ok=True)
-
-
-def merged(flushes: list[Flush], kind: KeyKind) -> Any:
-    """The flushes' entries in batches of increasing key (every entry with a key up to a
-    bound, from every flush): ``(keys, parents, labels)`` each, unsorted within."""
-    pos = [0] * len(flushes)
-    chunk = max(MERGE_FLOOR, MERGE_CHUNK // max(1, len(flushes)))
-    heads = [flush.read("h", 0, chunk) for flush in flushes]
-    while True:
-        live = [i for i, flush in enumerate(flushes) if pos[i] < flush.n]
-        if not live:
-            return
-        bound = heads[live[0]][-1]
-        for i in live[1:]:
-            bound = kind.least(bound, heads[i][-1])
-        batch: list[list[np.ndarray[Any, Any]]] = [[], [], []]
-        for i in live:
-            flush, k = flushes[i], kind.upto(heads[i], bound)
-            batch[0].append(heads[i][:k])
-            for column, name in zip(batch[1:], ("parent", "label")):
-                column.append(flush.read(name, pos[i], k))
-            pos[i], heads[i] = pos[i] + k, heads[i][k:]
-            if not len(heads[i]) and pos[i] < flush.n:
-                heads[i] = flush.read("h", pos[i], chunk)
-        yield tuple(np.concatenate(column) for column in batch)
 
 
 def _joined(pieces: list[np.ndarray[Any, Any]]) -> np.ndarray[Any, Any]:
@@ -314,10 +245,12 @@ class Stream:
             [np.empty(0, dtype=np.uint16)],
         ]
         for h, parent, label in merged(flushes, kind):
-            pfp, rank = s.front_fps[parent], s.core.ranks[label]
-            # by key (low word, then high), then the tie-break
-            order = np.lexsort((rank, pfp, *(h.T[::-1] if kind.words > 1 else (h,))))
-            pick = order[kind.fresh(h[order])]
+            # a flush's keys are distinct and sorted: with one, every entry is its key's
+            pick = (
+                np.arange(len(h))
+                if len(flushes) == 1
+                else winners(kind, s.front_fps, s.core.ranks, h, parent, label)
+            )
             pick = pick[~lookup(h[pick])]
             for column, piece in zip(parts, (h[pick], parent[pick], label[pick])):
                 column.append(piece)

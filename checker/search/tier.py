@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +22,7 @@ from checker.result import Stats
 from checker.search.disk import Run, Runs
 from checker.search.keys import KeyKind
 from checker.search.seen import KeyLevels
+from checker.search.store import work_folder
 
 UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 SEEN_SHARE = 0.25
@@ -132,7 +132,7 @@ class Tier:
     def home(self) -> Path:
         """The tier's folder (made now if need be)."""
         if self.folder is None:
-            self.folder = Path(tempfile.mkdtemp(prefix="hwcheck-spill-"))
+            self.folder = Path(work_folder("hwcheck-spill-"))
         else:
             self.folder.mkdir(parents=True, exist_ok=True)
         return self.folder
