@@ -53,6 +53,8 @@ LEFT_UNMARKED = {
         "(docs/benchmarks.md)",
         "123,627,954 orbits": "4 replicas, 1 record, epoch 2: 9 min and 2.9 GiB "
         "(docs/benchmarks.md)",
+        "578,936,184 orbits": "4 replicas, 2 records, epoch 2, cut at depth 24: an hour and "
+        "19 GiB (docs/benchmarks.md)",
         "21,581,859": "kip320 --with split-fetch at 3 replicas: 37 s, over a GiB",
         "21,768,770": "kip320 --with async-isr at 3 replicas: 43 s, over a GiB",
         "✗ 15": "compare --kips --replicas 3 --with split-fetch: over 100 million orbits",
