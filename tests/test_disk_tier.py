@@ -11,6 +11,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -341,21 +342,40 @@ def test_a_row_made_again_that_is_not_the_flushed_state_stops_the_search(bits, m
 
 def test_a_killed_searchs_work_folder_is_deleted_by_the_next_search(tmp_path, monkeypatch):
     """A search killed with SIGKILL (or by the out-of-memory killer) leaves its disk tier's
-    and its pool's temporary folders; the next one deletes those whose process is gone,
-    names its own by its pid, and leaves a live process's folder and unnamed ones alone."""
+    and its pool's temporary folders; the next one deletes those whose lock no process
+    holds, and leaves a running search's folder (locked, whatever its name says) and
+    folders without a lock alone."""
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    gone = subprocess.Popen(["true"])
-    gone.wait()
-    for name in (f"hwcheck-spill-{gone.pid}-ab", f"hwcheck-levels-{gone.pid}-cd"):
-        (tmp_path / name / "runs").mkdir(parents=True)
-    kept = [f"hwcheck-spill-{os.getpid()}-ef", "hwcheck-spill-gh", "hwcheck-spill-x-y"]
-    for name in kept:
-        (tmp_path / name).mkdir()
-    spilled = run_spilled()
-    pooled = store.work_folder("hwcheck-levels-")
-    assert Path(pooled).name.startswith(f"hwcheck-levels-{os.getpid()}-"), pooled
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([*kept, Path(pooled).name])
-    assert spilled.startswith(f"hwcheck-spill-{os.getpid()}-"), spilled
+    hold = (
+        "import sys, time; from checker.search import store; "
+        "print(store.work_folder(sys.argv[1]), flush=True); time.sleep(60)"
+    )
+
+    def holder(prefix: str) -> tuple[subprocess.Popen[str], str]:
+        child = subprocess.Popen(
+            [sys.executable, "-c", hold, prefix], stdout=subprocess.PIPE, text=True
+        )
+        assert child.stdout is not None
+        return child, Path(child.stdout.readline().strip()).name
+
+    killed = [holder("hwcheck-spill-"), holder("hwcheck-levels-")]
+    running, live = holder("hwcheck-spill-")
+    try:
+        for child, _ in killed:
+            child.kill()
+            child.wait()
+        (tmp_path / "hwcheck-spill-no-lock").mkdir()
+        spilled = run_spilled()
+        pooled = store.work_folder("hwcheck-levels-")
+        store.remove(pooled)
+        left = sorted(p.name for p in tmp_path.iterdir())
+        assert left == sorted([live, "hwcheck-spill-no-lock"]), left
+        assert spilled.startswith(f"hwcheck-spill-{os.getpid()}-"), spilled
+        assert Path(pooled).name.startswith(f"hwcheck-levels-{os.getpid()}-"), pooled
+    finally:
+        running.kill()
+        running.wait()
 
 
 def run_spilled() -> str:

@@ -97,8 +97,14 @@ def winners(
     one each key keeps, as positions in the batch in key order: the discovery the in-memory
     search keeps (the smallest parent fingerprint, ``front_fps[parent]``, then label rank,
     ``ranks[label]``: ``checker.search.bfs``'s tie-break), compared only where a key is
-    found more than once (the keys' sorted runs merged alone, then the few repeated ones by
-    the tie-break)."""
+    found more than once (64-bit keys: the keys' sorted runs merged alone, then the repeated
+    ones by the tie-break; 128-bit keys: one sort by key and tie-break, since the low word
+    that orders them is shared by every repeated key and sorting those twice cost more than
+    once)."""
+    if kind.words > 1:  # every repeated key shares its low word: one 4-key sort does it all
+        order = np.lexsort((ranks[label], front_fps[parent], h[:, 1], h[:, 0]))
+        kept: np.ndarray[Any, Any] = order[kind.fresh(h[order])]
+        return kept
     order = kind.order(h, runs=True)
     first = kind.fresh(h[order])
     group = np.cumsum(first) - 1  # each sorted entry's key, numbered

@@ -20,6 +20,7 @@ folder must be a path every executor sees (a shared mount).
 
 from __future__ import annotations
 
+import fcntl
 import marshal
 import os
 import shutil
@@ -159,30 +160,54 @@ def prune(work: str, k: int) -> None:
             path.unlink(missing_ok=True)
 
 
+LOCK = ".lock"
+"""The file a live ``work_folder`` holds locked."""
+_LOCKS: dict[str, int] = {}  # work folder -> its lock file's descriptor
+
+
 def remove(work: str) -> None:
-    """Delete the whole work folder."""
+    """Delete the whole work folder (and let go of its lock: ``release``)."""
     shutil.rmtree(work, ignore_errors=True)
+    release(work)
 
 
 def work_folder(prefix: str) -> str:
     """A new temporary folder for this process's work files, ``<tmp>/<prefix><pid>-<random>``
-    (``tempfile.gettempdir``), made after deleting the ``prefix`` folders there whose process
-    is gone: a search killed with SIGKILL (or by the kernel's out-of-memory killer) cannot
-    delete its own, and a disk tier's can hold tens of GB. Raises ``OSError``."""
+    (``tempfile.gettempdir``), locked while this process lives (``flock`` on its ``.lock``,
+    released by the kernel however the process ends; ``release`` lets go), made after
+    deleting the ``prefix`` folders there that nothing locks: a search killed with SIGKILL
+    (or by the kernel's out-of-memory killer) cannot delete its own, and a disk tier's can
+    hold tens of GB. Raises ``OSError``."""
     sweep_dead(Path(tempfile.gettempdir()), prefix)
-    return tempfile.mkdtemp(prefix=f"{prefix}{os.getpid()}-")
+    folder = tempfile.mkdtemp(prefix=f"{prefix}{os.getpid()}-")
+    handle = os.open(Path(folder) / LOCK, os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    _LOCKS[folder] = handle
+    return folder
+
+
+def release(folder: str | Path) -> None:
+    """Let go of ``work_folder``'s lock on ``folder`` (before or after deleting it)."""
+    handle = _LOCKS.pop(str(folder), None)
+    if handle is not None:
+        os.close(handle)
 
 
 def sweep_dead(folder: Path, prefix: str) -> None:
-    """Delete the folders ``<prefix><pid>-*`` in ``folder`` whose process ``pid`` is gone
-    (names without a pid, and processes of other users, are left alone)."""
-    for path in folder.glob(f"{prefix}*-*"):
-        pid = path.name[len(prefix) :].split("-", 1)[0]
-        if not pid.isdigit() or not path.is_dir():
+    """Delete the folders ``<prefix>*`` in ``folder`` that this user owns and whose ``.lock``
+    no process holds (``work_folder``): its process is gone, on this machine or any other
+    sharing the folder. Folders without a ``.lock`` and other users' are left alone."""
+    for path in folder.glob(f"{prefix}*"):
+        try:
+            if not path.is_dir() or path.is_symlink() or path.stat().st_uid != os.getuid():
+                continue
+            handle = os.open(path / LOCK, os.O_RDWR)
+        except OSError:
             continue
         try:
-            os.kill(int(pid), 0)
-        except ProcessLookupError:
-            shutil.rmtree(path, ignore_errors=True)
-        except PermissionError:
-            continue
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            continue  # held: its search is running
+        finally:
+            os.close(handle)
+        shutil.rmtree(path, ignore_errors=True)

@@ -22,7 +22,7 @@ from checker.result import Stats
 from checker.search.disk import Run, Runs
 from checker.search.keys import KeyKind
 from checker.search.seen import KeyLevels
-from checker.search.store import work_folder
+from checker.search.store import release, work_folder
 
 UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 SEEN_SHARE = 0.25
@@ -286,3 +286,4 @@ class Tier:
         """Delete the tier's folder and everything in it."""
         if self.folder is not None:
             shutil.rmtree(self.folder, ignore_errors=True)
+            release(self.folder)
