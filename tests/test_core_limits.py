@@ -77,7 +77,9 @@ def test_the_command_line_says_it_in_one_line_and_resumes(tmp_path, monkeypatch)
     args += ["--show", "none", "--core", "compiled"]
     with monkeypatch.context() as patch:
         patch.setattr(core, "LEVEL_LIMIT", LIMIT)
-        cut = CliRunner().invoke(cli, [*args, "--checkpoint", str(tmp_path / "ck")])
+        cut = CliRunner().invoke(
+            cli, [*args, "--checkpoint", str(tmp_path / "ck"), "--out", str(tmp_path / "cut")]
+        )
     assert cut.exit_code == 3, cut.output
     assert "compiled core's limit of 1,000" in cut.output and "Traceback" not in cut.output
     whole = CliRunner().invoke(cli, [*args, "--out", str(tmp_path / "whole")])
