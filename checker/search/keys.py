@@ -12,7 +12,7 @@ n²/2^65 pairs). The disk tier's runs, flushes and lookups (``checker.search.dis
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
@@ -43,15 +43,11 @@ class KeyKind:
         """The low words of ``keys`` (the keys themselves at 64 bits)."""
         return keys if self.words == 1 else keys[:, 0]
 
-    def order(self, keys: Array, runs: bool = False) -> Array:
-        """The permutation that sorts ``keys`` (``argsort``). ``runs``: the keys are a few
-        sorted runs one after another (a merge's batch, from several flushes), which a
-        stable sort finds and merges (numpy's timsort: 6 to 9 times quicker there, slower
-        on keys in no order)."""
-        how: Literal["stable", "quicksort"] = "stable" if runs else "quicksort"
+    def order(self, keys: Array) -> Array:
+        """The permutation that sorts ``keys`` (``argsort``)."""
         if self.words == 1:
-            return np.argsort(keys, kind=how)
-        order = np.argsort(keys[:, 0], kind=how)
+            return np.argsort(keys)
+        order = np.argsort(keys[:, 0])
         low = keys[order, 0]
         tied = np.flatnonzero(low[1:] == low[:-1])
         if len(tied):  # the few keys that share a low word: order them by the high one
