@@ -347,18 +347,6 @@ def test_a_killed_searchs_work_folder_is_deleted_by_the_next_search(tmp_path, mo
     folders without a lock alone."""
     monkeypatch.setenv("TMPDIR", str(tmp_path))
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    hold = (
-        "import sys, time; from checker.search import store; "
-        "print(store.work_folder(sys.argv[1]), flush=True); time.sleep(60)"
-    )
-
-    def holder(prefix: str) -> tuple[subprocess.Popen[str], str]:
-        child = subprocess.Popen(
-            [sys.executable, "-c", hold, prefix], stdout=subprocess.PIPE, text=True
-        )
-        assert child.stdout is not None
-        return child, Path(child.stdout.readline().strip()).name
-
     killed = [holder("hwcheck-spill-"), holder("hwcheck-levels-")]
     running, live = holder("hwcheck-spill-")
     try:
@@ -373,6 +361,47 @@ def test_a_killed_searchs_work_folder_is_deleted_by_the_next_search(tmp_path, mo
         assert left == sorted([live, "hwcheck-spill-no-lock"]), left
         assert spilled.startswith(f"hwcheck-spill-{os.getpid()}-"), spilled
         assert Path(pooled).name.startswith(f"hwcheck-levels-{os.getpid()}-"), pooled
+    finally:
+        running.kill()
+        running.wait()
+
+
+HOLD = (
+    "import sys, time; from checker.search import store; "
+    "print(store.work_folder(sys.argv[1], sys.argv[2] or None), flush=True); time.sleep(60)"
+)
+
+
+def holder(prefix: str, parent: str = "") -> tuple[subprocess.Popen[str], str]:
+    """A process holding a new ``store.work_folder`` until killed, and the folder's name."""
+    child = subprocess.Popen(
+        [sys.executable, "-c", HOLD, prefix, parent], stdout=subprocess.PIPE, text=True
+    )
+    assert child.stdout is not None
+    return child, Path(child.stdout.readline().strip()).name
+
+
+def test_a_killed_searchs_tier_beside_its_checkpoints_is_deleted_by_the_next(tmp_path):
+    """The tier beside a checkpoint (``.spill-<pid>-<random>``) is locked as a temporary
+    one is: the next search placed there deletes a killed search's, keeps a running one's,
+    and makes its own under a new name even where a dead search had its pid."""
+    (dead, gone), (running, live) = (
+        holder(".spill-", str(tmp_path)),
+        holder(".spill-", str(tmp_path)),
+    )
+    try:
+        dead.kill()
+        dead.wait()
+        (tmp_path / f".spill-{os.getpid()}").mkdir()  # an old-style folder, no lock: kept
+        placed = tier.Tier(None, None, None, 0, None)
+        placed.place(tmp_path)
+        mine = placed.home().name
+        assert mine.startswith(f".spill-{os.getpid()}-"), mine
+        assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+            [live, mine, f".spill-{os.getpid()}"]
+        ), gone
+        placed.close()
+        assert not (tmp_path / mine).exists()
     finally:
         running.kill()
         running.wait()

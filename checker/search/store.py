@@ -171,15 +171,19 @@ def remove(work: str) -> None:
     release(work)
 
 
-def work_folder(prefix: str) -> str:
-    """A new temporary folder for this process's work files, ``<tmp>/<prefix><pid>-<random>``
-    (``tempfile.gettempdir``), locked while this process lives (``flock`` on its ``.lock``,
-    released by the kernel however the process ends; ``release`` lets go), made after
-    deleting the ``prefix`` folders there that nothing locks: a search killed with SIGKILL
-    (or by the kernel's out-of-memory killer) cannot delete its own, and a disk tier's can
-    hold tens of GB. Raises ``OSError``."""
-    sweep_dead(Path(tempfile.gettempdir()), prefix)
-    folder = tempfile.mkdtemp(prefix=f"{prefix}{os.getpid()}-")
+def work_folder(prefix: str, parent: Path | None = None) -> str:
+    """A new folder for this process's work files, ``<parent>/<prefix><pid>-<random>``
+    (``parent`` made if need be; None: ``tempfile.gettempdir``), locked while this process
+    lives (``flock`` on its ``.lock``, released by the kernel however the process ends;
+    ``release`` lets go), made after deleting the ``prefix`` folders there that nothing
+    locks: a search killed with SIGKILL (or by the kernel's out-of-memory killer) cannot
+    delete its own, and a disk tier's can hold tens of GB. A pid in the name is only a
+    hint: a new process that reuses a dead one's pid gets a folder of its own. Raises
+    ``OSError``."""
+    where = Path(tempfile.gettempdir() if parent is None else parent)
+    where.mkdir(parents=True, exist_ok=True)
+    sweep_dead(where, prefix)
+    folder = tempfile.mkdtemp(prefix=f"{prefix}{os.getpid()}-", dir=where)
     handle = os.open(Path(folder) / LOCK, os.O_RDWR | os.O_CREAT, 0o600)
     fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
     _LOCKS[folder] = handle

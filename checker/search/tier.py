@@ -71,21 +71,9 @@ def resident() -> int:
         return 0
 
 
-def spill_folder(beside: Path) -> Path:
-    """This process's tier folder in ``beside`` (a checkpoint folder): ``.spill-<pid>``."""
-    return Path(beside) / f".spill-{os.getpid()}"
-
-
-def sweep(folder: Path) -> None:
-    """Delete the tier folders in ``folder`` left by processes that are gone (a killed
-    search cannot delete its own)."""
-    for path in Path(folder).glob(".spill-*"):
-        try:
-            os.kill(int(path.name.removeprefix(".spill-")), 0)
-        except ProcessLookupError:
-            shutil.rmtree(path, ignore_errors=True)
-        except (ValueError, PermissionError):
-            continue
+SPILL_PREFIX = ".spill-"
+"""The tier folder's name in a checkpoint folder: ``.spill-<pid>-<random>``, locked while
+its search lives (``store.work_folder``)."""
 
 
 def megabytes(size: int) -> str:
@@ -114,15 +102,16 @@ class Tier:
         self.kind = kind or KeyKind(64)
         self.budget = free_memory() if budget is None else budget
         self.folder = None if folder is None else Path(folder)
+        self.beside: Path | None = None
         self.runs: Runs | None = None
         self.disk_peak = 0  # bytes
         self.level_disk = 0  # bytes a streamed level's files hold now (``hold``)
 
     def place(self, beside: Path) -> None:
-        """Keep the runs in ``beside`` (a checkpoint folder, so its checkpoints link them
-        rather than copy: ``spill_folder``), first deleting what killed searches left there."""
-        sweep(beside)
-        self.folder = spill_folder(beside)
+        """Keep the runs in a folder in ``beside`` (a checkpoint folder, so its checkpoints
+        link them rather than copy), made when first needed (``SPILL_PREFIX``), after
+        deleting the tier folders there whose searches are gone."""
+        self.beside = Path(beside)
 
     @property
     def spilled(self) -> bool:
@@ -132,7 +121,8 @@ class Tier:
     def home(self) -> Path:
         """The tier's folder (made now if need be)."""
         if self.folder is None:
-            self.folder = Path(work_folder("hwcheck-spill-"))
+            prefix = "hwcheck-spill-" if self.beside is None else SPILL_PREFIX
+            self.folder = Path(work_folder(prefix, self.beside))
         else:
             self.folder.mkdir(parents=True, exist_ok=True)
         return self.folder
