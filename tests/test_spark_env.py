@@ -209,3 +209,18 @@ def test_no_java_ends_simulate_with_the_same_message(no_system_java, monkeypatch
     assert result.exit_code == 5
     assert "Error: the Spark engine cannot run: the Spark engine needs Java 17" in result.output
     assert "Traceback" not in result.output
+
+
+def test_local_workers_run_the_daemon_that_imports_the_worker_once(tmp_path):
+    """On a local master the workers run this installation, so their daemon is
+    ``checker.spark.daemon`` (PySpark's worker module imported before the forks, not
+    compiled again from pyspark.zip in each worker); a cluster's (code shipped) keep
+    PySpark's own."""
+    local = session._conf(session.SparkOptions(master="local[2]"), "local[2]", tmp_path)
+    assert local.get("spark.python.daemon.module") == "checker.spark.daemon"
+    for master in ("spark://127.0.0.1:7077", "local-cluster[2,1,1024]"):
+        shipped = session._conf(session.SparkOptions(master=master), master, tmp_path)
+        assert shipped.get("spark.python.daemon.module") is None, master
+    sc = session.context(session.SparkOptions(master="local[2]"))  # the session's, if any
+    mains = sc.parallelize(range(2), 2).map(lambda _: sys.modules["__main__"].__spec__.name)
+    assert set(mains.collect()) == {"checker.spark.daemon"}

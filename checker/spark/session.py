@@ -150,7 +150,11 @@ def _conf(options: SparkOptions, master: str | None, folder: Path) -> Any:
     conf.set("spark.ui.enabled", "true" if options.ui else "false")
     conf.set("spark.ui.showConsoleProgress", "false")
     conf.set("spark.python.worker.reuse", "true")
-    if master is not None and master.startswith("local") and not master.startswith("local-c"):
+    local = master is not None and master.startswith("local") and not master.startswith("local-c")
+    if not (options.ship_code if options.ship_code is not None else not local):
+        # the workers run this installation: its daemon imports PySpark's worker once
+        conf.set("spark.python.daemon.module", "checker.spark.daemon")
+    if local:
         conf.set("spark.driver.memory", local_heap())  # the executors' too, in local mode
         conf.set("spark.local.dir", str(folder / "local"))
     for key, value in options.conf:
