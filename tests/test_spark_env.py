@@ -213,8 +213,9 @@ def test_no_java_ends_simulate_with_the_same_message(no_system_java, monkeypatch
 
 def test_local_workers_run_the_daemon_that_imports_the_worker_once(tmp_path):
     """On a local master the workers run this installation, so their daemon is
-    ``checker.spark.daemon`` (PySpark's worker module imported before the forks, not
-    compiled again from pyspark.zip in each worker); a cluster's (code shipped) keep
+    ``checker.spark.daemon`` (PySpark's worker module imported before the forks, from the
+    installed package rather than compiled again from pyspark.zip in each worker); a
+    cluster's (code shipped) keep
     PySpark's own."""
     local = session._conf(session.SparkOptions(master="local[2]"), "local[2]", tmp_path)
     assert local.get("spark.python.daemon.module") == "checker.spark.daemon"
@@ -222,5 +223,9 @@ def test_local_workers_run_the_daemon_that_imports_the_worker_once(tmp_path):
         shipped = session._conf(session.SparkOptions(master=master), master, tmp_path)
         assert shipped.get("spark.python.daemon.module") is None, master
     sc = session.context(session.SparkOptions(master="local[2]"))  # the session's, if any
-    mains = sc.parallelize(range(2), 2).map(lambda _: sys.modules["__main__"].__spec__.name)
-    assert set(mains.collect()) == {"checker.spark.daemon"}
+    probe = sc.parallelize(range(2), 2).map(
+        lambda _: (sys.modules["__main__"].__spec__.name, sys.modules["pyspark"].__file__)
+    )
+    for main, pyspark_file in probe.collect():
+        assert main == "checker.spark.daemon"
+        assert ".zip" not in pyspark_file, pyspark_file  # the installed package, bytecode cached
