@@ -221,7 +221,7 @@ def test_local_workers_run_the_daemon_that_imports_the_worker_once(tmp_path):
     assert local.get("spark.python.daemon.module") == "checker.spark.daemon"
     for master in ("spark://127.0.0.1:7077", "local-cluster[2,1,1024]"):
         shipped = session._conf(session.SparkOptions(master=master), master, tmp_path)
-        assert shipped.get("spark.python.daemon.module") is None, master
+        assert shipped.get("spark.python.daemon.module") == "pyspark.daemon", master
     sc = session.context(session.SparkOptions(master="local[2]"))  # the session's, if any
     probe = sc.parallelize(range(2), 2).map(
         lambda _: (sys.modules["__main__"].__spec__.name, sys.modules["pyspark"].__file__)

@@ -7,8 +7,8 @@ case an import starts threads). On a pip-installed PySpark that module comes fro
 ``pyspark/python/lib/pyspark.zip``, which the JVM puts first on the workers' path, and
 Python caches no bytecode for a zip: each new worker compiled it again, about 0.7 s of CPU
 (measured on the 2-core machine, PySpark 4.3), and a search forks about ten; each then
-imported numpy, hwcheck's level functions and the model's spec when it unpickled its first
-task. Here they
+imported numpy and hwcheck's level functions when it unpickled its first task (the model's
+own modules it still imports: the engine does not know the models). Here they
 are imported before the forks, and no thread is started: ``pyspark.worker`` imports no
 pandas, pyarrow or numpy, and numpy's OpenBLAS is held to one thread (the workers do no
 linear algebra), so the forks inherit one thread and the modules.
@@ -41,7 +41,6 @@ os.environ["OPENBLAS_NUM_THREADS"] = "1"  # before numpy: OpenBLAS would start i
 import pyspark.worker  # noqa: F401 -- imported before the forks: this module's point
 from pyspark import daemon
 
-import checker.models.compose  # the recipes' models, as the tasks unpickle them
 import checker.search.compiled_level
 import checker.spark.rdds  # noqa: F401
 

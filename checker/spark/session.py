@@ -151,9 +151,10 @@ def _conf(options: SparkOptions, master: str | None, folder: Path) -> Any:
     conf.set("spark.ui.showConsoleProgress", "false")
     conf.set("spark.python.worker.reuse", "true")
     local = master is not None and master.startswith("local") and not master.startswith("local-c")
-    if not (options.ship_code if options.ship_code is not None else not local):
-        # the workers run this installation: its daemon imports PySpark's worker once
-        conf.set("spark.python.daemon.module", "checker.spark.daemon")
+    shipped = options.ship_code if options.ship_code is not None else not local
+    # unshipped, the workers run this installation, whose daemon imports the workers' modules
+    # once; said either way, as a JVM started before may hold the other in its properties
+    conf.set("spark.python.daemon.module", "pyspark.daemon" if shipped else "checker.spark.daemon")
     if local:
         conf.set("spark.driver.memory", local_heap())  # the executors' too, in local mode
         conf.set("spark.local.dir", str(folder / "local"))
