@@ -55,6 +55,8 @@ LEFT_UNMARKED = {
         "(docs/benchmarks.md)",
         "578,936,184 orbits": "4 replicas, 2 records, epoch 2, cut at depth 24: an hour and "
         "19 GiB (docs/benchmarks.md)",
+        "1,004,302,688 orbits": "the same bound, depth 27 of a longer run: nearly 2 hours "
+        "(docs/benchmarks.md)",
         "21,581,859": "kip320 --with split-fetch at 3 replicas: 37 s, over a GiB",
         "21,768,770": "kip320 --with async-isr at 3 replicas: 43 s, over a GiB",
         "✗ 15": "compare --kips --replicas 3 --with split-fetch: over 100 million orbits",
