@@ -150,8 +150,8 @@ def _conf(options: SparkOptions, master: str | None, folder: Path) -> Any:
     conf.set("spark.ui.enabled", "true" if options.ui else "false")
     conf.set("spark.ui.showConsoleProgress", "false")
     conf.set("spark.python.worker.reuse", "true")
-    local = master is not None and master.startswith("local") and not master.startswith("local-c")
-    shipped = options.ship_code if options.ship_code is not None else not local
+    local = _in_process(master)
+    shipped = ships_code(options, master)
     # unshipped, the workers run this installation, whose daemon imports the workers' modules
     # once; said either way, as a JVM started before may hold the other in its properties
     conf.set("spark.python.daemon.module", "pyspark.daemon" if shipped else "checker.spark.daemon")
@@ -171,6 +171,18 @@ def local_heap() -> str:
     return f"{max(1024, total // 4 >> 20)}m"
 
 
+def _in_process(master: str | None) -> bool:
+    """Whether ``master`` runs its executors in the driver's JVM (``local``, not
+    ``local-cluster``)."""
+    return master is not None and master.startswith("local") and not master.startswith("local-c")
+
+
+def ships_code(options: SparkOptions, master: str | None) -> bool:
+    """Whether hwcheck's code is shipped to ``master``'s workers (``options.ship_code``; None:
+    unless the executors run in the driver's JVM, which has it installed)."""
+    return options.ship_code if options.ship_code is not None else not _in_process(master)
+
+
 def _start(
     options: SparkOptions, conf: Any, log: Path, on_phase: Callable[[str], None] | None
 ) -> Any:
@@ -180,8 +192,7 @@ def _start(
     try:
         sc = connect.start(conf, log, options.connect_timeout, on_phase or (lambda _: None))
         sc.setLogLevel("ERROR")
-        local = sc.master.startswith("local") and not sc.master.startswith("local-cluster")
-        if options.ship_code if options.ship_code is not None else not local:
+        if ships_code(options, sc.master):
             sc.addPyFile(str(_bundle(log.parent)))
         connect.stopped(sc, log)  # Spark's own shutdown may have raced the calls above
     except connect.Unreachable as exc:
