@@ -32,6 +32,9 @@ def main() -> None:
     parser.add_argument("--config", default="{}", help="kafka Config fields, as JSON")
     parser.add_argument("--master", default="local[2]")
     parser.add_argument("--partitions", type=int, default=2)
+    parser.add_argument(
+        "--conf", action="append", default=[], metavar="KEY=VALUE", help="a Spark setting"
+    )
     args = parser.parse_args()
 
     from checker.models.compose import Recipe
@@ -41,7 +44,8 @@ def main() -> None:
     from spec.kafka import Config
 
     recipe = Recipe("kafka", Config(**{"replicas": 3, **json.loads(args.config)}))
-    options = SparkOptions(master=args.master, partitions=args.partitions)
+    conf = tuple(tuple(item.split("=", 1)) for item in args.conf)
+    options = SparkOptions(master=args.master, partitions=args.partitions, conf=conf)
     started = time.perf_counter()
     context(options)
     print(f"session start {time.perf_counter() - started:.1f} s")
