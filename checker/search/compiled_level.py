@@ -260,7 +260,7 @@ def _winners(
     starts = np.flatnonzero(first)
     parents = pfps[order]
     least = np.minimum.reduceat(parents, starts)
-    best = parents == np.repeat(least, np.diff(np.append(starts, len(order))))
+    best: np.ndarray[Any, Any] = parents == np.repeat(least, np.diff(np.append(starts, len(order))))
     if np.count_nonzero(best) == len(starts):
         return order[best]
     order = np.lexsort((ranks, pfps, fps))
