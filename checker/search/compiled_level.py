@@ -262,7 +262,8 @@ def _winners(
     least = np.minimum.reduceat(parents, starts)
     best: np.ndarray[Any, Any] = parents == np.repeat(least, np.diff(np.append(starts, len(order))))
     if np.count_nonzero(best) == len(starts):
-        return order[best]
+        winners: np.ndarray[Any, Any] = order[best]
+        return winners
     order = np.lexsort((ranks, pfps, fps))
     return order[first]  # the same fingerprints, so the same group starts
 
