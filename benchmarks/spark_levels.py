@@ -4,7 +4,7 @@ Usage::
 
     python benchmarks/spark_levels.py                          # the main job (3 replicas)
     python benchmarks/spark_levels.py --config '{"max_records": 3}'
-    PYTHONPATH=/path/to/old/tree python benchmarks/spark_levels.py   # the same on other code
+    cd /old/tree && PYTHONPATH=. python benchmarks/spark_levels.py  # the same on other code
 
 Runs ``checker.spark.engine.explore`` on ``local[2]`` with 2 partitions and the default
 ``--spark-min-frontier`` (20,000) for the kafka model at ``Config(replicas=3, **config)``,
@@ -12,7 +12,10 @@ symmetric, as ``hwcheck explore --engine spark`` does. The session is started fi
 start is printed apart. Printed: orbits, depth, search seconds and the driver's peak RSS
 (MiB), then per Spark level its depth, frontier, new states, wall seconds and the seconds
 its tasks spent in expand and dedup (summed over tasks), then the totals. Compare two trees
-by running the script once with each on ``PYTHONPATH``, in turn, on a quiet machine.
+by running the script once from each tree's folder, with it on ``PYTHONPATH``, in turn, on
+a quiet machine: the Python workers start as ``python -m`` in the JVM's folder (the
+driver's), so they import ``checker`` from the current folder before ``PYTHONPATH``; run
+from another tree's folder, the workers would run that tree's level functions.
 """
 
 from __future__ import annotations

@@ -88,7 +88,8 @@ def expand_frontier(
     past its bounds (``core.check``)."""
     started = time.perf_counter()
     model = model_of(job.recipe)
-    core = _task_core(model, _mask(model, job.transitions), _mask(model, job.sometimes), job)
+    guards = _mask(model, job.sometimes)
+    core = Core(model, 0, _mask(model, job.transitions), guards, job.symmetry, 1)
     lib, handle = core.lib, core.handle
     front_fps, front = frontier.fps, frontier.rows
     assert front is not None  # this core's form
@@ -108,10 +109,8 @@ def expand_frontier(
         tally.reached = {
             name for name in job.sometimes if not left >> model.property_bits[name] & 1
         }
-    except BaseException:
-        _TASK_CORE.clear()  # not reused after a failure
+    finally:
         core.close()
-        raise
     records: list[tuple[int, Record]] = []
     owners = fps % np.uint64(job.partitions)
     for owner in range(job.partitions):
@@ -123,28 +122,6 @@ def expand_frontier(
     tally.expand_seconds = time.perf_counter() - started
     records.append((p, (TALLY, tally)))
     return records
-
-
-_TASK_CORE: dict[tuple[Any, ...], Core] = {}
-
-
-def _task_core(model: CompiledModel, trans: int, guards: int, job: LevelJob) -> Core:
-    """This process's engine for the map side of ``job``'s search (masks ``trans`` and
-    ``guards``), made once and kept: a Python worker runs task after task, and a kept engine
-    keeps its level table's memory, sized by the largest task so far, where a new one grew
-    it from empty, page by page, in every task. Its seen set (the last task's frontier) is
-    emptied and its masks set again; ``eng_seed`` forgets the last level and its counts."""
-    key = (job.recipe, trans, guards, job.symmetry)
-    core = _TASK_CORE.get(key)
-    if core is None:
-        for old in _TASK_CORE.values():  # another search's: one engine at a time
-            old.close()
-        _TASK_CORE.clear()
-        core = _TASK_CORE[key] = Core(model, 0, trans, guards, job.symmetry, 1)
-    else:
-        check(core.lib.eng_seen_clear(core.handle))
-        core.lib.eng_set_masks(core.handle, 0, trans, guards)
-    return core
 
 
 def _entries(core: Core, front_fps: np.ndarray[Any, Any]) -> tuple[np.ndarray[Any, Any], ...]:
@@ -165,7 +142,6 @@ def _entries(core: Core, front_fps: np.ndarray[Any, Any]) -> tuple[np.ndarray[An
     fps = np.empty(n, dtype=np.uint64)
     bad = np.empty(n, dtype=np.uint32)  # no invariant is asked for on this side
     check(lib.eng_rows_finish(handle, rows.ctypes.data, n, fps.ctypes.data, bad.ctypes.data))
-    lib.eng_level_reset(handle)  # keeps its memory for the next task
     return fps, front_fps[parents], labels, rows
 
 
