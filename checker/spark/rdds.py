@@ -21,8 +21,13 @@ accumulator, are the only data the driver gets.
 The seen set is never rewritten per level: each level adds its new keys as a run, and the
 newest run is merged into the one before it while that one holds at most ``MERGE_RATIO``
 times its keys, or while there are more than ``MAX_RUNS`` (an LSM tree's size-tiered
-compaction): a key is merged O(log n) times over the run. A merge is computed in the next
-level's tasks, where it is first read.
+compaction): a key is merged O(log n) times over the run.
+
+Every Python RDD a level reads is computed and cached in a job of its own before the level
+runs (``_materialize``: a level's new states as a run, then each merge, in order), so no
+task runs one Python worker feeding another. Spark 4's single-threaded Python runner can
+hang when it does: at 4 replicas, 94 million orbits, a level's task waited for a merge's
+output that the merge's worker was blocked writing, and neither moved again.
 
 A lost executor loses its cached partitions and shuffle files; Spark recomputes them from
 the lineage (every function here is deterministic), so the answer is unchanged.
@@ -175,6 +180,13 @@ def _lookup(wanted: np.ndarray[Any, Any], items: Any) -> list[tuple[int, int]]:
     return found
 
 
+def _materialize(rdd: Any) -> None:
+    """Compute and cache the persisted ``rdd`` now, in one Spark job whose tasks run its
+    Python function and no other (counted in the JVM: nothing comes back to Python), so a
+    later task finds its partitions cached instead of computing them inside its own."""
+    rdd._jrdd.count()
+
+
 def _kind(wanted: str) -> Any:
     return lambda element: element[1][0] == wanted
 
@@ -229,6 +241,7 @@ class Levels:
         self.frontier = self._keep(frontier)
         for k in sorted(news):
             self.new[k] = self._keep(news[k][0])
+            _materialize(self.new[k])
             self.runs.append(news[k])
             self._compact()
         try:
@@ -270,6 +283,7 @@ class Levels:
         self._drop(front)  # unless it is a run (loaded): its new states live on in ``new``
         self.frontier = out
         new = self._keep(out.filter(_kind(NEW)))
+        _materialize(new)
         self.new[k + 1] = new
         self.runs.append((new, new_states))
         self._compact()
@@ -279,6 +293,7 @@ class Levels:
         while merge_newest([size for _, size in self.runs]):
             (older, a), (newer, b) = self.runs[-2], self.runs[-1]
             merged = self._keep(self.sc.union([older, newer]).mapPartitionsWithIndex(_merge, True))
+            _materialize(merged)
             self.runs[-2:] = [(merged, a + b)]
             self.retire += [rdd for rdd in (older, newer) if rdd not in self.new.values()]
 
