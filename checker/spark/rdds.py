@@ -49,6 +49,12 @@ FRONTIER, NEW, SEEN = "F", "N", "S"
 CHUNK_BYTES = 16 << 20
 """About the most bytes of states or keys in one element: a partition's data is many
 elements, so the JVM (whose heap is Spark's, 1 GiB by default) never holds a large array."""
+SHUFFLE_BYTES = 1 << 20
+"""About the most bytes of one bucket piece sent through the shuffle. PySpark's
+``partitionBy`` pickles up to ``min(10 P, 1000)`` pieces into one shuffle record at its
+first flush, which the reduce side's JVM reads as one byte array: 16 MiB pieces made
+records of 336 MiB, and reading one ran a 6 GiB heap out of memory at 4 replicas, 1.24 x
+10^8 orbits."""
 MERGE_RATIO = 2
 MAX_RUNS = 8
 
@@ -93,11 +99,11 @@ def _key_chunks(kind: str, fps: Any, parents: Any = None) -> list[tuple[str, Any
 
 def _bucket_chunks(bucket: Any) -> list[Any]:
     """A core's bucket (a dict, or four arrays: fingerprints, parents, labels, rows) in
-    pieces of about ``CHUNK_BYTES``; ``dedup_against`` merges any number of them."""
+    pieces of about ``SHUFFLE_BYTES``; ``dedup_against`` merges any number of them."""
     if isinstance(bucket, dict):
         items = list(bucket.items())
-        return [dict(items[part]) for part in _slices(len(items), CHUNK_BYTES // 128)]
-    per = CHUNK_BYTES // (18 + bucket[3].shape[1])
+        return [dict(items[part]) for part in _slices(len(items), SHUFFLE_BYTES // 128)]
+    per = SHUFFLE_BYTES // (18 + bucket[3].shape[1])
     return [tuple(column[part] for column in bucket) for part in _slices(len(bucket[0]), per)]
 
 
