@@ -8,10 +8,10 @@ import itertools
 import math
 
 import numpy as np
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from checker.spark import checkpoints, rdds
+from checker.spark import rdds, records
 
 
 def compact(sizes: list[int], level: int) -> tuple[list[int], int]:
@@ -70,9 +70,10 @@ def test_a_failed_job_is_named_by_its_python_error_not_a_java_frame():
     assert job_error(relayed) == "ValueError: zero-dimensional arrays cannot be concatenated"
 
 
-@given(st.integers(0, 300_000), st.sampled_from(["parents", "rows", "states"]))
+@settings(deadline=None, max_examples=40)
+@given(st.integers(0, 200_000), st.sampled_from(["parents", "rows", "states"]))
 def test_saved_records_are_pieces_of_a_mebibyte_that_join_again(n, second):
-    """``checkpoints.pieces``: what a checkpoint on a URL saves per record (Spark's writer
+    """``records.pieces``: what a checkpoint on a URL saves per record (Spark's writer
     holds ten records at a time in the JVM's heap)."""
     fps = np.arange(n, dtype=np.uint64)
     if second == "parents":
@@ -83,9 +84,9 @@ def test_saved_records_are_pieces_of_a_mebibyte_that_join_again(n, second):
     else:
         other = [bytes([i % 251]) * 40 for i in range(min(n, 30_000))]
         fps = fps[: len(other)]
-    split = checkpoints.pieces((7, "N", fps, other))
+    split = records.pieces((7, "N", fps, other))
     assert all(r[:2] == (7, "N") for r in split)
-    assert all(len(r[2]) * 8 + _bytes(r[3]) <= checkpoints.PIECE_BYTES + 200 for r in split)
+    assert all(len(r[2]) * 8 + _bytes(r[3]) <= records.PIECE_BYTES + 200 for r in split)
     assert np.concatenate([r[2] for r in split]).tolist() == fps.tolist()
     if second == "states":
         assert [x for r in split for x in r[3]] == other

@@ -31,7 +31,8 @@ from checker.search.job import LevelCore, LevelJob, Tally
 from checker.search.level import REFERENCE, run_in_driver
 from checker.search.partitioned import PartitionedSearch
 from checker.spark import connect, rdds, resume, session
-from checker.spark.checkpoints import UrlCheckpointer, UrlLoaded, frontier_record
+from checker.spark.checkpoints import UrlCheckpointer, UrlLoaded
+from checker.spark.records import frontier_record
 from checker.spark.session import SparkOptions, SparkUnavailable
 
 __all__ = ["SparkOptions", "SparkUnavailable", "explore"]

@@ -17,8 +17,9 @@ from checker.model import Recipe
 from checker.search.compiled_level import model_of
 from checker.search.job import LevelCore
 from checker.spark import rdds
-from checker.spark.checkpoints import UrlLoaded, record_frontier, tallied, totals, verify
+from checker.spark.checkpoints import UrlLoaded, verify
 from checker.spark.hadoop import said
+from checker.spark.records import record_frontier, tallied, totals
 
 
 def split(P: int, record: tuple[Any, ...]) -> list[tuple[int, Any]]:
