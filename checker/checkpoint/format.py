@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import zlib
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -34,11 +35,14 @@ class CheckpointFailed(Exception):
 class Frontier:
     """The frontier at a level boundary: ``fps`` (``uint64``, in the engine's order: saving
     it copies nothing) and, in the same order, ``rows`` (``uint8``, one compiled-core row per
-    state) or ``states`` (marshal bytes). ``sorted()`` gives it by fingerprint."""
+    state) or ``states`` (marshal bytes). ``sorted()`` gives it by fingerprint. ``linked``:
+    the rows' own ``.npy`` file and its checksum (a streamed frontier's:
+    ``checker.search.rows_file``), which a checkpoint links instead of copying the rows."""
 
     fps: np.ndarray[Any, Any]
     rows: np.ndarray[Any, Any] | None = None
     states: list[bytes] | None = None
+    linked: tuple[Path, str] | None = None
 
     def __len__(self) -> int:
         return len(self.fps)
@@ -63,6 +67,12 @@ class Frontier:
         if rows:
             return Frontier(fps, rows=np.concatenate(rows))
         return Frontier(fps, states=[data for part in parts for data in part.states or []])
+
+
+def key_level_name(k: int) -> str:
+    """The name in a checkpoint folder of level ``k``'s parent table, when a spilled compiled
+    search keeps it in a file (``checker.search.seen.KeyLevels``)."""
+    return f"levels/K{k:06d}.npy"
 
 
 def checksum(arrays: list[np.ndarray[Any, Any]], size: int) -> str:

@@ -22,6 +22,7 @@ from checker.checkpoint.format import (
     Frontier,
     checksum,
     crc_rest,
+    key_level_name,
     read_header,
 )
 from checker.jsontext import unreadable
@@ -106,18 +107,62 @@ class Loaded:
 
     def levels(self) -> Iterator[tuple[int, np.ndarray[Any, Any], np.ndarray[Any, Any]]]:
         """``(k, fps sorted, parent fps)`` for levels 1 .. ``level``. Raises
-        ``CheckpointError`` for a level file that is missing or not the one written."""
-        for k in range(1, self.level + 1):
-            fps, parents = read_arrays(
-                self.folder, f"levels/L{k:04d}.npy", 2, self.manifest["levels"][str(k)]
+        ``CheckpointError`` for a level file that is missing or not the one written, and for
+        a checkpoint whose levels are parent tables (``key_level``): their states'
+        fingerprints are not in it."""
+        if self.manifest.get("key_levels"):
+            raise CheckpointError(
+                f"the checkpoint in {self.folder} was written by a search spilled to disk, "
+                "which keeps its levels as the compiled core's parent tables: only the local "
+                "engine on the compiled core resumes it"
             )
+        for k in range(1, self.level + 1):
+            fps, parents = self.level_table(k)
             order = np.argsort(fps)
             yield k, fps[order], parents[order]
+
+    def level_table(self, k: int) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+        """Level ``k``'s fingerprints and their parents' (``uint64``), in its file's order.
+        Raises ``CheckpointError`` for a file that is missing or not the one written."""
+        fps, parents = read_arrays(
+            self.folder, f"levels/L{k:04d}.npy", 2, self.manifest["levels"][str(k)]
+        )
+        return fps, parents
+
+    def key_level(self, k: int) -> tuple[Path, int, str] | None:
+        """Level ``k``'s parent table when the checkpoint keeps one for it (a spilled
+        compiled search's: ``checker.search.seen.KeyLevels``), as ``(path, states,
+        checksum)``, checked against the manifest a slice at a time; None for a level kept
+        as fingerprints (``level_table``). Raises ``CheckpointError`` when the file is
+        missing, damaged or not two rows of ``uint32``."""
+        want = self.manifest.get("key_levels", {}).get(str(k))
+        if want is None:
+            return None
+        name = key_level_name(k)
+        try:
+            with open(self.folder / name, "rb") as handle:
+                shape, _, dtype = read_header(handle)
+                got = crc_rest(handle)
+        except (OSError, ValueError) as exc:
+            raise CheckpointError(
+                f"the checkpoint in {self.folder} is incomplete: {name} cannot be read ({exc})"
+            ) from None
+        if got != want or len(shape) != 2 or shape[0] != 2 or dtype != np.uint32:
+            raise CheckpointError(
+                f"the checkpoint in {self.folder} is damaged: {name} is not the file "
+                "its manifest names (CRC-32 differs)"
+            )
+        return self.folder / name, int(shape[1]), want
 
     def frontier(self) -> Frontier:
         """The frontier as it was written (rows or states)."""
         files = self.manifest["files"]
         rows = self.manifest["frontier_kind"] == "rows"
+        if "frontier_rows" in files:  # the rows in a file of their own (a streamed frontier)
+            at = self.frontier_file()
+            assert at is not None
+            rows = np.fromfile(at.path, np.uint8, at.count * at.width, offset=at.offset)
+            return Frontier(at.fps, rows=rows.reshape(at.count, at.width))
         arrays = read_arrays(
             self.folder, files["frontier"], 2 if rows else 3, files["frontier_sum"]
         )
@@ -137,16 +182,26 @@ class Loaded:
             return None
         name = files["frontier"]
         try:
+            if "frontier_rows" in files:  # the rows in a file of their own: a second check
+                fps = read_arrays(self.folder, name, 1, files["frontier_sum"])[0]
+                name = files["frontier_rows"]
             with open(self.folder / name, "rb") as handle:
-                fps = np.load(handle, allow_pickle=False)
+                if "frontier_rows" not in files:
+                    fps = np.load(handle, allow_pickle=False)
                 (count, width), _, _ = read_header(handle)
                 frontier = RowsFile(fps, self.folder / name, handle.tell(), count, width)
-                got = crc_rest(handle, zlib.crc32(np.ascontiguousarray(fps).data))
+                if "frontier_rows" in files:
+                    got = crc_rest(handle) == files["frontier_rows_sum"]
+                else:
+                    got = (
+                        crc_rest(handle, zlib.crc32(np.ascontiguousarray(fps).data))
+                        == files["frontier_sum"]
+                    )
         except (OSError, ValueError, EOFError) as exc:
             raise CheckpointError(
                 f"the checkpoint in {self.folder} is incomplete: {name} cannot be read ({exc})"
             ) from None
-        if got != files["frontier_sum"]:
+        if not got or count != len(fps):
             raise CheckpointError(
                 f"the checkpoint in {self.folder} is damaged: {name} is not the file "
                 "its manifest names (CRC-32 differs)"

@@ -130,6 +130,12 @@ class Saving(Reporting):
         as ``(path, checksum)``, which the checkpoint links rather than copies."""
         return []
 
+    def key_level_files(self) -> list[tuple[int, Path, str]]:
+        """The levels whose parent tables the engine keeps in files, ``(level, path,
+        checksum)``, which the checkpoint links in place of their level files (a compiled
+        search spilled to disk: ``checker.search.seen.KeyLevels.files``)."""
+        return []
+
     def restore_levels(self, loaded: Loaded) -> list[Any]:
         """Rebuild the seen set, parents and frontier from ``loaded``; return the frontier."""
         last_two: deque[np.ndarray[Any, Any]] = deque(maxlen=2)
@@ -186,6 +192,7 @@ class Saving(Reporting):
                 seen,
                 self.search_state(),
                 self.seen_runs() if len(frontier) else [],
+                key_levels=self.key_level_files(),
             )
         finally:
             self.note = note

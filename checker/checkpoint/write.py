@@ -11,13 +11,20 @@ A checkpoint folder holds:
   checkpoint), and never changed; the manifest holds each one's CRC-32 and size.
 - ``frontier-NNNNNN.npy``: the frontier (every state of the last level), as arrays one after
   the other: ``fps`` (in the engine's order) and either ``rows`` (the compiled core's rows) or ``blob`` and
-  ``ends`` (the states' marshal encodings, concatenated, and where each ends).
+  ``ends`` (the states' marshal encodings, concatenated, and where each ends). A streamed
+  frontier's rows stay in their own file, ``frontier-NNNNNN-rows.npy``, a hard link to the
+  disk tier's.
 - ``seen-NNNNNN.npy``: the compiled core's seen set (its row hashes, sorted), when the local
   compiled engine wrote it; the fingerprints of the level files are the seen set of every
   other engine.
 - ``seen-NNNNNN-runI.npy``: the rest of that seen set when the search spilled it to disk
   (``--memory``): its sorted runs (``checker.search.disk``), hard links to the disk tier's
   own files, so a checkpoint costs no copy of them.
+- ``levels/K000023.npy`` …: of a compiled search spilled to disk (``--memory``), the levels'
+  parent tables (each state's key and parent position, 8 bytes a state:
+  ``checker.search.seen.KeyLevels``), hard links to the disk tier's own files, in place of
+  those levels' ``L`` files (which are deleted once a checkpoint links them). Only the
+  compiled local engine resumes such a checkpoint (``Loaded.levels`` says so).
 - ``checkpoint.json``: the manifest: what was checked (model, bounds, properties, symmetry,
   depth bound), the digest of the model's code (``checker.native.certificate.digest``), the
   statistics, the violations found with their shortest traces, the properties still open,
@@ -49,6 +56,7 @@ from checker.checkpoint.format import (
     VERSION,
     CheckpointFailed,
     Frontier,
+    key_level_name,
 )
 
 if TYPE_CHECKING:
@@ -220,13 +228,18 @@ class Checkpointer:
         seen: np.ndarray[Any, Any] | None,
         search: dict[str, Any],
         runs: Sequence[tuple[Path, str]] = (),
+        key_levels: Sequence[tuple[int, Path, str]] = (),
     ) -> bool:
         """Write the checkpoint of the boundary after ``level`` (the frontier's level): the
         ``frontier``, the compiled core's ``seen`` hashes (or None) and the ``search`` state
-        (``checker.checkpoint.saving``). Returns whether it was written."""
+        (``checker.checkpoint.saving``); ``runs`` (the seen set's runs on disk) and
+        ``key_levels`` (``(level, path, checksum)``: ``checker.search.seen.KeyLevels.files``)
+        are linked, not copied, the latter in place of level files. Returns whether it was
+        written."""
         if self.failed:
             return False
-        missing = [k for k in range(1, level + 1) if k not in self.level_sums]
+        keyed = {k: (path, checksum) for k, path, checksum in key_levels}
+        missing = [k for k in range(1, level + 1) if k not in self.level_sums and k not in keyed]
         if missing:
             self._failed(OSError(f"level {missing[0]}'s file was never written"))
             return False
@@ -239,7 +252,15 @@ class Checkpointer:
                 _sync(path)
             name = f"frontier-{seq:06d}.npy"
             written.append(self.folder / name)
-            files["frontier_sum"] = write_arrays(self.folder / name, frontier_arrays(frontier))
+            arrays = frontier_arrays(frontier)
+            if frontier.linked is not None:  # the rows' own file: a second name of it
+                rows_name = f"frontier-{seq:06d}-rows.npy"
+                written.append(self.folder / rows_name)
+                link(frontier.linked[0], self.folder / rows_name)
+                _sync(self.folder / rows_name)
+                files["frontier_rows"], files["frontier_rows_sum"] = rows_name, frontier.linked[1]
+                arrays = arrays[:1]
+            files["frontier_sum"] = write_arrays(self.folder / name, arrays)
             files["frontier"] = name
             if seen is not None:  # sorted by the engine (its keys' own order)
                 name = f"seen-{seq:06d}.npy"
@@ -252,6 +273,12 @@ class Checkpointer:
                 written.append(self.folder / name)
                 link(path, self.folder / name)
                 linked.append([name, checksum])
+            for k, (path, checksum) in keyed.items():
+                target = self.folder / key_level_name(k)
+                if not (target.exists() and os.path.samefile(path, target)):  # once a level
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    link(path, target)
+                    _sync(target)
             manifest = {
                 "format": FORMAT,
                 "version": VERSION,
@@ -263,7 +290,10 @@ class Checkpointer:
                 "frontier_kind": "rows" if frontier.rows is not None else "states",
                 "frontier_size": len(frontier),
                 "seen_runs": linked,
-                "levels": {str(k): self.level_sums[k] for k in range(1, level + 1)},
+                "levels": {
+                    str(k): self.level_sums[k] for k in range(1, level + 1) if k not in keyed
+                },
+                "key_levels": {str(k): keyed[k][1] for k in sorted(keyed)},
                 "search": search,
             }
             write_file(self.folder / MANIFEST, json.dumps(manifest, indent=1).encode())
@@ -275,6 +305,9 @@ class Checkpointer:
         self.seq, self.saved_level, self.last = seq, level, time.monotonic()
         self.unsynced = []
         self._tidy(set(files.values()) | {name for name, _ in linked})
+        for k in keyed:  # the level's own file, replaced by its parent table's
+            if self.level_sums.pop(k, None) is not None:
+                (self.folder / "levels" / f"L{k:04d}.npy").unlink(missing_ok=True)
         return True
 
     def _tidy(self, keep: set[str]) -> None:

@@ -36,12 +36,20 @@ class CompiledCheckpoints(Saving):
     def frontier_snapshot(self) -> Frontier:
         lib, handle = self.core.lib, self.core.handle
         if self.stream.active:
-            return Frontier(self.front_fps, rows=self.stream.rows())
+            return Frontier(self.front_fps, rows=self.stream.rows(), linked=self.stream.linked())
         rows = view(lib.eng_front_rows(handle), np.uint8, len(self.front_fps), self.core.width)
         return Frontier(self.front_fps, rows=rows)  # views: written as they are
 
     def seen_runs(self) -> list[tuple[Path, str]]:
         return self.tier.run_files()
+
+    def key_level_files(self) -> list[tuple[int, Path, str]]:
+        """Once the parent tables went to files, every level's but the first (those still
+        in memory are moved there now), for the checkpoint to link."""
+        if not self.seen.on_disk:
+            return []
+        self.tier.parents_to_files()
+        return self.seen.files()
 
     def seen_snapshot(self) -> np.ndarray[Any, Any]:
         """The seen set in memory, sorted (``checker.search.keys``: the same file whatever
@@ -79,14 +87,7 @@ class CompiledCheckpoints(Saving):
             fps = np.ascontiguousarray(frontier.fps)
         else:
             fps = np.ascontiguousarray(rows_file.fps)
-        previous: np.ndarray[Any, Any] = np.empty(0, dtype=np.uint64)
-        for k, keys, parents in loaded.levels():
-            rows = None if k == 1 else np.searchsorted(previous, parents).astype(np.uint32)
-            if k == loaded.level and rows_file is not None:  # the frontier's order, not sorted
-                at = np.searchsorted(keys, fps)
-                keys, rows = fps, None if rows is None else rows[at]
-            self.seen.add_level(keys, parent_rows=rows)
-            previous = keys  # sorted, but for the last level (no level after it)
+        self._restore_levels(loaded, fps)
         check(lib.eng_seen_load(handle, hashes.ctypes.data, len(hashes)))
         self.tier.adopt([open_run(path, checksum) for path, checksum in loaded.seen_runs()])
         n, width = len(fps), self.core.width
@@ -100,3 +101,39 @@ class CompiledCheckpoints(Saving):
         check(lib.eng_seed(handle, front.ctypes.data, fps.ctypes.data, n))
         self.front_fps = view(lib.eng_front_fps(handle), np.uint64, n)
         return n
+
+    def _restore_levels(self, loaded: Loaded, front: np.ndarray[Any, Any]) -> None:
+        """The parent tables from ``loaded``'s levels, each in its file's order (the order a
+        later parent table's positions refer to), the last one in the order of the
+        frontier's fingerprints ``front``: a level file's parent fingerprints become
+        positions; a parent table (a spilled search's) is linked into the tier and read only
+        for a trace. Raises ``CheckpointError`` when a file is damaged or does not follow
+        the level before it."""
+        previous: tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]] | None = None
+        for k in range(1, loaded.level + 1):
+            keyed = loaded.key_level(k)
+            if keyed is not None:
+                path, count, checksum = keyed
+                if k == loaded.level and not np.array_equal(
+                    np.load(path, mmap_mode="r")[0], front.view("<u4")[::2]
+                ):
+                    raise CheckpointError(f"{path} does not hold the frontier's states")
+                self.tier.adopt_level(path, count, checksum)
+                previous = None
+                continue
+            keys, parents = loaded.level_table(k)
+            rows = None
+            if k > 1:
+                if previous is None:
+                    raise CheckpointError(f"level {k} of {loaded.folder} follows a parent table")
+                before, order = previous
+                at = np.minimum(np.searchsorted(before[order], parents), len(before) - 1)
+                rows = order[at].astype(np.uint32)
+                if np.any(before[rows] != parents):
+                    raise CheckpointError(f"level {k} of {loaded.folder} names unknown parents")
+            if k == loaded.level and not np.array_equal(keys, front):  # another engine's order
+                order = np.argsort(keys)
+                at = order[np.searchsorted(keys[order], front)]
+                keys, rows = front, None if rows is None else rows[at]
+            self.seen.add_level(keys, parent_rows=rows)
+            previous = keys, np.argsort(keys)

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from checker.checkpoint.format import checksum
 from checker.limits import LimitReached
 
 POSITIONS = 2**32 - 1
@@ -211,6 +212,7 @@ class KeyLevels:
         self._levels: list[tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]] = []
         self._sizes: list[int] = []  # states per level
         self._files: dict[int, Path] = {}  # level index -> its file, once spilled
+        self._sums: dict[int, str] = {}  # level index -> its file's checksum
 
     @property
     def depth(self) -> int:
@@ -241,9 +243,34 @@ class KeyLevels:
             if i in self._files:
                 continue
             path = folder / f"K{i + 1:06d}.npy"
-            np.save(path, np.stack(self._levels[i]), allow_pickle=False)
+            both = np.stack(self._levels[i])
+            np.save(path, both, allow_pickle=False)
+            self._sums[i] = checksum([both], path.stat().st_size)
+            del both
             self._files[i] = path
             self._levels[i] = (_EMPTY32, _EMPTY32)
+
+    @property
+    def on_disk(self) -> bool:
+        """Whether any level is held in a file (``spill``)."""
+        return bool(self._files)
+
+    def files(self) -> list[tuple[int, Path, str]]:
+        """The levels held in files, ``(level, path, checksum)`` each (level 2 on; the
+        checksum in ``checker.checkpoint.format.checksum``'s form), for a checkpoint to link
+        rather than copy (``checker.checkpoint.write.Checkpointer.save``)."""
+        return [(i + 1, self._files[i], self._sums[i]) for i in sorted(self._files)]
+
+    def add_file(self, path: Path, count: int, sum_: str) -> None:
+        """Record the next level as held in ``path``, a file ``spill`` wrote (a resumed
+        checkpoint's, ``count`` states, checksum ``sum_``), read only when a trace needs it.
+        Raises ``ValueError`` before level 1 (which is never in a file)."""
+        if not self._levels:
+            raise ValueError("level 1 is not kept in a file")
+        i = len(self._levels)
+        self._levels.append((_EMPTY32, _EMPTY32))
+        self._sizes.append(count)
+        self._files[i], self._sums[i] = path, sum_
 
     def _level(self, i: int) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
         if i not in self._files:

@@ -2,8 +2,8 @@
 being built no longer fit the memory budget (``--memory``) after the seen set and parent
 tables went to disk (``checker.search.tier``).
 
-- **The frontier's rows live on disk** (``frontier-K.rows``: row after row, ``width`` bytes
-  each) and are lent to the engine a window at a time (``eng_window``); only the frontier's
+- **The frontier's rows live on disk** (``checker.search.rows_file``: a checkpoint links the
+  file) and are lent to the engine a window at a time (``eng_window``); only their
   fingerprints stay in memory (8 bytes a state: the tie-break compares them).
 - **The level's tables are flushed to disk** whenever they fill the room the budget leaves
   beside a flush's copy: each entry's row hash, parent and label, sorted by row hash, in
@@ -39,6 +39,7 @@ from checker.native import core
 from checker.native.core import MAX_ACTIONS, check, view
 from checker.search.flush import Flush, merged, winners
 from checker.search.keys import KeyKind
+from checker.search.rows_file import RowsWriter, rows_checksum
 from checker.search.tier import resident
 
 CHUNK = 16384
@@ -66,6 +67,8 @@ class Stream:
         self.s = search
         self.active = False
         self.path: Path | None = None  # the frontier's rows
+        self.offset = 0  # where they start in it (bytes)
+        self.crc: int | None = None  # their CRC-32 (with checkpoints on)
         self.seq = 0
         self.flushes = 0  # of the last level
         self.most = 0  # of any level
@@ -74,15 +77,24 @@ class Stream:
     def _next_path(self) -> Path:
         self.seq += 1
         folder: Path = self.s.tier.home()
-        return folder / f"frontier-{self.seq:06d}.rows"
+        return folder / f"frontier-{self.seq:06d}.npy"
+
+    def _writer(self, path: Path, size: int) -> RowsWriter:
+        """A writer of the next frontier's file, ``size`` rows (summed with checkpoints on)."""
+        return RowsWriter(path, size, self.s.core.width, self.s.checkpoints is not None)
+
+    def linked(self) -> tuple[Path, str] | None:
+        """The frontier's file and its checksum, for a checkpoint to link (None: no sum)."""
+        sum_ = rows_checksum(self.offset, len(self.s.front_fps), self.s.core.width, self.crc)
+        return None if self.path is None or sum_ is None else (self.path, sum_)
 
     def start(self, size: int) -> None:
-        """Move the frontier (``size`` states, in the engine) to disk: from now on every
-        level is streamed."""
+        """Move the frontier (``size`` states, in the engine) to disk: levels stream now."""
         s, lib, handle = self.s, self.s.core.lib, self.s.core.handle
         path = self._next_path()
-        view(lib.eng_front_rows(handle), np.uint8, size * s.core.width).tofile(path)
-        self._front(path, np.array(s.front_fps, dtype=np.uint64))
+        with self._writer(path, size) as out:
+            out.write(view(lib.eng_front_rows(handle), np.uint8, size * s.core.width))
+        self._front(np.array(s.front_fps, dtype=np.uint64), out)
         self.active = True
 
     def start_from(self, frontier: Any) -> None:
@@ -90,14 +102,15 @@ class Stream:
         its rows copied to the tier's folder a slice at a time, its fingerprints the
         engine's. Raises ``OSError`` when a disk fails."""
         path = self._next_path()
-        with open(path, "wb") as out:
+        with self._writer(path, frontier.count) as out:
             for chunk in frontier.chunks(CHUNK):
-                chunk.tofile(out)
-        self._front(path, np.ascontiguousarray(frontier.fps))
+                out.write(chunk)
+        self._front(np.ascontiguousarray(frontier.fps), out)
         self.active = True
 
-    def _front(self, path: Path, fps: np.ndarray[Any, Any]) -> None:
+    def _front(self, fps: np.ndarray[Any, Any], written: RowsWriter) -> None:
         s, lib, handle = self.s, self.s.core.lib, self.s.core.handle
+        path, self.offset, self.crc = written.path, written.offset, written.crc
         check(lib.eng_front_fps_set(handle, fps.ctypes.data, len(fps)))
         if self.path is not None and self.path != path:
             self.path.unlink(missing_ok=True)
@@ -124,7 +137,7 @@ class Stream:
         n, width = len(self.s.front_fps), self.s.core.width
         if not n:
             return np.empty((0, width), dtype=np.uint8)
-        return np.memmap(self.path, dtype=np.uint8, mode="r", shape=(n, width))
+        return np.memmap(self.path, np.uint8, "r", self.offset, (n, width))
 
     def _windows(self, size: int) -> Any:
         """``(start, end)`` slices of the frontier, each lent to the engine while it is used."""
@@ -132,6 +145,7 @@ class Stream:
         s, lib, handle = self.s, self.s.core.lib, self.s.core.handle
         step, width = CHUNK * s.threads, s.core.width
         with open(self.path, "rb") as handle_file:
+            handle_file.seek(self.offset)
             for start in range(0, size, step):
                 end = min(size, start + step)
                 rows = np.fromfile(handle_file, dtype=np.uint8, count=(end - start) * width)
@@ -170,7 +184,7 @@ class Stream:
             return new
         path = self._next_path()
         try:
-            with open(path, "wb") as out:
+            with self._writer(path, new) as out:
                 fps, bad, hashes, parents, labels = self._regenerate(size, columns, out)
         except BaseException:
             path.unlink(missing_ok=True)
@@ -180,7 +194,7 @@ class Stream:
             s.tier.take_level(hashes)
             del hashes
             s._commit(len(fps), fps, parents, labels, bad, generated)
-            self._front(path, fps)
+            self._front(fps, out)
         s.tier.parents_to_files()  # the new level's parent table, to disk
         return len(fps)
 
@@ -300,7 +314,7 @@ class Stream:
                         handle, rows.ctypes.data, b - a, fps[a:].ctypes.data, bad[a:].ctypes.data
                     )
                 )
-                rows.tofile(out)
+                out.write(rows)
             a = b
             if s.due():
                 s.note = f"{s.tier.note()}; level streamed, making {n:,} new states again"

@@ -259,6 +259,17 @@ class Tier:
             link(run.path, path)
             own.adopt(Run(path, run.count, run.offset, run.checksum, run.words))
 
+    def adopt_level(self, path: Path, count: int, checksum: str) -> None:
+        """Take a resumed checkpoint's parent table of the next level (``count`` states, a
+        file ``KeyLevels.spill`` wrote): linked (else copied) into this tier's ``levels``
+        folder and held there, as ``parents_to_files`` would have put it. Raises
+        ``OSError``."""
+        folder = self.home() / "levels"
+        folder.mkdir(parents=True, exist_ok=True)
+        own = folder / f"resumed-{path.name}"
+        link(path, own)
+        self.keys.add_file(own, count, checksum)
+
     def report(self, stats: Stats) -> None:
         """Fill ``stats`` with what the tier held at most on disk
         and what the seen set and parent tables hold in memory and in files now."""

@@ -200,13 +200,14 @@ class UrlCheckpointer(Checkpointer):
         seen: Any,
         search: dict[str, Any],
         runs: Any = (),
+        key_levels: Any = (),
         kind: str | None = None,
     ) -> bool:
         """Write the checkpoint after ``level``: its levels not written yet, the
         ``frontier`` (a ``Frontier``, or an RDD of records of ``kind`` "rows" or "states")
-        and the manifest. ``seen`` and ``runs`` (the compiled local engine's) are not
-        kept: a resume rebuilds the seen set from the levels. Returns whether it was
-        written."""
+        and the manifest. ``seen``, ``runs`` and ``key_levels`` (the compiled local
+        engine's) are not kept: a resume rebuilds the seen set from the levels. Returns
+        whether it was written."""
         if self.failed:
             return False
         sc, seq = self.place.sc, self.seq + 1

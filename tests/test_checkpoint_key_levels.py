@@ -1,0 +1,102 @@
+"""Checkpoints of a compiled search spilled to disk keep its levels as the disk tier's parent
+tables (``levels/K*.npy``: hard links to the tier's own files, 8 bytes a state) instead of
+level files of fingerprints (16 bytes a state): a search that spills writes only level 1's,
+an in-memory checkpoint resumed and spilled has its level files replaced, and every mix
+resumes to the uninterrupted answers, traces included (``tests/test_checkpoint.py``'s
+search). Other engines, which need the fingerprints, refuse such a checkpoint by name."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+from test_checkpoint import CODEC, IDENTITY, PROPS, SPEC, resumed, signature
+from test_checkpoint import search as checkpoint_search
+
+from checker.checkpoint import write as checkpoint_write
+from checker.checkpoint.format import CheckpointError
+from checker.checkpoint.read import load
+from checker.checkpoint.saving import SaveOptions
+from checker.checkpoint.write import Checkpointer
+from checker.search import compiled as native_engine
+from checker.search.bfs import Limits
+
+SPILL = 1 << 20
+"""A budget the search passes at its first level: it spills at every level boundary."""
+
+
+class AfterCalls:
+    """A ``Limits.cancel`` set from its ``calls``-th look on: the compiled engine looks about
+    twice a level (53 times in this search's 26 levels), so the search stops at the same
+    level boundary on every run."""
+
+    def __init__(self, calls: int) -> None:
+        self.left = calls
+
+    def is_set(self) -> bool:
+        self.left -= 1
+        return self.left < 0
+
+
+def cut(folder, memory, calls, resume=None):
+    """The compiled search with a checkpoint at every level boundary in ``folder`` (going on
+    from ``resume``), stopped after ``calls`` looks at ``Limits.cancel``."""
+    writer = Checkpointer(folder, IDENTITY, 1e-9, resumed=resume)
+    saving = SaveOptions(writer, resume, CODEC)
+    limits = Limits(cancel=AfterCalls(calls))
+    result = native_engine.explore(
+        CODEC, SPEC, PROPS, limits, None, True, 2, saving=saving, memory=memory
+    )
+    assert result.reason == "cancelled"  # (VIOLATED once it has found a violation)
+    return load(folder, IDENTITY)
+
+
+@pytest.fixture(scope="module")
+def uninterrupted():
+    return signature(checkpoint_search("compiled"))
+
+
+def test_a_spilled_search_links_its_parent_tables(tmp_path, monkeypatch, uninterrupted):
+    """Spilled from the first level: the checkpoint names level 1's file and every later
+    level's parent table, second names of the tier's files (a copy would end the search with
+    exit 7 here), no other level file; it resumes on the compiled core, in memory or spilled,
+    and nowhere else."""
+    folder = tmp_path / "ck"
+    monkeypatch.setattr(checkpoint_write.shutil, "copyfile", lambda *_: os._exit(7))
+    loaded = cut(folder, SPILL, 15)
+    monkeypatch.undo()
+    assert 5 < loaded.level < 20
+    assert list(loaded.manifest["levels"]) == ["1"]
+    assert list(loaded.manifest["key_levels"]) == [str(k) for k in range(2, loaded.level + 1)]
+    names = sorted(os.listdir(folder / "levels"))
+    assert names == sorted(["L0001.npy"] + [f"K{k:06d}.npy" for k in range(2, loaded.level + 1)])
+    for target in ("compiled", "spilled"):
+        copy = shutil.copytree(folder, tmp_path / target)
+        assert signature(resumed(copy, target)) == uninterrupted
+    with pytest.raises(CheckpointError, match="only the local engine on the compiled core"):
+        checkpoint_search("local", SaveOptions(None, load(folder, IDENTITY), CODEC))
+    damaged = folder / "levels" / "K000003.npy"
+    data = bytearray(damaged.read_bytes())
+    data[-1] ^= 1
+    damaged.write_bytes(bytes(data))
+    with pytest.raises(CheckpointError, match="K000003.npy is not the file its manifest names"):
+        resumed(folder, "compiled")
+
+
+def test_level_files_and_parent_tables_mix_and_resume(tmp_path, uninterrupted):
+    """An in-memory checkpoint (level files only) resumed with a budget that spills: the next
+    checkpoint replaces levels 2 on by parent tables (their positions refer to the level
+    files' order); resumed once more, in memory and spilled, it gives the uninterrupted
+    answers."""
+    folder = tmp_path / "ck"
+    first = cut(folder, None, 15)
+    assert "key_levels" not in first.manifest or not first.manifest["key_levels"]
+    assert len(first.manifest["levels"]) == first.level
+    second = cut(folder, SPILL, 8, resume=first)
+    assert first.level + 2 < second.level
+    assert list(second.manifest["levels"]) == ["1"]
+    assert not (folder / "levels" / "L0002.npy").exists()
+    for target in ("compiled", "spilled"):
+        copy = shutil.copytree(folder, tmp_path / target)
+        assert signature(resumed(copy, target)) == uninterrupted
