@@ -1,6 +1,7 @@
 """Checkpoints of a compiled search spilled to disk keep its levels as the disk tier's parent
 tables (``levels/K*.npy``: hard links to the tier's own files, 8 bytes a state) instead of
-level files of fingerprints (16 bytes a state): a search that spills writes only level 1's,
+level files of fingerprints (16 bytes a state), and a streamed frontier's rows as a link to
+the tier's file: a search that spills writes only level 1's level file,
 an in-memory checkpoint resumed and spilled has its level files replaced, and every mix
 resumes to the uninterrupted answers, traces included (``tests/test_checkpoint.py``'s
 search). Other engines, which need the fingerprints, refuse such a checkpoint by name."""
@@ -18,8 +19,9 @@ from checker.checkpoint import write as checkpoint_write
 from checker.checkpoint.format import CheckpointError
 from checker.checkpoint.read import load
 from checker.checkpoint.saving import SaveOptions
-from checker.checkpoint.write import Checkpointer
+from checker.checkpoint.write import Checkpointer, link
 from checker.search import compiled as native_engine
+from checker.search import stream
 from checker.search.bfs import Limits
 
 SPILL = 1 << 20
@@ -37,6 +39,10 @@ class AfterCalls:
     def is_set(self) -> bool:
         self.left -= 1
         return self.left < 0
+
+
+def no_copy(*_):
+    raise AssertionError("a file was copied, not linked")
 
 
 def cut(folder, memory, calls, resume=None):
@@ -59,29 +65,39 @@ def uninterrupted():
 
 def test_a_spilled_search_links_its_parent_tables(tmp_path, monkeypatch, uninterrupted):
     """Spilled from the first level: the checkpoint names level 1's file and every later
-    level's parent table, second names of the tier's files (a copy would end the search with
-    exit 7 here), no other level file; it resumes on the compiled core, in memory or spilled,
-    and nowhere else."""
+    level's parent table and the frontier's rows, second names of the tier's files (a copy
+    fails the search here), no other level file; it resumes on the compiled core, in memory
+    or spilled (linking them again), and nowhere else; a damaged file is named."""
     folder = tmp_path / "ck"
-    monkeypatch.setattr(checkpoint_write.shutil, "copyfile", lambda *_: os._exit(7))
+    monkeypatch.setattr(checkpoint_write.shutil, "copyfile", no_copy)
     loaded = cut(folder, SPILL, 15)
     monkeypatch.undo()
     assert 5 < loaded.level < 20
     assert list(loaded.manifest["levels"]) == ["1"]
     assert list(loaded.manifest["key_levels"]) == [str(k) for k in range(2, loaded.level + 1)]
+    rows = loaded.manifest["files"]["frontier_rows"]  # the streamed frontier's own file
+    assert rows == loaded.manifest["files"]["frontier"].replace(".npy", "-rows.npy")
     names = sorted(os.listdir(folder / "levels"))
     assert names == sorted(["L0001.npy"] + [f"K{k:06d}.npy" for k in range(2, loaded.level + 1)])
     for target in ("compiled", "spilled"):
         copy = shutil.copytree(folder, tmp_path / target)
-        assert signature(resumed(copy, target)) == uninterrupted
+        linked = []
+        with monkeypatch.context() as patched:  # the resume links the files too
+            patched.setattr(checkpoint_write.shutil, "copyfile", no_copy)
+            patched.setattr(stream, "link", lambda a, b, got=linked: got.append(a) or link(a, b))
+            assert signature(resumed(copy, target)) == uninterrupted
+        # streamed from the start when spilled: the frontier's rows are not written again
+        assert linked[:1] == ([copy / rows] if target == "spilled" else [])
     with pytest.raises(CheckpointError, match="only the local engine on the compiled core"):
         checkpoint_search("local", SaveOptions(None, load(folder, IDENTITY), CODEC))
-    damaged = folder / "levels" / "K000003.npy"
-    data = bytearray(damaged.read_bytes())
-    data[-1] ^= 1
-    damaged.write_bytes(bytes(data))
-    with pytest.raises(CheckpointError, match="K000003.npy is not the file its manifest names"):
-        resumed(folder, "compiled")
+    for name in ("levels/K000003.npy", rows):
+        copy = shutil.copytree(folder, tmp_path / "damaged")
+        data = bytearray((copy / name).read_bytes())
+        data[-1] ^= 1
+        (copy / name).write_bytes(bytes(data))
+        with pytest.raises(CheckpointError, match=f"{name} is not the file its manifest names"):
+            resumed(copy, "compiled")
+        shutil.rmtree(copy)
 
 
 def test_level_files_and_parent_tables_mix_and_resume(tmp_path, uninterrupted):

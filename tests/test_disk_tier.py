@@ -292,7 +292,7 @@ def test_the_disk_peak_counts_a_streamed_levels_flushes_and_frontiers(monkeypatc
 
     def measured_regenerate(self, size, columns, out):
         columns = regenerate(self, size, columns, out)
-        out.flush()
+        out.out.flush()
         measure()
         return columns
 

@@ -183,7 +183,7 @@ def test_a_closed_terminal_ends_a_spilled_search_and_its_disk_tier(tmp_path):
     beside the checkpoint or in the temporary folder."""
     code, out, err, left = interrupt_after(
         ["explore", "--replicas", "3", "--memory", "1M", "--no-progress", "--out", "x"],
-        Ready("x/checkpoint/levels/L0012.npy"),
+        Ready("x/checkpoint/.spill-*/levels/K000012.npy"),  # the tier's parent table
         tmp_path,
         sig=signal.SIGHUP,
     )

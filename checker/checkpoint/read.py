@@ -65,13 +65,15 @@ def run_checksum(folder: Path, name: str) -> str:
 @dataclass
 class RowsFile:
     """A checkpoint's frontier of compiled-core rows, left in its file (``Loaded.frontier_file``):
-    ``fps`` in memory, ``count`` rows of ``width`` bytes from byte ``offset`` of ``path``."""
+    ``fps`` in memory, ``count`` rows of ``width`` bytes from byte ``offset`` of ``path``;
+    ``checksum``: the file's (``checksum``'s form) when it holds the rows alone."""
 
     fps: np.ndarray[Any, Any]
     path: Path
     offset: int
     count: int
     width: int
+    checksum: str | None = None
 
     def chunks(self, rows: int) -> Iterator[np.ndarray[Any, Any]]:
         """The rows, ``rows`` at a time, in order (``uint8`` arrays of shape (k, width)).
@@ -191,7 +193,8 @@ class Loaded:
                 (count, width), _, _ = read_header(handle)
                 frontier = RowsFile(fps, self.folder / name, handle.tell(), count, width)
                 if "frontier_rows" in files:
-                    got = crc_rest(handle) == files["frontier_rows_sum"]
+                    frontier.checksum = files["frontier_rows_sum"]
+                    got = crc_rest(handle) == frontier.checksum
                 else:
                     got = (
                         crc_rest(handle, zlib.crc32(np.ascontiguousarray(fps).data))

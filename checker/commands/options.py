@@ -334,7 +334,8 @@ CHECKPOINT_FLAGS = (
         metavar="DIR|URL",
         type=FolderOrUrl(),
         help="Go on from the checkpoint in DIR (explore: or at a URL): the same answers as one run. Any "
-        "engine, worker or partition count; the model, bounds and properties "
+        "engine, worker or partition count (a search spilled past --memory: the local engine "
+        "on the compiled core only); the model, bounds and properties "
         "are the checkpoint's (flags that differ are refused, exit 4).",
     ),
 )

@@ -121,3 +121,11 @@ def winners(
         lead[1:] = owner[1:] != owner[:-1]
         pick[owner[lead]] = members[lead]
     return pick
+
+
+def joined(pieces: list[np.ndarray[Any, Any]]) -> np.ndarray[Any, Any]:
+    """``pieces`` as one array, the list emptied: joined a column at a time, the level's
+    columns need their own bytes and one column's more, not twice their bytes."""
+    whole = np.concatenate(pieces)
+    pieces.clear()
+    return whole

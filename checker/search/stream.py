@@ -34,10 +34,11 @@ from typing import Any
 
 import numpy as np
 
+from checker.checkpoint.write import link
 from checker.limits import signals_deferred
 from checker.native import core
 from checker.native.core import MAX_ACTIONS, check, view
-from checker.search.flush import Flush, merged, winners
+from checker.search.flush import Flush, joined, merged, winners
 from checker.search.keys import KeyKind
 from checker.search.rows_file import RowsWriter, rows_checksum
 from checker.search.tier import resident
@@ -50,14 +51,6 @@ ENTRY = 30
 COPY = 14
 """Bytes a flush holds for an entry beside two of its key (the entry's and one sorted column
 at a time): parent, label and its place in the sort (``Stream._flush``)."""
-
-
-def _joined(pieces: list[np.ndarray[Any, Any]]) -> np.ndarray[Any, Any]:
-    """``pieces`` as one array, the list emptied: joined a column at a time, the level's
-    columns need their own bytes and one column's more, not twice their bytes."""
-    whole = np.concatenate(pieces)
-    pieces.clear()
-    return whole
 
 
 class Stream:
@@ -94,23 +87,28 @@ class Stream:
         path = self._next_path()
         with self._writer(path, size) as out:
             out.write(view(lib.eng_front_rows(handle), np.uint8, size * s.core.width))
-        self._front(np.array(s.front_fps, dtype=np.uint64), out)
+        self._front(np.array(s.front_fps, dtype=np.uint64), path, out.offset, out.crc)
         self.active = True
 
     def start_from(self, frontier: Any) -> None:
         """Stream from a resumed checkpoint's frontier (``checker.checkpoint.read.RowsFile``):
-        its rows copied to the tier's folder a slice at a time, its fingerprints the
-        engine's. Raises ``OSError`` when a disk fails."""
-        path = self._next_path()
-        with self._writer(path, frontier.count) as out:
-            for chunk in frontier.chunks(CHUNK):
-                out.write(chunk)
-        self._front(np.ascontiguousarray(frontier.fps), out)
+        its rows' own file linked into the tier's folder (else copied a slice at a time),
+        its fingerprints the engine's. Raises ``OSError`` when a disk fails."""
+        path, fps = self._next_path(), np.ascontiguousarray(frontier.fps)
+        if frontier.checksum is not None:  # a file of their own: a second name, no copy
+            link(frontier.path, path)
+            self._front(fps, path, frontier.offset, int(frontier.checksum.split(":")[0], 16))
+        else:
+            with self._writer(path, frontier.count) as out:
+                for chunk in frontier.chunks(CHUNK):
+                    out.write(chunk)
+            self._front(fps, path, out.offset, out.crc)
         self.active = True
 
-    def _front(self, fps: np.ndarray[Any, Any], written: RowsWriter) -> None:
+    def _front(self, fps: np.ndarray[Any, Any], path: Path, offset: int, crc: int | None) -> None:
+        """Make ``path`` (rows from byte ``offset``, their CRC-32 ``crc``) the frontier."""
         s, lib, handle = self.s, self.s.core.lib, self.s.core.handle
-        path, self.offset, self.crc = written.path, written.offset, written.crc
+        self.offset, self.crc = offset, crc
         check(lib.eng_front_fps_set(handle, fps.ctypes.data, len(fps)))
         if self.path is not None and self.path != path:
             self.path.unlink(missing_ok=True)
@@ -194,7 +192,7 @@ class Stream:
             s.tier.take_level(hashes)
             del hashes
             s._commit(len(fps), fps, parents, labels, bad, generated)
-            self._front(fps, out)
+            self._front(fps, path, out.offset, out.crc)
         s.tier.parents_to_files()  # the new level's parent table, to disk
         return len(fps)
 
@@ -268,7 +266,7 @@ class Stream:
             pick = pick[~lookup(h[pick])]
             for column, piece in zip(parts, (h[pick], parent[pick], label[pick])):
                 column.append(piece)
-        return tuple(_joined(column) for column in parts)
+        return tuple(joined(column) for column in parts)
 
     def _regenerate(
         self, size: int, columns: list[np.ndarray[Any, Any]], out: Any
