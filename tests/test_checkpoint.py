@@ -77,7 +77,11 @@ def resumed(folder: Path, engine: str):
     """Resume the checkpoint in ``folder`` on ``engine`` (writing checkpoints on)."""
     loaded = load(folder, IDENTITY)
     writer = Checkpointer(folder, IDENTITY, 1e-9, resumed=loaded)
-    if engine in ("compiled", "spilled") and loaded.seen() is None:
+    if (
+        engine in ("compiled", "spilled")
+        and loaded.seen() is None
+        and loaded.manifest["frontier_size"]
+    ):
         engine = "local"  # what the CLI does: no compiled seen set, the reference core goes on
     return search(engine, SaveOptions(writer, loaded, CODEC))
 

@@ -116,3 +116,22 @@ def test_level_files_and_parent_tables_mix_and_resume(tmp_path, uninterrupted):
     for target in ("compiled", "spilled"):
         copy = shutil.copytree(folder, tmp_path / target)
         assert signature(resumed(copy, target)) == uninterrupted
+
+
+def test_the_final_checkpoint_of_a_spilled_search_resumes(tmp_path, uninterrupted):
+    """A spilled search that ran to its end keeps a final checkpoint with an empty frontier
+    (its last level's parent table is there all the same); resumed, it gives the answers
+    without searching."""
+    folder = tmp_path / "ck"
+    saving = SaveOptions(Checkpointer(folder, IDENTITY, 1e-9), None, CODEC)
+    done = native_engine.explore(
+        CODEC, SPEC, PROPS, Limits(), None, True, 2, saving=saving, memory=SPILL
+    )
+    assert signature(done) == uninterrupted
+    loaded = load(folder, IDENTITY)
+    assert (
+        loaded.manifest["frontier_size"] == 0 and str(loaded.level) in loaded.manifest["key_levels"]
+    )
+    for target in ("compiled", "spilled"):
+        copy = shutil.copytree(folder, tmp_path / target)
+        assert signature(resumed(copy, target)) == uninterrupted

@@ -64,8 +64,8 @@ class CompiledCheckpoints(Saving):
         return {**super().search_state(), "key_bits": self.core.key_bits}
 
     def _restore(self, loaded: Loaded) -> int:
-        """Go on from ``loaded``: the parent tables (the last level in the frontier's order,
-        the others sorted), the seen set from its row hashes and runs, the frontier as rows:
+        """Go on from ``loaded``: the parent tables (``_restore_levels``), the seen set from
+        its row hashes and runs, the frontier as rows:
         in the engine, or, when it and the level it makes would pass the budget, streamed
         from a copy on disk (``Stream.start_from``; it is never read whole). Returns the
         frontier's size. Raises ``CheckpointError`` when it has no compiled seen set
@@ -114,8 +114,10 @@ class CompiledCheckpoints(Saving):
             keyed = loaded.key_level(k)
             if keyed is not None:
                 path, count, checksum = keyed
-                if k == loaded.level and not np.array_equal(
-                    np.load(path, mmap_mode="r")[0], front.view("<u4")[::2]
+                if (
+                    k == loaded.level
+                    and len(front)  # (none when the search had ended)
+                    and not np.array_equal(np.load(path, mmap_mode="r")[0], front.view("<u4")[::2])
                 ):
                     raise CheckpointError(f"{path} does not hold the frontier's states")
                 self.tier.adopt_level(path, count, checksum)
