@@ -9,12 +9,13 @@ import json
 import shutil
 import threading
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 from test_checkpoint import CODEC, IDENTITY, RECIPE, search, signature
 from test_checkpoint_spark import on_spark
 
-from checker.checkpoint.format import CheckpointError
+from checker.checkpoint.format import CheckpointError, Frontier
 from checker.checkpoint.saving import SaveOptions
 from checker.cli import cli
 from checker.commands import checkpoints as commands_checkpoints
@@ -170,3 +171,24 @@ def test_only_explore_takes_a_checkpoint_url():
     result = CliRunner().invoke(cli, ["compare", "--checkpoint", "file:///tmp/x"])
     assert result.exit_code == 2
     assert "only explore keeps checkpoints at a URL" in result.output
+
+
+def test_a_checkpoint_that_fails_leaves_none_of_its_files(tmp_path):
+    """The manifest's write fails after the tasks wrote the level's folder and the frontier:
+    one warning, and neither folder is left beside the checkpoint before it (none here)."""
+    sc = session.context(SparkOptions(master="local[2]"))
+    folder = tmp_path / "ck"
+    warned: list[str] = []
+    writer = checkpoints.UrlCheckpointer(
+        Place(sc, folder.as_uri()), IDENTITY, 0, warn=warned.append
+    )
+    fps = np.array([7, 9], dtype=np.uint64)
+    writer.level(1, fps, np.zeros(2, dtype=np.uint64))
+
+    def full(name, data):
+        raise OSError(28, "No space left on device")
+
+    writer.place.write = full
+    assert not writer.save(1, Frontier(fps, states=[b"a", b"b"]), None, {})
+    assert len(warned) == 1 and "No space left on device" in warned[0]
+    assert folder.is_dir() and not any(folder.rglob("*000001*"))

@@ -244,6 +244,7 @@ class UrlCheckpointer(Checkpointer):
         except KeyboardInterrupt:
             raise
         except Exception as exc:  # noqa: BLE001 -- OSError, or a Spark job that failed
+            self._discard(seq)
             self._failed(exc)
             return False
         self.seq, self.saved_level, self.last = seq, level, time.monotonic()
@@ -266,6 +267,15 @@ class UrlCheckpointer(Checkpointer):
             self.level_entries[k] = {"path": path, "states": 0, "sum": f"{0:016x}"}
             self.level_entries[k].update(answers.get(k, {}))
         self.waiting = {}
+
+    def _discard(self, seq: int) -> None:
+        """Delete what a checkpoint that failed wrote (its levels' folder and frontier; no
+        manifest names them), as far as the file system still answers."""
+        for name in (f"frontier-{seq:06d}", f"levels/B{seq:06d}"):
+            try:
+                self.place.delete(name)
+            except Exception:  # noqa: BLE001,S112 -- a file system or a context that is gone
+                continue
 
     def _drop_older(self, seq: int) -> None:
         """Delete the manifests and frontiers older than ``seq`` (a failure is harmless)."""
