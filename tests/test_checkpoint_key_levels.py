@@ -8,8 +8,10 @@ search). Other engines, which need the fingerprints, refuse such a checkpoint by
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
+from pathlib import Path
 
 import pytest
 from test_checkpoint import CODEC, IDENTITY, PROPS, SPEC, resumed, signature
@@ -21,7 +23,8 @@ from checker.checkpoint.read import load
 from checker.checkpoint.saving import SaveOptions
 from checker.checkpoint.write import Checkpointer, link
 from checker.search import compiled as native_engine
-from checker.search import stream
+from checker.search import seen as seen_module
+from checker.search import stream, tier
 from checker.search.bfs import Limits
 
 SPILL = 1 << 20
@@ -100,16 +103,18 @@ def test_a_spilled_search_links_its_parent_tables(tmp_path, monkeypatch, uninter
         shutil.rmtree(copy)
 
 
-def test_level_files_and_parent_tables_mix_and_resume(tmp_path, uninterrupted):
+def test_level_files_and_parent_tables_mix_and_resume(tmp_path, monkeypatch, uninterrupted):
     """An in-memory checkpoint (level files only) resumed with a budget that spills: the next
-    checkpoint replaces levels 2 on by parent tables (their positions refer to the level
-    files' order); resumed once more, in memory and spilled, it gives the uninterrupted
-    answers."""
+    checkpoint replaces levels 2 on by parent tables, made from the level files restored
+    (in their files' order); resumed once more, in memory and spilled, it gives the
+    uninterrupted answers."""
     folder = tmp_path / "ck"
     first = cut(folder, None, 15)
     assert "key_levels" not in first.manifest or not first.manifest["key_levels"]
     assert len(first.manifest["levels"]) == first.level
+    monkeypatch.setattr(tier, "SEEN_SHARE", 0.0)  # the levels' keys go to runs: it spills
     second = cut(folder, SPILL, 8, resume=first)
+    monkeypatch.undo()
     assert first.level + 2 < second.level
     assert list(second.manifest["levels"]) == ["1"]
     assert not (folder / "levels" / "L0002.npy").exists()
@@ -135,3 +140,100 @@ def test_the_final_checkpoint_of_a_spilled_search_resumes(tmp_path, uninterrupte
     for target in ("compiled", "spilled"):
         copy = shutil.copytree(folder, tmp_path / target)
         assert signature(resumed(copy, target)) == uninterrupted
+
+
+def test_parent_tables_on_disk_without_a_spill_keep_level_files(
+    tmp_path, monkeypatch, uninterrupted
+):
+    """Parent tables parked in files (past ``PARENTS_IN_MEMORY``, here at once) while the seen
+    set is in memory, or a checkpoint that may not link (a URL's): the level files are
+    written as before, so any engine resumes the checkpoint."""
+    monkeypatch.setattr(tier, "PARENTS_IN_MEMORY", 0)
+    parked = cut(tmp_path / "parked", None, 15)
+    monkeypatch.undo()
+    monkeypatch.setattr(Checkpointer, "links", False)
+    unlinked = cut(tmp_path / "unlinked", SPILL, 15)
+    monkeypatch.undo()
+    for loaded in (parked, unlinked):
+        assert not loaded.manifest["key_levels"]
+        assert len(loaded.manifest["levels"]) == loaded.level > 5
+        assert (
+            signature(checkpoint_search("local", SaveOptions(None, loaded, CODEC))) == uninterrupted
+        )
+
+
+def test_a_link_that_fails_leaves_the_name_it_replaces(tmp_path, monkeypatch):
+    """Where hard links fall back to copies, a copy that fails half-way leaves the file the
+    name held before, whole, and no temporary file."""
+    source, target = tmp_path / "new.npy", tmp_path / "K000002.npy"
+    source.write_bytes(b"new" * 1000)
+    target.write_bytes(b"old")
+
+    def no_link(*_):
+        raise OSError(errno.EXDEV, "Invalid cross-device link")
+
+    def half(src, dst):
+        Path(dst).write_bytes(b"ne")
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(checkpoint_write.os, "link", no_link)
+    monkeypatch.setattr(checkpoint_write.shutil, "copyfile", half)
+    with pytest.raises(OSError, match="No space"):
+        link(source, target)
+    assert target.read_bytes() == b"old" and sorted(os.listdir(tmp_path)) == [
+        "K000002.npy",
+        "new.npy",
+    ]
+    monkeypatch.undo()
+    monkeypatch.setattr(checkpoint_write.os, "link", no_link)
+    link(source, target)
+    assert target.read_bytes() == source.read_bytes() and not source.samefile(target)
+
+
+def test_checkpoints_without_hard_links_resume(tmp_path, monkeypatch, uninterrupted):
+    """Every link a copy (a file system without hard links): cut, resumed and cut again into
+    the same folder, spilled, the checkpoint still resumes to the uninterrupted answers."""
+
+    def no_link(*_):
+        raise OSError(errno.EPERM, "Operation not permitted")
+
+    monkeypatch.setattr(checkpoint_write.os, "link", no_link)
+    first = cut(tmp_path / "ck", SPILL, 10)
+    second = cut(tmp_path / "ck", SPILL, 8, resume=first)
+    assert first.level < second.level and len(second.manifest["key_levels"]) == second.level - 1
+    monkeypatch.undo()
+    assert signature(resumed(tmp_path / "ck", "compiled")) == uninterrupted
+
+
+def test_a_full_disk_at_the_last_checkpoint_ends_the_search_as_partial(tmp_path, monkeypatch):
+    """The parent tables cannot go to disk (no space): the search ends INCOMPLETE with the
+    disk tier's reason, and the final checkpoint's failure is a warning (it was ERROR, "the
+    spec raised OSError", when moving them for the checkpoint raised again)."""
+    calls = [0]
+    spill = seen_module.KeyLevels.spill
+
+    def full_at_the_fifth(self, folder):
+        calls[0] += 1
+        if calls[0] >= 5:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        spill(self, folder)
+
+    monkeypatch.setattr(seen_module.KeyLevels, "spill", full_at_the_fifth)
+    warned: list[str] = []
+    writer = Checkpointer(tmp_path / "ck", IDENTITY, 1e-9, warn=warned.append)
+    result = native_engine.explore(
+        CODEC,
+        SPEC,
+        PROPS,
+        Limits(),
+        None,
+        True,
+        2,
+        saving=SaveOptions(writer, None, CODEC),
+        memory=SPILL,
+    )
+    assert result.status.value == "INCOMPLETE", result.reason
+    assert (
+        result.reason.startswith("the disk tier cannot go on in ") and "No space" in result.reason
+    )
+    assert warned and "No space left on device" in warned[-1]

@@ -108,6 +108,11 @@ def resumes_on_spark_with_other_partitions_and_core(cut, uninterrupted, tmp_path
     left = sorted(path.name for path in copy.iterdir() if not path.name.startswith("."))
     assert left == ["checkpoint-000002.json", "frontier-000002", "levels"]
     assert sorted(path.name for path in (copy / "levels").iterdir()) == ["B000001", "B000002"]
+    # that last checkpoint (the search done, no frontier) resumes on the compiled core too,
+    # as the command line would (no seen set is needed to expand nothing)
+    finished = checkpoints.load(place, IDENTITY)
+    assert finished.manifest["frontier_size"] == 0
+    assert signature(search("compiled", SaveOptions(None, finished, CODEC))) == uninterrupted
 
 
 def with_a_folder_missing_or_a_count_wrong_is_refused(cut, tmp_path):

@@ -47,6 +47,15 @@ class Frontier:
     def __len__(self) -> int:
         return len(self.fps)
 
+    def arrays(self) -> list[np.ndarray[Any, Any]]:
+        """The arrays of its checkpoint file: ``[fps, rows]`` or ``[fps, blob, ends]``
+        (``checker.checkpoint.write``)."""
+        if self.rows is not None:
+            return [self.fps, self.rows]
+        states = self.states or []
+        ends = np.cumsum([len(s) for s in states], dtype=np.int64)
+        return [self.fps, np.frombuffer(b"".join(states), dtype=np.uint8), ends]
+
     def sorted(self) -> Frontier:
         """The same frontier ordered by fingerprint."""
         return self.take(np.argsort(self.fps))

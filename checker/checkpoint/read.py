@@ -118,18 +118,23 @@ class Loaded:
                 "which keeps its levels as the compiled core's parent tables: only the local "
                 "engine on the compiled core resumes it"
             )
-        for k in range(1, self.level + 1):
-            fps, parents = self.level_table(k)
+        for k, fps, parents in self.level_tables():
+            assert fps is not None and parents is not None
             order = np.argsort(fps)
             yield k, fps[order], parents[order]
 
-    def level_table(self, k: int) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
-        """Level ``k``'s fingerprints and their parents' (``uint64``), in its file's order.
-        Raises ``CheckpointError`` for a file that is missing or not the one written."""
-        fps, parents = read_arrays(
-            self.folder, f"levels/L{k:04d}.npy", 2, self.manifest["levels"][str(k)]
-        )
-        return fps, parents
+    def level_tables(self) -> Iterator[tuple[int, Any, Any]]:
+        """``(k, fps, parent fps)`` (``uint64``, in the order of its file) for levels 1 ..
+        ``level``, or ``(k, None, None)`` for a level kept as a parent table (``key_level``).
+        Raises ``CheckpointError`` for a level file that is missing or not the one written."""
+        keyed = self.manifest.get("key_levels", {})
+        for k in range(1, self.level + 1):
+            if str(k) in keyed:
+                yield k, None, None
+                continue
+            name, want = f"levels/L{k:04d}.npy", self.manifest["levels"][str(k)]
+            fps, parents = read_arrays(self.folder, name, 2, want)
+            yield k, fps, parents
 
     def key_level(self, k: int) -> tuple[Path, int, str] | None:
         """Level ``k``'s parent table when the checkpoint keeps one for it (a spilled

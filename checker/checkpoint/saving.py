@@ -5,7 +5,8 @@ once more at the end (Ctrl-C, SIGTERM, a time limit, or done), and go on from a 
 ``Saving`` is a base of ``checker.search.bfs.Search``; each engine gives its own ``level_table``,
 ``frontier_snapshot``, ``seen_snapshot`` and ``restore_levels`` (the reference engine's are
 here). The statistics, violations and open properties are saved and restored here, the same
-for every engine, so a checkpoint written by one engine resumes on any other.
+for every engine, so a checkpoint written by one engine resumes on any other (but one
+that keeps a spilled compiled search's parent tables: ``checker.checkpoint.write``).
 """
 
 from __future__ import annotations
@@ -133,7 +134,8 @@ class Saving(Reporting):
     def key_level_files(self) -> list[tuple[int, Path, str]]:
         """The levels whose parent tables the engine keeps in files, ``(level, path,
         checksum)``, which the checkpoint links in place of their level files (a compiled
-        search spilled to disk: ``checker.search.seen.KeyLevels.files``)."""
+        search spilled to disk: ``checker.search.seen.KeyLevels.files``). Raises
+        ``OSError`` when moving them to files fails (the checkpoint fails, not the search)."""
         return []
 
     def restore_levels(self, loaded: Loaded) -> list[Any]:
@@ -192,7 +194,7 @@ class Saving(Reporting):
                 seen,
                 self.search_state(),
                 self.seen_runs() if len(frontier) else [],
-                key_levels=self.key_level_files(),
+                key_levels=self.key_level_files,
             )
         finally:
             self.note = note

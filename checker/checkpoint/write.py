@@ -11,20 +11,17 @@ A checkpoint folder holds:
   checkpoint), and never changed; the manifest holds each one's CRC-32 and size.
 - ``frontier-NNNNNN.npy``: the frontier (every state of the last level), as arrays one after
   the other: ``fps`` (in the engine's order) and either ``rows`` (the compiled core's rows) or ``blob`` and
-  ``ends`` (the states' marshal encodings, concatenated, and where each ends). A streamed
-  frontier's rows stay in their own file, ``frontier-NNNNNN-rows.npy``, a hard link to the
-  disk tier's.
+  ``ends`` (the states' marshal encodings, concatenated, and where each ends); a streamed
+  frontier's rows: a link to the tier's file, ``frontier-NNNNNN-rows.npy``.
 - ``seen-NNNNNN.npy``: the compiled core's seen set (its row hashes, sorted), when the local
   compiled engine wrote it; the fingerprints of the level files are the seen set of every
   other engine.
 - ``seen-NNNNNN-runI.npy``: the rest of that seen set when the search spilled it to disk
   (``--memory``): its sorted runs (``checker.search.disk``), hard links to the disk tier's
   own files, so a checkpoint costs no copy of them.
-- ``levels/K000023.npy`` …: of a compiled search spilled to disk (``--memory``), the levels'
-  parent tables (each state's key and parent position, 8 bytes a state:
-  ``checker.search.seen.KeyLevels``), hard links to the disk tier's own files, in place of
-  those levels' ``L`` files (which are deleted once a checkpoint links them). Only the
-  compiled local engine resumes such a checkpoint (``Loaded.levels`` says so).
+- ``levels/K000023.npy`` …: once a compiled search spilled (``--memory``), in place of the
+  ``L`` files, links to its parent tables (``checker.search.seen.KeyLevels``, 8 bytes a
+  state); only the compiled local engine resumes these (``Loaded.levels`` says so).
 - ``checkpoint.json``: the manifest: what was checked (model, bounds, properties, symmetry,
   depth bound), the digest of the model's code (``checker.native.certificate.digest``), the
   statistics, the violations found with their shortest traces, the properties still open,
@@ -135,12 +132,18 @@ def _mapped(array: np.ndarray[Any, Any]) -> TypeGuard[np.memmap[Any, Any]]:
 
 def link(source: Path, path: Path) -> None:
     """``path`` as a second name of the file ``source`` (a hard link: no copy), or a copy
-    where the two cannot share a file (another file system). Raises ``OSError``."""
-    path.unlink(missing_ok=True)
+    where the two cannot share a file (another file system), put in place whole: a name a
+    manifest holds is never missing or half written. Raises ``OSError``."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.unlink(missing_ok=True)
     try:
-        os.link(source, path)
-    except OSError:
-        shutil.copyfile(source, path)
+        try:
+            os.link(source, tmp)
+        except OSError:
+            shutil.copyfile(source, tmp)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)  # (left by a failure, or ``path`` was ``source``)
 
 
 def _sync(path: Path) -> None:
@@ -151,15 +154,6 @@ def _sync(path: Path) -> None:
         os.close(fd)
 
 
-def frontier_arrays(frontier: Frontier) -> list[np.ndarray[Any, Any]]:
-    """``frontier`` as the arrays of its file: ``[fps, rows]`` or ``[fps, blob, ends]``."""
-    if frontier.rows is not None:
-        return [frontier.fps, frontier.rows]
-    states = frontier.states or []
-    ends = np.cumsum([len(s) for s in states], dtype=np.int64)
-    return [frontier.fps, np.frombuffer(b"".join(states), dtype=np.uint8), ends]
-
-
 class Checkpointer:
     """Writes the checkpoints of one search into ``folder``: the level files as levels are
     committed (``level``), the frontier and manifest when ``due`` (every ``every`` seconds;
@@ -167,7 +161,10 @@ class Checkpointer:
     (``checker.commands.checkpoints.identity``). A failure to write is one ``warn(message)`` and
     the search goes on with the last good checkpoint kept, or, with ``required``, raises
     ``CheckpointFailed``. ``resumed``: the checkpoint this search goes on from (same folder:
-    its level files are kept)."""
+    its level files are kept). ``links``: its checkpoints may name hard links to an
+    engine's own files (a folder; a URL's may not)."""
+
+    links = True
 
     def __init__(
         self,
@@ -228,31 +225,31 @@ class Checkpointer:
         seen: np.ndarray[Any, Any] | None,
         search: dict[str, Any],
         runs: Sequence[tuple[Path, str]] = (),
-        key_levels: Sequence[tuple[int, Path, str]] = (),
+        key_levels: Callable[[], Sequence[tuple[int, Path, str]]] = tuple,
     ) -> bool:
         """Write the checkpoint of the boundary after ``level`` (the frontier's level): the
         ``frontier``, the compiled core's ``seen`` hashes (or None) and the ``search`` state
         (``checker.checkpoint.saving``); ``runs`` (the seen set's runs on disk) and
-        ``key_levels`` (``(level, path, checksum)``: ``checker.search.seen.KeyLevels.files``)
-        are linked, not copied, the latter in place of level files. Returns whether it was
-        written."""
+        what ``key_levels()`` gives (``(level, path, checksum)``:
+        ``checker.search.seen.KeyLevels.files``; it may raise ``OSError``) are linked, not
+        copied, the latter in place of level files. Returns whether it was written."""
         if self.failed:
-            return False
-        keyed = {k: (path, checksum) for k, path, checksum in key_levels}
-        missing = [k for k in range(1, level + 1) if k not in self.level_sums and k not in keyed]
-        if missing:
-            self._failed(OSError(f"level {missing[0]}'s file was never written"))
             return False
         seq = self.seq + 1
         files: dict[str, str] = {}
         written: list[Path] = []
         try:
+            keyed = {k: (path, checksum) for k, path, checksum in key_levels()}
+            have = self.level_sums.keys() | keyed.keys()
+            missing = [k for k in range(1, level + 1) if k not in have]
+            if missing:
+                raise OSError(f"level {missing[0]}'s file was never written")
             self.folder.mkdir(parents=True, exist_ok=True)
             for path in self.unsynced:
                 _sync(path)
             name = f"frontier-{seq:06d}.npy"
             written.append(self.folder / name)
-            arrays = frontier_arrays(frontier)
+            arrays = frontier.arrays()
             if frontier.linked is not None:  # the rows' own file: a second name of it
                 rows_name = f"frontier-{seq:06d}-rows.npy"
                 written.append(self.folder / rows_name)
@@ -273,12 +270,7 @@ class Checkpointer:
                 written.append(self.folder / name)
                 link(path, self.folder / name)
                 linked.append([name, checksum])
-            for k, (path, checksum) in keyed.items():
-                target = self.folder / key_level_name(k)
-                if not (target.exists() and os.path.samefile(path, target)):  # once a level
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    link(path, target)
-                    _sync(target)
+            self._link_levels(keyed)
             manifest = {
                 "format": FORMAT,
                 "version": VERSION,
@@ -305,10 +297,21 @@ class Checkpointer:
         self.seq, self.saved_level, self.last = seq, level, time.monotonic()
         self.unsynced = []
         self._tidy(set(files.values()) | {name for name, _ in linked})
-        for k in keyed:  # the level's own file, replaced by its parent table's
-            if self.level_sums.pop(k, None) is not None:
-                (self.folder / "levels" / f"L{k:04d}.npy").unlink(missing_ok=True)
+        for k in keyed:  # the level's own file (if any), replaced by its parent table's
+            self.level_sums.pop(k, None)
+            (self.folder / "levels" / f"L{k:04d}.npy").unlink(missing_ok=True)
         return True
+
+    def _link_levels(self, keyed: dict[int, tuple[Path, str]]) -> None:
+        """Name each parent table of ``keyed`` as its level's file, once (a name there that
+        is the same file stays; a copy, where links fall back to copies, is replaced whole).
+        Raises ``OSError``."""
+        for k, (path, _) in keyed.items():
+            target = self.folder / key_level_name(k)
+            if not (target.exists() and os.path.samefile(path, target)):
+                target.parent.mkdir(parents=True, exist_ok=True)
+                link(path, target)
+                _sync(target)
 
     def _tidy(self, keep: set[str]) -> None:
         """Delete frontier and seen files the manifest no longer names."""

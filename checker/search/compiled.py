@@ -222,7 +222,7 @@ class CompiledSearch(CompiledCheckpoints, Search):
             self.stats.depth += 1
             self.full = {level: self.front_fps, level + 1: fps}
         self.stats.distinct += new
-        if new and self.checkpoints is not None and not self.seen.on_disk:  # else: linked
+        if new and self.checkpoints is not None and not self.keyed():  # else: linked
             self.checkpoints.level(level + 1, fps, self.front_fps[parent_rows])
         self._transitions_broken(level)
         self._invariants_broken(fps, bad)

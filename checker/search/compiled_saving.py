@@ -43,10 +43,17 @@ class CompiledCheckpoints(Saving):
     def seen_runs(self) -> list[tuple[Path, str]]:
         return self.tier.run_files()
 
+    def keyed(self) -> bool:
+        """Whether checkpoints keep the levels as parent tables: once the seen set has
+        spilled to disk (so only this engine could resume it anyway), into a folder (a
+        checkpoint that links files; not a URL)."""
+        links: bool = getattr(self.checkpoints, "links", False)
+        return links and self.tier.spilled
+
     def key_level_files(self) -> list[tuple[int, Path, str]]:
-        """Once the parent tables went to files, every level's but the first (those still
-        in memory are moved there now), for the checkpoint to link."""
-        if not self.seen.on_disk:
+        """When ``keyed``, every level's parent table but the first (those still in memory
+        are moved to files now), for the checkpoint to link. Raises ``OSError``."""
+        if not self.keyed():
             return []
         self.tier.parents_to_files()
         return self.seen.files()
@@ -110,9 +117,11 @@ class CompiledCheckpoints(Saving):
         for a trace. Raises ``CheckpointError`` when a file is damaged or does not follow
         the level before it."""
         previous: tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]] | None = None
-        for k in range(1, loaded.level + 1):
-            keyed = loaded.key_level(k)
-            if keyed is not None:
+        for k, keys, parents in loaded.level_tables():
+            keyed = None if keys is not None or k == 1 else loaded.key_level(k)
+            if keys is None:
+                if keyed is None:
+                    raise CheckpointError(f"level {k} of {loaded.folder} has no file")
                 path, count, checksum = keyed
                 if (
                     k == loaded.level
@@ -123,7 +132,6 @@ class CompiledCheckpoints(Saving):
                 self.tier.adopt_level(path, count, checksum)
                 previous = None
                 continue
-            keys, parents = loaded.level_table(k)
             rows = None
             if k > 1:
                 if previous is None:

@@ -87,7 +87,8 @@ def load(place: Place, identity: dict[str, Any]) -> UrlLoaded:
 class UrlLoaded(Loaded):
     """A URL checkpoint read back: the manifest here, the records read by Spark jobs. The
     Spark engine re-partitions them on the executors (``checker.spark.rdds.Levels.adopt``);
-    ``levels`` and ``frontier`` collect them into this process for the other engines."""
+    ``levels`` (``level_tables``) and ``frontier`` collect them into this process for the other
+    engines."""
 
     place: Any = None
 
@@ -103,7 +104,7 @@ class UrlLoaded(Loaded):
             ) from None
         return sorted(records, key=lambda record: record[0])
 
-    def levels(self) -> Any:
+    def level_tables(self) -> Any:
         batch: dict[int, list[Any]] = {}
         path = ""
         for k in range(1, self.level + 1):
@@ -117,8 +118,7 @@ class UrlLoaded(Loaded):
             check(entry, records, self.place.url, f"level {k}")
             fps = np.concatenate([r[2] for r in records] or [np.zeros(0, np.uint64)])
             parents = np.concatenate([r[3] for r in records] or [np.zeros(0, np.uint64)])
-            order = np.argsort(fps)
-            yield k, fps[order], parents[order]
+            yield k, fps, parents
 
     def frontier(self) -> Frontier:
         entry = self.manifest["frontier"]
@@ -159,6 +159,8 @@ class UrlCheckpointer(Checkpointer):
     commits wait (the driver's as arrays, Spark's as their RDDs) until the next checkpoint
     writes them; the frontier and manifest as ``save`` is called. Failures are handled as
     there (a warning, or ``CheckpointFailed`` with ``required``)."""
+
+    links = False  # (the compiled local engine writes its level files here)
 
     def __init__(
         self,
