@@ -57,6 +57,8 @@ LEFT_UNMARKED = {
         "19 GiB (docs/benchmarks.md)",
         "1,004,302,688 orbits": "the same bound, depth 27 of a longer run: nearly 2 hours "
         "(docs/benchmarks.md)",
+        "1,134,154,626 orbits": "the same bound, depth 28 of the run over two sessions: over "
+        "2 hours (docs/benchmarks.md)",
         "16.5 million orbits": "3 replicas, 3 records on Spark and locally, timed side by side "
         "(docs/benchmarks.md)",
         "21,581,859": "kip320 --with split-fetch at 3 replicas: 37 s, over a GiB",
