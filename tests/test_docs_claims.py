@@ -53,12 +53,8 @@ LEFT_UNMARKED = {
         "(docs/benchmarks.md)",
         "123,627,954 orbits": "4 replicas, 1 record, epoch 2: 9 min and 2.9 GiB "
         "(docs/benchmarks.md)",
-        "578,936,184 orbits": "4 replicas, 2 records, epoch 2, cut at depth 24: an hour and "
-        "19 GiB (docs/benchmarks.md)",
-        "1,004,302,688 orbits": "the same bound, depth 27 of a longer run: nearly 2 hours "
-        "(docs/benchmarks.md)",
-        "1,134,154,626 orbits": "the same bound, depth 28 of the run over two sessions: over "
-        "2 hours (docs/benchmarks.md)",
+        "1,590,690,387 orbits": "4 replicas, 2 records, epoch 2: 3 h 13 min of search over two "
+        "sessions, 18.6 GiB and 69 GiB of disk (docs/benchmarks.md)",
         "16.5 million orbits": "3 replicas, 3 records on Spark and locally, timed side by side "
         "(docs/benchmarks.md)",
         "21,581,859": "kip320 --with split-fetch at 3 replicas: 37 s, over a GiB",
