@@ -131,10 +131,12 @@ def fresh_models(monkeypatch):
 @pytest.fixture
 def variant_registry(monkeypatch):
     """The built-in variants before the test and after it, whatever variant files it loads
-    (the registries are changed in place: other modules hold references to them)."""
+    (the registries are changed in place: other modules hold references to them), and no
+    variant file trusted (``plugins.TRUST_ENV``) before it or after it."""
     from spec.kafka import plugins, variants
 
     presets, rules = dict(variants.PRESETS), dict(variants.RULES)
+    monkeypatch.setenv(plugins.TRUST_ENV, "")  # restored (unset) after the test
     monkeypatch.setattr(plugins, "_files", {})
     monkeypatch.setattr(plugins, "_entry_points_loaded", False)
     yield

@@ -12,6 +12,7 @@ fetch moves 0's HW past it: 10 states, NoDivergence.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from importlib.metadata import EntryPoint
@@ -31,7 +32,9 @@ EXAMPLE = str(ROOT / "examples" / "variant_rules.py")
 @pytest.fixture(autouse=True)
 def _clean_registry(variant_registry):
     """Each test starts from the built-in variants and leaves them as it found them
-    (``conftest.variant_registry``)."""
+    (``conftest.variant_registry``); the example file is trusted, as the user's own
+    ``--variant-file`` is (``test_untrusted_files`` shows what an untrusted one gets)."""
+    plugins.trust(EXAMPLE)
 
 
 def _kafka(**bounds):
@@ -92,6 +95,7 @@ def test_a_bad_variant_file_is_one_config_error(tmp_path, text, message):
     path = tmp_path / "rules.py"
     if text is not None:
         path.write_text(text)
+    plugins.trust(path)
     with pytest.raises(ConfigError, match="--variant-file") as error:
         Config(variant_file=str(path)).validate()
     assert message in str(error.value)
@@ -102,6 +106,7 @@ def test_a_variant_file_python_cannot_load_is_one_config_error(tmp_path):
     gives None): the error names it, not an AttributeError."""
     path = tmp_path / "rules.txt"
     path.write_text(Path(EXAMPLE).read_text())
+    plugins.trust(path)
     with pytest.raises(ConfigError, match="cannot be imported as a Python module"):
         Config(variant_file=str(path)).validate()
     failed = CliRunner().invoke(cli, ["explore", "--variant-file", str(path)])
@@ -157,7 +162,8 @@ def test_explore_writes_a_trace_that_replays_in_a_fresh_process(tmp_path):
     assert document["variant"] == "leo-fenced"
     assert document["config"]["variant_file"] == EXAMPLE
     replayed = subprocess.run(
-        [sys.executable, "-m", "checker.cli", "replay", str(trace)],
+        [sys.executable, "-m", "checker.cli", "replay", str(trace), "--variant-file", EXAMPLE],
+        env={k: v for k, v in os.environ.items() if k != plugins.TRUST_ENV},
         capture_output=True,
         text=True,
         cwd=tmp_path,

@@ -18,6 +18,7 @@ from checker.liveness import run as live
 from checker.liveness.fairness import FairnessError
 from checker.models import compose
 from checker.result import EXIT_BAD_INPUT
+from spec.kafka import plugins
 
 
 def definition(check: gate.Check, spec: Any, engine: Any) -> dict[str, Any]:
@@ -78,10 +79,11 @@ def config_error(message: str) -> None:
 
 def given_of(check: gate.Check, folder: Path) -> dict[Any, Any]:
     """A check's model options as ``make_config`` takes them; ``variant_file`` is relative
-    to ``folder``, the gate file's."""
+    to ``folder``, the gate file's, and trusted (``plugins.trust``): the gate config is the
+    team's own file, as the command line is."""
     given = {"truncation": check.truncation, **check.bounds}
     if given.get("variant_file"):
-        given["variant_file"] = str((folder / given["variant_file"]).resolve())
+        given["variant_file"] = plugins.trust(folder / given["variant_file"])
     for field, key in _KEYS.items():
         given[field] = given.pop(key, None)
     return given

@@ -22,9 +22,10 @@ from checker.renderers.steps import counted
 from checker.result import EXIT_BAD_INPUT, EXIT_ENVIRONMENT, EXIT_SPEC_ERROR, Status
 from checker.symmetry import SymmetryError, for_spec
 
-TRACE_PARAMS = ("trace_file", "radius", "form", "out", "max_states")
+TRACE_PARAMS = ("trace_file", "radius", "form", "out", "max_states", "variant_file")
 """The options that go with ``--trace``; every other one (the model flags, ``--symmetry``)
-the trace replaces, since it names its model and bounds."""
+the trace replaces, since it names its model and bounds (but not the code of a variant file
+it names, which only the user can vouch for)."""
 
 
 @click.command(name="graph")
@@ -104,7 +105,7 @@ def graph_cmd(
             raise click.UsageError(
                 f"{options[0]} does not go with --trace: the trace names its model and bounds"
             )
-        drawn, what = _neighbourhood(trace_file, radius, max_states)
+        drawn, what = _neighbourhood(trace_file, radius, max_states, flags.get("variant_file"))
     else:
         if ctx.get_parameter_source("radius") == ParameterSource.COMMANDLINE:
             raise click.UsageError("--radius applies only with --trace")
@@ -166,11 +167,12 @@ def _whole(model: Any, given: Any, names: Any, symmetry: bool, max_states: int) 
     return drawn, f"counterexamples marked: {marked or 'none (every property holds)'}"
 
 
-def _neighbourhood(path: Path, radius: int, max_states: int) -> Any:
-    """``(graph, what was drawn)`` for ``--trace``: the trace replayed on this model, then
-    every state within ``radius`` actions of it."""
+def _neighbourhood(path: Path, radius: int, max_states: int, variant_file: Any) -> Any:
+    """``(graph, what was drawn)`` for ``--trace``: the trace replayed on this model (with
+    the user's ``--variant-file`` for one that names a variant file), then every state within
+    ``radius`` actions of it."""
     try:
-        document = tracefile.load(path)
+        document = tracefile.load(path, variant_file)
         spec, violation = tracefile.replay(path, document)
     except tracefile.TraceFileError as exc:
         click.echo(f"Error: {exc}", err=True)

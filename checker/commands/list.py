@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
+from checker.commands.trusted import variant_file_option
 from checker.formats import catalog
 from checker.models.compose import build_model
 from checker.renderers import listing
@@ -21,13 +22,7 @@ TLA = TlaConfig()
 
 
 @click.command(name="list")
-@click.option(
-    "--variant-file",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    default=None,
-    metavar="RULES.PY",
-    help="List your own rules and variants too.",
-)
+@variant_file_option("List your own rules and variants too.")
 @click.option(
     "--json",
     "as_json",

@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 import click
 
 from checker.checkpoint.format import DEFAULT_EVERY
+from checker.commands.trusted import variant_file_option
 from checker.models import compose
 from checker.renderers import shown
 from spec.kafka import Config, ConfigError
@@ -23,16 +24,13 @@ from spec.tla.config import TLA_MAX_REPLICAS, TLA_MODULES
 
 DEFAULTS = Config()
 TLA = TlaConfig()
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 PROTOCOL_FLAGS = (
-    click.option(
-        "--variant-file",
-        type=click.Path(exists=True, dir_okay=False, path_type=Path),
-        default=None,
-        metavar="RULES.PY",
-        help="A Python file of your own truncation rules and variants (kafka): its "
-        "variants join --truncation, its rules --with. See examples/.",
+    variant_file_option(
+        "A Python file of your own truncation rules and variants (kafka): its "
+        "variants join --truncation, its rules --with. See examples/."
     ),
     click.option(
         "--with",
@@ -212,9 +210,6 @@ def bounds(
         "log_size": log_size,
         **{key: protocol.get(key) for key in PROTOCOL_KEYS},
     }
-
-
-F = TypeVar("F", bound=Callable[..., Any])
 
 
 def with_options(options: Sequence[Callable[[F], F]]) -> Callable[[F], F]:

@@ -15,6 +15,7 @@ from checker.commands.checkpoints import refuse
 from checker.jsontext import unreadable
 from checker.limits import Limits
 from checker.models import compose
+from spec.kafka import plugins
 
 
 def resumed(
@@ -59,7 +60,8 @@ def saved_options(folder: Path | str, spark: Any = None) -> dict[str, Any]:
     """The model, config, ``--invariant`` names, symmetry and depth bound a checkpoint was
     written with (``folder``: a folder, or a URL reached through Spark started with the
     ``SparkOptions`` ``spark``). Exits 4 when there is no readable manifest (the full check
-    is ``checker.checkpoint.read.load``)."""
+    is ``checker.checkpoint.read.load``), or when it names a variant file the user did not
+    name on the command line (``spec.kafka.plugins.require_trusted``)."""
     try:
         if isinstance(folder, str):
             manifest = url_plan.manifest(folder, spark)
@@ -72,6 +74,13 @@ def saved_options(folder: Path | str, spark: Any = None) -> dict[str, Any]:
                     "with hwcheck simulate --resume"
                 )
             )
+        config = manifest.get("config")
+        named = config.get("variant_file") if isinstance(config, dict) else None
+        if named is not None:  # a checkpoint can be shared: it never vouches for code
+            try:
+                plugins.require_trusted(str(named))
+            except plugins.UntrustedFile as exc:
+                refuse(CheckpointError(f"{folder}: its manifest {exc}"))
         return {
             key: manifest[key]
             for key in (

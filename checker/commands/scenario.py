@@ -26,7 +26,14 @@ from typing import Any, NoReturn
 import click
 from click.core import ParameterSource
 
-from checker.commands.options import bounds, build, choose, model_options, protocol_from
+from checker.commands.options import (
+    bounds,
+    build,
+    choose,
+    model_options,
+    protocol_from,
+)
+from checker.commands.trusted import untrusted
 from checker.formats import report, schedule
 from checker.model import Spec
 from checker.models.compose import SPELLING
@@ -66,6 +73,7 @@ class Prepared:
         )
 
 
+@untrusted
 @click.command(name="hwcheck: header", add_help_option=False)
 @model_options
 def _header(**flags: Any) -> dict[str, Any]:

@@ -110,8 +110,10 @@ def serve_cmd(
     )
     document = None
     if trace is not None:
-        named = [
-            SPELLING.get(k, f"--{k.replace('_', '-')}") for k, v in given.items() if v is not None
+        named = [  # but the variant file: a trace that names one needs the user to name it
+            SPELLING.get(k, f"--{k.replace('_', '-')}")
+            for k, v in given.items()
+            if v is not None and k != "variant_file"
         ]
         if ctx.get_parameter_source("model") != ParameterSource.DEFAULT:
             named.insert(0, "--model")
@@ -119,7 +121,7 @@ def serve_cmd(
             raise click.UsageError(
                 f"--trace takes the model and bounds from the trace; drop {', '.join(named)}"
             )
-        document, explorer = _from_trace(trace, names)
+        document, explorer = _from_trace(trace, names, given["variant_file"])
     else:
         if scenario_file is None:
             config, _, _ = build(model, given)
@@ -166,13 +168,15 @@ def _explorer(model: str, config: Any, names: Any) -> Explorer:
         ) from None
 
 
-def _from_trace(path: Path, names: Any) -> tuple[dict[Any, Any], Explorer]:
+def _from_trace(
+    path: Path, names: Any, variant_file: str | None
+) -> tuple[dict[Any, Any], Explorer]:
     """The trace's document and an explorer on its model; a trace that cannot be read, does
     not replay here (edited, or another hwcheck version) or draws a state otherwise than the
     model (``tracefile.check_pictures``: the trace page draws the file) ends in one message,
     exit 4."""
     try:
-        document = tracefile.load(path)
+        document = tracefile.load(path, variant_file)
         spec, violation = tracefile.replay(path, document)
         tracefile.check_pictures(path, document, spec, violation)  # the trace page draws them
     except tracefile.TraceFileError as exc:

@@ -16,17 +16,22 @@ from typing import Any
 import click
 from rich.text import Text
 
+from checker.commands.trusted import variant_file_option
 from checker.formats import report, tracefile
 from checker.renderers import html, lasso, steps
 from checker.renderers.terminal import stdout_console
 from checker.result import EXIT_BAD_INPUT, EXIT_ENVIRONMENT, EXIT_OK, Violation
 
 TRACE = click.argument("trace", type=click.Path(dir_okay=False, path_type=Path))
+VARIANT_FILE = variant_file_option(
+    "The variant file of a trace made with one (kafka). A trace only names it: "
+    "hwcheck runs a variant file only when you name it here."
+)
 
 
-def _load(path: Path) -> dict[Any, Any]:
+def _load(path: Path, variant_file: Path | None = None) -> dict[Any, Any]:
     try:
-        return tracefile.load(path)
+        return tracefile.load(path, variant_file)
     except tracefile.TraceFileError as exc:
         click.echo(f"Error: {exc}", err=True)
         sys.exit(EXIT_BAD_INPUT)
@@ -87,13 +92,20 @@ def _checked(trace: Path, document: dict[Any, Any]) -> tuple[Any, Violation]:
     help="Draw the file as it is, without replaying it on this model (a trace of another "
     "hwcheck version); the drawing says it is unchecked.",
 )
+@VARIANT_FILE
 def show_cmd(
-    trace: Path, step: Any, changes_only: Any, hide: Any, html_out: Any, no_check: bool
+    trace: Path,
+    step: Any,
+    changes_only: Any,
+    hide: Any,
+    html_out: Any,
+    no_check: bool,
+    variant_file: Path | None,
 ) -> None:
     """Draw a counterexample trace (trace.json) state by state, once this model has
     reproduced it as replay does (every action enabled, every fingerprint, the property
     still violated) and drawn every state as the file does."""
-    document = _load(trace)
+    document = _load(trace, variant_file)
     if not no_check:
         spec, violation = _checked(trace, document)
         try:
@@ -128,9 +140,10 @@ def show_cmd(
 
 @click.command(name="replay")
 @TRACE
-def replay_cmd(trace: Path) -> None:
+@VARIANT_FILE
+def replay_cmd(trace: Path, variant_file: Path | None) -> None:
     """Re-execute a trace's actions on this hwcheck's model and check every fingerprint."""
-    document = _load(trace)
+    document = _load(trace, variant_file)
     _, violation = _checked(trace, document)
     name, loop = violation.prop.name, violation.loop
     head = (

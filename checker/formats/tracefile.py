@@ -26,6 +26,7 @@ from checker.models import compose
 from checker.result import Loop, Violation
 from checker.trace import Unreproduced, follow
 from checker.trace import replay as replay_labels
+from spec.kafka.config import UntrustedVariantFile
 
 SCHEMA_PATH = Path(__file__).with_name("trace.schema.json")
 
@@ -41,8 +42,12 @@ def schema() -> dict[str, Any]:
     return loaded
 
 
-def load(path: Path) -> dict[str, Any]:
+def load(path: Path, variant_file: Path | str | None = None) -> dict[str, Any]:
     """Read and validate a trace file; return the document.
+
+    ``variant_file``: the ``--variant-file`` the user gave the command (trusted by its flag),
+    which replaces the one the trace's config names; without it, a trace that names one builds
+    no model (``spec.kafka.plugins``: a file never makes hwcheck run code).
 
     Raises ``TraceFileError`` for a missing or unreadable file, invalid or truncated JSON, another
     format or version, or a document that breaks the schema.
@@ -83,6 +88,8 @@ def load(path: Path) -> dict[str, Any]:
             f"{path}: field loop/back_to: {loop['back_to']} is not "
             + ("the last step's index" if loop["stutter"] else "the index of a step")
         )
+    if variant_file is not None:
+        document["config"]["variant_file"] = str(Path(variant_file).resolve())
     return document
 
 
@@ -94,6 +101,8 @@ def model_of(path: Path, document: dict[str, Any]) -> tuple[Any, list[Any], list
     try:
         config = compose.make_config(document["model"], dict(document["config"]))
         spec, props = compose.build_model(document["model"], config)
+    except UntrustedVariantFile as exc:
+        raise TraceFileError(f"{path} {exc}") from None
     except (ValueError, TypeError) as exc:
         raise TraceFileError(
             f"{path}: its config does not build a {document['model']} model here: {exc}"

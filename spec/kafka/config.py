@@ -21,6 +21,13 @@ FLUSH_MODES = ("background", "always")
 ACKS = ("all", "1")
 """``--acks``: acknowledged once committed, or on the leader's append."""
 
+
+class UntrustedVariantFile(ConfigError):
+    """A config that names a variant file nobody trusted (``plugins.UntrustedFile``): it came
+    from a file (trace, schedule header, checkpoint manifest). The message reads after the
+    file's name: ``f"{source} {error}"``."""
+
+
 MAX_REPLICAS = 7
 """The kafka model's largest replication factor (exhaustive search is practical to 3 or 4;
 ``hwcheck simulate`` reaches 7)."""
@@ -48,7 +55,9 @@ class Config:
       the log when it likes, so an unclean shutdown loses the unflushed tail) or ``always``
       (an fsync on every append, ``log.flush.interval.messages=1``).
     - ``variant_file``: a Python file of the team's own truncation rules and variants
-      (``spec.kafka.plugins.load_file``), as an absolute path; None for none.
+      (``spec.kafka.plugins.load_file``), as an absolute path; None for none. It is imported
+      only once the user has named it (``plugins.trust``: the ``--variant-file`` flag, the
+      gate config); a config read from a trace, schedule or checkpoint cannot make it run.
     - ``max_lost_responses``: fetch responses the network may drop over the whole run (needs
       the ``split-fetch`` mechanism; 0: none).
     - ``acks``: the producer's ``acks``: ``all`` (acknowledged once committed; the leader
@@ -132,11 +141,14 @@ class Config:
     def load_variants(self) -> None:
         """Register the installed entry points' variants and ``variant_file``'s (once per
         process; ``spec.kafka.plugins``). Raises ``ConfigError`` (``--variant-file``) with the
-        reason when one fails to load or register."""
+        reason when one fails to load or register, or when ``variant_file`` was never given to
+        ``plugins.trust`` (a file named it, not the user: nothing is imported)."""
         try:
             plugins.load_entry_points()
             if self.variant_file:
                 plugins.load_file(self.variant_file)
+        except plugins.UntrustedFile as error:
+            raise UntrustedVariantFile("--variant-file", str(error)) from None
         except ValueError as error:
             raise ConfigError("--variant-file", f"--variant-file: {error}") from None
 

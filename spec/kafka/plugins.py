@@ -9,6 +9,13 @@ Two ways in, both giving objects of ``spec.kafka.variants``:
 - ``--variant-file rules.py`` (``Config.variant_file``): every module-level ``TruncationRule``
   and ``Variant`` of that file (``load_file``).
 
+A variant file is Python, and importing it runs it. So ``load_file`` imports only a file the
+user named: on the command line (``--variant-file``), in the gate config they own, or through
+``trust`` from their own Python. A trace, a schedule's header or a checkpoint manifest may
+name a variant file, and such files are shared (CI artifacts, the gallery, bug reports), so
+what they name is never run on their word: ``load_file`` raises ``UntrustedFile`` saying
+which flag to pass (issue 63).
+
 A ``TruncationRule`` becomes a mechanism (``--with NAME`` replaces the preset's rule); a
 ``Variant`` becomes a preset (``--truncation NAME``), and its rule is registered with it.
 The rule signature is in ``spec.kafka.variants``; ``examples/variant_rules.py`` is a worked
@@ -20,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import os
 import sys
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -31,8 +39,47 @@ from spec.kafka.variants import PRESETS, RULES, SWITCHES, TruncationRule, Varian
 GROUP = "hwcheck.variants"
 """The entry point group hwcheck reads variants and rules from."""
 
+TRUST_ENV = "HWCHECK_TRUSTED_VARIANT_FILES"
+"""The environment variable holding the variant files the user named, as absolute paths
+joined by ``os.pathsep``. ``trust`` sets it, so the processes this one starts (the search's
+worker processes, Spark's Python workers on a local master) trust the same files and no
+others."""
+
 _files: dict[str, tuple[str, ...]] = {}
 _entry_points_loaded = False
+
+
+class UntrustedFile(ValueError):
+    """A variant file that nobody named on the command line: a file (trace, schedule header,
+    checkpoint manifest) asked for it, and hwcheck does not run code on a file's word."""
+
+
+def trust(path: str | os.PathLike[str]) -> str:
+    """Let ``load_file`` import the Python file ``path``, in this process and in the processes
+    it starts (``TRUST_ENV``). Call it only for a file the user named themselves (a
+    command-line flag, their gate config, their own code). Returns the resolved path."""
+    resolved = str(Path(path).resolve())
+    known = trusted()
+    if resolved not in known:
+        os.environ[TRUST_ENV] = os.pathsep.join((*known, resolved))
+    return resolved
+
+
+def trusted() -> tuple[str, ...]:
+    """The resolved paths ``trust`` has been given here or in a parent process."""
+    return tuple(p for p in os.environ.get(TRUST_ENV, "").split(os.pathsep) if p)
+
+
+def require_trusted(path: str | os.PathLike[str]) -> str:
+    """``path`` resolved, when ``trust`` was given it; raises ``UntrustedFile`` otherwise, with
+    a message that reads after the name of the file that named ``path``."""
+    resolved = str(Path(path).resolve())
+    if resolved not in trusted():
+        raise UntrustedFile(
+            f"names the variant file {path}; hwcheck runs Python only from a file you name "
+            f"yourself: to trust it, pass --variant-file {path}"
+        )
+    return resolved
 
 
 def _same(old: Any, new: Any) -> bool:
@@ -90,9 +137,10 @@ def load_file(path: str) -> tuple[str, ...]:
     """Import the Python file ``path`` and register its module-level rules and variants;
     returns their names (cached per resolved path, so a second call does nothing).
 
-    Raises ``ValueError`` with one readable sentence when the file is missing, fails to
-    import (its exception is named) or defines nothing to register."""
-    resolved = str(Path(path).resolve())
+    Raises ``UntrustedFile`` (nothing imported) when ``path`` was not given to ``trust``, and
+    ``ValueError`` with one readable sentence when the file is missing, fails to import (its
+    exception is named) or defines nothing to register."""
+    resolved = require_trusted(path)
     if resolved in _files:
         return _files[resolved]
     if not Path(resolved).is_file():
