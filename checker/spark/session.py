@@ -141,7 +141,9 @@ def _not_py4j(record: logging.LogRecord) -> bool:
 def _conf(options: SparkOptions, master: str | None, folder: Path) -> Any:
     """The context's settings. A local master's scratch space (``spark.local.dir``: shuffle
     files, cached partitions spilled to disk) is ``folder/local``, which ``close`` deletes
-    even when the JVM was killed; a cluster's executors keep their own."""
+    even when the JVM was killed; a cluster's executors keep their own. Every ``HWCHECK_*``
+    environment variable goes to the executors too (``spark.executorEnv``), so a cluster's
+    workers trust the variant files the user named and no others, as local ones do."""
     from pyspark import SparkConf
 
     conf = SparkConf().setAppName("hwcheck")
@@ -158,6 +160,9 @@ def _conf(options: SparkOptions, master: str | None, folder: Path) -> Any:
     if local:
         conf.set("spark.driver.memory", local_heap())  # the executors' too, in local mode
         conf.set("spark.local.dir", str(folder / "local"))
+    for key, value in os.environ.items():  # hwcheck's own settings (the variant files the
+        if key.startswith("HWCHECK_"):  # user trusted, a stale core allowed), as local
+            conf.set(f"spark.executorEnv.{key}", value)  # workers inherit them
     for key, value in options.conf:
         conf.set(key, value)
     return conf
