@@ -23,7 +23,8 @@ marked in the markdown, where a reader does not see it, in one of these forms:
    count, as written, or in millions rounded as written when the row says ``millions``),
    columns are the compare's variants (``0.10`` is ``kafka-0.10``), and a cell is ``✓``
    (holds, or a guard reached), ``✓ n states`` (holds, in n states), ``✗ n`` or
-   ``✗ state n`` (violated, the counterexample n states long), anything after a ``:`` being
+   ``✗ state n`` (violated, the counterexample n states long), ``?`` (unknown: a bound cut
+  the liveness check), anything after a ``:`` being
    commentary (``✗`` alone: violated, whatever the length). With other commands, one line per
    column, ``header: hwcheck ARGS`` (``header: -`` for a column that is not a run); a line
    ``others: holds`` says every property the rows do not name holds in every column.
@@ -327,7 +328,7 @@ def verdict_problems(prop: Prop | None, said: str, name: str) -> list[str]:
     return [] if actual == said and prop.verdict == verdict else [f"{name}: {actual}, not {said}"]
 
 
-CELL = re.compile(r"^(✓|✗)(?:\s+(?:state\s+)?([\d,]+)(\s+states)?)?\s*(?::.*)?$")
+CELL = re.compile(r"^(✓|✗|\?)(?:\s+(?:state\s+)?([\d,]+)(\s+states)?)?\s*(?::.*)?$")
 
 
 def table_rows(block: str) -> list[list[str]]:
@@ -381,7 +382,7 @@ def cell_problems(label: str, column: str, mark: str, run: Run, named: set[str])
         return [] if ok else [f"{where}, the run says {count:,}" if count else where]
     cell = CELL.match(mark)
     if cell is None:
-        return [f"{where} is not ✓, ✓ n states, ✗ n or ✗ state n"]
+        return [f"{where} is not ✓, ✓ n states, ✗ n, ✗ state n or ?"]
     problems = []
     if cell[1] == "✓" and cell[2] and str(run.steps or run.states) != cell[2].replace(",", ""):
         problems.append(f"{where}, the run has {run.steps or run.states} states")
@@ -397,6 +398,8 @@ def cell_problems(label: str, column: str, mark: str, run: Run, named: set[str])
             prop.verdict != "violated" or (cell[2] and str(prop.length) != cell[2])
         ):
             problems.append(f"{where}: {name} is {prop.verdict} ({prop.length} states)")
+        elif cell[1] == "?" and prop.verdict != "unknown":
+            problems.append(f"{where}: {name} is {prop.verdict}, not unknown")
     return problems
 
 

@@ -169,18 +169,45 @@ def test_controller_shrinks_isr_of_crashed_follower_with_new_epoch():
 def test_crash_keeps_durable_state_and_restart_waits_for_current_request():
     spec = kafka(replicas=2, max_crashes=1)
     s = state(
-        [rep(log=[(0, 0)], hw=1, view=LEADER, remote=(-1, 1)), rep(view=FOLLOWER)],
+        [rep(log=[(0, 0)], hw=1, view=(0, 1, (0, 1)), remote=(-1, 1)), rep(log=[(0, 0)])],
         controller=(1, 0, (0, 1)),
-        requests=((0, 0, (0, 1)), (1, 0, (0, 1))),
+        requests=((0, 1, (0, 1)), (1, 0, (0, 1))),
     )
-    down = moves(spec, s, "Crash")["Crash(replica=0)"]
-    assert down[0][0] == (((0, 0),), 1, False, NO_VIEW, ())
+    down = moves(spec, s, "Crash")["Crash(replica=1)"]
+    assert down[0][1] == (((0, 0),), 0, False, NO_VIEW, ())
     assert down[3][1] == 1
     assert moves(spec, down, "Crash") == {}  # max_crashes used up
-    up = moves(spec, down, "Restart")["Restart(replica=0)"]
-    assert up[0][0] == (((0, 0),), 1, True, (None, 0, ()), ())
+    up = moves(spec, down, "Restart")["Restart(replica=1)"]
+    assert up[0][1] == (((0, 0),), 0, True, (None, 0, ()), ())
     # only the request of the controller's current epoch (1) can be applied now
-    assert list(moves(spec, up, "BecomeLeader")) == ["BecomeLeader(replica=0, epoch=1)"]
+    assert list(moves(spec, up, "BecomeFollower")) == ["BecomeFollower(replica=1, epoch=1)"]
+
+
+def test_a_crashed_leader_restarts_only_once_the_controller_took_its_leadership():
+    """Kafka fences the broker of a dead leader before it comes back, and its partitions get
+    a new leader epoch (issue 62): here another live ISR member is elected; with none, the
+    controller leaves the partition leaderless in a new epoch."""
+    spec = kafka(replicas=2, max_crashes=1, max_epoch=2)
+    s = state(
+        [rep(log=[(0, 0)], hw=1, view=LEADER, remote=(-1, 1)), rep(log=[(0, 0)], view=FOLLOWER)],
+        controller=(0, 0, (0, 1)),
+        requests=((0, 0, (0, 1)),),
+    )
+    down = moves(spec, s, "Crash")["Crash(replica=0)"]
+    assert "Restart(replica=0)" not in moves(spec, down, "Restart")
+    assert moves(spec, down, "ControllerShrinkIsr") == {}  # replica 1 can take over
+    elected = moves(spec, down, "Elect")["Elect(leader=1)"]
+    assert elected[1] == (1, 1, (1,))
+    assert list(moves(spec, elected, "Restart")) == ["Restart(replica=0)"]
+    alone = state(  # the leader was the last ISR member: nobody can replace it
+        [rep(log=[(0, 0)], hw=1, alive=False), rep()],
+        controller=(0, 0, (0,)),
+        requests=((0, 0, (0,)),),
+    )
+    fenced = moves(spec, alone, "ControllerShrinkIsr")["ControllerShrinkIsr(replica=0)"]
+    assert fenced[1] == (1, None, (0,)) and fenced[2][-1] == (1, None, (0,))
+    back = moves(spec, fenced, "Restart")["Restart(replica=0)"]
+    assert list(moves(spec, back, "Elect")) == ["Elect(leader=0)"]
 
 
 def test_become_leader_keeps_log_and_hw_and_resets_remote_leos():

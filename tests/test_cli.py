@@ -30,7 +30,7 @@ def test_clean_epoch_run_exits_0_and_hints_at_hw(tmp_path):
     assert result.exit_code == 0, result.output
     assert "✓ holds" in result.stdout and "--truncation hw" in result.stdout
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
-    assert summary["status"] == "OK" and summary["stats"]["distinct"] == 4230
+    assert summary["status"] == "OK" and summary["stats"]["distinct"] == 3360
     assert summary["properties"]["NoCommittedLoss"]["verdict"] == "holds"
 
 

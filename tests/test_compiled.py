@@ -112,6 +112,15 @@ CONFIGS = {
         "max_lost_responses": 1,
     },
     "split fetch, kafka-3.6": {"truncation": "kafka-3.6", "with_mechanisms": ("split-fetch",)},
+    # issue 62: a response across epochs dropped (fenced-response), a stale LEO kept across an
+    # unclean shutdown (no broker-epoch), a crashed follower into the ISR (no live-isr)
+    "split fetch, kafka-4.1, a lost response": {
+        "truncation": "kafka-4.1",
+        "with_mechanisms": ("split-fetch",),
+        "max_lost_responses": 1,
+    },
+    "kafka-3.4.1, unclean shutdowns": {"truncation": "kafka-3.4.1", "max_unclean_shutdowns": 1},
+    "kafka-3.0, unclean shutdowns": {"truncation": "kafka-3.0", "max_unclean_shutdowns": 1},
     "split fetch, kafka-3.6 with diverging-fetch-state, unclean shutdowns": {
         "truncation": "kafka-3.6",
         "with_mechanisms": ("split-fetch", "diverging-fetch-state"),

@@ -49,7 +49,7 @@ LEFT_UNMARKED = {
         "1,099": "the suite's test count, not a model's",
         "1,083": "the suite's test count earlier that day, not a model's",
         "1,042": "the suite's test count on a quiet day, not a model's",
-        "18,329,597": "the 3-replica liveness graph: 41 s and 5.4 GiB (docs/explanation/liveness.md)",
+        "15,496,097": "the 3-replica liveness graph: 33 s and 4.7 GiB (docs/explanation/liveness.md)",
         "71,751,424 orbits": "4 replicas at epoch 1: 3 min in memory, 5 min at --memory 1G "
         "(docs/benchmarks.md)",
         "123,627,954 orbits": "4 replicas, 1 record, epoch 2: 9 min and 2.9 GiB "
@@ -58,8 +58,8 @@ LEFT_UNMARKED = {
         "sessions, 18.6 GiB and 69 GiB of disk (docs/benchmarks.md)",
         "16.5 million orbits": "3 replicas, 3 records on Spark and locally, timed side by side "
         "(docs/benchmarks.md)",
-        "21,581,859": "kip320 --with split-fetch at 3 replicas: 37 s, over a GiB",
-        "21,768,770": "kip320 --with async-isr at 3 replicas: 43 s, over a GiB",
+        "21,568,924": "kip320 --with split-fetch at 3 replicas: about a minute, over a GiB",
+        "18,712,042": "kip320 --with async-isr at 3 replicas: about a minute, over a GiB",
         "✗ 15": "compare --kips --replicas 3 --with split-fetch: over 100 million orbits",
         "4,294,967,294 states": "a constant (checker.native.core.LEVEL_LIMIT); reached with it "
         "lowered in tests/test_core_limits.py",

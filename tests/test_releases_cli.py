@@ -4,6 +4,7 @@ its schema, and ``hwcheck compare``'s release matrix at 2 replicas with its note
 from __future__ import annotations
 
 import json
+import re
 
 import jsonschema
 from click.testing import CliRunner
@@ -33,7 +34,8 @@ def test_list_json_names_the_release_presets_and_follows_its_schema():
 
 def test_compare_tells_the_history_in_120_columns(tmp_path):
     """At 2 replicas, 2 records, epoch 2 and 1 crash: 0.10 loses data, 2.8 loses it again
-    (KAFKA-13141), 2.8 and 3.0 expose an uncommitted record (KAFKA-14704), 3.5 on hold."""
+    (KAFKA-13141), 2.8, 3.0 and 3.3 expose an uncommitted record (KAFKA-14704), 3.4.1 on
+    hold."""
     args = ["compare", "--replicas", "2", "--no-progress", "--out", str(tmp_path / "c")]
     run = CliRunner().invoke(cli, args, env={"COLUMNS": "120"})
     assert run.exit_code == 0, run.output
@@ -41,16 +43,15 @@ def test_compare_tells_the_history_in_120_columns(tmp_path):
     table = [line for line in lines if not line.startswith(("Note:", "Reports"))]
     assert max(map(len, table)) <= 120
     header = next(line for line in lines if "property" in line)
-    columns = [word for word in header.split() if word != "┃"][1:]
+    columns = header.split()[1:]  # 13 columns: no vertical rules, cells apart by 2+ spaces
     assert columns == [name.removeprefix("kafka-") for name in RELEASE_PRESETS]
-    row = {line.split()[1]: line for line in lines if line.startswith("│ No")}
-    cells = {name: row[name].split("│")[2:-1] for name in row}
-    loss = [cell.strip() for cell in cells["NoCommittedLoss"]]
-    read = [cell.strip() for cell in cells["NoUncommittedRead"]]
-    assert loss == ["✗ 11", "✓", "✓", "✓", "✗ 10", "✓", "✓", "✓", "✓", "✓", "✓"]
-    assert read == ["✗ 13", "✓", "✓", "✓", "✗ 10", "✗ 10", "✓", "✓", "✓", "✓", "✓"]
+    rows = [re.split(r"\s{2,}", line.strip()) for line in lines if line.strip().startswith("No")]
+    cells = {row[0]: row[1:] for row in rows}
+    loss, read = cells["NoCommittedLoss"], cells["NoUncommittedRead"]
+    assert loss == ["✗ 11", "✓", "✓", "✓", "✗ 10", *["✓"] * 8]
+    assert read == ["✗ 13", "✓", "✓", "✓", "✗ 10", "✗ 10", "✗ 10", *["✓"] * 6]
     notes = [line for line in lines if line.startswith("Note: kafka-")]
     assert [note.split()[1] for note in notes] == ["kafka-0.11", "kafka-2.0", "kafka-3.6"]
     # the count row is named as explore names the count: symmetry is on, so orbits
-    assert any(line.startswith("│ orbits ") for line in lines)
-    assert not any(line.startswith("│ states ") for line in lines)
+    assert any(line.strip().startswith("orbits ") for line in lines)
+    assert not any(line.strip().startswith("states ") for line in lines)

@@ -50,7 +50,7 @@ def test_the_search_keeps_20_bytes_per_state():
     spec = kafka(replicas=2)
     run = Search(spec, [], NO_LIMITS, None)
     run.search()
-    assert len(run.seen) == run.stats.distinct == 4_230
+    assert len(run.seen) == run.stats.distinct == 3_360
     assert run.seen.nbytes == 20 * run.stats.distinct
     assert run.seen.depth == run.stats.depth
 

@@ -168,6 +168,7 @@ def test_become_follower_truncates_nothing_under_truncation_on_fetch():
 def test_release_presets_name_their_mechanisms_and_versions():
     fences = ("fenced-lookup", "fenced-fetch", "fenced-expand")
     diverging = ("diverging-epoch-truncation", *fences)
+    kip_903 = (*diverging, "live-isr", "broker-epoch")
     assert {name: PRESETS[name].mechanisms for name in RELEASE_PRESETS} == {
         "kafka-0.10": ("hw-truncation",),
         "kafka-0.11": ("leader-epoch-truncation",),
@@ -175,12 +176,15 @@ def test_release_presets_name_their_mechanisms_and_versions():
         "kafka-2.1": ("last-match-truncation", *fences),
         "kafka-2.8": (*diverging, "diverging-fetch-state", "hw-before-truncation"),
         "kafka-3.0": (*diverging, "hw-before-truncation"),
-        "kafka-3.5": diverging,
-        "kafka-3.6": (*diverging, "empty-clears-epoch"),
-        "kafka-3.7": (*diverging[:1], *fences, "strict-min-isr"),
-        "kafka-4.0": (*diverging[:1], *fences, "strict-min-isr"),
-        "kafka-4.1": (*diverging[:1], *fences, "strict-min-isr", "elr"),
-    }
+        "kafka-3.3": (*diverging, "live-isr", "hw-before-truncation"),
+        "kafka-3.4.1": (*diverging, "live-isr"),
+        "kafka-3.5": kip_903,
+        "kafka-3.6": (*kip_903, "empty-clears-epoch"),
+        "kafka-3.7": (*kip_903, "strict-min-isr"),
+        "kafka-4.0": (*kip_903, "strict-min-isr"),
+        "kafka-4.1": (*diverging, "fenced-response",
+                      "live-isr", "broker-epoch", "strict-min-isr", "elr"),
+    }  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -188,7 +192,7 @@ def test_release_presets_name_their_mechanisms_and_versions():
     [
         ("kafka-2.7", "kafka-2.1"),  # 2.7's followers never send a last fetched epoch
         ("kafka-2.8.1", "kafka-3.0"),  # KAFKA-13141 fixed in 2.8.1
-        ("kafka-3.4.1", "kafka-3.5"),  # KAFKA-14704 fixed in 3.4.1
+        ("kafka-3.4.1", "kafka-3.4.1"),  # KAFKA-14704 fixed in 3.4.1, before KIP-903
         ("kafka-3.5.1", "kafka-3.6"),  # KAFKA-15510's regression reached 3.5.1
         ("kafka-3.9", "kafka-3.7"),
         ("epoch", "kip320"),

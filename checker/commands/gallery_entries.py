@@ -165,9 +165,10 @@ ENTRIES = (
         "NoCommittedLoss",
         ticket="KAFKA-7128",
         fixed=(("without_mechanisms", ()),),
-        fix="KIP-320's expansion fence (fenced-expand) keeps a follower out of the ISR until "
-        "the leader's HW has reached the start of its epoch, so a follower joins only once "
-        "it has fetched past every record an earlier leader may have committed.",
+        fix="KIP-320's expansion fence (fenced-expand, Partition.isFollowerInSync) keeps a "
+        "follower out of the ISR until its fetch offset has reached the start of the leader's "
+        "epoch, so a follower joins only once it has fetched past every record an earlier "
+        "leader may have committed.",
     ),
     Entry(
         "diverging-fetch-state",
@@ -206,6 +207,27 @@ ENTRIES = (
         fix="KAFKA-14704's fix (3.4.1, 3.5.0) truncates on a DivergingEpoch without applying "
         "that response's HW (AbstractFetcherThread.processFetchRequest skips "
         "processPartitionData): the next response brings the HW, after the truncation.",
+    ),
+    Entry(
+        "stale-diverging-response",
+        "A DivergingEpoch answered in an old epoch reaches the follower after the same leader "
+        "leads again, and truncates a committed record from the replica elected next "
+        "(kafka-3.7, split fetch; 2 replicas, 1 record, epoch 4, no crash)",
+        (
+            ("replicas", 2),
+            ("truncation", "kafka-3.7"),
+            ("with_mechanisms", ("split-fetch",)),
+            ("max_records", 1),
+            ("max_epoch", 4),
+            ("max_crashes", 0),
+        ),
+        "NoCommittedLoss",
+        ticket="KAFKA-18991",
+        fixed=(("with_mechanisms", ("split-fetch", "fenced-response")),),
+        fix="KAFKA-18991's fix (3.9.1, 4.0.1, 4.1) processes a fetch response only while the "
+        "partition's fetch state is in the leader epoch the request was sent in "
+        "(AbstractFetcherThread.processFetchRequest compares currentLeaderEpoch), so an answer "
+        "from an earlier leadership of the same broker is dropped, whatever its fetch offset.",
     ),
     Entry(
         "kip279-hole-tla",

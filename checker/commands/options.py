@@ -99,8 +99,8 @@ MODEL_FLAGS = (
         metavar="VARIANT",
         help="Protocol variant. kafka: "
         + ", ".join(TRUNCATION_VARIANTS)
-        + " ('epoch' is kip320; another kafka-X.Y, e.g. kafka-3.9, names the release preset "
-        "that models it), or one of your own (--variant-file, entry points); "
+        + " ('epoch' is kip320; any Kafka version, e.g. kafka-3.6.1 or 3.6.1, names the "
+        "release preset that models it), or one of your own (--variant-file, entry points); "
         "tla: " + ", ".join(TLA_MODULES) + f" [kafka: {DEFAULTS.truncation}, tla: kip320]; "
         "see 'hwcheck list'.",
     ),

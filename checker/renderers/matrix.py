@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from rich import box
 from rich.table import Table
 from rich.text import Text
 
@@ -61,17 +62,20 @@ def compare_table(cells: list[Cell]) -> Table:
     """The matrix, one column per variant (and switch combination), one row per property:
     ✓ holds, ✗ n violated with an n-state shortest counterexample; then states and seconds."""
     releases = all(cell.title.startswith(RELEASE_PREFIX) for cell in cells)
+    wide = len(cells) > 11  # past 11 columns the vertical rules go, to fit 120 columns
     table = Table(
         title="hwcheck compare" + (": Kafka releases (kafka-X.Y)" if releases else ""),
         title_justify="left",
+        box=box.SIMPLE_HEAD if wide else box.HEAVY_HEAD,
+        padding=(0, 1, 0, 0) if wide else (0, 1),
         caption="✓ holds (guards: reached) · ✗ n violated, shortest "
         "counterexample n states · ? search cut short",
         caption_justify="left",
     )
-    table.add_column("property", overflow="fold")
-    for cell in cells:  # release columns drop the common "kafka-" to fit 11 in 120 columns
+    table.add_column("property", overflow="fold", no_wrap=wide)
+    for cell in cells:  # release columns drop the common "kafka-" to fit them in 120 columns
         name = cell.title[len(RELEASE_PREFIX) :] if releases else cell.title
-        table.add_column(name, justify="center", overflow="fold")
+        table.add_column(name, justify="center", overflow="fold", max_width=6 if wide else None)
     for name in property_names(cells):
         marks = []
         for cell in cells:

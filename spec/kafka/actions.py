@@ -202,15 +202,37 @@ def lagging(r: int, rep: tuple[Any, ...]) -> list[int]:
     return [f for f in rep[VIEW][V_ISR] if f != r and remote[f] < leo]
 
 
-def caught_up(ctx: KafkaSpec, rep: tuple[Any, ...]) -> list[int]:
-    """The replicas outside a leader's ISR (``rep``: its replica) whose fetches in this
-    leadership reached its HW: those ExpandIsr may add. None with ``fenced-expand`` while the
-    HW has not reached the start of the leader's epoch (KIP-320 / KAFKA-7128: HW = LEO or the
-    record at HW carries the leader's epoch). Source: ``Partition.maybeExpandIsr``."""
-    log, hw, remote, view = rep[LOG], rep[HW], rep[REMOTE], rep[VIEW]
-    if ctx.variant.fenced_expand and hw < len(log) and log[hw][1] != view[V_EPOCH]:
-        return []
-    return [f for f, leo in enumerate(remote) if f not in view[V_ISR] and leo >= 0 and leo >= hw]
+def epoch_start(rep: tuple[Any, ...]) -> int:
+    """The start offset of a leader's epoch (``rep``: its replica): the offset of its first
+    record of that epoch, else its LEO (no record yet: Kafka's ``leaderEpochStartOffsetOpt``
+    is the LEO when it became leader, and a leader's records of its epoch are its log's
+    tail)."""
+    log, epoch = rep[LOG], rep[VIEW][V_EPOCH]
+    start: int = next((o for o, record in enumerate(log) if record[1] == epoch), len(log))
+    return start
+
+
+def in_sync_from(ctx: KafkaSpec, rep: tuple[Any, ...]) -> int:
+    """The offset a follower's fetches must reach for ExpandIsr: the leader's HW, and with
+    ``fenced-expand`` (KAFKA-7128, Kafka 2.0.1 and 2.1 on) also the start offset of the
+    leader's epoch. Source: ``Partition.isFollowerInSync`` (2.4 to 4.1; ``maybeExpandIsr``
+    before): the follower's LEO >= the HW and >= ``leaderEpochStartOffsetOpt``."""
+    hw: int = rep[HW]
+    return max(hw, epoch_start(rep)) if ctx.variant.fenced_expand else hw
+
+
+def caught_up(ctx: KafkaSpec, replicas: tuple[Any, ...], r: int) -> list[int]:
+    """The replicas outside leader ``r``'s ISR whose fetches in this leadership reached
+    ``in_sync_from``: those ExpandIsr may add; with ``live-isr`` (KIP-841) only live ones.
+    Source: ``Partition.isFollowerInSync`` and ``isReplicaIsrEligible``."""
+    rep = replicas[r]
+    remote, isr, least = rep[REMOTE], rep[VIEW][V_ISR], in_sync_from(ctx, rep)
+    live = ctx.variant.live_isr
+    return [
+        f
+        for f, leo in enumerate(remote)
+        if f not in isr and leo >= 0 and leo >= least and (not live or replicas[f][ALIVE])
+    ]
 
 
 def shrink_isr(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
@@ -245,14 +267,16 @@ def expand_isr(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]])
     """ExpandIsr(leader, follower): the true leader adds a caught-up follower to the ISR.
 
     ExpandIsr(leader, follower): the true leader adds a follower whose fetches (in this
-    leadership) have reached the leader's HW. Fenced variant: only once the leader's HW has
-    reached the start of its own epoch (KIP-320 / KAFKA-7128), i.e. HW = LEO or the record at
-    HW carries the leader's epoch. Source: protocol.md action 3; ``Partition.maybeExpandIsr``."""
+    leadership) have reached the leader's HW and, with ``fenced-expand`` (KAFKA-7128), the
+    start offset of the leader's epoch; with ``live-isr`` (KIP-841) a live follower only
+    (``caught_up``). Kafka checks on the fetch that the follower's LEO reached both; the model
+    takes the step after any fetch, as a fetch's ISR change may lag it. Source: protocol.md
+    action 3; ``Partition.isFollowerInSync`` and ``maybeExpandIsr``."""
     replicas, r = s[REPLICAS], s[CONTROLLER][C_LEADER]
     if r is not None and true_leader(s, r):  # only the controller's leader can be it
         rep = replicas[r]
         log, hw, remote, view = rep[LOG], rep[HW], rep[REMOTE], rep[VIEW]
-        for f in caught_up(ctx, rep):  # enabled when: f reached the HW (and the fence allows)
+        for f in caught_up(ctx, replicas, r):  # enabled when: f reached the HW (and the fence)
             isr = with_member(view[V_ISR], f)
             new_rep = (log, hw, True, (r, view[V_EPOCH], isr), remote)
             ctrl, requests = record_isr(ctx, s, r, isr)

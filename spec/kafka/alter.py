@@ -95,11 +95,11 @@ def expand_isr(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]])
     """ExpandIsr(leader, follower): a leader asks the controller to add a caught-up follower.
 
     ExpandIsr(leader, follower) with async-isr: as the one-step ExpandIsr's conditions on the
-    follower and (``fenced-expand``) the HW, from a live replica that presumes leadership
+    follower (``actions.caught_up``), from a live replica that presumes leadership
     with no AlterPartition of its epoch in flight; its HW counts the follower at once (the
     maximal ISR). Source: KIP-497; ``Partition.maybeExpandIsr`` (``prepareIsrExpand``)."""
     for r, rep in _leaders(ctx, s):
-        for f in caught_up(ctx, rep):
+        for f in caught_up(ctx, s[REPLICAS], r):
             isr = with_member(rep[VIEW][V_ISR], f)
             out.append((ctx.labels.expand[r][f], _ask(ctx, s, r, isr)))
 

@@ -47,8 +47,9 @@ class Config:
       while its ISR has at least this many members (1..replicas).
     - ``unclean_election``: ``unclean.leader.election.enable``.
     - ``truncation``: the protocol preset, one of ``TRUNCATION_VARIANTS`` (``epoch`` is
-      accepted as an alias of ``kip320``, and a Kafka version without a preset of its own,
-      ``kafka-3.9``, names the release preset that models it: ``releases.VERSIONS``); ``with_mechanisms`` / ``without_mechanisms``: the
+      accepted as an alias of ``kip320``, and any Kafka version, ``kafka-3.9.1`` or ``3.9.1``,
+      names the release preset that models it: ``releases.preset_for``); ``with_mechanisms`` /
+      ``without_mechanisms``: the
       mechanisms (``spec.kafka.variants.MECHANISMS``) turned on / off on top of it.
     - ``max_unclean_shutdowns``: unclean shutdowns (power loss) over the whole run; 0 keeps
       every log durable, as before. ``flush``: ``background`` (Kafka's default: the OS writes
@@ -117,7 +118,10 @@ class Config:
                 "--acks", f"--acks must be one of {', '.join(ACKS)}, got {self.acks!r}"
             )
         self.load_variants()
-        asked = releases.VERSIONS.get(self.truncation, self.truncation)  # kafka-3.9: kafka-3.7
+        try:  # a Kafka version names its release preset: kafka-3.9.1 is kafka-3.7
+            asked = releases.preset_for(self.truncation) or self.truncation
+        except releases.UnknownVersion as error:
+            raise ConfigError("--truncation", f"--truncation: {error}") from None
         truncation = resolve_variant(asked, tuple(variants.PRESETS), ALIASES)
         enable = tuple(sorted(set(self.with_mechanisms)))
         disable = tuple(sorted(set(self.without_mechanisms)))
@@ -158,7 +162,7 @@ class Config:
         config; raises ``ValueError`` as ``variants.resolve`` does otherwise)."""
         self.load_variants()  # a worker process builds its spec from the config alone
         return variants.resolve(
-            ALIASES.get(self.truncation, releases.VERSIONS.get(self.truncation, self.truncation)),
+            ALIASES.get(self.truncation) or releases.preset_for(self.truncation) or self.truncation,
             self.with_mechanisms,
             self.without_mechanisms,
         )

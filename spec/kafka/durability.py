@@ -65,10 +65,13 @@ def unclean_shutdown(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, 
     UncleanShutdown(replica): the broker stops without flushing: it loses its volatile state
     as in a crash, its log keeps only what was flushed (``--flush always``: all of it) and its
     HW checkpoint is at most that offset. Bounded by ``--max-unclean-shutdowns``; it does not
-    count against ``--max-crashes``. Every leader forgets the replica's remote LEO: the log
-    it described may be gone, and Kafka keys a follower's fetch state to its broker epoch,
-    which a restarted broker renews (KIP-903, Kafka 3.5; without this the model's ExpandIsr
-    could add the replica on its pre-shutdown LEO). With ``split-fetch``, fetch responses in flight to
+    count against ``--max-crashes``. With ``broker-epoch`` (KIP-903, Kafka 3.5 in KRaft) every
+    leader forgets the replica's remote LEO: the log it described may be gone, and the leader
+    takes a follower's fetch state into the ISR only with the broker epoch the controller
+    knows, which a restarted broker renews. Without it (every release before 3.5, and
+    ZooKeeper mode) the leader keeps the LEO it last saw: Kafka resets it only when a new
+    leader takes over (``Replica.resetReplicaState``), so ExpandIsr may add the replica on its
+    pre-shutdown LEO, the race KIP-903 closed. With ``split-fetch``, fetch responses in flight to
     or from it are dropped, and so is a pending truncation of its fetcher. With the ``elr`` mechanism the controller also takes the
     replica out of ISR and ELR (``elr.fence_unclean``). Source: KIP-966 (unclean shutdown);
     ``LogLoader`` recovery from the recovery point."""
@@ -81,7 +84,9 @@ def unclean_shutdown(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, 
             continue
         log = rep[LOG][: flushed[r]] if flushed else rep[LOG]
         down = (log, min(rep[HW], len(log)), False, NO_VIEW, ())
-        forgotten = _forget_remote(put(replicas, r, down), r)
+        forgotten = put(replicas, r, down)
+        if ctx.variant.broker_epoch:
+            forgotten = _forget_remote(forgotten, r)
         new = (flushed, durable[D_UNCLEAN] + 1)
         forgotten, ctrl, requests = fence_unclean(ctx, s, forgotten, r)
         extra = (new,) + s[DURABLE + 1 :]

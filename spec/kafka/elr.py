@@ -4,9 +4,10 @@ back from an unclean shutdown (only with the ``elr`` mechanism).
 With ``elr`` the controller's state has a fourth field, the eligible leader replicas
 (``state.controller_after`` keeps it). Kafka 4.x elects, in this order: a live ISR member; else a
 live (unfenced) ELR member; else the last known leader if it is unfenced. The first is
-``membership.elect``; the second is ``elr_choices``, used by it; the third is how the model's
-controller already behaves, because a crashed leader stays the controller's leader and its ISR
-member and leads again when it restarts. A broker back from an unclean shutdown is taken out
+``membership.elect``; the second is ``elr_choices``, used by it; the third is ``Elect`` of the
+crashed leader once it is back: ``ControllerShrinkIsr`` took its leadership away in a new
+epoch and left it in the ELR (or the ISR), so it leads again in a newer epoch, never its old
+one (KRaft's ``handleBrokerUnfenced``). A broker back from an unclean shutdown is taken out
 of ISR and ELR (``fence_unclean``) and comes back only through ``ExpandIsr`` once it has caught
 up. With ``--unclean`` the last resort is unclean recovery (``unclean_recovery``) instead of
 ``UncleanElect``: the live replica with the longest log.

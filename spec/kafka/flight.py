@@ -102,16 +102,21 @@ def fetch_request(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any
 
 def applies(ctx: KafkaSpec, rep: tuple[Any, ...], response: tuple[Any, ...]) -> bool:
     """Whether follower ``rep`` applies ``response`` (else it drops it): it still follows the
-    leader that answered, its LEO is still the fetch offset, and with ``fenced-fetch`` it is
-    still in the response's leader epoch. Source: ``AbstractFetcherThread.processFetchRequest``
-    (a response is processed only if the partition's fetch state is ready and its fetch
-    offset is the one requested; a partition that changed leader has moved to another
-    fetcher); KIP-320 for the epoch."""
-    view = rep[VIEW]
+    leader that answered, its LEO is still the fetch offset, and it is still in the
+    response's leader epoch where the release checks it: with ``fenced-fetch`` before truncation
+    on fetch (2.1 to 2.7: a new epoch puts the partition back to truncating), and with
+    truncation on fetch only with ``fenced-response`` (KAFKA-18991: 3.9.1, 4.0.1, 4.1; 2.8.0 to
+    3.9.0 and 4.0.0 compare the fetch offset alone). Source:
+    ``AbstractFetcherThread.processFetchRequest`` (a response is processed only if the
+    partition's fetch state is ready and its fetch offset is the one requested, and since
+    KAFKA-18991 its ``currentLeaderEpoch`` the request's; a partition that changed leader has
+    moved to another fetcher)."""
+    view, variant = rep[VIEW], ctx.variant
+    checked = variant.fenced_response if variant.truncate_on_fetch else variant.fenced_fetch
     return (
         view[V_LEADER] == response[R_LEADER]
         and len(rep[LOG]) == response[R_OFFSET]
-        and (not ctx.variant.fenced_fetch or view[V_EPOCH] == response[R_EPOCH])
+        and (not checked or view[V_EPOCH] == response[R_EPOCH])
     )
 
 

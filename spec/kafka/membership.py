@@ -43,26 +43,56 @@ if TYPE_CHECKING:
 
 
 def controller_shrink_isr(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
-    """ControllerShrinkIsr(replica): the controller drops a crashed follower from the ISR.
+    """ControllerShrinkIsr(replica): the controller handles a crashed ISR member's broker.
 
-    ControllerShrinkIsr(replica): the controller saw a follower's broker die and removes it
-    from the ISR, bumping the leader epoch and sending a LeaderAndIsr (ZooKeeper-mode
-    controller: ``removeReplicasFromIsr`` makes a new leader epoch). Never empties the ISR and
-    never removes the leader (an election does that). Source: protocol.md action 3."""
+    ControllerShrinkIsr(replica): the controller saw the broker of an ISR member die, and
+    decides in a new leader epoch with a LeaderAndIsr. A follower leaves the ISR, which it
+    never empties. The leader, when no live replica can be elected in its place (else Elect
+    replaces it, as both controllers do in the same step), loses its leadership: the partition
+    has no leader, and the ISR keeps the leader only if it was the last member (ZooKeeper, and
+    KRaft without ELR, never write an empty ISR; with ``elr``, KIP-966, the ISR may empty and
+    the leader joins the ELR below min ISR). Until then a crashed leader cannot restart
+    (``restart``), so it never leads again in its old epoch. Sources: ZooKeeper's
+    ``ReplicaStateMachine.doRemoveReplicasFromIsr`` (leader -1, the ISR kept when it has one
+    member, epoch + 1; ``Election.leaderForOffline`` first elects a live ISR member); KRaft's
+    ``ReplicationControlManager.handleBrokerFenced`` and ``PartitionChangeBuilder`` (a fenced
+    leader is replaced or becomes -1, and a new leader, -1 included, takes the next leader
+    epoch); protocol.md action 3. The same step in the TLA+ specs: hachikuji's
+    ``ControllerShrinkIsr``."""
     ctrl, replicas = s[CONTROLLER], s[REPLICAS]
-    if ctrl[C_EPOCH] >= ctx.config.max_epoch or len(ctrl[C_ISR]) < 2:
+    if ctrl[C_EPOCH] >= ctx.config.max_epoch:
         return
-    for r in ctrl[C_ISR]:
-        # enabled when: r is a crashed ISR member other than the leader
-        if replicas[r][ALIVE] or r == ctrl[C_LEADER]:
+    isr = ctrl[C_ISR]
+    for r in isr:
+        # enabled when: r is a crashed ISR member; a follower of an ISR of 2 or more, or the
+        # leader when nobody can be elected in its place
+        if replicas[r][ALIVE]:
             continue
-        decision, requests = decide(ctx, s, ctrl[C_LEADER], without_member(ctrl[C_ISR], r))
+        fewer = without_member(isr, r)
+        if r != ctrl[C_LEADER]:
+            if len(isr) < 2:
+                continue
+            decision, requests = decide(ctx, s, ctrl[C_LEADER], fewer)
+        else:
+            if replaceable(ctx, s):
+                continue
+            decision, requests = decide(ctx, s, None, fewer if fewer or ctx.variant.elr else isr)
         out.append(
             (
                 ctx.labels.controller_shrink[r],
                 (replicas, decision, requests, s[GHOST]) + s[DURABLE:],
             )
         )
+
+
+def replaceable(ctx: KafkaSpec, s: tuple[Any, ...]) -> bool:
+    """Whether the controller could elect a live replica now: a live ISR member, a live ELR
+    member (``elr``), or with ``--unclean`` any live replica (``Elect``, ``UncleanElect``,
+    ``UncleanRecovery``; their epoch budget aside)."""
+    ctrl, replicas = s[CONTROLLER], s[REPLICAS]
+    if any(replicas[m][ALIVE] for m in ctrl[C_ISR]) or elr_choices(ctx, s):
+        return True
+    return ctx.config.unclean_election and any(rep[ALIVE] for rep in replicas)
 
 
 def elect(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
@@ -136,7 +166,13 @@ def crash(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> N
 def restart(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """Restart(replica): a crashed broker comes back with no view.
 
-    Restart(replica): the broker comes back with no leader in its view. It must apply a
+    Restart(replica): the broker comes back with no leader in its view; a crashed leader only
+    once the controller has taken its leadership away in a newer epoch (``Elect`` or
+    ``ControllerShrinkIsr``): Kafka fences the broker first (KRaft refuses a registration while
+    the old session lives, ``DuplicateBrokerRegistrationException``, and a fenced leader is
+    replaced; ZooKeeper's ephemeral node outlives the process until the session expires, and
+    since KIP-380, 2.2, a bounce is handled as a failure, then a startup), so a returning
+    leader never leads again in its old epoch. It must apply a
     LeaderAndIsr before it serves or fetches, and it only applies those sent from now on:
     on broker startup the controller sends the current LeaderAndIsr, and requests in flight
     before the crash died with the old connection (``KafkaController.onBrokerStartup``). The
@@ -147,7 +183,7 @@ def restart(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) ->
     may still accept it. Source: protocol.md action 5."""
     replicas, ctrl, at = s[REPLICAS], s[CONTROLLER], ctx.alter_at
     for r, rep in enumerate(replicas):
-        if not rep[ALIVE]:
+        if not rep[ALIVE] and r != ctrl[C_LEADER]:
             up = (rep[LOG], rep[HW], True, (None, max(ctrl[C_EPOCH] - 1, -1), ()), ())
             state = put_at((put(replicas, r, up),) + s[1:], at, r, None)
             out.append((ctx.labels.restart[r], state))

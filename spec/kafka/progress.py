@@ -10,10 +10,11 @@ perturbations, whose budgets keep behaviours finite:
   the page cache out), the unclean elections ``UncleanElect`` and ``UncleanRecovery``
   (in the model only with ``--unclean``, where Kafka's controller runs them on its own:
   ``unclean.leader.election.enable``, KIP-966's ``unclean.recovery.strategy=Balanced``),
-  and ``Elect`` only while the partition has no live leader (``LeaderOffline``: the
-  controller's failover; an election of a live leader is a preferred-leader election, an
-  operator's choice).
-- never fair (``PERTURBATIONS``): ``Produce``, ``Crash``, ``UncleanShutdown``,
+  and ``Elect`` and ``ControllerShrinkIsr`` only while the partition has no live leader
+  (``LeaderOffline``: the controller's failover, which fences the dead brokers and replaces
+  the leader, or leaves the partition leaderless so that the dead leader may come back; an
+  election of a live leader is a preferred-leader election, an operator's choice).
+- never fair otherwise (``PERTURBATIONS``): ``Produce``, ``Crash``, ``UncleanShutdown``,
   ``LoseResponse``, and ``ShrinkIsr`` and ``ControllerShrinkIsr`` (ISR shrinks by failure).
 
 A bound can stop progress where Kafka would not: once the leader epoch reaches
@@ -70,9 +71,16 @@ PERTURBATIONS = (
 
 def fairness(actions: list[str]) -> tuple[Fairness, ...]:
     """The default fairness over the model's ``actions``: ``WF(each A)`` for every action in
-    ``FAIR`` it has, and ``WF(each Elect when LeaderOffline)``."""
+    ``FAIR`` it has, ``WF(each Elect when LeaderOffline)`` and ``WF(each ControllerShrinkIsr
+    when LeaderOffline)`` (a controller that lost its leader fences the dead brokers: it
+    elects a replacement or, with none, takes the leadership away so that the broker may
+    come back)."""
     chosen = [Fairness(a) for a in actions if a in FAIR]
-    return (*chosen, Fairness("Elect", when="LeaderOffline"))
+    return (
+        *chosen,
+        Fairness("Elect", when="LeaderOffline"),
+        Fairness("ControllerShrinkIsr", when="LeaderOffline"),
+    )
 
 
 def leader_offline(s: tuple[Any, ...]) -> bool:
@@ -105,13 +113,20 @@ def _eligible(s: tuple[Any, ...], elr: bool) -> list[int]:
 
 
 def make_cut(max_epoch: int, elr: bool, unclean: bool) -> Any:
-    """``cut(state)``: the sentence for a state where only the epoch budget stops the next
-    election of a leaderless partition that has a replica an election may pick (a live
-    eligible one, or with ``unclean`` any live one)."""
+    """``cut(state)``: the sentence for a state where only the epoch budget stops progress of
+    a partition whose leader is down: the next election, when a replica an election may pick
+    is live (a live eligible one, or with ``unclean`` any live one), or, when the crashed
+    leader is still the controller's, the decision that takes its leadership away, without
+    which it cannot restart (``membership.restart``)."""
 
     def cut(s: tuple[Any, ...]) -> str | None:
         if s[CONTROLLER][C_EPOCH] < max_epoch or not leader_offline(s):
             return None
+        if s[CONTROLLER][C_LEADER] is not None:
+            return (
+                f"the leader is down and --max-epoch {max_epoch} forbids the decision that "
+                "replaces it or lets it restart"
+            )
         if not _eligible(s, elr) and not (unclean and any(r[ALIVE] for r in s[REPLICAS])):
             return None
         return f"the leader is down and --max-epoch {max_epoch} forbids the next election"

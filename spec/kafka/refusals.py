@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from checker.model import Refusal
+from spec.kafka.actions import epoch_start
 from spec.kafka.diverging import fetch_epoch, leader_answer
 from spec.kafka.state import (
     AL_EPOCH,
@@ -227,28 +228,38 @@ def shrink_isr(ctx: KafkaSpec, s: tuple[Any, ...], r: int, f: int) -> Refusal | 
 
 
 def expand_isr(ctx: KafkaSpec, s: tuple[Any, ...], r: int, f: int) -> Refusal | None:
-    """ExpandIsr(leader, follower): ``changes_isr``, then ``actions.caught_up``: the
-    ``fenced-expand`` fence (KIP-320, KAFKA-7128), a replica outside the ISR whose fetches in
-    this leadership reached the leader's HW (``Partition.maybeExpandIsr``)."""
+    """ExpandIsr(leader, follower): ``changes_isr``, then ``actions.caught_up``: a replica
+    outside the ISR, live with ``live-isr`` (KIP-841), whose fetches in this leadership
+    reached the leader's HW and, with ``fenced-expand`` (KAFKA-7128), the start offset of its
+    epoch (``Partition.isFollowerInSync``)."""
     refusal = changes_isr(ctx, s, r)
     if refusal is not None:
         return refusal
     rep = s[REPLICAS][r]
-    log, hw, view = rep[LOG], rep[HW], rep[VIEW]
-    if ctx.variant.fenced_expand and hw < len(log) and log[hw][1] != view[V_EPOCH]:
-        return Refusal(
-            f"fenced expand (KIP-320, KAFKA-7128): replica {r}'s HW {hw} has not reached the "
-            f"start of its epoch {view[V_EPOCH]} (the record at offset {hw} is of epoch "
-            f"{log[hw][1]})"
-        )
+    hw, view = rep[HW], rep[VIEW]
     if f in view[V_ISR]:
         return Refusal(f"replica {f} is already in replica {r}'s ISR {members(view[V_ISR])}")
+    if ctx.variant.live_isr and not s[REPLICAS][f][ALIVE]:
+        return Refusal(f"live ISR (KIP-841): replica {f} is down, so it cannot join the ISR")
     reached = rep[REMOTE][f]
     if reached < 0:
-        return Refusal(f"replica {r} has seen no fetch from replica {f} since it became leader")
+        return Refusal(
+            f"replica {r} has seen no fetch from replica {f} since it became leader"
+            + (
+                f" or since replica {f} came back from an unclean shutdown (KIP-903)"
+                if ctx.variant.broker_epoch and ctx.durable
+                else ""
+            )
+        )
     if reached < hw:
         return Refusal(
             f"replica {f}'s fetches reached offset {reached}, below replica {r}'s HW {hw}"
+        )
+    start = epoch_start(rep)
+    if ctx.variant.fenced_expand and reached < start:
+        return Refusal(
+            f"fenced expand (KAFKA-7128): replica {f}'s fetches reached offset {reached}, below "
+            f"{start}, where replica {r}'s epoch {view[V_EPOCH]} starts"
         )
     return None
 

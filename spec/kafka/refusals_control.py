@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from checker.model import Refusal
+from spec.kafka.membership import replaceable
 from spec.kafka.refusals import counted, down, members
 from spec.kafka.state import (
     ALIVE,
@@ -50,20 +51,26 @@ def epochs_left(ctx: KafkaSpec, s: tuple[Any, ...]) -> Refusal | None:
 
 
 def controller_shrink_isr(ctx: KafkaSpec, s: tuple[Any, ...], r: int) -> Refusal | None:
-    """ControllerShrinkIsr(replica): epochs left, an ISR of 2 or more, ``r`` a crashed
-    member that is not the leader (``membership.controller_shrink_isr``)."""
+    """ControllerShrinkIsr(replica): epochs left, ``r`` a crashed ISR member; a follower of
+    an ISR of 2 or more, or the leader when no live replica can be elected in its place
+    (``membership.controller_shrink_isr``)."""
     ctrl = s[CONTROLLER]
     isr = ctrl[C_ISR]
     if (refusal := epochs_left(ctx, s)) is not None:
         return refusal
-    if len(isr) < 2:
-        return Refusal(f"the controller's ISR {members(isr)} has fewer than 2 members")
     if r not in isr:
         return Refusal(f"replica {r} is not in the controller's ISR {members(isr)}")
     if s[REPLICAS][r][ALIVE]:
-        return Refusal(f"replica {r} is up: the controller drops only a crashed follower")
+        return Refusal(f"replica {r} is up: the controller handles only a crashed member")
     if r == ctrl[C_LEADER]:
-        return Refusal(f"replica {r} is the controller's leader: an election replaces it")
+        if replaceable(ctx, s):
+            return Refusal(
+                f"replica {r} is the controller's leader and a live replica can take over: "
+                "an election replaces it"
+            )
+        return None
+    if len(isr) < 2:
+        return Refusal(f"the controller's ISR {members(isr)} has fewer than 2 members")
     return None
 
 
@@ -153,8 +160,17 @@ def crash(ctx: KafkaSpec, s: tuple[Any, ...], r: int) -> Refusal | None:
 
 
 def restart(ctx: KafkaSpec, s: tuple[Any, ...], r: int) -> Refusal | None:
-    """Restart(replica): the replica down."""
-    return Refusal(f"replica {r} is up") if s[REPLICAS][r][ALIVE] else None
+    """Restart(replica): the replica down, and not the leader the controller still names
+    (``membership.restart``)."""
+    if s[REPLICAS][r][ALIVE]:
+        return Refusal(f"replica {r} is up")
+    if s[CONTROLLER][C_LEADER] == r:
+        return Refusal(
+            f"replica {r} is the controller's leader of epoch {s[CONTROLLER][C_EPOCH]}: its "
+            "broker comes back only once the controller has fenced it and taken its "
+            "leadership away in a new epoch (Elect or ControllerShrinkIsr)"
+        )
+    return None
 
 
 def become(ctx: KafkaSpec, s: tuple[Any, ...], r: int, epoch: int, leads: bool) -> Refusal | None:

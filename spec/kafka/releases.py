@@ -15,6 +15,22 @@ from dataclasses import dataclass
 FENCES = ("fenced-lookup", "fenced-fetch", "fenced-expand")
 """KIP-320's three fences (Kafka 2.1)."""
 
+LIVE_ISR = ("live-isr",)
+"""KIP-841 (Kafka 3.3): a crashed replica cannot join the ISR."""
+
+BROKER_EPOCH = ("broker-epoch",)
+"""KIP-903 (Kafka 3.5, KRaft): a stale broker epoch's fetch state does not join the ISR."""
+
+_IBP = (
+    "the preset assumes inter.broker.protocol.version 2.7-IV1 or later (the default); with it "
+    "pinned lower these brokers truncate before fetching, as kafka-2.1 does"
+)
+
+_ZK_NO_KIP_903 = (
+    "with ZooKeeper KIP-903 is not in force (the ZooKeeper controller ignores broker epochs): "
+    "--without broker-epoch models such a cluster"
+)
+
 _KRAFT_LEFT_OUT = (
     "KRaft's partition epoch is not modelled: since MV 3.6-IV0 (KAFKA-15021) the controller "
     "removes a failed broker from the ISR without a new leader epoch, where the model's "
@@ -89,76 +105,126 @@ RELEASES = (
             " HW before it truncates (KAFKA-14704)"
         ),
         source="KAFKA-10554 (PR 9382, commit 7ecc3a5, IBP 2.7-IV1; schema KAFKA-10487, PR 9290)",
+        left_out=(
+            _IBP + "; KAFKA-13141's window is open in a mixed cluster too (a 2.7.0 leader with "
+            "2.8.0 followers behaves as this preset)"
+        ),
     ),
     Release(
         name="kafka-3.0",
         rule="diverging-epoch-truncation",
         switches=FENCES + ("hw-before-truncation",),
-        kafka="2.8.1 - 2.8.2, 3.0 - 3.4.0",
+        kafka="2.8.1 - 2.8.2, 3.0 - 3.2",
         description=(
-            "as 2.8 with KAFKA-13141 fixed; the HW still comes before the truncation (KAFKA-14704)"
+            "as 2.8 with KAFKA-13141 fixed; the HW still comes before the truncation (KAFKA-14704: "
+            "for a step a former leader's HW covers a record never committed, which both "
+            "NoUncommittedRead and NoDivergence see)"
         ),
         source="KAFKA-13141 fixed (PR 11136: 2.7.2, 2.8.1, 3.0.0)",
+        left_out=_IBP,
     ),
     Release(
-        name="kafka-3.5",
+        name="kafka-3.3",
         rule="diverging-epoch-truncation",
-        switches=FENCES,
-        kafka="3.4.1, 3.5.0",
-        description="truncation on the fetch response, the truncation before the HW",
+        switches=FENCES + ("hw-before-truncation",) + LIVE_ISR,
+        kafka="3.3 - 3.4.0",
+        description="as 3.0, and a crashed (fenced or offline) replica cannot join the ISR",
+        source=(
+            "KIP-841 (KRaft, 3.3.0: Partition.isReplicaIsrEligible, the controller's "
+            "INELIGIBLE_REPLICA); KAFKA-14140 (ZooKeeper, 3.3.0 and 3.4.0)"
+        ),
+        left_out=_IBP,
+    ),
+    Release(
+        name="kafka-3.4.1",
+        rule="diverging-epoch-truncation",
+        switches=FENCES + LIVE_ISR,
+        kafka="3.4.1",
+        description="as 3.3 with KAFKA-14704 fixed: the follower truncates before it takes the HW",
         source=(
             "KAFKA-14704 fixed (PR 13230: 3.4.1, 3.5.0; the 3.3 and older branches got it in PR "
             "13245 but no release since)"
         ),
-        left_out=_KRAFT_LEFT_OUT,
+        left_out=_IBP,
+    ),
+    Release(
+        name="kafka-3.5",
+        rule="diverging-epoch-truncation",
+        switches=FENCES + LIVE_ISR + BROKER_EPOCH,
+        kafka="3.5.0",
+        description=(
+            "as 3.4.1, and a leader forgets a replica's fetch state when the replica comes back "
+            "from an unclean shutdown with a new broker epoch"
+        ),
+        source=(
+            "KIP-903 (3.5.0, KRaft from MV 3.5-IV1: Partition.isBrokerEpochIsrEligible, the "
+            "controller's broker-epoch check of AlterPartition)"
+        ),
+        left_out=_ZK_NO_KIP_903 + "; " + _IBP + "; " + _KRAFT_LEFT_OUT,
     ),
     Release(
         name="kafka-3.6",
         rule="diverging-epoch-truncation",
-        switches=FENCES + ("empty-clears-epoch",),
+        switches=FENCES + LIVE_ISR + BROKER_EPOCH + ("empty-clears-epoch",),
         kafka="3.5.1 - 3.5.2, 3.6.0 - 3.6.2",
         description=(
             "as 3.5, but the first response with no records to a new fetch state clears the last "
             "fetched epoch (KAFKA-15510)"
         ),
         source="KAFKA-15510: the regression of KAFKA-15080 (PR 13843)",
-        left_out=_KRAFT_LEFT_OUT,
+        left_out=_ZK_NO_KIP_903 + "; " + _IBP + "; " + _KRAFT_LEFT_OUT,
     ),
     Release(
         name="kafka-3.7",
         rule="diverging-epoch-truncation",
-        switches=FENCES + ("strict-min-isr",),
+        switches=FENCES + LIVE_ISR + BROKER_EPOCH + ("strict-min-isr",),
         kafka="3.7 - 3.9",
         description="as 3.5: KAFKA-15510 fixed; a leader's HW advances only with min ISR members",
         source="KAFKA-15510 fixed (PR 14457, 3.7.0); KAFKA-15583 (HW needs min ISR, 3.7.0)",
-        left_out=_KRAFT_LEFT_OUT,
+        left_out=(
+            "3.9.1 drops a fetch response of an older leader epoch (KAFKA-18991): --with "
+            "fenced-response, which matters only with --with split-fetch; "
+            + _ZK_NO_KIP_903
+            + "; "
+            + _IBP
+            + "; "
+            + _KRAFT_LEFT_OUT
+        ),
     ),
     Release(
         name="kafka-4.0",
         rule="diverging-epoch-truncation",
-        switches=FENCES + ("strict-min-isr",),
+        switches=FENCES + LIVE_ISR + BROKER_EPOCH + ("strict-min-isr",),
         kafka="4.0",
         description=(
             "as 3.7 on KRaft alone (ZooKeeper removed); eligible leader replicas off by default"
         ),
-        source="KIP-833 (ZooKeeper removed); KIP-966's ELR a preview, off by default",
+        source=(
+            "KIP-833 (ZooKeeper removed); KIP-966's ELR a preview, off by default; KAFKA-18106 "
+            "(4.0.0: a broker that registers again with a new incarnation is handled as fenced "
+            "first, so a leader it was comes back in a new leader epoch, as the model's Restart "
+            "has it in every release)"
+        ),
         left_out=(
-            "KAFKA-18106 (4.0.0: a broker back from an unclean shutdown is fenced, which bumps "
-            "the leader epoch of the partitions it led) is not modelled; " + _KRAFT_LEFT_OUT
+            "4.0.1 drops a fetch response of an older leader epoch (KAFKA-18991): --with "
+            "fenced-response, which matters only with --with split-fetch; " + _KRAFT_LEFT_OUT
         ),
     ),
     Release(
         name="kafka-4.1",
         rule="diverging-epoch-truncation",
-        switches=FENCES + ("strict-min-isr", "elr"),
-        kafka="4.1 and later (new clusters)",
+        switches=FENCES + LIVE_ISR + BROKER_EPOCH + ("strict-min-isr", "elr", "fenced-response"),
+        kafka="4.1 - 4.4 (new clusters)",
         description=(
             "as 4.0 with KIP-966's eligible leader replicas: a broker back from an unclean "
             "shutdown leaves ISR and ELR until it catches up"
         ),
         source=(
             "KIP-966 (ELR on by default from MV 4.1-IV0); KAFKA-15586 and KAFKA-18635 (unclean "
-            "shutdown detected by broker epoch)"
+            "shutdown detected by broker epoch); 4.2, 4.3 and 4.4 change no rule the model has "
+            "(their metadata versions add share and streams groups, cordoned log dirs and "
+            "controller unregistration; ELR's latest version is still 1); KAFKA-18991 (a fetch "
+            "response of an older leader epoch dropped, 4.1.0)"
         ),
         left_out=(
             "KIP-704's RECOVERING state after an unclean election (no ISR expansion until "
@@ -168,18 +234,93 @@ RELEASES = (
 )
 """Every release preset, oldest first."""
 
+FIRST = (
+    ((0, 0, 0), "kafka-0.10"),
+    ((0, 11, 0), "kafka-0.11"),
+    ((2, 0, 0), "kafka-2.0"),
+    ((2, 1, 0), "kafka-2.1"),
+    ((2, 8, 0), "kafka-2.8"),
+    ((2, 8, 1), "kafka-3.0"),
+    ((3, 3, 0), "kafka-3.3"),
+    ((3, 4, 1), "kafka-3.4.1"),
+    ((3, 5, 0), "kafka-3.5"),
+    ((3, 5, 1), "kafka-3.6"),
+    ((3, 7, 0), "kafka-3.7"),
+    ((4, 0, 0), "kafka-4.0"),
+    ((4, 1, 0), "kafka-4.1"),
+)
+"""The first Kafka version each release preset models, in version order: a version runs the
+preset of the last entry at or below it (2.7.2 is ``kafka-2.1``: 2.7 never sends a last
+fetched epoch; 2.8.1 is ``kafka-3.0``; 3.4.1 is ``kafka-3.4.1``, before 3.5.0)."""
+
+LINES = (
+    *((0, minor) for minor in (8, 9, 10, 11)),
+    (1, 0),
+    (1, 1),
+    *((2, minor) for minor in range(9)),
+    *((3, minor) for minor in range(10)),
+    *((4, minor) for minor in range(5)),
+)
+"""The Kafka release lines (major, minor) that exist and were read for this model, oldest
+first; 4.4 is the newest (4.2, 4.3 and 4.4 change no rule the model has: ``kafka-4.1``)."""
+
+
+class UnknownVersion(ValueError):
+    """A Kafka version of no release line in ``LINES``; the message names the nearest."""
+
+
+def _parse(name: str) -> tuple[int, ...] | None:
+    """``(major, minor, patch)`` of ``kafka-X.Y[.Z]`` or ``X.Y[.Z]`` (ASCII digits only);
+    None for anything else."""
+    text = name.removeprefix("kafka-")
+    parts = text.split(".")
+    if not 2 <= len(parts) <= 3:
+        return None
+    if not all(p.isascii() and p.isdigit() and len(p) <= 4 for p in parts):
+        return None
+    numbers = tuple(int(p) for p in parts)
+    return numbers + (0,) * (3 - len(numbers))
+
+
+def preset_for(name: str) -> str | None:
+    """The release preset that models the Kafka version ``name`` (``kafka-3.6.1``,
+    ``3.6.1``, ``kafka-3.6`` or ``3.6``; a bare ``X.Y`` is ``X.Y.0``), by ``FIRST``; a
+    preset's own name gives itself. None when ``name`` is not a version. Raises
+    ``UnknownVersion`` for a version of no release line in ``LINES`` (naming the nearest)."""
+    version = _parse(name)
+    if version is None:
+        return None
+    if version[:2] not in LINES:
+        below = [line for line in LINES if line < version[:2]]
+        nearest = below[-1] if below else LINES[0]
+        raise UnknownVersion(
+            f"Kafka {'.'.join(map(str, version[:2]))} is not a release line this model knows "
+            f"(0.8 to {'.'.join(map(str, LINES[-1]))}); the nearest is "
+            f"{'.'.join(map(str, nearest))}, modelled by {preset_for('.'.join(map(str, nearest)))}"
+        )
+    return next(preset for first, preset in reversed(FIRST) if first <= version)
+
+
+def covers(preset: str) -> str:
+    """The versions ``preset`` models, as its ``Release.kafka`` says ('' for a KIP preset)."""
+    return next((r.kafka for r in RELEASES if r.name == preset), "")
+
+
+BOUNDARIES = (
+    "2.0.1", "2.7.2", "2.8.0", "2.8.1", "3.0.0", "3.2.3", "3.3.0", "3.4.0", "3.4.1", "3.5.0",
+    "3.5.1", "3.6.2", "3.7.0", "3.9.1", "4.0.0", "4.1.0", "4.2.0", "4.3.0", "4.4.0",
+)  # fmt: skip
+"""The versions on either side of a preset's boundary (``tests/test_releases.py`` holds each
+to the preset it must map to)."""
+
 VERSIONS = {
-    **dict.fromkeys(("kafka-0.8", "kafka-0.9"), "kafka-0.10"),
-    **dict.fromkeys(("kafka-1.0", "kafka-1.1"), "kafka-0.11"),
-    **dict.fromkeys((f"kafka-2.{minor}" for minor in range(2, 8)), "kafka-2.1"),
-    **dict.fromkeys(("kafka-2.8.0",), "kafka-2.8"),
-    **dict.fromkeys(("kafka-2.8.1", "kafka-2.8.2", "kafka-3.1", "kafka-3.2"), "kafka-3.0"),
-    **dict.fromkeys(("kafka-3.3", "kafka-3.4", "kafka-3.4.0"), "kafka-3.0"),
-    **dict.fromkeys(("kafka-3.4.1", "kafka-3.5.0"), "kafka-3.5"),
-    **dict.fromkeys(("kafka-3.5.1", "kafka-3.5.2"), "kafka-3.6"),
-    **dict.fromkeys(("kafka-3.8", "kafka-3.9"), "kafka-3.7"),
-    **dict.fromkeys(("kafka-4.2",), "kafka-4.1"),
+    **{
+        f"kafka-{major}.{minor}": preset_for(f"{major}.{minor}")
+        for major, minor in LINES
+        if f"kafka-{major}.{minor}" not in {r.name for r in RELEASES}
+    },
+    **{f"kafka-{version}": preset_for(version) for version in BOUNDARIES},
 }
-"""Other Kafka versions ``--truncation`` accepts, and the release preset that models each
-(``kafka-2.8`` and ``kafka-3.5`` name their first patch release; ``kafka-2.8.1`` is
-``kafka-3.0``)."""
+"""Other Kafka versions, as ``hwcheck list --json`` and the docs name them, and the release
+preset that models each: every release line, and the boundary patch versions. Any other
+``kafka-X.Y.Z`` is mapped the same way (``preset_for``)."""

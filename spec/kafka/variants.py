@@ -49,8 +49,18 @@ SWITCHES = {
     "only by a leader in that epoch (KIP-320)",
     "fenced-fetch": "a fetch is rejected unless follower and leader are in the same leader "
     "epoch (KIP-320, KAFKA-6880)",
-    "fenced-expand": "ISR expansion waits until the leader's HW reaches the start of its "
-    "epoch (KIP-320, KAFKA-7128)",
+    "fenced-expand": "ISR expansion needs the follower's LEO to reach the start offset of the "
+    "leader's epoch as well as its HW (KAFKA-7128, Kafka 2.0.1 and 2.1: "
+    "Partition.isFollowerInSync)",
+    "fenced-response": "with truncation on fetch, a follower drops a fetch response once its "
+    "leader epoch changed since the request, even from the same leader at the same fetch "
+    "offset (KAFKA-18991: Kafka 3.9.1, 4.0.1 and 4.1; 2.8.0 to 3.9.0 and 4.0.0 apply it; "
+    "before 2.8 a new epoch put the partition back to truncating, which dropped it)",
+    "live-isr": "a crashed replica (fenced or offline) cannot join the ISR (KIP-841: Kafka 3.3 "
+    "in KRaft, 3.3.0 and 3.4 with ZooKeeper; Partition.isReplicaIsrEligible)",
+    "broker-epoch": "a leader forgets a replica's fetch state when the replica comes back from "
+    "an unclean shutdown with a new broker epoch, so a fetch from before cannot put it back "
+    "into the ISR (KIP-903: Kafka 3.5 in KRaft)",
     "strict-min-isr": "HW needs min ISR: a leader's HW advances only while its ISR has at least "
     "min.insync.replicas members (KIP-966)",
     "split-fetch": "a fetch is two steps, request and response, with the response in flight "
@@ -117,6 +127,18 @@ class Variant:
         return "fenced-expand" in self.switches
 
     @property
+    def fenced_response(self) -> bool:
+        return "fenced-response" in self.switches
+
+    @property
+    def live_isr(self) -> bool:
+        return "live-isr" in self.switches
+
+    @property
+    def broker_epoch(self) -> bool:
+        return "broker-epoch" in self.switches
+
+    @property
     def strict_min_isr(self) -> bool:
         return "strict-min-isr" in self.switches
 
@@ -166,7 +188,7 @@ def _preset(
 
 
 KIP320_FENCES = ("fenced-lookup", "fenced-fetch", "fenced-expand")
-KIP966_RULES = ("strict-min-isr", "elr")
+KIP966_RULES = ("live-isr", "broker-epoch", "strict-min-isr", "elr")
 
 PRESETS = {
     "hw": _preset(
@@ -201,7 +223,8 @@ PRESETS = {
         "last-match-truncation",
         KIP320_FENCES + KIP966_RULES,
         "4.1's ELR rules on 2.1's truncation (the release is kafka-4.1)",
-        "as kip320; HW needs min ISR; eligible leader replicas (ELR)",
+        "as kip320; HW needs min ISR; eligible leader replicas (ELR), with the ISR rules they "
+        "assume (KIP-841, KIP-903)",
         "KIP-966",
     ),
 }

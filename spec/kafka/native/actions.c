@@ -126,19 +126,36 @@ int kafka_successors(const Model *m, const St *s, St *out, uint16_t *labels) {
     if (c >= 0 && true_leader(s, c)) {
         const Rep *x = &s->r[c];
         for (int f = 0; f < n; f++) {
-            if (!caught_up(m, x, f)) continue;
+            if (!caught_up(m, s, c, f)) continue;
             St *t = EMIT(LABEL(A_EXPAND, c, f));
             t->r[c].visr = (uint8_t)(x->visr | (1u << f));
             record_isr(m, t, c, t->r[c].visr);
         }
     }
-    /* ControllerShrinkIsr(replica) */
-    if (s->cepoch < m->E && popcount8(s->cisr) >= 2)
+    /* ControllerShrinkIsr(replica): a crashed follower, or a crashed leader that no live
+     * replica can replace (membership.replaceable) */
+    if (s->cepoch < m->E) {
+        int replaceable = 0, any_live = 0;
         for (int r = 0; r < n; r++) {
-            if (!has(s->cisr, r) || s->r[r].alive || r == s->cleader) continue;
-            St *t = EMIT(LABEL(A_CTRL_SHRINK, r, 0));
-            decide(m, t, s->cleader, (uint8_t)(s->cisr & ~(1u << r)));
+            if (!s->r[r].alive) continue;
+            any_live = 1;
+            if (has(s->cisr, r) || (m->elr && has(s->celr, r))) replaceable = 1;
         }
+        if (m->unclean_election && any_live) replaceable = 1;
+        for (int r = 0; r < n; r++) {
+            if (!has(s->cisr, r) || s->r[r].alive) continue;
+            uint8_t fewer = (uint8_t)(s->cisr & ~(1u << r));
+            if (r != s->cleader) {
+                if (popcount8(s->cisr) < 2) continue;
+                St *t = EMIT(LABEL(A_CTRL_SHRINK, r, 0));
+                decide(m, t, s->cleader, fewer);
+            } else {
+                if (replaceable) continue;
+                St *t = EMIT(LABEL(A_CTRL_SHRINK, r, 0));
+                decide(m, t, -1, fewer || m->elr ? fewer : s->cisr);
+            }
+        }
+    }
     /* Elect(leader): a live ISR member, else (elr) a live ELR member */
     if (s->cepoch < m->E) {
         uint8_t live = 0;
@@ -173,9 +190,9 @@ int kafka_successors(const Model *m, const St *s, St *out, uint16_t *labels) {
             without_flights(m, t, r);
             put_fetcher(m, t, r, FE_NONE);
         }
-    /* Restart(replica) */
+    /* Restart(replica): not a crashed leader the controller still names */
     for (int r = 0; r < n; r++) {
-        if (s->r[r].alive) continue;
+        if (s->r[r].alive || r == s->cleader) continue;
         St *t = EMIT(LABEL(A_RESTART, r, 0));
         t->r[r].alive = 1;
         t->al_has[r] = 0;  /* a new broker epoch: its request in flight is rejected */
@@ -253,7 +270,7 @@ int kafka_successors(const Model *m, const St *s, St *out, uint16_t *labels) {
                 if (y->hw > y->len) y->hw = y->len;
                 y->alive = 0;
                 no_view(y, -1);
-                for (int o = 0; o < n; o++)  /* durability._forget_remote */
+                for (int o = 0; o < n && m->broker_epoch; o++)  /* durability._forget_remote */
                     if (t->r[o].has_remote) t->r[o].remote[r] = -1;
                 t->unclean++;
                 without_flights(m, t, r);

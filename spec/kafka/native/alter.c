@@ -32,7 +32,7 @@ int kafka_alter_successors(const Model *m, const St *s, St *out, uint16_t *label
         if (!may_ask(s, r)) continue;
         const Rep *x = &s->r[r];
         for (int f = 0; f < n; f++) {
-            if (!caught_up(m, x, f)) continue;
+            if (!caught_up(m, s, r, f)) continue;
             St *t = EMIT(LABEL(A_EXPAND, r, f));
             ask(t, x, r, (uint8_t)(x->visr | (1u << f)));
         }

@@ -5,11 +5,12 @@
 #include "kafka.h"
 
 /* flight.applies: the follower still follows the leader that answered, at the fetch offset
- * (and, fenced, in the response's epoch). */
+ * (and, where the release checks it, in the response's epoch). */
 static int applies(const Model *m, const St *s, int f) {
     const Rep *x = &s->r[f];
+    int checked = m->rule == RULE_DIVERGING ? m->fenced_response : m->fenced_fetch;
     return x->vleader == s->fl_leader[f] && x->len == s->fl_offset[f]
-           && (!m->fenced_fetch || x->vepoch == s->fl_epoch[f]);
+           && (!checked || x->vepoch == s->fl_epoch[f]);
 }
 
 int kafka_flight_successors(const Model *m, const St *s, St *out, uint16_t *labels, int k) {

@@ -102,7 +102,8 @@ typedef struct {
 
 struct Model {
     int n, R, E, max_crashes, min_isr, unclean_election, rule;
-    int fenced_lookup, fenced_fetch, fenced_expand, strict_min_isr, elr;
+    int fenced_lookup, fenced_fetch, fenced_expand, live_isr, broker_epoch, strict_min_isr, elr;
+    int fenced_response;
     int durable, flush_always, max_unclean, acks_all, split_fetch, max_lost, async_isr;
     /* truncation on fetch (rule RULE_DIVERGING): its switches, and whether the state has the
      * fetcher component (Variant.fetcher_state) */
@@ -188,11 +189,18 @@ static inline int lagging(const Rep *x, int r, int f) {
     return has(x->visr, f) && f != r && x->remote[f] < x->len;
 }
 
-/* actions.caught_up: replica f, outside leader x's ISR, fetched up to x's HW in this
- * leadership, and (fenced-expand) x's HW has reached the start of x's epoch. */
-static inline int caught_up(const Model *m, const Rep *x, int f) {
-    if (m->fenced_expand && x->hw < x->len && x->ep[x->hw] != x->vepoch) return 0;
-    return !has(x->visr, f) && x->remote[f] >= 0 && x->remote[f] >= x->hw;
+/* actions.caught_up: replica f, outside leader l's ISR, fetched up to l's HW in this
+ * leadership and (fenced-expand) to the start of l's epoch; (live-isr) f is up. */
+static inline int caught_up(const Model *m, const St *s, int l, int f) {
+    const Rep *x = &s->r[l];
+    int least = x->hw;
+    if (m->fenced_expand) {  /* actions.in_sync_from: and the start of the leader's epoch */
+        int start = x->len;
+        for (int o = 0; o < x->len; o++) if (x->ep[o] == x->vepoch) { start = o; break; }
+        if (start > least) least = start;
+    }
+    if (m->live_isr && !s->r[f].alive) return 0;
+    return !has(x->visr, f) && x->remote[f] >= 0 && x->remote[f] >= least;
 }
 
 /* actions.fetch_leader: the leader f may fetch from, or -1 (f up and following another

@@ -105,7 +105,8 @@ uint32_t model_conditions(const Model *m, const uint8_t *row) {
     if (s.cepoch >= m->E && leader_offline(&s)) {
         int any_alive = 0;
         for (int r = 0; r < m->n; r++) any_alive |= s.r[r].alive;
-        if (eligible(m, &s) || (m->unclean_election && any_alive)) bits |= 1u << MODEL_CUT_BIT;
+        if (s.cleader >= 0 || eligible(m, &s) || (m->unclean_election && any_alive))
+            bits |= 1u << MODEL_CUT_BIT;
     }
     return bits;
 }

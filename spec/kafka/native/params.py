@@ -30,6 +30,8 @@ def params(spec: Any) -> dict[str, int]:
         "fenced_lookup": variant.fenced_lookup,
         "fenced_fetch": variant.fenced_fetch,
         "fenced_expand": variant.fenced_expand,
+        "live_isr": variant.live_isr,
+        "broker_epoch": variant.broker_epoch,
         "strict_min_isr": variant.strict_min_isr,
         "elr": variant.elr,
         "durable": config.durability,
@@ -43,5 +45,6 @@ def params(spec: Any) -> dict[str, int]:
         "hw_before_truncation": variant.hw_before_truncation,
         "empty_clears_epoch": variant.empty_clears_epoch,
         "fetcher": variant.fetcher_state,
+        "fenced_response": variant.fenced_response,
     }
     return {name: int(value) for name, value in named.items()}
