@@ -50,26 +50,25 @@ def catalog() -> str:
         "## Kafka releases",
         "",
         "One preset per Kafka release that changed the modelled replication behaviour "
-        "(`--truncation kafka-X.Y`; `hwcheck list --json` has the same data). A version "
-        "without a preset of its own names the preset that models it: "
+        "(`--truncation kafka-X.Y`; `hwcheck list --json` has the same data). Any other "
+        "version, `kafka-X.Y.Z`, `X.Y.Z` or `X.Y`, names the preset that models it; the "
+        "release lines and the versions at each boundary: "
         + ", ".join(f"`{k}` is `{v}`" for k, v in releases.VERSIONS.items())
         + ".",
         "",
     ]
     out += table(
-        ("preset", "Kafka versions", "mechanisms", "what it does", "source", "left out"),
+        ("preset", "Kafka versions", "mechanisms", "what it does"),
         [
-            (
-                r.name,
-                r.kafka,
-                ", ".join((r.rule, *r.switches)),
-                r.description,
-                r.source,
-                r.left_out or "nothing",
-            )
+            (r.name, r.kafka, ", ".join((r.rule, *r.switches)), r.description)
             for r in releases.RELEASES
         ],
     )
+    out += ["Each preset's sources, and what of its releases the model leaves out:", ""]
+    out += [
+        f"- **{r.name}**: {r.source}. Left out: {r.left_out or 'nothing'}."
+        for r in releases.RELEASES
+    ] + [""]
     for model, config in (("kafka", Config()), ("tla", TlaConfig())):
         spec, props = build_model(model, config)
         out += [f"## The {model} model", ""]

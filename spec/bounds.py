@@ -14,17 +14,16 @@ class ConfigError(ValueError):
         self.option = option
 
 
-def require_replicas(replicas: int, most: int) -> None:
-    """Raise ``ConfigError`` unless ``1 <= replicas <= most``."""
-    if not 1 <= replicas <= most:
-        raise ConfigError("--replicas", f"--replicas must be between 1 and {most}, got {replicas}")
-
-
-def require_non_negative(bounds: Iterable[tuple[str, int]]) -> None:
-    """Raise ``ConfigError`` for the first ``(option, value)`` below 0."""
-    for option, value in bounds:
-        if value < 0:
-            raise ConfigError(option, f"{option} must be 0 or more, got {value}")
+def require_within(bounds: Iterable[tuple[str, int, tuple[int, int]]]) -> None:
+    """Raise ``ConfigError`` for the first ``(option, value, (least, most))`` outside its
+    range (inclusive), or that is not an integer (a boolean is not one). The ranges are the
+    models' ``LIMITS``: what the cores' tables and the action labels can hold, checked before
+    a model is built, so that a bound from a file or the command line never hangs a run."""
+    for option, value, (least, most) in bounds:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ConfigError(option, f"{option} must be an integer, got {value!r}")
+        if not least <= value <= most:
+            raise ConfigError(option, f"{option} must be between {least} and {most}, got {value}")
 
 
 def resolve_variant(

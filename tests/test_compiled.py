@@ -429,9 +429,12 @@ def test_no_compiler_falls_back_to_the_reference_in_one_line(tmp_path, monkeypat
 
 def test_bounds_the_core_refuses_fall_back_in_one_line(tmp_path, monkeypatch):
     """Bounds past what the compiled core holds (here 8 records, let past the Python side's
-    own check) are refused by ``model_new`` with its reason, in one line, and the reference
-    core runs."""
+    own checks: ``LIMITS`` widened, ``unsupported`` silenced) are refused by ``model_new``
+    with its reason, in one line, and the reference core runs."""
+    from spec.kafka import config as kafka_config
+
     monkeypatch.setattr(kafka_native, "unsupported", lambda spec: None)
+    monkeypatch.setitem(kafka_config.LIMITS, "max_records", (0, 8))
     result = _explore_cli(
         "--replicas", "1", "--max-records", "8", "--max-epoch", "1", "--out", str(tmp_path)
     )

@@ -174,3 +174,17 @@ def test_an_unknown_release_line_names_the_nearest(tmp_path):
     assert result.exit_code == 2, result.output
     assert "Kafka 5.0 is not a release line this model knows (0.8 to 4.4)" in result.output
     assert "the nearest is 4.4, modelled by kafka-4.1" in result.output
+
+
+def test_a_mapped_version_says_which_preset_it_runs(tmp_path, monkeypatch):
+    from checker.commands import versions
+
+    monkeypatch.setattr(versions, "_SAID", set())
+    args = ["explore", "--replicas", "2", "--no-progress", "--out", str(tmp_path / "o")]
+    ran = CliRunner().invoke(cli, [*args, "--truncation", "kafka-3.6.1"])
+    assert ran.exit_code == 0, ran.output
+    assert "Note: kafka-3.6.1 runs the preset kafka-3.6 (3.5.1 - 3.5.2, 3.6.0 - 3.6.2)." in (
+        ran.stderr
+    )
+    plain = CliRunner().invoke(cli, [*args, "--truncation", "kafka-3.6"])
+    assert "Note:" not in plain.stderr.replace("Note: liveness", "")

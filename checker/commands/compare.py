@@ -26,6 +26,7 @@ from checker.commands.options import (
     protocol_from,
     with_options,
 )
+from checker.commands.values import Integer, Seconds
 from checker.formats import report
 from checker.limits import Limits, interruption
 from checker.models import compose
@@ -52,20 +53,18 @@ from spec.tla.config import TLA_VARIANTS
     show_default=True,
     help="Which model's variants to compare.",
 )
-@click.option(
-    "--replicas", type=click.IntRange(1, MAX_REPLICAS), default=None, help="Replication factor."
-)
-@click.option("--max-records", type=click.IntRange(min=0), default=None)
-@click.option("--max-epoch", type=click.IntRange(min=0), default=None)
-@click.option("--max-crashes", type=click.IntRange(min=0), default=None, help="(kafka)")
+@click.option("--replicas", type=Integer(1, MAX_REPLICAS), default=None, help="Replication factor.")
+@click.option("--max-records", type=Integer(min=0), default=None)
+@click.option("--max-epoch", type=Integer(min=0), default=None)
+@click.option("--max-crashes", type=Integer(min=0), default=None, help="(kafka)")
 @click.option(
     "--min-isr",
     "min_isrs",
-    type=click.IntRange(min=1),
+    type=Integer(min=1),
     multiple=True,
     help="min.insync.replicas (kafka); repeat to cross the matrix with each value.",
 )
-@click.option("--log-size", type=click.IntRange(min=0), default=None, help="(tla)")
+@click.option("--log-size", type=Integer(min=0), default=None, help="(tla)")
 @click.option(
     "--unclean/--no-unclean",
     default=None,
@@ -79,7 +78,7 @@ from spec.tla.config import TLA_VARIANTS
 @with_options(PROTOCOL_FLAGS)
 @click.option(
     "--time-limit",
-    type=click.FloatRange(min=0, min_open=True),
+    type=Seconds(min=0, min_open=True),
     default=None,
     metavar="SECONDS",
     help="Per variant.",

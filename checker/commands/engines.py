@@ -19,6 +19,7 @@ from checker import search
 from checker.commands import checkpoints, cores
 from checker.commands.cores import CORE_OPTION
 from checker.commands.options import build, choose, with_options
+from checker.commands.values import WORKERS, Integer, Seconds
 from checker.limits import Limits
 from checker.models import compose
 from checker.result import EXIT_ENVIRONMENT
@@ -69,12 +70,11 @@ SYMMETRY_OPTION = click.option(
 JOB_OPTIONS = (
     click.option(
         "--workers",
-        type=click.IntRange(min=1),
+        type=WORKERS,
         default=None,
         metavar="N",
         help="Threads (compiled core) or processes (reference core) for the local "
-        "engine; same answers as 1 [every core: "
-        f"{os.cpu_count() or 1}].",
+        f"engine; same answers as 1 [every core: {os.cpu_count() or 1}].",
     ),
     click.option(
         "--engine",
@@ -92,7 +92,7 @@ JOB_OPTIONS = (
     ),
     click.option(
         "--partitions",
-        type=click.IntRange(min=1),
+        type=Integer(min=1),
         default=None,
         help="Fingerprint partitions P (spark engine) [the cores Spark has].",
     ),
@@ -106,7 +106,7 @@ JOB_OPTIONS = (
     ),
     click.option(
         "--spark-connect-timeout",
-        type=click.FloatRange(min=0, min_open=True),
+        type=Seconds(min=0, min_open=True),
         default=None,
         metavar="SECONDS",
         help="Seconds a spark:// master gets for each step of connecting: to accept a TCP "
@@ -125,7 +125,7 @@ ENGINE_OPTIONS = (
     cores.KEY_BITS_OPTION,
     click.option(
         "--spark-min-frontier",
-        type=click.IntRange(min=0),
+        type=Integer(min=0),
         default=20_000,
         show_default=True,
         metavar="STATES",

@@ -26,6 +26,7 @@ from checker.commands.options import (
     protocol_from,
     with_options,
 )
+from checker.commands.values import Integer, Seconds
 from checker.formats import report
 from checker.limits import Limits, interrupted, signal_name
 from checker.liveness.run import describe as live_line
@@ -38,13 +39,13 @@ from checker.renderers import terminal
 @model_options
 @click.option(
     "--max-depth",
-    type=click.IntRange(min=1),
+    type=Integer(min=1),
     default=None,
     help="Stop after this many BFS levels (initial state = 1): INCOMPLETE, exit 3.",
 )
 @click.option(
     "--time-limit",
-    type=click.FloatRange(min=0, min_open=True),
+    type=Seconds(min=0, min_open=True),
     default=None,
     metavar="SECONDS",
     help="Stop after this many seconds: INCOMPLETE, exit 3.",

@@ -15,6 +15,7 @@ from click.core import ParameterSource
 
 from checker.commands.engines import SYMMETRY_OPTION, Engine, run
 from checker.commands.options import bounds, build, model_options, protocol_from
+from checker.commands.values import Integer
 from checker.formats import tracefile
 from checker.limits import Limits
 from checker.renderers import graph as graph_view
@@ -42,7 +43,7 @@ it names, which only the user can vouch for)."""
 )
 @click.option(
     "--radius",
-    type=click.IntRange(min=0),
+    type=Integer(min=0),
     default=1,
     show_default=True,
     metavar="K",
@@ -64,7 +65,7 @@ it names, which only the user can vouch for)."""
 )
 @click.option(
     "--max-states",
-    type=click.IntRange(min=1),
+    type=Integer(min=1),
     default=20_000,
     show_default=True,
     help="Refuse to draw a graph with more nodes than this (states, or orbits with --symmetry).",

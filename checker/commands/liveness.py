@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from checker.commands.options import build
+from checker.commands.values import Integer
 from checker.limits import interruption
 from checker.liveness import run as live
 from checker.liveness.fairness import FairnessError
@@ -42,7 +43,7 @@ LIVENESS_FLAGS = (
     ),
     click.option(
         "--liveness-max-states",
-        type=click.IntRange(min=1),
+        type=Integer(min=1),
         default=None,
         metavar="N",
         help="The most states the liveness graph may hold (default: "

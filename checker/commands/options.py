@@ -13,7 +13,9 @@ from typing import Any, TypeVar
 import click
 
 from checker.checkpoint.format import DEFAULT_EVERY
+from checker.commands import versions
 from checker.commands.trusted import variant_file_option
+from checker.commands.values import Integer, Seconds
 from checker.models import compose
 from checker.renderers import shown
 from spec.kafka import Config, ConfigError
@@ -50,7 +52,7 @@ PROTOCOL_FLAGS = (
     ),
     click.option(
         "--max-unclean-shutdowns",
-        type=click.IntRange(min=0),
+        type=Integer(min=0),
         default=None,
         help="Unclean shutdowns (power loss: the unflushed tail is lost) over the "
         f"whole run (kafka) [{DEFAULTS.max_unclean_shutdowns}: logs durable].",
@@ -64,7 +66,7 @@ PROTOCOL_FLAGS = (
     ),
     click.option(
         "--max-lost-responses",
-        type=click.IntRange(min=0),
+        type=Integer(min=0),
         default=None,
         help="Fetch responses the network may drop over the whole run (kafka, with "
         f"--with split-fetch) [{DEFAULTS.max_lost_responses}].",
@@ -89,7 +91,7 @@ MODEL_FLAGS = (
     ),
     click.option(
         "--replicas",
-        type=click.IntRange(1, MAX_REPLICAS),
+        type=Integer(1, MAX_REPLICAS),
         default=None,
         help=f"Replication factor N [kafka: {DEFAULTS.replicas}, tla: {TLA.replicas}; tla at most {TLA_MAX_REPLICAS}].",
     ),
@@ -106,25 +108,25 @@ MODEL_FLAGS = (
     ),
     click.option(
         "--max-records",
-        type=click.IntRange(min=0),
+        type=Integer(min=0),
         default=None,
         help=f"Records produced over the whole run [{DEFAULTS.max_records}].",
     ),
     click.option(
         "--max-epoch",
-        type=click.IntRange(min=0),
+        type=Integer(min=0),
         default=None,
         help=f"Largest leader epoch [kafka: {DEFAULTS.max_epoch}, tla: {TLA.max_epoch}].",
     ),
     click.option(
         "--max-crashes",
-        type=click.IntRange(min=0),
+        type=Integer(min=0),
         default=None,
         help=f"Broker crashes over the whole run (kafka) [{DEFAULTS.max_crashes}].",
     ),
     click.option(
         "--min-isr",
-        type=click.IntRange(min=1),
+        type=Integer(min=1),
         default=None,
         help=f"min.insync.replicas, acks=all (kafka) [{DEFAULTS.min_isr}].",
     ),
@@ -134,19 +136,19 @@ MODEL_FLAGS = (
     *PROTOCOL_FLAGS,
     click.option(
         "--log-size",
-        type=click.IntRange(min=0),
+        type=Integer(min=0),
         default=None,
         help=f"LogSize: slots per log (tla) [{TLA.log_size}].",
     ),
     click.option(
         "--max-offset",
-        type=click.IntRange(min=1),
+        type=Integer(min=1),
         default=None,
         help=f"MaxOffset: the largest offset (tla, async-isr) [{TLA.max_offset}].",
     ),
     click.option(
         "--max-version",
-        type=click.IntRange(min=0),
+        type=Integer(min=0),
         default=None,
         help=f"The controller's largest ISR version (tla, async-isr) [{TLA.max_version}].",
     ),
@@ -256,6 +258,7 @@ def build(model: str, given: dict[str, Any]) -> tuple[Any, Any, list[Any]]:
         spec, props = compose.build_model(model, cfg)
     except ConfigError as exc:
         raise click.BadParameter(str(exc), param_hint=f"'{exc.option}'") from None
+    versions.say_preset(model, given.get("truncation"), spec.config.truncation)
     return cfg, spec, props
 
 
@@ -309,7 +312,7 @@ CHECKPOINT_FLAGS = (
     ),
     click.option(
         "--checkpoint-every",
-        type=click.FloatRange(min=0),
+        type=Seconds(min=0),
         default=DEFAULT_EVERY,
         show_default=True,
         metavar="SECONDS",

@@ -19,6 +19,7 @@ from click.core import ParameterSource
 
 from checker.commands import scenario as scenario_command
 from checker.commands.options import bounds, build, model_options, protocol_from
+from checker.commands.values import Integer, Seconds
 from checker.formats import tracefile
 from checker.models import compose
 from checker.models.compose import SPELLING
@@ -55,7 +56,7 @@ DEFAULT_PORT = 8765
 )
 @click.option(
     "--port",
-    type=click.IntRange(0, 65535),
+    type=Integer(0, 65535),
     default=DEFAULT_PORT,
     show_default=True,
     help="TCP port on 127.0.0.1 (0: any free port).",
@@ -63,7 +64,7 @@ DEFAULT_PORT = 8765
 @click.option("--open", "open_browser", is_flag=True, help="Open the page in a browser.")
 @click.option(
     "--jump-time-limit",
-    type=click.FloatRange(min=0, min_open=True),
+    type=Seconds(min=0, min_open=True),
     default=300.0,
     show_default=True,
     metavar="SECONDS",

@@ -9,6 +9,7 @@ before any violation, 2 a usage error, 5 Spark cannot run, 75 the spec raised.
 
 from __future__ import annotations
 
+import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,7 @@ from checker.commands.options import (
     protocol_from,
     with_options,
 )
+from checker.commands.values import Integer, Seconds
 from checker.formats import report, walk_checkpoints
 from checker.gate.schema import GATE_WALKS
 from checker.limits import Limits, signal_name
@@ -57,9 +59,11 @@ def _weights(ctx: Any, param: Any, values: tuple[str, ...]) -> tuple[tuple[str, 
             weight = float(number)
         except ValueError:
             weight = -1.0
-        if not sep or not name.strip() or not weight >= 0:
+        if not sep or not name.strip() or not 0 <= weight < math.inf or not number.isascii():
             raise click.BadParameter(
-                f"{value!r} is not ACTION=WEIGHT with a weight of 0 or more", ctx=ctx, param=param
+                f"{value!r} is not ACTION=WEIGHT with a finite weight of 0 or more",
+                ctx=ctx,
+                param=param,
             )
         pairs.append((name.strip(), weight))
     return tuple(pairs)
@@ -76,20 +80,20 @@ def _weights(ctx: Any, param: Any, values: tuple[str, ...]) -> tuple[tuple[str, 
 )
 @click.option(
     "--walks",
-    type=click.IntRange(min=1),
+    type=Integer(min=1),
     default=None,
     help=f"Walks to run [{DEFAULT_WALKS:,} unless --time-limit is given].",
 )
 @click.option(
     "--time-limit",
-    type=click.FloatRange(min=0, min_open=True),
+    type=Seconds(min=0, min_open=True),
     default=None,
     metavar="SECONDS",
     help="Stop starting walks after this many seconds.",
 )
 @click.option(
     "--depth",
-    type=click.IntRange(min=1),
+    type=Integer(min=1),
     default=50,
     show_default=True,
     help="Most states on a walk (the initial state counts).",
@@ -121,7 +125,7 @@ def _weights(ctx: Any, param: Any, values: tuple[str, ...]) -> tuple[tuple[str, 
 )
 @click.option(
     "--liveness-bound",
-    type=click.IntRange(min=1),
+    type=Integer(min=1),
     default=simulated.BOUND,
     show_default=True,
     metavar="STEPS",

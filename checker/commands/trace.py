@@ -17,6 +17,7 @@ import click
 from rich.text import Text
 
 from checker.commands.trusted import variant_file_option
+from checker.commands.values import Integer
 from checker.formats import report, tracefile
 from checker.renderers import html, lasso, steps
 from checker.renderers.terminal import stdout_console
@@ -65,7 +66,7 @@ def _checked(trace: Path, document: dict[Any, Any]) -> tuple[Any, Violation]:
 @TRACE
 @click.option(
     "--step",
-    type=click.IntRange(min=1),
+    type=Integer(min=1),
     default=None,
     metavar="N",
     help="Show only state N (1 = the initial state).",

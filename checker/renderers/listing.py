@@ -9,8 +9,10 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
+from spec.kafka import config as kafka_config
 from spec.kafka.variants import BUILTIN_PRESETS, BUILTIN_RULES, PRESETS, RULES, SWITCHES
 from spec.tla import async_isr, async_model
+from spec.tla import config as tla_config
 from spec.tla.config import ASYNC_ISR, TLA_VARIANTS
 from spec.tla.model import NEXT
 
@@ -118,10 +120,11 @@ def sections(spec: Any, props: list[Any]) -> list[Section]:
             (name, "never fair (a perturbation)") for name in getattr(spec, "perturbations", ())
         ),
     )
+    limits = LIMITS.get(model, {})
     bounds = Section(
-        f"{model} model: default bounds",
-        ("option", "default"),
-        tuple(_default_row(k, v) for k, v in spec.config_dict().items()),
+        f"{model} model: default bounds, and the range each one accepts",
+        ("option", "default", "range"),
+        tuple((*_default_row(k, v), _range(limits, k)) for k, v in spec.config_dict().items()),
     )
     return [variants, *extra, listed, properties, fair, bounds]
 
@@ -190,6 +193,17 @@ OPTION_NAMES = {
     "unclean_election": "--unclean/--clean",
 }
 """Config fields whose command-line option is not the field's name in kebab case."""
+
+
+LIMITS = {"kafka": kafka_config.LIMITS, "tla": tla_config.TLA_LIMITS}
+"""Each model's bound ranges (``Config.validate`` refuses the rest before building a model)."""
+
+
+def _range(limits: dict[str, tuple[int, int]], key: str) -> str:
+    """The range a bound accepts, as ``hwcheck list`` prints it ('' for a switch)."""
+    if key == "min_isr":
+        return "1 to --replicas"
+    return "{} to {}".format(*limits[key]) if key in limits else ""
 
 
 def _default_row(key: str, value: Any) -> tuple[str, str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from spec.bounds import ConfigError, require_non_negative, require_replicas, resolve_variant
+from spec.bounds import ConfigError, require_within, resolve_variant
 from spec.kafka import plugins, releases, variants
 
 TRUNCATION_VARIANTS = variants.BUILTIN_PRESETS
@@ -31,6 +31,28 @@ class UntrustedVariantFile(ConfigError):
 MAX_REPLICAS = 7
 """The kafka model's largest replication factor (exhaustive search is practical to 3 or 4;
 ``hwcheck simulate`` reaches 7)."""
+
+LIMITS = {
+    "replicas": (1, MAX_REPLICAS),
+    "max_records": (0, 7),
+    "max_epoch": (0, 15),
+    "max_crashes": (0, 100),
+    "max_unclean_shutdowns": (0, 100),
+    "max_lost_responses": (0, 100),
+}
+"""Each bound's range, inclusive: what the compiled core's tables hold (``kafka.h``: ``MAXN``
+replicas, ``MAXR`` records, ``MAXE`` epochs; ``state.c`` refuses more than 100 faults). The
+reference core is held to the same ranges, so every config runs on either core and none can
+make a run build labels for a billion epochs. ``hwcheck list`` shows them."""
+
+_OPTIONS = {
+    "replicas": "--replicas",
+    "max_records": "--max-records",
+    "max_epoch": "--max-epoch",
+    "max_crashes": "--max-crashes",
+    "max_unclean_shutdowns": "--max-unclean-shutdowns",
+    "max_lost_responses": "--max-lost-responses",
+}
 
 
 @dataclass(frozen=True)
@@ -87,28 +109,17 @@ class Config:
         """Return the config with the truncation alias resolved.
 
         Raises ``ConfigError`` naming the option and its allowed range when a bound is
-        impossible (e.g. ``replicas`` 0, ``min_isr`` above ``replicas``, a negative bound or an
-        unknown truncation variant).
+        impossible or not an integer (e.g. ``replicas`` 0, ``min_isr`` above ``replicas``, a
+        bound outside ``LIMITS``) or the truncation variant is unknown.
         """
-        require_replicas(self.replicas, MAX_REPLICAS)
-        require_non_negative(
-            (
-                ("--max-records", self.max_records),
-                ("--max-epoch", self.max_epoch),
-                ("--max-crashes", self.max_crashes),
-            )
-        )
+        require_within((_OPTIONS[k], getattr(self, k), LIMITS[k]) for k in LIMITS)
+        if isinstance(self.min_isr, bool) or not isinstance(self.min_isr, int):
+            raise ConfigError("--min-isr", f"--min-isr must be an integer, got {self.min_isr!r}")
         if not 1 <= self.min_isr <= self.replicas:
             raise ConfigError(
                 "--min-isr",
                 f"--min-isr must be between 1 and --replicas ({self.replicas}), got {self.min_isr}",
             )
-        require_non_negative(
-            (
-                ("--max-unclean-shutdowns", self.max_unclean_shutdowns),
-                ("--max-lost-responses", self.max_lost_responses),
-            )
-        )
         if self.flush not in FLUSH_MODES:
             raise ConfigError(
                 "--flush", f"--flush must be one of {', '.join(FLUSH_MODES)}, got {self.flush!r}"

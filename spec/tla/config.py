@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from spec.bounds import ConfigError, require_non_negative, require_replicas, resolve_variant
+from spec.bounds import require_within, resolve_variant
 
 TLA_VARIANTS = ("hw", "kip101", "kip279", "kip320-first-try", "kip320", "kip320-kip279")
 """Which module's Next relation: KafkaTruncateToHighWatermark, Kip101, Kip279,
@@ -23,6 +23,19 @@ TLA_ALIASES = {"epoch": "kip320"}
 
 TLA_MAX_REPLICAS = 5
 """The TLA+ port's largest ``Replicas`` set."""
+
+
+TLA_LIMITS = {
+    "replicas": (1, TLA_MAX_REPLICAS),
+    "log_size": (0, 8),
+    "max_records": (0, 100),
+    "max_epoch": (0, 14),
+    "max_offset": (1, 100),
+    "max_version": (0, 14),
+}
+"""Each constant's range, inclusive: what the compiled core's tables hold (``tla.h``:
+``MAXN``, ``MAXL``, ``MAXE``; ``state.c`` and ``async_isr.c`` refuse the rest); the reference
+core is held to the same. ``hwcheck list`` shows them."""
 
 
 @dataclass(frozen=True)
@@ -44,19 +57,9 @@ class TlaConfig:
 
     def validate(self) -> TlaConfig:
         """The config with the alias resolved; raises ``ConfigError`` naming the option."""
-        require_replicas(self.replicas, TLA_MAX_REPLICAS)
-        require_non_negative(
-            (
-                ("--log-size", self.log_size),
-                ("--max-records", self.max_records),
-                ("--max-epoch", self.max_epoch),
-                ("--max-version", self.max_version),
-            )
+        require_within(  # MaxOffset >= 1: AsyncIsr ASSUMEs MaxOffset > 0
+            (f"--{k.replace('_', '-')}", getattr(self, k), TLA_LIMITS[k]) for k in TLA_LIMITS
         )
-        if self.max_offset < 1:  # AsyncIsr ASSUMEs MaxOffset > 0
-            raise ConfigError(
-                "--max-offset", f"--max-offset must be at least 1, got {self.max_offset}"
-            )
         truncation = resolve_variant(self.truncation, TLA_MODULES, TLA_ALIASES, " with --model tla")
         return replace(self, truncation=truncation)
 
