@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from checker.checkpoint.format import sealed
 from checker.cli import cli
 
 # 30,797 orbits, depth 26, six properties violated on the way: traces must survive a resume
@@ -125,7 +126,16 @@ def test_resume_refuses_other_bounds(cut, flags, says):
 def test_resume_refuses_changed_code_damaged_files_and_other_files(cut):
     manifest = cut / "ckpt" / "checkpoint.json"
     original = manifest.read_text()
-    manifest.write_text(original.replace('"code": "', '"code": "0'))
+    for field in ("code", "frontier_size", "search"):  # any edit breaks the manifest's seal
+        edited = json.loads(original)
+        edited[field] = "0" + edited["code"] if field == "code" else {"distinct": 10**6}
+        manifest.write_text(json.dumps(edited, indent=1))
+        result = cli_run("explore", "--resume", "ckpt", "--no-progress", cwd=cut)
+        assert result.exit_code == 4, result.output
+        assert "its checksum does not match its fields (edited or damaged)" in result.output
+    edited = json.loads(original)
+    edited["code"] = "0" + edited["code"]
+    manifest.write_bytes(sealed(edited))  # sealed again: the code digest itself differs
     result = cli_run("explore", "--resume", "ckpt", cwd=cut)
     assert result.exit_code == 4 and "the model's code changed" in result.output
     manifest.write_text(original)

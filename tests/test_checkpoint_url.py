@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from test_checkpoint import CODEC, IDENTITY, RECIPE, search, signature
 from test_checkpoint_spark import on_spark
 
-from checker.checkpoint.format import CheckpointError, Frontier
+from checker.checkpoint.format import CheckpointError, Frontier, sealed
 from checker.checkpoint.saving import SaveOptions
 from checker.cli import cli
 from checker.commands import checkpoints as commands_checkpoints
@@ -126,6 +126,9 @@ def with_a_folder_missing_or_a_count_wrong_is_refused(cut, tmp_path):
     with pytest.raises(CheckpointError, match="Checksum error"):  # Hadoop's own .crc file
         loaded_from(sc, copy.as_uri())
     (copy / ".checkpoint-000001.json.crc").unlink()
+    with pytest.raises(CheckpointError, match="its checksum does not match its fields"):
+        loaded_from(sc, copy.as_uri())
+    manifest_path.write_bytes(sealed(manifest))  # sealed again: the level's own count fails
     with pytest.raises(CheckpointError, match="is damaged: level 3 holds"):
         list(loaded_from(sc, copy.as_uri()).levels())
     manifest_path.write_text(original)

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from checker.checkpoint.format import sealed
 from checker.cli import cli
 from spec.kafka import plugins
 
@@ -125,7 +126,7 @@ def test_a_checkpoint_that_names_a_variant_file_runs_no_code(tmp_path, evil, mon
     manifest = folder / "checkpoint.json"
     saved = json.loads(manifest.read_text())
     saved["config"]["variant_file"] = str(path)
-    manifest.write_text(json.dumps(saved))
+    manifest.write_bytes(sealed(saved))  # a crafted checkpoint can carry a valid seal
     _forget(monkeypatch)
     _refused(_invoke("explore", "--resume", folder, "--no-progress", "--out", tmp_path / "r"),
              path, marker)  # fmt: skip

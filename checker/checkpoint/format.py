@@ -6,6 +6,8 @@ The folder's layout is described in ``checker.checkpoint.write``.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -82,6 +84,37 @@ def key_level_name(k: int) -> str:
     """The name in a checkpoint folder of level ``k``'s parent table, when a spilled compiled
     search keeps it in a file (``checker.search.seen.KeyLevels``)."""
     return f"levels/K{k:06d}.npy"
+
+
+SEAL = "manifest_sha256"
+"""The manifest's own checksum field: the SHA-256 of every other field, canonical JSON."""
+
+
+def _digest(manifest: dict[str, Any]) -> str:
+    rest = {key: value for key, value in manifest.items() if key != SEAL}
+    canonical = json.dumps(rest, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def sealed(manifest: dict[str, Any]) -> bytes:
+    """``manifest`` as the bytes of its file, with ``SEAL`` over its fields (issue 63: an
+    edited count or field was resumed as if the search had found it)."""
+    return json.dumps({**manifest, SEAL: _digest(manifest)}, indent=1).encode()
+
+
+def check_seal(manifest: dict[str, Any], where: str) -> None:
+    """Raise ``CheckpointError`` unless ``manifest`` (read from ``where``) carries the
+    ``SEAL`` of its own fields, as ``sealed`` wrote it."""
+    if SEAL not in manifest:
+        raise CheckpointError(
+            f"{where} has no checksum of its own: an hwcheck before sealed manifests wrote "
+            "it, or it was edited; start the search again"
+        )
+    if manifest.get(SEAL) != _digest(manifest):
+        raise CheckpointError(
+            f"{where}: its checksum does not match its fields (edited or damaged); a "
+            "checkpoint is resumed only as hwcheck wrote it"
+        )
 
 
 def checksum(arrays: list[np.ndarray[Any, Any]], size: int) -> str:

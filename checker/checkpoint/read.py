@@ -20,6 +20,7 @@ from checker.checkpoint.format import (
     VERSION,
     CheckpointError,
     Frontier,
+    check_seal,
     checksum,
     crc_rest,
     key_level_name,
@@ -263,7 +264,8 @@ def load(folder: Path, identity: dict[str, Any]) -> Loaded:
 
 def check_manifest(manifest: Any, identity: dict[str, Any], where: str) -> None:
     """Raise ``CheckpointError`` unless ``manifest`` (read from ``where``) is an hwcheck
-    checkpoint of this format version written for this command's ``identity``."""
+    checkpoint of this format version, sealed as written (``format.check_seal``), for this
+    command's ``identity``."""
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
         raise CheckpointError(f"{where} is not an hwcheck checkpoint")
     if manifest.get("version") != VERSION:
@@ -271,6 +273,7 @@ def check_manifest(manifest: Any, identity: dict[str, Any], where: str) -> None:
             f"{where} is format version {manifest.get('version')}; this "
             f"hwcheck reads version {VERSION}"
         )
+    check_seal(manifest, where)
     for key, want in identity.items():
         have = manifest.get(key)
         if have != want:

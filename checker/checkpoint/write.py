@@ -34,7 +34,6 @@ checkpoint whole. Files no manifest names any more are deleted afterwards.
 
 from __future__ import annotations
 
-import json
 import mmap
 import os
 import shutil
@@ -54,6 +53,7 @@ from checker.checkpoint.format import (
     CheckpointFailed,
     Frontier,
     key_level_name,
+    sealed,
 )
 
 if TYPE_CHECKING:
@@ -288,7 +288,7 @@ class Checkpointer:
                 "key_levels": {str(k): keyed[k][1] for k in sorted(keyed)},
                 "search": search,
             }
-            write_file(self.folder / MANIFEST, json.dumps(manifest, indent=1).encode())
+            write_file(self.folder / MANIFEST, sealed(manifest))
         except OSError as exc:
             for path in written:
                 path.unlink(missing_ok=True)

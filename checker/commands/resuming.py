@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from checker.checkpoint.format import MANIFEST, CheckpointError
+from checker.checkpoint.format import FORMAT, MANIFEST, CheckpointError, check_seal
 from checker.commands import url_plan
 from checker.commands.checkpoints import refuse
 from checker.jsontext import unreadable
@@ -67,6 +67,10 @@ def saved_options(folder: Path | str, spark: Any = None) -> dict[str, Any]:
             manifest = url_plan.manifest(folder, spark)
         else:
             manifest = json.loads((Path(folder) / MANIFEST).read_text(encoding="utf-8"))
+        if isinstance(manifest, dict) and manifest.get("format") == FORMAT:
+            check_seal(
+                manifest, str(Path(folder) / MANIFEST) if isinstance(folder, Path) else folder
+            )
         if manifest.get("kind") == "simulate":
             refuse(
                 CheckpointError(

@@ -10,13 +10,19 @@ each written beside the old one and swapped in as ``checker.checkpoint`` does.
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 from typing import Any
 
 from checker.checkpoint import read
-from checker.checkpoint.format import FORMAT, MANIFEST, VERSION, CheckpointError, CheckpointFailed
+from checker.checkpoint.format import (
+    FORMAT,
+    MANIFEST,
+    VERSION,
+    CheckpointError,
+    CheckpointFailed,
+    sealed,
+)
 from checker.checkpoint.write import write_arrays, write_file
 from checker.simulate.walks import Batch
 
@@ -65,7 +71,7 @@ class WalkCheckpointer:
                 "fps": name,
                 "fps_sum": fps_sum,
             }
-            write_file(self.folder / MANIFEST, json.dumps(manifest, indent=1).encode())
+            write_file(self.folder / MANIFEST, sealed(manifest))
         except OSError as exc:
             (self.folder / name).unlink(missing_ok=True)
             self.failed = f"cannot write the checkpoint in {self.folder}: {exc.strerror or exc}"

@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from checker.checkpoint.format import FORMAT, VERSION, CheckpointError, Frontier
+from checker.checkpoint.format import FORMAT, VERSION, CheckpointError, Frontier, sealed
 from checker.checkpoint.read import Loaded, check_manifest
 from checker.checkpoint.write import Checkpointer
 from checker.spark.hadoop import Place, said
@@ -242,7 +242,7 @@ class UrlCheckpointer(Checkpointer):
                 "levels": {str(k): self.level_entries[k] for k in range(1, level + 1)},
                 "search": search,
             }
-            self.place.write(f"checkpoint-{seq:06d}.json", json.dumps(manifest, indent=1).encode())
+            self.place.write(f"checkpoint-{seq:06d}.json", sealed(manifest))
         except KeyboardInterrupt:
             raise
         except Exception as exc:  # noqa: BLE001 -- OSError, or a Spark job that failed
