@@ -45,15 +45,6 @@ replicas, ``MAXR`` records, ``MAXE`` epochs; ``state.c`` refuses more than 100 f
 reference core is held to the same ranges, so every config runs on either core and none can
 make a run build labels for a billion epochs. ``hwcheck list`` shows them."""
 
-_OPTIONS = {
-    "replicas": "--replicas",
-    "max_records": "--max-records",
-    "max_epoch": "--max-epoch",
-    "max_crashes": "--max-crashes",
-    "max_unclean_shutdowns": "--max-unclean-shutdowns",
-    "max_lost_responses": "--max-lost-responses",
-}
-
 
 @dataclass(frozen=True)
 class Config:
@@ -112,7 +103,7 @@ class Config:
         impossible or not an integer (e.g. ``replicas`` 0, ``min_isr`` above ``replicas``, a
         bound outside ``LIMITS``) or the truncation variant is unknown.
         """
-        require_within((_OPTIONS[k], getattr(self, k), LIMITS[k]) for k in LIMITS)
+        require_within((f"--{k.replace('_', '-')}", getattr(self, k), LIMITS[k]) for k in LIMITS)
         if isinstance(self.min_isr, bool) or not isinstance(self.min_isr, int):
             raise ConfigError("--min-isr", f"--min-isr must be an integer, got {self.min_isr!r}")
         if not 1 <= self.min_isr <= self.replicas:

@@ -125,8 +125,9 @@ int kafka_successors(const Model *m, const St *s, St *out, uint16_t *labels) {
     /* ExpandIsr(leader, follower) */
     if (c >= 0 && true_leader(s, c)) {
         const Rep *x = &s->r[c];
+        int least = in_sync_from(m, x);
         for (int f = 0; f < n; f++) {
-            if (!caught_up(m, s, c, f)) continue;
+            if (!caught_up(m, s, x, f, least)) continue;
             St *t = EMIT(LABEL(A_EXPAND, c, f));
             t->r[c].visr = (uint8_t)(x->visr | (1u << f));
             record_isr(m, t, c, t->r[c].visr);

@@ -31,8 +31,9 @@ int kafka_alter_successors(const Model *m, const St *s, St *out, uint16_t *label
     for (int r = 0; r < n; r++) {
         if (!may_ask(s, r)) continue;
         const Rep *x = &s->r[r];
+        int least = in_sync_from(m, x);
         for (int f = 0; f < n; f++) {
-            if (!caught_up(m, s, r, f)) continue;
+            if (!caught_up(m, s, x, f, least)) continue;
             St *t = EMIT(LABEL(A_EXPAND, r, f));
             ask(t, x, r, (uint8_t)(x->visr | (1u << f)));
         }

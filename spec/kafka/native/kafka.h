@@ -189,16 +189,22 @@ static inline int lagging(const Rep *x, int r, int f) {
     return has(x->visr, f) && f != r && x->remote[f] < x->len;
 }
 
-/* actions.caught_up: replica f, outside leader l's ISR, fetched up to l's HW in this
- * leadership and (fenced-expand) to the start of l's epoch; (live-isr) f is up. */
-static inline int caught_up(const Model *m, const St *s, int l, int f) {
-    const Rep *x = &s->r[l];
+/* actions.in_sync_from: the offset a follower's fetches must reach to join leader x's ISR:
+ * x's HW, and (fenced-expand) the start of x's epoch (its first record of that epoch, else
+ * its LEO). Computed once a leader, before its followers are tried. */
+static inline int in_sync_from(const Model *m, const Rep *x) {
     int least = x->hw;
-    if (m->fenced_expand) {  /* actions.in_sync_from: and the start of the leader's epoch */
+    if (m->fenced_expand) {
         int start = x->len;
         for (int o = 0; o < x->len; o++) if (x->ep[o] == x->vepoch) { start = o; break; }
         if (start > least) least = start;
     }
+    return least;
+}
+
+/* actions.caught_up: replica f, outside leader x's ISR, fetched up to `least`
+ * (in_sync_from) in this leadership; (live-isr) f is up. */
+static inline int caught_up(const Model *m, const St *s, const Rep *x, int f, int least) {
     if (m->live_isr && !s->r[f].alive) return 0;
     return !has(x->visr, f) && x->remote[f] >= 0 && x->remote[f] >= least;
 }
