@@ -6,6 +6,46 @@ the engine imports no other room; ``checker.formats`` and the commands use it fr
 from __future__ import annotations
 
 import json
+import re
+from typing import Any
+
+MAX_DEPTH = 64
+"""How deeply arrays and objects may nest in a file hwcheck reads (its own files nest at most
+about 8 deep: a trace's state is a tuple of replicas of logs of records)."""
+
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_BRACKET = re.compile(r"[\[\]{}]")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abcdefABCDEF]")
+
+
+class Unusable(ValueError):
+    """JSON that parses but that hwcheck will not read: nested past ``MAX_DEPTH``, or a string
+    that is not Unicode text (a lone surrogate such as ``\\ud800``, which no terminal or file
+    can print). Its message is one phrase, as ``not_json``'s."""
+
+
+def parse(text: str) -> Any:
+    """``json.loads(text)`` for a file's text, with a depth limit and strings checked for
+    encodability, so that no reader meets Python's recursion limit or fails later when it
+    prints a string.
+
+    Raises ``json.JSONDecodeError`` for text that is not JSON and ``Unusable`` for JSON nested
+    deeper than ``MAX_DEPTH`` or holding a lone surrogate (``\\ud800`` with no partner)."""
+    depth = deepest = 0
+    for bracket in _BRACKET.finditer(_STRING.sub("", text)):
+        depth += 1 if bracket.group() in "[{" else -1
+        if depth > deepest:
+            deepest = depth
+            if deepest > MAX_DEPTH:
+                raise Unusable(f"nested deeper than {MAX_DEPTH} levels of arrays and objects")
+    document = json.loads(text)
+    if _SURROGATE_ESCAPE.search(text):
+        try:
+            json.dumps(document, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError as exc:
+            lone = f"\\u{ord(exc.object[exc.start]):04x}"
+            raise Unusable(f"a string holds {lone}, half of a surrogate pair, not text") from None
+    return document
 
 
 def not_json(exc: json.JSONDecodeError) -> str:
@@ -30,6 +70,11 @@ def not_text(exc: UnicodeDecodeError) -> str:
     return f"not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset {exc.start})"
 
 
-def unreadable(exc: json.JSONDecodeError | UnicodeDecodeError) -> str:
-    """``not_json`` or ``not_text``, whichever ``exc`` is (reading a JSON file as text)."""
-    return not_json(exc) if isinstance(exc, json.JSONDecodeError) else not_text(exc)
+def unreadable(exc: json.JSONDecodeError | UnicodeDecodeError | Unusable) -> str:
+    """``not_json``, ``not_text`` or ``Unusable``'s phrase, whichever ``exc`` is (reading a
+    JSON file as text with ``parse``)."""
+    if isinstance(exc, json.JSONDecodeError):
+        return not_json(exc)
+    if isinstance(exc, UnicodeDecodeError):
+        return not_text(exc)
+    return str(exc)

@@ -12,7 +12,7 @@ import re
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from checker.properties import Property
 
@@ -47,31 +47,61 @@ class Label:
                 return value
         raise KeyError(name)
 
-    _PATTERN = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\((.*)\)\s*$")
+    _PATTERN = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\((.*)\)\s*$", re.DOTALL)
+    _ARGUMENT = re.compile(
+        r"""\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*"""
+        r"""(-?[0-9]+|True|False|None|'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")\s*(,|$)"""
+    )
+    _UNNAMED = re.compile(r"\s*[^=,]*(,|$)")
+    _CONSTANTS: ClassVar[dict[str, Any]] = {"True": True, "False": False, "None": None}
 
     @classmethod
     def parse(cls, text: str) -> Label:
-        """Parse ``Action(a=1, b=None)``; raises ``ValueError`` on anything else."""
+        """Parse ``Action(a=1, b=None)``: named arguments whose values are integers (ASCII
+        digits), ``True``, ``False``, ``None`` or quoted strings, as ``str(label)`` writes them.
+        Reads the text left to right, once (no Python parser, so no nesting to exhaust).
+
+        Raises ``ValueError`` on anything else: no ``Name(...)``, an argument without a name
+        or named twice, or a value that is not one of those literals."""
         match = cls._PATTERN.match(text)
         if not match:
-            raise ValueError(f"not an action label: {text!r}")
+            raise ValueError(f"not an action label: {_clip(text)}")
         action, inner = match.groups()
-        try:
-            call = ast.parse(f"f({inner})", mode="eval").body
-        except SyntaxError as exc:
-            raise ValueError(f"not an action label: {text!r}") from exc
-        if not isinstance(call, ast.Call) or call.args:
-            raise ValueError(f"label arguments must be named: {text!r}")
-        args = []
-        for keyword in call.keywords:
-            try:
-                value = ast.literal_eval(keyword.value)
-            except ValueError as exc:
-                raise ValueError(f"label argument is not a literal: {text!r}") from exc
-            if keyword.arg is None:
-                raise ValueError(f"label arguments must be named: {text!r}")
-            args.append((keyword.arg, value))
+        args: list[tuple[str, Any]] = []
+        at = 0
+        while inner[at:].strip():
+            argument = cls._ARGUMENT.match(inner, at)
+            if argument is None and cls._UNNAMED.match(inner, at):
+                raise ValueError(f"label arguments must be named: {_clip(text)}")
+            if argument is None:
+                raise ValueError(
+                    f"not an action label: {_clip(text)} (arguments are written name=value, "
+                    "each value an integer, True, False, None or a quoted string)"
+                )
+            name, value = argument.group(1), argument.group(2)
+            if any(name == seen for seen, _ in args):
+                raise ValueError(f"not an action label: {_clip(text)} (argument {name} twice)")
+            args.append((name, cls._value(value, text)))
+            at = argument.end()
         return cls(action, tuple(args))
+
+    @classmethod
+    def _value(cls, token: str, text: str) -> Any:
+        if token in cls._CONSTANTS:
+            return cls._CONSTANTS[token]
+        try:
+            return int(token) if token[0] not in "'\"" else ast.literal_eval(token)
+        except (ValueError, SyntaxError):  # more digits than int() reads; a bad escape
+            raise ValueError(
+                f"not an action label: {_clip(text)} (a value it cannot read)"
+            ) from None
+
+
+def _clip(text: str, width: int = 80) -> str:
+    """``repr(text)``, cut to about ``width`` characters with ``…`` (a message names the
+    label it refuses, and a label from a file can be any length)."""
+    shown = repr(text)
+    return shown if len(shown) <= width else shown[: width - 1] + "…"
 
 
 class Spec(Protocol):

@@ -9,6 +9,7 @@ import yaml
 from click.testing import CliRunner
 
 from checker.cli import cli
+from checker.gate import config
 from checker.gate import policy as gate
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -159,7 +160,7 @@ def test_judge_rules():
 
 
 def test_project_gate_config_parses():
-    checks = gate.load_checks(ROOT / "pyproject.toml")
+    checks = config.load_checks(ROOT / "pyproject.toml")
     assert any(c.violates is None and c.bounds.get("replicas") == 3 for c in checks)
     assert any(c.model == "tla" for c in checks)
 

@@ -26,7 +26,7 @@ from checker.checkpoint.format import (
     key_level_name,
     read_header,
 )
-from checker.jsontext import unreadable
+from checker.jsontext import Unusable, parse, unreadable
 
 
 def read_arrays(folder: Path, name: str, count: int, want: str) -> list[np.ndarray[Any, Any]]:
@@ -251,10 +251,10 @@ def load(folder: Path, identity: dict[str, Any]) -> Loaded:
     if not Path(folder).is_dir():
         raise CheckpointError(f"{folder} is not a folder")
     try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
+        manifest = parse(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise CheckpointError(f"{folder} holds no checkpoint (no {MANIFEST})") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except (json.JSONDecodeError, UnicodeDecodeError, Unusable) as exc:
         raise CheckpointError(f"{path}: {unreadable(exc)}") from None
     except (OSError, ValueError) as exc:
         raise CheckpointError(f"{path} is not a checkpoint manifest: {exc}") from None

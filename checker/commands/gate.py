@@ -26,6 +26,7 @@ from checker.commands.gate_checks import config_error, defaults, definition, giv
 from checker.commands.gate_files import UPDATE_HINT, say, update_lock, write_outputs
 from checker.commands.options import CHECKPOINT_FLAGS, with_options
 from checker.formats import pins, report
+from checker.gate import config as gate_config
 from checker.gate import policy as gate
 from checker.limits import Limits, interruption
 from checker.renderers import matrix, terminal
@@ -90,10 +91,10 @@ def gate_cmd(
     plan = checkpoints.plan_from(engine_flags)
     engine = engine_from(engine_flags)
     try:
-        checks = gate.load_checks(config_path)
-        files, traces_line = gate.load_traces(config_path)
+        checks = gate_config.load_checks(config_path)
+        files, traces_line = gate_config.load_traces(config_path)
         lock = pins.read_lock(lock_path or config_path.with_name(pins.LOCK_NAME))
-    except (gate.GateConfigError, pins.LockError) as exc:
+    except (gate_config.GateConfigError, pins.LockError) as exc:
         config_error(str(exc))
     plans = [(check, given_of(check, config_path.parent)) for check in checks]
     traces = [(Path(os.path.relpath(path, config_path.parent)).as_posix(), path) for path in files]

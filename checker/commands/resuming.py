@@ -12,7 +12,7 @@ from typing import Any
 from checker.checkpoint.format import FORMAT, MANIFEST, CheckpointError, check_seal
 from checker.commands import url_plan
 from checker.commands.checkpoints import refuse
-from checker.jsontext import unreadable
+from checker.jsontext import Unusable, parse, unreadable
 from checker.limits import Limits
 from checker.models import compose
 from spec.kafka import plugins
@@ -66,8 +66,10 @@ def saved_options(folder: Path | str, spark: Any = None) -> dict[str, Any]:
         if isinstance(folder, str):
             manifest = url_plan.manifest(folder, spark)
         else:
-            manifest = json.loads((Path(folder) / MANIFEST).read_text(encoding="utf-8"))
-        if isinstance(manifest, dict) and manifest.get("format") == FORMAT:
+            manifest = parse((Path(folder) / MANIFEST).read_text(encoding="utf-8"))
+        if not isinstance(manifest, dict):
+            raise CheckpointError(f"{folder}: its manifest is not an hwcheck checkpoint's")
+        if manifest.get("format") == FORMAT:
             check_seal(
                 manifest, str(Path(folder) / MANIFEST) if isinstance(folder, Path) else folder
             )
@@ -96,7 +98,7 @@ def saved_options(folder: Path | str, spark: Any = None) -> dict[str, Any]:
         refuse(exc)
     except FileNotFoundError:
         refuse(CheckpointError(f"{folder} holds no checkpoint (no {MANIFEST})"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except (json.JSONDecodeError, UnicodeDecodeError, Unusable) as exc:
         refuse(CheckpointError(f"{Path(folder) / MANIFEST}: {unreadable(exc)}"))
     except (OSError, ValueError, KeyError, TypeError) as exc:
         refuse(

@@ -19,6 +19,7 @@ from rich.text import Text
 from checker.commands.trusted import variant_file_option
 from checker.commands.values import Integer
 from checker.formats import report, tracefile
+from checker.formats.retell import retold
 from checker.renderers import html, lasso, steps
 from checker.renderers.terminal import stdout_console
 from checker.result import EXIT_BAD_INPUT, EXIT_ENVIRONMENT, EXIT_OK, Violation
@@ -107,6 +108,7 @@ def show_cmd(
     reproduced it as replay does (every action enabled, every fingerprint, the property
     still violated) and drawn every state as the file does."""
     document = _load(trace, variant_file)
+    note = ""
     if not no_check:
         spec, violation = _checked(trace, document)
         try:
@@ -114,29 +116,59 @@ def show_cmd(
         except tracefile.TraceFileError as exc:
             click.echo(f"Error: {exc}", err=True)
             sys.exit(EXIT_BAD_INPUT)
+        document, differed = retold(document, spec, violation)
+        if differed:
+            note = (
+                f"Note: the file's {' and '.join(differed)} "
+                + ("differ" if len(differed) > 1 else "differs")
+                + " from this model's; drawn here is what the model tells."
+            )
     warning = UNCHECKED if no_check else ""
-    if html_out is not None:
-        try:
-            report.write_text(html_out, html.render(document, unchecked=warning))
-        except OSError as exc:
-            click.echo(f"Error: cannot write {html_out}: {exc.strerror or exc}", err=True)
-            sys.exit(EXIT_ENVIRONMENT)
-        click.echo(f"Wrote {html_out}" + (" (unchecked: --no-check)" if no_check else ""))
-        sys.exit(EXIT_OK)
     if step is not None and step > document["length"]:
         raise click.BadParameter(
             f"the trace has {document['length']} states", param_hint="'--step'"
         )
+    try:
+        _draw(document, html_out, warning, note, step=step, hide=hide, changes_only=changes_only)
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
+        if not no_check:
+            raise  # a checked document is the model's own: a failure to draw it is a bug
+        click.echo(
+            f"Error: {trace}: --no-check cannot draw this file: its steps are not what this "
+            f"hwcheck draws ({type(exc).__name__} at {exc}); drop --no-check to have it checked",
+            err=True,
+        )
+        sys.exit(EXIT_BAD_INPUT)
+    sys.exit(EXIT_OK)
+
+
+def _draw(
+    document: dict[Any, Any], html_out: Path | None, warning: str, note: str, **options: Any
+) -> None:
+    """Draw ``document`` on the terminal, or as the page ``html_out`` (written only once it
+    is drawn whole)."""
+    if note:
+        click.echo(note, err=True)
+    if html_out is not None:
+        page = html.render(document, unchecked=warning)
+        try:
+            report.write_text(html_out, page)
+        except OSError as exc:
+            click.echo(f"Error: cannot write {html_out}: {exc.strerror or exc}", err=True)
+            sys.exit(EXIT_ENVIRONMENT)
+        click.echo(f"Wrote {html_out}" + (" (unchecked: --no-check)" if warning else ""))
+        return
     header = (
         f"[{document['model']} {document['variant']}, "
         + steps.config_text(document["config"])
         + "]"
     )
     console = stdout_console(120)
-    if warning:
-        console.print(Text(warning, style="bold yellow"))
-    steps.print_document(console, document, header, step=step, hide=hide, changes_only=changes_only)
-    sys.exit(EXIT_OK)
+    with console.capture() as drawing:  # printed once drawn whole: no half a trace, then an error
+        if warning:
+            console.print(Text(warning, style="bold yellow"))
+        steps.print_document(console, document, header, **options)
+    click.echo(drawing.get(), nl=False)
 
 
 @click.command(name="replay")

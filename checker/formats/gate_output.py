@@ -4,10 +4,21 @@ the markdown step summary. Each carries the same verdict and pin explanations as
 
 from __future__ import annotations
 
+import re
 from typing import Any
 from xml.etree import ElementTree
 
 from checker.gate.policy import ERROR, FAIL, INCOMPLETE, PASS, Outcome
+
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+"""Characters XML 1.0 cannot hold, escaped or not (control characters, lone surrogates)."""
+
+
+def xml_safe(text: str) -> str:
+    """``text`` with every character XML 1.0 cannot hold replaced by U+FFFD, so the JUnit
+    file stays well-formed whatever a name or message holds (ElementTree escapes ``<`` and
+    ``&`` but writes control characters as they are)."""
+    return _NOT_XML.sub("\ufffd", text)
 
 
 def junit_xml(outcomes: list[Outcome]) -> str:
@@ -19,12 +30,15 @@ def junit_xml(outcomes: list[Outcome]) -> str:
     counts = {"tests": 0, "failures": 0, "errors": 0}
 
     def case(outcome: Outcome, name: str, bad: tuple[str, str] | None, text: str = "") -> None:
-        element = ElementTree.SubElement(suite, "testcase", classname=outcome.check.name, name=name)
+        element = ElementTree.SubElement(
+            suite, "testcase", classname=xml_safe(outcome.check.name), name=xml_safe(name)
+        )
         counts["tests"] += 1
         if bad is not None:
             kind, message = bad
             counts["failures" if kind == "failure" else "errors"] += 1
-            ElementTree.SubElement(element, kind, message=message).text = text or message
+            failure = ElementTree.SubElement(element, kind, message=xml_safe(message))
+            failure.text = xml_safe(text or message)
 
     for outcome in outcomes:
         if outcome.check.mode == "replay":

@@ -24,7 +24,7 @@ from typing import Any
 
 import jsonschema
 
-from checker.jsontext import unreadable
+from checker.jsontext import Unusable, parse, unreadable
 from checker.result import CheckResult
 
 LOCK_NAME = "hwcheck-gate.lock"
@@ -105,10 +105,10 @@ def read_lock(path: Path) -> Lock:
     if not path.exists():
         return Lock(path)
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
+        document = parse(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise LockError(f"{path}: cannot read it ({exc.strerror or exc})") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except (json.JSONDecodeError, UnicodeDecodeError, Unusable) as exc:
         said = unreadable(exc)
         raise LockError(
             f"{path}: {said}; restore it from version control "

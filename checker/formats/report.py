@@ -228,8 +228,11 @@ def write_text(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` atomically (temporary file, then rename)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)  # gone after the rename; left by a failed write
 
 
 def write_violation(folder: Path, spec: Spec, violation: Violation) -> Path:

@@ -19,7 +19,7 @@ import jsonschema
 from checker import __version__
 from checker.fingerprint import fp_hex
 from checker.formats.report import TRACE_FORMAT, VERSIONS
-from checker.jsontext import not_json, not_text
+from checker.jsontext import Unusable, not_json, not_text, parse
 from checker.liveness.run import liveness_of
 from checker.model import Label, refusal
 from checker.models import compose
@@ -59,9 +59,11 @@ def load(path: Path, variant_file: Path | str | None = None) -> dict[str, Any]:
     except UnicodeDecodeError as exc:
         raise TraceFileError(f"{path}: {not_text(exc)}") from None
     try:
-        document = json.loads(text)
+        document = parse(text)
     except json.JSONDecodeError as exc:
         raise TraceFileError(f"{path}: {not_json(exc)}") from None
+    except Unusable as exc:
+        raise TraceFileError(f"{path}: {exc}") from None
     if not isinstance(document, dict) or document.get("format") != TRACE_FORMAT:
         raise TraceFileError(f'{path}: not an hwcheck trace (no "format": "{TRACE_FORMAT}")')
     if document.get("version") not in VERSIONS:
@@ -205,12 +207,18 @@ def check_pictures(path: Path, document: dict[str, Any], spec: Any, violation: V
         states += [step.state for step in more]
         steps += after
     for number, (step, state) in enumerate(zip(steps, states), start=1):
-        if step["view"] != json.loads(json.dumps(spec.view(state))):
+        if _canonical(step["view"]) != _canonical(spec.view(state)):
             raise TraceFileError(
                 f'{path}: rejected: the picture of state {number} (its "view") is not this '
                 "model's picture of the state its fingerprint names. "
                 + _causes(document, "a state's view")
             )
+
+
+def _canonical(value: Any) -> str:
+    """``value`` as JSON text with sorted keys: equal only when equal as JSON, so ``true`` is
+    not ``1`` (Python's ``True == 1`` would let a boolean stand for a count)."""
+    return json.dumps(value, sort_keys=True)
 
 
 def loop_of(path: Path, document: dict[str, Any], fps: list[int]) -> Loop | None:

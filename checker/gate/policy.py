@@ -1,4 +1,5 @@
-"""The CI invariant gate: checks with expectations, read from TOML, judged against results.
+"""The CI invariant gate: checks with expectations (read from TOML by
+``checker.gate.config``), judged against results.
 
 A check names a model, a truncation variant, replicas, bounds, an engine, an optional time
 limit, a ``mode`` (``explore``, the default, or ``simulate`` with ``seed``, ``walks`` and
@@ -13,25 +14,14 @@ result; ``checker.formats.gate_output`` writes JUnit, annotations and the markdo
 
 from __future__ import annotations
 
-import glob
-import os
-import re
-import tomllib
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-import jsonschema
-
-from checker.gate.schema import BOUND_KEYS, CHECK_SCHEMA, GATE_WALKS, SIMULATE_KEYS
+from checker.gate.schema import GATE_WALKS
 from checker.result import CheckResult, Status
 
 PASS, FAIL, INCOMPLETE, ERROR = "PASS", "FAIL", "INCOMPLETE", "ERROR"
 EXIT_UNMET = 1
-
-
-class GateConfigError(ValueError):
-    """A malformed gate configuration; the message names the file, line and key."""
 
 
 @dataclass(frozen=True)
@@ -88,140 +78,6 @@ class Outcome:
     """How the pins went: ``match``, ``differ``, ``none`` (not pinned yet), ``updated``,
     ``new`` (pinned by this ``--update``) or "" (not compared: the verdict failed or the
     run was cut short)."""
-
-
-def _line_of(text: str, index: int, key: str | None) -> int:
-    """Line (1-based) of check ``index``'s header, or of ``key`` inside that check."""
-    lines = text.splitlines()
-    headers = [
-        i
-        for i, line in enumerate(lines)
-        if re.match(r"\s*\[\[\s*(tool\.hwcheck\.)?gate\s*\]\]", line)
-    ]
-    if index >= len(headers):
-        return 0
-    start = headers[index]
-    end = headers[index + 1] if index + 1 < len(headers) else len(lines)
-    if key:
-        for i in range(start, end):
-            if re.match(rf"\s*{re.escape(key)}\s*=", lines[i]):
-                return i + 1
-    return start + 1
-
-
-def load_checks(path: Path) -> list[Check]:
-    """Read ``[[tool.hwcheck.gate]]`` tables (or top-level ``[[gate]]``) from a TOML file.
-
-    Raises ``GateConfigError`` naming the line and key for unreadable TOML, a missing gate
-    list, an unknown key, a wrong type or a missing expectation.
-    """
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise GateConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    try:
-        document = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise GateConfigError(f"{path}: not valid TOML: {exc}") from None
-    table = document.get("tool", {}).get("hwcheck", document)
-    entries = table.get("gate")
-    if not isinstance(entries, list) or not entries:
-        raise GateConfigError(f"{path}: no [[tool.hwcheck.gate]] checks found")
-    checks = []
-    for index, entry in enumerate(entries):
-        errors = sorted(
-            jsonschema.Draft202012Validator(CHECK_SCHEMA).iter_errors(entry),
-            key=lambda e: list(e.path),
-        )
-        if errors:
-            error = errors[0]
-            key = error.path[0] if error.path else _unknown_key(entry)
-            line = _line_of(text, index, key)
-            what = f"key '{key}'" if key else "check"
-            raise GateConfigError(f"{path}:{line}: gate check {index + 1}, {what}: {_say(error)}")
-        if entry.get("mode", "explore") != "simulate":
-            for key in SIMULATE_KEYS:
-                if key in entry:
-                    raise GateConfigError(
-                        f"{path}:{_line_of(text, index, key)}: gate check "
-                        f"{index + 1}, key '{key}': applies only to "
-                        'mode = "simulate"'
-                    )
-        check = _check(entry, index, _line_of(text, index, None))
-        check.lines.update({key: _line_of(text, index, key) for key in entry})
-        checks.append(check)
-    return checks
-
-
-def load_traces(path: Path) -> tuple[list[Path], int]:
-    """The corpus: ``(trace files, line)`` from ``gate_traces = ["glob", ...]`` beside the
-    checks (globs relative to the config's folder, files sorted; line 0 when not given).
-
-    Raises ``GateConfigError`` when ``gate_traces`` is not a list of strings or a pattern
-    matches no file (a moved gallery must not silently empty the corpus).
-    """
-    text = path.read_text(encoding="utf-8")
-    document = tomllib.loads(text)
-    patterns = document.get("tool", {}).get("hwcheck", document).get("gate_traces", [])
-    line = next(
-        (i + 1 for i, row in enumerate(text.splitlines()) if re.match(r"\s*gate_traces\s*=", row)),
-        0,
-    )
-    if not isinstance(patterns, list) or not all(isinstance(p, str) for p in patterns):
-        raise GateConfigError(
-            f"{path}:{line}: key 'gate_traces': a list of glob patterns "
-            "of trace files, relative to this file's folder"
-        )
-    files: set[Path] = set()
-    for pattern in patterns:
-        found = sorted(
-            Path(f) for f in glob.glob(os.path.join(path.parent, pattern), recursive=True)
-        )
-        if not found:
-            raise GateConfigError(
-                f"{path}:{line}: key 'gate_traces': {pattern!r} matches "
-                f"no file under {path.parent.resolve()}"
-            )
-        files.update(found)
-    return sorted(files), line
-
-
-def _unknown_key(entry: dict[Any, Any]) -> str | None:
-    extra = set(entry) - set(CHECK_SCHEMA["properties"])
-    return min(extra) if extra else None
-
-
-def _say(error: jsonschema.ValidationError) -> str:
-    if error.validator == "additionalProperties":
-        return "unknown key (allowed: " + ", ".join(sorted(CHECK_SCHEMA["properties"])) + ")"
-    if error.validator == "oneOf":
-        return 'needs exactly one of expect = "holds" or violates = [...]'
-    return error.message
-
-
-def _check(entry: dict[Any, Any], index: int, line: int) -> Check:
-    model = entry.get("model", "kafka")
-    bounds = {key: entry[key] for key in BOUND_KEYS if key in entry}
-    name = entry.get("name") or (
-        f"{model} {entry['truncation']} r{bounds.get('replicas', 'default')}"
-    )
-    violates = frozenset(entry["violates"]) if "violates" in entry else None
-    return Check(
-        name,
-        model,
-        entry["truncation"],
-        bounds,
-        entry.get("engine", "local"),
-        entry.get("time_limit"),
-        violates,
-        tuple(entry.get("invariants", ())),
-        line,
-        entry.get("symmetry"),
-        entry.get("mode", "explore"),
-        {key: entry[key] for key in SIMULATE_KEYS if key in entry},
-        liveness=bool(entry.get("liveness", False)),
-        fairness=entry.get("fairness"),
-    )
 
 
 def judge(check: Check, result: CheckResult) -> Outcome:

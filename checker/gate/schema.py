@@ -1,5 +1,5 @@
 """The gate's configuration schema: the keys a ``[[tool.hwcheck.gate]]`` check may give and
-their JSON Schema (``checker.gate.policy`` validates every check against it)."""
+their JSON Schema (``checker.gate.config`` validates every check against it)."""
 
 from __future__ import annotations
 
@@ -24,6 +24,8 @@ BOUND_KEYS = (
     "variant_file",
 )
 """The model options a check may give (as ``hwcheck explore``'s flags, ``_`` for ``-``)."""
+NAME_PATTERN = "^[^\\x00-\\x1f\\x7f]*$"
+"""A check's name: no control characters (it names JUnit test cases and terminal rows)."""
 _OPTION_TYPES = {
     "unclean": {"type": "boolean"},
     "with": {"type": "array", "items": {"type": "string"}},
@@ -38,7 +40,7 @@ CHECK_SCHEMA: dict[str, Any] = {
     "required": ["truncation"],
     "oneOf": [{"required": ["expect"]}, {"required": ["violates"]}],
     "properties": {
-        "name": {"type": "string"},
+        "name": {"type": "string", "maxLength": 200, "pattern": NAME_PATTERN},
         "model": {"enum": ["kafka", "tla"]},
         "truncation": {"type": "string"},
         "engine": {"enum": ["local"]},

@@ -24,7 +24,6 @@ its own P, so a checkpoint of P partitions resumes on any P, or on the local eng
 
 from __future__ import annotations
 
-import json
 import re
 import tempfile
 import time
@@ -37,6 +36,7 @@ import numpy as np
 from checker.checkpoint.format import FORMAT, VERSION, CheckpointError, Frontier, sealed
 from checker.checkpoint.read import Loaded, check_manifest
 from checker.checkpoint.write import Checkpointer
+from checker.jsontext import parse
 from checker.spark.hadoop import Place, said
 from checker.spark.records import (
     chunked_frontier,
@@ -65,7 +65,7 @@ def read_manifest(place: Place) -> dict[str, Any]:
         if not seq:
             raise CheckpointError(f"{place.url} holds no checkpoint (no checkpoint-*.json)")
         name = f"checkpoint-{seq:06d}.json"
-        manifest = json.loads(place.read(name).decode("utf-8"))
+        manifest = parse(place.read(name).decode("utf-8"))
     except OSError as exc:
         raise CheckpointError(f"{place.url} cannot be read: {exc}") from None
     except (ValueError, UnicodeDecodeError) as exc:

@@ -10,6 +10,7 @@ message, as a page or as ``{"error": ...}`` under ``/api/``, never a traceback.
 
 from __future__ import annotations
 
+import json
 import sys
 from typing import Any
 from urllib.parse import quote
@@ -22,6 +23,7 @@ from werkzeug.exceptions import HTTPException
 
 from checker import __version__
 from checker.fingerprint import fingerprint, fp_hex
+from checker.jsontext import Unusable, not_json, not_text, parse
 from checker.renderers import html, page
 from checker.renderers.steps import config_text
 from checker.web.explorer import Explorer, Walk, compact
@@ -39,6 +41,11 @@ JUMP_SCHEMA = {
     "additionalProperties": False,
     "properties": {"path": PATH_SCHEMA, "invariant": {"type": ["string", "null"]}},
 }
+
+
+MAX_BODY = 1 << 20
+"""The largest request body the API reads, in bytes (a path of 500 labels is under 100 KiB);
+a larger one is answered 413."""
 
 
 class BadRequest(ValueError):
@@ -75,6 +82,7 @@ def create_app(
     ``scenario`` (a schedule's label texts, ``serve --scenario``) adds ``/scenario``, a
     short URL that redirects to the page of the schedule's last state."""
     app = _App(__name__)
+    app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
 
     def walk_of(texts: list[str], strict: bool) -> Walk:
         walk = explorer.walk(texts)
@@ -83,8 +91,15 @@ def create_app(
         return walk
 
     def body(schema: dict[str, Any]) -> dict[str, Any]:
-        data: dict[str, Any] | None = request.get_json(silent=True)
-        if data is None:
+        try:
+            data = parse(request.get_data().decode("utf-8"))
+        except UnicodeDecodeError as exc:
+            raise BadRequest(f"the body is {not_text(exc)}") from None
+        except json.JSONDecodeError as exc:
+            raise BadRequest(f"the body is {not_json(exc)}") from None
+        except Unusable as exc:
+            raise BadRequest(f"the body is refused: {exc}") from None
+        if not isinstance(data, dict):
             raise BadRequest("the body must be a JSON object")
         try:
             jsonschema.validate(data, schema)
