@@ -9,6 +9,7 @@ wrong answer before (the issue's fuzz campaign); each now ends in one line and i
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from pathlib import Path
 from xml.etree import ElementTree
@@ -194,3 +195,50 @@ def test_serve_answers_400_with_one_line_to_a_malformed_body(client, body, said)
 def test_serve_refuses_a_body_past_its_limit(client):
     reply = client.post("/api/step", data=b" " * (MAX_BODY + 1), content_type="application/json")
     assert reply.status_code == 413 and "error" in reply.get_json()
+
+
+@pytest.fixture(scope="module")
+def checkpoint(tmp_path_factory):
+    """A search's checkpoint holding violations: HW truncation, cut at depth 14."""
+    folder = tmp_path_factory.mktemp("ck") / "ck"
+    argv = ["explore", "--replicas", "2", "--max-epoch", "2", "--truncation", "hw"]
+    argv += ["--checkpoint", folder, "--checkpoint-every", "0.0001", "--max-depth", "14"]
+    assert invoke(*argv, "--no-progress", "--out", folder.parent / "o").exit_code == 12
+    return folder
+
+
+def _resealed(source: Path, target: Path, change) -> Path:
+    from checker.checkpoint.format import SEAL, sealed
+
+    shutil.copytree(source, target)
+    manifest = json.loads((target / "checkpoint.json").read_text())
+    manifest.pop(SEAL)
+    change(manifest)
+    (target / "checkpoint.json").write_bytes(sealed(manifest))
+    return target
+
+
+def _step(manifest, field, value):
+    manifest["search"]["violations"][0]["steps"][1][field] = value
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        (lambda m: m.update(config=[1]), "field config: [1] is not of type 'object'"),
+        (lambda m: m["config"].update(replicas=True), "--replicas must be an integer, got True"),
+        (lambda m: m["search"].update(distinct="x"), "field search/distinct: 'x' is not of"),
+        (lambda m: m["files"].update(frontier="../../x.npy"), "field files/frontier"),
+        (lambda m: m["search"].update(pending=["Nope"]), "names Nope, which this run does not"),
+        (lambda m: _step(m, 0, "Fetch(("), "is unreadable: not an action label"),
+        (lambda m: _step(m, 2, "KAMAAABpAQAAAGkCAAAAaQMAAAA="), "not the one its fingerprint"),
+    ],
+)
+def test_a_resealed_manifest_is_still_held_to_the_format(checkpoint, tmp_path, change, said):
+    """The seal stops edits; a manifest sealed again after one is still checked field by
+    field (a traceback, exit 75 or a wrong count before), the folder left as it was."""
+    folder = _resealed(checkpoint, tmp_path / "ck", change)
+    before = sorted(p.name for p in folder.rglob("*"))
+    result = invoke("explore", "--resume", folder, "--no-progress", "--out", tmp_path / "o")
+    assert result.exit_code == 4 and said in result.output, result.output
+    assert sorted(p.name for p in folder.rglob("*")) == before

@@ -10,9 +10,11 @@ import hashlib
 import json
 import zlib
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import numpy as np
 
 FORMAT = "hwcheck-checkpoint"
@@ -102,9 +104,21 @@ def sealed(manifest: dict[str, Any]) -> bytes:
     return json.dumps({**manifest, SEAL: _digest(manifest)}, indent=1).encode()
 
 
+SCHEMA_PATH = Path(__file__).with_name("manifest.schema.json")
+
+
+@cache
+def schema() -> dict[str, Any]:
+    """The JSON Schema of a manifest (``manifest.schema.json``)."""
+    loaded: dict[str, Any] = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    return loaded
+
+
 def check_seal(manifest: dict[str, Any], where: str) -> None:
     """Raise ``CheckpointError`` unless ``manifest`` (read from ``where``) carries the
-    ``SEAL`` of its own fields, as ``sealed`` wrote it."""
+    ``SEAL`` of its own fields, as ``sealed`` wrote it, and every field is of the type
+    ``manifest.schema.json`` gives it (a manifest sealed again after an edit is still held
+    to the format: the message names the field)."""
     if SEAL not in manifest:
         raise CheckpointError(
             f"{where} has no checksum of its own: an hwcheck before sealed manifests wrote "
@@ -115,6 +129,13 @@ def check_seal(manifest: dict[str, Any], where: str) -> None:
             f"{where}: its checksum does not match its fields (edited or damaged); a "
             "checkpoint is resumed only as hwcheck wrote it"
         )
+    error = jsonschema.exceptions.best_match(
+        jsonschema.Draft202012Validator(schema()).iter_errors(manifest)
+    )
+    if error is not None:
+        field = "/".join(str(part) for part in error.absolute_path) or "(top level)"
+        said = error.message if len(error.message) <= 160 else error.message[:159] + "…"
+        raise CheckpointError(f"{where}: field {field}: {said}; not a manifest hwcheck writes")
 
 
 def checksum(arrays: list[np.ndarray[Any, Any]], size: int) -> str:

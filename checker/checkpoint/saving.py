@@ -25,7 +25,7 @@ import numpy as np
 from checker.checkpoint.format import CheckpointError, CheckpointFailed, Frontier
 from checker.checkpoint.read import Loaded
 from checker.checkpoint.write import Checkpointer
-from checker.fingerprint import encode
+from checker.fingerprint import encode, fingerprint
 from checker.limits import LimitReached, Reporting, SpecFailed, interruption
 from checker.model import CompiledModel, Label
 from checker.properties import Property
@@ -223,11 +223,19 @@ class Saving(Reporting):
         goes on from the seconds already spent."""
         data, stats = loaded.search, self.stats
         by_name = {p.name: p for p in self.properties}
+        named = [v["property"] for v in data["violations"]]
+        named += [*data["invariants"], *data["transitions"], *data["pending"]]
+        unknown = sorted(set(named) - set(by_name))
+        if unknown:
+            raise CheckpointError(
+                f"the checkpoint in {loaded.folder} names {', '.join(unknown)}, which this "
+                "run does not check"
+            )
         stats.distinct, stats.generated = data["distinct"], data["generated"]
         stats.depth, stats.levels = data["depth"], data["levels"]
         stats.actions = {name: list(pair) for name, pair in data["actions"].items()}
         self.violations = [
-            Violation(by_name[v["property"]], tuple(_unstep(s) for s in v["steps"]))
+            Violation(by_name[v["property"]], tuple(_unstep(s, loaded.folder) for s in v["steps"]))
             for v in data["violations"]
         ]
         self.invariants = [by_name[name] for name in data["invariants"]]
@@ -241,10 +249,35 @@ def _step(step: Step) -> list[Any]:
     return [label, f"{step.fingerprint:016x}", base64.b64encode(encode(step.state)).decode()]
 
 
-def _unstep(entry: list[Any]) -> Step:
+def _unstep(entry: list[Any], folder: Path) -> Step:
+    """A violation's step read back (``_step``'s list). Raises ``CheckpointError`` when its
+    label does not parse, its state does not decode to a model state (tuples of ints, bools,
+    strings and None: no other object is ever built from a file) or is not the state its
+    fingerprint names."""
     label, fp, state = entry
-    return Step(
-        None if label is None else Label.parse(label),
-        marshal.loads(base64.b64decode(state)),
-        int(fp, 16),
-    )
+    try:
+        value = marshal.loads(base64.b64decode(state, validate=True))
+        parsed = None if label is None else Label.parse(label)
+    except (ValueError, EOFError, TypeError) as exc:
+        raise CheckpointError(
+            f"a violation in the checkpoint in {folder} is unreadable: {exc}"
+        ) from None
+    if not _plain(value) or fingerprint(value) != int(fp, 16):
+        raise CheckpointError(
+            f"a violation in the checkpoint in {folder} holds a state that is not the one its "
+            f"fingerprint {fp} names"
+        )
+    return Step(parsed, value, int(fp, 16))
+
+
+def _plain(value: Any) -> bool:
+    """Whether ``value`` is built only of tuples, ints, bools, strings and None (a model
+    state), looked at without recursion."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, tuple):
+            pending.extend(item)
+        elif item is not None and not isinstance(item, (int, str)):
+            return False
+    return True

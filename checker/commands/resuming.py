@@ -87,6 +87,12 @@ def saved_options(folder: Path | str, spark: Any = None) -> dict[str, Any]:
                 plugins.require_trusted(str(named))
             except plugins.UntrustedFile as exc:
                 refuse(CheckpointError(f"{folder}: its manifest {exc}"))
+        try:  # a bound out of range or of the wrong type is the file's fault: exit 4, not 2
+            compose.make_config(str(manifest.get("model")), dict(config or {})).validate()
+        except (ValueError, TypeError) as exc:
+            refuse(
+                CheckpointError(f"{folder}: its manifest's config is not one hwcheck runs: {exc}")
+            )
         return {
             key: manifest[key]
             for key in (
