@@ -9,19 +9,48 @@ import json
 import re
 from typing import Any
 
+import jsonschema
+
 MAX_DEPTH = 64
 """How deeply arrays and objects may nest in a file hwcheck reads (its own files nest at most
 about 8 deep: a trace's state is a tuple of replicas of logs of records)."""
 
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _BRACKET = re.compile(r"[\[\]{}]")
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abcdefABCDEF]")
+_ESCAPE = re.compile(r"\\[ubf]")
+_NOT_TEXT = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
+
+
+def _whole_number(_: Any, value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+Validator: Any = jsonschema.validators.extend(  # type: ignore[no-untyped-call]
+    jsonschema.Draft202012Validator,
+    type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine("integer", _whole_number),
+)
+"""JSON Schema draft 2020-12 as hwcheck reads its files: an ``integer`` is a whole number
+written without a point (``1``, not ``1.0``, which the draft also calls an integer and
+Python's ``"{:06d}"`` refuses), and never a boolean."""
+
+
+def schema_error(schema: dict[str, Any], document: Any) -> str | None:
+    """The most telling way ``document`` breaks ``schema`` (``Validator``), as ``field
+    steps/2/action: None is not of type 'string'`` (the message cut at 160 characters), or
+    None when it follows the schema."""
+    error = jsonschema.exceptions.best_match(Validator(schema).iter_errors(document))
+    if error is None:
+        return None
+    where = "/".join(str(part) for part in error.absolute_path) or "(top level)"
+    said = error.message if len(error.message) <= 160 else error.message[:159] + "…"
+    return f"field {where}: {said}"
 
 
 class Unusable(ValueError):
-    """JSON that parses but that hwcheck will not read: nested past ``MAX_DEPTH``, or a string
-    that is not Unicode text (a lone surrogate such as ``\\ud800``, which no terminal or file
-    can print). Its message is one phrase, as ``not_json``'s."""
+    """JSON that parses but that hwcheck will not read: nested past ``MAX_DEPTH``, a number
+    too long to read, or a string that is not printable text (a lone surrogate such as
+    ``\\ud800``, which no terminal or file can print, or a control character such as ESC).
+    Its message is one phrase, as ``not_json``'s."""
 
 
 def parse(text: str) -> Any:
@@ -30,7 +59,9 @@ def parse(text: str) -> Any:
     prints a string.
 
     Raises ``json.JSONDecodeError`` for text that is not JSON and ``Unusable`` for JSON nested
-    deeper than ``MAX_DEPTH`` or holding a lone surrogate (``\\ud800`` with no partner)."""
+    deeper than ``MAX_DEPTH``, a number past Python's 4,300 digits, or a string holding a
+    lone surrogate (``\\ud800`` with no partner) or a control character other than tab and
+    line breaks."""
     depth = deepest = 0
     for bracket in _BRACKET.finditer(_STRING.sub("", text)):
         depth += 1 if bracket.group() in "[{" else -1
@@ -38,14 +69,34 @@ def parse(text: str) -> Any:
             deepest = depth
             if deepest > MAX_DEPTH:
                 raise Unusable(f"nested deeper than {MAX_DEPTH} levels of arrays and objects")
-    document = json.loads(text)
-    if _SURROGATE_ESCAPE.search(text):
-        try:
-            json.dumps(document, ensure_ascii=False).encode("utf-8")
-        except UnicodeEncodeError as exc:
-            lone = f"\\u{ord(exc.object[exc.start]):04x}"
-            raise Unusable(f"a string holds {lone}, half of a surrogate pair, not text") from None
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError:
+        raise
+    except ValueError:  # a number past int()'s 4,300 digits
+        raise Unusable("a number with more digits than any count hwcheck writes") from None
+    if _ESCAPE.search(text):  # only an escape makes a control character or a lone surrogate
+        _check_strings(document)
     return document
+
+
+def _check_strings(document: Any) -> None:
+    """Raise ``Unusable`` for the first string (or key) in ``document`` holding a control
+    character other than tab and line breaks (a terminal escape such as ESC would act on
+    the reader's terminal) or a lone surrogate; looked at without recursion."""
+    pending = [document]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, dict):
+            pending.extend(item)
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+        elif isinstance(item, str) and (bad := _NOT_TEXT.search(item)) is not None:
+            char = ord(bad.group())
+            if 0xD800 <= char <= 0xDFFF:
+                raise Unusable(f"a string holds \\u{char:04x}, half of a surrogate pair, not text")
+            raise Unusable(f"a string holds the control character U+{char:04X}")
 
 
 def not_json(exc: json.JSONDecodeError) -> str:

@@ -25,12 +25,14 @@ class Label:
     """One action instance: ``action`` (PascalCase name) and ``args`` as ``(name, value)`` pairs.
 
     ``str(label)`` is ``Fetch(follower=2, leader=0)``; ``Label.parse`` turns that back into an
-    equal ``Label``. Argument values are ints, bools, None or str (Python literals).
+    equal ``Label``. Argument values are ints, bools, None or str (Python literals). Two
+    labels are equal when their texts are: ``Elect(leader=True)`` is not ``Elect(leader=1)``
+    (Python's ``True == 1`` would let a file's boolean stand for a replica id).
     """
 
-    action: str
-    args: tuple[tuple[str, Any], ...] = ()
-    text: str = field(init=False, compare=False, repr=False)
+    action: str = field(compare=False)
+    args: tuple[tuple[str, Any], ...] = field(default=(), compare=False)
+    text: str = field(init=False, compare=True, repr=False)
     """``str(label)``, built once (the engines compare label texts in their tie-breaks)."""
 
     def __post_init__(self) -> None:

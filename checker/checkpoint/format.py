@@ -14,8 +14,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import numpy as np
+
+from checker.jsontext import schema_error
 
 FORMAT = "hwcheck-checkpoint"
 VERSION = 1
@@ -129,13 +130,9 @@ def check_seal(manifest: dict[str, Any], where: str) -> None:
             f"{where}: its checksum does not match its fields (edited or damaged); a "
             "checkpoint is resumed only as hwcheck wrote it"
         )
-    error = jsonschema.exceptions.best_match(
-        jsonschema.Draft202012Validator(schema()).iter_errors(manifest)
-    )
+    error = schema_error(schema(), manifest)
     if error is not None:
-        field = "/".join(str(part) for part in error.absolute_path) or "(top level)"
-        said = error.message if len(error.message) <= 160 else error.message[:159] + "…"
-        raise CheckpointError(f"{where}: field {field}: {said}; not a manifest hwcheck writes")
+        raise CheckpointError(f"{where}: {error}; not a manifest hwcheck writes")
 
 
 def checksum(arrays: list[np.ndarray[Any, Any]], size: int) -> str:

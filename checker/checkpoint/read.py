@@ -274,10 +274,30 @@ def check_manifest(manifest: Any, identity: dict[str, Any], where: str) -> None:
             f"hwcheck reads version {VERSION}"
         )
     check_seal(manifest, where)
+    _check_parts(manifest, where)
     for key, want in identity.items():
         have = manifest.get(key)
         if have != want:
             raise CheckpointError(differs(key, have, want))
+
+
+def _check_parts(manifest: dict[str, Any], where: str) -> None:
+    """Raise ``CheckpointError`` when a search's manifest (typed by its schema) lacks a part
+    the files it names need: a level from 1 to ``level`` with no file, or a frontier with no
+    file or checksum (a Spark checkpoint names its frontier as an entry of its own)."""
+    if manifest.get("kind") == "simulate":
+        return
+    kept = set(manifest["levels"]) | set(manifest.get("key_levels", {}))
+    missing = [k for k in range(1, manifest["level"] + 1) if str(k) not in kept]
+    if missing:
+        raise CheckpointError(f"{where}: field levels: level {missing[0]} has no file named")
+    files = manifest["files"]
+    needed = [] if "layout" in manifest else ["frontier", "frontier_sum"]
+    needed += ["frontier_rows_sum"] if "frontier_rows" in files else []
+    needed += ["seen_sum"] if "seen" in files else []
+    absent = [name for name in needed if name not in files]
+    if absent:
+        raise CheckpointError(f"{where}: field files: no {absent[0]}")
 
 
 def differs(key: str, have: Any, want: Any) -> str:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import os
-import re
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -116,7 +115,7 @@ def gate_cmd(
                 }
                 _pin(outcome, lock, fresh, definition(check, spec, engine), update)
                 if outcome.status != gate.PASS:
-                    where = folder / re.sub(r"[^A-Za-z0-9_.-]+", "-", check.name)
+                    where = folder / check.folder
                     batch.write_reports(where, spec, result)
                     outcome.report = str(where)
                 outcomes.append(outcome)
@@ -152,7 +151,7 @@ def _run_check(
     # with --fail-fast a "holds" check ends at its first violation, as TLC does
     limits = Limits(time_limit=check.time_limit, stop_on_first=fail_fast and check.violates is None)
     plan, folder = saving
-    key = re.sub(r"[^A-Za-z0-9_.-]+", "-", check.name)
+    key = check.folder
     names, alive, rules = liveness.split(
         check.model, given, check.invariants, check.liveness, instead=check.fairness
     )

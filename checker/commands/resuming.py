@@ -67,12 +67,9 @@ def saved_options(folder: Path | str, spark: Any = None) -> dict[str, Any]:
             manifest = url_plan.manifest(folder, spark)
         else:
             manifest = parse((Path(folder) / MANIFEST).read_text(encoding="utf-8"))
-        if not isinstance(manifest, dict):
+        if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
             raise CheckpointError(f"{folder}: its manifest is not an hwcheck checkpoint's")
-        if manifest.get("format") == FORMAT:
-            check_seal(
-                manifest, str(Path(folder) / MANIFEST) if isinstance(folder, Path) else folder
-            )
+        check_seal(manifest, str(Path(folder) / MANIFEST) if isinstance(folder, Path) else folder)
         if manifest.get("kind") == "simulate":
             refuse(
                 CheckpointError(
@@ -88,7 +85,9 @@ def saved_options(folder: Path | str, spark: Any = None) -> dict[str, Any]:
             except plugins.UntrustedFile as exc:
                 refuse(CheckpointError(f"{folder}: its manifest {exc}"))
         try:  # a bound out of range or of the wrong type is the file's fault: exit 4, not 2
-            compose.make_config(str(manifest.get("model")), dict(config or {})).validate()
+            model, truncation = str(manifest.get("model")), (config or {}).get("truncation")
+            own = {k: v for k, v in (config or {}).items() if compose.applies(model, k, truncation)}
+            compose.make_config(model, own).validate()
         except (ValueError, TypeError) as exc:
             refuse(
                 CheckpointError(f"{folder}: its manifest's config is not one hwcheck runs: {exc}")

@@ -30,7 +30,7 @@ from checker.commands.options import (
     protocol_from,
     with_options,
 )
-from checker.commands.values import Integer, Seconds
+from checker.commands.values import MAX_WALK_DEPTH, Integer, Seconds
 from checker.formats import report, walk_checkpoints
 from checker.gate.schema import GATE_WALKS
 from checker.limits import Limits, signal_name
@@ -93,7 +93,7 @@ def _weights(ctx: Any, param: Any, values: tuple[str, ...]) -> tuple[tuple[str, 
 )
 @click.option(
     "--depth",
-    type=Integer(min=1),
+    type=Integer(min=1, max=MAX_WALK_DEPTH),
     default=50,
     show_default=True,
     help="Most states on a walk (the initial state counts).",

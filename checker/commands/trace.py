@@ -123,6 +123,12 @@ def show_cmd(
                 + ("differ" if len(differed) > 1 else "differs")
                 + " from this model's; drawn here is what the model tells."
             )
+    else:
+        try:
+            tracefile.check_unchecked_views(trace, document)
+        except tracefile.TraceFileError as exc:
+            click.echo(f"Error: {exc}", err=True)
+            sys.exit(EXIT_BAD_INPUT)
     warning = UNCHECKED if no_check else ""
     if step is not None and step > document["length"]:
         raise click.BadParameter(

@@ -15,6 +15,9 @@ from typing import Any
 import click
 
 MAX_WORKERS = max(8, 4 * (os.cpu_count() or 1))
+MAX_WALK_DEPTH = 1_000_000
+"""The longest walk ``simulate --depth`` takes, in states (a walk's states are held while it
+is shrunk; the models' depths are under a hundred)."""
 """The most workers a command starts: four a core, at least 8 (more only queue on the cores;
 100,000 once ran for minutes on a search of 0.3 s)."""
 

@@ -22,9 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import jsonschema
-
-from checker.jsontext import Unusable, parse, unreadable
+from checker.jsontext import Unusable, parse, schema_error, unreadable
 from checker.result import CheckResult
 
 LOCK_NAME = "hwcheck-gate.lock"
@@ -121,12 +119,9 @@ def read_lock(path: Path) -> Lock:
             f"{path}: lock format version {document.get('version')!r}; this "
             f"hwcheck reads version {LOCK_VERSION}"
         )
-    error = jsonschema.exceptions.best_match(
-        jsonschema.Draft202012Validator(LOCK_SCHEMA).iter_errors(document)
-    )
+    error = schema_error(LOCK_SCHEMA, document)
     if error is not None:
-        where = "/".join(str(part) for part in error.absolute_path) or "(top level)"
-        raise LockError(f"{path}: field {where}: {error.message}")
+        raise LockError(f"{path}: {error}")
     return Lock(path, document["checks"], document["traces"], True)
 
 

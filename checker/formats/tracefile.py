@@ -14,12 +14,10 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import jsonschema
-
 from checker import __version__
 from checker.fingerprint import fp_hex
 from checker.formats.report import TRACE_FORMAT, VERSIONS
-from checker.jsontext import Unusable, not_json, not_text, parse
+from checker.jsontext import Unusable, not_json, not_text, parse, schema_error
 from checker.liveness.run import liveness_of
 from checker.model import Label, refusal
 from checker.models import compose
@@ -71,12 +69,9 @@ def load(path: Path, variant_file: Path | str | None = None) -> dict[str, Any]:
             f"{path}: trace format version {document.get('version')!r}; this "
             f"hwcheck reads versions {' and '.join(map(str, VERSIONS))}"
         )
-    error = jsonschema.exceptions.best_match(
-        jsonschema.Draft202012Validator(schema()).iter_errors(document)
-    )
+    error = schema_error(schema(), document)
     if error is not None:
-        where = "/".join(str(part) for part in error.absolute_path) or "(top level)"
-        raise TraceFileError(f"{path}: field {where}: {error.message}")
+        raise TraceFileError(f"{path}: {error}")
     if document["length"] != len(document["steps"]) or any(
         step["index"] != i for i, step in enumerate(document["steps"])
     ):
@@ -134,6 +129,12 @@ def replay(path: Path, document: dict[str, Any]) -> tuple[Any, Violation]:
     if prop is None:
         raise TraceFileError(
             f"{path}: this hwcheck has no property {document['property']['name']!r}"
+        )
+    lasso = prop.liveness
+    if lasso != (document.get("loop") is not None):
+        raise TraceFileError(
+            f"{path}: {prop.name} is {'a liveness' if lasso else 'a safety'} property, so its "
+            f"counterexample is {'a lasso (version 2, with a loop)' if lasso else 'a trace without a loop (version 1)'}"
         )
     return spec, Violation(prop, tuple(rebuilt), loop_of(path, document, fps))
 
@@ -213,6 +214,31 @@ def check_pictures(path: Path, document: dict[str, Any], spec: Any, violation: V
                 "model's picture of the state its fingerprint names. "
                 + _causes(document, "a state's view")
             )
+
+
+VIEW_NUMBERS = 64
+"""The largest number (offset, epoch, count) an unchecked view may hold: the models' bounds
+keep theirs under 16, and the drawings are as wide as the largest offset."""
+
+
+def check_unchecked_views(path: Path, document: dict[str, Any]) -> None:
+    """For ``show --no-check``, which draws the file's views without replaying them: raise
+    ``TraceFileError`` naming the first state whose view holds a number past
+    ``VIEW_NUMBERS`` (a view claiming an HW of 10^9 once made a page of gigabytes)."""
+    after = (document.get("aftermath") or {}).get("steps", [])
+    for number, step in enumerate([*document["steps"], *after], start=1):
+        pending = [step["view"]]
+        while pending:
+            item = pending.pop()
+            if isinstance(item, dict):
+                pending.extend(item.values())
+            elif isinstance(item, list):
+                pending.extend(item)
+            elif isinstance(item, int) and abs(item) > VIEW_NUMBERS:
+                raise TraceFileError(
+                    f"{path}: state {number}'s view holds {item}, past anything a model here "
+                    f"draws (at most {VIEW_NUMBERS}); --no-check draws only views of that size"
+                )
 
 
 def _canonical(value: Any) -> str:

@@ -24,6 +24,7 @@ from checker.checkpoint.format import (
     sealed,
 )
 from checker.checkpoint.write import write_arrays, write_file
+from checker.model import Label
 from checker.simulate.walks import Batch
 
 
@@ -113,6 +114,12 @@ def load(folder: Path, identity: dict[str, Any]) -> tuple[int, Batch, int]:
     if manifest.get("kind") != "simulate":
         raise CheckpointError(f"{folder} holds a search's checkpoint, not a simulation's")
     batch = _from_json(manifest["batch"])
+    for name, (_, labels) in batch.first.items():
+        try:
+            for text in labels:
+                Label.parse(text)
+        except ValueError as exc:
+            raise CheckpointError(f"{folder}: the first walk to violate {name}: {exc}") from None
     batch.fps = read.read_arrays(Path(folder), manifest["fps"], 1, manifest["fps_sum"])[0]
     return int(manifest["next_walk"]), batch, int(manifest["seq"])
 

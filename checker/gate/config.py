@@ -22,7 +22,7 @@ import jsonschema
 
 from checker.gate.policy import Check
 from checker.gate.schema import BOUND_KEYS, CHECK_SCHEMA, NAME_PATTERN, SIMULATE_KEYS
-from checker.jsontext import not_text
+from checker.jsontext import Validator, not_text
 
 
 class GateConfigError(ValueError):
@@ -66,7 +66,7 @@ def load_checks(path: Path) -> list[Check]:
                 f"([[tool.hwcheck.gate]]), but check {index + 1} is {_toml_type(entry)}"
             )
         errors = sorted(
-            jsonschema.Draft202012Validator(CHECK_SCHEMA).iter_errors(entry),
+            Validator(CHECK_SCHEMA).iter_errors(entry),
             key=lambda e: list(e.path),
         )
         if errors:
@@ -137,10 +137,12 @@ def _toml_type(value: Any) -> str:
 
 def _refuse_twins(path: Path, checks: list[Check]) -> None:
     """Raise ``GateConfigError`` naming both lines when two checks have the same name (a
-    check's name keys its pins in the lock file, so ``--update`` would pin only one)."""
-    seen: dict[str, Check] = {}
+    check's name keys its pins in the lock file, so ``--update`` would pin only one) or
+    names that make the same folder under ``--out`` (``Check.folder``)."""
+    names: dict[str, Check] = {}
+    folders: dict[str, Check] = {}
     for check in checks:
-        first = seen.setdefault(check.name, check)
+        first = names.setdefault(check.name, check)
         if first is not check:
             unnamed = "name" not in first.lines and "name" not in check.lines
             why = (
@@ -151,6 +153,13 @@ def _refuse_twins(path: Path, checks: list[Check]) -> None:
             raise GateConfigError(
                 f"{path}:{check.line}: gate check at line {check.line} and the one at line "
                 f"{first.line} are both named {check.name!r} ({why}); give each its own name"
+            )
+        first = folders.setdefault(check.folder, check)
+        if first is not check:
+            raise GateConfigError(
+                f"{path}:{check.line}: gate check {check.name!r} (line {check.line}) and "
+                f"{first.name!r} (line {first.line}) would write to one folder, "
+                f"{check.folder}; give them names that differ in letters or digits"
             )
 
 

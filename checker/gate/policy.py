@@ -14,6 +14,7 @@ result; ``checker.formats.gate_output`` writes JUnit, annotations and the markdo
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -49,6 +50,14 @@ class Check:
     fairness: str | None = None
     """The liveness check's fairness, in ``--fair``'s text form, comma-separated; replaces
     the model's declared fairness (``"none"`` or ``""``: no fairness). None: the model's."""
+
+    @property
+    def folder(self) -> str:
+        """The name of the check's folder under ``--out`` (reports, checkpoints): its name
+        with every run of characters but ``A-Za-z0-9_.-`` made ``-``, and leading dots made
+        ``-`` too, so that no name (``..``) reaches outside ``--out``."""
+        key = re.sub(r"[^A-Za-z0-9_.-]+", "-", self.name)
+        return re.sub(r"^\.+", lambda dots: "-" * len(dots.group()), key)
 
     @property
     def expectation(self) -> str:

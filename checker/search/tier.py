@@ -39,8 +39,11 @@ files, read back only to rebuild a counterexample, as TLC keeps its trace on dis
 def parse_size(text: str) -> int:
     """``text`` as bytes: a number and an optional binary unit, ``K``, ``M``, ``G``, ``T``
     (``KiB``, ``KB`` and lower case alike: 1G is 2^30 bytes), e.g. ``1G``, ``512M``,
-    ``1.5GiB``. Raises ``ValueError`` for anything else or a size under ``MIN_BUDGET``."""
-    found = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?\s*", text, re.IGNORECASE)
+    ``1.5GiB`` (ASCII digits, at most 15 before the point). Raises ``ValueError`` for anything
+    else or a size under ``MIN_BUDGET``."""
+    found = re.fullmatch(
+        r"\s*([0-9]{1,15}(?:\.[0-9]{1,6})?)\s*([kmgt]?)(?:i?b)?\s*", text, re.IGNORECASE
+    )
     if not found:
         raise ValueError(f"{text!r} is not a size (e.g. 1G, 512M, 1.5GiB)")
     size = int(float(found.group(1)) * UNITS[found.group(2).upper()])

@@ -23,13 +23,19 @@ from werkzeug.exceptions import HTTPException
 
 from checker import __version__
 from checker.fingerprint import fingerprint, fp_hex
-from checker.jsontext import Unusable, not_json, not_text, parse
+from checker.jsontext import Unusable, Validator, not_json, not_text, parse
 from checker.renderers import html, page
 from checker.renderers.steps import config_text
 from checker.web.explorer import Explorer, Walk, compact
 from checker.web.jump import Jumps
 
-PATH_SCHEMA = {"type": "array", "items": {"type": "string", "maxLength": 200}, "maxItems": 500}
+MAX_STEPS, MAX_LABEL = 500, 200
+"""The longest path the explorer follows, in steps, and the longest label, in characters."""
+PATH_SCHEMA = {
+    "type": "array",
+    "items": {"type": "string", "maxLength": MAX_LABEL},
+    "maxItems": MAX_STEPS,
+}
 STEP_SCHEMA = {
     "type": "object",
     "required": ["action"],
@@ -85,6 +91,10 @@ def create_app(
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
 
     def walk_of(texts: list[str], strict: bool) -> Walk:
+        if len(texts) > MAX_STEPS or any(len(text) > MAX_LABEL for text in texts):
+            raise BadRequest(
+                f"a path is at most {MAX_STEPS} steps of at most {MAX_LABEL} characters"
+            )
         walk = explorer.walk(texts)
         if strict and walk.error is not None:
             raise BadRequest(str(walk.error))
@@ -102,7 +112,7 @@ def create_app(
         if not isinstance(data, dict):
             raise BadRequest("the body must be a JSON object")
         try:
-            jsonschema.validate(data, schema)
+            Validator(schema).validate(data)
         except jsonschema.ValidationError as exc:
             where = "/".join(map(str, exc.absolute_path)) or "(top level)"
             raise BadRequest(f"field {where}: {exc.message}") from None
