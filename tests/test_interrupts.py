@@ -33,11 +33,16 @@ violates = ["NoDivergence"]
 
 
 def descendants(pid: int) -> set[int]:
-    """Every process below ``pid`` (from /proc's children lists)."""
+    """Every process below ``pid`` (from /proc's children lists; a process that ends while
+    it is read has none)."""
     found, todo = set(), [pid]
     while todo:
         parent = todo.pop()
-        for task in Path(f"/proc/{parent}/task").glob("*"):
+        try:
+            tasks = list(Path(f"/proc/{parent}/task").iterdir())
+        except OSError:  # it ended between its parent's list and this read
+            continue
+        for task in tasks:
             try:
                 children = (task / "children").read_text().split()
             except OSError:
