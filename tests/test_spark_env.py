@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -125,6 +126,13 @@ def test_small_models_never_start_spark(no_system_java, monkeypatch, tmp_path):
         for r in (spark, local)
     ]
     assert counts[0] == counts[1] and counts[0]["distinct"] == 3360
+    shown = CliRunner().invoke(
+        cli, ["explore", "--replicas", "2", "--max-epoch", "1", "--engine", "spark",
+              "--no-progress", "--out", str(tmp_path / "t")], env={"COLUMNS": "400"},
+    )  # fmt: skip
+    table = re.sub(r"[│\s]+", " ", shown.output)  # the summary's cells, wrapped or not
+    said = r"0 of \d+ levels as Spark jobs: no level's frontier reached --spark-min-frontier"
+    assert re.search(said, table), table
 
 
 @pytest.mark.parametrize(

@@ -28,6 +28,13 @@ STATUS_STYLE = {
 }
 
 
+SMALL_FOR_SPARK = (
+    ": no level's frontier reached --spark-min-frontier, so every level ran in this process "
+    "(a model this small gains nothing from Spark)"
+)
+"""What the summary adds when ``--engine spark`` ran no level on Spark (issue 64)."""
+
+
 def collision_text(stats: Stats) -> str:
     """The summary's collision row: TLC's estimate for the key the seen set dedups on, named
     (``Stats.key``: the compiled local engine's row hash, 64 or 128 bits, or a fingerprint)."""
@@ -72,6 +79,7 @@ def summary_table(title: str, config: dict[str, Any], result: CheckResult) -> Ta
         stats.engine
         + (
             f", {on_spark} of {len(stats.levels)} levels as Spark jobs"
+            + (SMALL_FOR_SPARK if not on_spark else "")
             if stats.engine.startswith("spark") and stats.levels
             else ""
         ),
