@@ -154,15 +154,21 @@ def test_spark_submit_to_a_standalone_cluster_with_an_executor_killed(tmp_path):
         family: set[int] = set()
         killed = 0
         deadline = time.time() + 240
-        while proc.poll() is None and time.time() < deadline:
-            family |= descendants(proc.pid)
-            if not killed and newest_level(checkpoint) >= 12:
-                running = executors(cluster)
-                assert len(running) == 2, running
-                os.kill(running[0], signal.SIGKILL)
-                killed = running[0]
-            time.sleep(0.1)
-        out, err = proc.communicate(timeout=60)
+        try:
+            while proc.poll() is None and time.time() < deadline:
+                family |= descendants(proc.pid)
+                if not killed and newest_level(checkpoint) >= 12:
+                    running = executors(cluster)
+                    assert len(running) == 2, running
+                    os.kill(running[0], signal.SIGKILL)
+                    killed = running[0]
+                time.sleep(0.1)
+            out, err = proc.communicate(timeout=60)
+        except BaseException:  # a failure here must not leave spark-submit's JVM and driver
+            for pid in alive(family | {proc.pid}):
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+            raise
         launched = sum(
             p.read_text().count("Asked to launch executor") for p in cluster.glob("worker-*.log")
         )
