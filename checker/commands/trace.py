@@ -109,13 +109,16 @@ def show_cmd(
     still violated) and drawn every state as the file does."""
     document = _load(trace, variant_file)
     note = ""
-    if not no_check:
-        spec, violation = _checked(trace, document)
-        try:
+    spec, violation = (None, None) if no_check else _checked(trace, document)
+    try:  # what is drawn: the states as the model draws them, or (unchecked) of a drawable size
+        if violation is None:
+            tracefile.check_unchecked_views(trace, document)
+        else:
             tracefile.check_pictures(trace, document, spec, violation)
-        except tracefile.TraceFileError as exc:
-            click.echo(f"Error: {exc}", err=True)
-            sys.exit(EXIT_BAD_INPUT)
+    except tracefile.TraceFileError as exc:
+        click.echo(f"Error: {exc}", err=True)
+        sys.exit(EXIT_BAD_INPUT)
+    if violation is not None:
         document, differed = retold(document, spec, violation)
         if differed:
             note = (
@@ -123,12 +126,6 @@ def show_cmd(
                 + ("differ" if len(differed) > 1 else "differs")
                 + " from this model's; drawn here is what the model tells."
             )
-    else:
-        try:
-            tracefile.check_unchecked_views(trace, document)
-        except tracefile.TraceFileError as exc:
-            click.echo(f"Error: {exc}", err=True)
-            sys.exit(EXIT_BAD_INPUT)
     warning = UNCHECKED if no_check else ""
     if step is not None and step > document["length"]:
         raise click.BadParameter(
