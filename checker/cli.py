@@ -14,6 +14,7 @@ import click
 from checker import __version__
 from checker.commands import (
     compare,
+    conform,
     engines,
     explore,
     gate,
@@ -45,6 +46,7 @@ for command in (
     explore.explore_cmd,
     list_command.list_cmd,
     compare.compare_cmd,
+    conform.conform_cmd,
     graph.graph_cmd,
     gate.gate_cmd,
     trace.show_cmd,

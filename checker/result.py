@@ -34,6 +34,8 @@ EXIT_BAD_INPUT = 4
 EXIT_ENVIRONMENT = 5
 EXIT_VIOLATED = 12
 EXIT_VACUOUS = 13
+EXIT_NONCONFORMING = 14
+"""``conform``: a cut of real Kafka that the model does not explain."""
 EXIT_SPEC_ERROR = 75
 
 EXIT_CODES = {

@@ -16,7 +16,7 @@ UI = ("rich", "click", "flask", "waitress", "jinja2")
 ENGINE = ("contract", "native", "checkpoint", "search", "simulate", "liveness", "spark", "gate")
 """The engine's rooms: ``contract`` is the modules at checker/'s top (model, properties,
 result, limits, fingerprint, symmetry, trace); the others are folders of checker/."""
-ROOMS = ENGINE[1:] + ("models", "renderers", "formats", "web", "commands")
+ROOMS = ENGINE[1:] + ("models", "renderers", "formats", "web", "conform", "commands")
 
 ALLOWED = {
     # room: the rooms of checker/ it may import (besides its own modules)
@@ -32,7 +32,8 @@ ALLOWED = {
     "renderers": {*ENGINE, "models"},
     "formats": {*ENGINE, "models", "renderers"},
     "web": {*ENGINE, "models", "renderers", "formats"},
-    "commands": {*ENGINE, "models", "renderers", "formats", "web"},
+    "conform": {"contract", "models"},
+    "commands": {*ENGINE, "models", "renderers", "formats", "web", "conform"},
     "cli": {"contract", "commands"},
 }
 """CONTRIBUTING.md's directions; they form no cycle (``test_rooms_form_no_cycle``)."""
@@ -43,6 +44,7 @@ THIRD_PARTY_UI = {
     "renderers": ("rich",),
     "formats": (),
     "web": ("flask", "waitress", "jinja2"),
+    "conform": (),
     "commands": UI,
     "cli": UI,
 }

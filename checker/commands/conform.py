@@ -1,0 +1,320 @@
+"""``hwcheck conform``: run real Kafka brokers through seeded schedules and hold every
+consistent cut against the model (``checker.conform``; docs/explanation/conformance.md).
+
+Exit codes: 0 every cut explained and safe; 14 a cut the model does not explain (no step from
+the previous cut's states, or no reachable state at all); 12 a safety violation on the real
+cluster; 3 a cut beyond the model's bounds, or Ctrl-C / SIGTERM (partial results marked); 5
+no Java, no Maven, no jar, or a broker that would not start. No JVM outlives the command.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.table import Table
+
+from checker.commands.values import Integer
+from checker.conform import jars, report
+from checker.conform.cluster import Cluster, ClusterError
+from checker.conform.judge import Validator
+from checker.conform.run import CutReport, Driver, ScheduleReport
+from checker.conform.schedule import Bounds, describe, random_schedule
+from checker.conform.settings import CONTROLLER_SETTINGS, HARNESS_SETTINGS
+from checker.java import JavaNotFound, find_java
+from checker.result import (
+    EXIT_ENVIRONMENT,
+    EXIT_INCOMPLETE,
+    EXIT_NONCONFORMING,
+    EXIT_OK,
+    EXIT_USAGE,
+    EXIT_VIOLATED,
+)
+from spec.kafka import Config, ConfigError, releases
+from spec.kafka.model import KafkaSpec
+
+
+def _fail(code: int, message: str) -> None:
+    click.echo(f"Error: {message}", err=True)
+    raise SystemExit(code)
+
+
+def _model(kafka: str, truncation: str | None, given: dict[str, Any]) -> KafkaSpec:
+    preset = truncation or releases.preset_for(kafka) or "kafka-4.1"
+    try:
+        return KafkaSpec(Config(truncation=preset, **given).validate())
+    except ConfigError as exc:
+        _fail(EXIT_USAGE, str(exc))
+        raise
+
+
+@click.command("conform")
+@click.option(
+    "--kafka",
+    "kafka",
+    default=jars.DEFAULT_KAFKA,
+    show_default=True,
+    help="The Kafka release to run (3.3.0 or later), its jars fetched from Maven "
+    "Central into hwcheck's cache.",
+)
+@click.option(
+    "--replicas",
+    type=Integer(min=2, max=5),
+    default=3,
+    show_default=True,
+    help="Brokers, each a replica of the one partition.",
+)
+@click.option(
+    "--schedules",
+    type=Integer(min=1, max=100_000),
+    default=3,
+    show_default=True,
+    help="Random schedules to run, each on a fresh partition.",
+)
+@click.option(
+    "--seed",
+    type=Integer(min=0),
+    default=1,
+    show_default=True,
+    help="Schedule i uses seed SEED+i: the same seed gives the same schedules.",
+)
+@click.option(
+    "--steps",
+    type=Integer(min=1, max=40),
+    default=6,
+    show_default=True,
+    help="Operations per schedule before the closing resumes and restarts.",
+)
+@click.option(
+    "--max-records",
+    type=Integer(min=1, max=6),
+    default=2,
+    show_default=True,
+    help="Produce calls per schedule, and the model's record bound.",
+)
+@click.option(
+    "--max-crashes",
+    type=Integer(min=0, max=4),
+    default=1,
+    show_default=True,
+    help="SIGKILLs per schedule, and the model's crash bound.",
+)
+@click.option(
+    "--max-epoch",
+    type=Integer(min=0, max=6),
+    default=3,
+    show_default=True,
+    help="The model's leader-epoch bound (Kafka's first epoch is 0).",
+)
+@click.option(
+    "--min-isr",
+    type=Integer(min=1, max=5),
+    default=2,
+    show_default=True,
+    help="The topic's min.insync.replicas, and the model's.",
+)
+@click.option(
+    "--acks",
+    type=click.Choice(["all", "1"]),
+    default="all",
+    show_default=True,
+    help="The producer's acks, and the model's.",
+)
+@click.option(
+    "--truncation",
+    default=None,
+    help="The model preset to hold Kafka to [default: the one that models --kafka].",
+)
+@click.option(
+    "--depth",
+    type=Integer(min=1, max=64),
+    default=16,
+    show_default=True,
+    help="Model actions a step between two cuts may take.",
+)
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Folder for conform.json and the brokers' folders [default: reports/conform-<time>].",
+)
+def conform_cmd(**given: Any) -> None:
+    """Run real Kafka brokers through seeded schedules and check each cut against the model.
+
+    hwcheck starts a KRaft controller and --replicas brokers (each its own JVM on 127.0.0.1),
+    creates a fresh one-partition topic per schedule, and applies the schedule's operations:
+    produce, crash (SIGKILL), restart, pause (SIGSTOP) and resume. After each it freezes every
+    JVM, reads each broker's log, HW checkpoint and epoch cache and the controller's metadata
+    log (a consistent cut), and judges it: safe on the real cluster, explained by a model
+    state reached from the previous cut's states (trace validation), or at least reachable.
+    """
+    console = Console()
+    try:
+        import confluent_kafka  # noqa: F401
+    except ImportError:
+        _fail(EXIT_ENVIRONMENT, "conform needs a Kafka client: pip install 'hwcheck[conform]'")
+    try:
+        jars.release(given["kafka"])
+    except jars.KafkaUnavailable as exc:
+        _fail(EXIT_USAGE, str(exc))
+    spec = _model(
+        given["kafka"],
+        given["truncation"],
+        {
+            "replicas": given["replicas"],
+            "max_records": given["max_records"],
+            "max_epoch": given["max_epoch"],
+            "max_crashes": given["max_crashes"],
+            "min_isr": given["min_isr"],
+            "acks": given["acks"],
+        },
+    )
+    preset = spec.variant.name
+    elr = "elr" in spec.variant.switches
+    bounds = Bounds(given["replicas"], given["max_records"], given["max_crashes"], given["steps"])
+    out = given["out"] or Path("reports") / time.strftime("conform-%Y%m%d-%H%M%S")
+    console.print(
+        f"Kafka {given['kafka']} against the model's preset {preset} "
+        f"({releases.covers(preset) or 'a preset'}); report in {out}"
+    )
+    try:
+        java = find_java("conform")
+        with console.status("Resolving Kafka's jars (Maven Central, cached)"):
+            classpath = jars.kafka_jars(given["kafka"])
+    except (JavaNotFound, jars.KafkaUnavailable) as exc:
+        _fail(EXIT_ENVIRONMENT, str(exc))
+    cluster = Cluster(out / "cluster", classpath, java, given["replicas"], given["kafka"])
+    header: dict[str, Any] = {
+        "kafka": given["kafka"],
+        "preset": preset,
+        "bounds": {
+            k: given[k]
+            for k in (
+                "replicas",
+                "max_records",
+                "max_crashes",
+                "max_epoch",
+                "min_isr",
+                "acks",
+                "steps",
+                "depth",
+                "seed",
+            )
+        },
+        "settings": {k: v for k, (v, _) in {**HARNESS_SETTINGS, **CONTROLLER_SETTINGS}.items()},
+    }
+    done: list[ScheduleReport] = []
+    partial = False
+    try:
+        with console.status(f"Starting a controller and {given['replicas']} brokers"):
+            cluster.start()
+        console.print(f"Cluster up: broker start {max(cluster.start_seconds):.1f} s")
+        _campaign(console, cluster, spec, elr, bounds, given, done)
+    except ClusterError as exc:
+        _fail(EXIT_ENVIRONMENT, str(exc))
+    except KeyboardInterrupt:
+        partial = True
+        console.print("[yellow]Interrupted: the results so far are partial.[/]")
+    finally:
+        cluster.close()
+        header["broker_start_seconds"] = [round(s, 2) for s in cluster.start_seconds]
+        if done or partial:
+            path = report.write(out, report.document(header, done, partial))
+            console.print(f"Report: {path}")
+    raise SystemExit(_summary(console, done, partial))
+
+
+def _campaign(
+    console: Console,
+    cluster: Cluster,
+    spec: KafkaSpec,
+    elr: bool,
+    bounds: Bounds,
+    given: dict[str, Any],
+    done: list[ScheduleReport],
+) -> None:
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total} schedules"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=console, transient=True) as progress:
+        task = progress.add_task("schedules", total=given["schedules"])
+        for i in range(given["schedules"]):
+            seed = given["seed"] + i
+            ops = random_schedule(seed, bounds)
+            driver = Driver(
+                cluster,
+                Validator(spec, given["depth"]),
+                f"hwcheck-{seed}-{i}",
+                seed,
+                given["acks"],
+                given["min_isr"],
+                spec.config.unclean_election,
+                elr,
+            )
+
+            def tick(cut: CutReport, seed: int = seed) -> None:
+                progress.update(task, description=f"seed {seed}: cut {cut.index} ({cut.after})")
+
+            done.append(driver.run(ops, tick))
+            _print_schedule(console, done[-1])
+            progress.advance(task)
+            for r in range(cluster.replicas):  # the next schedule starts with every broker up
+                cluster.resume(r)
+                if not cluster.brokers[r].alive:
+                    cluster.restart(r)
+
+
+def _print_schedule(console: Console, s: ScheduleReport) -> None:
+    bad = [c for c in s.cuts if not c.verdict.ok or c.unsafe]
+    mark = "[green]conforms[/]" if not bad else "[red]does not conform[/]"
+    if bad and all(c.verdict.check == "beyond" and not c.unsafe for c in bad):
+        mark = "[yellow]beyond the model's bounds[/]"
+    console.print(f"seed {s.seed}: {' '.join(s.operations)}: {len(s.cuts)} cuts, {mark}")
+    for c in bad[:3]:
+        console.print(f"  cut {c.index} after {c.after}: {c.verdict.check}")
+        for line in (c.verdict.nearest + c.unsafe)[:6]:
+            console.print(f"    {line}")
+
+
+def _summary(console: Console, done: list[ScheduleReport], partial: bool) -> int:
+    cuts = [c for s in done for c in s.cuts]
+    counts = {
+        k: sum(c.verdict.check == k for c in cuts)
+        for k in ("explained", "reachable", "unreachable", "beyond")
+    }
+    unsafe = sum(bool(c.unsafe) for c in cuts)
+    seconds = sum(s.seconds for s in done)
+    table = Table(title="Conformance" + (" (partial)" if partial else ""), show_header=False)
+    table.add_column("", style="bold")
+    table.add_column("", justify="right")
+    rows = (
+        ("schedules", len(done)),
+        ("cuts", len(cuts)),
+        ("explained by a step from the previous cut", counts["explained"]),
+        ("reachable, but no step from the previous cut", counts["reachable"]),
+        ("reached by no model state", counts["unreachable"]),
+        ("beyond the model's bounds", counts["beyond"]),
+        ("unsafe on the real cluster", unsafe),
+        ("cuts per minute", f"{60 * len(cuts) / seconds:.0f}" if seconds else "-"),
+    )
+    for name, value in rows:
+        table.add_row(name, str(value))
+    console.print(table)
+    if counts["reachable"] or counts["unreachable"]:
+        return EXIT_NONCONFORMING
+    if unsafe:
+        return EXIT_VIOLATED
+    if partial or counts["beyond"]:
+        return EXIT_INCOMPLETE
+    return EXIT_OK
+
+
+__all__ = ["conform_cmd", "describe"]

@@ -1,0 +1,2 @@
+"""``hwcheck conform``: real Kafka brokers driven through schedules, each consistent cut held
+against the model (docs/explanation/conformance.md)."""

@@ -1,0 +1,281 @@
+"""A KRaft cluster of real Kafka JVMs on 127.0.0.1: one controller and N brokers.
+
+Each node is its own ``java kafka.Kafka server.properties`` process with its own folders
+under the run folder, so a crash is a real SIGKILL, a restart a real log recovery, and a
+pause a real SIGSTOP. Broker ``r`` has node id ``r`` (the model's replica ``r``); the
+controller has node id ``N``. Every JVM is started in its own session with a parent-death
+signal (SIGKILL), and ``Cluster.close`` kills and reaps every one, so no JVM outlives the
+command, even when Python itself is killed.
+
+What each JVM is configured with is ``checker.conform.settings``.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import signal
+import socket
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from checker.conform.settings import LOG4J, cluster_id, properties
+from checker.java import JavaRuntime
+
+START_TIMEOUT = 60.0
+"""Seconds a JVM may take from exec to "Kafka Server started"."""
+
+
+class ClusterError(RuntimeError):
+    """A node would not format or start (the message names it and quotes its log)."""
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+_PRCTL: Any = None
+try:  # resolved in the parent: the child, forked from a threaded process, only calls it
+    _PRCTL = ctypes.CDLL("libc.so.6", use_errno=True).prctl
+except (OSError, AttributeError):
+    pass
+
+
+def _die_with_parent() -> None:  # pragma: no cover - runs in the child, before exec
+    """Ask Linux to SIGKILL this child when hwcheck dies (``PR_SET_PDEATHSIG``)."""
+    if _PRCTL is not None:
+        _PRCTL(1, signal.SIGKILL, 0, 0, 0)
+
+
+@dataclass
+class Node:
+    """One JVM: ``node_id``, ``role`` (``controller`` or ``broker``), ``folder`` (config,
+    data in ``folder/data``, log in ``folder/server.log``), ``port``; ``process`` while it
+    runs, ``paused`` while SIGSTOPped."""
+
+    node_id: int
+    role: str
+    folder: Path
+    port: int
+    process: subprocess.Popen[bytes] | None = None
+    paused: bool = False
+    starts: int = 0
+
+    @property
+    def data(self) -> Path:
+        return self.folder / "data"
+
+    @property
+    def alive(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+
+@dataclass
+class Cluster:
+    """A controller and ``replicas`` brokers of Kafka ``version`` under ``root``.
+
+    ``start()`` formats every node and starts them; ``crash``, ``restart``, ``pause``,
+    ``resume`` act on broker ``r``; ``freeze``/``thaw`` stop and continue every running JVM
+    (a consistent cut); ``close()`` kills every JVM and waits for it."""
+
+    root: Path
+    jars: list[Path]
+    java: JavaRuntime
+    replicas: int = 3
+    version: str = "4.1.0"
+    heap: str = "256m"
+    nodes: list[Node] = field(default_factory=list)
+    cluster_id: str = ""
+    start_seconds: list[float] = field(default_factory=list)
+
+    @property
+    def controller(self) -> Node:
+        return self.nodes[-1]
+
+    @property
+    def brokers(self) -> list[Node]:
+        return self.nodes[:-1]
+
+    @property
+    def bootstrap(self) -> str:
+        return ",".join(f"127.0.0.1:{b.port}" for b in self.brokers)
+
+    def start(self) -> None:
+        """Write configs, format storage and start the controller, then every broker.
+
+        Raises ``ClusterError`` when a node fails to format or start within
+        ``START_TIMEOUT`` seconds."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.cluster_id = cluster_id(self.root)
+        ports = [free_port() for _ in range(self.replicas + 1)]
+        self.nodes = [
+            Node(r, "broker", self.root / f"broker-{r}", ports[r]) for r in range(self.replicas)
+        ]
+        self.nodes.append(Node(self.replicas, "controller", self.root / "controller", ports[-1]))
+        voters = f"{self.controller.node_id}@127.0.0.1:{self.controller.port}"
+        for node in self.nodes:
+            node.folder.mkdir(parents=True, exist_ok=True)
+            (node.folder / "server.properties").write_text(
+                properties(node.role, node.node_id, node.port, node.data, voters)
+            )
+            (node.folder / "log4j.properties").write_text(
+                LOG4J.format(log=node.folder / "server.log")
+            )
+        self._format()
+        for node in [self.controller, *self.brokers]:
+            self._launch(node)
+        for node in [self.controller, *self.brokers]:
+            self._await_started(node)
+
+    def _java(self, main: str, *args: str, node: Node | None = None) -> list[str]:
+        log4j = [f"-Dlog4j.configuration=file:{node.folder / 'log4j.properties'}"] if node else []
+        return [
+            str(self.java.java),
+            f"-Xmx{self.heap}",
+            "-Xss512k",
+            "-XX:+UseSerialGC",
+            "-XX:TieredStopAtLevel=1",
+            "-Djava.awt.headless=true",
+            *log4j,
+            "-cp",
+            ":".join(str(j) for j in self.jars),
+            main,
+            *args,
+        ]
+
+    def _format(self) -> None:
+        for node in self.nodes:
+            done = subprocess.run(
+                self._java(
+                    "kafka.tools.StorageTool",
+                    "format",
+                    "-t",
+                    self.cluster_id,
+                    "-c",
+                    str(node.folder / "server.properties"),
+                    "--ignore-formatted",
+                ),
+                capture_output=True,
+                text=True,
+                timeout=120,
+                check=False,
+                preexec_fn=_die_with_parent,
+                start_new_session=True,
+            )
+            if done.returncode != 0:
+                text = (done.stdout + done.stderr).strip().splitlines()
+                raise ClusterError(
+                    f"formatting {node.role} {node.node_id} failed: {' | '.join(text[-3:])}"
+                )
+
+    def _launch(self, node: Node) -> None:
+        out = open(node.folder / "stdout.log", "ab")  # noqa: SIM115 - the child keeps it
+        try:
+            node.process = subprocess.Popen(
+                self._java("kafka.Kafka", str(node.folder / "server.properties"), node=node),
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                preexec_fn=_die_with_parent,  # noqa: PLW1509 - one libc call, resolved before the fork
+                start_new_session=True,
+            )
+        finally:
+            out.close()
+        node.paused = False
+        node.starts += 1
+        node.launched = time.monotonic()  # type: ignore[attr-defined]
+
+    def _await_started(self, node: Node) -> None:
+        log = node.folder / "server.log"
+        deadline = time.monotonic() + START_TIMEOUT
+        wanted = node.starts
+        while time.monotonic() < deadline:
+            if not node.alive:
+                raise ClusterError(f"{node.role} {node.node_id} exited at start: {_tail(node)}")
+            if (
+                log.exists()
+                and log.read_text(errors="replace").count("Kafka Server started") >= wanted
+            ):
+                self.start_seconds.append(time.monotonic() - node.launched)  # type: ignore[attr-defined]
+                return
+            time.sleep(0.05)
+        raise ClusterError(
+            f"{node.role} {node.node_id} did not start within {START_TIMEOUT:.0f} s: {_tail(node)}"
+        )
+
+    def crash(self, r: int) -> None:
+        """SIGKILL broker ``r`` (a paused one too) and reap it."""
+        node = self.brokers[r]
+        if node.process is not None:
+            node.process.kill()
+            node.process.wait()
+        node.process, node.paused = None, False
+
+    def restart(self, r: int) -> None:
+        """Start broker ``r`` again on its folders (log recovery) and wait until it serves."""
+        node = self.brokers[r]
+        if node.alive:
+            raise ClusterError(f"broker {r} is running: crash it before a restart")
+        self._launch(node)
+        self._await_started(node)
+
+    def pause(self, r: int) -> None:
+        """SIGSTOP broker ``r``: it stops fetching, serving and heartbeating."""
+        node = self.brokers[r]
+        if node.alive and not node.paused:
+            node.process.send_signal(signal.SIGSTOP)  # type: ignore[union-attr]
+            node.paused = True
+
+    def resume(self, r: int) -> None:
+        """SIGCONT broker ``r``."""
+        node = self.brokers[r]
+        if node.alive and node.paused:
+            node.process.send_signal(signal.SIGCONT)  # type: ignore[union-attr]
+            node.paused = False
+
+    def freeze(self) -> None:
+        """SIGSTOP every running JVM that is not paused already (a cut's start)."""
+        for node in self.nodes:
+            if node.alive and not node.paused:
+                node.process.send_signal(signal.SIGSTOP)  # type: ignore[union-attr]
+
+    def thaw(self) -> None:
+        """SIGCONT every running JVM that the schedule has not paused (a cut's end)."""
+        for node in self.nodes:
+            if node.alive and not node.paused:
+                node.process.send_signal(signal.SIGCONT)  # type: ignore[union-attr]
+
+    def close(self) -> None:
+        """Kill every JVM and wait for each; safe to call twice."""
+        for node in self.nodes:
+            if node.process is not None and node.process.poll() is None:
+                node.process.kill()
+        for node in self.nodes:
+            if node.process is not None:
+                node.process.wait()
+                node.process = None
+
+    def __enter__(self) -> Cluster:  # noqa: PYI034 - a dataclass, never subclassed
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _tail(node: Node, lines: int = 3) -> str:
+    for name in ("server.log", "stdout.log"):
+        path = node.folder / name
+        if path.exists():
+            text = [
+                line
+                for line in path.read_text(errors="replace").splitlines()
+                if "ERROR" in line or "Exception" in line
+            ]
+            if text:
+                return " | ".join(text[-lines:])[:500]
+    return "no log"

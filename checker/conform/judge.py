@@ -1,0 +1,185 @@
+"""Hold cuts of a real cluster against the Kafka model: the reachability and step checks.
+
+A cut observes, per broker, its log as ``(record id, leader epoch)`` pairs, its HW and whether
+its process runs, and the controller's leader epoch, leader, ISR and (with KIP-966) ELR
+(``Observation``). The model's state holds more (each broker's view and remote LEOs, the
+LeaderAndIsr requests, ghost counters): those are what a cut does not see, so a cut is
+*explained* by every model state that agrees with it on what it sees (``observe``).
+
+``Validator.step`` is trace validation (as etcd's raft and CCF check their traces against
+TLA+): from the set of model states that explain the previous cut, a breadth-first search of
+at most ``depth`` model actions must reach states that explain the next one; those become the
+set the next cut starts from. When none does, the cut is searched for from the initial states
+(reachability); a cut no reachable state explains gets the nearest state seen and the
+variables that differ. Searches never pass the cut's own counters (records appended, crashes,
+leader epoch), which only grow, so they stay within the part of the state space that could
+explain it.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from checker.model import Label
+from spec.kafka.model import KafkaSpec
+from spec.kafka.state import (
+    ALIVE,
+    C_EPOCH,
+    CONTROLLER,
+    G_CRASHES,
+    G_NEXT_ID,
+    GHOST,
+    HW,
+    LOG,
+    REPLICAS,
+)
+
+Observation = tuple[tuple[tuple[Any, ...], ...], tuple[Any, ...]]
+"""``(replicas, controller)``: ``replicas[r] = (log, hw, alive)``, ``log`` a tuple of
+``(record id, leader epoch)``; ``controller = (leader epoch, leader, isr[, elr])`` as the
+model's ``controller`` component (leader None when there is none)."""
+
+SEARCH_LIMIT = 400_000
+"""Model states one search may visit before it gives up (about 10 s of the Python core)."""
+
+
+def observe(state: tuple[Any, ...]) -> Observation:
+    """What a cut can see of a model state (module docstring)."""
+    replicas = tuple((rep[LOG], rep[HW], rep[ALIVE]) for rep in state[REPLICAS])
+    return replicas, state[CONTROLLER]
+
+
+def differences(cut: Observation, seen: Observation) -> list[str]:
+    """The observed variables where ``seen`` (a model state's) differs from ``cut``, each as
+    ``name: cut value / model value``."""
+    out = []
+    for r, (real, model) in enumerate(zip(cut[0], seen[0], strict=True)):
+        for name, a, b in zip(("log", "hw", "alive"), real, model, strict=True):
+            if a != b:
+                out.append(f"broker {r} {name}: {a} / {b}")
+    for name, a, b in zip(("leader epoch", "leader", "isr", "elr"), cut[1], seen[1], strict=False):
+        if a != b:
+            out.append(f"controller {name}: {a} / {b}")
+    return out
+
+
+@dataclass(frozen=True)
+class Counters:
+    """What only grows along a run, read off a cut: records appended, crashes, leader epoch."""
+
+    records: int
+    crashes: int
+    epoch: int
+
+    def admits(self, state: tuple[Any, ...]) -> bool:
+        """Whether ``state`` can still lead to a state with these counters."""
+        ghost = state[GHOST]
+        return bool(
+            ghost[G_NEXT_ID] <= self.records
+            and ghost[G_CRASHES] <= self.crashes
+            and state[CONTROLLER][C_EPOCH] <= self.epoch
+        )
+
+
+@dataclass
+class Verdict:
+    """One cut's judgement: ``check`` is ``explained`` (a step reached it), ``reachable``
+    (reached only from the initial states: the step check failed), ``unreachable`` or
+    ``beyond`` (outside the model's bounds); ``path`` the model actions of the shortest step,
+    ``nearest`` the differences from the nearest state seen when nothing explains it,
+    ``visited`` the states the searches visited."""
+
+    check: str
+    path: list[str] = field(default_factory=list)
+    nearest: list[str] = field(default_factory=list)
+    visited: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return self.check == "explained"
+
+
+class Validator:
+    """Trace validation of one schedule's cuts against ``spec`` (module docstring)."""
+
+    def __init__(self, spec: KafkaSpec, depth: int = 16) -> None:
+        self.spec, self.depth = spec, depth
+        self.current: list[tuple[Any, ...]] = list(spec.init_states())
+
+    def beyond(self, counters: Counters) -> str | None:
+        """Why a cut with ``counters`` lies outside the model's bounds, or None."""
+        c = self.spec.config
+        if counters.records > c.max_records:
+            return f"{counters.records} records appended, the model allows {c.max_records}"
+        if counters.crashes > c.max_crashes:
+            return f"{counters.crashes} crashes, the model allows {c.max_crashes}"
+        if counters.epoch > c.max_epoch:
+            return f"leader epoch {counters.epoch}, the model stops at {c.max_epoch}"
+        return None
+
+    def step(self, cut: Observation, counters: Counters) -> Verdict:
+        """Judge the next cut; afterwards the states that explain it are the start of the
+        next step (or, when nothing explains it, the states that explained the last cut that
+        was explained: later cuts are judged from there)."""
+        reason = self.beyond(counters)
+        if reason:
+            return Verdict("beyond", nearest=[reason])
+        found, path, nearest, visited = self._search(self.current, cut, counters, self.depth)
+        if found:
+            self.current = found
+            return Verdict("explained", path=path, visited=visited)
+        again, _, nearest2, visited2 = self._search(
+            list(self.spec.init_states()), cut, counters, None
+        )
+        if again:
+            self.current = again
+            return Verdict(
+                "reachable", nearest=differences(cut, nearest), visited=visited + visited2
+            )
+        best = min((nearest, nearest2), key=lambda o: len(differences(cut, o)))
+        return Verdict("unreachable", nearest=differences(cut, best), visited=visited + visited2)
+
+    def _search(
+        self,
+        starts: list[tuple[Any, ...]],
+        cut: Observation,
+        counters: Counters,
+        depth: int | None,
+    ) -> tuple[list[tuple[Any, ...]], list[str], Observation, int]:
+        """Breadth-first from ``starts`` (at most ``depth`` actions; None: no limit) through
+        states ``counters`` admits: every state found that explains ``cut`` (the search
+        goes on past them: a step the cut cannot see keeps explaining it), the labels of the
+        shortest path to one, the nearest observation seen, and the states visited."""
+        parent: dict[tuple[Any, ...], tuple[tuple[Any, ...] | None, Label | None]] = {
+            s: (None, None) for s in starts
+        }
+        queue = deque((s, 0) for s in starts)
+        found: list[tuple[Any, ...]] = []
+        nearest, score = observe(starts[0]), len(differences(cut, observe(starts[0])))
+        while queue and len(parent) < SEARCH_LIMIT:
+            state, level = queue.popleft()
+            seen = observe(state)
+            if seen == cut:
+                found.append(state)
+            else:
+                miss = len(differences(cut, seen))
+                if miss < score:
+                    nearest, score = seen, miss
+            if depth is not None and level >= depth:
+                continue
+            for label, nxt in self.spec.successors(state):
+                assert isinstance(nxt, tuple)
+                if nxt not in parent and counters.admits(nxt):
+                    parent[nxt] = (state, label)
+                    queue.append((nxt, level + 1))
+        path: list[str] = []
+        if found:
+            node: tuple[Any, ...] | None = found[0]
+            while node is not None and parent[node][1] is not None:
+                prev, step = parent[node]
+                path.append(str(step))
+                node = prev
+            path.reverse()
+        return found, path, nearest, len(parent)

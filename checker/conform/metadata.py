@@ -1,0 +1,203 @@
+"""The controller's view of a partition, read from its KRaft metadata log.
+
+The controller writes every decision to ``__cluster_metadata-0`` as records in v2 batches
+(``checker.conform.records.batches``). A record's value is framed by ``MetadataRecordSerde``
+as three unsigned varints (frame version 1, api key, record version) and then the record in
+Kafka's flexible message encoding. This module reads the three records that make a
+partition's state (schemas: Kafka's ``metadata/src/main/resources/common/metadata``):
+
+- ``TopicRecord`` (api key 2): name, topic id.
+- ``PartitionRecord`` (3): the whole state: replicas, ISR, leader, leader epoch, partition
+  epoch, and (version 2+, tagged) the ELR and last known ELR (KIP-966).
+- ``PartitionChangeRecord`` (5): what changed, every field but the partition and topic id
+  tagged; a leader field (anything but -2, ``NO_LEADER_CHANGE``) starts a new leader epoch
+  (``PartitionRegistration.merge``).
+
+``partition_states`` replays them in log order; ``PartitionState`` is what a cut observes.
+"""
+
+from __future__ import annotations
+
+import struct
+import uuid
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from checker.conform.records import CONTROL_BIT, LogFormatError, _varint, batches
+
+TOPIC_RECORD, PARTITION_RECORD, PARTITION_CHANGE_RECORD = 2, 3, 5
+NO_LEADER, NO_LEADER_CHANGE = -1, -2
+
+
+@dataclass(frozen=True)
+class PartitionState:
+    """The controller's partition: ``leader`` (None for none), ``leader_epoch``, ``isr`` and
+    ``elr`` (sorted broker ids), and ``offset``, the metadata log offset of the record that
+    made this state."""
+
+    leader: int | None
+    leader_epoch: int
+    isr: tuple[int, ...]
+    elr: tuple[int, ...]
+    offset: int
+
+
+class _Reader:
+    """Kafka's flexible message encoding, read field by field."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data, self.pos = data, 0
+
+    def uvarint(self) -> int:
+        shift = value = 0
+        while True:
+            byte = self.data[self.pos]
+            self.pos += 1
+            value |= (byte & 0x7F) << shift
+            if not byte & 0x80:
+                return value
+            shift += 7
+            if shift > 35:
+                raise IndexError(self.pos)
+
+    def int32(self) -> int:
+        (value,) = struct.unpack_from(">i", self.data, self.pos)
+        self.pos += 4
+        return int(value)
+
+    def uuid(self) -> str:
+        value = uuid.UUID(bytes=bytes(self.data[self.pos : self.pos + 16]))
+        self.pos += 16
+        return str(value)
+
+    def string(self) -> str:
+        length = self.uvarint() - 1
+        text = bytes(self.data[self.pos : self.pos + length]).decode()
+        self.pos += length
+        return text
+
+    def int32s(self) -> tuple[int, ...] | None:
+        count = self.uvarint() - 1
+        return None if count < 0 else tuple(self.int32() for _ in range(count))
+
+    def skip_uuids(self) -> None:
+        count = self.uvarint() - 1
+        self.pos += 16 * max(count, 0)
+
+    def tagged(self) -> dict[int, _Reader]:
+        fields = {}
+        for _ in range(self.uvarint()):
+            tag, size = self.uvarint(), self.uvarint()
+            fields[tag] = _Reader(self.data[self.pos : self.pos + size])
+            self.pos += size
+        return fields
+
+
+def _partition_record(r: _Reader, version: int) -> tuple[str, int, dict[str, Any]]:
+    partition, topic = r.int32(), r.uuid()
+    r.int32s()  # replicas
+    isr = r.int32s() or ()
+    r.int32s()  # removing replicas
+    r.int32s()  # adding replicas
+    leader = r.int32()
+    epoch = r.int32()
+    r.int32()  # partition epoch
+    if version >= 1:
+        r.skip_uuids()  # directories
+    tags = r.tagged()
+    elr = tags[1].int32s() if version >= 2 and 1 in tags else ()
+    return topic, partition, {"leader": leader, "epoch": epoch, "isr": isr, "elr": elr or ()}
+
+
+def _change_record(r: _Reader, version: int) -> tuple[str, int, dict[str, Any]]:
+    partition, topic = r.int32(), r.uuid()
+    tags = r.tagged()
+    change: dict[str, Any] = {}
+    if 0 in tags:
+        change["isr"] = tags[0].int32s() or ()
+    if 1 in tags:
+        change["leader"] = tags[1].int32()
+    if version >= 2 and 6 in tags:  # tag 7 is the last known ELR, 8 the directories
+        change["elr"] = tags[6].int32s() or ()
+    return topic, partition, change
+
+
+def partition_states(folder: Path, topic: str, partition: int = 0) -> list[PartitionState]:
+    """Every state ``topic``'s partition had in the metadata log folder ``folder``
+    (``__cluster_metadata-0``), oldest first; ``[]`` before the topic exists.
+
+    Raises ``LogFormatError`` for bytes that are not Kafka's metadata records."""
+    topic_id: str | None = None
+    states: list[PartitionState] = []
+    for path in sorted(folder.glob("*.log")):
+        for header, body in batches(path.read_bytes(), str(path))[0]:
+            if header[5] & CONTROL_BIT:
+                continue
+            for offset, value in _values(header, body, path):
+                r = _Reader(value)
+                try:
+                    if r.uvarint() != 1:
+                        continue  # another frame version: not a record this reader knows
+                    key, version = r.uvarint(), r.uvarint()
+                    if key == TOPIC_RECORD:
+                        if r.string() == topic:
+                            topic_id = r.uuid()
+                    elif key in (PARTITION_RECORD, PARTITION_CHANGE_RECORD):
+                        read = _partition_record if key == PARTITION_RECORD else _change_record
+                        rid, number, fields = read(r, version)
+                        if rid == topic_id and number == partition:
+                            states.append(
+                                _apply(states[-1] if states else None, key, fields, offset)
+                            )
+                except (IndexError, struct.error, UnicodeDecodeError, ValueError):
+                    raise LogFormatError(
+                        f"{path}: offset {offset}: not a metadata record"
+                    ) from None
+    return states
+
+
+def _values(header: tuple[int, ...], body: bytes, path: Path) -> list[tuple[int, bytes]]:
+    out, pos = [], 0
+    try:
+        for _ in range(header[12]):
+            length, pos = _varint(body, pos)
+            stop = pos + length
+            pos += 1
+            _, pos = _varint(body, pos)
+            delta, pos = _varint(body, pos)
+            key_length, pos = _varint(body, pos)
+            pos += max(key_length, 0)
+            value_length, pos = _varint(body, pos)
+            out.append((header[0] + delta, body[pos : pos + value_length]))
+            pos = stop
+    except IndexError:
+        raise LogFormatError(f"{path}: offset {header[0]}: a record runs past its batch") from None
+    return out
+
+
+def _apply(
+    last: PartitionState | None, key: int, fields: dict[str, Any], offset: int
+) -> PartitionState:
+    if key == PARTITION_RECORD or last is None:
+        leader = int(fields.get("leader", NO_LEADER))
+        return PartitionState(
+            None if leader == NO_LEADER else leader,
+            int(fields.get("epoch", 0)),
+            tuple(sorted(fields.get("isr", ()))),
+            tuple(sorted(fields.get("elr", ()))),
+            offset,
+        )
+    state = replace(last, offset=offset)
+    if "isr" in fields:
+        state = replace(state, isr=tuple(sorted(fields["isr"])))
+    if "elr" in fields:
+        state = replace(state, elr=tuple(sorted(fields["elr"])))
+    leader = fields.get("leader", NO_LEADER_CHANGE)
+    if leader != NO_LEADER_CHANGE:
+        state = replace(
+            state,
+            leader=None if leader == NO_LEADER else int(leader),
+            leader_epoch=state.leader_epoch + 1,
+        )
+    return state

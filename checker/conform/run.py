@@ -1,0 +1,230 @@
+"""Run schedules against a live cluster: create a fresh partition, apply each operation,
+settle, take a cut, and judge it three ways (safety on the real system, reachability and
+step in the model).
+
+Safety on the real system (``safety``) needs no model: on every cut, each broker's HW is at
+most its LEO; two brokers hold the same records below the lower of their HWs; and every
+record the cluster acknowledged (acks=all) is at its offset in the log of the controller's
+leader, whenever that leader's process runs.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from checker.conform.cluster import Cluster
+from checker.conform.cut import Cut, Naming, take_cut
+from checker.conform.judge import Counters, Validator, Verdict
+from checker.conform.schedule import Operation, describe
+
+SETTLE_QUIET = 0.6
+"""Seconds two cuts must agree over before a cut counts as settled."""
+SETTLE_LIMIT = 12.0
+"""Seconds after which a cut is taken settled or not (a pause keeps some things moving)."""
+AFTER_FAULT = 2.5
+"""Seconds a crash or a pause is left to act before the cut: past the controller's session
+timeout (1.5 s) and the leader's replica lag time (2 s), so the fencing, the election and the
+ISR shrink it causes are in the cut."""
+PRODUCE_TIMEOUT = 6.0
+"""Seconds a produce call waits for its acknowledgement (``request.timeout.ms`` is 5 s)."""
+
+
+@dataclass
+class CutReport:
+    """One cut: the operation before it, the reading, the model's verdict, the safety
+    violations seen on it, and the acknowledgement of a produce (offset or error)."""
+
+    index: int
+    after: str
+    cut: Cut
+    observation: Any
+    verdict: Verdict
+    unsafe: list[str]
+    produced: str | None = None
+    settled: bool = True
+
+
+@dataclass
+class ScheduleReport:
+    """One schedule's run: its seed, topic, operations and cuts."""
+
+    seed: int
+    topic: str
+    operations: list[str]
+    cuts: list[CutReport] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def conforms(self) -> bool:
+        return all(c.verdict.ok for c in self.cuts)
+
+    @property
+    def safe(self) -> bool:
+        return not any(c.unsafe for c in self.cuts)
+
+    @property
+    def beyond(self) -> bool:
+        return any(c.verdict.check == "beyond" for c in self.cuts)
+
+
+def safety(cut: Cut, acked: dict[bytes, int]) -> list[str]:
+    """The real-system safety violations of ``cut`` (module docstring)."""
+    out = []
+    logs = [b.records for b in cut.brokers]
+    for r, b in enumerate(cut.brokers):
+        if b.hw is not None and b.hw > len(b.records):
+            out.append(f"broker {r}: HW {b.hw} > LEO {len(b.records)}")
+    for a in range(len(logs)):
+        for z in range(a + 1, len(logs)):
+            below = min(cut.brokers[a].hw or 0, cut.brokers[z].hw or 0)
+            for o in range(min(below, len(logs[a]), len(logs[z]))):
+                if logs[a][o].value != logs[z][o].value:
+                    out.append(f"brokers {a} and {z} differ at offset {o}, below both HWs")
+                    break
+    leader = cut.controller.leader if cut.controller else None
+    if leader is not None and cut.brokers[leader].alive and not cut.brokers[leader].paused:
+        log = logs[leader]
+        for value, offset in sorted(acked.items(), key=lambda kv: kv[1]):
+            if offset >= len(log) or log[offset].value != value:
+                out.append(
+                    f"acknowledged record {value.decode(errors='replace')} (offset {offset}) "
+                    f"is not in leader {leader}'s log"
+                )
+    return out
+
+
+class Driver:
+    """One schedule against ``cluster``: a fresh topic, a producer, the cuts."""
+
+    def __init__(
+        self,
+        cluster: Cluster,
+        validator: Validator,
+        topic: str,
+        seed: int,
+        acks: str,
+        min_isr: int,
+        unclean: bool,
+        elr: bool,
+    ) -> None:
+        from confluent_kafka import Producer
+        from confluent_kafka.admin import AdminClient, NewTopic  # type: ignore[attr-defined]
+
+        self.cluster, self.validator, self.elr = cluster, validator, elr
+        self.naming = Naming()
+        self.acked: dict[bytes, int] = {}
+        self.crashes, self.sent = 0, 0
+        self.report = ScheduleReport(seed, topic, [])
+        admin = AdminClient({"bootstrap.servers": cluster.bootstrap, "log_level": 0})
+        config = {
+            "min.insync.replicas": str(min_isr),
+            "unclean.leader.election.enable": str(unclean).lower(),
+        }
+        futures = admin.create_topics(
+            [
+                NewTopic(
+                    topic,
+                    num_partitions=1,
+                    replica_assignment=[list(range(cluster.replicas))],
+                    config=config,
+                )
+            ],
+            request_timeout=15,
+        )
+        futures[topic].result(timeout=20)
+        self.producer = Producer(
+            {
+                "bootstrap.servers": cluster.bootstrap,
+                "acks": "all" if acks == "all" else "1",
+                "enable.idempotence": False,
+                "retries": 0,
+                "linger.ms": 0,
+                "compression.type": "none",
+                "request.timeout.ms": 5000,
+                "message.timeout.ms": 5500,
+                "log_level": 0,
+            }
+        )
+
+    def apply(self, op: Operation) -> str | None:
+        """Do one operation; for a produce, say how it ended (``acked at N`` or the error)."""
+        name, r = op
+        if name == "produce":
+            value = f"{self.report.topic}:{self.sent}".encode()
+            self.sent += 1
+            outcome: list[str] = []
+
+            def delivered(err: Any, msg: Any) -> None:
+                if err is None:
+                    self.acked[value] = msg.offset()
+                    outcome.append(f"acked at offset {msg.offset()}")
+                else:
+                    outcome.append(f"refused: {err.name()}")
+
+            self.producer.produce(self.report.topic, value=value, on_delivery=delivered)
+            self.producer.flush(PRODUCE_TIMEOUT)
+            return outcome[0] if outcome else "no answer yet"
+        if name == "crash":
+            self.crashes += 1
+            self.cluster.crash(r)  # type: ignore[arg-type]
+            time.sleep(AFTER_FAULT)
+        elif name == "restart":
+            self.cluster.restart(r)  # type: ignore[arg-type]
+        elif name == "pause":
+            self.cluster.pause(r)  # type: ignore[arg-type]
+            time.sleep(AFTER_FAULT)
+        elif name == "resume":
+            self.cluster.resume(r)  # type: ignore[arg-type]
+        elif name == "wait":
+            time.sleep(2.5)
+        return None
+
+    def settle(self) -> tuple[Cut, bool]:
+        """Cuts until two ``SETTLE_QUIET`` seconds apart agree (or ``SETTLE_LIMIT``)."""
+        start = time.monotonic()
+        last = take_cut(self.cluster, self.report.topic)
+        while time.monotonic() - start < SETTLE_LIMIT:
+            time.sleep(SETTLE_QUIET)
+            cut = take_cut(self.cluster, self.report.topic)
+            if cut.same_as(last):
+                return cut, True
+            last = cut
+        return last, False
+
+    def judge(self, after: str, produced: str | None = None) -> CutReport:
+        """Settle, cut, and judge the cut."""
+        cut, settled = self.settle()
+        observation = self.naming.observation(cut, self.elr)
+        counters = Counters(
+            len(self.naming.ids),
+            self.crashes,
+            cut.controller.leader_epoch if cut.controller else -1,
+        )
+        verdict = self.validator.step(observation, counters)
+        report = CutReport(
+            len(self.report.cuts),
+            after,
+            cut,
+            observation,
+            verdict,
+            safety(cut, self.acked),
+            produced,
+            settled,
+        )
+        self.report.cuts.append(report)
+        return report
+
+    def run(self, ops: list[Operation], tick: Callable[[CutReport], None]) -> ScheduleReport:
+        """The whole schedule: a cut after topic creation, then one after each operation."""
+        started = time.monotonic()
+        self.report.operations = [describe(op) for op in ops]
+        tick(self.judge("create topic"))
+        for op in ops:
+            produced = self.apply(op)
+            tick(self.judge(describe(op), produced))
+        self.producer.flush(1)
+        self.report.seconds = time.monotonic() - started
+        return self.report
