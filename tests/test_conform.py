@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -223,8 +224,9 @@ def check_a_model_without_fetch_does_not_explain_real_replication(cluster):
 
 
 def test_one_seeded_schedule_conforms(tmp_path):
-    """CI's smoke run: seed 39 (produce, crash the leader, produce, restart it) against real
-    brokers, every cut explained by a step; the report is valid against its schema."""
+    """CI's smoke run: seed 6 (produce, crash the leader, wait, partition the two others, heal,
+    restart the old leader) against real brokers, every cut explained by a step; the report is
+    valid against its schema."""
     import jsonschema
 
     from checker.conform.report import SCHEMA
@@ -238,9 +240,9 @@ def test_one_seeded_schedule_conforms(tmp_path):
             "--schedules",
             "1",
             "--seed",
-            "39",
+            "6",
             "--steps",
-            "3",
+            "4",
             "--out",
             str(tmp_path),
         ],
@@ -253,8 +255,15 @@ def test_one_seeded_schedule_conforms(tmp_path):
     doc = json.loads((tmp_path / "conform.json").read_text())
     jsonschema.validate(doc, json.loads(SCHEMA.read_text()))
     (schedule,) = doc["schedules"]
-    assert schedule["operations"] == ["produce", "crash(0)", "produce", "restart(0)"]
-    assert [c["check"] for c in schedule["cuts"]] == ["explained"] * 5
+    assert schedule["operations"] == [
+        "produce",
+        "crash(0)",
+        "wait",
+        "partition(1,2)",
+        "heal",
+        "restart(0)",
+    ]
+    assert [c["check"] for c in schedule["cuts"]] == ["explained"] * 7
     assert kafka_pids(str(tmp_path)) == []
 
 
@@ -292,3 +301,143 @@ def test_sigterm_leaves_no_jvm(tmp_path):
     assert proc.returncode == 3, "".join(lines) + out
     assert kafka_pids(str(tmp_path)) == []
     assert json.loads((tmp_path / "conform.json").read_text())["partial"] is True
+
+
+def test_the_docs_list_every_setting_the_harness_changes():
+    """docs/explanation/conformance.md's settings table is the harness's, row for row."""
+    from checker.conform.settings import CONTROLLER_SETTINGS, HARNESS_SETTINGS
+
+    page = (Path(__file__).resolve().parents[1] / "docs/explanation/conformance.md").read_text()
+    rows = [
+        [cell.strip().strip("`") for cell in line.strip("|").split("|")]
+        for line in page.splitlines()
+        if line.startswith(("| brokers |", "| controller |"))
+    ]
+    expected = [["brokers", k, v, why] for k, (v, why) in HARNESS_SETTINGS.items()] + [
+        ["controller", k, v, why] for k, (v, why) in CONTROLLER_SETTINGS.items()
+    ]
+    assert rows == expected
+
+
+def test_a_seed_gives_one_schedule_within_its_bounds():
+    """The same seed and bounds give the same schedule; no schedule produces, crashes or
+    pauses past its bounds, and every one ends with every link healed and every broker up."""
+    from checker.conform.schedule import Bounds, describe, random_schedule
+
+    bounds = Bounds(replicas=3, records=2, crashes=1, steps=8)
+    for seed in range(200):
+        ops = random_schedule(seed, bounds)
+        assert ops == random_schedule(seed, bounds)
+        names = [name for name, _ in ops]
+        assert names.count("produce") <= 2 and names.count("crash") <= 1
+        down, paused, cut = set(), None, False
+        for name, args in ops:
+            if name == "crash":
+                down.add(args[0])
+            elif name == "restart":
+                assert args[0] in down
+                down.discard(args[0])
+            elif name == "pause":
+                assert paused is None
+                paused = args[0]
+            elif name == "resume":
+                paused = None
+            elif name in ("partition", "isolate"):
+                assert not cut
+                cut = True
+            elif name == "heal":
+                cut = False
+        assert (down, paused, cut) == (set(), None, False), [describe(o) for o in ops]
+    assert [describe(o) for o in random_schedule(6, Bounds(steps=4))] == [
+        "produce",
+        "crash(0)",
+        "wait",
+        "partition(1,2)",
+        "heal",
+        "restart(0)",
+    ]
+
+
+def test_a_cut_link_is_silent_until_healed():
+    """A proxy forwards both ways; cut, it closes its connections and holds new ones without a
+    byte through; healed, it forwards again."""
+    import socket
+    import threading
+
+    from checker.conform.cluster import free_port
+    from checker.conform.proxy import Proxies
+
+    server = socket.create_server(("127.0.0.1", 0))
+
+    def echo() -> None:
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            threading.Thread(
+                target=lambda c=conn: [c.sendall(d) for d in iter(lambda: c.recv(99), b"")],
+                daemon=True,
+            ).start()
+
+    threading.Thread(target=echo, daemon=True).start()
+    proxies = Proxies()
+    link = proxies.add("0->1", free_port(), server.getsockname()[1])
+    proxies.start()
+    try:
+        with socket.create_connection(("127.0.0.1", link.port), timeout=2) as conn:
+            conn.sendall(b"ping")
+            assert conn.recv(99) == b"ping"
+            proxies.cut("0->1")
+            assert conn.recv(99) == b""  # closed by the cut
+        with socket.create_connection(("127.0.0.1", link.port), timeout=0.5) as held:
+            held.sendall(b"lost")
+            with pytest.raises(TimeoutError):
+                held.recv(99)
+            proxies.heal("0->1")
+            assert held.recv(99) == b""  # the held connection is closed: the caller reconnects
+        with socket.create_connection(("127.0.0.1", link.port), timeout=2) as again:
+            again.sendall(b"back")
+            assert again.recv(99) == b"back"
+    finally:
+        proxies.close()
+        server.close()
+
+
+def test_the_timeline_page_escapes_what_the_report_holds():
+    """The HTML timeline draws each cut and verdict, and escapes every text of the report."""
+    from checker.renderers.conform_page import page
+
+    broker = {"records": [[0, 0, "<script>:0"]], "hw": 1, "alive": True, "paused": False}
+    cut = {
+        "index": 0,
+        "after": "produce",
+        "produced": "acked at offset 0",
+        "check": "unreachable",
+        "path": [],
+        "differences": ["controller isr: (0,) / (0, 1)"],
+        "unsafe": [],
+        "brokers": [broker, {**broker, "alive": False}],
+        "controller": {"leader": 0, "leader_epoch": 0, "isr": [0], "elr": [1]},
+    }
+    doc = {
+        "kafka": "4.1.0",
+        "preset": "kafka-4.1",
+        "partial": True,
+        "bounds": {"replicas": 2},
+        "schedules": [
+            {
+                "seed": 7,
+                "topic": "t<b>",
+                "operations": ["produce"],
+                "seconds": 1.0,
+                "conforms": False,
+                "safe": True,
+                "cuts": [cut],
+            }
+        ],
+    }
+    text = page(doc)
+    assert "<script>" not in text and "&lt;b&gt;" in text
+    assert "no model state" in text and "controller isr: (0,) / (0, 1)" in text
+    assert "ELR [1]" in text and ">down<" in text and "(partial: interrupted)" in text

@@ -9,6 +9,7 @@ no Java, no Maven, no jar, or a broker that would not start. No JVM outlives the
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 from typing import Any
@@ -16,16 +17,17 @@ from typing import Any
 import click
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-from rich.table import Table
 
 from checker.commands.values import Integer
 from checker.conform import jars, report
 from checker.conform.cluster import Cluster, ClusterError
 from checker.conform.judge import Validator
+from checker.conform.records import LogFormatError
 from checker.conform.run import CutReport, Driver, ScheduleReport
-from checker.conform.schedule import Bounds, describe, random_schedule
+from checker.conform.schedule import Bounds, random_schedule
 from checker.conform.settings import CONTROLLER_SETTINGS, HARNESS_SETTINGS
 from checker.java import JavaNotFound, find_java
+from checker.renderers import conform_page, conform_terminal
 from checker.result import (
     EXIT_ENVIRONMENT,
     EXIT_INCOMPLETE,
@@ -208,24 +210,33 @@ def conform_cmd(**given: Any) -> None:
         "settings": {k: v for k, (v, _) in {**HARNESS_SETTINGS, **CONTROLLER_SETTINGS}.items()},
     }
     done: list[ScheduleReport] = []
-    partial = False
+    partial, error = False, None
     try:
         with console.status(f"Starting a controller and {given['replicas']} brokers"):
             cluster.start()
         console.print(f"Cluster up: broker start {max(cluster.start_seconds):.1f} s")
         _campaign(console, cluster, spec, elr, bounds, given, done)
-    except ClusterError as exc:
-        _fail(EXIT_ENVIRONMENT, str(exc))
+    except (ClusterError, LogFormatError, OSError) as exc:  # OSError: the run folder
+        partial, error = True, str(exc)
     except KeyboardInterrupt:
         partial = True
         console.print("[yellow]Interrupted: the results so far are partial.[/]")
     finally:
         cluster.close()
-        header["broker_start_seconds"] = [round(s, 2) for s in cluster.start_seconds]
-        if done or partial:
-            path = report.write(out, report.document(header, done, partial))
-            console.print(f"Report: {path}")
-    raise SystemExit(_summary(console, done, partial))
+    header["broker_start_seconds"] = [round(s, 2) for s in cluster.start_seconds]
+    if done or partial:
+        doc = report.document(header, done, partial)
+        try:
+            path = report.write(out, "conform.json", json.dumps(doc, indent=1) + "\n")
+            timeline = report.write(out, "conform.html", conform_page.page(doc))
+        except OSError as exc:
+            _fail(EXIT_ENVIRONMENT, f"the report folder {out} cannot be written: {exc}")
+        console.print(f"Report: {path} and the timeline {timeline}")
+    if error:
+        _fail(EXIT_ENVIRONMENT, error)
+    schedules = [report.schedule(s) for s in done]
+    conform_terminal.summary(console, schedules, partial)
+    raise SystemExit(_exit_code(schedules, partial))
 
 
 def _campaign(
@@ -264,57 +275,21 @@ def _campaign(
                 progress.update(task, description=f"seed {seed}: cut {cut.index} ({cut.after})")
 
             done.append(driver.run(ops, tick))
-            _print_schedule(console, done[-1])
+            conform_terminal.schedule_line(console, report.schedule(done[-1]))
             progress.advance(task)
+            cluster.heal()
             for r in range(cluster.replicas):  # the next schedule starts with every broker up
                 cluster.resume(r)
                 if not cluster.brokers[r].alive:
                     cluster.restart(r)
 
 
-def _print_schedule(console: Console, s: ScheduleReport) -> None:
-    bad = [c for c in s.cuts if not c.verdict.ok or c.unsafe]
-    mark = "[green]conforms[/]" if not bad else "[red]does not conform[/]"
-    if bad and all(c.verdict.check == "beyond" and not c.unsafe for c in bad):
-        mark = "[yellow]beyond the model's bounds[/]"
-    console.print(f"seed {s.seed}: {' '.join(s.operations)}: {len(s.cuts)} cuts, {mark}")
-    for c in bad[:3]:
-        console.print(f"  cut {c.index} after {c.after}: {c.verdict.check}")
-        for line in (c.verdict.nearest + c.unsafe)[:6]:
-            console.print(f"    {line}")
-
-
-def _summary(console: Console, done: list[ScheduleReport], partial: bool) -> int:
-    cuts = [c for s in done for c in s.cuts]
-    counts = {
-        k: sum(c.verdict.check == k for c in cuts)
-        for k in ("explained", "reachable", "unreachable", "beyond")
-    }
-    unsafe = sum(bool(c.unsafe) for c in cuts)
-    seconds = sum(s.seconds for s in done)
-    table = Table(title="Conformance" + (" (partial)" if partial else ""), show_header=False)
-    table.add_column("", style="bold")
-    table.add_column("", justify="right")
-    rows = (
-        ("schedules", len(done)),
-        ("cuts", len(cuts)),
-        ("explained by a step from the previous cut", counts["explained"]),
-        ("reachable, but no step from the previous cut", counts["reachable"]),
-        ("reached by no model state", counts["unreachable"]),
-        ("beyond the model's bounds", counts["beyond"]),
-        ("unsafe on the real cluster", unsafe),
-        ("cuts per minute", f"{60 * len(cuts) / seconds:.0f}" if seconds else "-"),
-    )
-    for name, value in rows:
-        table.add_row(name, str(value))
-    console.print(table)
-    if counts["reachable"] or counts["unreachable"]:
+def _exit_code(schedules: list[dict[str, Any]], partial: bool) -> int:
+    n = conform_terminal.counts(schedules)
+    if n["reachable"] or n["unreachable"]:
         return EXIT_NONCONFORMING
-    if unsafe:
+    if n["unsafe"]:
         return EXIT_VIOLATED
-    if partial or counts["beyond"]:
+    if partial or n["beyond"]:
         return EXIT_INCOMPLETE
     return EXIT_OK
-
-
-__all__ = ["conform_cmd", "describe"]

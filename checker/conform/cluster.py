@@ -13,6 +13,7 @@ What each JVM is configured with is ``checker.conform.settings``.
 from __future__ import annotations
 
 import ctypes
+import shutil
 import signal
 import socket
 import subprocess
@@ -21,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from checker.conform.proxy import Proxies
 from checker.conform.settings import LOG4J, cluster_id, properties
 from checker.java import JavaRuntime
 
@@ -92,6 +94,7 @@ class Cluster:
     nodes: list[Node] = field(default_factory=list)
     cluster_id: str = ""
     start_seconds: list[float] = field(default_factory=list)
+    proxies: Proxies = field(default_factory=Proxies)
 
     @property
     def controller(self) -> Node:
@@ -110,19 +113,42 @@ class Cluster:
 
         Raises ``ClusterError`` when a node fails to format or start within
         ``START_TIMEOUT`` seconds."""
+        if (self.root / "cluster-id").exists():  # an earlier run's cluster: start afresh
+            shutil.rmtree(self.root)
+        elif self.root.exists() and any(self.root.iterdir()):
+            raise ClusterError(f"{self.root} holds files that are not a cluster of hwcheck's")
         self.root.mkdir(parents=True, exist_ok=True)
         self.cluster_id = cluster_id(self.root)
-        ports = [free_port() for _ in range(self.replicas + 1)]
-        self.nodes = [
-            Node(r, "broker", self.root / f"broker-{r}", ports[r]) for r in range(self.replicas)
-        ]
-        self.nodes.append(Node(self.replicas, "controller", self.root / "controller", ports[-1]))
-        voters = f"{self.controller.node_id}@127.0.0.1:{self.controller.port}"
+        n = self.replicas
+        self.nodes = [Node(r, "broker", self.root / f"broker-{r}", free_port()) for r in range(n)]
+        self.nodes.append(Node(n, "controller", self.root / "controller", free_port()))
+        control = self.controller.port
+        configs = {
+            self.controller.node_id: properties(
+                "controller",
+                n,
+                self.controller.data,
+                f"{n}@127.0.0.1:{control}",
+                {"CONTROLLER": (control, control)},
+            )
+        }
+        for r, node in enumerate(self.brokers):
+            listeners = {"CLIENT": (node.port, node.port)}
+            for f in range(n):
+                real = free_port()
+                shown = real if f == r else self.proxies.add(f"{f}->{r}", free_port(), real).port
+                listeners[f"REPL{f}"] = (real, shown)
+            to_controller = self.proxies.add(f"{r}->controller", free_port(), control).port
+            configs[r] = properties(
+                "broker", r, node.data, f"{n}@127.0.0.1:{to_controller}", listeners, f"REPL{r}"
+            )
+        try:
+            self.proxies.start()
+        except OSError as exc:
+            raise ClusterError(f"a link's proxy could not listen: {exc}") from None
         for node in self.nodes:
             node.folder.mkdir(parents=True, exist_ok=True)
-            (node.folder / "server.properties").write_text(
-                properties(node.role, node.node_id, node.port, node.data, voters)
-            )
+            (node.folder / "server.properties").write_text(configs[node.node_id])
             (node.folder / "log4j.properties").write_text(
                 LOG4J.format(log=node.folder / "server.log")
             )
@@ -250,8 +276,24 @@ class Cluster:
             if node.alive and not node.paused:
                 node.process.send_signal(signal.SIGCONT)  # type: ignore[union-attr]
 
+    def partition(self, a: int, b: int) -> None:
+        """Cut the links between brokers ``a`` and ``b``, both ways."""
+        self.proxies.cut(f"{a}->{b}")
+        self.proxies.cut(f"{b}->{a}")
+
+    def isolate(self, r: int) -> None:
+        """Cut broker ``r``'s link to the controller (no heartbeat, no metadata)."""
+        self.proxies.cut(f"{r}->controller")
+
+    def heal(self) -> None:
+        """Let every link carry connections again."""
+        for name, link in self.proxies.links.items():
+            if link.down:
+                self.proxies.heal(name)
+
     def close(self) -> None:
-        """Kill every JVM and wait for each; safe to call twice."""
+        """Kill every JVM and wait for each, and stop the proxies; safe to call twice."""
+        self.proxies.close()
         for node in self.nodes:
             if node.process is not None and node.process.poll() is None:
                 node.process.kill()

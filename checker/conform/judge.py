@@ -107,6 +107,10 @@ class Validator:
     def __init__(self, spec: KafkaSpec, depth: int = 16) -> None:
         self.spec, self.depth = spec, depth
         self.current: list[tuple[Any, ...]] = list(spec.init_states())
+        self.from_init: dict[tuple[Any, ...], Any] = {}
+        """Reachability searches by (cut, counters): a cut nothing explains is often seen
+        again unchanged at the next cut, and the search from the initial states is the
+        costly one."""
 
     def beyond(self, counters: Counters) -> str | None:
         """Why a cut with ``counters`` lies outside the model's bounds, or None."""
@@ -130,9 +134,10 @@ class Validator:
         if found:
             self.current = found
             return Verdict("explained", path=path, visited=visited)
-        again, _, nearest2, visited2 = self._search(
-            list(self.spec.init_states()), cut, counters, None
-        )
+        key = (cut, counters)
+        if key not in self.from_init:
+            self.from_init[key] = self._search(list(self.spec.init_states()), cut, counters, None)
+        again, _, nearest2, visited2 = self.from_init[key]
         if again:
             self.current = again
             return Verdict(

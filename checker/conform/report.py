@@ -1,9 +1,9 @@
 """The report of a conformance run: ``conform.json`` (schema ``conform.schema.json`` beside
-this module), written whole (temporary file, then rename)."""
+this module); ``write`` puts it, and the HTML timeline, in place whole (temporary file, then
+rename)."""
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
@@ -60,28 +60,31 @@ def document(
         "version": VERSION,
         "partial": partial,
         **header,
-        "schedules": [
-            {
-                "seed": s.seed,
-                "topic": s.topic,
-                "operations": s.operations,
-                "seconds": round(s.seconds, 3),
-                "conforms": s.conforms,
-                "safe": s.safe,
-                "cuts": [_cut(c) for c in s.cuts],
-            }
-            for s in schedules
-        ],
+        "schedules": [schedule(s) for s in schedules],
     }
 
 
-def write(folder: Path, doc: dict[str, Any]) -> Path:
-    """Write ``doc`` as ``folder/conform.json``; returns the path. Raises ``OSError``."""
+def schedule(s: ScheduleReport) -> dict[str, Any]:
+    """One schedule of the document: seed, topic, operations, seconds, verdicts, cuts."""
+    return {
+        "seed": s.seed,
+        "topic": s.topic,
+        "operations": s.operations,
+        "seconds": round(s.seconds, 3),
+        "conforms": s.conforms,
+        "safe": s.safe,
+        "cuts": [_cut(c) for c in s.cuts],
+    }
+
+
+def write(folder: Path, name: str, text: str) -> Path:
+    """Write ``text`` as ``folder/name``, whole or not at all; returns the path. Raises
+    ``OSError``."""
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / "conform.json"
-    tmp = path.with_suffix(".json.tmp")
+    path = folder / name
+    tmp = path.with_name(name + ".tmp")
     try:
-        tmp.write_text(json.dumps(doc, indent=1) + "\n")
+        tmp.write_text(text)
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)

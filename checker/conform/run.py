@@ -15,19 +15,19 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from checker.conform.cluster import Cluster
+from checker.conform.cluster import Cluster, ClusterError
 from checker.conform.cut import Cut, Naming, take_cut
 from checker.conform.judge import Counters, Validator, Verdict
 from checker.conform.schedule import Operation, describe
 
-SETTLE_QUIET = 0.6
+SETTLE_QUIET = 0.4
 """Seconds two cuts must agree over before a cut counts as settled."""
 SETTLE_LIMIT = 12.0
 """Seconds after which a cut is taken settled or not (a pause keeps some things moving)."""
-AFTER_FAULT = 2.5
-"""Seconds a crash or a pause is left to act before the cut: past the controller's session
-timeout (1.5 s) and the leader's replica lag time (2 s), so the fencing, the election and the
-ISR shrink it causes are in the cut."""
+AFTER_FAULT = 2.0
+"""Seconds a crash, pause, partition, isolation or ``wait`` is left to act before the cut:
+past the controller's session timeout (1 s) and the leader's replica lag time (1.5 s), so the
+fencing, the election and the ISR shrink it causes are in the cut."""
 PRODUCE_TIMEOUT = 6.0
 """Seconds a produce call waits for its acknowledgement (``request.timeout.ms`` is 5 s)."""
 
@@ -110,7 +110,7 @@ class Driver:
         unclean: bool,
         elr: bool,
     ) -> None:
-        from confluent_kafka import Producer
+        from confluent_kafka import KafkaException, Producer
         from confluent_kafka.admin import AdminClient, NewTopic  # type: ignore[attr-defined]
 
         self.cluster, self.validator, self.elr = cluster, validator, elr
@@ -134,7 +134,10 @@ class Driver:
             ],
             request_timeout=15,
         )
-        futures[topic].result(timeout=20)
+        try:
+            futures[topic].result(timeout=20)
+        except (KafkaException, TimeoutError) as exc:  # the cluster is not serving
+            raise ClusterError(f"creating topic {topic} failed: {exc}") from None
         self.producer = Producer(
             {
                 "bootstrap.servers": cluster.bootstrap,
@@ -151,36 +154,43 @@ class Driver:
 
     def apply(self, op: Operation) -> str | None:
         """Do one operation; for a produce, say how it ended (``acked at N`` or the error)."""
-        name, r = op
+        name, args = op
         if name == "produce":
-            value = f"{self.report.topic}:{self.sent}".encode()
-            self.sent += 1
-            outcome: list[str] = []
-
-            def delivered(err: Any, msg: Any) -> None:
-                if err is None:
-                    self.acked[value] = msg.offset()
-                    outcome.append(f"acked at offset {msg.offset()}")
-                else:
-                    outcome.append(f"refused: {err.name()}")
-
-            self.producer.produce(self.report.topic, value=value, on_delivery=delivered)
-            self.producer.flush(PRODUCE_TIMEOUT)
-            return outcome[0] if outcome else "no answer yet"
+            return self._produce()
         if name == "crash":
             self.crashes += 1
-            self.cluster.crash(r)  # type: ignore[arg-type]
-            time.sleep(AFTER_FAULT)
+            self.cluster.crash(args[0])
         elif name == "restart":
-            self.cluster.restart(r)  # type: ignore[arg-type]
+            self.cluster.restart(args[0])
         elif name == "pause":
-            self.cluster.pause(r)  # type: ignore[arg-type]
-            time.sleep(AFTER_FAULT)
+            self.cluster.pause(args[0])
         elif name == "resume":
-            self.cluster.resume(r)  # type: ignore[arg-type]
-        elif name == "wait":
-            time.sleep(2.5)
+            self.cluster.resume(args[0])
+        elif name == "partition":
+            self.cluster.partition(*args)
+        elif name == "isolate":
+            self.cluster.isolate(args[0])
+        elif name == "heal":
+            self.cluster.heal()
+        if name in ("crash", "pause", "partition", "isolate", "wait"):
+            time.sleep(AFTER_FAULT)
         return None
+
+    def _produce(self) -> str:
+        value = f"{self.report.topic}:{self.sent}".encode()
+        self.sent += 1
+        outcome: list[str] = []
+
+        def delivered(err: Any, msg: Any) -> None:
+            if err is None:
+                self.acked[value] = msg.offset()
+                outcome.append(f"acked at offset {msg.offset()}")
+            else:
+                outcome.append(f"refused: {err.name()}")
+
+        self.producer.produce(self.report.topic, value=value, on_delivery=delivered)
+        self.producer.flush(PRODUCE_TIMEOUT)
+        return outcome[0] if outcome else "no answer yet"
 
     def settle(self) -> tuple[Cut, bool]:
         """Cuts until two ``SETTLE_QUIET`` seconds apart agree (or ``SETTLE_LIMIT``)."""

@@ -3,7 +3,12 @@
 Every setting the harness changes from Kafka's defaults is in ``HARNESS_SETTINGS`` (brokers)
 or ``CONTROLLER_SETTINGS`` (the controller), with its reason; docs/explanation/conformance.md
 lists them. The rest of ``properties`` is a plain static KRaft quorum on 127.0.0.1 (one
-controller in ``controller.quorum.voters``; no ``--standalone`` format needed).
+controller in ``controller.quorum.voters``; no ``--standalone`` format needed), with one
+listener per link so that ``checker.conform.proxy`` can cut each link alone: broker ``r``
+has a ``CLIENT`` listener (the producer's), and a ``REPL<f>`` listener for each broker ``f``,
+which ``f`` fetches through (``f``'s ``inter.broker.listener.name`` is ``REPL<f>``), advertised
+at the port of the proxy of link ``f->r``; and broker ``r`` reaches the controller at the port
+of the proxy of link ``r->controller``.
 """
 
 from __future__ import annotations
@@ -13,9 +18,9 @@ import uuid
 from pathlib import Path
 
 HARNESS_SETTINGS: dict[str, tuple[str, str]] = {
-    "broker.heartbeat.interval.ms": ("200", "a crash is seen within a step, not in 2 s"),
+    "broker.heartbeat.interval.ms": ("100", "a live broker heartbeats well within the session"),
     "replica.lag.time.max.ms": (
-        "2000",
+        "1500",
         "a paused or cut-off follower leaves the ISR within a step instead of 30 s",
     ),
     "replica.fetch.wait.max.ms": ("100", "followers fetch again at once (default 500 ms)"),
@@ -36,7 +41,7 @@ HARNESS_SETTINGS: dict[str, tuple[str, str]] = {
 
 CONTROLLER_SETTINGS: dict[str, tuple[str, str]] = {
     "broker.session.timeout.ms": (
-        "1500",
+        "1000",
         (
             "the controller fences a killed or paused broker (and moves its leadership) within "
             "a step instead of 9 s (the controller's value is the one that counts)"
@@ -53,27 +58,37 @@ CONTROLLER_SETTINGS: dict[str, tuple[str, str]] = {
 """Setting -> (value, reason), for the controller: it fences brokers and elects leaders."""
 
 
-def properties(role: str, node_id: int, port: int, data: Path, voters: str) -> str:
+def properties(
+    role: str,
+    node_id: int,
+    data: Path,
+    voters: str,
+    listeners: dict[str, tuple[int, int]],
+    inter_broker: str | None = None,
+) -> str:
     """The ``server.properties`` text of a node: its ``role`` (``controller`` or ``broker``),
-    id, port on 127.0.0.1, data folder and the quorum's ``voters`` (``id@host:port``)."""
+    id, data folder, the quorum's ``voters`` (``id@127.0.0.1:port``, as this node reaches
+    the controller), and its ``listeners``: name -> (port it listens on, port it advertises,
+    a proxy's when the two differ). A broker talks to other brokers on ``inter_broker``."""
+    names = ",".join(f"{name}:PLAINTEXT" for name in listeners)
     lines = {
         "process.roles": role,
         "node.id": str(node_id),
         "controller.quorum.voters": voters,
         "controller.listener.names": "CONTROLLER",
         "log.dirs": str(data),
+        "listeners": ",".join(f"{n}://127.0.0.1:{port}" for n, (port, _) in listeners.items()),
     }
     if role == "controller":
-        lines["listeners"] = f"CONTROLLER://127.0.0.1:{port}"
+        lines["listener.security.protocol.map"] = names
         lines.update({k: v for k, (v, _) in CONTROLLER_SETTINGS.items()})
     else:
-        lines["listeners"] = f"PLAINTEXT://127.0.0.1:{port}"
-        lines["advertised.listeners"] = f"PLAINTEXT://127.0.0.1:{port}"
-        lines["inter.broker.listener.name"] = "PLAINTEXT"
-        lines["listener.security.protocol.map"] = "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT"
+        lines["advertised.listeners"] = ",".join(
+            f"{n}://127.0.0.1:{shown}" for n, (_, shown) in listeners.items()
+        )
+        lines["inter.broker.listener.name"] = inter_broker or next(iter(listeners))
+        lines["listener.security.protocol.map"] = names + ",CONTROLLER:PLAINTEXT"
         lines.update({k: v for k, (v, _) in HARNESS_SETTINGS.items()})
-    if role == "controller":
-        lines["listener.security.protocol.map"] = "CONTROLLER:PLAINTEXT"
     return "".join(f"{k}={v}\n" for k, v in lines.items())
 
 
@@ -89,11 +104,9 @@ log4j.logger.kafka.request.logger=WARN
 
 
 def cluster_id(root: Path) -> str:
-    """A KRaft cluster id (a base64 UUID, as ``kafka-storage random-uuid``), kept in the
-    run folder so a restarted run reuses it."""
+    """A new KRaft cluster id (a base64 UUID, as ``kafka-storage random-uuid``), written to
+    ``root/cluster-id``, which marks the folder as a cluster of hwcheck's."""
     path = root / "cluster-id"
-    if path.exists():
-        return path.read_text().strip()
     text = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
     path.write_text(text + "\n")
     return text
