@@ -46,7 +46,11 @@ def _fail(code: int, message: str) -> None:
 
 
 def _model(kafka: str, truncation: str | None, given: dict[str, Any]) -> KafkaSpec:
-    preset = truncation or releases.preset_for(kafka) or "kafka-4.1"
+    try:  # a team's build, 4.1.0-acme, builds on 4.1.0
+        preset = truncation or releases.preset_for(kafka.split("-")[0]) or "kafka-4.1"
+    except releases.UnknownVersion as exc:
+        _fail(EXIT_USAGE, str(exc))
+        raise
     try:
         return KafkaSpec(Config(truncation=preset, **given).validate())
     except ConfigError as exc:
@@ -62,6 +66,13 @@ def _model(kafka: str, truncation: str | None, given: dict[str, Any]) -> KafkaSp
     show_default=True,
     help="The Kafka release to run (3.3.0 or later), its jars fetched from Maven "
     "Central into hwcheck's cache.",
+)
+@click.option(
+    "--kafka-libs",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    help="Run the jars of this folder (a Kafka distribution's libs/, a team's own build) "
+    "instead of Maven Central's; --kafka still names the release it builds on.",
 )
 @click.option(
     "--replicas",
@@ -186,7 +197,8 @@ def conform_cmd(**given: Any) -> None:
     try:
         java = find_java("conform")
         with console.status("Resolving Kafka's jars (Maven Central, cached)"):
-            classpath = jars.kafka_jars(given["kafka"])
+            libs = given["kafka_libs"]
+            classpath = jars.local_jars(libs) if libs else jars.kafka_jars(given["kafka"])
     except (JavaNotFound, jars.KafkaUnavailable) as exc:
         _fail(EXIT_ENVIRONMENT, str(exc))
     cluster = Cluster(out / "cluster", classpath, java, given["replicas"], given["kafka"])

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from checker.conform.proxy import Proxies
-from checker.conform.settings import LOG4J, cluster_id, properties
+from checker.conform.settings import LOG4J, LOG4J2, cluster_id, properties
 from checker.java import JavaRuntime
 
 START_TIMEOUT = 60.0
@@ -152,6 +152,9 @@ class Cluster:
             (node.folder / "log4j.properties").write_text(
                 LOG4J.format(log=node.folder / "server.log")
             )
+            (node.folder / "log4j2.properties").write_text(
+                LOG4J2.format(log=node.folder / "server.log")
+            )
         self._format()
         for node in [self.controller, *self.brokers]:
             self._launch(node)
@@ -159,7 +162,14 @@ class Cluster:
             self._await_started(node)
 
     def _java(self, main: str, *args: str, node: Node | None = None) -> list[str]:
-        log4j = [f"-Dlog4j.configuration=file:{node.folder / 'log4j.properties'}"] if node else []
+        log4j = (
+            [
+                f"-Dlog4j.configuration=file:{node.folder / 'log4j.properties'}",
+                f"-Dlog4j2.configurationFile={node.folder / 'log4j2.properties'}",
+            ]
+            if node
+            else []
+        )
         return [
             str(self.java.java),
             f"-Xmx{self.heap}",

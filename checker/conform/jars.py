@@ -37,11 +37,13 @@ def cache_root() -> Path:
 
 
 def release(version: str) -> tuple[int, int, int]:
-    """``(major, minor, patch)`` of a release number such as ``4.1.0``.
+    """``(major, minor, patch)`` of a release number such as ``4.1.0``, or of a team's own
+    build of one that Maven finds in the local repository (``4.1.0-acme.2``: the suffix is
+    letters, digits, ``.``, ``_`` and ``-``).
 
-    Raises ``KafkaUnavailable`` for anything but three dot-separated numbers, or a release
-    before 3.3 (no production KRaft)."""
-    match = re.fullmatch(r"(\d{1,3})\.(\d{1,3})\.(\d{1,3})", version)
+    Raises ``KafkaUnavailable`` for anything else, or a release before 3.3 (no production
+    KRaft)."""
+    match = re.fullmatch(r"(\d{1,3})\.(\d{1,3})\.(\d{1,3})(?:-[A-Za-z0-9._-]{1,40})?", version)
     if not match:
         raise KafkaUnavailable(
             f"--kafka {version!r} is not a Kafka release number such as {DEFAULT_KAFKA}"
@@ -53,6 +55,18 @@ def release(version: str) -> tuple[int, int, int]:
             "and later"
         )
     return parts
+
+
+def local_jars(folder: Path) -> list[Path]:
+    """The jars of a Kafka distribution's ``libs`` folder (a team's own build), sorted.
+
+    Raises ``KafkaUnavailable`` when ``folder`` holds no ``kafka_2.13-*.jar``."""
+    jars = sorted(folder.glob("*.jar"))
+    if not any(j.name.startswith("kafka_2.13-") for j in jars):
+        raise KafkaUnavailable(
+            f"--kafka-libs {folder} holds no kafka_2.13-*.jar (a Kafka libs/ folder)"
+        )
+    return jars
 
 
 def kafka_jars(version: str, quiet: bool = True) -> list[Path]:

@@ -100,7 +100,20 @@ log4j.appender.file.layout.ConversionPattern=[%d] %p %m (%c)%n
 log4j.logger.org.apache.kafka.clients=WARN
 log4j.logger.kafka.request.logger=WARN
 """
-"""A reload4j configuration: each JVM logs to ``{log}`` (its folder's ``server.log``)."""
+"""A reload4j configuration (the binding ``pom.xml`` adds, and 3.x distributions'): each JVM
+logs to ``{log}`` (its folder's ``server.log``)."""
+
+LOG4J2 = """appender.file.type = File
+appender.file.name = file
+appender.file.fileName = {log}
+appender.file.layout.type = PatternLayout
+appender.file.layout.pattern = [%d] %p %m (%c)%n
+rootLogger.level = INFO
+rootLogger.appenderRef.file.ref = file
+logger.clients.name = org.apache.kafka.clients
+logger.clients.level = WARN
+"""
+"""The same for log4j2, the binding of 4.x distributions (``--kafka-libs``)."""
 
 
 def cluster_id(root: Path) -> str:
