@@ -38,7 +38,7 @@ def test_the_cli_page_gives_each_command_the_summary_help_gives():
     )
     listed = dict(re.findall(r"^- \*\[(\S+)\]\(#[^)]*\)\*: (.*)$", page, re.MULTILINE))
     summaries = help_summaries()
-    assert len(summaries) == len(cli.commands) == 10
+    assert len(summaries) == len(cli.commands) == 11
     assert listed == summaries
     assert summaries["gate"].endswith("(states, depth, coverage, guards, shortest traces).")
 
