@@ -40,7 +40,7 @@ def kafka_pids(marker: str) -> list[int]:
 
 @pytest.mark.slow  # real brokers: a few JVMs for 10 to 30 s
 def test_files_kafka_wrote_on_one_cluster(tmp_path):
-    """One real cluster (a controller and 3 brokers, about 6 s to start) for the three checks
+    """One real cluster (a controller and 3 brokers, about 6 s to start) for the four checks
     below, so that each test worker does not start its own."""
     c = Cluster(tmp_path, jars.kafka_jars(jars.DEFAULT_KAFKA), find_java("tests"))
     try:
@@ -48,9 +48,28 @@ def test_files_kafka_wrote_on_one_cluster(tmp_path):
         check_the_reader_reads_what_kafka_wrote(c)
         check_the_metadata_reader_agrees_with_kafkas_dump_tool(c)
         check_a_model_without_fetch_does_not_explain_real_replication(c)
+        check_the_fenced_follower_finding(c)
     finally:
         c.close()
     assert kafka_pids(str(tmp_path)) == []
+
+
+def check_the_fenced_follower_finding(cluster):
+    """docs/explanation/conformance.md's first finding, repeated: a caught-up follower is
+    killed, and KRaft's controller fences it and drops it from the ISR in the same leader
+    epoch (``handleBrokerFenced``; no epoch bump on ISR shrink since MV 3.6-IV0). Some
+    model state has that ISR (reachable), but no step of the model leads there from the
+    cut before: its controller takes a new epoch to drop a crashed follower, and its leader
+    drops only a follower that lags."""
+    from checker.conform.run import Driver
+
+    driver = Driver(cluster, Validator(SPEC), "fenced", 0, "all", 2, False, True)
+    report = driver.run([("produce", ()), ("crash", (2,))], lambda cut: None)
+    assert [c.verdict.check for c in report.cuts] == ["explained", "explained", "reachable"]
+    assert report.cuts[2].cut.controller.isr == (0, 1)
+    assert report.cuts[2].cut.controller.leader_epoch == 0
+    assert report.cuts[2].verdict.nearest == ["controller isr: (0, 1) / (0, 1, 2)"]
+    cluster.restart(2)
 
 
 def produce(c: Cluster, topic: str, values: list[bytes]) -> list[int]:
