@@ -463,3 +463,47 @@ def test_the_timeline_page_escapes_what_the_report_holds():
     assert "<script>" not in text and "&lt;b&gt;" in text
     assert "no model state" in text and "controller isr: (0,) / (0, 1)" in text
     assert "ELR [1]" in text and ">down<" in text and "(partial: interrupted)" in text
+
+
+def _zigzag(n: int) -> bytes:
+    raw, out = (n << 1) ^ (n >> 63), b""
+    while True:
+        byte = raw & 0x7F
+        raw >>= 7
+        if raw:
+            out += bytes([byte | 0x80])
+        else:
+            return out + bytes([byte])
+
+
+def _batch(base: int, epoch: int, values: list[bytes]) -> bytes:
+    """A v2 record batch as Kafka lays it out (uncompressed, no key, no headers)."""
+    import struct
+
+    records = b""
+    for delta, value in enumerate(values):
+        body = b"\x00" + _zigzag(0) + _zigzag(delta) + _zigzag(-1) + _zigzag(len(value))
+        body += value + _zigzag(0)
+        records += _zigzag(len(body)) + body
+    tail = struct.pack(">hiqqqhii", 0, len(values) - 1, 0, 0, -1, -1, -1, len(values)) + records
+    crc = crc32c(tail)
+    head = struct.pack(">qiiBI", base, 4 + 1 + 4 + len(tail), epoch, 2, crc)
+    return head + tail
+
+
+def test_the_segment_reader_checks_crc_and_leaves_a_torn_tail_out():
+    """Whole batches are read with their epochs; a batch cut short by a crash is left out;
+    a flipped byte is a ``LogFormatError`` naming the byte."""
+    from checker.conform.records import LogFormatError, records
+
+    data = _batch(0, 0, [b"a", b"b"]) + _batch(2, 3, [b"c"])
+    assert [(r.offset, r.leader_epoch, r.value) for r in records(data)] == [
+        (0, 0, b"a"),
+        (1, 0, b"b"),
+        (2, 3, b"c"),
+    ]
+    assert [r.value for r in records(data[:-5])] == [b"a", b"b"]
+    broken = bytearray(data)
+    broken[-2] ^= 0xFF
+    with pytest.raises(LogFormatError, match="CRC"):
+        records(bytes(broken))
