@@ -19,12 +19,11 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from checker.commands.values import Integer
-from checker.conform import jars, report
+from checker.conform import campaign, jars, report
 from checker.conform.cluster import Cluster, ClusterError
-from checker.conform.judge import Validator
 from checker.conform.records import LogFormatError
-from checker.conform.run import CutReport, Driver, ScheduleReport
-from checker.conform.schedule import Bounds, random_schedule
+from checker.conform.run import CutReport, ScheduleReport
+from checker.conform.schedule import Bounds
 from checker.conform.settings import CONTROLLER_SETTINGS, HARNESS_SETTINGS
 from checker.java import JavaNotFound, find_java
 from checker.renderers import conform_page, conform_terminal
@@ -58,11 +57,14 @@ def _model(kafka: str, truncation: str | None, given: dict[str, Any]) -> KafkaSp
         raise
 
 
+D = campaign.DEFAULTS
+
+
 @click.command("conform")
 @click.option(
     "--kafka",
     "kafka",
-    default=jars.DEFAULT_KAFKA,
+    default=D["kafka"],
     show_default=True,
     help="The Kafka release to run (3.3.0 or later), its jars fetched from Maven "
     "Central into hwcheck's cache.",
@@ -84,56 +86,56 @@ def _model(kafka: str, truncation: str | None, given: dict[str, Any]) -> KafkaSp
 @click.option(
     "--schedules",
     type=Integer(min=1, max=100_000),
-    default=3,
+    default=D["schedules"],
     show_default=True,
     help="Random schedules to run, each on a fresh partition.",
 )
 @click.option(
     "--seed",
     type=Integer(min=0),
-    default=1,
+    default=D["seed"],
     show_default=True,
     help="Schedule i uses seed SEED+i: the same seed gives the same schedules.",
 )
 @click.option(
     "--steps",
     type=Integer(min=1, max=40),
-    default=6,
+    default=D["steps"],
     show_default=True,
     help="Operations per schedule before the closing resumes and restarts.",
 )
 @click.option(
     "--max-records",
     type=Integer(min=1, max=6),
-    default=2,
+    default=D["max_records"],
     show_default=True,
     help="Produce calls per schedule, and the model's record bound.",
 )
 @click.option(
     "--max-crashes",
     type=Integer(min=0, max=4),
-    default=1,
+    default=D["max_crashes"],
     show_default=True,
     help="SIGKILLs per schedule, and the model's crash bound.",
 )
 @click.option(
     "--max-epoch",
     type=Integer(min=0, max=6),
-    default=3,
+    default=D["max_epoch"],
     show_default=True,
     help="The model's leader-epoch bound (Kafka's first epoch is 0).",
 )
 @click.option(
     "--min-isr",
     type=Integer(min=1, max=5),
-    default=2,
+    default=D["min_isr"],
     show_default=True,
     help="The topic's min.insync.replicas, and the model's.",
 )
 @click.option(
     "--acks",
     type=click.Choice(["all", "1"]),
-    default="all",
+    default=D["acks"],
     show_default=True,
     help="The producer's acks, and the model's.",
 )
@@ -145,7 +147,7 @@ def _model(kafka: str, truncation: str | None, given: dict[str, Any]) -> KafkaSp
 @click.option(
     "--depth",
     type=Integer(min=1, max=64),
-    default=16,
+    default=D["depth"],
     show_default=True,
     help="Model actions a step between two cuts may take.",
 )
@@ -160,7 +162,8 @@ def conform_cmd(**given: Any) -> None:
 
     hwcheck starts a KRaft controller and --replicas brokers (each its own JVM on 127.0.0.1),
     creates a fresh one-partition topic per schedule, and applies the schedule's operations:
-    produce, crash (SIGKILL), restart, pause (SIGSTOP) and resume. After each it freezes every
+    produce, crash (SIGKILL), restart, pause (SIGSTOP), resume, partition (two brokers),
+    isolate (a broker from the controller) and heal. After each it freezes every
     JVM, reads each broker's log, HW checkpoint and epoch cache and the controller's metadata
     log (a consistent cut), and judges it: safe on the real cluster, explained by a model
     state reached from the previous cut's states (trace validation), or at least reachable.
@@ -187,8 +190,8 @@ def conform_cmd(**given: Any) -> None:
         },
     )
     preset = spec.variant.name
-    elr = "elr" in spec.variant.switches
     bounds = Bounds(given["replicas"], given["max_records"], given["max_crashes"], given["steps"])
+    plan = campaign.Plan(given["seed"], given["schedules"], bounds, given["depth"], given["acks"])
     out = given["out"] or Path("reports") / time.strftime("conform-%Y%m%d-%H%M%S")
     console.print(
         f"Kafka {given['kafka']} against the model's preset {preset} "
@@ -227,7 +230,7 @@ def conform_cmd(**given: Any) -> None:
         with console.status(f"Starting a controller and {given['replicas']} brokers"):
             cluster.start()
         console.print(f"Cluster up: broker start {max(cluster.start_seconds):.1f} s")
-        _campaign(console, cluster, spec, elr, bounds, given, done)
+        _campaign(console, cluster, spec, plan, done)
     except (ClusterError, LogFormatError, OSError) as exc:  # OSError: the run folder
         partial, error = True, str(exc)
     except KeyboardInterrupt:
@@ -252,13 +255,7 @@ def conform_cmd(**given: Any) -> None:
 
 
 def _campaign(
-    console: Console,
-    cluster: Cluster,
-    spec: KafkaSpec,
-    elr: bool,
-    bounds: Bounds,
-    given: dict[str, Any],
-    done: list[ScheduleReport],
+    console: Console, cluster: Cluster, spec: KafkaSpec, plan: campaign.Plan, done: list[Any]
 ) -> None:
     columns = (
         TextColumn("{task.description}"),
@@ -268,32 +265,17 @@ def _campaign(
         TimeRemainingColumn(),
     )
     with Progress(*columns, console=console, transient=True) as progress:
-        task = progress.add_task("schedules", total=given["schedules"])
-        for i in range(given["schedules"]):
-            seed = given["seed"] + i
-            ops = random_schedule(seed, bounds)
-            driver = Driver(
-                cluster,
-                Validator(spec, given["depth"]),
-                f"hwcheck-{seed}-{i}",
-                seed,
-                given["acks"],
-                given["min_isr"],
-                spec.config.unclean_election,
-                elr,
-            )
+        task = progress.add_task("schedules", total=plan.schedules)
 
-            def tick(cut: CutReport, seed: int = seed) -> None:
-                progress.update(task, description=f"seed {seed}: cut {cut.index} ({cut.after})")
+        def on_cut(seed: int, cut: CutReport) -> None:
+            progress.update(task, description=f"seed {seed}: cut {cut.index} ({cut.after})")
 
-            done.append(driver.run(ops, tick))
-            conform_terminal.schedule_line(console, report.schedule(done[-1]))
+        def on_schedule(schedule: ScheduleReport) -> None:
+            done.append(schedule)
+            conform_terminal.schedule_line(console, report.schedule(schedule))
             progress.advance(task)
-            cluster.heal()
-            for r in range(cluster.replicas):  # the next schedule starts with every broker up
-                cluster.resume(r)
-                if not cluster.brokers[r].alive:
-                    cluster.restart(r)
+
+        campaign.run(cluster, spec, plan, on_cut, on_schedule)
 
 
 def _exit_code(schedules: list[dict[str, Any]], partial: bool) -> int:
