@@ -79,6 +79,11 @@ class Board:
                 self.current, description=escape(tick.note) or "  " + progress_view.walk_line(tick)
             )
 
+    def note(self, text: str) -> None:
+        """A line of the current run's own (a conformance check's schedule and cut)."""
+        if self.bar is not None:
+            self.bar.update(self.current, description="  " + escape(text))
+
     def done(self) -> None:
         if self.bar is not None:
             self.bar.advance(self.overall)

@@ -17,7 +17,7 @@ from typing import Any
 
 import click
 
-from checker.commands import batch, checkpoints, cores, liveness
+from checker.commands import batch, checkpoints, cores, gate_conform, liveness
 from checker.commands import gate_corpus as corpus
 from checker.commands import simulate as simulate_view
 from checker.commands.engines import engine_from, engine_options, run
@@ -108,6 +108,14 @@ def gate_cmd(
         try:
             for check, given in plans:
                 board.begin(check.name)
+                if check.mode == "conform":
+                    outcomes.append(
+                        gate_conform.run(check, given, config_path, folder / check.folder, board)
+                    )
+                    board.done()
+                    if fail_fast and outcomes[-1].status != gate.PASS:
+                        break
+                    continue
                 spec, result = _run_check(check, given, engine, fail_fast, board, (plan, folder))
                 outcome = gate.judge(check, result)
                 outcome.details = {
@@ -278,7 +286,7 @@ def _finish(
         update_lock(fresh, {c.name for c, _ in plans}, {key for key, _ in traces}, ran == total)
     elif changed:
         say(f"\nIf these changes are intended, review them and {UPDATE_HINT}.")
-    elif not lock.found:
+    elif not lock.found and (traces or any(c.mode != "conform" for c, _ in plans)):
         say(f"\nNo pins yet ({lock.path} not found): {UPDATE_HINT} to pin these runs.")
 
 

@@ -21,7 +21,13 @@ from typing import Any
 import jsonschema
 
 from checker.gate.policy import Check
-from checker.gate.schema import BOUND_KEYS, CHECK_SCHEMA, NAME_PATTERN, SIMULATE_KEYS
+from checker.gate.schema import (
+    BOUND_KEYS,
+    CHECK_SCHEMA,
+    CONFORM_KEYS,
+    NAME_PATTERN,
+    SIMULATE_KEYS,
+)
 from checker.jsontext import Validator, not_text
 
 
@@ -75,14 +81,25 @@ def load_checks(path: Path) -> list[Check]:
             line = _line_of(text, index, key)
             what = f"key '{key}'" if key else "check"
             raise GateConfigError(f"{path}:{line}: gate check {index + 1}, {what}: {_say(error)}")
-        if entry.get("mode", "explore") != "simulate":
-            for key in SIMULATE_KEYS:
-                if key in entry:
-                    raise GateConfigError(
-                        f"{path}:{_line_of(text, index, key)}: gate check "
-                        f"{index + 1}, key '{key}': applies only to "
-                        'mode = "simulate"'
-                    )
+        mode = entry.get("mode", "explore")
+        allowed = {"simulate": SIMULATE_KEYS, "conform": CONFORM_KEYS}.get(mode, ())
+        for key in (*SIMULATE_KEYS, *CONFORM_KEYS):
+            if key in entry and key not in allowed:
+                modes = " or ".join(
+                    f'mode = "{m}"'
+                    for m, keys in (("simulate", SIMULATE_KEYS), ("conform", CONFORM_KEYS))
+                    if key in keys
+                )
+                raise GateConfigError(
+                    f"{path}:{_line_of(text, index, key)}: gate check {index + 1}, key "
+                    f"'{key}': applies only to {modes}"
+                )
+        if mode == "conform" and ("violates" in entry or entry.get("model", "kafka") != "kafka"):
+            key = "violates" if "violates" in entry else "model"
+            raise GateConfigError(
+                f"{path}:{_line_of(text, index, key)}: gate check {index + 1}, key '{key}': "
+                'a mode = "conform" check runs the kafka model and expects "holds"'
+            )
         if not math.isfinite(entry.get("time_limit", 0)):
             raise GateConfigError(
                 f"{path}:{_line_of(text, index, 'time_limit')}: gate check {index + 1}, key "
@@ -229,7 +246,11 @@ def _check(entry: dict[Any, Any], index: int, line: int) -> Check:
         line,
         entry.get("symmetry"),
         entry.get("mode", "explore"),
-        {key: entry[key] for key in SIMULATE_KEYS if key in entry},
+        {
+            key: entry[key]
+            for key in (CONFORM_KEYS if entry.get("mode") == "conform" else SIMULATE_KEYS)
+            if key in entry
+        },
         liveness=bool(entry.get("liveness", False)),
         fairness=entry.get("fairness"),
     )

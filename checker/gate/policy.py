@@ -3,7 +3,9 @@
 
 A check names a model, a truncation variant, replicas, bounds, an engine, an optional time
 limit, a ``mode`` (``explore``, the default, or ``simulate`` with ``seed``, ``walks`` and
-``depth``: random walks, where "holds" means no walk found a violation) and its expectation: ``expect = "holds"`` (every property holds and every vacuity guard
+``depth``: random walks, where "holds" means no walk found a violation, or ``conform``: real
+Kafka brokers through seeded schedules, where "holds" means every cut is safe and explained
+by the model) and its expectation: ``expect = "holds"`` (every property holds and every vacuity guard
 is reached) or ``violates = [names]`` (exactly these properties are violated: a known-buggy
 variant stays pinned as buggy, and a change that silently makes it stop failing fails too).
 Beside its verdict, every check's run is compared with its pins in the lock file
@@ -41,8 +43,9 @@ class Check:
     line: int = 0
     symmetry: bool | None = None
     mode: str = "explore"
-    plan: dict[str, int] = field(default_factory=dict)
-    """For ``mode = "simulate"``: ``seed``, ``walks`` and ``depth`` as given."""
+    plan: dict[str, Any] = field(default_factory=dict)
+    """For ``mode = "simulate"``: ``seed``, ``walks`` and ``depth`` as given; for ``mode =
+    "conform"``: ``kafka``, ``kafka_libs``, ``schedules``, ``steps``, ``seed``, ``depth``."""
     lines: dict[str, int] = field(default_factory=dict)
     """The line (1-based) of each key the check gives, for messages."""
     liveness: bool = False
@@ -65,6 +68,9 @@ class Check:
         corpus trace (``mode = "replay"``), ``replays as pinned``."""
         if self.mode == "replay":
             return "replays as pinned"
+        if self.mode == "conform":
+            n = self.plan.get("schedules", 3)
+            return f"real Kafka conforms, in {n} schedule{'' if n == 1 else 's'}"
         said = "holds" if self.violates is None else "violates " + ", ".join(sorted(self.violates))
         return said + (
             f", in {self.plan.get('walks', GATE_WALKS):,} walks" if self.mode == "simulate" else ""

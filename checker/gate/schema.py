@@ -52,7 +52,11 @@ CHECK_SCHEMA: dict[str, Any] = {
         "symmetry": {"type": "boolean"},
         "liveness": {"type": "boolean"},
         "fairness": {"type": "string"},
-        "mode": {"enum": ["explore", "simulate"]},
+        "mode": {"enum": ["explore", "simulate", "conform"]},
+        "kafka": {"type": "string", "maxLength": 60},
+        "kafka_libs": {"type": "string"},
+        "schedules": {"type": "integer", "minimum": 1, "maximum": 1000},
+        "steps": {"type": "integer", "minimum": 1, "maximum": 40},
         "seed": {"type": "integer"},
         "walks": {"type": "integer", "minimum": 1},
         "depth": {"type": "integer", "minimum": 1},
@@ -61,4 +65,7 @@ CHECK_SCHEMA: dict[str, Any] = {
 GATE_WALKS = 1000
 """Walks of a ``mode = "simulate"`` check that does not say ``walks``."""
 SIMULATE_KEYS = ("seed", "walks", "depth")
-"""Keys of a ``mode = "simulate"`` check (and of no other)."""
+"""Keys of a ``mode = "simulate"`` check (``seed`` and ``depth`` of a ``conform`` one too)."""
+CONFORM_KEYS = ("kafka", "kafka_libs", "schedules", "steps", "seed", "depth")
+"""Keys of a ``mode = "conform"`` check: real Kafka brokers through seeded schedules
+(``hwcheck conform``'s options; ``kafka_libs`` relative to the gate file's folder)."""
