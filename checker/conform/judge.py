@@ -18,7 +18,10 @@ explain it.
 
 from __future__ import annotations
 
+import queue
+import threading
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -188,3 +191,39 @@ class Validator:
                 node = prev
             path.reverse()
         return found, path, nearest, len(parent)
+
+
+class Background:
+    """A validator's steps in a daemon thread, in the order given, so that the model's
+    searches run while the cluster sleeps through the next operation (the searches are
+    sequential: each starts from the states the last one found). ``finish`` waits for every
+    step and raises the first error a step raised. A daemon thread: an interrupted run does
+    not wait for the search in progress."""
+
+    def __init__(self, validator: Validator) -> None:
+        self.validator = validator
+        self.jobs: queue.Queue[tuple[Observation, Counters, Callable[[Verdict], None]] | None]
+        self.jobs = queue.Queue()
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._work, daemon=True, name="hwcheck-judge")
+        self.thread.start()
+
+    def _work(self) -> None:
+        while (job := self.jobs.get()) is not None:
+            cut, counters, done = job
+            if self.error is None:
+                try:
+                    done(self.validator.step(cut, counters))
+                except Exception as exc:  # noqa: BLE001 - handed to the caller by finish()
+                    self.error = exc
+
+    def submit(self, cut: Observation, counters: Counters, done: Callable[[Verdict], None]) -> None:
+        """Judge ``cut`` after every step submitted before it; ``done(verdict)`` then."""
+        self.jobs.put((cut, counters, done))
+
+    def finish(self) -> None:
+        """Wait for every step; raise the first error one raised."""
+        self.jobs.put(None)
+        self.thread.join()
+        if self.error is not None:
+            raise self.error

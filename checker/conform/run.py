@@ -17,9 +17,11 @@ from typing import Any
 
 from checker.conform.cluster import Cluster, ClusterError
 from checker.conform.cut import Cut, Naming, take_cut
-from checker.conform.judge import Counters, Validator, Verdict
+from checker.conform.judge import Background, Counters, Validator, Verdict
 from checker.conform.schedule import Operation, describe
 
+PENDING = Verdict("pending")
+"""A cut's verdict until the background search gives it (before ``Driver.run`` returns)."""
 SETTLE_QUIET = 0.4
 """Seconds two cuts must agree over before a cut counts as settled."""
 SETTLE_LIMIT = 12.0
@@ -213,28 +215,30 @@ class Driver:
             self.crashes,
             cut.controller.leader_epoch if cut.controller else -1,
         )
-        verdict = self.validator.step(observation, counters)
         report = CutReport(
             len(self.report.cuts),
             after,
             cut,
             observation,
-            verdict,
+            PENDING,
             safety(cut, self.acked),
             produced,
             settled,
         )
         self.report.cuts.append(report)
+        self.background.submit(observation, counters, lambda v: setattr(report, "verdict", v))
         return report
 
     def run(self, ops: list[Operation], tick: Callable[[CutReport], None]) -> ScheduleReport:
         """The whole schedule: a cut after topic creation, then one after each operation."""
         started = time.monotonic()
         self.report.operations = [describe(op) for op in ops]
+        self.background = Background(self.validator)
         tick(self.judge("create topic"))
         for op in ops:
             produced = self.apply(op)
             tick(self.judge(describe(op), produced))
         self.producer.flush(1)
+        self.background.finish()
         self.report.seconds = time.monotonic() - started
         return self.report
