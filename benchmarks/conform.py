@@ -3,6 +3,7 @@
 Usage::
 
     python benchmarks/conform.py                      # 10 schedules against Kafka 4.1.0
+    python benchmarks/conform.py --checkout ../old    # the same with another checkout's code
     python benchmarks/conform.py -- --schedules 100 --seed 1000 --kafka 3.9.1
 
 Runs one ``hwcheck conform`` process and samples, every half second, the resident memory of
@@ -54,7 +55,11 @@ def children(pid: int) -> list[int]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("flags", nargs="*", help="hwcheck conform flags (after --)")
+    parser.add_argument("--checkout", help="run this checkout's code (PYTHONPATH) instead")
     args = parser.parse_args()
+    env = dict(os.environ)
+    if args.checkout:
+        env["PYTHONPATH"] = str(Path(args.checkout).resolve())
     flags = args.flags or ["--schedules", "10", "--seed", "1000"]
     with tempfile.TemporaryDirectory() as out:
         start = time.monotonic()
