@@ -564,3 +564,25 @@ def test_the_gate_runs_a_conform_check(tmp_path):
     assert 'failures="0"' in (tmp_path / "j.xml").read_text()
     assert (tmp_path / "out" / "real" / "conform.json").exists()
     assert kafka_pids(str(tmp_path)) == []
+
+
+def test_background_steps_keep_their_order_and_hand_back_an_error():
+    """Steps run one after another in the order given; a step's error reaches ``finish``."""
+    from checker.conform.judge import Background
+
+    class Steps:
+        def step(self, cut, counters):
+            if cut == "boom":
+                raise ValueError("the model raised")
+            return cut
+
+    done: list[int] = []
+    background = Background(Steps())
+    for n in range(50):
+        background.submit(n, None, done.append)
+    background.finish()
+    assert done == list(range(50))
+    failing = Background(Steps())
+    failing.submit("boom", None, done.append)
+    with pytest.raises(ValueError, match="the model raised"):
+        failing.finish()
