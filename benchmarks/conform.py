@@ -80,7 +80,8 @@ def main() -> None:
     checks = Counter(c["check"] for c in cuts)
     starts = doc.get("broker_start_seconds", [])
     print(
-        f"hwcheck conform {' '.join(flags)} (Kafka {doc['kafka']}, preset {doc['preset']}), "
+        f"hwcheck conform {' '.join(flags)} ({args.checkout or 'this checkout'}; Kafka "
+        f"{doc['kafka']}, preset {doc['preset']}), "
         f"exit {proc.returncode}, {os.cpu_count()} cores"
     )
     print(
