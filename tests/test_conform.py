@@ -30,6 +30,16 @@ confluent_kafka = pytest.importorskip("confluent_kafka")
 SPEC = KafkaSpec(Config(replicas=3, min_isr=2, max_records=2, max_epoch=3, max_crashes=1))
 
 
+HWCHECK = [sys.executable, "-m", "checker.cli"]
+
+
+def hwcheck(*args: str) -> subprocess.CompletedProcess[str]:
+    """``hwcheck ARGS`` in a process of its own (at most 240 s), its output captured."""
+    return subprocess.run(
+        [*HWCHECK, *args], capture_output=True, text=True, timeout=240, check=False
+    )
+
+
 def kafka_pids(marker: str) -> list[int]:
     """Pids of Kafka JVMs whose command line names ``marker`` (a run folder)."""
     out = subprocess.run(
@@ -63,7 +73,7 @@ def check_the_fenced_follower_finding(cluster):
     drops only a follower that lags."""
     from checker.conform.run import Driver
 
-    driver = Driver(cluster, Validator(SPEC), "fenced", 0, "all", 2, False, True)
+    driver = Driver(cluster, Validator(SPEC), "fenced", 0)
     report = driver.run([("produce", ()), ("crash", (2,))], lambda cut: None)
     assert [c.verdict.check for c in report.cuts] == ["explained", "explained", "reachable"]
     assert report.cuts[2].cut.controller.isr == (0, 1)
@@ -252,25 +262,8 @@ def test_one_seeded_schedule_conforms(tmp_path):
 
     from checker.conform.report import SCHEMA
 
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "checker.cli",
-            "conform",
-            "--schedules",
-            "1",
-            "--seed",
-            "6",
-            "--steps",
-            "4",
-            "--out",
-            str(tmp_path),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=240,
-        check=False,
+    done = hwcheck(
+        "conform", "--schedules", "1", "--seed", "6", "--steps", "4", "--out", str(tmp_path)
     )
     assert done.returncode == 0, done.stdout + done.stderr
     doc = json.loads((tmp_path / "conform.json").read_text())
@@ -293,9 +286,7 @@ def test_sigterm_leaves_no_jvm(tmp_path):
     """SIGTERM once the cluster is up: exit 3, the report marked partial, no JVM left."""
     proc = subprocess.Popen(
         [
-            sys.executable,
-            "-m",
-            "checker.cli",
+            *HWCHECK,
             "conform",
             "--schedules",
             "5",
@@ -541,23 +532,14 @@ def test_the_gate_runs_a_conform_check(tmp_path):
         '[[gate]]\nname = "real"\nmode = "conform"\ntruncation = "kafka-4.1"\n'
         'schedules = 1\nseed = 6\nsteps = 2\nexpect = "holds"\n'
     )
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "checker.cli",
-            "gate",
-            "--config",
-            str(tmp_path / "gate.toml"),
-            "--junit-xml",
-            str(tmp_path / "j.xml"),
-            "--out",
-            str(tmp_path / "out"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=240,
-        check=False,
+    done = hwcheck(
+        "gate",
+        "--config",
+        str(tmp_path / "gate.toml"),
+        "--junit-xml",
+        str(tmp_path / "j.xml"),
+        "--out",
+        str(tmp_path / "out"),
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "PASS" in done.stdout and "No pins yet" not in done.stdout

@@ -18,14 +18,13 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
+from checker.commands.options import build
 from checker.commands.values import Integer
 from checker.conform import campaign, jars, report
 from checker.conform.cluster import Cluster, ClusterError
 from checker.conform.records import LogFormatError
 from checker.conform.run import CutReport, ScheduleReport
-from checker.conform.schedule import Bounds
-from checker.conform.settings import CONTROLLER_SETTINGS, HARNESS_SETTINGS
-from checker.java import JavaNotFound, find_java
+from checker.java import JavaNotFound
 from checker.renderers import conform_page, conform_terminal
 from checker.result import (
     EXIT_ENVIRONMENT,
@@ -35,7 +34,8 @@ from checker.result import (
     EXIT_USAGE,
     EXIT_VIOLATED,
 )
-from spec.kafka import Config, ConfigError, releases
+from spec.kafka import Config, releases
+from spec.kafka.config import ACKS
 from spec.kafka.model import KafkaSpec
 
 
@@ -44,20 +44,32 @@ def _fail(code: int, message: str) -> None:
     raise SystemExit(code)
 
 
-def _model(kafka: str, truncation: str | None, given: dict[str, Any]) -> KafkaSpec:
-    try:  # a team's build, 4.1.0-acme, builds on 4.1.0
-        preset = truncation or releases.preset_for(kafka.split("-")[0]) or "kafka-4.1"
-    except releases.UnknownVersion as exc:
-        _fail(EXIT_USAGE, str(exc))
-        raise
-    try:
-        return KafkaSpec(Config(truncation=preset, **given).validate())
-    except ConfigError as exc:
-        _fail(EXIT_USAGE, str(exc))
-        raise
+def model(kafka: str, given: dict[str, Any]) -> KafkaSpec:
+    """The model a campaign holds Kafka ``kafka`` to: ``given``'s options (``hwcheck
+    explore``'s names, None for a default) over ``campaign.MODEL_DEFAULTS``, with the
+    preset that models ``kafka`` unless ``given`` names a truncation. Raises
+    ``click.BadParameter`` for a version of no release line, or bounds the model rejects."""
+    given = {**given, **{k: v for k, v in campaign.MODEL_DEFAULTS.items() if given.get(k) is None}}
+    if not given.get("truncation"):
+        try:  # a team's build, 4.1.0-acme, builds on 4.1.0
+            given["truncation"] = releases.preset_for(kafka.split("-")[0])
+        except releases.UnknownVersion as exc:
+            raise click.BadParameter(str(exc), param_hint="'--kafka'") from None
+    spec: KafkaSpec = build("kafka", given)[1]
+    return spec
+
+
+def write_reports(folder: Path, doc: dict[str, Any]) -> tuple[Path, Path]:
+    """``conform.json`` and its timeline ``conform.html`` under ``folder``, each whole or not
+    at all. Raises ``OSError``."""
+    text = json.dumps(doc, indent=1) + "\n"
+    return report.write(folder, "conform.json", text), report.write(
+        folder, "conform.html", conform_page.page(doc)
+    )
 
 
 D = campaign.DEFAULTS
+MODEL = Config()
 
 
 @click.command("conform")
@@ -106,36 +118,36 @@ D = campaign.DEFAULTS
 )
 @click.option(
     "--max-records",
-    type=Integer(min=1, max=6),
-    default=D["max_records"],
+    type=Integer(min=0),
+    default=MODEL.max_records,
     show_default=True,
     help="Produce calls per schedule, and the model's record bound.",
 )
 @click.option(
     "--max-crashes",
-    type=Integer(min=0, max=4),
-    default=D["max_crashes"],
+    type=Integer(min=0),
+    default=MODEL.max_crashes,
     show_default=True,
     help="SIGKILLs per schedule, and the model's crash bound.",
 )
 @click.option(
     "--max-epoch",
-    type=Integer(min=0, max=6),
-    default=D["max_epoch"],
+    type=Integer(min=0),
+    default=campaign.MODEL_DEFAULTS["max_epoch"],
     show_default=True,
     help="The model's leader-epoch bound (Kafka's first epoch is 0).",
 )
 @click.option(
     "--min-isr",
-    type=Integer(min=1, max=5),
-    default=D["min_isr"],
+    type=Integer(min=1),
+    default=campaign.MODEL_DEFAULTS["min_isr"],
     show_default=True,
     help="The topic's min.insync.replicas, and the model's.",
 )
 @click.option(
     "--acks",
-    type=click.Choice(["all", "1"]),
-    default=D["acks"],
+    type=click.Choice(ACKS),
+    default=MODEL.acks,
     show_default=True,
     help="The producer's acks, and the model's.",
 )
@@ -170,60 +182,25 @@ def conform_cmd(**given: Any) -> None:
     """
     console = Console()
     try:
-        import confluent_kafka  # noqa: F401
-    except ImportError:
-        _fail(EXIT_ENVIRONMENT, "conform needs a Kafka client: pip install 'hwcheck[conform]'")
-    try:
         jars.release(given["kafka"])
     except jars.KafkaUnavailable as exc:
         _fail(EXIT_USAGE, str(exc))
-    spec = _model(
-        given["kafka"],
-        given["truncation"],
-        {
-            "replicas": given["replicas"],
-            "max_records": given["max_records"],
-            "max_epoch": given["max_epoch"],
-            "max_crashes": given["max_crashes"],
-            "min_isr": given["min_isr"],
-            "acks": given["acks"],
-        },
-    )
+    keys = ("replicas", "max_records", "max_epoch", "max_crashes", "min_isr", "acks")
+    spec = model(given["kafka"], {"truncation": given["truncation"], **{k: given[k] for k in keys}})
     preset = spec.variant.name
-    bounds = Bounds(given["replicas"], given["max_records"], given["max_crashes"], given["steps"])
-    plan = campaign.Plan(given["seed"], given["schedules"], bounds, given["depth"], given["acks"])
+    plan = campaign.Plan(given["seed"], given["schedules"], given["steps"], given["depth"])
     out = given["out"] or Path("reports") / time.strftime("conform-%Y%m%d-%H%M%S")
     console.print(
         f"Kafka {given['kafka']} against the model's preset {preset} "
         f"({releases.covers(preset) or 'a preset'}); report in {out}"
     )
     try:
-        java = find_java("conform")
         with console.status("Resolving Kafka's jars (Maven Central, cached)"):
-            libs = given["kafka_libs"]
-            classpath = jars.local_jars(libs) if libs else jars.kafka_jars(given["kafka"])
+            java, classpath = campaign.prepare(given["kafka"], given["kafka_libs"])
     except (JavaNotFound, jars.KafkaUnavailable) as exc:
         _fail(EXIT_ENVIRONMENT, str(exc))
     cluster = Cluster(out / "cluster", classpath, java, given["replicas"], given["kafka"])
-    header: dict[str, Any] = {
-        "kafka": given["kafka"],
-        "preset": preset,
-        "bounds": {
-            k: given[k]
-            for k in (
-                "replicas",
-                "max_records",
-                "max_crashes",
-                "max_epoch",
-                "min_isr",
-                "acks",
-                "steps",
-                "depth",
-                "seed",
-            )
-        },
-        "settings": {k: v for k, (v, _) in {**HARNESS_SETTINGS, **CONTROLLER_SETTINGS}.items()},
-    }
+    header = campaign.header(given["kafka"], spec, plan)
     done: list[ScheduleReport] = []
     partial, error = False, None
     try:
@@ -242,8 +219,7 @@ def conform_cmd(**given: Any) -> None:
     if done or partial:
         doc = report.document(header, done, partial)
         try:
-            path = report.write(out, "conform.json", json.dumps(doc, indent=1) + "\n")
-            timeline = report.write(out, "conform.html", conform_page.page(doc))
+            path, timeline = write_reports(out, doc)
         except OSError as exc:
             _fail(EXIT_ENVIRONMENT, f"the report folder {out} cannot be written: {exc}")
         console.print(f"Report: {path} and the timeline {timeline}")

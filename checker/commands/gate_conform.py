@@ -10,21 +10,16 @@ its verdict is the whole of it.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from checker.commands.options import build
+from checker.commands.conform import model, write_reports
 from checker.conform import campaign, jars, report
 from checker.conform.cluster import Cluster, ClusterError
 from checker.conform.records import LogFormatError
-from checker.conform.schedule import Bounds
 from checker.gate import policy as gate
-from checker.java import JavaNotFound, find_java
-from checker.renderers import conform_page, conform_terminal
-
-MODEL_DEFAULTS = ("max_records", "max_crashes", "max_epoch", "min_isr", "acks")
-"""The bounds a conform check takes from ``campaign.DEFAULTS`` when it gives none."""
+from checker.java import JavaNotFound
+from checker.renderers import conform_terminal
 
 
 def run(
@@ -34,25 +29,11 @@ def run(
     reports under ``folder``; ``board`` shows the schedule and cut. An environment problem
     (no Java, no Maven, a broker that will not start) is an ERROR outcome naming it."""
     plan = {**campaign.DEFAULTS, **check.plan}
-    given = {**given, **{k: given.get(k) or campaign.DEFAULTS[k] for k in MODEL_DEFAULTS}}
-    _, spec, _ = build("kafka", given)
-    bounds = Bounds(
-        spec.config.replicas, spec.config.max_records, spec.config.max_crashes, plan["steps"]
-    )
-    chosen = campaign.Plan(plan["seed"], plan["schedules"], bounds, plan["depth"], spec.config.acks)
+    spec = model(plan["kafka"], given)
+    chosen = campaign.Plan(plan["seed"], plan["schedules"], plan["steps"], plan["depth"])
+    libs = plan.get("kafka_libs")
     try:
-        import confluent_kafka  # noqa: F401
-
-        java = find_java("a conform check")
-        libs = plan.get("kafka_libs")
-        jars.release(plan["kafka"])
-        classpath = (
-            jars.local_jars(config.parent / libs) if libs else jars.kafka_jars(plan["kafka"])
-        )
-    except ImportError:
-        return gate.Outcome(
-            check, gate.ERROR, "conform needs a Kafka client: pip install 'hwcheck[conform]'"
-        )
+        java, classpath = campaign.prepare(plan["kafka"], config.parent / libs if libs else None)
     except (JavaNotFound, jars.KafkaUnavailable) as exc:
         return gate.Outcome(check, gate.ERROR, str(exc))
     cluster = Cluster(folder / "cluster", classpath, java, spec.config.replicas, plan["kafka"])
@@ -70,17 +51,8 @@ def run(
         return gate.Outcome(check, gate.ERROR, str(exc), report=str(folder))
     finally:
         cluster.close()
-    header = {
-        "kafka": plan["kafka"],
-        "preset": spec.variant.name,
-        "bounds": {
-            "replicas": spec.config.replicas,
-            **{k: plan[k] for k in ("seed", "steps", "depth")},
-        },
-    }
-    doc = report.document(header, done, False)
-    report.write(folder, "conform.json", json.dumps(doc, indent=1) + "\n")
-    report.write(folder, "conform.html", conform_page.page(doc))
+    doc = report.document(campaign.header(plan["kafka"], spec, chosen), done, False)
+    write_reports(folder, doc)
     return judge(check, doc["schedules"], str(folder))
 
 

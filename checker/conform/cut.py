@@ -37,26 +37,11 @@ class BrokerCut:
 @dataclass(frozen=True)
 class Cut:
     """What one consistent cut read: per broker a ``BrokerCut``, and the controller's
-    partition state (None before the topic exists)."""
+    partition state (None before the topic exists). Two cuts are equal when they read the
+    same, whatever metadata offset made the controller's state (a settled cut)."""
 
     brokers: tuple[BrokerCut, ...]
     controller: PartitionState | None
-
-    def same_as(self, other: Cut) -> bool:
-        """Equal in everything but the metadata offset (a settled cut)."""
-        a = self.controller and (
-            self.controller.leader,
-            self.controller.leader_epoch,
-            self.controller.isr,
-            self.controller.elr,
-        )
-        b = other.controller and (
-            other.controller.leader,
-            other.controller.leader_epoch,
-            other.controller.isr,
-            other.controller.elr,
-        )
-        return self.brokers == other.brokers and a == b
 
 
 def take_cut(cluster: Cluster, topic: str) -> Cut:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import queue
 import threading
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -54,18 +54,27 @@ def observe(state: tuple[Any, ...]) -> Observation:
     return replicas, state[CONTROLLER]
 
 
-def differences(cut: Observation, seen: Observation) -> list[str]:
-    """The observed variables where ``seen`` (a model state's) differs from ``cut``, each as
-    ``name: cut value / model value``."""
-    out = []
+def _differing(cut: Observation, seen: Observation) -> Iterator[tuple[str, Any, Any]]:
+    """``(variable, cut value, model value)`` for each observed variable that differs."""
     for r, (real, model) in enumerate(zip(cut[0], seen[0], strict=True)):
         for name, a, b in zip(("log", "hw", "alive"), real, model, strict=True):
             if a != b:
-                out.append(f"broker {r} {name}: {a} / {b}")
+                yield f"broker {r} {name}", a, b
     for name, a, b in zip(("leader epoch", "leader", "isr", "elr"), cut[1], seen[1], strict=False):
         if a != b:
-            out.append(f"controller {name}: {a} / {b}")
-    return out
+            yield f"controller {name}", a, b
+
+
+def differences(cut: Observation, seen: Observation) -> list[str]:
+    """The observed variables where ``seen`` (a model state's) differs from ``cut``, each as
+    ``name: cut value / model value``."""
+    return [f"{name}: {a} / {b}" for name, a, b in _differing(cut, seen)]
+
+
+def misses(cut: Observation, seen: Observation) -> int:
+    """How many observed variables differ (``differences`` without its text: the searches
+    count them for every state they visit)."""
+    return sum(1 for _ in _differing(cut, seen))
 
 
 @dataclass(frozen=True)
@@ -76,7 +85,7 @@ class Counters:
     crashes: int
     epoch: int
 
-    def admits(self, state: tuple[Any, ...]) -> bool:
+    def admits(self, state: Any) -> bool:
         """Whether ``state`` can still lead to a state with these counters."""
         ghost = state[GHOST]
         return bool(
@@ -146,7 +155,7 @@ class Validator:
             return Verdict(
                 "reachable", nearest=differences(cut, nearest), visited=visited + visited2
             )
-        best = min((nearest, nearest2), key=lambda o: len(differences(cut, o)))
+        best = min((nearest, nearest2), key=lambda o: misses(cut, o))
         return Verdict("unreachable", nearest=differences(cut, best), visited=visited + visited2)
 
     def _search(
@@ -160,25 +169,22 @@ class Validator:
         states ``counters`` admits: every state found that explains ``cut`` (the search
         goes on past them: a step the cut cannot see keeps explaining it), the labels of the
         shortest path to one, the nearest observation seen, and the states visited."""
-        parent: dict[tuple[Any, ...], tuple[tuple[Any, ...] | None, Label | None]] = {
-            s: (None, None) for s in starts
-        }
-        queue = deque((s, 0) for s in starts)
+        parent: dict[Any, tuple[Any, Label | None]] = {s: (None, None) for s in starts}
+        queue: deque[tuple[Any, int]] = deque((s, 0) for s in starts)
         found: list[tuple[Any, ...]] = []
-        nearest, score = observe(starts[0]), len(differences(cut, observe(starts[0])))
+        nearest, score = observe(starts[0]), misses(cut, observe(starts[0]))
         while queue and len(parent) < SEARCH_LIMIT:
             state, level = queue.popleft()
             seen = observe(state)
             if seen == cut:
                 found.append(state)
             else:
-                miss = len(differences(cut, seen))
+                miss = misses(cut, seen)
                 if miss < score:
                     nearest, score = seen, miss
             if depth is not None and level >= depth:
                 continue
             for label, nxt in self.spec.successors(state):
-                assert isinstance(nxt, tuple)
                 if nxt not in parent and counters.admits(nxt):
                     parent[nxt] = (state, label)
                     queue.append((nxt, level + 1))

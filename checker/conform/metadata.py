@@ -1,7 +1,8 @@
 """The controller's view of a partition, read from its KRaft metadata log.
 
-The controller writes every decision to ``__cluster_metadata-0`` as records in v2 batches
-(``checker.conform.records.batches``). A record's value is framed by ``MetadataRecordSerde``
+The controller writes every decision to ``__cluster_metadata-0`` as records in v2 batches,
+never compressed (``checker.conform.records.records`` reads them; a batch's leader epoch is
+the quorum's there). A record's value is framed by ``MetadataRecordSerde``
 as three unsigned varints (frame version 1, api key, record version) and then the record in
 Kafka's flexible message encoding. This module reads the three records that make a
 partition's state (schemas: Kafka's ``metadata/src/main/resources/common/metadata``):
@@ -20,11 +21,11 @@ from __future__ import annotations
 
 import struct
 import uuid
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from checker.conform.records import CONTROL_BIT, LogFormatError, _varint, batches
+from checker.conform.records import LogFormatError, records
 
 TOPIC_RECORD, PARTITION_RECORD, PARTITION_CHANGE_RECORD = 2, 3, 5
 NO_LEADER, NO_LEADER_CHANGE = -1, -2
@@ -34,13 +35,13 @@ NO_LEADER, NO_LEADER_CHANGE = -1, -2
 class PartitionState:
     """The controller's partition: ``leader`` (None for none), ``leader_epoch``, ``isr`` and
     ``elr`` (sorted broker ids), and ``offset``, the metadata log offset of the record that
-    made this state."""
+    made this state (not compared: a state is what it says, whichever record said it)."""
 
     leader: int | None
     leader_epoch: int
     isr: tuple[int, ...]
     elr: tuple[int, ...]
-    offset: int
+    offset: int = field(compare=False)
 
 
 class _Reader:
@@ -131,49 +132,26 @@ def partition_states(folder: Path, topic: str, partition: int = 0) -> list[Parti
     topic_id: str | None = None
     states: list[PartitionState] = []
     for path in sorted(folder.glob("*.log")):
-        for header, body in batches(path.read_bytes(), str(path))[0]:
-            if header[5] & CONTROL_BIT:
-                continue
-            for offset, value in _values(header, body, path):
-                r = _Reader(value)
-                try:
-                    if r.uvarint() != 1:
-                        continue  # another frame version: not a record this reader knows
-                    key, version = r.uvarint(), r.uvarint()
-                    if key == TOPIC_RECORD:
-                        if r.string() == topic:
-                            topic_id = r.uuid()
-                    elif key in (PARTITION_RECORD, PARTITION_CHANGE_RECORD):
-                        read = _partition_record if key == PARTITION_RECORD else _change_record
-                        rid, number, fields = read(r, version)
-                        if rid == topic_id and number == partition:
-                            states.append(
-                                _apply(states[-1] if states else None, key, fields, offset)
-                            )
-                except (IndexError, struct.error, UnicodeDecodeError, ValueError):
-                    raise LogFormatError(
-                        f"{path}: offset {offset}: not a metadata record"
-                    ) from None
+        for record in records(path.read_bytes(), str(path)):
+            r = _Reader(record.value)
+            try:
+                if r.uvarint() != 1:
+                    continue  # another frame version: not a record this reader knows
+                key, version = r.uvarint(), r.uvarint()
+                if key == TOPIC_RECORD:
+                    if r.string() == topic:
+                        topic_id = r.uuid()
+                elif key in (PARTITION_RECORD, PARTITION_CHANGE_RECORD):
+                    read = _partition_record if key == PARTITION_RECORD else _change_record
+                    rid, number, fields = read(r, version)
+                    if rid == topic_id and number == partition:
+                        last = states[-1] if states else None
+                        states.append(_apply(last, key, fields, record.offset))
+            except (IndexError, struct.error, UnicodeDecodeError, ValueError):
+                raise LogFormatError(
+                    f"{path}: offset {record.offset}: not a metadata record"
+                ) from None
     return states
-
-
-def _values(header: tuple[int, ...], body: bytes, path: Path) -> list[tuple[int, bytes]]:
-    out, pos = [], 0
-    try:
-        for _ in range(header[12]):
-            length, pos = _varint(body, pos)
-            stop = pos + length
-            pos += 1
-            _, pos = _varint(body, pos)
-            delta, pos = _varint(body, pos)
-            key_length, pos = _varint(body, pos)
-            pos += max(key_length, 0)
-            value_length, pos = _varint(body, pos)
-            out.append((header[0] + delta, body[pos : pos + value_length]))
-            pos = stop
-    except IndexError:
-        raise LogFormatError(f"{path}: offset {header[0]}: a record runs past its batch") from None
-    return out
 
 
 def _apply(

@@ -99,7 +99,8 @@ def safety(cut: Cut, acked: dict[bytes, int]) -> list[str]:
 
 
 class Driver:
-    """One schedule against ``cluster``: a fresh topic, a producer, the cuts."""
+    """One schedule against ``cluster``: a fresh topic and a producer set as the
+    validator's model says (``min.insync.replicas``, unclean elections, acks), and the cuts."""
 
     def __init__(
         self,
@@ -107,23 +108,21 @@ class Driver:
         validator: Validator,
         topic: str,
         seed: int,
-        acks: str,
-        min_isr: int,
-        unclean: bool,
-        elr: bool,
     ) -> None:
         from confluent_kafka import KafkaException, Producer
         from confluent_kafka.admin import AdminClient, NewTopic  # type: ignore[attr-defined]
 
-        self.cluster, self.validator, self.elr = cluster, validator, elr
+        model = validator.spec  # the topic's settings and the producer's acks are the model's
+        self.cluster, self.validator = cluster, validator
+        self.elr = "elr" in model.variant.switches
         self.naming = Naming()
         self.acked: dict[bytes, int] = {}
         self.crashes, self.sent = 0, 0
         self.report = ScheduleReport(seed, topic, [])
         admin = AdminClient({"bootstrap.servers": cluster.bootstrap, "log_level": 0})
         config = {
-            "min.insync.replicas": str(min_isr),
-            "unclean.leader.election.enable": str(unclean).lower(),
+            "min.insync.replicas": str(model.config.min_isr),
+            "unclean.leader.election.enable": str(model.config.unclean_election).lower(),
         }
         futures = admin.create_topics(
             [
@@ -143,7 +142,7 @@ class Driver:
         self.producer = Producer(
             {
                 "bootstrap.servers": cluster.bootstrap,
-                "acks": "all" if acks == "all" else "1",
+                "acks": str(model.config.acks),
                 "enable.idempotence": False,
                 "retries": 0,
                 "linger.ms": 0,
@@ -201,7 +200,7 @@ class Driver:
         while time.monotonic() - start < SETTLE_LIMIT:
             time.sleep(SETTLE_QUIET)
             cut = take_cut(self.cluster, self.report.topic)
-            if cut.same_as(last):
+            if cut == last:
                 return cut, True
             last = cut
         return last, False
