@@ -568,3 +568,13 @@ def test_background_steps_keep_their_order_and_hand_back_an_error():
     failing.submit("boom", None, done.append)
     with pytest.raises(ValueError, match="the model raised"):
         failing.finish()
+
+
+def test_a_cluster_id_never_reads_as_a_flag(tmp_path):
+    """One id in 64 would start with '-', which the storage tool's ``-t`` takes for a flag
+    (a campaign once failed so); ids are drawn again until they do not, as Kafka's own."""
+    from checker.conform.settings import cluster_id
+
+    ids = {cluster_id(tmp_path) for _ in range(2000)}
+    assert len(ids) == 2000 and not any(i.startswith("-") for i in ids)
+    assert all(len(i) == 22 for i in ids)

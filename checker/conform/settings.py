@@ -120,6 +120,8 @@ def cluster_id(root: Path) -> str:
     """A new KRaft cluster id (a base64 UUID, as ``kafka-storage random-uuid``), written to
     ``root/cluster-id``, which marks the folder as a cluster of hwcheck's."""
     path = root / "cluster-id"
-    text = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+    text = "-"
+    while text.startswith("-"):  # as Kafka's Uuid.randomUuid: a leading '-' reads as a flag
+        text = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
     path.write_text(text + "\n")
     return text
