@@ -3,8 +3,9 @@ consistent cut against the model (``checker.conform``; docs/explanation/conforma
 
 Exit codes: 0 every cut explained and safe; 14 a cut the model does not explain (no step from
 the previous cut's states, or no reachable state at all); 12 a safety violation on the real
-cluster; 3 a cut beyond the model's bounds, or Ctrl-C / SIGTERM (partial results marked); 5
-no Java, no Maven, no jar, or a broker that would not start. No JVM outlives the command.
+cluster; 3 a cut beyond the model's bounds, or Ctrl-C / SIGTERM (partial results marked; a
+failure already seen still gives 14 or 12); 5 no Java, no Maven, no jar, or a broker that would
+not start. No JVM outlives the command.
 """
 
 from __future__ import annotations

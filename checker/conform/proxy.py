@@ -71,9 +71,12 @@ class Proxies:
                 writer.close()
                 return
             link.live |= {writer, up_writer}
-            await asyncio.gather(
-                _pump(reader, up_writer), _pump(up_reader, writer), return_exceptions=True
-            )
+            try:
+                await asyncio.gather(
+                    _pump(reader, up_writer), _pump(up_reader, writer), return_exceptions=True
+                )
+            except asyncio.CancelledError:  # close(): the connection ends with the proxies
+                return
             link.live -= {writer, up_writer}
 
         link.server = await asyncio.start_server(accept, "127.0.0.1", link.port)
@@ -104,6 +107,11 @@ class Proxies:
                     writer.close()
                 if link.server is not None:
                     link.server.close()
+            # every connection's task ends here, so none is left pending when the loop stops
+            tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
 
         self._call(stop())
         self.loop.call_soon_threadsafe(self.loop.stop)
