@@ -7,6 +7,9 @@ the same number), the same atoms as the Python predicates on every state, and th
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -185,3 +188,18 @@ def test_explore_core_choice_reaches_liveness(tmp_path, monkeypatch):
         found[core]["traces"] = [(t.parent.name, json.loads(t.read_text())) for t in traces]
         assert len(calls) == 1  # the compiled run only
     assert len(found["compiled"]) == 3 and found["compiled"] == found["reference"]
+
+
+def test_a_repeated_edge_keeps_the_strong_components_finite():
+    # scipy's strong components never return on a row that repeats a column; a subprocess
+    # with a time limit keeps a regression from hanging the suite
+    code = (
+        "import numpy as np\n"
+        "from checker.liveness.compiled import strong_components\n"
+        "indptr = np.array([0, 3, 4, 4], dtype=np.int64)\n"
+        "indices = np.array([1, 1, 2, 0], dtype=np.int32)\n"
+        "comp = strong_components(indptr, indices, 3)\n"
+        "print(comp[0] == comp[1], comp[0] != comp[2], indices.tolist())\n"
+    )
+    ran = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert ran.stdout.split() == ["True", "True", "[1,", "1,", "2,", "0]"], ran.stderr
