@@ -23,7 +23,7 @@ from checker.formats import catalog as catalog_format
 from checker.formats import pins, report, schedule, tracefile
 from checker.models.compose import build_model
 from checker.renderers import listing
-from spec.kafka import Config, releases
+from spec.kafka import Config, releases, versions
 from spec.tla import TlaConfig
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -53,7 +53,7 @@ def catalog() -> str:
         "(`--truncation kafka-X.Y`; `hwcheck list --json` has the same data). Any other "
         "version, `kafka-X.Y.Z`, `X.Y.Z` or `X.Y`, names the preset that models it; the "
         "release lines and the versions at each boundary: "
-        + ", ".join(f"`{k}` is `{v}`" for k, v in releases.VERSIONS.items())
+        + ", ".join(f"`{k}` is `{v}`" for k, v in versions.VERSIONS.items())
         + ".",
         "",
     ]

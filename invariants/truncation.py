@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from invariants.safety import first_gap, record_text
+from spec.kafka.releases import RELEASES
 
 _RULES = {
     "+hw-truncation": "hw",
@@ -38,15 +39,7 @@ _PRESET_RULES = {
     "kip966": "match",
     "kip320-first-try": "match",
     "kip320-kip279": "match",
-    "kafka-0.10": "hw",
-    "kafka-0.11": "epoch",
-    "kafka-2.0": "match",
-    "kafka-2.1": "match",
-    **{
-        name: "diverging"
-        for name in ("kafka-2.8", "kafka-3.0", "kafka-3.5", "kafka-3.6", "kafka-3.7")
-        + ("kafka-4.0", "kafka-4.1")
-    },
+    **{release.name: _RULES["+" + release.rule] for release in RELEASES},
 }
 """The rule of every built-in preset of both models (a team's own presets read as ``other``)."""
 

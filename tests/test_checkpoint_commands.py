@@ -257,7 +257,7 @@ def test_simulate_resume_says_what_is_wrong_with_a_manifest_as_explore_does(tmp_
     """A manifest cut short, or not UTF-8: ``simulate --resume`` and ``explore --resume``
     say it in the same words (``checker.jsontext``), not in Python's."""
     args = ["simulate", "--replicas", "2", "--seed", "5", "--no-progress", "--workers", "1"]
-    saved = ("--walks", "20", "--checkpoint", "ck", "--checkpoint-every", "0.0001")
+    saved = ("--walks", "60", "--checkpoint", "ck", "--checkpoint-every", "0.0001")
     assert cli_run(*args, *saved, "--out", "a", cwd=tmp_path).exit_code == 0
     manifest = tmp_path / "ck" / "checkpoint.json"
     where = Path("ck", "checkpoint.json")
@@ -273,7 +273,7 @@ def test_simulate_resume_says_what_is_wrong_with_a_manifest_as_explore_does(tmp_
     ):
         manifest.write_bytes(content)
         for command in (
-            [*args, "--walks", "40", "--resume", "ck", "--out", "b"],
+            [*args, "--walks", "80", "--resume", "ck", "--out", "b"],
             ["explore", "--resume", "ck", "--no-progress"],
         ):
             result = cli_run(*command, cwd=tmp_path)

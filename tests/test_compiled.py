@@ -32,7 +32,7 @@ from spec.kafka import native as kafka_native
 STATES = int(os.environ.get("HWCHECK_DIFF_STATES", "2000"))
 
 PRESETS = ("hw", "kip101", "kip279", "kip320", "kip966")
-RELEASES = ("kafka-2.8", "kafka-3.0", "kafka-3.5", "kafka-3.6", "kafka-4.1")
+RELEASES = ("kafka-2.8", "kafka-3.0", "kafka-3.5", "kafka-3.6", "kafka-3.7", "kafka-4.1")
 """The release presets that truncate on the fetch response, one per combination of its
 switches a release ran (the older ones are KIP presets under other names)."""
 SWITCHES = tuple(variants.SWITCHES)  # every on/off mechanism
@@ -142,6 +142,21 @@ CONFIGS = {
         "with_mechanisms": ("empty-clears-epoch",),
         "without_mechanisms": ("fenced-fetch",),
         "max_unclean_shutdowns": 1,
+    },
+    # the controller fences a live broker, in the same epoch (fence-live, shrink-in-epoch):
+    # with async ISR the leader counts its maximal ISR; with unclean election and ELR
+    "kafka-3.6 async ISR, unclean election, min ISR 2": {
+        "truncation": "kafka-3.6",
+        "with_mechanisms": ("async-isr",),
+        "unclean_election": True,
+        "min_isr": 2,
+    },
+    "kafka-3.7 split fetch, unclean shutdowns, acks=1": {
+        "truncation": "kafka-3.7",
+        "with_mechanisms": ("split-fetch",),
+        "max_unclean_shutdowns": 1,
+        "acks": "1",
+        "min_isr": 2,
     },
     "kafka-4.1 async ISR, unclean recovery and shutdowns": {
         "truncation": "kafka-4.1",

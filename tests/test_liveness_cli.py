@@ -55,7 +55,7 @@ def test_kafka_liveness_runs_beside_symmetry_and_says_the_graph_is_plain(tmp_pat
     result, summary = explore(tmp_path, "--replicas", "2", "--liveness")
     assert result.exit_code == 3, result.output  # LeaderElected is cut by --max-epoch
     assert summary["stats"]["symmetry"] is True
-    assert "13,952 states" in result.stderr and "no symmetry reduction" in result.stderr
+    assert "23,042 states" in result.stderr and "no symmetry reduction" in result.stderr
     assert summary["properties"]["LeaderElected"]["verdict"] == "unknown"
     assert summary["properties"]["FollowerCatchesUp"]["verdict"] == "holds"
 
@@ -171,16 +171,22 @@ def test_a_premise_never_reached_is_called_vacuous(tmp_path):
 def test_a_walk_that_runs_out_of_fair_steps_is_only_suspected(tmp_path):
     result = CliRunner().invoke(
         cli,
-        ["simulate", "--replicas", "2", "--liveness", "--liveness-bound", "1", "--walks", "30"]
+        ["simulate", "--replicas", "2", "--liveness", "--liveness-bound", "1", "--walks", "300"]
         + ["--no-progress", "--show", "none", "--core", "reference", "--out", str(tmp_path / "s")],
         catch_exceptions=False,
     )
     assert result.exit_code == 0, result.output
     assert (
-        "LeaderElected: suspected violation: walk 1 still had it open after 1 fair step "
+        "HwReachesLeo: suspected violation: walk 129 still had it open after 1 fair step "
         "(suspected, not a proof)" in result.stderr
     )
-    assert "ReplicasConverge: suspected violation: walk 1 had not settled" in result.stderr
+    # a loop where only the epoch budget keeps the election away proves nothing either
+    # (a leader fenced while it runs, again and again, spends the epochs)
+    assert (
+        "LeaderElected: suspected violation: walk 0 ended in a loop where the partition has no "
+        "leader and --max-epoch 6 forbids the next election (unknown at these bounds, not a "
+        "proof)" in result.stderr
+    )
 
 
 def test_ctrl_c_during_the_liveness_pass_leaves_it_unknown(tmp_path, monkeypatch):

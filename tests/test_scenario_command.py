@@ -274,7 +274,8 @@ def test_serve_refuses_a_scenario_that_does_not_play_or_comes_with_a_trace(tmp_p
     assert result.exit_code == 4 and result.output == (
         f"Error: {broken} line 2: step 1, Produce(leader=0), is not enabled in state 1: replica "
         "0 does not presume it leads: it applied no LeaderAndIsr since it started. Enabled "
-        "there: Elect(leader=0), Elect(leader=1), Crash(replica=0), Crash(replica=1)\n"
+        "there: ControllerShrinkIsr(replica=0), ControllerShrinkIsr(replica=1), Elect(leader=0), "
+        "Elect(leader=1), Crash(replica=0), Crash(replica=1)\n"
     )
     both = CliRunner().invoke(
         cli, ["serve", "--scenario", str(LOSS_FILE), "--trace", str(LOSS_FILE), "--port", "0"]

@@ -178,12 +178,13 @@ def test_release_presets_name_their_mechanisms_and_versions():
         "kafka-3.0": (*diverging, "hw-before-truncation"),
         "kafka-3.3": (*diverging, "live-isr", "hw-before-truncation"),
         "kafka-3.4.1": (*diverging, "live-isr"),
-        "kafka-3.5": kip_903,
-        "kafka-3.6": (*kip_903, "empty-clears-epoch"),
-        "kafka-3.7": (*kip_903, "strict-min-isr"),
-        "kafka-4.0": (*kip_903, "strict-min-isr"),
-        "kafka-4.1": (*diverging, "fenced-response",
-                      "live-isr", "broker-epoch", "strict-min-isr", "elr"),
+        "kafka-3.5": (*kip_903, "fence-live"),
+        "kafka-3.5.1": (*kip_903, "empty-clears-epoch", "fence-live"),
+        "kafka-3.6": (*kip_903, "empty-clears-epoch", "fence-live", "shrink-in-epoch"),
+        "kafka-3.7": (*kip_903, "strict-min-isr", "fence-live", "shrink-in-epoch"),
+        "kafka-4.0": (*kip_903, "strict-min-isr", "fence-live", "shrink-in-epoch"),
+        "kafka-4.1": (*diverging, "fenced-response", "live-isr", "broker-epoch",
+                      "strict-min-isr", "fence-live", "shrink-in-epoch", "elr"),
     }  # fmt: skip
 
 
@@ -193,7 +194,8 @@ def test_release_presets_name_their_mechanisms_and_versions():
         ("kafka-2.7", "kafka-2.1"),  # 2.7's followers never send a last fetched epoch
         ("kafka-2.8.1", "kafka-3.0"),  # KAFKA-13141 fixed in 2.8.1
         ("kafka-3.4.1", "kafka-3.4.1"),  # KAFKA-14704 fixed in 3.4.1, before KIP-903
-        ("kafka-3.5.1", "kafka-3.6"),  # KAFKA-15510's regression reached 3.5.1
+        ("kafka-3.5.1", "kafka-3.5.1"),  # KAFKA-15510's regression reached 3.5.1
+        ("kafka-3.6.1", "kafka-3.6"),  # KAFKA-15021: no new epoch on an ISR shrink
         ("kafka-3.9", "kafka-3.7"),
         ("epoch", "kip320"),
     ],

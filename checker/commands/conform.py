@@ -35,7 +35,7 @@ from checker.result import (
     EXIT_USAGE,
     EXIT_VIOLATED,
 )
-from spec.kafka import Config, releases
+from spec.kafka import Config, versions
 from spec.kafka.config import ACKS
 from spec.kafka.model import KafkaSpec
 
@@ -53,8 +53,8 @@ def model(kafka: str, given: dict[str, Any]) -> KafkaSpec:
     given = {**given, **{k: v for k, v in campaign.MODEL_DEFAULTS.items() if given.get(k) is None}}
     if not given.get("truncation"):
         try:  # a team's build, 4.1.0-acme, builds on 4.1.0
-            given["truncation"] = releases.preset_for(kafka.split("-")[0])
-        except releases.UnknownVersion as exc:
+            given["truncation"] = versions.preset_for(kafka.split("-")[0])
+        except versions.UnknownVersion as exc:
             raise click.BadParameter(str(exc), param_hint="'--kafka'") from None
     spec: KafkaSpec = build("kafka", given)[1]
     return spec
@@ -193,7 +193,7 @@ def conform_cmd(**given: Any) -> None:
     out = given["out"] or Path("reports") / time.strftime("conform-%Y%m%d-%H%M%S")
     console.print(
         f"Kafka {given['kafka']} against the model's preset {preset} "
-        f"({releases.covers(preset) or 'a preset'}); report in {out}"
+        f"({versions.covers(preset) or 'a preset'}); report in {out}"
     )
     try:
         with console.status("Resolving Kafka's jars (Maven Central, cached)"):

@@ -1,7 +1,7 @@
 """Kafka versions as users write them: the note that says which preset a version runs.
 
 ``--truncation kafka-3.6.1`` (or ``3.6.1``) runs the release preset that models it
-(``spec.kafka.releases.preset_for``); the command says so in one line on stderr, once a
+(``spec.kafka.versions.preset_for``); the command says so in one line on stderr, once a
 process, so that nobody reads the summary's ``kafka-3.6`` as a different release.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import click
 
-from spec.kafka import releases
+from spec.kafka import versions
 
 _SAID: set[str] = set()
 
@@ -22,7 +22,7 @@ def say_preset(model: str, asked: object, preset: str) -> None:
     if model != "kafka" or text in ("", "epoch", preset) or text in _SAID:
         return
     _SAID.add(text)
-    covers = releases.covers(preset)
+    covers = versions.covers(preset)
     click.echo(
         f"Note: {text} runs the preset {preset}" + (f" ({covers})." if covers else "."), err=True
     )

@@ -20,7 +20,7 @@ import jsonschema
 import checker
 from checker.renderers.listing import actions, first_paragraph
 from spec.kafka import config as kafka_config
-from spec.kafka import releases
+from spec.kafka import releases, versions
 from spec.kafka.variants import BUILTIN_RULES, KIP_PRESETS, PRESETS, RULES, SWITCHES
 from spec.tla.config import ASYNC_ISR, TLA_VARIANTS
 
@@ -57,7 +57,7 @@ def _model(spec: Any, props: list[Any]) -> dict[str, Any]:
     entry: dict[str, Any] = {"name": spec.name}
     if spec.name == "kafka":
         entry["presets"] = _kafka_presets()
-        entry["aliases"] = {**kafka_config.ALIASES, **releases.VERSIONS}
+        entry["aliases"] = {**kafka_config.ALIASES, **versions.VERSIONS}
         entry["mechanisms"] = [
             {
                 "name": name,

@@ -36,8 +36,8 @@ class Verdict:
     """One liveness property's answer: ``lasso`` is ``None`` when it holds; ``key`` is the
     violated obligation (for leads-to); ``opened``: states where ``P`` opens an obligation
     (0 means the property holds vacuously); ``never_taken``: see ``Lasso.never_taken``.
-    ``cut``: when non-empty, the only lassos found end stuttering where a bound stops
-    progress (the sentence of the model's ``cut``): the answer is unknown at these bounds,
+    ``cut``: when non-empty, the only lassos found end stuttering, or loop, where a bound
+    stops progress (the sentence of the model's ``cut``): the answer is unknown at these bounds,
     and ``lasso`` shows one such behaviour."""
 
     prop: Property
@@ -83,8 +83,11 @@ def _ending(
     graph: StateGraph, cuts: set[int], allowed: list[int], rules: Constraints, must: set[int] | None
 ) -> tuple[set[int], set[int], dict[int, list[int]]]:
     """``(stutter states, states that can reach a fair ending inside allowed, component of
-    each component state)``; a state in ``cuts`` is no stutter state."""
-    comps = fair_components(graph, allowed, rules, must)
+    each component state)``; a state in ``cuts`` is no stutter state, and a fair component
+    of ``cuts`` states alone is no ending (its epoch is the last the bound allows, so the
+    election a larger bound makes fair never comes: the controller's fencing of a live leader
+    leaves such a loop, its followers fetching from it for ever)."""
+    comps = [c for c in fair_components(graph, allowed, rules, must) if not cuts.issuperset(c)]
     stops = set(stuttering(graph, allowed, rules)) - cuts
     if must is not None:
         stops &= must

@@ -176,6 +176,14 @@ def _better(best: Best, key: Any, lasso: Lasso) -> Best:
     return best
 
 
+def outside(owner: Array, cuts: Array) -> Array:
+    """``owner`` (a fair component per state, -1 for none) without the components whose
+    states are all in ``cuts`` (``check._ending``: such a loop is the bound's, not the
+    protocol's)."""
+    kept = np.unique(owner[(owner >= 0) & ~cuts])
+    return np.where((owner >= 0) & np.isin(owner, kept), owner, -1)
+
+
 def _leads_to(
     graph: CompiledGraph,
     model: CompiledModel,
@@ -200,14 +208,15 @@ def _leads_to(
         if not seeds.any():
             continue
         region = graph.reach(allowed, seeds)
-        owner = fair_components(graph, rules, region)
+        everywhere = fair_components(graph, rules, region)
         free = region & rules.idle
         for excluded in (False, True) if cuts is not None else (False,):
             stops = free & ~cuts if excluded and cuts is not None else free
+            owner = outside(everywhere, cuts) if excluded and cuts is not None else everywhere
             doomed = graph.reach(region, stops | (owner >= 0), backward=True)
             starts = np.flatnonzero(seeds & doomed)
             if not len(starts):
-                break  # fewer stutter states cannot reach more
+                break  # fewer endings cannot reach more
             start = int(starts[np.argmin(graph.depth[starts])])
             lasso = lasso_from(graph, rules, start, doomed, stops, owner)
             if excluded or cuts is None:
@@ -235,12 +244,13 @@ def _eventually_always(
     owner[(owner >= 0) & ~np.isin(owner, holding)] = -1
     for excluded in (True, False) if cuts is not None else (True,):
         stops = rules.idle & bad & (~cuts if excluded and cuts is not None else True)
-        endings = stops | (owner >= 0)
+        owner_now = outside(owner, cuts) if excluded and cuts is not None else owner
+        endings = stops | (owner_now >= 0)
         ends = np.flatnonzero(endings)
         if not len(ends):
             continue
         end = int(ends[np.argmin(graph.depth[ends])])
-        lasso = lasso_from(graph, rules, end, endings, stops, owner, bad)
+        lasso = lasso_from(graph, rules, end, endings, stops, owner_now, bad)
         return Verdict(prop, lasso, None, count), lasso, not excluded
     return Verdict(prop, None, opened=count), None, False
 

@@ -57,11 +57,18 @@ def judge(
             found = judge_walk(spec, prop, prefix, schedule, bound)
             if found is None:
                 continue
+            bounded = _cut(spec, found)
             if found.suspected:
                 what = "had not settled" if found.key is None else "still had it open"
                 steps = f"{bound} fair step{'' if bound == 1 else 's'}"
                 suspected.setdefault(
                     prop.name, f"walk {index:,} {what} after {steps} (suspected, not a proof)"
+                )
+            elif bounded:
+                suspected.setdefault(
+                    prop.name,
+                    f"walk {index:,} ended in a loop where {bounded} (unknown at "
+                    "these bounds, not a proof)",
                 )
             else:
                 real[prop.name] = (index, found)
@@ -76,12 +83,23 @@ def judge(
         result.batch.first[prop.name] = (index, labels)
         result.batch.violating[prop.name] = result.batch.violating.get(prop.name, 0) + 1
         length = len(found.path)
-        result.shrunk.append(Shrunk(violation, index, length, violation.length, violation.length))
+        result.shrunk.append(Shrunk(violation, length, length, violation.length, violation.length))
         suspected.pop(prop.name, None)
     if real and result.status in ("none found", "vacuous"):
         result.status = "violated"
         result.reason = f"{len(real)} liveness propert{'y' if len(real) == 1 else 'ies'} violated"
     return suspected
+
+
+def _cut(spec: Spec, found: Found) -> str:
+    """The model's ``cut`` sentence when every state of ``found``'s loop is one where a bound,
+    not the protocol, stops progress (``check.judge``: such a lasso proves nothing); else
+    ``""``."""
+    cut = getattr(spec, "cut", None)
+    if cut is None or found.suspected:
+        return ""
+    reasons = [cut(state) for _, state in found.path[found.back_to :]]
+    return reasons[-1] if reasons and all(reasons) else ""
 
 
 def _violation(prop: Property, found: Found, fairness: Sequence[Fairness]) -> Violation:

@@ -63,7 +63,9 @@ def compare_table(cells: list[Cell]) -> Table:
     ✓ holds, ✗ n violated with an n-state shortest counterexample; then states and seconds."""
     releases = all(cell.title.startswith(RELEASE_PREFIX) for cell in cells)
     wide = len(cells) > 11  # past 11 columns the vertical rules go, to fit 120 columns
+    widest = len(cells) > 13  # past 13 the edges go too, and counts take 4 characters
     table = Table(
+        show_edge=not widest,
         title="hwcheck compare" + (": Kafka releases (kafka-X.Y)" if releases else ""),
         title_justify="left",
         box=box.SIMPLE_HEAD if wide else box.HEAVY_HEAD,
@@ -87,7 +89,7 @@ def compare_table(cells: list[Cell]) -> Table:
                 )
             )
         table.add_row(name, *marks)
-    compact = len(cells) > 6
+    compact = 2 if widest else 1 if len(cells) > 6 else 0
     table.add_row(count_label(cells), *[_count(c.result.stats.distinct, compact) for c in cells])
     table.add_row("seconds", *[f"{c.result.stats.seconds:.1f}" for c in cells])
     return table
@@ -103,8 +105,13 @@ def count_label(cells: list[Cell]) -> str:
     return "orbits" if cells and all(c.result.stats.symmetry for c in cells) else "states"
 
 
-def _count(n: int, compact: bool) -> str:
-    """``2,602,079``, or with ``compact`` ``2.60M`` / ``9.7k`` (a wide matrix)."""
+def _count(n: int, compact: int) -> str:
+    """``2,602,079``; with ``compact`` 1 (a wide matrix) ``2.60M`` / ``9.7k`` from 10,000
+    on; with 2 (the widest) at most 4 characters: ``2.6M``, ``15k``, ``9.6k``."""
+    if compact == 2 and n >= 1_000:
+        if n >= 1_000_000:
+            return f"{n / 1e6:.1f}M"
+        return f"{n / 1e3:.0f}k" if n >= 10_000 else f"{n / 1e3:.1f}k"
     if not compact or n < 10_000:
         return f"{n:,}"
     return f"{n / 1e6:.2f}M" if n >= 1_000_000 else f"{n / 1e3:.1f}k"

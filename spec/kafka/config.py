@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from spec.bounds import ConfigError, require_within, resolve_variant
-from spec.kafka import plugins, releases, variants
+from spec.kafka import plugins, variants, versions
 
 TRUNCATION_VARIANTS = variants.BUILTIN_PRESETS
 """The built-in protocol presets, oldest first (``spec.kafka.variants.PRESETS``; a team's
@@ -61,7 +61,7 @@ class Config:
     - ``unclean_election``: ``unclean.leader.election.enable``.
     - ``truncation``: the protocol preset, one of ``TRUNCATION_VARIANTS`` (``epoch`` is
       accepted as an alias of ``kip320``, and any Kafka version, ``kafka-3.9.1`` or ``3.9.1``,
-      names the release preset that models it: ``releases.preset_for``); ``with_mechanisms`` /
+      names the release preset that models it: ``versions.preset_for``); ``with_mechanisms`` /
       ``without_mechanisms``: the
       mechanisms (``spec.kafka.variants.MECHANISMS``) turned on / off on top of it.
     - ``max_unclean_shutdowns``: unclean shutdowns (power loss) over the whole run; 0 keeps
@@ -121,8 +121,8 @@ class Config:
             )
         self.load_variants()
         try:  # a Kafka version names its release preset: kafka-3.9.1 is kafka-3.7
-            asked = releases.preset_for(self.truncation) or self.truncation
-        except releases.UnknownVersion as error:
+            asked = versions.preset_for(self.truncation) or self.truncation
+        except versions.UnknownVersion as error:
             raise ConfigError("--truncation", f"--truncation: {error}") from None
         truncation = resolve_variant(asked, tuple(variants.PRESETS), ALIASES)
         enable = tuple(sorted(set(self.with_mechanisms)))
@@ -164,7 +164,7 @@ class Config:
         config; raises ``ValueError`` as ``variants.resolve`` does otherwise)."""
         self.load_variants()  # a worker process builds its spec from the config alone
         return variants.resolve(
-            ALIASES.get(self.truncation) or releases.preset_for(self.truncation) or self.truncation,
+            ALIASES.get(self.truncation) or versions.preset_for(self.truncation) or self.truncation,
             self.with_mechanisms,
             self.without_mechanisms,
         )

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from checker.model import Label
+from spec.kafka.actions import true_leader
 from spec.kafka.diverging import on_become_follower
 from spec.kafka.elr import decide, elr_choices
 from spec.kafka.state import (
@@ -24,12 +25,15 @@ from spec.kafka.state import (
     HW,
     LOG,
     NO_VIEW,
+    REMOTE,
     REPLICAS,
     REQUESTS,
     V_EPOCH,
     VIEW,
     commit,
+    controller_after,
     leader_hw,
+    maximal_isr,
     put,
     put_at,
     truncated,
@@ -43,40 +47,52 @@ if TYPE_CHECKING:
 
 
 def controller_shrink_isr(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
-    """ControllerShrinkIsr(replica): the controller handles a crashed ISR member's broker.
+    """ControllerShrinkIsr(replica): the controller handles a failed or fenced ISR member.
 
-    ControllerShrinkIsr(replica): the controller saw the broker of an ISR member die, and
-    decides in a new leader epoch with a LeaderAndIsr. A follower leaves the ISR, which it
-    never empties. The leader, when no live replica can be elected in its place (else Elect
-    replaces it, as both controllers do in the same step), loses its leadership: the partition
-    has no leader, and the ISR keeps the leader only if it was the last member (ZooKeeper, and
+    ControllerShrinkIsr(replica): the controller saw the broker of an ISR member die (with
+    ``fence-live`` also: stop heartbeating while it runs, paused or cut off from the
+    controller, and be fenced as a dead one is). A follower leaves the ISR, which it never
+    empties: in a new leader epoch, or with ``shrink-in-epoch`` (KAFKA-15021, KRaft from
+    metadata version 3.6-IV0) in the same epoch (``shrink_in_epoch``; before the first
+    election, epoch -1, there is none to keep). The leader, when no
+    other live replica can be elected in its place (else Elect replaces it, as both
+    controllers do in the same step), loses its leadership in a new epoch: the partition has
+    no leader, and the ISR keeps the leader only if it was the last member (ZooKeeper, and
     KRaft without ELR, never write an empty ISR; with ``elr``, KIP-966, the ISR may empty and
     the leader joins the ELR below min ISR). Until then a crashed leader cannot restart
-    (``restart``), so it never leads again in its old epoch. Sources: ZooKeeper's
+    (``restart``), so it never leads again in its old epoch; a fenced live leader keeps its
+    view until a newer LeaderAndIsr names a leader. Sources: ZooKeeper's
     ``ReplicaStateMachine.doRemoveReplicasFromIsr`` (leader -1, the ISR kept when it has one
     member, epoch + 1; ``Election.leaderForOffline`` first elects a live ISR member); KRaft's
     ``ReplicationControlManager.handleBrokerFenced`` and ``PartitionChangeBuilder`` (a fenced
     leader is replaced or becomes -1, and a new leader, -1 included, takes the next leader
-    epoch); protocol.md action 3. The same step in the TLA+ specs: hachikuji's
-    ``ControllerShrinkIsr``."""
-    ctrl, replicas = s[CONTROLLER], s[REPLICAS]
-    if ctrl[C_EPOCH] >= ctx.config.max_epoch:
-        return
+    epoch; ``triggerLeaderEpochBumpIfNeeded``: an ISR shrink alone takes none when
+    ``MetadataVersion.isLeaderEpochBumpRequiredOnIsrShrink`` is false); protocol.md action 3.
+    The same step in the TLA+ specs: hachikuji's ``ControllerShrinkIsr``. Observed on Kafka
+    3.9.1 and 4.1.0 by ``hwcheck conform`` (docs/explanation/conformance.md)."""
+    ctrl, replicas, variant = s[CONTROLLER], s[REPLICAS], ctx.variant
+    budget = ctrl[C_EPOCH] < ctx.config.max_epoch
     isr = ctrl[C_ISR]
     for r in isr:
-        # enabled when: r is a crashed ISR member; a follower of an ISR of 2 or more, or the
-        # leader when nobody can be elected in its place
-        if replicas[r][ALIVE]:
+        # enabled when: r is a crashed (fence-live: or any) ISR member; a follower of an ISR
+        # of 2 or more (an epoch left unless shrink-in-epoch), or the leader when nobody else
+        # can be elected in its place (an epoch left)
+        if replicas[r][ALIVE] and not variant.fence_live:
             continue
         fewer = without_member(isr, r)
         if r != ctrl[C_LEADER]:
             if len(isr) < 2:
                 continue
+            if variant.shrink_in_epoch and ctrl[C_EPOCH] >= 0:
+                out.append((ctx.labels.controller_shrink[r], shrink_in_epoch(ctx, s, fewer)))
+                continue
+            if not budget:
+                continue
             decision, requests = decide(ctx, s, ctrl[C_LEADER], fewer)
         else:
-            if replaceable(ctx, s):
+            if not budget or replaceable(ctx, s, r):
                 continue
-            decision, requests = decide(ctx, s, None, fewer if fewer or ctx.variant.elr else isr)
+            decision, requests = decide(ctx, s, None, fewer if fewer or variant.elr else isr)
         out.append(
             (
                 ctx.labels.controller_shrink[r],
@@ -85,14 +101,44 @@ def controller_shrink_isr(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[La
         )
 
 
-def replaceable(ctx: KafkaSpec, s: tuple[Any, ...]) -> bool:
-    """Whether the controller could elect a live replica now: a live ISR member, a live ELR
-    member (``elr``), or with ``--unclean`` any live replica (``Elect``, ``UncleanElect``,
-    ``UncleanRecovery``; their epoch budget aside)."""
+def shrink_in_epoch(ctx: KafkaSpec, s: tuple[Any, ...], isr: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The state once the controller set the ISR to ``isr`` (a follower left it) in the same
+    leader epoch (``shrink-in-epoch``): the latest LeaderAndIsr is rewritten, as for the
+    leader's own ISR change (``actions.record_isr``), and the ELR follows the ISR. A live
+    leader of that epoch takes the new ISR at once and recomputes its HW (in KRaft it reads
+    the partition change from the metadata log: ``Partition.makeLeader`` with the same epoch
+    ends in ``maybeIncrementLeaderHW``; an ISR change it proposed from the older state is
+    rejected by the partition epoch). Source: KAFKA-15021 (PR 13765, Kafka 3.6.0)."""
+    ctrl, replicas, requests = s[CONTROLLER], s[REPLICAS], s[REQUESTS]
+    epoch, leader = ctrl[C_EPOCH], ctrl[C_LEADER]
+    ghost = s[GHOST]
+    if leader is not None and true_leader(s, leader):
+        rep = replicas[leader]
+        view = (leader, epoch, isr)
+        counted = isr if ctx.alter_at is None else maximal_isr(view, s[ctx.alter_at][leader])
+        hw = leader_hw(
+            len(rep[LOG]), rep[HW], leader, counted, rep[REMOTE], ctx.hw_min_isr, len(isr)
+        )
+        ghost = commit(ghost, rep[LOG], rep[HW], hw)
+        replicas = put(replicas, leader, (rep[LOG], hw, True, view, rep[REMOTE]))
+    requests = requests[:-1] + ((epoch, leader, isr),)
+    controller = controller_after(ctrl, epoch, leader, isr, ctx.config.min_isr)
+    return (replicas, controller, requests, ghost) + s[DURABLE:]
+
+
+def replaceable(ctx: KafkaSpec, s: tuple[Any, ...], fenced: int | None = None) -> bool:
+    """Whether the controller could elect a live replica other than ``fenced`` now: a live
+    ISR member, a live ELR member (``elr``), or with ``--unclean`` any live replica
+    (``Elect``, ``UncleanElect``, ``UncleanRecovery``; their epoch budget aside). A fenced
+    broker is never elected (``handleBrokerFenced`` elects among the others)."""
     ctrl, replicas = s[CONTROLLER], s[REPLICAS]
-    if any(replicas[m][ALIVE] for m in ctrl[C_ISR]) or elr_choices(ctx, s):
+
+    def live(m: int) -> bool:
+        return m != fenced and bool(replicas[m][ALIVE])
+
+    if any(live(m) for m in ctrl[C_ISR]) or any(live(m) for m in elr_choices(ctx, s)):
         return True
-    return ctx.config.unclean_election and any(rep[ALIVE] for rep in replicas)
+    return bool(ctx.config.unclean_election) and any(live(m) for m in range(len(replicas)))
 
 
 def elect(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:

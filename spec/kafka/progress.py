@@ -114,7 +114,8 @@ def _eligible(s: tuple[Any, ...], elr: bool) -> list[int]:
 
 def make_cut(max_epoch: int, elr: bool, unclean: bool) -> Any:
     """``cut(state)``: the sentence for a state where only the epoch budget stops progress of
-    a partition whose leader is down: the next election, when a replica an election may pick
+    a partition whose leader is down or gone (fenced while it ran: ``fence-live``): the next
+    election, when a replica an election may pick
     is live (a live eligible one, or with ``unclean`` any live one), or, when the crashed
     leader is still the controller's, the decision that takes its leadership away, without
     which it cannot restart (``membership.restart``)."""
@@ -129,7 +130,7 @@ def make_cut(max_epoch: int, elr: bool, unclean: bool) -> Any:
             )
         if not _eligible(s, elr) and not (unclean and any(r[ALIVE] for r in s[REPLICAS])):
             return None
-        return f"the leader is down and --max-epoch {max_epoch} forbids the next election"
+        return f"the partition has no leader and --max-epoch {max_epoch} forbids the next election"
 
     return cut
 

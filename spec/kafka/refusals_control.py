@@ -51,22 +51,29 @@ def epochs_left(ctx: KafkaSpec, s: tuple[Any, ...]) -> Refusal | None:
 
 
 def controller_shrink_isr(ctx: KafkaSpec, s: tuple[Any, ...], r: int) -> Refusal | None:
-    """ControllerShrinkIsr(replica): epochs left, ``r`` a crashed ISR member; a follower of
-    an ISR of 2 or more, or the leader when no live replica can be elected in its place
+    """ControllerShrinkIsr(replica): ``r`` a crashed (``fence-live``: any) ISR member; a
+    follower of an ISR of 2 or more, with an epoch left unless ``shrink-in-epoch`` keeps a
+    decided one; or the
+    leader, with an epoch left, when no other live replica can be elected in its place
     (``membership.controller_shrink_isr``)."""
     ctrl = s[CONTROLLER]
     isr = ctrl[C_ISR]
-    if (refusal := epochs_left(ctx, s)) is not None:
+    follower = r in isr and r != ctrl[C_LEADER]
+    in_epoch = follower and ctx.variant.shrink_in_epoch and ctrl[C_EPOCH] >= 0
+    if not in_epoch and (refusal := epochs_left(ctx, s)) is not None:
         return refusal
     if r not in isr:
         return Refusal(f"replica {r} is not in the controller's ISR {members(isr)}")
-    if s[REPLICAS][r][ALIVE]:
-        return Refusal(f"replica {r} is up: the controller handles only a crashed member")
+    if s[REPLICAS][r][ALIVE] and not ctx.variant.fence_live:
+        return Refusal(
+            f"replica {r} is up: the controller handles only a crashed member (--with "
+            "fence-live: a live one too)"
+        )
     if r == ctrl[C_LEADER]:
-        if replaceable(ctx, s):
+        if replaceable(ctx, s, r):
             return Refusal(
-                f"replica {r} is the controller's leader and a live replica can take over: "
-                "an election replaces it"
+                f"replica {r} is the controller's leader and another live replica can take "
+                "over: an election replaces it"
             )
         return None
     if len(isr) < 2:

@@ -31,10 +31,31 @@ _ZK_NO_KIP_903 = (
     "--without broker-epoch models such a cluster"
 )
 
-_KRAFT_LEFT_OUT = (
-    "KRaft's partition epoch is not modelled: since MV 3.6-IV0 (KAFKA-15021) the controller "
-    "removes a failed broker from the ISR without a new leader epoch, where the model's "
-    "ControllerShrinkIsr takes one as ZooKeeper's controller did"
+FENCE_LIVE = ("fence-live",)
+"""KRaft's broker fencing (KIP-631): a broker that stops heartbeating, crashed or not, is
+fenced and leaves the ISR or its leadership."""
+
+SHRINK_IN_EPOCH = ("shrink-in-epoch",)
+"""KAFKA-15021 (Kafka 3.6.0, metadata version 3.6-IV0): the KRaft controller shrinks an ISR
+without a new leader epoch."""
+
+_KRAFT_BUMP = (
+    "KRaft before metadata version 3.6-IV0 takes a new leader epoch on every ISR shrink, the "
+    "leader's own AlterPartition included (PartitionChangeBuilder.triggerLeaderEpochBumpIfNeeded"
+    "); the model's ShrinkIsr keeps the epoch, as ZooKeeper's controller did"
+)
+
+_KRAFT_FENCED = (
+    "a fenced broker stays out of the ISR until its heartbeats come back, which may be at once: "
+    "the model lets ExpandIsr add it back whenever it has caught up"
+)
+
+_ZK_SESSION = (
+    "a broker fenced while it runs (its ZooKeeper session expired or, in KRaft, its heartbeats "
+    "stopped: a long pause, or cut off from the controller) is handled by the controller as a "
+    "failed one: --with fence-live models it (it "
+    "changes no verdict of compare --replicas 3; kafka-0.10's shortest counterexamples are a "
+    "step shorter)"
 )
 
 
@@ -62,6 +83,7 @@ RELEASES = (
         kafka="0.10.x and earlier",
         description="a new follower truncates to its own HW",
         source="the HW rule of replication before KIP-101; its holes: KAFKA-1211",
+        left_out=_ZK_SESSION,
     ),
     Release(
         name="kafka-0.11",
@@ -72,6 +94,7 @@ RELEASES = (
             "OffsetsForLeaderEpoch for the follower's latest epoch (leader epochs in the log)"
         ),
         source="KIP-101 (KAFKA-1211's fix)",
+        left_out=_ZK_SESSION,
     ),
     Release(
         name="kafka-2.0",
@@ -80,6 +103,7 @@ RELEASES = (
         kafka="2.0",
         description="OffsetsForLeaderEpoch repeated until follower and leader agree",
         source="KIP-279 (KAFKA-6361)",
+        left_out=_ZK_SESSION,
     ),
     Release(
         name="kafka-2.1",
@@ -93,6 +117,7 @@ RELEASES = (
             "KIP-320 (KAFKA-6880, KAFKA-7128, KAFKA-7415); 2.7 has only the leader's half of "
             "KAFKA-10554: its followers never send a last fetched epoch"
         ),
+        left_out=_ZK_SESSION,
     ),
     Release(
         name="kafka-2.8",
@@ -106,7 +131,10 @@ RELEASES = (
         ),
         source="KAFKA-10554 (PR 9382, commit 7ecc3a5, IBP 2.7-IV1; schema KAFKA-10487, PR 9290)",
         left_out=(
-            _IBP + "; KAFKA-13141's window is open in a mixed cluster too (a 2.7.0 leader with "
+            _ZK_SESSION
+            + "; "
+            + _IBP
+            + "; KAFKA-13141's window is open in a mixed cluster too (a 2.7.0 leader with "
             "2.8.0 followers behaves as this preset)"
         ),
     ),
@@ -121,7 +149,7 @@ RELEASES = (
             "NoUncommittedRead and NoDivergence see)"
         ),
         source="KAFKA-13141 fixed (PR 11136: 2.7.2, 2.8.1, 3.0.0)",
-        left_out=_IBP,
+        left_out=_ZK_SESSION + "; " + _IBP,
     ),
     Release(
         name="kafka-3.3",
@@ -133,7 +161,7 @@ RELEASES = (
             "KIP-841 (KRaft, 3.3.0: Partition.isReplicaIsrEligible, the controller's "
             "INELIGIBLE_REPLICA); KAFKA-14140 (ZooKeeper, 3.3.0 and 3.4.0)"
         ),
-        left_out=_IBP,
+        left_out=_ZK_SESSION + "; " + _IBP,
     ),
     Release(
         name="kafka-3.4.1",
@@ -145,12 +173,12 @@ RELEASES = (
             "KAFKA-14704 fixed (PR 13230: 3.4.1, 3.5.0; the 3.3 and older branches got it in PR "
             "13245 but no release since)"
         ),
-        left_out=_IBP,
+        left_out=_ZK_SESSION + "; " + _IBP,
     ),
     Release(
         name="kafka-3.5",
         rule="diverging-epoch-truncation",
-        switches=FENCES + LIVE_ISR + BROKER_EPOCH,
+        switches=FENCES + LIVE_ISR + BROKER_EPOCH + FENCE_LIVE,
         kafka="3.5.0",
         description=(
             "as 3.4.1, and a leader forgets a replica's fetch state when the replica comes back "
@@ -158,28 +186,60 @@ RELEASES = (
         ),
         source=(
             "KIP-903 (3.5.0, KRaft from MV 3.5-IV1: Partition.isBrokerEpochIsrEligible, the "
-            "controller's broker-epoch check of AlterPartition)"
+            "controller's broker-epoch check of AlterPartition); KIP-631 (a broker that stops "
+            "heartbeating is fenced, crashed or not: ReplicationControlManager.handleBrokerFenced)"
         ),
-        left_out=_ZK_NO_KIP_903 + "; " + _IBP + "; " + _KRAFT_LEFT_OUT,
+        left_out=_ZK_NO_KIP_903 + "; " + _IBP + "; " + _KRAFT_BUMP + "; " + _KRAFT_FENCED,
     ),
     Release(
-        name="kafka-3.6",
+        name="kafka-3.5.1",
         rule="diverging-epoch-truncation",
-        switches=FENCES + LIVE_ISR + BROKER_EPOCH + ("empty-clears-epoch",),
-        kafka="3.5.1 - 3.5.2, 3.6.0 - 3.6.2",
+        switches=FENCES + LIVE_ISR + BROKER_EPOCH + FENCE_LIVE + ("empty-clears-epoch",),
+        kafka="3.5.1 - 3.5.2",
         description=(
             "as 3.5, but the first response with no records to a new fetch state clears the last "
             "fetched epoch (KAFKA-15510)"
         ),
         source="KAFKA-15510: the regression of KAFKA-15080 (PR 13843)",
-        left_out=_ZK_NO_KIP_903 + "; " + _IBP + "; " + _KRAFT_LEFT_OUT,
+        left_out=_ZK_NO_KIP_903 + "; " + _IBP + "; " + _KRAFT_BUMP + "; " + _KRAFT_FENCED,
+    ),
+    Release(
+        name="kafka-3.6",
+        rule="diverging-epoch-truncation",
+        switches=FENCES
+        + LIVE_ISR
+        + BROKER_EPOCH
+        + FENCE_LIVE
+        + SHRINK_IN_EPOCH
+        + ("empty-clears-epoch",),
+        kafka="3.6.0 - 3.6.2",
+        description=(
+            "as 3.5.1, and the controller takes a failed or fenced follower out of the ISR in the "
+            "same leader epoch (KAFKA-15021)"
+        ),
+        source=(
+            "KAFKA-15510 (the regression of KAFKA-15080, PR 13843); KAFKA-15021 (PR 13765, "
+            "metadata version 3.6-IV0: MetadataVersion.isLeaderEpochBumpRequiredOnIsrShrink)"
+        ),
+        left_out=(
+            _ZK_NO_KIP_903
+            + "; "
+            + _IBP
+            + "; a cluster upgraded from an older metadata version keeps the new epoch until "
+            "its metadata version reaches 3.6-IV0 (--without shrink-in-epoch); " + _KRAFT_FENCED
+        ),
     ),
     Release(
         name="kafka-3.7",
         rule="diverging-epoch-truncation",
-        switches=FENCES + LIVE_ISR + BROKER_EPOCH + ("strict-min-isr",),
+        switches=FENCES
+        + LIVE_ISR
+        + BROKER_EPOCH
+        + FENCE_LIVE
+        + SHRINK_IN_EPOCH
+        + ("strict-min-isr",),
         kafka="3.7 - 3.9",
-        description="as 3.5: KAFKA-15510 fixed; a leader's HW advances only with min ISR members",
+        description="as 3.6: KAFKA-15510 fixed; a leader's HW advances only with min ISR members",
         source="KAFKA-15510 fixed (PR 14457, 3.7.0); KAFKA-15583 (HW needs min ISR, 3.7.0)",
         left_out=(
             "3.9.1 drops a fetch response of an older leader epoch (KAFKA-18991): --with "
@@ -188,13 +248,18 @@ RELEASES = (
             + "; "
             + _IBP
             + "; "
-            + _KRAFT_LEFT_OUT
+            + _KRAFT_FENCED
         ),
     ),
     Release(
         name="kafka-4.0",
         rule="diverging-epoch-truncation",
-        switches=FENCES + LIVE_ISR + BROKER_EPOCH + ("strict-min-isr",),
+        switches=FENCES
+        + LIVE_ISR
+        + BROKER_EPOCH
+        + FENCE_LIVE
+        + SHRINK_IN_EPOCH
+        + ("strict-min-isr",),
         kafka="4.0",
         description=(
             "as 3.7 on KRaft alone (ZooKeeper removed); eligible leader replicas off by default"
@@ -207,13 +272,18 @@ RELEASES = (
         ),
         left_out=(
             "4.0.1 drops a fetch response of an older leader epoch (KAFKA-18991): --with "
-            "fenced-response, which matters only with --with split-fetch; " + _KRAFT_LEFT_OUT
+            "fenced-response, which matters only with --with split-fetch; " + _KRAFT_FENCED
         ),
     ),
     Release(
         name="kafka-4.1",
         rule="diverging-epoch-truncation",
-        switches=FENCES + LIVE_ISR + BROKER_EPOCH + ("strict-min-isr", "elr", "fenced-response"),
+        switches=FENCES
+        + LIVE_ISR
+        + BROKER_EPOCH
+        + FENCE_LIVE
+        + SHRINK_IN_EPOCH
+        + ("strict-min-isr", "elr", "fenced-response"),
         kafka="4.1 - 4.4 (new clusters)",
         description=(
             "as 4.0 with KIP-966's eligible leader replicas: a broker back from an unclean "
@@ -228,99 +298,8 @@ RELEASES = (
         ),
         left_out=(
             "KIP-704's RECOVERING state after an unclean election (no ISR expansion until "
-            "recovery) is not modelled; " + _KRAFT_LEFT_OUT
+            "recovery) is not modelled; " + _KRAFT_FENCED
         ),
     ),
 )
 """Every release preset, oldest first."""
-
-FIRST = (
-    ((0, 0, 0), "kafka-0.10"),
-    ((0, 11, 0), "kafka-0.11"),
-    ((2, 0, 0), "kafka-2.0"),
-    ((2, 1, 0), "kafka-2.1"),
-    ((2, 8, 0), "kafka-2.8"),
-    ((2, 8, 1), "kafka-3.0"),
-    ((3, 3, 0), "kafka-3.3"),
-    ((3, 4, 1), "kafka-3.4.1"),
-    ((3, 5, 0), "kafka-3.5"),
-    ((3, 5, 1), "kafka-3.6"),
-    ((3, 7, 0), "kafka-3.7"),
-    ((4, 0, 0), "kafka-4.0"),
-    ((4, 1, 0), "kafka-4.1"),
-)
-"""The first Kafka version each release preset models, in version order: a version runs the
-preset of the last entry at or below it (2.7.2 is ``kafka-2.1``: 2.7 never sends a last
-fetched epoch; 2.8.1 is ``kafka-3.0``; 3.4.1 is ``kafka-3.4.1``, before 3.5.0)."""
-
-LINES = (
-    *((0, minor) for minor in (8, 9, 10, 11)),
-    (1, 0),
-    (1, 1),
-    *((2, minor) for minor in range(9)),
-    *((3, minor) for minor in range(10)),
-    *((4, minor) for minor in range(5)),
-)
-"""The Kafka release lines (major, minor) that exist and were read for this model, oldest
-first; 4.4 is the newest (4.2, 4.3 and 4.4 change no rule the model has: ``kafka-4.1``)."""
-
-
-class UnknownVersion(ValueError):
-    """A Kafka version of no release line in ``LINES``; the message names the nearest."""
-
-
-def _parse(name: str) -> tuple[int, ...] | None:
-    """``(major, minor, patch)`` of ``kafka-X.Y[.Z]`` or ``X.Y[.Z]`` (ASCII digits only);
-    None for anything else."""
-    text = name.removeprefix("kafka-")
-    parts = text.split(".")
-    if not 2 <= len(parts) <= 3:
-        return None
-    if not all(p.isascii() and p.isdigit() and len(p) <= 4 for p in parts):
-        return None
-    numbers = tuple(int(p) for p in parts)
-    return numbers + (0,) * (3 - len(numbers))
-
-
-def preset_for(name: str) -> str | None:
-    """The release preset that models the Kafka version ``name`` (``kafka-3.6.1``,
-    ``3.6.1``, ``kafka-3.6`` or ``3.6``; a bare ``X.Y`` is ``X.Y.0``), by ``FIRST``; a
-    preset's own name gives itself. None when ``name`` is not a version. Raises
-    ``UnknownVersion`` for a version of no release line in ``LINES`` (naming the nearest)."""
-    version = _parse(name)
-    if version is None:
-        return None
-    if version[:2] not in LINES:
-        below = [line for line in LINES if line < version[:2]]
-        nearest = below[-1] if below else LINES[0]
-        raise UnknownVersion(
-            f"Kafka {'.'.join(map(str, version[:2]))} is not a release line this model knows "
-            f"(0.8 to {'.'.join(map(str, LINES[-1]))}); the nearest is "
-            f"{'.'.join(map(str, nearest))}, modelled by {preset_for('.'.join(map(str, nearest)))}"
-        )
-    return next(preset for first, preset in reversed(FIRST) if first <= version)
-
-
-def covers(preset: str) -> str:
-    """The versions ``preset`` models, as its ``Release.kafka`` says ('' for a KIP preset)."""
-    return next((r.kafka for r in RELEASES if r.name == preset), "")
-
-
-BOUNDARIES = (
-    "2.0.1", "2.7.2", "2.8.0", "2.8.1", "3.0.0", "3.2.3", "3.3.0", "3.4.0", "3.4.1", "3.5.0",
-    "3.5.1", "3.6.2", "3.7.0", "3.9.1", "4.0.0", "4.1.0", "4.2.0", "4.3.0", "4.4.0",
-)  # fmt: skip
-"""The versions on either side of a preset's boundary (``tests/test_releases.py`` holds each
-to the preset it must map to)."""
-
-VERSIONS = {
-    **{
-        f"kafka-{major}.{minor}": preset_for(f"{major}.{minor}")
-        for major, minor in LINES
-        if f"kafka-{major}.{minor}" not in {r.name for r in RELEASES}
-    },
-    **{f"kafka-{version}": preset_for(version) for version in BOUNDARIES},
-}
-"""Other Kafka versions, as ``hwcheck list --json`` and the docs name them, and the release
-preset that models each: every release line, and the boundary patch versions. Any other
-``kafka-X.Y.Z`` is mapped the same way (``preset_for``)."""

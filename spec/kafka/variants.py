@@ -74,6 +74,13 @@ SWITCHES = {
     "in a step of its own (TruncateOnFetchResponse; the bug KAFKA-14704 fixed in 3.4.1 and 3.5.0)",
     "empty-clears-epoch": "a response with no records clears the follower's last fetched epoch, "
     "so its next fetch carries none (KAFKA-15510, Kafka 3.5.1 to 3.6.2)",
+    "fence-live": "the controller fences a broker that stops heartbeating while it runs (paused, "
+    "or cut off from the controller) as it fences a crashed one: ControllerShrinkIsr takes a "
+    "live replica out of the ISR or its leadership (KRaft's broker.session.timeout.ms, KIP-631;"
+    " ZooKeeper's session expiry); seen on Kafka 3.9.1 and 4.1.0 by hwcheck conform",
+    "shrink-in-epoch": "the controller takes a failed or fenced follower out of the ISR in the "
+    "same leader epoch (KAFKA-15021: KRaft from metadata version 3.6-IV0; ZooKeeper's "
+    "controller and older metadata versions take a new epoch)",
     "elr": "eligible leader replicas: members dropped from an ISR below min ISR stay electable; "
     "a broker back from an unclean shutdown leaves ISR and ELR until it catches up; "
     "--unclean means unclean recovery (KIP-966)",
@@ -141,6 +148,14 @@ class Variant:
     @property
     def strict_min_isr(self) -> bool:
         return "strict-min-isr" in self.switches
+
+    @property
+    def fence_live(self) -> bool:
+        return "fence-live" in self.switches
+
+    @property
+    def shrink_in_epoch(self) -> bool:
+        return "shrink-in-epoch" in self.switches
 
     @property
     def elr(self) -> bool:

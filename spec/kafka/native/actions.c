@@ -62,6 +62,31 @@ static void no_view(Rep *x, int epoch) {
     x->vleader = -1; x->vepoch = (int8_t)epoch; x->visr = 0; x->has_remote = 0;
 }
 
+/* membership.replaceable: a live replica other than `fenced` the controller could elect:
+ * a live ISR member, a live ELR member (elr), or (unclean election) any live replica. */
+static int replaceable(const Model *m, const St *s, int fenced) {
+    for (int r = 0; r < m->n; r++) {
+        if (r == fenced || !s->r[r].alive) continue;
+        if (has(s->cisr, r) || (m->elr && has(s->celr, r)) || m->unclean_election) return 1;
+    }
+    return 0;
+}
+
+/* membership.shrink_in_epoch: the controller sets the ISR to `isr` in the same epoch; the
+ * latest request is rewritten and a true leader takes the ISR and recomputes its HW. */
+static void shrink_in_epoch(const Model *m, const St *s, St *t, uint8_t isr) {
+    int leader = s->cleader;
+    if (leader >= 0 && true_leader(s, leader)) {
+        const Rep *x = &s->r[leader];
+        Rep *y = &t->r[leader];
+        y->visr = isr;
+        y->hw = (int8_t)leader_hw(x->len, x->hw, leader, counted_isr(m, t, leader), x->remote,
+                                  m->hw_min_isr, popcount8(isr));
+        commit(m, t, x, x->hw, y->hw);
+    }
+    record_isr(m, t, leader, isr);
+}
+
 int kafka_successors(const Model *m, const St *s, St *out, uint16_t *labels) {
     int n = m->n, k = 0;
 #define EMIT(label) emit(m, out, labels, &k, s, (label))
@@ -133,28 +158,26 @@ int kafka_successors(const Model *m, const St *s, St *out, uint16_t *labels) {
             record_isr(m, t, c, t->r[c].visr);
         }
     }
-    /* ControllerShrinkIsr(replica): a crashed follower, or a crashed leader that no live
-     * replica can replace (membership.replaceable) */
-    if (s->cepoch < m->E) {
-        int replaceable = 0, any_live = 0;
-        for (int r = 0; r < n; r++) {
-            if (!s->r[r].alive) continue;
-            any_live = 1;
-            if (has(s->cisr, r) || (m->elr && has(s->celr, r))) replaceable = 1;
-        }
-        if (m->unclean_election && any_live) replaceable = 1;
-        for (int r = 0; r < n; r++) {
-            if (!has(s->cisr, r) || s->r[r].alive) continue;
-            uint8_t fewer = (uint8_t)(s->cisr & ~(1u << r));
-            if (r != s->cleader) {
-                if (popcount8(s->cisr) < 2) continue;
+    /* ControllerShrinkIsr(replica): a crashed (fence_live: any) follower, in a new epoch or
+     * (shrink_in_epoch) in the same one, or a crashed (fence_live: any) leader that no other
+     * live replica can replace (membership.replaceable) */
+    for (int r = 0; r < n; r++) {
+        if (!has(s->cisr, r) || (s->r[r].alive && !m->fence_live)) continue;
+        uint8_t fewer = (uint8_t)(s->cisr & ~(1u << r));
+        if (r != s->cleader) {
+            if (popcount8(s->cisr) < 2) continue;
+            if (m->shrink_in_epoch && s->cepoch >= 0) {
                 St *t = EMIT(LABEL(A_CTRL_SHRINK, r, 0));
-                decide(m, t, s->cleader, fewer);
-            } else {
-                if (replaceable) continue;
-                St *t = EMIT(LABEL(A_CTRL_SHRINK, r, 0));
-                decide(m, t, -1, fewer || m->elr ? fewer : s->cisr);
+                shrink_in_epoch(m, s, t, fewer);
+                continue;
             }
+            if (s->cepoch >= m->E) continue;
+            St *t = EMIT(LABEL(A_CTRL_SHRINK, r, 0));
+            decide(m, t, s->cleader, fewer);
+        } else {
+            if (s->cepoch >= m->E || replaceable(m, s, r)) continue;
+            St *t = EMIT(LABEL(A_CTRL_SHRINK, r, 0));
+            decide(m, t, -1, fewer || m->elr ? fewer : s->cisr);
         }
     }
     /* Elect(leader): a live ISR member, else (elr) a live ELR member */

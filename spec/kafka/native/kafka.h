@@ -104,6 +104,7 @@ struct Model {
     int n, R, E, max_crashes, min_isr, unclean_election, rule;
     int fenced_lookup, fenced_fetch, fenced_expand, live_isr, broker_epoch, strict_min_isr, elr;
     int fenced_response;
+    int fence_live, shrink_in_epoch; /* ControllerShrinkIsr of a live member; in the same epoch */
     int durable, flush_always, max_unclean, acks_all, split_fetch, max_lost, async_isr;
     /* truncation on fetch (rule RULE_DIVERGING): its switches, and whether the state has the
      * fetcher component (Variant.fetcher_state) */

@@ -46,5 +46,7 @@ def params(spec: Any) -> dict[str, int]:
         "empty_clears_epoch": variant.empty_clears_epoch,
         "fetcher": variant.fetcher_state,
         "fenced_response": variant.fenced_response,
+        "fence_live": variant.fence_live,
+        "shrink_in_epoch": variant.shrink_in_epoch,
     }
     return {name: int(value) for name, value in named.items()}

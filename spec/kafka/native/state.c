@@ -14,7 +14,8 @@ _Static_assert(MAXN <= ROWS_MAX_REPLICAS, "more replicas than a row's masks hold
     X(rule) X(fenced_lookup) X(fenced_fetch) X(fenced_expand) X(live_isr) X(broker_epoch)      \
     X(strict_min_isr) X(elr) X(durable) X(flush_always) X(max_unclean_shutdowns) X(acks_all)   \
     X(split_fetch) X(max_lost_responses) X(async_isr) X(diverging_fetch_state)                 \
-    X(hw_before_truncation) X(empty_clears_epoch) X(fetcher) X(fenced_response)
+    X(hw_before_truncation) X(empty_clears_epoch) X(fetcher) X(fenced_response)   \
+    X(fence_live) X(shrink_in_epoch)
 struct ModelParams { MODEL_PARAMS(PARAM_FIELD) };
 const char *model_param_names(void) { return MODEL_PARAMS(PARAM_NAME); }
 
@@ -46,6 +47,7 @@ Model *model_new(const ModelParams *p, char *why, size_t room) {
     m->fenced_expand = p->fenced_expand; m->strict_min_isr = p->strict_min_isr; m->elr = p->elr;
     m->live_isr = p->live_isr; m->broker_epoch = p->broker_epoch;
     m->fenced_response = p->fenced_response;
+    m->fence_live = p->fence_live; m->shrink_in_epoch = p->shrink_in_epoch;
     m->durable = p->durable; m->flush_always = p->flush_always;
     m->max_unclean = p->max_unclean_shutdowns; m->acks_all = p->acks_all;
     m->split_fetch = p->split_fetch; m->max_lost = p->max_lost_responses;
