@@ -170,6 +170,7 @@ MODEL = Config()
     default=None,
     help="Folder for conform.json and the brokers' folders [default: reports/conform-<time>].",
 )
+@click.option("--no-progress", is_flag=True, help="No progress display.")
 def conform_cmd(**given: Any) -> None:
     """Run real Kafka brokers through seeded schedules and check each cut against the model.
 
@@ -208,7 +209,7 @@ def conform_cmd(**given: Any) -> None:
         with console.status(f"Starting a controller and {given['replicas']} brokers"):
             cluster.start()
         console.print(f"Cluster up: broker start {max(cluster.start_seconds):.1f} s")
-        _campaign(console, cluster, spec, plan, done)
+        _campaign(console, cluster, spec, plan, done, not given["no_progress"])
     except (ClusterError, LogFormatError, OSError) as exc:  # OSError: the run folder
         partial, error = True, str(exc)
     except KeyboardInterrupt:
@@ -232,7 +233,12 @@ def conform_cmd(**given: Any) -> None:
 
 
 def _campaign(
-    console: Console, cluster: Cluster, spec: KafkaSpec, plan: campaign.Plan, done: list[Any]
+    console: Console,
+    cluster: Cluster,
+    spec: KafkaSpec,
+    plan: campaign.Plan,
+    done: list[Any],
+    shown: bool = True,
 ) -> None:
     columns = (
         TextColumn("{task.description}"),
@@ -241,7 +247,7 @@ def _campaign(
         TimeElapsedColumn(),
         TimeRemainingColumn(),
     )
-    with Progress(*columns, console=console, transient=True) as progress:
+    with Progress(*columns, console=console, transient=True, disable=not shown) as progress:
         task = progress.add_task("schedules", total=plan.schedules)
 
         def on_cut(seed: int, cut: CutReport) -> None:

@@ -130,13 +130,21 @@ def replaceable(ctx: KafkaSpec, s: tuple[Any, ...], fenced: int | None = None) -
     """Whether the controller could elect a live replica other than ``fenced`` now: a live
     ISR member, a live ELR member (``elr``), or with ``--unclean`` any live replica
     (``Elect``, ``UncleanElect``, ``UncleanRecovery``; their epoch budget aside). A fenced
-    broker is never elected (``handleBrokerFenced`` elects among the others)."""
+    broker is never elected (``handleBrokerFenced`` elects among the others). With
+    ``fence-live`` only a live ISR member counts: a live replica outside the ISR (in the ELR,
+    or any for an unclean election) may be a fenced broker the controller cannot elect, so the
+    partition may go leaderless though ``Elect`` could also pick it (KIP-966: an ELR member
+    is elected only while unfenced; seen on Kafka 4.1.0 by ``hwcheck conform``)."""
     ctrl, replicas = s[CONTROLLER], s[REPLICAS]
 
     def live(m: int) -> bool:
         return m != fenced and bool(replicas[m][ALIVE])
 
-    if any(live(m) for m in ctrl[C_ISR]) or any(live(m) for m in elr_choices(ctx, s)):
+    if any(live(m) for m in ctrl[C_ISR]):
+        return True
+    if ctx.variant.fence_live:
+        return False
+    if any(live(m) for m in elr_choices(ctx, s)):
         return True
     return bool(ctx.config.unclean_election) and any(live(m) for m in range(len(replicas)))
 

@@ -62,12 +62,28 @@ static void no_view(Rep *x, int epoch) {
     x->vleader = -1; x->vepoch = (int8_t)epoch; x->visr = 0; x->has_remote = 0;
 }
 
+/* elr.fence_unclean: r comes back from (or goes down in) an unclean shutdown; with elr it
+ * leaves ISR and ELR (and the leadership) in the same epoch. */
+static void fence_unclean(const Model *m, const St *s, St *t, int r) {
+    if (!m->elr || (!has(s->cisr, r) && !has(s->celr, r))) return;
+    int leader = s->cleader;
+    uint8_t isr = (uint8_t)(s->cisr & ~(1u << r));
+    if (leader == r) leader = -1;
+    else if (leader >= 0 && true_leader(s, leader)) t->r[leader].visr = isr;
+    if (s->nreq) { t->rleader[s->nreq - 1] = (int8_t)leader; t->risr[s->nreq - 1] = isr; }
+    t->cleader = (int8_t)leader; t->cisr = isr;
+    t->celr = (uint8_t)(s->celr & ~(1u << r));
+}
+
 /* membership.replaceable: a live replica other than `fenced` the controller could elect:
- * a live ISR member, a live ELR member (elr), or (unclean election) any live replica. */
+ * a live ISR member, a live ELR member (elr), or (unclean election) any live replica; with
+ * fence_live only a live ISR member (the others may be fenced brokers). */
 static int replaceable(const Model *m, const St *s, int fenced) {
     for (int r = 0; r < m->n; r++) {
         if (r == fenced || !s->r[r].alive) continue;
-        if (has(s->cisr, r) || (m->elr && has(s->celr, r)) || m->unclean_election) return 1;
+        if (has(s->cisr, r)) return 1;
+        if (m->fence_live) continue;  /* a live ELR member or outsider may be fenced */
+        if ((m->elr && has(s->celr, r)) || m->unclean_election) return 1;
     }
     return 0;
 }
@@ -299,16 +315,7 @@ int kafka_successors(const Model *m, const St *s, St *out, uint16_t *labels) {
                 t->unclean++;
                 without_flights(m, t, r);
                 put_fetcher(m, t, r, FE_NONE);
-                /* elr.fence_unclean */
-                if (m->elr && (has(s->cisr, r) || has(s->celr, r))) {
-                    int leader = s->cleader;
-                    uint8_t isr = (uint8_t)(s->cisr & ~(1u << r));
-                    if (leader == r) leader = -1;
-                    else if (leader >= 0 && true_leader(s, leader)) t->r[leader].visr = isr;
-                    if (s->nreq) { t->rleader[s->nreq - 1] = (int8_t)leader; t->risr[s->nreq - 1] = isr; }
-                    t->cleader = (int8_t)leader; t->cisr = isr;
-                    t->celr = (uint8_t)(s->celr & ~(1u << r));
-                }
+                fence_unclean(m, s, t, r);
             }
     }
 #undef EMIT
