@@ -121,7 +121,8 @@ def strong_components(indptr: Array, indices: Array, k: int) -> Array:
         matrix = csr_array((ones, indices.copy(), indptr.copy()), shape=(k, k))
         matrix.sum_duplicates()
     _, comp = connected_components(matrix, directed=True, connection="strong")
-    return comp
+    components: Array = comp
+    return components
 
 
 def _sccs(graph: CompiledGraph, nodes: Array) -> tuple[Array, Array, Array, Array]:
