@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from checker.model import Label
-from spec.kafka.actions import true_leader
+from spec.kafka.actions import record_isr, true_leader
 from spec.kafka.diverging import on_become_follower
 from spec.kafka.elr import decide, elr_choices
 from spec.kafka.state import (
@@ -31,7 +31,6 @@ from spec.kafka.state import (
     V_EPOCH,
     VIEW,
     commit,
-    controller_after,
     leader_hw,
     maximal_isr,
     put,
@@ -109,7 +108,7 @@ def shrink_in_epoch(ctx: KafkaSpec, s: tuple[Any, ...], isr: tuple[Any, ...]) ->
     the partition change from the metadata log: ``Partition.makeLeader`` with the same epoch
     ends in ``maybeIncrementLeaderHW``; an ISR change it proposed from the older state is
     rejected by the partition epoch). Source: KAFKA-15021 (PR 13765, Kafka 3.6.0)."""
-    ctrl, replicas, requests = s[CONTROLLER], s[REPLICAS], s[REQUESTS]
+    ctrl, replicas = s[CONTROLLER], s[REPLICAS]
     epoch, leader = ctrl[C_EPOCH], ctrl[C_LEADER]
     ghost = s[GHOST]
     if leader is not None and true_leader(s, leader):
@@ -121,8 +120,7 @@ def shrink_in_epoch(ctx: KafkaSpec, s: tuple[Any, ...], isr: tuple[Any, ...]) ->
         )
         ghost = commit(ghost, rep[LOG], rep[HW], hw)
         replicas = put(replicas, leader, (rep[LOG], hw, True, view, rep[REMOTE]))
-    requests = requests[:-1] + ((epoch, leader, isr),)
-    controller = controller_after(ctrl, epoch, leader, isr, ctx.config.min_isr)
+    controller, requests = record_isr(ctx, s, leader, isr)
     return (replicas, controller, requests, ghost) + s[DURABLE:]
 
 

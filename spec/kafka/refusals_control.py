@@ -53,9 +53,8 @@ def epochs_left(ctx: KafkaSpec, s: tuple[Any, ...]) -> Refusal | None:
 def controller_shrink_isr(ctx: KafkaSpec, s: tuple[Any, ...], r: int) -> Refusal | None:
     """ControllerShrinkIsr(replica): ``r`` a crashed (``fence-live``: any) ISR member; a
     follower of an ISR of 2 or more, with an epoch left unless ``shrink-in-epoch`` keeps a
-    decided one; or the
-    leader, with an epoch left, when no other live replica can be elected in its place
-    (``membership.controller_shrink_isr``)."""
+    decided one; or the leader, with an epoch left, when no other live replica can be elected
+    in its place (``membership.controller_shrink_isr``)."""
     ctrl = s[CONTROLLER]
     isr = ctrl[C_ISR]
     follower = r in isr and r != ctrl[C_LEADER]

@@ -39,6 +39,9 @@ SHRINK_IN_EPOCH = ("shrink-in-epoch",)
 """KAFKA-15021 (Kafka 3.6.0, metadata version 3.6-IV0): the KRaft controller shrinks an ISR
 without a new leader epoch."""
 
+KRAFT_36 = FENCES + LIVE_ISR + BROKER_EPOCH + FENCE_LIVE + SHRINK_IN_EPOCH
+"""The rules every KRaft release from 3.6 on runs (metadata version 3.6-IV0)."""
+
 _KRAFT_BUMP = (
     "KRaft before metadata version 3.6-IV0 takes a new leader epoch on every ISR shrink, the "
     "leader's own AlterPartition included (PartitionChangeBuilder.triggerLeaderEpochBumpIfNeeded"
@@ -206,12 +209,7 @@ RELEASES = (
     Release(
         name="kafka-3.6",
         rule="diverging-epoch-truncation",
-        switches=FENCES
-        + LIVE_ISR
-        + BROKER_EPOCH
-        + FENCE_LIVE
-        + SHRINK_IN_EPOCH
-        + ("empty-clears-epoch",),
+        switches=KRAFT_36 + ("empty-clears-epoch",),
         kafka="3.6.0 - 3.6.2",
         description=(
             "as 3.5.1, and the controller takes a failed or fenced follower out of the ISR in the "
@@ -232,12 +230,7 @@ RELEASES = (
     Release(
         name="kafka-3.7",
         rule="diverging-epoch-truncation",
-        switches=FENCES
-        + LIVE_ISR
-        + BROKER_EPOCH
-        + FENCE_LIVE
-        + SHRINK_IN_EPOCH
-        + ("strict-min-isr",),
+        switches=KRAFT_36 + ("strict-min-isr",),
         kafka="3.7 - 3.9",
         description="as 3.6: KAFKA-15510 fixed; a leader's HW advances only with min ISR members",
         source="KAFKA-15510 fixed (PR 14457, 3.7.0); KAFKA-15583 (HW needs min ISR, 3.7.0)",
@@ -254,12 +247,7 @@ RELEASES = (
     Release(
         name="kafka-4.0",
         rule="diverging-epoch-truncation",
-        switches=FENCES
-        + LIVE_ISR
-        + BROKER_EPOCH
-        + FENCE_LIVE
-        + SHRINK_IN_EPOCH
-        + ("strict-min-isr",),
+        switches=KRAFT_36 + ("strict-min-isr",),
         kafka="4.0",
         description=(
             "as 3.7 on KRaft alone (ZooKeeper removed); eligible leader replicas off by default"
@@ -278,12 +266,7 @@ RELEASES = (
     Release(
         name="kafka-4.1",
         rule="diverging-epoch-truncation",
-        switches=FENCES
-        + LIVE_ISR
-        + BROKER_EPOCH
-        + FENCE_LIVE
-        + SHRINK_IN_EPOCH
-        + ("strict-min-isr", "elr", "fenced-response"),
+        switches=KRAFT_36 + ("strict-min-isr", "elr", "fenced-response"),
         kafka="4.1 - 4.4 (new clusters)",
         description=(
             "as 4.0 with KIP-966's eligible leader replicas: a broker back from an unclean "

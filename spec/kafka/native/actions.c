@@ -62,8 +62,8 @@ static void no_view(Rep *x, int epoch) {
     x->vleader = -1; x->vepoch = (int8_t)epoch; x->visr = 0; x->has_remote = 0;
 }
 
-/* elr.fence_unclean: r comes back from (or goes down in) an unclean shutdown; with elr it
- * leaves ISR and ELR (and the leadership) in the same epoch. */
+/* elr.fence_unclean: r goes down in an unclean shutdown; with elr it leaves ISR and ELR
+ * (and the leadership) in the same epoch. */
 static void fence_unclean(const Model *m, const St *s, St *t, int r) {
     if (!m->elr || (!has(s->cisr, r) && !has(s->celr, r))) return;
     int leader = s->cleader;
