@@ -130,6 +130,23 @@ def _fenced(action: str | None, before: dict[Any, Any], after: dict[Any, Any], r
     return "; the controller took it out of the ISR and the ELR (KIP-966)"
 
 
+def elected_from(controller: dict[str, Any], leader: int) -> str:
+    """``"from the ELR, "`` or ``"as the last known leader, "`` when the controller (a view's
+    ``controller``, before the election) elected ``leader`` that way (KIP-966), else ``""``."""
+    if leader in controller.get("elr", []):
+        return "from the ELR, "
+    if (
+        leader == controller.get("last_known_leader")
+        and not controller["isr"]
+        and not controller.get("elr")
+    ):
+        return (
+            "its last known leader (ISR and ELR empty: Kafka 4.1 elects it even after an "
+            "unclean shutdown, KAFKA-15584), "
+        )
+    return ""
+
+
 def _stale(action: str | None, after: dict[Any, Any], r: int) -> str:
     """A sentence when replica ``r`` just became follower under a LeaderAndIsr older than the
     controller's epoch (requests reach replicas late and out of order), else ``""``."""

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from invariants import acked, crux, fork, reads
-from invariants.removal import at, holds, removed
+from invariants.removal import at, elected_from, holds, removed
 from invariants.safety import first_gap, record_text
 
 
@@ -83,8 +83,7 @@ def committed_loss(
             held += f" m{rid} at offset {offset}"
             if after.get("records_produced", rid + 1) <= rid:
                 held = f"before m{rid} was written"
-            if leader in before["controller"].get("elr", []):
-                held = "from the ELR, " + held
+            held = elected_from(before["controller"], leader) + held
             held += _in_flight(after["replicas"][leader].get("in_flight"), offset, rid)
             lines.append(
                 f"{at(actions, k)}the controller chose replica {leader}, {held}, as "

@@ -82,7 +82,7 @@ def _random_state(rng: random.Random, spec) -> tuple:
         view = (leader if rng.random() < 0.5 else requests[e][1], e, requests[e][2])
         remote = tuple(rng.randrange(-1, records + 1) for _ in range(n)) if view[0] == r else ()
         replicas.append((log, hw, True, view, remote))
-    ctrl: tuple = (cepoch, leader, requests[cepoch][2]) + (((),) if variant.elr else ())
+    ctrl: tuple = (cepoch, leader, requests[cepoch][2]) + (((), None) if variant.elr else ())
     committed = {(o, i) for o in range(records) for i in range(records) if rng.random() < 0.1}
     ghost = (next_id, rng.randrange(config.max_crashes + 1), tuple(sorted(committed)))
     state: tuple = (tuple(replicas), ctrl, tuple(requests), ghost)

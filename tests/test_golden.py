@@ -37,9 +37,10 @@ GOLDEN_TWO = {
     "kip101": (3384, 16),
     "kip279": (3384, 16),
     "kip320": (3360, 16),
-    "kip966": (3360, 16),
+    "kip966": (3405, 16),
 }
-"""kip966 at min ISR 1 with durable logs is kip320 with an ELR that stays empty: same count."""
+"""kip966 at min ISR 1 with durable logs is kip320 with an ELR that stays empty, but a restart
+takes the broker out of the ISR (Kafka 4.1 detects the unclean shutdown): 45 states more."""
 
 
 @pytest.mark.parametrize("variant", sorted(GOLDEN_TWO))

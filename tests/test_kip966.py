@@ -16,6 +16,7 @@ from test_mechanisms import durable
 
 from checker import search
 from checker.limits import NO_LIMITS
+from checker.model import Label
 from checker.search.bfs import explore
 from spec.kafka.state import controller_after
 from spec.kafka.symmetry import permute
@@ -43,11 +44,23 @@ def test_strict_min_isr_holds_the_hw_while_the_isr_is_below_min_isr():
 
 # -- the ELR ----------------------------------------------------------------------------------
 def test_members_dropped_below_min_isr_join_the_elr_and_leave_it_on_return():
-    assert controller_after((0, 0, (0, 1, 2), ()), 1, 0, (0, 1), 2) == (1, 0, (0, 1), ())
-    assert controller_after((1, 0, (0, 1), ()), 2, 0, (0,), 2) == (2, 0, (0,), (1,))
-    assert controller_after((2, 0, (0,), (1, 2)), 2, 0, (0, 2), 2) == (2, 0, (0, 2), ())
-    assert controller_after((2, 0, (0,), (1, 2)), 3, 1, (1,), 3) == (3, 1, (1,), (0, 2))
+    after = controller_after((0, 0, (0, 1, 2), (), None), 1, 0, (0, 1), 2)
+    assert after == (1, 0, (0, 1), (), None)
+    assert controller_after((1, 0, (0, 1), (), None), 2, 0, (0,), 2) == (2, 0, (0,), (1,), None)
+    after = controller_after((2, 0, (0,), (1, 2), None), 2, 0, (0, 2), 2)
+    assert after == (2, 0, (0, 2), (), None)
+    after = controller_after((2, 0, (0,), (1, 2), None), 3, 1, (1,), 3)
+    assert after == (3, 1, (1,), (0, 2), None)
     assert controller_after((0, 0, (0, 1)), 1, 0, (0,), 2) == (1, 0, (0,))  # no elr field
+
+
+def test_the_last_known_leader_is_the_last_isr_member_until_a_leader_is_named():
+    """KIP-966 in Kafka 4.1 (``maybeUpdateLastKnownLeader``): the ISR empties, its last member
+    is remembered; decisions without a leader keep it; naming any leader clears it."""
+    emptied = controller_after((1, 0, (0,), (1,), None), 2, None, (), 2)
+    assert emptied == (2, None, (), (0, 1), 0)
+    assert controller_after(emptied, 3, None, (), 2) == (3, None, (), (0, 1), 0)
+    assert controller_after(emptied, 3, 1, (1,), 2) == (3, 1, (1,), (0,), None)
 
 
 def test_the_controller_shrink_below_min_isr_puts_the_crashed_member_in_the_elr():
@@ -59,7 +72,7 @@ def test_the_controller_shrink_below_min_isr_puts_the_crashed_member_in_the_elr(
         (0, 0, (0, 1), ()),
     )
     after = moves(kafka(replicas=2, **KIP966), s, "ControllerShrinkIsr")
-    assert after["ControllerShrinkIsr(replica=1)"][1] == (1, 0, (0,), (1,))
+    assert after["ControllerShrinkIsr(replica=1)"][1] == (1, 0, (0,), (1,), None)
 
 
 def test_elect_takes_a_live_elr_member_only_when_no_isr_member_is_live():
@@ -68,13 +81,13 @@ def test_elect_takes_a_live_elr_member_only_when_no_isr_member_is_live():
     spec = kafka(replicas=3, max_epoch=2, **KIP966)
     down = rep(log=[(0, 0)], hw=1, alive=False)
     up = rep(log=[(0, 0)], hw=1)
-    s = elr_state([down, up, rep()], (0, 0, (0,), (1,)), ((0, 0, (0,)),))
+    s = elr_state([down, up, rep()], (0, 0, (0,), (1,), None), ((0, 0, (0,)),))
     assert list(moves(spec, s, "Elect")) == ["Elect(leader=1)"]  # 2 is in neither
     assert moves(spec, s, "Elect")["Elect(leader=1)"][1:3] == (
-        (1, 1, (1,), (0,)),
+        (1, 1, (1,), (0,), None),
         ((0, 0, (0,)), (1, 1, (1,))),
     )
-    isr_live = elr_state([down, up, rep()], (0, 0, (0, 2), (1,)), ((0, 0, (0, 2)),))
+    isr_live = elr_state([down, up, rep()], (0, 0, (0, 2), (1,), None), ((0, 0, (0, 2)),))
     assert list(moves(spec, isr_live, "Elect")) == ["Elect(leader=2)"]
     without_elr = kafka(replicas=3, max_epoch=2, truncation="kip320", min_isr=2)
     assert (
@@ -90,16 +103,16 @@ def test_an_unclean_shutdown_fences_the_replica_out_of_isr_and_elr():
                 rep(log=[(0, 0)], hw=1, view=(0, 0, (0, 1)), remote=(-1, 1)),
                 rep(log=[(0, 0)], hw=1, view=FOLLOWER),
             ],
-            (0, 0, (0, 1), ()),
+            (0, 0, (0, 1), (), None),
         ),
         (0, 0),
     )
     after = moves(spec, s, "UncleanShutdown")
     leader_gone = after["UncleanShutdown(replica=0)"]
-    assert leader_gone[1] == (0, None, (1,), ())  # no leader, no new epoch
+    assert leader_gone[1] == (0, None, (1,), (), None)  # no leader, no new epoch
     assert leader_gone[2] == ((0, None, (1,)),)  # the latest LeaderAndIsr rewritten
     follower_gone = after["UncleanShutdown(replica=1)"]
-    assert follower_gone[1] == (0, 0, (0,), ())  # not put in the ELR
+    assert follower_gone[1] == (0, 0, (0,), (), None)  # not put in the ELR
     assert follower_gone[2] == ((0, 0, (0,)),)
     assert follower_gone[0][0][3:] == ((0, 0, (0,)), (-1, -1))  # the leader's view and LEOs
 
@@ -116,7 +129,7 @@ def test_a_leader_that_learned_of_the_fencing_cannot_add_the_fenced_replica_back
                 rep(log=[(0, 0)], view=(0, 0, (0, 1))),
                 rep(log=[(0, 0)], hw=1, view=(0, 0, (0, 1))),
             ],
-            (0, 0, (0, 1), ()),
+            (0, 0, (0, 1), (), None),
             ((0, 0, (0, 1)),),
         ),
         (0, 0, 0),
@@ -124,7 +137,47 @@ def test_a_leader_that_learned_of_the_fencing_cannot_add_the_fenced_replica_back
     fenced = moves(spec, s, "UncleanShutdown")["UncleanShutdown(replica=1)"]
     assert fenced[0][0][3] == (0, 0, (0,))
     expanded = moves(spec, fenced, "ExpandIsr")["ExpandIsr(leader=0, follower=2)"]
-    assert expanded[1] == (0, 0, (0, 2), ())
+    assert expanded[1] == (0, 0, (0, 2), (), None)
+
+
+def test_a_restart_after_a_crash_takes_the_broker_out_of_isr_and_elr():
+    """Kafka 4.1 with ELR: a killed broker registers again without a clean shutdown's broker
+    epoch (``ClusterControlManager.registerBroker``), and the controller takes it out of ISR
+    and ELR in the same epoch (``handleBrokerShutdown``); seen on real brokers (seed 1028)."""
+    spec = kafka(replicas=3, max_epoch=2, **KIP966)
+    s = elr_state(
+        [
+            rep(log=[(0, 0)], hw=1, view=(0, 0, (0, 1)), remote=(-1, 1, 1)),
+            rep(log=[(0, 0)], hw=1, alive=False),
+            rep(log=[(0, 0)], hw=1, alive=False),
+        ],
+        (0, 0, (0, 1), (2,), None),
+        ((0, 0, (0, 1)),),
+    )
+    after = moves(spec, s, "Restart")
+    assert after["Restart(replica=1)"][1] == (0, 0, (0,), (2,), None)
+    assert after["Restart(replica=1)"][0][0][3] == (0, 0, (0,))  # the leader's view follows
+    assert after["Restart(replica=2)"][1] == (0, 0, (0, 1), (), None)
+    assert after["Restart(replica=2)"][2] == s[2]
+    without_elr = kafka(replicas=3, max_epoch=2, truncation="kip320", min_isr=2)
+    plain = state(s[0], (0, 0, (0, 1)), s[2])
+    assert moves(without_elr, plain, "Restart")["Restart(replica=1)"][1] == (0, 0, (0, 1))
+
+
+def test_the_last_known_leader_is_elected_once_isr_and_elr_are_empty():
+    """Kafka 4.1's ``canElectLastKnownLeader`` (KAFKA-15584): with ISR and ELR empty the last
+    known leader is elected once it is up (unfenced), whatever its log, without unclean
+    election; while an ELR member is left, even a crashed one, it is not."""
+    spec = kafka(replicas=2, max_epoch=2, **KIP966)
+    s = elr_state(
+        [rep(), rep(log=[(0, 0)], hw=1, alive=False)], (1, None, (), (), 0), ((0, 0, (0,)),)
+    )
+    assert moves(spec, s, "Elect")["Elect(leader=0)"][1] == (2, 0, (0,), (), None)
+    waiting = elr_state(s[0], (1, None, (), (1,), 0), s[2])
+    assert moves(spec, waiting, "Elect") == {}
+    refusal = spec.why_disabled(waiting, Label.parse("Elect(leader=1)"))
+    assert refusal is not None
+    assert refusal.reason.endswith("replica 1 is not a live member of its ELR {1} (KIP-966)")
 
 
 def test_without_elr_an_unclean_shutdown_changes_nothing_on_the_controller():
@@ -165,8 +218,10 @@ def test_unclean_recovery_elects_the_longest_log_and_replaces_unclean_election()
 
 
 def test_symmetry_renames_the_elr():
-    s = elr_state([rep(), rep(), rep()], (1, 0, (0,), (1, 2)), ((0, 0, (0, 1, 2)),))
-    assert permute(s, (2, 0, 1))[1] == (1, 2, (2,), (0, 1))
+    s = elr_state([rep(), rep(), rep()], (1, 0, (0,), (1, 2), None), ((0, 0, (0, 1, 2)),))
+    assert permute(s, (2, 0, 1))[1] == (1, 2, (2,), (0, 1), None)
+    known = elr_state(s[0], (1, None, (), (), 1), s[2])
+    assert permute(known, (2, 0, 1))[1] == (1, None, (), (), 0)
 
 
 # -- verdicts: each switch is needed ----------------------------------------------------------
@@ -180,16 +235,40 @@ def test_symmetry_renames_the_elr():
     ],
 )
 def test_last_replica_standing_needs_both_kip966_mechanisms(variant, loss):
-    """2 replicas, 1 record, epoch 2, 1 crash, 1 unclean shutdown, min.insync.replicas 2.
+    """2 replicas, 1 record, epoch 2, no crash, 1 unclean shutdown, min.insync.replicas 2.
     kip320: the leader, alone in the ISR, commits m0 and loses it in a power loss (6 states).
     Strict min ISR alone: m0 is committed on both, the leader loses it and leads again with
     an empty log (8). ELR alone: as kip320, and the fenced leader leaves no copy (6).
     Both: holds."""
     spec = kafka(
-        replicas=2, max_records=1, max_epoch=2, min_isr=2, max_unclean_shutdowns=1, **variant
+        replicas=2,
+        max_records=1,
+        max_epoch=2,
+        min_isr=2,
+        max_crashes=0,
+        max_unclean_shutdowns=1,
+        **variant,
     )
     result = check(spec, "NoCommittedLoss")
     assert [v.length for v in result.violations] == ([] if loss is None else [loss])
+
+
+def test_a_crash_and_a_power_loss_are_two_unclean_shutdowns_to_kip966():
+    """As above with 1 crash: KIP-966 tolerates min ISR - 1 = 1 unclean shutdown, and to Kafka
+    4.1 a killed broker is one too. The follower crashes and restarts (out of ISR and ELR), the
+    leader loses m0 in a power loss, restarts and is the last known leader, elected with an
+    empty log while the follower holds m0 (12 states; Kafka 4.1's ``canElectLastKnownLeader``)."""
+    spec = kafka(replicas=2, max_records=1, max_epoch=2, max_unclean_shutdowns=1, **KIP966)
+    [violation] = check(spec, "NoCommittedLoss").violations
+    actions = [str(step.label) for step in violation.trace[1:]]
+    assert len(violation.trace) == 12
+    assert [a.split("(")[0] for a in actions if a.startswith(("Crash", "Restart", "Unclean"))] == [
+        "Crash",
+        "Restart",
+        "UncleanShutdown",
+        "Restart",
+    ]
+    assert actions[-1].startswith("Elect(")
 
 
 def test_kip966_tolerates_no_unclean_shutdown_at_min_isr_1():
@@ -215,12 +294,13 @@ def test_kip966_counts_match_an_independent_count_and_are_symmetric():
 
 
 def test_kip966_adds_no_state_when_nothing_drops_below_min_isr():
-    """At min.insync.replicas 1 with durable logs no ISR falls below min ISR and nothing is
-    fenced: kip966 reaches exactly kip320's 3,360 states (its live-isr adds nothing at 2
-    replicas: the state a crashed follower's ExpandIsr reaches is also reached by its crash
-    inside the ISR)."""
-    assert (
-        explore(kafka(replicas=2, truncation="kip966"), [], symmetry=False).stats.distinct
-        == explore(kafka(replicas=2), [], symmetry=False).stats.distinct
-        == 3_360
-    )
+    """At min.insync.replicas 1 with durable logs and no crash no ISR falls below min ISR and
+    nothing is fenced: kip966 reaches exactly kip320's 727 states. With a crash it does not:
+    the restart takes the broker out of the ISR (3,405 states against 3,360)."""
+    for crashes, count in ((0, 727), (1, 3_360)):
+        plain = kafka(replicas=2, max_crashes=crashes)
+        assert explore(plain, [], symmetry=False).stats.distinct == count
+    kip966 = kafka(replicas=2, max_crashes=0, truncation="kip966")
+    assert explore(kip966, [], symmetry=False).stats.distinct == 727
+    kip966 = kafka(replicas=2, truncation="kip966")
+    assert explore(kip966, [], symmetry=False).stats.distinct == 3_405

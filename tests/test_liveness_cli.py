@@ -55,7 +55,7 @@ def test_kafka_liveness_runs_beside_symmetry_and_says_the_graph_is_plain(tmp_pat
     result, summary = explore(tmp_path, "--replicas", "2", "--liveness")
     assert result.exit_code == 3, result.output  # LeaderElected is cut by --max-epoch
     assert summary["stats"]["symmetry"] is True
-    assert "23,042 states" in result.stderr and "no symmetry reduction" in result.stderr
+    assert "23,667 states" in result.stderr and "no symmetry reduction" in result.stderr
     assert summary["properties"]["LeaderElected"]["verdict"] == "unknown"
     assert summary["properties"]["FollowerCatchesUp"]["verdict"] == "holds"
 

@@ -113,7 +113,7 @@ def _largest(spec: Any) -> Any:
     variant = spec.variant
     state: tuple[Any, ...] = (
         replicas,
-        (epoch, 0, every, ()) if variant.elr else (epoch, 0, every),
+        (epoch, 0, every, (), None) if variant.elr else (epoch, 0, every),
         tuple((e, 0, every) for e in range(epoch + 1)),
         (records, 0, committed),
     )

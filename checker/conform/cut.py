@@ -97,5 +97,5 @@ class Naming:
             (c.leader_epoch, c.leader, c.isr) if c else (-1, None, tuple(range(len(replicas))))
         )
         if elr:
-            controller += (c.elr if c else (),)
+            controller += (c.elr, c.last_known) if c else ((), None)
         return replicas, controller

@@ -41,8 +41,8 @@ from spec.kafka.state import (
 
 Observation = tuple[tuple[tuple[Any, ...], ...], tuple[Any, ...]]
 """``(replicas, controller)``: ``replicas[r] = (log, hw, alive)``, ``log`` a tuple of
-``(record id, leader epoch)``; ``controller = (leader epoch, leader, isr[, elr])`` as the
-model's ``controller`` component (leader None when there is none)."""
+``(record id, leader epoch)``; ``controller = (leader epoch, leader, isr[, elr, last known
+leader])`` as the model's ``controller`` component (leader None when there is none)."""
 
 SEARCH_LIMIT = 400_000
 """Model states one search may visit before it gives up (about 10 s of the Python core)."""
@@ -60,7 +60,8 @@ def _differing(cut: Observation, seen: Observation) -> Iterator[tuple[str, Any, 
         for name, a, b in zip(("log", "hw", "alive"), real, model, strict=True):
             if a != b:
                 yield f"broker {r} {name}", a, b
-    for name, a, b in zip(("leader epoch", "leader", "isr", "elr"), cut[1], seen[1], strict=False):
+    names = ("leader epoch", "leader", "isr", "elr", "last known leader")
+    for name, a, b in zip(names, cut[1], seen[1], strict=False):
         if a != b:
             yield f"controller {name}", a, b
 

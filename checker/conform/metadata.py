@@ -34,13 +34,16 @@ NO_LEADER, NO_LEADER_CHANGE = -1, -2
 @dataclass(frozen=True)
 class PartitionState:
     """The controller's partition: ``leader`` (None for none), ``leader_epoch``, ``isr`` and
-    ``elr`` (sorted broker ids), and ``offset``, the metadata log offset of the record that
-    made this state (not compared: a state is what it says, whichever record said it)."""
+    ``elr`` (sorted broker ids), ``last_known`` (the last known leader: the one broker id of
+    ``LastKnownElr``, None when it holds none or -1), and ``offset``, the metadata log offset
+    of the record that made this state (not compared: a state is what it says, whichever
+    record said it)."""
 
     leader: int | None
     leader_epoch: int
     isr: tuple[int, ...]
     elr: tuple[int, ...]
+    last_known: int | None
     offset: int = field(compare=False)
 
 
@@ -108,7 +111,9 @@ def _partition_record(r: _Reader, version: int) -> tuple[str, int, dict[str, Any
         r.skip_uuids()  # directories
     tags = r.tagged()
     elr = tags[1].int32s() if version >= 2 and 1 in tags else ()
-    return topic, partition, {"leader": leader, "epoch": epoch, "isr": isr, "elr": elr or ()}
+    known = tags[2].int32s() if version >= 2 and 2 in tags else ()
+    fields = {"leader": leader, "epoch": epoch, "isr": isr, "elr": elr or ()}
+    return topic, partition, fields | {"last_known_elr": known or ()}
 
 
 def _change_record(r: _Reader, version: int) -> tuple[str, int, dict[str, Any]]:
@@ -119,8 +124,10 @@ def _change_record(r: _Reader, version: int) -> tuple[str, int, dict[str, Any]]:
         change["isr"] = tags[0].int32s() or ()
     if 1 in tags:
         change["leader"] = tags[1].int32()
-    if version >= 2 and 6 in tags:  # tag 7 is the last known ELR, 8 the directories
+    if version >= 2 and 6 in tags:  # tag 8 is the directories
         change["elr"] = tags[6].int32s() or ()
+    if version >= 2 and 7 in tags:
+        change["last_known_elr"] = tags[7].int32s() or ()
     return topic, partition, change
 
 
@@ -154,6 +161,12 @@ def partition_states(folder: Path, topic: str, partition: int = 0) -> list[Parti
     return states
 
 
+def _last_known(members: Any) -> int | None:
+    """The last known leader in a ``LastKnownElr`` field: its one broker id, else None
+    (Kafka writes ``[-1]`` when the ISR emptied under no leader; KIP-966)."""
+    return int(members[0]) if len(members) == 1 and members[0] >= 0 else None
+
+
 def _apply(
     last: PartitionState | None, key: int, fields: dict[str, Any], offset: int
 ) -> PartitionState:
@@ -164,6 +177,7 @@ def _apply(
             int(fields.get("epoch", 0)),
             tuple(sorted(fields.get("isr", ()))),
             tuple(sorted(fields.get("elr", ()))),
+            _last_known(fields.get("last_known_elr", ())),
             offset,
         )
     state = replace(last, offset=offset)
@@ -171,6 +185,8 @@ def _apply(
         state = replace(state, isr=tuple(sorted(fields["isr"])))
     if "elr" in fields:
         state = replace(state, elr=tuple(sorted(fields["elr"])))
+    if "last_known_elr" in fields:
+        state = replace(state, last_known=_last_known(fields["last_known_elr"]))
     leader = fields.get("leader", NO_LEADER_CHANGE)
     if leader != NO_LEADER_CHANGE:
         state = replace(

@@ -45,6 +45,7 @@ def _cut(c: CutReport) -> dict[str, Any]:
             "leader_epoch": controller.leader_epoch,
             "isr": list(controller.isr),
             "elr": list(controller.elr),
+            "last_known_leader": controller.last_known,
             "metadata_offset": controller.offset,
         },
     }

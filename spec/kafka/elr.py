@@ -1,20 +1,23 @@
 """KIP-966 on the controller: electing from the ELR, unclean recovery, and fencing a broker
 back from an unclean shutdown (only with the ``elr`` mechanism).
 
-With ``elr`` the controller's state has a fourth field, the eligible leader replicas
-(``state.controller_after`` keeps it). Kafka 4.x elects, in this order: a live ISR member; else a
-live (unfenced) ELR member; else the last known leader if it is unfenced. The first is
-``membership.elect``; the second is ``elr_choices``, used by it; the third is ``Elect`` of the
-crashed leader once it is back: ``ControllerShrinkIsr`` took its leadership away in a new
-epoch and left it in the ELR (or the ISR), so it leads again in a newer epoch, never its old
-one (KRaft's ``handleBrokerUnfenced``). A broker back from an unclean shutdown is taken out
-of ISR and ELR (``fence_unclean``) and comes back only through ``ExpandIsr`` once it has caught
-up. With ``--unclean`` the last resort is unclean recovery (``unclean_recovery``) instead of
-``UncleanElect``: the live replica with the longest log.
+With ``elr`` the controller's state has two more fields, the eligible leader replicas and the
+last known leader (``state.controller_after`` keeps them). Kafka 4.x elects, in this order: a live ISR member; else a
+live (unfenced) ELR member; else, while ISR and ELR are both empty, the last known leader
+if it is unfenced. All three are ``membership.elect``; the second is ``elr_choices``, the
+third ``last_known_choice``. The last known leader is the leader the partition had when its
+ISR became empty (``state.last_known``); it is elected even when a restart took it out of the
+ELR, and even if it lost its unflushed tail, without ``unclean.leader.election.enable``
+(Kafka counts it as an unclean election). A broker back from a crash or an unclean shutdown
+is taken out of ISR and ELR (``fence_unclean``) and comes back only through ``ExpandIsr``
+once it has caught up, or as the last known leader. With ``--unclean`` the last resort is
+unclean recovery (``unclean_recovery``) instead of ``UncleanElect``: the live replica with
+the longest log.
 
 Sources: KIP-966 (Eligible Leader Replicas, "unclean recovery"); Kafka's operations guide,
 "Eligible Leader Replicas" (the election order); ``ReplicationControlManager``
-(``handleBrokerUncleanShutdown``) and ``PartitionChangeBuilder`` in Kafka 4.x.
+(``handleBrokerShutdown``) and ``PartitionChangeBuilder`` (``electAnyLeader``,
+``canElectLastKnownLeader``), read in Kafka 4.1.0.
 Same conventions as ``spec.kafka.actions``.
 """
 
@@ -38,6 +41,8 @@ from spec.kafka.state import (
     REQUESTS,
     VIEW,
     controller_after,
+    last_known,
+    last_known_leader,
     put,
 )
 from spec.log import last_epoch
@@ -53,6 +58,16 @@ def elr_choices(ctx: KafkaSpec, s: tuple[Any, ...]) -> list[int]:
         return []
     replicas = s[REPLICAS]
     return [m for m in s[CONTROLLER][C_ELR] if replicas[m][ALIVE]]
+
+
+def last_known_choice(ctx: KafkaSpec, s: tuple[Any, ...]) -> int | None:
+    """The last known leader, when Elect may pick it now: with the ``elr`` mechanism, ISR and
+    ELR both empty and that replica up (``state.last_known_leader``); else None. Source:
+    Kafka 4.1's ``PartitionChangeBuilder.canElectLastKnownLeader`` (KAFKA-15584)."""
+    if not ctx.variant.elr:
+        return None
+    lkl = last_known_leader(s[CONTROLLER])
+    return lkl if lkl is not None and s[REPLICAS][lkl][ALIVE] else None
 
 
 def decide(
@@ -77,14 +92,17 @@ def unclean_recovery(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, 
     elects one with the largest (last leader epoch, LEO); the new ISR is that replica alone.
     May still lose committed data (every copy may be gone), but never picks a shorter log
     over a longer one. Simplified from KIP-966's recovery manager, which may also wait for the
-    last known ELR members. Only in the model with the ``elr`` mechanism (``ELR_ACTIONS``).
-    Bounded by max_epoch."""
+    last known ELR members. Not while the last known leader may be elected (Kafka tries it
+    first: ``electAnyLeader``). Only in the model with the ``elr`` mechanism
+    (``ELR_ACTIONS``). Bounded by max_epoch."""
     ctrl, replicas = s[CONTROLLER], s[REPLICAS]
     if not ctx.config.unclean_election:
         return
     if ctrl[C_EPOCH] >= ctx.config.max_epoch:
         return
     if any(replicas[m][ALIVE] for m in ctrl[C_ISR] + ctrl[C_ELR]):
+        return
+    if last_known_choice(ctx, s) is not None:  # elected first (electAnyLeader)
         return
     ends = {
         r: (last_epoch(rep[LOG]), len(rep[LOG])) for r, rep in enumerate(replicas) if rep[ALIVE]
@@ -106,18 +124,25 @@ def unclean_recovery(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, 
 def fence_unclean(
     ctx: KafkaSpec, s: tuple[Any, ...], replicas: tuple[Any, ...], r: int
 ) -> tuple[tuple[Any, ...], tuple[Any, ...], tuple[Any, ...]]:
-    """``(replicas, controller, requests)`` once the controller learns that replica ``r`` had
-    an unclean shutdown (``replicas``: the state's replicas after the shutdown): ``r`` leaves
-    the ISR (which may become empty) and the ELR, and stops being the leader. No new epoch:
-    the latest LeaderAndIsr is rewritten, as for an ISR change, so a replica applying it later
-    sees the new state; a live leader of that epoch takes the new ISR into its view at once
-    (in KRaft it learns the partition change from the metadata log, and an ISR change it
-    proposes from the older state is rejected by the partition epoch until it has). Unchanged
-    without the ``elr`` mechanism.
+    """``(replicas, controller, requests)`` once the controller learns that replica ``r``
+    stopped without a clean shutdown (``replicas``: the state's replicas after the shutdown or
+    the restart): ``r`` leaves the ISR (which may become empty: the old leader is then the
+    last known leader, ``state.last_known``) and the ELR, and stops being the leader. No new
+    epoch: the latest LeaderAndIsr is rewritten, as for an ISR change, so a replica applying
+    it later sees the new state; a live leader of that epoch takes the new ISR into its view
+    at once (in KRaft it learns the partition change from the metadata log, and an ISR change
+    it proposes from the older state is rejected by the partition epoch until it has).
+    Unchanged without the ``elr`` mechanism.
 
-    Kafka learns this when the broker registers again (``handleBrokerUncleanShutdown``); the
-    model applies it at the shutdown, which elections cannot tell apart because a down broker
-    is fenced anyway. Source: KIP-966; KIP-841 and ``AlterPartition``'s partition epoch."""
+    Kafka learns this when the broker registers again without the epoch of a clean shutdown,
+    which is every restart after a crash (the clean-shutdown file is written only by an
+    orderly stop): ``ClusterControlManager.registerBroker``, then
+    ``ReplicationControlManager.handleBrokerShutdown`` with ``isCleanShutdown`` false, only
+    with ELR (``Restart`` applies it). ``UncleanShutdown`` applies it at the power loss,
+    which elections cannot tell apart because a down broker is fenced anyway. Sources:
+    KIP-966; KAFKA-15586 and KAFKA-18635 (clean shutdown detection), read in Kafka 4.1.0;
+    KIP-841 and ``AlterPartition``'s partition epoch. The last known leader keeps ``r``
+    (``maybeUpdateRecordElr`` keeps ``LastKnownElr`` while there is no leader)."""
     ctrl, requests = s[CONTROLLER], s[REQUESTS]
     if not ctx.variant.elr or (r not in ctrl[C_ISR] and r not in ctrl[C_ELR]):
         return replicas, ctrl, requests
@@ -131,4 +156,4 @@ def fence_unclean(
         replicas = put(replicas, leader, rep[:VIEW] + ((leader, epoch, isr),) + rep[VIEW + 1 :])
     if requests:
         requests = requests[:-1] + ((epoch, leader, isr),)
-    return replicas, (epoch, leader, isr, elr), requests
+    return replicas, (epoch, leader, isr, elr, last_known(ctrl, leader, isr)), requests

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from checker.model import Label
 from spec.kafka.actions import record_isr, true_leader
 from spec.kafka.diverging import on_become_follower
-from spec.kafka.elr import decide, elr_choices
+from spec.kafka.elr import decide, elr_choices, fence_unclean, last_known_choice
 from spec.kafka.state import (
     ALIVE,
     C_EPOCH,
@@ -155,13 +155,16 @@ def elect(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> N
     shutdown), takes the next epoch and keeps the live ISR members as the new ISR.
     Source: protocol.md action 6; ``PartitionLeaderElectionAlgorithms`` and the ZooKeeper
     controller's offline election (new ISR = live ISR members). With the ``elr`` mechanism
-    (KIP-966), when no ISR member is up, a live ELR member, whose ISR is then itself
-    (``spec.kafka.elr``). Bounded by max_epoch."""
+    (KIP-966), when no ISR member is up, a live ELR member, whose ISR is then itself; while
+    ISR and ELR are both empty, the last known leader once it is up, whose ISR is then
+    itself (``spec.kafka.elr``). Bounded by max_epoch."""
     ctrl, replicas = s[CONTROLLER], s[REPLICAS]
     if ctrl[C_EPOCH] >= ctx.config.max_epoch:
         return
     live = tuple(m for m in ctrl[C_ISR] if replicas[m][ALIVE])
     choices = [(c, live) for c in live] or [(c, (c,)) for c in elr_choices(ctx, s)]
+    if not choices and (lkl := last_known_choice(ctx, s)) is not None:
+        choices = [(lkl, (lkl,))]
     for c, isr in choices:
         if c == ctrl[C_LEADER]:
             continue
@@ -232,12 +235,15 @@ def restart(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) ->
     ``async-isr``, its AlterPartition request still in flight is dropped: the broker comes
     back with a new broker epoch, and the controller rejects a request of an older one
     (AlterPartition's broker epoch, KIP-497 and KIP-903). Until the restart the controller
-    may still accept it. Source: protocol.md action 5."""
+    may still accept it. With the ``elr`` mechanism the broker registers without a clean
+    shutdown's epoch and the controller takes it out of ISR and ELR (``elr.fence_unclean``;
+    Kafka 4.1.0, seen by ``hwcheck conform``). Source: protocol.md action 5."""
     replicas, ctrl, at = s[REPLICAS], s[CONTROLLER], ctx.alter_at
     for r, rep in enumerate(replicas):
         if not rep[ALIVE] and r != ctrl[C_LEADER]:
             up = (rep[LOG], rep[HW], True, (None, max(ctrl[C_EPOCH] - 1, -1), ()), ())
-            state = put_at((put(replicas, r, up),) + s[1:], at, r, None)
+            fenced, controller, requests = fence_unclean(ctx, s, put(replicas, r, up), r)
+            state = put_at((fenced, controller, requests) + s[REQUESTS + 1 :], at, r, None)
             out.append((ctx.labels.restart[r], state))
 
 

@@ -9,6 +9,7 @@ from spec.kafka import fetching, flight
 from spec.kafka.state import (
     ALIVE,
     C_ELR,
+    C_LKL,
     CONTROLLER,
     D_FLUSHED,
     D_UNCLEAN,
@@ -84,6 +85,7 @@ def picture(spec: KafkaSpec, state: tuple[Any, ...]) -> dict[str, Any]:
     controller = {"epoch": epoch, "leader": leader, "isr": list(isr)}
     if len(state[CONTROLLER]) > C_ELR:
         controller["elr"] = list(state[CONTROLLER][C_ELR])
+        controller["last_known_leader"] = state[CONTROLLER][C_LKL]
     ghost = state[GHOST]
     extra = {"unclean_shutdowns": state[DURABLE][D_UNCLEAN]} if durable else {}
     if spec.variant.split_fetch and spec.config.max_lost_responses:

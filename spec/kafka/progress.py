@@ -43,6 +43,7 @@ from spec.kafka.state import (
     V_ISR,
     V_LEADER,
     VIEW,
+    last_known_leader,
 )
 
 FAIR = (
@@ -106,9 +107,13 @@ def conditions() -> dict[str, Any]:
 
 
 def _eligible(s: tuple[Any, ...], elr: bool) -> list[int]:
-    """Live replicas an election may pick: ISR members, or with ``elr`` ELR members."""
+    """Live replicas an election may pick: ISR members, or with ``elr`` ELR members and the
+    last known leader (``state.last_known_leader``)."""
     ctrl, replicas = s[CONTROLLER], s[REPLICAS]
-    members = list(ctrl[C_ISR]) + (list(ctrl[C_ELR]) if elr and len(ctrl) > C_ELR else [])
+    members = list(ctrl[C_ISR])
+    if elr and len(ctrl) > C_ELR:
+        lkl = last_known_leader(ctrl)
+        members += list(ctrl[C_ELR]) + ([] if lkl is None else [lkl])
     return [m for m in members if replicas[m][ALIVE]]
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from checker.model import Refusal
+from spec.kafka.elr import last_known_choice
 from spec.kafka.membership import replaceable
 from spec.kafka.refusals import counted, down, members
 from spec.kafka.state import (
@@ -33,6 +34,7 @@ from spec.kafka.state import (
     V_EPOCH,
     V_LEADER,
     VIEW,
+    last_known_leader,
 )
 from spec.log import last_epoch
 
@@ -82,7 +84,8 @@ def controller_shrink_isr(ctx: KafkaSpec, s: tuple[Any, ...], r: int) -> Refusal
 
 def elect(ctx: KafkaSpec, s: tuple[Any, ...], c: int) -> Refusal | None:
     """Elect(leader): epochs left; ``c`` a live ISR member, or with ``elr`` (KIP-966), when
-    no ISR member is up, a live ELR member; not the current leader."""
+    no ISR member is up, a live ELR member, or while ISR and ELR are empty the last known
+    leader, up; not the current leader."""
     if (refusal := epochs_left(ctx, s)) is not None:
         return refusal
     ctrl, replicas = s[CONTROLLER], s[REPLICAS]
@@ -97,10 +100,12 @@ def elect(ctx: KafkaSpec, s: tuple[Any, ...], c: int) -> Refusal | None:
             f"no member of the controller's ISR {members(isr)} is up: a clean election needs "
             "one (UncleanElect, with --unclean, does not)"
         )
-    elif c not in ctrl[C_ELR] or not replicas[c][ALIVE]:
+    elif (c not in ctrl[C_ELR] or not replicas[c][ALIVE]) and last_known_choice(ctx, s) != c:
+        lkl = last_known_leader(ctrl)
+        known = "" if lkl is None else f"; the last known leader is replica {lkl}, down"
         return Refusal(
             f"no member of the controller's ISR {members(isr)} is up and replica {c} is not a "
-            f"live member of its ELR {members(ctrl[C_ELR])} (KIP-966)"
+            f"live member of its ELR {members(ctrl[C_ELR])} (KIP-966){known}"
         )
     if c == ctrl[C_LEADER]:
         return Refusal(f"replica {c} is the controller's leader already (epoch {ctrl[C_EPOCH]})")
@@ -134,14 +139,16 @@ def unclean_elect(ctx: KafkaSpec, s: tuple[Any, ...], c: int) -> Refusal | None:
 
 
 def unclean_recovery(ctx: KafkaSpec, s: tuple[Any, ...], c: int) -> Refusal | None:
-    """UncleanRecovery(leader): ``--unclean``, epochs left, no live ISR or ELR member, ``c``
-    up with the longest log, by (last epoch, LEO) (``elr.unclean_recovery``, KIP-966)."""
+    """UncleanRecovery(leader): ``--unclean``, epochs left, no live ISR or ELR member, no
+    last known leader up, ``c`` up with the longest log, by (last epoch, LEO) (``elr.unclean_recovery``, KIP-966)."""
     if not ctx.config.unclean_election:
         return Refusal("unclean recovery is off (--unclean turns it on)")
     if (refusal := epochs_left(ctx, s)) is not None:
         return refusal
     if (refusal := no_live_isr(s, s[CONTROLLER][C_ELR])) is not None:
         return refusal
+    if (lkl := last_known_choice(ctx, s)) is not None:
+        return Refusal(f"replica {lkl}, the last known leader, is up: Elect picks it first")
     replicas = s[REPLICAS]
     if not replicas[c][ALIVE]:
         return down(c)

@@ -269,12 +269,15 @@ RELEASES = (
         switches=KRAFT_36 + ("strict-min-isr", "elr", "fenced-response"),
         kafka="4.1 - 4.4 (new clusters)",
         description=(
-            "as 4.0 with KIP-966's eligible leader replicas: a broker back from an unclean "
-            "shutdown leaves ISR and ELR until it catches up"
+            "as 4.0 with KIP-966's eligible leader replicas: a broker back from a crash or a "
+            "power loss leaves ISR and ELR until it catches up, and with both empty the last "
+            "known leader is elected"
         ),
         source=(
             "KIP-966 (ELR on by default from MV 4.1-IV0); KAFKA-15586 and KAFKA-18635 (unclean "
-            "shutdown detected by broker epoch); 4.2, 4.3 and 4.4 change no rule the model has "
+            "shutdown detected by broker epoch: every restart after a crash is one); KAFKA-15584 "
+            "(the last known leader elected once ISR and ELR are empty, even after an unclean "
+            "shutdown), read in 4.1.0; 4.2, 4.3 and 4.4 change no rule the model has "
             "(their metadata versions add share and streams groups, cordoned log dirs and "
             "controller unregistration; ELR's latest version is still 1); KAFKA-18991 (a fetch "
             "response of an older leader epoch dropped, 4.1.0)"

@@ -14,7 +14,9 @@ A state is ``(replicas, controller, requests, ghost)``:
     -1 = unknown: no fetch seen since it became leader), else ``()``.
 - ``controller = (epoch, leader, isr)``: the controller's (ZooKeeper / KRaft) truth; epoch -1
   and leader None before the first election. With the ``elr`` mechanism (KIP-966) a fourth
-  field, ``elr``: the sorted eligible leader replicas (``controller_after``).
+  field, ``elr``: the sorted eligible leader replicas, and a fifth, ``lkl``: the last known
+  leader (Kafka's one-member ``LastKnownElr``, None for none), the leader the partition had
+  when its ISR became empty, kept until a leader is elected (``controller_after``).
 - ``requests``: every LeaderAndIsr ``(epoch, leader, isr)`` the controller issued, oldest
   first; ``requests[e]`` has epoch ``e``. Grow-only: replicas apply them late and out of order.
 - ``ghost = (next_id, crashes, committed)``: records produced so far (the next record id),
@@ -52,6 +54,8 @@ __all__ = [
     "commit",
     "controller_after",
     "initial_state",
+    "last_known",
+    "last_known_leader",
     "leader_hw",
     "put",
     "with_member",
@@ -64,8 +68,8 @@ LOG, HW, ALIVE, VIEW, REMOTE = range(5)
 V_LEADER, V_EPOCH, V_ISR = range(3)
 # state fields
 REPLICAS, CONTROLLER, REQUESTS, GHOST = range(4)
-# controller / request fields (C_ELR: the controller only, with the elr mechanism)
-C_EPOCH, C_LEADER, C_ISR, C_ELR = range(4)
+# controller / request fields (C_ELR, C_LKL: the controller only, with the elr mechanism)
+C_EPOCH, C_LEADER, C_ISR, C_ELR, C_LKL = range(5)
 # ghost fields
 G_NEXT_ID, G_CRASHES, G_COMMITTED = range(3)
 # the optional fifth state component and its fields
@@ -90,14 +94,15 @@ def initial_state(
     fetcher: bool = False,
 ) -> tuple[Any, ...]:
     """Every log empty, every HW 0, every replica up with no view; the controller has epoch -1,
-    no leader and every replica in its ISR (and, with ``elr``, an empty ELR); no request yet;
+    no leader and every replica in its ISR (and, with ``elr``, an empty ELR and no last known
+    leader); no request yet;
     nothing produced or committed. With ``durable``, the ``durable`` component: nothing
     flushed, no unclean shutdown. With ``async_isr``, the ``alter`` component: no request in
     flight. With ``fetcher``, the ``fetcher`` component: nothing beyond the logs. With
     ``split_fetch``, the ``flight`` component: no response in flight, none lost."""
     replica = ((), 0, True, NO_VIEW, ())
     everyone = tuple(range(replicas))
-    controller = (-1, None, everyone, ()) if elr else (-1, None, everyone)
+    controller = (-1, None, everyone, (), None) if elr else (-1, None, everyone)
     state: tuple[Any, ...] = ((replica,) * replicas, controller, (), (0, 0, ()))
     if durable:
         state += ((() if flush_always else (0,) * replicas, 0),)
@@ -140,15 +145,47 @@ def controller_after(
     """The controller's state once it decided ``(epoch, leader, isr)``. Without an ELR field
     (``ctrl`` of 3 fields) just that triple. With one (KIP-966): while ``isr`` is smaller than
     ``min_isr`` the members it lost join the ELR; members back in the ISR leave it; once the
-    ISR has ``min_isr`` members the ELR is empty. Source: KIP-966, "Eligible Leader Replicas";
-    Kafka's ``PartitionChangeBuilder`` (``maybePopulateTargetElr``)."""
+    ISR has ``min_isr`` members the ELR is empty. The last known leader (``last_known``) is
+    the old leader when the ISR becomes empty, None once a leader is named, else kept.
+    Source: KIP-966, "Eligible Leader Replicas"; Kafka's ``PartitionChangeBuilder``
+    (``maybePopulateTargetElr``, ``maybeUpdateLastKnownLeader``)."""
     if len(ctrl) <= C_ELR:
         return (epoch, leader, isr)
+    lkl = last_known(ctrl, leader, isr)
     if len(isr) >= min_isr:
-        return (epoch, leader, isr, ())
+        return (epoch, leader, isr, (), lkl)
     lost = [m for m in ctrl[C_ISR] if m not in isr]
     elr = tuple(sorted(m for m in set(ctrl[C_ELR]).union(lost) if m not in isr))
-    return (epoch, leader, isr, elr)
+    return (epoch, leader, isr, elr, lkl)
+
+
+def last_known(ctrl: tuple[Any, ...], leader: int | None, isr: tuple[Any, ...]) -> int | None:
+    """The last known leader (a replica id or None) once the controller ``ctrl`` (with the ELR
+    fields) names ``leader`` and ``isr``: when the ISR empties now, its last member (one
+    member leaves at a time); None once a leader is named; else the one ``ctrl`` had. Kafka
+    records the leader there, which is that member in every state Kafka reaches: a leader is
+    in its ISR, and a member that cannot lead is fenced out of it. They differ only before
+    the model's first election (Kafka elects at topic creation), where Kafka's rule would
+    leave a partition that never had a leader without one for ever. Source: Kafka 4.1's
+    ``PartitionChangeBuilder.maybeUpdateLastKnownLeader`` (``LastKnownElr``, one member)."""
+    if leader is not None:
+        return None
+    if not isr and ctrl[C_ISR]:
+        last: int = ctrl[C_ISR][0]
+        return last
+    lkl: int | None = ctrl[C_LKL]
+    return lkl
+
+
+def last_known_leader(ctrl: tuple[Any, ...]) -> int | None:
+    """The replica Kafka may elect as the last known leader under ``ctrl``: the ``lkl`` field
+    while the ISR and the ELR are both empty, else None (and None without the ELR fields).
+    Source: Kafka 4.1's ``PartitionChangeBuilder.canElectLastKnownLeader`` (which also asks
+    that the broker be unfenced: the caller checks it is up)."""
+    if len(ctrl) <= C_LKL or ctrl[C_ISR] or ctrl[C_ELR]:
+        return None
+    lkl: int | None = ctrl[C_LKL]
+    return lkl
 
 
 def commit(

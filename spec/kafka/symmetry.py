@@ -20,6 +20,7 @@ from spec.kafka.state import (
     C_ELR,
     C_ISR,
     C_LEADER,
+    C_LKL,
     CONTROLLER,
     D_FLUSHED,
     DURABLE,
@@ -61,8 +62,8 @@ def replica_keys(
                 r in c_isr,
             )
         )
-    if len(ctrl) > C_ELR:  # so does ELR membership (KIP-966)
-        keys = [key + (r in ctrl[C_ELR],) for r, key in enumerate(keys)]
+    if len(ctrl) > C_ELR:  # so do ELR membership and the last known leader (KIP-966)
+        keys = [key + (r in ctrl[C_ELR], r == ctrl[C_LKL]) for r, key in enumerate(keys)]
     optional = split_fetch + (alter_at is not None) + (fetcher_at is not None)
     durable = len(state) > DURABLE + optional
     if durable and state[DURABLE][D_FLUSHED]:  # the flushed offsets count too
@@ -157,12 +158,14 @@ def _isr(perm: tuple[int, ...], isr: tuple[Any, ...]) -> tuple[Any, ...]:
 
 
 def _decision(decision: tuple[Any, ...], perm: tuple[int, ...]) -> tuple[Any, ...]:
-    """A controller state or LeaderAndIsr ``(epoch, leader, isr[, elr])`` renamed."""
+    """A controller state or LeaderAndIsr ``(epoch, leader, isr[, elr, last known leader])``
+    renamed."""
     renamed: tuple[Any, ...] = (
         decision[0],
         None if decision[1] is None else perm[decision[1]],
         _isr(perm, decision[2]),
     )
     if len(decision) > C_ELR:
-        renamed += (_isr(perm, decision[C_ELR]),)
+        lkl = decision[C_LKL]
+        renamed += (_isr(perm, decision[C_ELR]), None if lkl is None else perm[lkl])
     return renamed

@@ -138,7 +138,7 @@ class Codec:
         return (
             n * (7 + 2 * r + n)
             + 3
-            + self.elr
+            + 2 * self.elr
             + 1
             + 2 * (self.max_epoch + 1)
             + 2
@@ -174,7 +174,7 @@ class Codec:
             out += list(remote) if remote else [0] * n
         out += [ctrl[0], -1 if ctrl[1] is None else ctrl[1], mask(ctrl[2])]
         if self.elr:
-            out.append(mask(ctrl[3]))
+            out += [mask(ctrl[3]), -1 if ctrl[4] is None else ctrl[4]]
         out.append(len(requests))
         for e in range(self.max_epoch + 1):
             if e < len(requests):
@@ -231,8 +231,8 @@ class Codec:
         ctrl: tuple[Any, ...] = (v[at], None if v[at + 1] < 0 else v[at + 1], members(v[at + 2]))
         at += 3
         if self.elr:
-            ctrl += (members(v[at]),)
-            at += 1
+            ctrl += (members(v[at]), None if v[at + 1] < 0 else v[at + 1])
+            at += 2
         count = v[at]
         at += 1
         requests = tuple(

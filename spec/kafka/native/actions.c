@@ -62,8 +62,8 @@ static void no_view(Rep *x, int epoch) {
     x->vleader = -1; x->vepoch = (int8_t)epoch; x->visr = 0; x->has_remote = 0;
 }
 
-/* elr.fence_unclean: r goes down in an unclean shutdown; with elr it leaves ISR and ELR
- * (and the leadership) in the same epoch. */
+/* elr.fence_unclean: r went down in an unclean shutdown or restarts after a crash; with elr
+ * it leaves ISR and ELR (and the leadership) in the same epoch. */
 static void fence_unclean(const Model *m, const St *s, St *t, int r) {
     if (!m->elr || (!has(s->cisr, r) && !has(s->celr, r))) return;
     int leader = s->cleader;
@@ -73,6 +73,13 @@ static void fence_unclean(const Model *m, const St *s, St *t, int r) {
     if (s->nreq) { t->rleader[s->nreq - 1] = (int8_t)leader; t->risr[s->nreq - 1] = isr; }
     t->cleader = (int8_t)leader; t->cisr = isr;
     t->celr = (uint8_t)(s->celr & ~(1u << r));
+    t->clkl = (int8_t)last_known(s, leader, isr);
+}
+
+/* elr.last_known_choice: the last known leader when Elect may pick it (up), else -1. */
+static int last_known_choice(const Model *m, const St *s) {
+    int lkl = last_known_leader(m, s);
+    return lkl >= 0 && s->r[lkl].alive ? lkl : -1;
 }
 
 /* membership.replaceable: a live replica other than `fenced` the controller could elect:
@@ -196,16 +203,25 @@ int kafka_successors(const Model *m, const St *s, St *out, uint16_t *labels) {
             decide(m, t, -1, fewer || m->elr ? fewer : s->cisr);
         }
     }
-    /* Elect(leader): a live ISR member, else (elr) a live ELR member */
+    /* Elect(leader): a live ISR member, else (elr) a live ELR member, else (elr, ISR and
+     * ELR empty) the last known leader, up */
     if (s->cepoch < m->E) {
         uint8_t live = 0;
+        int chosen = 0;
         for (int r = 0; r < n; r++) if (has(s->cisr, r) && s->r[r].alive) live |= (uint8_t)(1u << r);
         for (int r = 0; r < n; r++) {
             int from_isr = has(live, r);
             int from_elr = !live && m->elr && has(s->celr, r) && s->r[r].alive;
-            if ((!from_isr && !from_elr) || r == s->cleader) continue;
+            if (!from_isr && !from_elr) continue;
+            chosen = 1;
+            if (r == s->cleader) continue;
             St *t = EMIT(LABEL(A_ELECT, r, 0));
             decide(m, t, r, from_isr ? live : (uint8_t)(1u << r));
+        }
+        int lkl = chosen ? -1 : last_known_choice(m, s);
+        if (lkl >= 0 && lkl != s->cleader) {
+            St *t = EMIT(LABEL(A_ELECT, lkl, 0));
+            decide(m, t, lkl, (uint8_t)(1u << lkl));
         }
     }
     /* UncleanElect(leader): no ISR member up (replaced by UncleanRecovery with elr) */
@@ -230,13 +246,15 @@ int kafka_successors(const Model *m, const St *s, St *out, uint16_t *labels) {
             without_flights(m, t, r);
             put_fetcher(m, t, r, FE_NONE);
         }
-    /* Restart(replica): not a crashed leader the controller still names */
+    /* Restart(replica): not a crashed leader the controller still names; with elr out of
+     * ISR and ELR (elr.fence_unclean) */
     for (int r = 0; r < n; r++) {
         if (s->r[r].alive || r == s->cleader) continue;
         St *t = EMIT(LABEL(A_RESTART, r, 0));
         t->r[r].alive = 1;
         t->al_has[r] = 0;  /* a new broker epoch: its request in flight is rejected */
         no_view(&t->r[r], s->cepoch - 1 > -1 ? s->cepoch - 1 : -1);
+        fence_unclean(m, s, t, r);  /* elr: registered without a clean shutdown's epoch */
     }
     /* BecomeLeader(replica, epoch) */
     for (int r = 0; r < n; r++) {
@@ -279,6 +297,7 @@ int kafka_successors(const Model *m, const St *s, St *out, uint16_t *labels) {
         int any = 0, best_e = -2, best_len = -1;
         for (int r = 0; r < n; r++)
             if ((has(s->cisr, r) || has(s->celr, r)) && s->r[r].alive) any = 1;
+        if (last_known_choice(m, s) >= 0) any = 1;  /* Elect picks it first */
         for (int r = 0; r < n && !any; r++) {
             const Rep *x = &s->r[r];
             if (!x->alive) continue;

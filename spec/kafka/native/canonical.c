@@ -23,6 +23,7 @@ static int key_cmp(const Model *m, const St *s, int a, int b) {
     CMP(s->cleader == a, s->cleader == b);
     CMP(has(s->cisr, a), has(s->cisr, b));
     if (m->elr) CMP(has(s->celr, a), has(s->celr, b));
+    if (m->elr) CMP(s->clkl == a, s->clkl == b);
     if (m->durable && !m->flush_always) CMP(s->flushed[a], s->flushed[b]);
     if (m->async_isr) CMP(s->al_has[a] ? s->al_epoch[a] : -1, s->al_has[b] ? s->al_epoch[b] : -1);
     if (m->split_fetch) {
@@ -56,6 +57,7 @@ static void permute(const Model *m, const St *s, const int *perm, St *out) {
     out->cleader = s->cleader < 0 ? -1 : perm[s->cleader];
     out->cisr = rename_mask(s->cisr, perm, n);
     out->celr = rename_mask(s->celr, perm, n);
+    out->clkl = s->clkl < 0 ? -1 : perm[s->clkl];
     for (int e = 0; e < s->nreq; e++) {
         out->rleader[e] = s->rleader[e] < 0 ? -1 : perm[s->rleader[e]];
         out->risr[e] = rename_mask(s->risr[e], perm, n);

@@ -84,6 +84,7 @@ typedef struct {
     Rep r[MAXN];
     int8_t cepoch, cleader;
     uint8_t cisr, celr;
+    int8_t clkl; /* elr: the last known leader, -1 for none */
     int8_t nreq;
     int8_t rleader[MAXE];
     uint8_t risr[MAXE];
@@ -163,11 +164,26 @@ static inline int leader_hw(int len, int hw, int me, uint8_t isr, const int8_t *
     return hw > low ? hw : low;
 }
 
+/* state.last_known: the last known leader once the controller (elr) names leader and isr
+ * (the ISR's last member when it empties: one leaves at a time) */
+static inline int last_known(const St *s, int leader, uint8_t isr) {
+    if (leader >= 0) return -1;
+    if (!isr && s->cisr) return __builtin_ctz(s->cisr);
+    return s->clkl;
+}
+
+/* state.last_known_leader: the last known leader while ISR and ELR are empty, else -1 */
+static inline int last_known_leader(const Model *m, const St *s) {
+    return !m->elr || s->cisr || s->celr ? -1 : s->clkl;
+}
+
 /* state.controller_after: the controller once it decided (epoch, leader, isr). */
 static inline void controller_after(const Model *m, St *s, int epoch, int leader, uint8_t isr) {
     uint8_t old_isr = s->cisr;
+    int lkl = last_known(s, leader, isr);
     s->cepoch = (int8_t)epoch; s->cleader = (int8_t)leader; s->cisr = isr;
     if (!m->elr) return;
+    s->clkl = (int8_t)lkl;
     if (popcount8(isr) >= m->min_isr) s->celr = 0;
     else s->celr = (uint8_t)((s->celr | (old_isr & ~isr)) & ~isr);
 }

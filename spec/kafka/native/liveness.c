@@ -18,6 +18,8 @@ static int took_over(const St *s) {
 /* progress._eligible is non-empty */
 static int eligible(const Model *m, const St *s) {
     uint8_t members = (uint8_t)(s->cisr | (m->elr ? s->celr : 0));
+    int lkl = last_known_leader(m, s);
+    if (lkl >= 0) members |= (uint8_t)(1u << lkl);
     for (int r = 0; r < m->n; r++) if (has(members, r) && s->r[r].alive) return 1;
     return 0;
 }

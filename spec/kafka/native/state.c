@@ -59,7 +59,7 @@ Model *model_new(const ModelParams *p, char *why, size_t room) {
     m->max_succ = 19 * m->n + 2 * m->n * (m->E + 2);
     m->rep_width = 7 + 2 * m->R + m->n;
     m->committed_bytes = (m->R * m->R + 7) / 8;
-    m->width = m->n * m->rep_width + 3 + (m->elr ? 1 : 0) + 1 + 2 * (m->E + 1) + 2
+    m->width = m->n * m->rep_width + 3 + (m->elr ? 2 : 0) + 1 + 2 * (m->E + 1) + 2
                + m->committed_bytes + (m->durable ? 1 + (m->flush_always ? 0 : m->n) : 0)
                + (m->async_isr ? 4 * m->n : 0)
                + (m->fetcher ? m->n : 0)
@@ -94,7 +94,7 @@ size_t model_scratch_size(const Model *m) { return m->plan.size; }
 static int max_marshal(const Model *m) {
     int n = m->n, R = m->R, E = m->E;
     int rep = 5 + (5 + R * 15) + 5 + 1 + (5 + 5 + 5 + 5 + 5 * n) + (5 + 5 * n);
-    int ctrl = 5 + 5 + 5 + 2 * (5 + 5 * n);
+    int ctrl = 5 + 5 + 5 + 2 * (5 + 5 * n) + 5;
     int reqs = 5 + (E + 1) * (5 + 5 + 5 + 5 + 5 * n);
     int ghost = 5 + 10 + 5 + R * R * 15;
     int durable = 5 + 5 + 5 * n + 5;
@@ -115,7 +115,7 @@ void kafka_decode(const Model *m, const uint8_t *row, St *s) {
         for (int j = 0; j < m->n; j++) x->remote[j] = *p++;
     }
     s->cepoch = *p++; s->cleader = *p++; s->cisr = (uint8_t)*p++;
-    if (m->elr) s->celr = (uint8_t)*p++;
+    if (m->elr) { s->celr = (uint8_t)*p++; s->clkl = *p++; }
     s->nreq = *p++;
     for (int e = 0; e <= m->E; e++) { s->rleader[e] = *p++; s->risr[e] = (uint8_t)*p++; }
     s->next_id = *p++; s->crashes = *p++;
@@ -156,7 +156,7 @@ void kafka_encode(const Model *m, const St *s, uint8_t *row) {
         for (int j = 0; j < m->n; j++, p++) if (x->has_remote) *p = x->remote[j];
     }
     *p++ = s->cepoch; *p++ = s->cleader; *p++ = (int8_t)s->cisr;
-    if (m->elr) *p++ = (int8_t)s->celr;
+    if (m->elr) { *p++ = (int8_t)s->celr; *p++ = s->clkl; }
     *p++ = s->nreq;
     for (int e = 0; e <= m->E; e++, p += 2)
         if (e < s->nreq) { p[0] = s->rleader[e]; p[1] = (int8_t)s->risr[e]; }
@@ -206,9 +206,9 @@ int kafka_marshal(const Model *m, const St *s, uint8_t *buf) {
         b = w_tuple(b, x->has_remote ? m->n : 0);
         if (x->has_remote) for (int j = 0; j < m->n; j++) b = w_int(b, x->remote[j]);
     }
-    b = w_tuple(b, m->elr ? 4 : 3);
+    b = w_tuple(b, m->elr ? 5 : 3);
     b = w_int(b, s->cepoch); b = w_opt(b, s->cleader); b = w_members(b, s->cisr);
-    if (m->elr) b = w_members(b, s->celr);
+    if (m->elr) { b = w_members(b, s->celr); b = w_opt(b, s->clkl); }
     b = w_tuple(b, s->nreq);
     for (int e = 0; e < s->nreq; e++) {
         b = w_tuple(b, 3); b = w_int(b, e); b = w_opt(b, s->rleader[e]); b = w_members(b, s->risr[e]);
