@@ -286,8 +286,28 @@ ENTRIES = (
         fixed=(("truncation", "kip966"),),
         fix="KIP-966 (kip966) lets the HW advance only while the ISR has min.insync.replicas "
         "members, so m0 is not committed on one copy; a replica dropped from an ISR "
-        "below min ISR stays electable in the ELR, and one back from an unclean "
-        "shutdown leaves ISR and ELR until it catches up.",
+        "below min ISR stays electable in the ELR, and one back from a crash or an "
+        "unclean shutdown leaves ISR and ELR until it catches up.",
+    ),
+    Entry(
+        "last-known-leader",
+        "KIP-966 at min ISR 2 after a crash and a power loss: the follower restarts out of "
+        "ISR and ELR, the leader loses m0 in a power loss and, as the last known leader, is "
+        "elected again (kafka-4.1, 2 replicas, 1 crash, 1 unclean shutdown)",
+        (
+            *_R2,
+            ("truncation", "kafka-4.1"),
+            ("max_records", 1),
+            ("max_crashes", 1),
+            ("min_isr", 2),
+            ("max_unclean_shutdowns", 1),
+        ),
+        "NoCommittedLoss",
+        ticket="KAFKA-15584",
+        fixed=(("flush", "always"),),
+        fix="Kafka 4.1 elects the last known leader once ISR and ELR are empty, whatever it "
+        "lost: KIP-966 tolerates min ISR - 1 unclean shutdowns, and a killed broker is one "
+        "too. With an fsync on every append (flush always) the power loss keeps m0.",
     ),
     Entry(
         "hw-follower-never-repaired",

@@ -64,7 +64,9 @@ def _controller(c: dict[str, Any] | None) -> str:
         return "no topic yet"
     leader = "none" if c["leader"] is None else c["leader"]
     text = f"leader {leader}, epoch {c['leader_epoch']}, ISR {c['isr']}"
-    return e(text + (f", ELR {c['elr']}" if c["elr"] else ""))
+    text += f", ELR {c['elr']}" if c["elr"] else ""
+    known = c.get("last_known_leader")
+    return e(text + ("" if known is None else f", last known leader {known}"))
 
 
 def _verdict(cut: dict[str, Any]) -> str:

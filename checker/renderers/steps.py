@@ -115,6 +115,8 @@ def controller_line(view: dict[str, Any]) -> str:
     )
     if "elr" in ctrl:  # KIP-966
         line += f", ELR {{{','.join(map(str, ctrl['elr']))}}}"
+    if ctrl.get("last_known_leader") is not None:  # KIP-966: ISR emptied, no leader since
+        line += f", last known leader {ctrl['last_known_leader']}"
     if "version" in ctrl:  # AsyncIsr: the controller's ISR version
         line += f", version {ctrl['version']}"
     line += f"; committed: {committed}"

@@ -95,6 +95,9 @@ def describe(before: dict[str, Any], after: dict[str, Any]) -> str:
         ctrl.append(f"ISR {_isr(old_c['isr'])}→{_isr(new_c['isr'])}")
     if list(old_c.get("elr", [])) != list(new_c.get("elr", [])):
         ctrl.append(f"ELR {_isr(old_c.get('elr', []))}→{_isr(new_c.get('elr', []))}")
+    if old_c.get("last_known_leader") != new_c.get("last_known_leader"):
+        known = [c.get("last_known_leader") for c in (old_c, new_c)]
+        ctrl.append("last known leader " + "→".join("none" if k is None else str(k) for k in known))
     if ctrl:
         parts.append("controller: " + ", ".join(ctrl))
     old_done = {tuple(x) for x in before.get("committed", [])}
