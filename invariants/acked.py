@@ -15,6 +15,7 @@ from typing import Any
 
 from checker.properties import INVARIANT, Property
 from invariants.access import Acknowledged
+from invariants.safety import live_leader
 
 
 def _missing(log: Sequence[Any], acked: Any) -> int | None:
@@ -34,23 +35,25 @@ def properties(acc: Acknowledged) -> list[Property]:
     """NoAckedLoss over ``acc`` (which must offer ``acked``)."""
 
     def no_acked_loss(s: tuple[Any, ...]) -> bool:
-        """Every acknowledged write is in the current leader's log (with no leader: in some
-        replica's log)."""
+        """Every acknowledged write is in the current leader's log (with no leader, or one
+        that is down: in some replica's log)."""
         acked = acc.acked(s)
         if not acked:
             return True
-        leader = acc.quorum(s)[0]
+        leader = live_leader(acc, s)
         if leader is not None:
             return _missing(acc.logs(s)[leader], acked) is None
         return _nowhere(acc.logs(s), acked) is None
 
     def explain(s: tuple[Any, ...]) -> str:
-        leader, epoch, _ = acc.quorum(s)
+        named, epoch, _ = acc.quorum(s)
+        leader = live_leader(acc, s)
         if leader is None:
             rid = _nowhere(acc.logs(s), acc.acked(s))
+            live = "live " if named is not None else ""
             return (
                 f"record m{rid} was acknowledged to the producer but the partition has no "
-                f"leader and no replica holds it"
+                f"{live}leader and no replica holds it"
             )
         rid = _missing(acc.logs(s)[leader], acc.acked(s))
         return (
@@ -69,9 +72,11 @@ def holds_id(view: dict[Any, Any], r: int, rid: int) -> bool:
 
 def lost_id(view: dict[Any, Any]) -> int | None:
     """NoAckedLoss read from a view: the first acknowledged record id that the controller's
-    leader does not hold (with no leader: that no replica holds), or None."""
+    leader does not hold (with no leader, or one that is down: that no replica holds), or
+    None."""
     leader = view["controller"]["leader"]
-    holders = [leader] if leader is not None else range(len(view["replicas"]))
+    up = leader is not None and view["replicas"][leader].get("alive", True)
+    holders = [leader] if up else range(len(view["replicas"]))
     return next(
         (rid for rid in view.get("acked", []) if not any(holds_id(view, r, rid) for r in holders)),
         None,

@@ -114,20 +114,8 @@ def removed(variant: str, actions: Any, views: Any, k: int, r: int, rid: int) ->
     before, after = views[k - 1], views[k]
     return (
         f"{at(actions, k)}replica {r} {removal(actions[k], variant, before, after, r)}, "
-        f"removing m{rid}{_fenced(actions[k], before, after, r)}." + _stale(actions[k], after, r)
+        f"removing m{rid}." + _stale(actions[k], after, r)
     )
-
-
-def _fenced(action: str | None, before: dict[Any, Any], after: dict[Any, Any], r: int) -> str:
-    """``; the controller took it out of the ISR ...`` when an unclean shutdown of replica
-    ``r`` also fenced it (KIP-966: the broker re-registers with a new epoch), else ``""``."""
-    if (
-        not (action or "").startswith("UncleanShutdown")
-        or r not in before["controller"]["isr"]
-        or r in after["controller"]["isr"]
-    ):
-        return ""
-    return "; the controller took it out of the ISR and the ELR (KIP-966)"
 
 
 def elected_from(controller: dict[str, Any], leader: int) -> str:

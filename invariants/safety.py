@@ -81,6 +81,15 @@ def _isr_holds(acc: Replication, s: tuple[Any, ...], strong: bool) -> bool:
     return True
 
 
+def live_leader(acc: Replication, s: tuple[Any, ...]) -> int | None:
+    """The controller's leader when its replica is up, else None: a committed record is
+    lost when the leader that serves lacks it, or when no replica holds it; a leader that is
+    down (crashed, or lost power, and not yet fenced) serves nothing (``epochs`` gives None
+    for a replica that is down)."""
+    leader = acc.quorum(s)[0]
+    return leader if leader is not None and acc.epochs(s)[1 + leader] is not None else None
+
+
 def properties(
     acc: Replication, committed_history: bool = True, divergence: bool = True
 ) -> list[Property]:
@@ -89,14 +98,15 @@ def properties(
 
     def no_committed_loss(s: tuple[Any, ...]) -> bool:
         """Every committed record is in the current leader's log at its offset (with no
-        leader: in some replica's log)."""
-        leader = acc.quorum(s)[0]
+        leader, or one that is down: in some replica's log)."""
+        leader = live_leader(acc, s)
         if leader is not None:
             return _missing(acc.logs(s)[leader], acc.committed(s)) is None
         return _nowhere(acc.logs(s), acc.committed(s)) is None
 
     def explain_loss(s: tuple[Any, ...]) -> str:
-        leader, epoch, _ = acc.quorum(s)
+        named, epoch, _ = acc.quorum(s)
+        leader = live_leader(acc, s)
         if leader is None:
             nowhere = _nowhere(acc.logs(s), acc.committed(s) or ())
             if nowhere is None:
@@ -104,7 +114,8 @@ def properties(
             offset, record_id = nowhere
             return (
                 f"record m{record_id} was committed at offset {offset} but the partition "
-                f"has no leader and no replica holds it there"
+                f"has no {'live ' if named is not None else ''}leader and no replica holds "
+                "it there"
             )
         log = acc.logs(s)[leader]
         missing = _missing(log, acc.committed(s) or ())

@@ -137,10 +137,11 @@ def _gap(prop: str, views: Sequence[dict[str, Any]]) -> tuple[int, int, int] | N
 
 def lost(last: dict[str, Any]) -> tuple[int, int] | None:
     """NoCommittedLoss read from a view: ``(offset, id)`` of the first committed record the
-    controller's leader does not hold at its offset (with no leader: that no replica holds
-    there), or None."""
+    controller's leader does not hold at its offset (with no leader, or one that is down:
+    that no replica holds there), or None."""
     leader = last["controller"]["leader"]
-    holders = [leader] if leader is not None else range(len(last["replicas"]))
+    up = leader is not None and last["replicas"][leader].get("alive", True)
+    holders = [leader] if up else range(len(last["replicas"]))
     return next(
         (
             (o, i)

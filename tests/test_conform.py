@@ -257,7 +257,7 @@ def check_a_model_without_fetch_does_not_explain_real_replication(cluster):
     verdict = right.step(seen, counters)
     assert verdict.check == "explained", verdict
     assert verdict.path[0] == "Elect(leader=0)" and "Produce(leader=0)" in verdict.path
-    assert observe(SPEC.init_states()[0])[1] == (-1, None, (0, 1, 2), ())
+    assert observe(SPEC.init_states()[0])[1] == (-1, None, (0, 1, 2), (), None)
 
 
 @pytest.mark.slow  # real brokers: a few JVMs for 10 to 30 s

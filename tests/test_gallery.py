@@ -70,7 +70,7 @@ def test_gallery_traces_validate_and_replay():
         "acks-1-loss": 5,
         "unclean-shutdown-loss": 6,
         "last-replica-standing": 6,
-        "last-known-leader": 12,
+        "last-known-leader": 13,
         "diverging-fetch-state": 10,  # examples/scenarios/kafka-13141.txt's 10 states, by hand
         "hw-before-truncation": 10,  # tests/test_truncate_on_fetch.py's TICKET, reached
         # the 17 actions docs/explanation/bug-zoo.md tells (KAFKA-18991), read by hand

@@ -88,7 +88,7 @@ def test_the_unchanged_model_passes_with_its_lock_file(tmp_path):
         for case in ElementTree.parse(report).iter()
         if case.tag == "testcase" and case.get("name") in ("pins", "replay")
     ]
-    assert len(cases) == 4 + 18 and all(failure is None for _, failure in cases)
+    assert len(cases) == 4 + 19 and all(failure is None for _, failure in cases)
     assert "pins match" in result.output and "no pins" not in result.output
 
 

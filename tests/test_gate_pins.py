@@ -229,7 +229,7 @@ def test_one_lock_file_passes_on_every_engine_and_core(engine, tmp_path):
         for case in ElementTree.parse(report).iter()
         if case.tag == "testcase" and case.get("name") in ("pins", "replay")
     ]
-    assert len(compared) == 4 + 18 and not any(
+    assert len(compared) == 4 + 19 and not any(
         case.find("failure") is not None for case in compared
     )
 

@@ -73,7 +73,7 @@ KAFKA = [  # unknown: a leader crashed in the last epoch waits for a decision th
     ({}, {"holds", "unknown"}),
     ({"truncation": "hw"}, {"holds", "unknown", "violated"}),
     ({"truncation": "kafka-2.8"}, {"holds", "unknown", "violated"}),
-    ({**KIP966, "unclean_election": False}, {"holds", "unknown", "violated"}),
+    ({**KIP966, "unclean_election": False}, {"holds", "unknown"}),
     ({**KIP966, "unclean_election": True}, {"holds", "unknown", "violated"}),
     ({"max_records": 1, "with_mechanisms": ("split-fetch",)}, {"holds", "unknown"}),
     ({"max_records": 1, "with_mechanisms": ("async-isr",)}, {"holds", "unknown"}),

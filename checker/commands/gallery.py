@@ -23,7 +23,8 @@ import click
 
 from checker import search
 from checker.commands import cores
-from checker.commands.gallery_entries import ENTRIES, Entry
+from checker.commands.gallery_entries import HISTORY, LIVENESS, Entry
+from checker.commands.gallery_settings import SETTINGS
 from checker.fingerprint import fingerprint
 from checker.formats import report
 from checker.limits import interrupted
@@ -37,6 +38,9 @@ from checker.search import CoreName
 from checker.trace import replay
 
 ROOT = Path(__file__).resolve().parents[2] / "reports" / "gallery"
+
+ENTRIES = HISTORY + SETTINGS + LIVENESS
+"""The gallery and the bug zoo (the entries with a ``ticket``), oldest problem first."""
 
 
 def _search(entry: Entry, options: dict[str, Any], core: CoreName) -> Any:

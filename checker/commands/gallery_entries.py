@@ -1,6 +1,9 @@
 """The gallery's entries (``python -m checker.commands.gallery`` builds them): each names a
 model configuration and the property whose shortest counterexample it shows; the bug-zoo
-entries (those with a ``ticket``) also name the fix under which the property holds."""
+entries (those with a ``ticket``) also name the fix under which the property holds. The
+protocol's bugs (``HISTORY``) and the liveness lassos (``LIVENESS``) are here, what a
+cluster's settings trade in ``checker.commands.gallery_settings``; ``gallery.ENTRIES`` puts
+them in order."""
 
 from __future__ import annotations
 
@@ -34,9 +37,10 @@ class Entry:
         return {**dict(self.options), **dict(self.fixed)} if self.fixed else {}
 
 
-_R2 = (("replicas", 2), ("max_epoch", 1))
+R2 = (("replicas", 2), ("max_epoch", 1))
+"""Two replicas, leader epochs 0 and 1: the bounds most entries start from."""
 
-ENTRIES = (
+HISTORY = (
     Entry(
         "hw-truncation-loss",
         "HW truncation loses a committed record: a follower restarts "
@@ -236,79 +240,10 @@ ENTRIES = (
         "StrongIsr",
         model="tla",
     ),
-    Entry(
-        "unclean-election",
-        "Unclean leader election loses committed data even with KIP-320 (2 replicas)",
-        (("replicas", 2), ("truncation", "kip320"), ("unclean_election", True), ("max_epoch", 1)),
-        "NoCommittedLoss",
-        ticket="unclean.leader.election.enable",
-        fixed=(("unclean_election", False),),
-        fix="With unclean.leader.election.enable=false the controller waits for an ISR "
-        "member instead of electing a replica that lacks committed records.",
-    ),
-    Entry(
-        "acks-1-loss",
-        "acks=1 loses an acknowledged write (kip320, 2 replicas)",
-        (*_R2, ("truncation", "kip320"), ("acks", "1")),
-        "NoAckedLoss",
-        ticket="acks=1",
-        fixed=(("acks", "all"),),
-        fix="With acks=all the leader acknowledges a write only once it is committed, on "
-        "every ISR member.",
-    ),
-    Entry(
-        "unclean-shutdown-loss",
-        "The last ISR member loses its unflushed tail in a power "
-        "loss (kip320, 2 replicas, 1 unclean shutdown)",
-        (*_R2, ("truncation", "kip320"), ("max_unclean_shutdowns", 1)),
-        "NoCommittedLoss",
-        ticket="unflushed data",
-        fixed=(("flush", "always"),),
-        fix="With an fsync on every append (flush always) a power loss keeps the whole log. "
-        "KIP-966 (kip966) does not help here: with min.insync.replicas 1 it tolerates "
-        "min ISR - 1 = 0 unclean shutdowns.",
-    ),
-    Entry(
-        "last-replica-standing",
-        "KIP-966's last replica standing: below min ISR the last "
-        "ISR member commits alone and loses it in a power loss (kip320, 2 replicas, "
-        "min ISR 2, 1 unclean shutdown)",
-        (
-            *_R2,
-            ("truncation", "kip320"),
-            ("max_records", 1),
-            ("max_crashes", 0),
-            ("min_isr", 2),
-            ("max_unclean_shutdowns", 1),
-        ),
-        "NoCommittedLoss",
-        ticket="KIP-966",
-        fixed=(("truncation", "kip966"),),
-        fix="KIP-966 (kip966) lets the HW advance only while the ISR has min.insync.replicas "
-        "members, so m0 is not committed on one copy; a replica dropped from an ISR "
-        "below min ISR stays electable in the ELR, and one back from a crash or an "
-        "unclean shutdown leaves ISR and ELR until it catches up.",
-    ),
-    Entry(
-        "last-known-leader",
-        "KIP-966 at min ISR 2 after a crash and a power loss: the follower restarts out of "
-        "ISR and ELR, the leader loses m0 in a power loss and, as the last known leader, is "
-        "elected again (kafka-4.1, 2 replicas, 1 crash, 1 unclean shutdown)",
-        (
-            *_R2,
-            ("truncation", "kafka-4.1"),
-            ("max_records", 1),
-            ("max_crashes", 1),
-            ("min_isr", 2),
-            ("max_unclean_shutdowns", 1),
-        ),
-        "NoCommittedLoss",
-        ticket="KAFKA-15584",
-        fixed=(("flush", "always"),),
-        fix="Kafka 4.1 elects the last known leader once ISR and ELR are empty, whatever it "
-        "lost: KIP-966 tolerates min ISR - 1 unclean shutdowns, and a killed broker is one "
-        "too. With an fsync on every append (flush always) the power loss keeps m0.",
-    ),
+)
+"""The protocol's bugs and the fixes Kafka's history shipped, oldest first."""
+
+LIVENESS = (
     Entry(
         "hw-follower-never-repaired",
         "HW truncation never repairs a diverged follower: same LEO as the leader, other "
@@ -325,4 +260,4 @@ ENTRIES = (
         model="tla",
     ),
 )
-"""The gallery and the bug zoo (the entries with a ``ticket``), oldest problem first."""
+"""Liveness lassos: what never happens, for ever."""

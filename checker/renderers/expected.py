@@ -35,13 +35,16 @@ def _took(prefix: str | tuple[str, ...], actions: Sequence[str]) -> bool:
 
 ENTRIES = (
     Expected(
-        ("WeakIsr",),
+        ("WeakIsr", "StrongIsr"),
         lambda model, cfg, variant, actions: (
-            model == "kafka" and variant.startswith("kip966") and _took("UncleanShutdown(", actions)
+            model == "kafka"
+            and variant.startswith(("kip966", "kafka-4.1"))
+            and _took("UncleanShutdown(", actions)
         ),
         "Expected under unclean shutdowns: between a follower's power loss and the leader "
-        "learning of it, the leader's cached ISR still lists a replica that lost "
-        "committed records; KIP-966 prevents the loss, not this window",
+        "learning of it, the leader's cached ISR (and the controller's, until it fences the "
+        "broker) still lists a replica that lost committed records; KIP-966 prevents the "
+        "loss, not this window",
     ),
     Expected(
         ("NoAckedLoss",),

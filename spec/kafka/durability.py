@@ -22,9 +22,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from checker.model import Label
-from spec.kafka.elr import fence_unclean
 from spec.kafka.state import (
     ALIVE,
+    CONTROLLER,
     D_FLUSHED,
     D_UNCLEAN,
     DURABLE,
@@ -72,9 +72,11 @@ def unclean_shutdown(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, 
     ZooKeeper mode) the leader keeps the LEO it last saw: Kafka resets it only when a new
     leader takes over (``Replica.resetReplicaState``), so ExpandIsr may add the replica on its
     pre-shutdown LEO, the race KIP-903 closed. With ``split-fetch``, fetch responses in flight to
-    or from it are dropped, and so is a pending truncation of its fetcher. With the ``elr`` mechanism the controller also takes the
-    replica out of ISR and ELR (``elr.fence_unclean``). Source: KIP-966 (unclean shutdown);
-    ``LogLoader`` recovery from the recovery point."""
+    or from it are dropped, and so is a pending truncation of its fetcher. The controller
+    learns of it as of a crash: it fences the broker (``ControllerShrinkIsr``), and with the
+    ``elr`` mechanism takes it out of ISR and ELR when it registers again (``Restart``; Kafka
+    4.1.0, seen by ``hwcheck conform``). Source: KIP-966 (unclean shutdown); ``LogLoader``
+    recovery from the recovery point."""
     durable = s[DURABLE]
     if durable[D_UNCLEAN] >= ctx.config.max_unclean_shutdowns:
         return
@@ -88,11 +90,10 @@ def unclean_shutdown(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, 
         if ctx.variant.broker_epoch:
             forgotten = _forget_remote(forgotten, r)
         new = (flushed, durable[D_UNCLEAN] + 1)
-        forgotten, ctrl, requests = fence_unclean(ctx, s, forgotten, r)
         extra = (new,) + s[DURABLE + 1 :]
         if ctx.variant.split_fetch:
             extra = without_flights(extra, r)
-        state = put_at((forgotten, ctrl, requests, s[GHOST]) + extra, ctx.fetcher_at, r, None)
+        state = put_at((forgotten,) + s[CONTROLLER : GHOST + 1] + extra, ctx.fetcher_at, r, None)
         out.append((ctx.labels.unclean_shutdown[r], state))
 
 

@@ -124,34 +124,31 @@ def unclean_recovery(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, 
 def fence_unclean(
     ctx: KafkaSpec, s: tuple[Any, ...], replicas: tuple[Any, ...], r: int
 ) -> tuple[tuple[Any, ...], tuple[Any, ...], tuple[Any, ...]]:
-    """``(replicas, controller, requests)`` once the controller learns that replica ``r``
-    stopped without a clean shutdown (``replicas``: the state's replicas after the shutdown or
-    the restart): ``r`` leaves the ISR (which may become empty: the old leader is then the
-    last known leader, ``state.last_known``) and the ELR, and stops being the leader. No new
-    epoch: the latest LeaderAndIsr is rewritten, as for an ISR change, so a replica applying
-    it later sees the new state; a live leader of that epoch takes the new ISR into its view
-    at once (in KRaft it learns the partition change from the metadata log, and an ISR change
-    it proposes from the older state is rejected by the partition epoch until it has).
+    """``(replicas, controller, requests)`` once replica ``r`` (not the controller's leader)
+    registers again after it stopped without a clean shutdown (``replicas``: the state's
+    replicas after the restart): ``r`` leaves the ISR (which may become empty: its last
+    member is then the last known leader, ``state.last_known``) and the ELR. No new epoch:
+    the latest LeaderAndIsr is rewritten, as for an ISR change, so a replica applying it later
+    sees the new state; a live leader of that epoch takes the new ISR into its view at once
+    (in KRaft it learns the partition change from the metadata log, and an ISR change it
+    proposes from the older state is rejected by the partition epoch until it has).
     Unchanged without the ``elr`` mechanism.
 
-    Kafka learns this when the broker registers again without the epoch of a clean shutdown,
-    which is every restart after a crash (the clean-shutdown file is written only by an
-    orderly stop): ``ClusterControlManager.registerBroker``, then
+    Kafka learns this when the broker registers without the epoch of a clean shutdown, which
+    is every restart after a crash or a power loss (the clean-shutdown file is written only
+    by an orderly stop): ``ClusterControlManager.registerBroker``, then
     ``ReplicationControlManager.handleBrokerShutdown`` with ``isCleanShutdown`` false, only
-    with ELR (``Restart`` applies it). ``UncleanShutdown`` applies it at the power loss,
-    which elections cannot tell apart because a down broker is fenced anyway. Sources:
-    KIP-966; KAFKA-15586 and KAFKA-18635 (clean shutdown detection), read in Kafka 4.1.0;
-    KIP-841 and ``AlterPartition``'s partition epoch. The last known leader keeps ``r``
-    (``maybeUpdateRecordElr`` keeps ``LastKnownElr`` while there is no leader)."""
+    with ELR. ``Restart`` applies it. Sources: KIP-966; KAFKA-15586 and KAFKA-18635 (clean
+    shutdown detection), read in Kafka 4.1.0; KIP-841 and ``AlterPartition``'s partition
+    epoch. The last known leader keeps ``r`` (``maybeUpdateRecordElr`` keeps
+    ``LastKnownElr`` while there is no leader)."""
     ctrl, requests = s[CONTROLLER], s[REQUESTS]
     if not ctx.variant.elr or (r not in ctrl[C_ISR] and r not in ctrl[C_ELR]):
         return replicas, ctrl, requests
     epoch, leader = ctrl[C_EPOCH], ctrl[C_LEADER]
     isr = tuple(m for m in ctrl[C_ISR] if m != r)
     elr = tuple(m for m in ctrl[C_ELR] if m != r)
-    if leader == r:
-        leader = None
-    elif leader is not None and true_leader(s, leader):
+    if leader is not None and true_leader(s, leader):
         rep = replicas[leader]
         replicas = put(replicas, leader, rep[:VIEW] + ((leader, epoch, isr),) + rep[VIEW + 1 :])
     if requests:

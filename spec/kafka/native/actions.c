@@ -62,14 +62,13 @@ static void no_view(Rep *x, int epoch) {
     x->vleader = -1; x->vepoch = (int8_t)epoch; x->visr = 0; x->has_remote = 0;
 }
 
-/* elr.fence_unclean: r went down in an unclean shutdown or restarts after a crash; with elr
- * it leaves ISR and ELR (and the leadership) in the same epoch. */
+/* elr.fence_unclean: r (not the leader) registers again after an unclean shutdown or a
+ * crash; with elr it leaves ISR and ELR in the same epoch. */
 static void fence_unclean(const Model *m, const St *s, St *t, int r) {
     if (!m->elr || (!has(s->cisr, r) && !has(s->celr, r))) return;
     int leader = s->cleader;
     uint8_t isr = (uint8_t)(s->cisr & ~(1u << r));
-    if (leader == r) leader = -1;
-    else if (leader >= 0 && true_leader(s, leader)) t->r[leader].visr = isr;
+    if (leader >= 0 && true_leader(s, leader)) t->r[leader].visr = isr;
     if (s->nreq) { t->rleader[s->nreq - 1] = (int8_t)leader; t->risr[s->nreq - 1] = isr; }
     t->cleader = (int8_t)leader; t->cisr = isr;
     t->celr = (uint8_t)(s->celr & ~(1u << r));
@@ -334,7 +333,6 @@ int kafka_successors(const Model *m, const St *s, St *out, uint16_t *labels) {
                 t->unclean++;
                 without_flights(m, t, r);
                 put_fetcher(m, t, r, FE_NONE);
-                fence_unclean(m, s, t, r);
             }
     }
 #undef EMIT

@@ -35,7 +35,7 @@ static int no_committed_loss(const Model *m, const St *s) {
     for (int bit = 0; bit < bits; bit++) {
         if (!((s->committed >> bit) & 1)) continue;
         int offset = bit / m->R, id = bit % m->R;
-        if (s->cleader >= 0) {
+        if (s->cleader >= 0 && s->r[s->cleader].alive) {
             if (!holds_at(&s->r[s->cleader], offset, id)) return 0;
         } else {
             int anywhere = 0;
@@ -53,7 +53,7 @@ static int no_acked_loss(const Model *m, const St *s) {
         if (!m->acks_all) acked = id < s->next_id;
         else for (int o = 0; o < m->R && !acked; o++) acked = (s->committed >> (o * m->R + id)) & 1;
         if (!acked) continue;
-        if (s->cleader >= 0) {
+        if (s->cleader >= 0 && s->r[s->cleader].alive) {
             if (!holds_id(&s->r[s->cleader], id)) return 0;
         } else {
             int anywhere = 0;
