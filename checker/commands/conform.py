@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 from rich.console import Console
@@ -21,10 +21,11 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, Ti
 
 from checker.commands.options import build
 from checker.commands.values import Integer
-from checker.conform import campaign, jars, report
+from checker.conform import campaign, jars, report, schedule
 from checker.conform.cluster import Cluster, ClusterError
 from checker.conform.records import LogFormatError
 from checker.conform.run import CutReport, ScheduleReport
+from checker.formats import tracefile
 from checker.java import JavaNotFound
 from checker.renderers import conform_page, conform_terminal
 from checker.result import (
@@ -40,7 +41,7 @@ from spec.kafka.config import ACKS
 from spec.kafka.model import KafkaSpec
 
 
-def _fail(code: int, message: str) -> None:
+def _fail(code: int, message: str) -> NoReturn:
     click.echo(f"Error: {message}", err=True)
     raise SystemExit(code)
 
@@ -132,6 +133,24 @@ MODEL = Config()
     help="SIGKILLs per schedule, and the model's crash bound.",
 )
 @click.option(
+    "--max-unclean-shutdowns",
+    type=Integer(min=0),
+    default=0,
+    show_default=True,
+    help="Power losses per schedule (power_loss: SIGKILL, then the unflushed tail cut off), "
+    "and the model's unclean-shutdown bound.",
+)
+@click.option(
+    "--schedule",
+    "schedule_file",
+    type=click.Path(path_type=Path, exists=True, dir_okay=False),
+    default=None,
+    help="Play this schedule (--schedules times) instead of seeded ones: a text file, one "
+    "operation a line (produce, crash(1), restart(1), power_loss(0), pause(2), resume(2), "
+    "partition(0,1), isolate(2), heal, wait), or a trace.json, whose Produce, Crash, Restart "
+    "and UncleanShutdown steps are played in order.",
+)
+@click.option(
     "--max-epoch",
     type=Integer(min=0),
     default=campaign.MODEL_DEFAULTS["max_epoch"],
@@ -176,8 +195,10 @@ def conform_cmd(**given: Any) -> None:
 
     hwcheck starts a KRaft controller and --replicas brokers (each its own JVM on 127.0.0.1),
     creates a fresh one-partition topic per schedule, and applies the schedule's operations:
-    produce, crash (SIGKILL), restart, pause (SIGSTOP), resume, partition (two brokers),
-    isolate (a broker from the controller) and heal. After each it freezes every
+    produce, crash (SIGKILL), power loss (SIGKILL, then the unflushed tail cut off; with
+    --max-unclean-shutdowns), restart, pause (SIGSTOP), resume, partition (two brokers),
+    isolate (a broker from the controller) and heal; seeded at random, or from --schedule's
+    file. After each it freezes every
     JVM, reads each broker's log, HW checkpoint and epoch cache and the controller's metadata
     log (a consistent cut), and judges it: safe on the real cluster, explained by a model
     state reached from the previous cut's states (trace validation), or at least reachable.
@@ -187,10 +208,19 @@ def conform_cmd(**given: Any) -> None:
         jars.release(given["kafka"])
     except jars.KafkaUnavailable as exc:
         _fail(EXIT_USAGE, str(exc))
-    keys = ("replicas", "max_records", "max_epoch", "max_crashes", "min_isr", "acks")
+    keys: tuple[str, ...] = ("replicas", "max_records", "max_epoch", "max_crashes", "min_isr")
+    keys += ("acks", "max_unclean_shutdowns")
     spec = model(given["kafka"], {"truncation": given["truncation"], **{k: given[k] for k in keys}})
     preset = spec.variant.name
-    plan = campaign.Plan(given["seed"], given["schedules"], given["steps"], given["depth"])
+    ops = _schedule_file(given["schedule_file"], spec) if given["schedule_file"] else []
+    plan = campaign.Plan(
+        given["seed"],
+        given["schedules"],
+        given["steps"],
+        given["depth"],
+        tuple(ops),
+        str(given["schedule_file"] or ""),
+    )
     out = given["out"] or Path("reports") / time.strftime("conform-%Y%m%d-%H%M%S")
     console.print(
         f"Kafka {given['kafka']} against the model's preset {preset} "
@@ -230,6 +260,20 @@ def conform_cmd(**given: Any) -> None:
     schedules = [report.schedule(s) for s in done]
     conform_terminal.summary(console, schedules, partial)
     raise SystemExit(_exit_code(schedules, partial))
+
+
+def _schedule_file(path: Path, spec: KafkaSpec) -> list[schedule.Operation]:
+    """``--schedule``'s operations: a text file (``schedule.parse``) or a trace.json's steps
+    (``schedule.from_labels``), within the model's bounds; else exit 2 saying why."""
+    try:
+        if path.suffix == ".json":
+            labels = [str(step["action"]) for step in tracefile.load(path)["steps"][1:]]
+            ops = schedule.from_labels(labels)
+        else:
+            ops = schedule.parse(path.read_text(), spec.config.replicas, str(path))
+        return schedule.check(ops, spec.config, str(path))
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:
+        _fail(EXIT_USAGE, f"--schedule: {exc}")
 
 
 def _campaign(

@@ -20,7 +20,7 @@ from checker.conform.jars import (
 )
 from checker.conform.judge import Validator
 from checker.conform.run import CutReport, Driver, ScheduleReport
-from checker.conform.schedule import Bounds, random_schedule
+from checker.conform.schedule import Bounds, Operation, random_schedule
 from checker.conform.settings import CONTROLLER_SETTINGS, HARNESS_SETTINGS
 from checker.java import JavaRuntime, find_java
 from spec.kafka.model import KafkaSpec
@@ -44,13 +44,17 @@ docs recommend)."""
 @dataclass(frozen=True)
 class Plan:
     """Seeds ``seed`` to ``seed + schedules - 1``, each of ``steps`` operations, judged with
-    steps of at most ``depth`` model actions. The rest (brokers, records, crashes, acks,
-    ``min.insync.replicas``) is the model's config."""
+    steps of at most ``depth`` model actions; or, when ``ops`` is given (a schedule file),
+    that schedule ``schedules`` times. The rest (brokers, records, crashes, power losses,
+    acks, ``min.insync.replicas``) is the model's config."""
 
     seed: int
     schedules: int
     steps: int
     depth: int
+    ops: tuple[Operation, ...] = ()
+    source: str = ""
+    """The schedule file ``ops`` came from (for the report)."""
 
 
 def prepare(kafka: str, libs: Path | None) -> tuple[JavaRuntime, list[Path]]:
@@ -78,12 +82,14 @@ def header(kafka: str, spec: KafkaSpec, plan: Plan) -> dict[str, Any]:
             "replicas": c.replicas,
             "max_records": c.max_records,
             "max_crashes": c.max_crashes,
+            "max_unclean_shutdowns": c.max_unclean_shutdowns,
             "max_epoch": c.max_epoch,
             "min_isr": c.min_isr,
             "acks": c.acks,
             "steps": plan.steps,
             "depth": plan.depth,
             "seed": plan.seed,
+            "schedule": plan.source or None,
         },
         "settings": {k: v for k, (v, _) in {**HARNESS_SETTINGS, **CONTROLLER_SETTINGS}.items()},
     }
@@ -102,7 +108,9 @@ def run(
     are in ``on_schedule``'s reports."""
     done = []
     c = spec.config
-    bounds = Bounds(c.replicas, c.max_records, c.max_crashes, plan.steps)
+    bounds = Bounds(
+        c.replicas, c.max_records, c.max_crashes, plan.steps, power_losses=c.max_unclean_shutdowns
+    )
     for i in range(plan.schedules):
         seed = plan.seed + i
         driver = Driver(cluster, Validator(spec, plan.depth), f"hwcheck-{seed}-{i}", seed)
@@ -110,7 +118,8 @@ def run(
         def tick(cut: CutReport, seed: int = seed) -> None:
             on_cut(seed, cut)
 
-        done.append(driver.run(random_schedule(seed, bounds), tick))
+        ops = list(plan.ops) if plan.ops else random_schedule(seed, bounds)
+        done.append(driver.run(ops, tick))
         on_schedule(done[-1])
         cluster.heal()
         for r in range(cluster.replicas):  # the next schedule starts with every broker up

@@ -8,7 +8,10 @@ the model's record id: records are numbered in the order they first appear in an
 
 What the mapping approximates: the model's HW is the one in memory, the cut reads the
 checkpoint file; ``settle`` (in ``checker.conform.run``) takes cuts until two in a row agree,
-with the checkpoint written every 50 ms (``HARNESS_SETTINGS``), so the file has caught up.
+with the checkpoint written every 50 ms (``HARNESS_SETTINGS``), so the file has caught up. A
+broker that is down shows the HW it will load: the checkpoint capped at its log end, as
+``UnifiedLog`` caps it when the log is loaded (a power loss leaves the fsynced checkpoint
+above the cut log).
 """
 
 from __future__ import annotations
@@ -52,10 +55,14 @@ def take_cut(cluster: Cluster, topic: str) -> Cut:
         brokers = []
         for node in cluster.brokers:
             folder = node.data / f"{topic}-0"
+            log = tuple(read_log(folder)) if folder.exists() else ()
+            hw = high_watermark(node.data, topic)
+            if hw is not None and not node.alive:  # what it will load (a power loss cut the log)
+                hw = min(hw, len(log))
             brokers.append(
                 BrokerCut(
-                    tuple(read_log(folder)) if folder.exists() else (),
-                    high_watermark(node.data, topic),
+                    log,
+                    hw,
                     epoch_cache(folder) if folder.exists() else (),
                     node.alive,
                     node.paused,

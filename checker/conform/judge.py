@@ -31,6 +31,8 @@ from spec.kafka.state import (
     ALIVE,
     C_EPOCH,
     CONTROLLER,
+    D_UNCLEAN,
+    DURABLE,
     G_CRASHES,
     G_NEXT_ID,
     GHOST,
@@ -80,19 +82,23 @@ def misses(cut: Observation, seen: Observation) -> int:
 
 @dataclass(frozen=True)
 class Counters:
-    """What only grows along a run, read off a cut: records appended, crashes, leader epoch."""
+    """What only grows along a run, read off a cut: records appended, crashes, leader epoch,
+    power losses (the model's unclean shutdowns)."""
 
     records: int
     crashes: int
     epoch: int
+    power_losses: int = 0
 
-    def admits(self, state: Any) -> bool:
-        """Whether ``state`` can still lead to a state with these counters."""
+    def admits(self, state: Any, durable: bool = False) -> bool:
+        """Whether ``state`` can still lead to a state with these counters (``durable``: the
+        model's states have the ``durable`` component, which counts unclean shutdowns)."""
         ghost = state[GHOST]
         return bool(
             ghost[G_NEXT_ID] <= self.records
             and ghost[G_CRASHES] <= self.crashes
             and state[CONTROLLER][C_EPOCH] <= self.epoch
+            and (not durable or state[DURABLE][D_UNCLEAN] <= self.power_losses)
         )
 
 
@@ -132,6 +138,9 @@ class Validator:
             return f"{counters.records} records appended, the model allows {c.max_records}"
         if counters.crashes > c.max_crashes:
             return f"{counters.crashes} crashes, the model allows {c.max_crashes}"
+        if counters.power_losses > c.max_unclean_shutdowns:
+            allowed = c.max_unclean_shutdowns
+            return f"{counters.power_losses} power losses, the model allows {allowed}"
         if counters.epoch > c.max_epoch:
             return f"leader epoch {counters.epoch}, the model stops at {c.max_epoch}"
         return None
@@ -186,7 +195,7 @@ class Validator:
             if depth is not None and level >= depth:
                 continue
             for label, nxt in self.spec.successors(state):
-                if nxt not in parent and counters.admits(nxt):
+                if nxt not in parent and counters.admits(nxt, self.spec.durable):
                     parent[nxt] = (state, label)
                     queue.append((nxt, level + 1))
         path: list[str] = []

@@ -3,7 +3,8 @@ files of a log folder.
 
 Sources: the record batch format (magic 2, KIP-98) as Kafka's ``DefaultRecordBatch`` and
 ``DefaultRecord`` lay it out; ``CheckpointFile`` (a version line, a count line, one entry a
-line) for ``replication-offset-checkpoint`` (``topic partition offset``) and
+line) for ``replication-offset-checkpoint`` and ``recovery-point-offset-checkpoint``
+(``topic partition offset``) and
 ``leader-epoch-checkpoint`` (``epoch start-offset``). Offsets are 0-based; every reader
 returns plain tuples and raises ``LogFormatError`` on bytes that are not what Kafka writes.
 """
@@ -160,6 +161,15 @@ def high_watermark(data_dir: Path, topic: str, partition: int = 0) -> int | None
         if name == topic and int(number) == partition:
             return int(offset)
     return None
+
+
+def recovery_points(data_dir: Path) -> dict[tuple[str, int], int]:
+    """``recovery-point-offset-checkpoint``'s entries, ``{(topic, partition): offset}``: the
+    offset below which each partition's log was flushed ({} when the file is missing)."""
+    path = data_dir / "recovery-point-offset-checkpoint"
+    if not path.exists():
+        return {}
+    return {(name, int(p)): int(offset) for name, p, offset in _checkpoint_lines(path, 3)}
 
 
 def epoch_cache(folder: Path) -> tuple[tuple[int, int], ...]:

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from checker.conform import powerloss
 from checker.conform.cluster import Cluster, ClusterError
 from checker.conform.cut import Cut, Naming, take_cut
 from checker.conform.judge import Background, Counters, Validator, Verdict
@@ -37,7 +38,8 @@ PRODUCE_TIMEOUT = 6.0
 @dataclass
 class CutReport:
     """One cut: the operation before it, the reading, the model's verdict, the safety
-    violations seen on it, and the acknowledgement of a produce (offset or error)."""
+    violations seen on it, and what the operation reported (``produced``: a produce's
+    acknowledgement, offset or error, or the records a power loss cut off)."""
 
     index: int
     after: str
@@ -117,7 +119,7 @@ class Driver:
         self.elr = "elr" in model.variant.switches
         self.naming = Naming()
         self.acked: dict[bytes, int] = {}
-        self.crashes, self.sent = 0, 0
+        self.crashes, self.power_losses, self.sent = 0, 0, 0
         self.report = ScheduleReport(seed, topic, [])
         admin = AdminClient({"bootstrap.servers": cluster.bootstrap, "log_level": 0})
         config = {
@@ -161,6 +163,15 @@ class Driver:
         if name == "crash":
             self.crashes += 1
             self.cluster.crash(args[0])
+        elif name == "power_loss":
+            self.power_losses += 1
+            self.cluster.crash(args[0])
+            cut = powerloss.cut(self.cluster.brokers[args[0]].data)
+            time.sleep(AFTER_FAULT)
+            return "cut off: " + (
+                ", ".join(f"{n} record{'s' if n != 1 else ''} of {p}" for p, n in cut.items())
+                or "nothing"
+            )
         elif name == "restart":
             self.cluster.restart(args[0])
         elif name == "pause":
@@ -213,6 +224,7 @@ class Driver:
             len(self.naming.ids),
             self.crashes,
             cut.controller.leader_epoch if cut.controller else -1,
+            self.power_losses,
         )
         report = CutReport(
             len(self.report.cuts),

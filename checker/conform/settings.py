@@ -31,6 +31,21 @@ HARNESS_SETTINGS: dict[str, tuple[str, str]] = {
             "a cut reads the file"
         ),
     ),
+    "log.initial.task.delay.ms": (
+        "100",
+        (
+            "the log manager's periodic tasks (the recovery-point checkpoint) start at once, "
+            "not 30 s after the broker"
+        ),
+    ),
+    "log.flush.offset.checkpoint.interval.ms": (
+        "50",
+        (
+            "the recovery-point checkpoint follows the flushes within a settle (default 60 s): "
+            "a power loss cuts each log at it (Kafka never flushes a partition on its own: "
+            "log.flush.interval.* stay at their default, Long.MAX_VALUE)"
+        ),
+    ),
     "group.initial.rebalance.delay.ms": ("0", "no consumer group waits"),
     "num.partitions": ("1", "one partition per topic: the model's one partition"),
     "offsets.topic.replication.factor": ("1", "internal topics never wait for 3 brokers"),

@@ -19,6 +19,8 @@ def schedule_line(console: Console, s: dict[str, Any]) -> None:
     mark = "[green]conforms[/]" if not bad else "[red]does not conform[/]"
     if bad and all(c["check"] == "beyond" and not c["unsafe"] for c in bad):
         mark = "[yellow]beyond the model's bounds[/]"
+    elif bad and all(c["check"] == "explained" for c in bad):  # the model foresaw the harm
+        mark = "[green]conforms[/], [red]unsafe on the real cluster[/]"
     console.print(f"seed {s['seed']}: {' '.join(s['operations'])}: {len(s['cuts'])} cuts, {mark}")
     for c in bad[:3]:
         console.print(f"  cut {c['index']} after {c['after']}: {c['check']}")
