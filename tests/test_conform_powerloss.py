@@ -94,6 +94,9 @@ def test_a_trace_plays_its_environment_with_its_first_leader_as_broker_0():
     ]
     swapped = schedule.from_labels(["Elect(leader=1)", "Produce(leader=1)", "Crash(replica=1)"])
     assert swapped == [("produce", ()), ("crash", (0,))]
+    scenario = (ROOT / "examples" / "scenarios" / "textbook-loss.txt").read_text()
+    played = [schedule.describe(op) for op in schedule.parse(scenario, 2, "textbook-loss.txt")]
+    assert played and set(played) <= {"produce", "crash(0)", "crash(1)", "restart(0)", "restart(1)"}
 
 
 def test_a_schedule_the_model_cannot_hold_ends_in_one_line(tmp_path):

@@ -147,8 +147,8 @@ MODEL = Config()
     default=None,
     help="Play this schedule (--schedules times) instead of seeded ones: a text file, one "
     "operation a line (produce, crash(1), restart(1), power_loss(0), pause(2), resume(2), "
-    "partition(0,1), isolate(2), heal, wait), or a trace.json, whose Produce, Crash, Restart "
-    "and UncleanShutdown steps are played in order.",
+    "partition(0,1), isolate(2), heal, wait), or a trace.json or model scenario, whose "
+    "Produce, Crash, Restart and UncleanShutdown steps are played in order.",
 )
 @click.option(
     "--max-epoch",

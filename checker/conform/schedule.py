@@ -148,9 +148,15 @@ class ScheduleError(ValueError):
 
 def parse(text: str, replicas: int, name: str = "schedule") -> list[Operation]:
     """The operations of a schedule file: one a line, as ``describe`` writes them
-    (``produce``, ``crash(1)``, ``partition(0,2)``), ``#`` starting a comment. Raises
+    (``produce``, ``crash(1)``, ``partition(0,2)``), ``#`` starting a comment; or a model
+    scenario (``hwcheck explore --scenario``'s file: action labels one a line, its first
+    line an action of the model's), played through ``from_labels``. Raises
     ``ScheduleError`` for an unknown operation, a wrong number of brokers, a broker outside
     ``0..replicas-1``, or no operation at all."""
+    lines = [raw.split("#", 1)[0].strip() for raw in text.splitlines()]
+    labels = [line for line in lines if line]
+    if labels and labels[0][:1].isupper():  # a model scenario: Elect(leader=0), ...
+        return from_labels(labels)
     ops: list[Operation] = []
     for number, raw in enumerate(text.splitlines(), 1):
         line = raw.split("#", 1)[0].strip().replace(" ", "")
