@@ -82,7 +82,8 @@ def _verdict(cut: dict[str, Any]) -> str:
 
 
 def _schedule(s: dict[str, Any], replicas: int) -> str:
-    verdict = "conforms" if s["conforms"] and s["safe"] else "does not conform"
+    verdict = "conforms" if s["conforms"] else "does not conform"
+    verdict += "" if s["safe"] else ", unsafe on the real cluster"
     head = "".join(f"<th>broker {r}</th>" for r in range(replicas))
     rows = []
     for cut in s["cuts"]:
@@ -109,6 +110,8 @@ def page(doc: dict[str, Any]) -> str:
     summary = "".join(
         f"<tr><td>{e(words)}</td><td>{counts[k]}</td></tr>" for k, (_, words) in CHECKS.items()
     )
+    unsafe = sum(bool(c["unsafe"]) for c in cuts)
+    summary += f"<tr><td>unsafe on the real cluster</td><td>{unsafe}</td></tr>"
     title = f"Kafka {doc['kafka']} against the model's {doc['preset']}"
     partial = " (partial: interrupted)" if doc["partial"] else ""
     return (
