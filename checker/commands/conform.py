@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 import click
+from click.core import ParameterSource
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
@@ -102,7 +103,8 @@ MODEL = Config()
     type=Integer(min=1, max=100_000),
     default=D["schedules"],
     show_default=True,
-    help="Random schedules to run, each on a fresh partition.",
+    help="Random schedules to run, each on a fresh partition (with --schedule: the times "
+    "its file is played, 1 unless given).",
 )
 @click.option(
     "--seed",
@@ -145,7 +147,7 @@ MODEL = Config()
     "schedule_file",
     type=click.Path(path_type=Path, exists=True, dir_okay=False),
     default=None,
-    help="Play this schedule (--schedules times) instead of seeded ones: a text file, one "
+    help="Play this schedule instead of seeded ones: a text file, one "
     "operation a line (produce, crash(1), restart(1), power_loss(0), pause(2), resume(2), "
     "partition(0,1), isolate(2), heal, wait), or a trace.json or model scenario, whose "
     "Produce, Crash, Restart and UncleanShutdown steps are played in order.",
@@ -213,9 +215,11 @@ def conform_cmd(**given: Any) -> None:
     spec = model(given["kafka"], {"truncation": given["truncation"], **{k: given[k] for k in keys}})
     preset = spec.variant.name
     ops = _schedule_file(given["schedule_file"], spec) if given["schedule_file"] else []
+    context = click.get_current_context()
+    once = ops and context.get_parameter_source("schedules") == ParameterSource.DEFAULT
     plan = campaign.Plan(
         given["seed"],
-        given["schedules"],
+        1 if once else given["schedules"],
         given["steps"],
         given["depth"],
         tuple(ops),
