@@ -94,6 +94,13 @@ def main() -> None:
             f"{statistics.median(starts[4:]) if starts[4:] else 0:.1f} s over {len(starts) - 4}"
         )
     print("  cuts: " + ", ".join(f"{k} {v}" for k, v in sorted(checks.items())))
+    failing = [s["seed"] for s in schedules if not s["conforms"]]
+    unsafe = [s["seed"] for s in schedules if not s["safe"]]
+    print(
+        f"  schedules that conform: {len(schedules) - len(failing)} of {len(schedules)}"
+        + (f" (not: seeds {', '.join(map(str, failing))})" if failing else "")
+        + (f"; unsafe on the cluster: seeds {', '.join(map(str, unsafe))}" if unsafe else "")
+    )
     print(f"  peak RSS: hwcheck {peak_py:.0f} MiB, JVMs together {peak_jvm:.0f} MiB")
 
 
