@@ -22,7 +22,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from checker.conform.records import HEADER, LENGTH_END, LogFormatError, recovery_points
+from checker.conform.records import (
+    HEADER,
+    LENGTH_END,
+    LogFormatError,
+    batches,
+    recovery_points,
+)
 
 INDEX_SUFFIXES = (".index", ".timeindex", ".txnindex")
 
@@ -52,7 +58,7 @@ def _cut_folder(folder: Path, point: int) -> int:
         keep = _keep_bytes(data, point, str(segment))
         if keep == len(data):
             continue
-        removed += _count(data[keep:], str(segment))
+        removed += sum(header[12] for header, _ in batches(data[keep:], str(segment))[0])
         with segment.open("r+b") as f:
             f.truncate(keep)
         for suffix in INDEX_SUFFIXES:
@@ -72,13 +78,3 @@ def _keep_bytes(data: bytes, point: int, name: str) -> int:
             raise LogFormatError(f"{name}: byte {pos}: a batch that runs past the segment")
         pos = end
     return pos
-
-
-def _count(tail: bytes, name: str) -> int:
-    """The records of the whole batches in ``tail`` (its header's ``recordsCount``)."""
-    count, pos = 0, 0
-    while pos + HEADER.size <= len(tail):
-        header = HEADER.unpack_from(tail, pos)
-        count += header[12]
-        pos += LENGTH_END + header[1]
-    return count
