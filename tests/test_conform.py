@@ -20,7 +20,7 @@ from checker.conform import jars
 from checker.conform.cluster import Cluster
 from checker.conform.cut import Naming, take_cut
 from checker.conform.judge import Counters, Validator, observe
-from checker.conform.metadata import partition_states
+from checker.conform.metadata import fenced_brokers, partition_states
 from checker.conform.records import crc32c, epoch_cache, high_watermark, read_log
 from checker.java import find_java
 from spec.kafka.config import Config
@@ -56,6 +56,7 @@ def test_files_kafka_wrote_on_one_cluster(tmp_path):
     c = Cluster(tmp_path, jars.kafka_jars(jars.DEFAULT_KAFKA), find_java("tests"))
     try:
         c.start()
+        assert c.archive is not None and c.archive.is_file()  # written once, then used
         check_the_reader_reads_what_kafka_wrote(c)
         check_the_metadata_reader_agrees_with_kafkas_dump_tool(c)
         check_a_model_without_fetch_does_not_explain_real_replication(c)
@@ -170,11 +171,13 @@ def check_the_reader_reads_what_kafka_wrote(cluster):
 def check_the_metadata_reader_agrees_with_kafkas_dump_tool(cluster):
     """Every PartitionRecord and PartitionChangeRecord of the topic, as Kafka's own
     ``DumpLogSegments --cluster-metadata-decoder`` prints them, replays to the states
-    ``partition_states`` reads."""
+    ``partition_states`` reads; and the brokers' registrations replay to the fenced set
+    ``fenced_brokers`` reads (broker 0 was fenced at its crash)."""
     folder = cluster.controller.data / "__cluster_metadata-0"
     cluster.freeze()
     try:
         ours = partition_states(folder, "reader")
+        fenced = fenced_brokers(folder)
         dump = subprocess.run(
             [
                 str(cluster.java.java),
@@ -193,12 +196,19 @@ def check_the_metadata_reader_agrees_with_kafkas_dump_tool(cluster):
     finally:
         cluster.thaw()
     topic_id, theirs, state = None, [], {}
+    registered: dict[int, bool] = {}
+    fencings: list[int] = []
     for line in dump.splitlines():
         if "payload: " not in line:
             continue
         record = json.loads(line.split("payload: ", 1)[1])
         data = record["data"]
-        if record["type"] == "TOPIC_RECORD" and data["name"] == "reader":
+        if record["type"] == "REGISTER_BROKER_RECORD":
+            registered[data["brokerId"]] = data["fenced"]
+        elif record["type"] == "BROKER_REGISTRATION_CHANGE_RECORD" and data.get("fenced", 0):
+            registered[data["brokerId"]] = data["fenced"] == 1
+            fencings += [data["brokerId"]] if data["fenced"] == 1 else []
+        elif record["type"] == "TOPIC_RECORD" and data["name"] == "reader":
             topic_id = data["topicId"]
         elif record["type"] in ("PARTITION_RECORD", "PARTITION_CHANGE_RECORD") and (
             data["topicId"] == topic_id
@@ -224,6 +234,7 @@ def check_the_metadata_reader_agrees_with_kafkas_dump_tool(cluster):
         for s in ours
     ] == theirs
     assert len(theirs) >= 2  # created, and the leader's crash
+    assert fenced == {b for b, f in registered.items() if f} and 0 in fencings
 
 
 def test_a_cut_no_model_state_reaches_is_reported_with_its_differences():

@@ -22,12 +22,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from checker.conform import classes
 from checker.conform.proxy import Proxies
 from checker.conform.settings import LOG4J, LOG4J2, cluster_id, properties
 from checker.java import JavaRuntime
 
 START_TIMEOUT = 60.0
 """Seconds a JVM may take from exec to "Kafka Server started"."""
+ARCHIVE_TIMEOUT = 30.0
+"""Seconds the broker writing the class archive may take to stop cleanly and write it."""
 
 
 class ClusterError(RuntimeError):
@@ -95,6 +98,8 @@ class Cluster:
     cluster_id: str = ""
     start_seconds: list[float] = field(default_factory=list)
     proxies: Proxies = field(default_factory=Proxies)
+    archive: Path | None = None
+    """The class-data-sharing archive the JVMs start from (``checker.conform.classes``)."""
 
     @property
     def controller(self) -> Node:
@@ -155,13 +160,34 @@ class Cluster:
             (node.folder / "log4j2.properties").write_text(
                 LOG4J2.format(log=node.folder / "server.log")
             )
+        self.archive = classes.archive_path(self.java, self.jars)
+        writer = self.brokers[0] if classes.wanted(self.archive) else None
         self._format()
         for node in [self.controller, *self.brokers]:
-            self._launch(node)
+            self._launch(node, writes_archive=node is writer)
         for node in [self.controller, *self.brokers]:
             self._await_started(node)
+        if writer is not None:
+            self._write_archive(writer)
 
-    def _java(self, main: str, *args: str, node: Node | None = None) -> list[str]:
+    def _write_archive(self, node: Node) -> None:
+        """Stop ``node`` cleanly so that it writes the class archive, and start it again
+        from it (once per Java and Kafka: ``checker.conform.classes``)."""
+        node.process.send_signal(signal.SIGTERM)  # type: ignore[union-attr]
+        try:
+            node.process.wait(ARCHIVE_TIMEOUT)  # type: ignore[union-attr]
+        except subprocess.TimeoutExpired:
+            node.process.kill()  # type: ignore[union-attr]
+            node.process.wait()  # type: ignore[union-attr]
+        node.process = None
+        assert self.archive is not None
+        classes.settle_written(self.archive)
+        self._launch(node)
+        self._await_started(node)
+
+    def _java(
+        self, main: str, *args: str, node: Node | None = None, writes_archive: bool = False
+    ) -> list[str]:
         log4j = (
             [
                 f"-Dlog4j.configuration=file:{node.folder / 'log4j.properties'}",
@@ -176,6 +202,13 @@ class Cluster:
             "-Xss512k",
             "-XX:+UseSerialGC",
             "-XX:TieredStopAtLevel=1",
+            *(
+                classes.write_flags(self.archive)
+                if writes_archive and self.archive
+                else classes.use_flags(self.archive)
+                if self.archive
+                else []
+            ),
             "-Djava.awt.headless=true",
             *log4j,
             "-cp",
@@ -209,11 +242,16 @@ class Cluster:
                     f"formatting {node.role} {node.node_id} failed: {' | '.join(text[-3:])}"
                 )
 
-    def _launch(self, node: Node) -> None:
+    def _launch(self, node: Node, writes_archive: bool = False) -> None:
         out = open(node.folder / "stdout.log", "ab")  # noqa: SIM115 - the child keeps it
         try:
             node.process = subprocess.Popen(
-                self._java("kafka.Kafka", str(node.folder / "server.properties"), node=node),
+                self._java(
+                    "kafka.Kafka",
+                    str(node.folder / "server.properties"),
+                    node=node,
+                    writes_archive=writes_archive,
+                ),
                 stdout=out,
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,

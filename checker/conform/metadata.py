@@ -15,6 +15,10 @@ partition's state (schemas: Kafka's ``metadata/src/main/resources/common/metadat
   (``PartitionRegistration.merge``).
 
 ``partition_states`` replays them in log order; ``PartitionState`` is what a cut observes.
+``fenced_brokers`` replays the brokers' registrations: ``RegisterBrokerRecord`` (0; the
+controller registers every broker fenced, ``ClusterControlManager.registerBroker``),
+``FenceBrokerRecord`` (7) and ``UnfenceBrokerRecord`` (8) before metadata version 3.3, and
+``BrokerRegistrationChangeRecord`` (17), whose tagged ``Fenced`` is 1 to fence, -1 to unfence.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from typing import Any
 from checker.conform.records import LogFormatError, records
 
 TOPIC_RECORD, PARTITION_RECORD, PARTITION_CHANGE_RECORD = 2, 3, 5
+REGISTER_BROKER, FENCE_BROKER, UNFENCE_BROKER, REGISTRATION_CHANGE = 0, 7, 8, 17
 NO_LEADER, NO_LEADER_CHANGE = -1, -2
 
 
@@ -159,6 +164,38 @@ def partition_states(folder: Path, topic: str, partition: int = 0) -> list[Parti
                     f"{path}: offset {record.offset}: not a metadata record"
                 ) from None
     return states
+
+
+def fenced_brokers(folder: Path) -> set[int]:
+    """The ids of the brokers the controller holds fenced at the end of the metadata log
+    folder ``folder`` (module docstring); a broker never registered is in neither set.
+
+    Raises ``LogFormatError`` for bytes that are not Kafka's metadata records (a batch the
+    controller is still writing is left out, not an error: ``records.batches``)."""
+    fenced: dict[int, bool] = {}
+    for path in sorted(folder.glob("*.log")):
+        for record in records(path.read_bytes(), str(path)):
+            r = _Reader(record.value)
+            try:
+                if r.uvarint() != 1:
+                    continue
+                key, _version = r.uvarint(), r.uvarint()
+                if key in (REGISTER_BROKER, FENCE_BROKER):
+                    fenced[r.int32()] = True
+                elif key == UNFENCE_BROKER:
+                    fenced[r.int32()] = False
+                elif key == REGISTRATION_CHANGE:
+                    broker = r.int32()
+                    r.pos += 8  # the broker epoch
+                    tags = r.tagged()
+                    change = struct.unpack(">b", tags[0].data[:1])[0] if 0 in tags else 0
+                    if change:
+                        fenced[broker] = change > 0
+            except (IndexError, struct.error, ValueError):
+                raise LogFormatError(
+                    f"{path}: offset {record.offset}: not a metadata record"
+                ) from None
+    return {b for b, f in fenced.items() if f}
 
 
 def _last_known(members: Any) -> int | None:

@@ -19,18 +19,25 @@ from checker.conform import powerloss
 from checker.conform.cluster import Cluster, ClusterError
 from checker.conform.cut import Cut, Naming, take_cut
 from checker.conform.judge import Background, Counters, Validator, Verdict
+from checker.conform.metadata import fenced_brokers
+from checker.conform.records import LogFormatError
 from checker.conform.schedule import Operation, describe
 
 PENDING = Verdict("pending")
 """A cut's verdict until the background search gives it (before ``Driver.run`` returns)."""
-SETTLE_QUIET = 0.4
+SETTLE_QUIET = 0.25
 """Seconds two cuts must agree over before a cut counts as settled."""
 SETTLE_LIMIT = 12.0
 """Seconds after which a cut is taken settled or not (a pause keeps some things moving)."""
 AFTER_FAULT = 2.0
-"""Seconds a crash, pause, partition, isolation or ``wait`` is left to act before the cut:
-past the controller's session timeout (1 s) and the leader's replica lag time (1.5 s), so the
-fencing, the election and the ISR shrink it causes are in the cut."""
+"""Seconds a partition or a ``wait`` is left to act before the cut: past the leader's replica
+lag time (1.5 s), so the ISR shrink a cut link causes is in the cut."""
+FENCE_LIMIT = 4.0
+"""Seconds a crash, power loss, pause or isolation of broker ``r`` may take to act: the cut
+is taken once the controller's metadata log holds ``r`` fenced (its session timeout is 1 s;
+the fencing and the ISR and leader changes it causes are one batch), or after this long."""
+FENCE_POLL = 0.05
+"""Seconds between two readings of the controller's metadata log while a fault acts."""
 PRODUCE_TIMEOUT = 6.0
 """Seconds a produce call waits for its acknowledgement (``request.timeout.ms`` is 5 s)."""
 
@@ -167,7 +174,7 @@ class Driver:
             self.power_losses += 1
             self.cluster.crash(args[0])
             cut = powerloss.cut(self.cluster.brokers[args[0]].data)
-            time.sleep(AFTER_FAULT)
+            self._await_fenced(args[0])
             return "cut off: " + (
                 ", ".join(f"{n} record{'s' if n != 1 else ''} of {p}" for p, n in cut.items())
                 or "nothing"
@@ -184,9 +191,23 @@ class Driver:
             self.cluster.isolate(args[0])
         elif name == "heal":
             self.cluster.heal()
-        if name in ("crash", "pause", "partition", "isolate", "wait"):
+        if name in ("crash", "pause", "isolate"):
+            self._await_fenced(args[0])
+        elif name in ("partition", "wait"):
             time.sleep(AFTER_FAULT)
         return None
+
+    def _await_fenced(self, r: int) -> None:
+        """Wait until the controller holds broker ``r`` fenced, at most ``FENCE_LIMIT``."""
+        folder = self.cluster.controller.data / "__cluster_metadata-0"
+        deadline = time.monotonic() + FENCE_LIMIT
+        while time.monotonic() < deadline:
+            try:
+                if r in fenced_brokers(folder):
+                    return
+            except LogFormatError:  # read while the controller wrote: read again
+                pass
+            time.sleep(FENCE_POLL)
 
     def _produce(self) -> str:
         value = f"{self.report.topic}:{self.sent}".encode()
