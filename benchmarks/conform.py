@@ -56,12 +56,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("flags", nargs="*", help="hwcheck conform flags (after --)")
     parser.add_argument("--checkout", help="run this checkout's code (PYTHONPATH) instead")
+    parser.add_argument("--keep", help="write the report folder here (default: a temporary one)")
     args = parser.parse_args()
     env = dict(os.environ)
     if args.checkout:
         env["PYTHONPATH"] = str(Path(args.checkout).resolve())
     flags = args.flags or ["--schedules", "10", "--seed", "1000"]
-    with tempfile.TemporaryDirectory() as out:
+    with tempfile.TemporaryDirectory() as scratch:
+        out = args.keep or scratch
         start = time.monotonic()
         proc = subprocess.Popen(
             ["hwcheck", "conform", "--out", out, *flags],
@@ -92,6 +94,13 @@ def main() -> None:
         print(
             f"  broker start: first {max(starts[:4]):.1f} s (cluster), restarts median "
             f"{statistics.median(starts[4:]) if starts[4:] else 0:.1f} s over {len(starts) - 4}"
+        )
+    took = [s["seconds"] for s in schedules]
+    if len(took) >= 2:
+        half = len(took) // 2
+        print(
+            f"  seconds a schedule: median {statistics.median(took):.1f}, mean of the first "
+            f"half {statistics.mean(took[:half]):.1f}, of the second {statistics.mean(took[half:]):.1f}"
         )
     print("  cuts: " + ", ".join(f"{k} {v}" for k, v in sorted(checks.items())))
     failing = [s["seed"] for s in schedules if not s["conforms"]]

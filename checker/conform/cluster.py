@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from checker.conform import classes
+from checker.conform.metadata import MetadataLog
 from checker.conform.proxy import Proxies
 from checker.conform.settings import LOG4J, LOG4J2, cluster_id, properties
 from checker.java import JavaRuntime
@@ -100,6 +101,13 @@ class Cluster:
     proxies: Proxies = field(default_factory=Proxies)
     archive: Path | None = None
     """The class-data-sharing archive the JVMs start from (``checker.conform.classes``)."""
+    _metadata: MetadataLog | None = None
+
+    def metadata(self) -> MetadataLog:
+        """The controller's metadata log, read up to now (``MetadataLog.refresh``)."""
+        if self._metadata is None:
+            self._metadata = MetadataLog(self.controller.data / "__cluster_metadata-0")
+        return self._metadata.refresh()
 
     @property
     def controller(self) -> Node:
@@ -160,6 +168,7 @@ class Cluster:
             (node.folder / "log4j2.properties").write_text(
                 LOG4J2.format(log=node.folder / "server.log")
             )
+        self._metadata = None
         self.archive = classes.archive_path(self.java, self.jars)
         writer = self.brokers[0] if classes.wanted(self.archive) else None
         self._format()

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from checker.conform.cluster import Cluster
-from checker.conform.metadata import PartitionState, partition_states
+from checker.conform.metadata import PartitionState
 from checker.conform.records import Record, epoch_cache, high_watermark, read_log
 
 
@@ -68,7 +68,7 @@ def take_cut(cluster: Cluster, topic: str) -> Cut:
                     node.paused,
                 )
             )
-        states = partition_states(cluster.controller.data / "__cluster_metadata-0", topic)
+        states = cluster.metadata().partition_states(topic)
     finally:
         cluster.thaw()
     return Cut(tuple(brokers), states[-1] if states else None)

@@ -25,11 +25,12 @@ from __future__ import annotations
 
 import struct
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from checker.conform.records import LogFormatError, records
+from checker.conform.records import LogFormatError, records_to
 
 TOPIC_RECORD, PARTITION_RECORD, PARTITION_CHANGE_RECORD = 2, 3, 5
 REGISTER_BROKER, FENCE_BROKER, UNFENCE_BROKER, REGISTRATION_CHANGE = 0, 7, 8, 17
@@ -136,20 +137,71 @@ def _change_record(r: _Reader, version: int) -> tuple[str, int, dict[str, Any]]:
     return topic, partition, change
 
 
-def partition_states(folder: Path, topic: str, partition: int = 0) -> list[PartitionState]:
-    """Every state ``topic``'s partition had in the metadata log folder ``folder``
-    (``__cluster_metadata-0``), oldest first; ``[]`` before the topic exists.
+class MetadataLog:
+    """A controller's metadata log folder (``__cluster_metadata-0``) followed as it grows:
+    each ``refresh`` parses only the whole batches written since the last one, and keeps the
+    records the readers below use. The controller appends a ``NoOpRecord`` every 500 ms
+    (``metadata.max.idle.interval.ms``), so reading the whole log at every cut and every poll
+    would cost more the longer a campaign runs. A segment that shrinks or disappears (a
+    snapshot's cleaning) starts the reading over."""
 
-    Raises ``LogFormatError`` for bytes that are not Kafka's metadata records."""
-    topic_id: str | None = None
-    states: list[PartitionState] = []
-    for path in sorted(folder.glob("*.log")):
-        for record in records(path.read_bytes(), str(path)):
-            r = _Reader(record.value)
+    KEPT = frozenset(
+        {
+            TOPIC_RECORD,
+            PARTITION_RECORD,
+            PARTITION_CHANGE_RECORD,
+            REGISTER_BROKER,
+            FENCE_BROKER,
+            UNFENCE_BROKER,
+            REGISTRATION_CHANGE,
+        }
+    )
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self._read: dict[str, int] = {}
+        self._kept: list[tuple[str, int, int, int, bytes, int]] = []
+        """(segment, offset, api key, version, value, where the record's fields start)"""
+
+    def refresh(self) -> MetadataLog:
+        """Read what was appended. Raises ``LogFormatError`` for bytes that are not Kafka's
+        metadata records (a batch still being written is left for the next refresh)."""
+        paths = sorted(self.folder.glob("*.log"))
+        if any(name not in {p.name for p in paths} for name in self._read):
+            self._read, self._kept = {}, []
+        for path in paths:
+            start = self._read.get(path.name, 0)
+            with path.open("rb") as f:
+                if f.seek(0, 2) < start:  # cut shorter: read everything again
+                    self._read, self._kept = {}, []
+                    return self.refresh()
+                f.seek(start)
+                found, end = records_to(f.read(), str(path))
+            for record in found:
+                r = _Reader(record.value)
+                try:
+                    frame, key, version = r.uvarint(), r.uvarint(), r.uvarint()
+                except IndexError:
+                    raise LogFormatError(f"{path}: offset {record.offset}: no frame") from None
+                if frame == 1 and key in self.KEPT:  # another frame version: not known here
+                    self._kept.append((str(path), record.offset, key, version, record.value, r.pos))
+            self._read[path.name] = start + end
+        return self
+
+    def _records(self) -> Iterator[tuple[str, int, int, int, _Reader]]:
+        """The kept records: segment, offset, api key, version, a reader at the fields."""
+        for path, offset, key, version, value, pos in self._kept:
+            r = _Reader(value)
+            r.pos = pos
+            yield path, offset, key, version, r
+
+    def partition_states(self, topic: str, partition: int = 0) -> list[PartitionState]:
+        """Every state ``topic``'s partition had, oldest first; ``[]`` before the topic
+        exists. Raises ``LogFormatError`` for a record that is not what Kafka writes."""
+        topic_id: str | None = None
+        states: list[PartitionState] = []
+        for path, offset, key, version, r in self._records():
             try:
-                if r.uvarint() != 1:
-                    continue  # another frame version: not a record this reader knows
-                key, version = r.uvarint(), r.uvarint()
                 if key == TOPIC_RECORD:
                     if r.string() == topic:
                         topic_id = r.uuid()
@@ -158,28 +210,17 @@ def partition_states(folder: Path, topic: str, partition: int = 0) -> list[Parti
                     rid, number, fields = read(r, version)
                     if rid == topic_id and number == partition:
                         last = states[-1] if states else None
-                        states.append(_apply(last, key, fields, record.offset))
+                        states.append(_apply(last, key, fields, offset))
             except (IndexError, struct.error, UnicodeDecodeError, ValueError):
-                raise LogFormatError(
-                    f"{path}: offset {record.offset}: not a metadata record"
-                ) from None
-    return states
+                raise LogFormatError(f"{path}: offset {offset}: not a metadata record") from None
+        return states
 
-
-def fenced_brokers(folder: Path) -> set[int]:
-    """The ids of the brokers the controller holds fenced at the end of the metadata log
-    folder ``folder`` (module docstring); a broker never registered is in neither set.
-
-    Raises ``LogFormatError`` for bytes that are not Kafka's metadata records (a batch the
-    controller is still writing is left out, not an error: ``records.batches``)."""
-    fenced: dict[int, bool] = {}
-    for path in sorted(folder.glob("*.log")):
-        for record in records(path.read_bytes(), str(path)):
-            r = _Reader(record.value)
+    def fenced_brokers(self) -> set[int]:
+        """The ids of the brokers the controller holds fenced (module docstring); a broker
+        never registered is in neither set. Raises ``LogFormatError`` as above."""
+        fenced: dict[int, bool] = {}
+        for path, offset, key, _version, r in self._records():
             try:
-                if r.uvarint() != 1:
-                    continue
-                key, _version = r.uvarint(), r.uvarint()
                 if key in (REGISTER_BROKER, FENCE_BROKER):
                     fenced[r.int32()] = True
                 elif key == UNFENCE_BROKER:
@@ -192,10 +233,18 @@ def fenced_brokers(folder: Path) -> set[int]:
                     if change:
                         fenced[broker] = change > 0
             except (IndexError, struct.error, ValueError):
-                raise LogFormatError(
-                    f"{path}: offset {record.offset}: not a metadata record"
-                ) from None
-    return {b for b, f in fenced.items() if f}
+                raise LogFormatError(f"{path}: offset {offset}: not a metadata record") from None
+        return {b for b, f in fenced.items() if f}
+
+
+def partition_states(folder: Path, topic: str, partition: int = 0) -> list[PartitionState]:
+    """``MetadataLog.partition_states`` of the metadata log folder ``folder``, read once."""
+    return MetadataLog(folder).refresh().partition_states(topic, partition)
+
+
+def fenced_brokers(folder: Path) -> set[int]:
+    """``MetadataLog.fenced_brokers`` of the metadata log folder ``folder``, read once."""
+    return MetadataLog(folder).refresh().fenced_brokers()
 
 
 def _last_known(members: Any) -> int | None:

@@ -19,7 +19,6 @@ from checker.conform import powerloss
 from checker.conform.cluster import Cluster, ClusterError
 from checker.conform.cut import Cut, Naming, take_cut
 from checker.conform.judge import Background, Counters, Validator, Verdict
-from checker.conform.metadata import fenced_brokers
 from checker.conform.records import LogFormatError
 from checker.conform.schedule import Operation, describe
 
@@ -199,11 +198,10 @@ class Driver:
 
     def _await_fenced(self, r: int) -> None:
         """Wait until the controller holds broker ``r`` fenced, at most ``FENCE_LIMIT``."""
-        folder = self.cluster.controller.data / "__cluster_metadata-0"
         deadline = time.monotonic() + FENCE_LIMIT
         while time.monotonic() < deadline:
             try:
-                if r in fenced_brokers(folder):
+                if r in self.cluster.metadata().fenced_brokers():
                     return
             except LogFormatError:  # read while the controller wrote: read again
                 pass

@@ -1,17 +1,22 @@
-"""The class-data-sharing archive ``hwcheck conform``'s JVMs start from
-(``checker.conform.classes``): named by the Java build and the class path, written once by a
-broker that stops cleanly, a runtime that writes none never asked again, and the flags each
-JVM gets. A real cluster writing and using it is in ``test_conform``'s slow tests."""
+"""What keeps a long ``hwcheck conform`` campaign fast: the class-data-sharing archive its
+JVMs start from (``checker.conform.classes``: named by the Java build and the class path,
+written once by a broker that stops cleanly, a runtime that writes none never asked again,
+the flags each JVM gets), and the controller's metadata log followed as it grows
+(``MetadataLog``). A real cluster writing and using both is in ``test_conform``'s slow
+tests."""
 
 from __future__ import annotations
 
 import os
+import struct
 from pathlib import Path
 
 import pytest
+from test_conform import _batch
 
 from checker.conform import classes
 from checker.conform.cluster import Cluster
+from checker.conform.metadata import MetadataLog, fenced_brokers
 from checker.java import JavaRuntime
 
 
@@ -75,3 +80,50 @@ def test_each_jvm_starts_from_the_archive_and_one_broker_writes_it(setup, tmp_pa
         command = cluster._java(main)
         assert f"-XX:SharedArchiveFile={cluster.archive}" in command
         assert command.index(f"-XX:SharedArchiveFile={cluster.archive}") < command.index("-cp")
+
+
+def _registration(broker: int, change: int | None = None) -> bytes:
+    """A metadata record's framed value: ``RegisterBrokerRecord`` (api key 0) when
+    ``change`` is None, else ``BrokerRegistrationChangeRecord`` (17) whose tagged ``Fenced``
+    is ``change`` (1 fences, -1 unfences)."""
+    if change is None:
+        return bytes([1, 0, 0]) + struct.pack(">i", broker) + b"\0"
+    tagged = bytes([1, 0, 1]) + struct.pack(">b", change)
+    return bytes([1, 17, 0]) + struct.pack(">iq", broker, 7) + tagged
+
+
+NO_OP = bytes([1, 26, 0, 0])
+"""A ``NoOpRecord``: what the controller appends every 500 ms."""
+
+
+def test_the_metadata_log_is_followed_as_it_grows(tmp_path):
+    """``MetadataLog.refresh`` reads only what was appended and agrees with a fresh read at
+    every step: registered (fenced), unfenced, then broker 1 fenced past many NoOpRecords; a
+    batch still being written waits for the next refresh; a segment cut shorter is read
+    again from its start."""
+    folder = tmp_path / "__cluster_metadata-0"
+    folder.mkdir()
+    segment = folder / "00000000000000000000.log"
+    log = MetadataLog(folder)
+    steps = [
+        [_registration(b) for b in (0, 1, 2)],
+        [_registration(b, -1) for b in (0, 1, 2)],
+        [NO_OP] * 40 + [_registration(1, 1)],
+    ]
+    written, offset, seen = b"", 0, []
+    for values in steps:
+        for value in values:
+            written += _batch(offset, 1, [value])
+            offset += 1
+        segment.write_bytes(written)
+        seen.append(log.refresh().fenced_brokers())
+        assert seen[-1] == fenced_brokers(folder)
+    assert seen == [{0, 1, 2}, set(), {1}]
+    assert len(log._kept) == 7  # the NoOpRecords are not kept
+    whole = _batch(offset, 1, [_registration(2, 1)])
+    segment.write_bytes(written + whole[:30])  # the controller is writing it
+    assert log.refresh().fenced_brokers() == {1}
+    segment.write_bytes(written + whole)
+    assert log.refresh().fenced_brokers() == {1, 2}
+    segment.write_bytes(_batch(0, 1, [_registration(0)]))  # cleaned: shorter than read
+    assert log.refresh().fenced_brokers() == {0} == fenced_brokers(folder)
