@@ -1,5 +1,5 @@
 """What keeps a long ``hwcheck conform`` campaign fast: the class-data-sharing archive its
-JVMs start from (``checker.conform.classes``: named by the Java build and the class path,
+JVMs start from (``checker.conform.jvm``: named by the Java build and the class path,
 written once by a broker that stops cleanly, a runtime that writes none never asked again,
 the flags each JVM gets), and the controller's metadata log followed as it grows
 (``MetadataLog``). A real cluster writing and using both is in ``test_conform``'s slow
@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from test_conform import _batch
 
-from checker.conform import classes
+from checker.conform import jvm
 from checker.conform.cluster import Cluster
 from checker.conform.metadata import MetadataLog, fenced_brokers
 from checker.java import JavaRuntime
@@ -36,42 +36,42 @@ def setup(tmp_path, monkeypatch):
 
 def test_the_archive_is_named_by_the_java_build_and_the_class_path(setup):
     java, jars = setup
-    first = classes.archive_path(java, jars)
-    assert first == classes.archive_path(java, list(jars))
+    first = jvm.archive_path(java, jars)
+    assert first == jvm.archive_path(java, list(jars))
     assert first.parent == Path(os.environ["HWCHECK_CACHE"]) / "classes"
     os.utime(jars[1], ns=(0, 10**9))  # a jar replaced in place: another archive
-    second = classes.archive_path(java, jars)
+    second = jvm.archive_path(java, jars)
     assert second != first
     (java.home / "release").write_text('JAVA_VERSION="17.0.16"\n')  # a Java update
-    assert classes.archive_path(java, jars) not in (first, second)
+    assert jvm.archive_path(java, jars) not in (first, second)
 
 
 def test_a_written_archive_is_moved_into_place_and_used(setup):
     java, jars = setup
-    archive = classes.archive_path(java, jars)
-    assert classes.wanted(archive) and classes.use_flags(archive) == []
-    (flag, quiet) = classes.write_flags(archive)
+    archive = jvm.archive_path(java, jars)
+    assert jvm.wanted(archive) and jvm.use_flags(archive) == []
+    (flag, quiet) = jvm.write_flags(archive)
     written = Path(flag.split("=", 1)[1])
     assert flag.startswith("-XX:ArchiveClassesAtExit=") and written.parent == archive.parent
     written.write_bytes(b"archive")  # what the JVM writes as it exits
-    assert classes.settle_written(archive)
+    assert jvm.settle_written(archive)
     assert not written.exists() and archive.read_bytes() == b"archive"
-    assert classes.use_flags(archive) == [f"-XX:SharedArchiveFile={archive}", quiet]
-    assert not classes.wanted(archive)
+    assert jvm.use_flags(archive) == [f"-XX:SharedArchiveFile={archive}", quiet]
+    assert not jvm.wanted(archive)
 
 
 def test_a_runtime_that_writes_no_archive_is_not_asked_again(setup):
     java, jars = setup
-    archive = classes.archive_path(java, jars)
-    classes.write_flags(archive)
-    assert not classes.settle_written(archive)  # the JVM exited without writing one
-    assert not classes.wanted(archive) and classes.use_flags(archive) == []
+    archive = jvm.archive_path(java, jars)
+    jvm.write_flags(archive)
+    assert not jvm.settle_written(archive)  # the JVM exited without writing one
+    assert not jvm.wanted(archive) and jvm.use_flags(archive) == []
 
 
 def test_each_jvm_starts_from_the_archive_and_one_broker_writes_it(setup, tmp_path):
     java, jars = setup
     cluster = Cluster(tmp_path / "run", jars, java)
-    cluster.archive = classes.archive_path(java, jars)
+    cluster.archive = jvm.archive_path(java, jars)
     writing = cluster._java("kafka.Kafka", "server.properties", writes_archive=True)
     assert any(a.startswith("-XX:ArchiveClassesAtExit=") for a in writing)
     assert not any(a.startswith("-XX:SharedArchiveFile") for a in cluster._java("kafka.Kafka"))

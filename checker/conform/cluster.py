@@ -12,7 +12,6 @@ What each JVM is configured with is ``checker.conform.settings``.
 
 from __future__ import annotations
 
-import ctypes
 import shutil
 import signal
 import socket
@@ -20,9 +19,8 @@ import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from checker.conform import classes
+from checker.conform import jvm
 from checker.conform.metadata import MetadataLog
 from checker.conform.proxy import Proxies
 from checker.conform.settings import LOG4J, LOG4J2, cluster_id, properties
@@ -43,19 +41,6 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
-
-
-_PRCTL: Any = None
-try:  # resolved in the parent: the child, forked from a threaded process, only calls it
-    _PRCTL = ctypes.CDLL("libc.so.6", use_errno=True).prctl
-except (OSError, AttributeError):
-    pass
-
-
-def _die_with_parent() -> None:  # pragma: no cover - runs in the child, before exec
-    """Ask Linux to SIGKILL this child when hwcheck dies (``PR_SET_PDEATHSIG``)."""
-    if _PRCTL is not None:
-        _PRCTL(1, signal.SIGKILL, 0, 0, 0)
 
 
 @dataclass
@@ -100,7 +85,7 @@ class Cluster:
     start_seconds: list[float] = field(default_factory=list)
     proxies: Proxies = field(default_factory=Proxies)
     archive: Path | None = None
-    """The class-data-sharing archive the JVMs start from (``checker.conform.classes``)."""
+    """The class-data-sharing archive the JVMs start from (``checker.conform.jvm``)."""
     _metadata: MetadataLog | None = None
 
     def metadata(self) -> MetadataLog:
@@ -169,8 +154,8 @@ class Cluster:
                 LOG4J2.format(log=node.folder / "server.log")
             )
         self._metadata = None
-        self.archive = classes.archive_path(self.java, self.jars)
-        writer = self.brokers[0] if classes.wanted(self.archive) else None
+        self.archive = jvm.archive_path(self.java, self.jars)
+        writer = self.brokers[0] if jvm.wanted(self.archive) else None
         self._format()
         for node in [self.controller, *self.brokers]:
             self._launch(node, writes_archive=node is writer)
@@ -181,7 +166,7 @@ class Cluster:
 
     def _write_archive(self, node: Node) -> None:
         """Stop ``node`` cleanly so that it writes the class archive, and start it again
-        from it (once per Java and Kafka: ``checker.conform.classes``)."""
+        from it (once per Java and Kafka: ``checker.conform.jvm``)."""
         node.process.send_signal(signal.SIGTERM)  # type: ignore[union-attr]
         try:
             node.process.wait(ARCHIVE_TIMEOUT)  # type: ignore[union-attr]
@@ -190,45 +175,29 @@ class Cluster:
             node.process.wait()  # type: ignore[union-attr]
         node.process = None
         assert self.archive is not None
-        classes.settle_written(self.archive)
+        jvm.settle_written(self.archive)
         self._launch(node)
         self._await_started(node)
 
     def _java(
         self, main: str, *args: str, node: Node | None = None, writes_archive: bool = False
     ) -> list[str]:
-        log4j = (
-            [
-                f"-Dlog4j.configuration=file:{node.folder / 'log4j.properties'}",
-                f"-Dlog4j2.configurationFile={node.folder / 'log4j2.properties'}",
-            ]
-            if node
-            else []
-        )
-        return [
-            str(self.java.java),
-            f"-Xmx{self.heap}",
-            "-Xss512k",
-            "-XX:+UseSerialGC",
-            "-XX:TieredStopAtLevel=1",
-            *(
-                classes.write_flags(self.archive)
-                if writes_archive and self.archive
-                else classes.use_flags(self.archive)
-                if self.archive
-                else []
-            ),
-            "-Djava.awt.headless=true",
-            *log4j,
-            "-cp",
-            ":".join(str(j) for j in self.jars),
+        """``node``'s (or a tool's) command line: ``jvm.command`` with this cluster's Java,
+        jars, heap and class archive."""
+        return jvm.command(
+            self.java,
+            self.jars,
+            self.heap,
             main,
             *args,
-        ]
+            logs=node.folder if node else None,
+            archive=self.archive,
+            writes_archive=writes_archive,
+        )
 
     def _format(self) -> None:
         for node in self.nodes:
-            done = subprocess.run(
+            done = jvm.run(
                 self._java(
                     "kafka.tools.StorageTool",
                     "format",
@@ -238,12 +207,7 @@ class Cluster:
                     str(node.folder / "server.properties"),
                     "--ignore-formatted",
                 ),
-                capture_output=True,
-                text=True,
                 timeout=120,
-                check=False,
-                preexec_fn=_die_with_parent,
-                start_new_session=True,
             )
             if done.returncode != 0:
                 text = (done.stdout + done.stderr).strip().splitlines()
@@ -254,18 +218,14 @@ class Cluster:
     def _launch(self, node: Node, writes_archive: bool = False) -> None:
         out = open(node.folder / "stdout.log", "ab")  # noqa: SIM115 - the child keeps it
         try:
-            node.process = subprocess.Popen(
+            node.process = jvm.spawn(
                 self._java(
                     "kafka.Kafka",
                     str(node.folder / "server.properties"),
                     node=node,
                     writes_archive=writes_archive,
                 ),
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL,
-                preexec_fn=_die_with_parent,  # noqa: PLW1509 - one libc call, resolved before the fork
-                start_new_session=True,
+                out,
             )
         finally:
             out.close()
