@@ -15,7 +15,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 from click.testing import CliRunner
 
 from checker.cli import cli
@@ -107,7 +106,38 @@ def _gate(code: Path, tmp_path: Path) -> subprocess.CompletedProcess:
     )
 
 
-@pytest.mark.slow
+def test_a_wording_edit_keeps_the_compiled_core_and_a_code_edit_does_not(tmp_path):
+    """The digest is of the code: a copy of the sources with a docstring rewritten, a
+    comment and blank lines added in Python and a comment in C still has the committed
+    digest, and ``hwcheck explore`` run from it takes the compiled core; one changed
+    number in the C does not."""
+    code = _copy_sources(tmp_path / "code")
+    actions = code / "spec" / "kafka" / "actions.py"
+    text = actions.read_text()
+    first = text.index('"""', text.index("def ")) + 3
+    actions.write_text(text[:first] + "Reworded. " + text[first:] + "\n\n# a comment\n")
+    c = code / "spec" / "kafka" / "native" / "actions.c"
+    c.write_text(
+        "/* a comment\n   over two lines */\n" + c.read_text().replace("{", "{ // note", 1)
+    )
+    assert certificate.digest(code) == certificate.recorded()
+    env = {k: v for k, v in os.environ.items() if k != certificate.UNCERTIFIED}
+    env["PYTHONPATH"] = str(code)
+    done = subprocess.run(
+        [sys.executable, "-m", "checker.cli", "explore", "--replicas", "2", "--max-epoch", "1"]
+        + ["--json", "--no-progress", "--out", str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+        cwd=tmp_path,
+        check=False,
+    )
+    assert json.loads(done.stdout)["stats"]["core"] == "compiled", done.stderr
+    c.write_text(c.read_text().replace("s->cepoch + 1", "s->cepoch + 2", 1))
+    assert certificate.digest(code) != certificate.recorded()
+
+
 def test_the_default_gate_sees_an_edit_of_the_python_model_on_disk(tmp_path):
     """A copy of the sources with one Python-only edit (KIP-320's OffsetsForLeaderEpoch
     fence dropped from kip320, every verdict unchanged at these bounds): the gate, on its
