@@ -211,7 +211,6 @@ def _compare_state(spec, core, sym, props, state) -> list:
     return reference
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(CONFIGS))
 def test_every_state_of_the_walks_agrees(name):
     """Random walks and a BFS prefix, 2 to 5 replicas: the same successors (labels and states,
@@ -354,7 +353,6 @@ def test_runs_give_the_reference_answers(name, options, symmetry):
         assert _summary(got) == want
 
 
-@pytest.mark.slow
 def test_three_replicas_give_the_reference_answers():
     """hw at 3 replicas, epoch 1, one record (60,596 orbits of six permutations; NoAckedLoss
     and NoCommittedLoss violated at 12 states, StrongIsr and WeakIsr at 10, every guard

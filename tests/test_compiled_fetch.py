@@ -116,7 +116,6 @@ def _random_state(rng: random.Random, spec) -> tuple:
     return state
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("replicas", [2, 3])
 @pytest.mark.parametrize("name", sorted(FETCH_CONFIGS))
 def test_random_states_of_truncation_on_fetch_agree(name, replicas):

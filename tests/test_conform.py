@@ -49,7 +49,6 @@ def kafka_pids(marker: str) -> list[int]:
     return [int(p) for p in out.split() if int(p) != os.getpid()]
 
 
-@pytest.mark.slow  # real brokers: a few JVMs for 10 to 30 s
 def test_files_kafka_wrote_on_one_cluster(tmp_path):
     """One real cluster (a controller and 3 brokers, about 6 s to start) for the four checks
     below, so that each test worker does not start its own."""
@@ -271,7 +270,6 @@ def check_a_model_without_fetch_does_not_explain_real_replication(cluster):
     assert observe(SPEC.init_states()[0])[1] == (-1, None, (0, 1, 2), (), None)
 
 
-@pytest.mark.slow  # real brokers: a few JVMs for 10 to 30 s
 def test_one_seeded_schedule_conforms(tmp_path):
     """CI's smoke run: seed 6 (produce, crash the leader, wait, partition the two others, heal,
     restart the old leader) against real brokers, every cut explained by a step; the report is
@@ -299,7 +297,6 @@ def test_one_seeded_schedule_conforms(tmp_path):
     assert kafka_pids(str(tmp_path)) == []
 
 
-@pytest.mark.slow  # real brokers: a few JVMs for 10 to 30 s
 def test_sigterm_leaves_no_jvm(tmp_path):
     """SIGTERM once the cluster is up: exit 3, the report marked partial, no JVM left."""
     proc = subprocess.Popen(
@@ -543,7 +540,6 @@ def test_a_gate_check_of_real_kafka_is_read_with_its_own_keys(tmp_path):
             read(body)
 
 
-@pytest.mark.slow  # real brokers: a few JVMs for 10 to 30 s
 def test_the_gate_runs_a_conform_check(tmp_path):
     """A gate check of real Kafka passes, with JUnit, and keeps its report in its folder."""
     (tmp_path / "gate.toml").write_text(

@@ -111,7 +111,6 @@ def test_a_schedule_the_model_cannot_hold_ends_in_one_line(tmp_path):
         assert said in result.output and "Traceback" not in result.output
 
 
-@pytest.mark.slow  # real brokers: two JVMs for about 40 s
 def test_kafka_41_loses_an_acknowledged_record_as_the_model_foresees(tmp_path):
     """``examples/conform/kafka-15584.txt`` on Kafka 4.1.0 (2 brokers, acks=all, min ISR 2):
     every cut is explained by a model step, and once the power-lost leader is elected again

@@ -14,8 +14,6 @@ import pytest
 from chromium import require
 
 require()
-pytestmark = pytest.mark.slow
-
 ROOT = Path(__file__).resolve().parents[1]
 
 OVERFLOW = """() => {

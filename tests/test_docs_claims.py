@@ -13,10 +13,6 @@ from docs_claims import ROOT, Claim, collect, flat, page_claims, run, unmarked
 
 CLAIMS = collect()
 
-SLOW = {("compare", "--replicas", "3")}
-"""Commands of more than about 10 s on the compiled core: the release matrix at 3 replicas
-(58 s on the 2-core machine, nothing else running)."""
-
 
 def groups(claims: list[Claim]) -> list[tuple[tuple[tuple[str, ...], ...], list[Claim]]]:
     """Claims grouped so that claims sharing a command are in one group."""
@@ -33,8 +29,7 @@ def groups(claims: list[Claim]) -> list[tuple[tuple[tuple[str, ...], ...], list[
 
 def param(commands: tuple[tuple[str, ...], ...], claims: list[Claim]) -> object:
     name = " + ".join(" ".join(argv) for argv in commands) or "trace files"
-    marks = [pytest.mark.slow] if SLOW & set(commands) else []
-    return pytest.param(commands, claims, id=name, marks=marks)
+    return pytest.param(commands, claims, id=name)
 
 
 @pytest.mark.parametrize(("commands", "claims"), [param(*g) for g in groups(CLAIMS)])

@@ -447,7 +447,6 @@ def test_a_damaged_trace_file_is_one_message(seeds, data):
     _trace_case(seeds, data)
 
 
-@pytest.mark.slow
 @MANY
 @given(data=st.data())
 def test_a_damaged_trace_file_is_one_message_many(seeds, data):
@@ -517,7 +516,6 @@ def test_a_damaged_schedule_is_one_message(seeds, data):
     _schedule_case(seeds, data)
 
 
-@pytest.mark.slow
 @MANY
 @given(data=st.data())
 def test_a_damaged_schedule_is_one_message_many(seeds, data):
@@ -641,7 +639,6 @@ def test_a_damaged_gate_config_is_one_message(seeds, data):
     _gate_case(seeds, data)
 
 
-@pytest.mark.slow
 @MANY
 @given(data=st.data())
 def test_a_damaged_gate_config_is_one_message_many(seeds, data):
@@ -677,7 +674,6 @@ def test_a_damaged_lock_file_is_one_message(seeds, data):
     _lock_case(seeds, data)
 
 
-@pytest.mark.slow
 @MANY
 @given(data=st.data())
 def test_a_damaged_lock_file_is_one_message_many(seeds, data):
@@ -713,7 +709,6 @@ def test_a_damaged_checkpoint_manifest_is_one_message(seeds, data):
     _checkpoint_case(seeds, data)
 
 
-@pytest.mark.slow
 @MANY
 @given(data=st.data())
 def test_a_damaged_checkpoint_manifest_is_one_message_many(seeds, data):
@@ -801,7 +796,6 @@ def test_a_strange_command_line_value_is_one_message(seeds, data):
     _value_case(seeds, data)
 
 
-@pytest.mark.slow
 @MANY
 @given(data=st.data())
 def test_a_strange_command_line_value_is_one_message_many(seeds, data):
@@ -858,7 +852,6 @@ def test_serve_answers_a_malformed_request_400(seeds, client, data):
     _request_case(seeds, client, data)
 
 
-@pytest.mark.slow
 @MANY
 @given(data=st.data())
 def test_serve_answers_a_malformed_request_400_many(seeds, client, data):
@@ -894,7 +887,6 @@ def test_serve_draws_an_accepted_trace_or_refuses_it(seeds, data):
     _served_trace_case(seeds, data)
 
 
-@pytest.mark.slow
 @MANY
 @given(data=st.data())
 def test_serve_draws_an_accepted_trace_or_refuses_it_many(seeds, data):

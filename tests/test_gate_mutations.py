@@ -21,7 +21,7 @@ from spec.kafka import membership, model, variants
 from spec.kafka.state import ALIVE, C_EPOCH, CONTROLLER, REPLICAS
 from tests.test_gate_compare import ROOT
 
-pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("fresh_models")]
+pytestmark = pytest.mark.usefixtures("fresh_models")
 
 
 def _variant(monkeypatch, **changes) -> None:

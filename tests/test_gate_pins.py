@@ -198,7 +198,6 @@ file in ``test_certificate.test_the_default_gate_sees_an_edit_of_the_python_mode
 (its exit code)."""
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("engine", list(ENGINES))
 def test_one_lock_file_passes_on_every_engine_and_core(engine, tmp_path):
     """The lock file written on the reference core passes unchanged everywhere (a separate

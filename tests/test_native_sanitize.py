@@ -21,8 +21,6 @@ from typing import Any
 
 import pytest
 
-pytestmark = pytest.mark.slow
-
 HERE = Path(__file__).resolve().parent
 TLA_VARIANTS = ("hw", "kip101", "kip279", "kip320-first-try", "kip320", "kip320-kip279")
 GROUPS = {

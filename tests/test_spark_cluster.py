@@ -15,7 +15,6 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from test_interrupts import alive, descendants
 from test_spark_env import EXPECTED_HW, EXPLORE, VENV_BIN, _counts
 
@@ -128,7 +127,6 @@ def newest_level(folder: Path) -> int:
     return 0
 
 
-@pytest.mark.slow
 def test_spark_submit_to_a_standalone_cluster_with_an_executor_killed(tmp_path):
     """``spark-submit --master spark://... checker/cli.py explore --engine spark`` on a master
     and two 1-core workers: the context spark-submit made and its master; P from its

@@ -203,7 +203,6 @@ def no_answer():
         yield f"spark://127.0.0.1:{server.getsockname()[1]}"
 
 
-@pytest.mark.slow
 def test_a_master_that_never_registers_the_application(tmp_path, no_answer):
     code, out, err, left = run_hwcheck(
         ["explore", "--replicas", "2", "--engine", "spark", "--master", no_answer,
@@ -225,7 +224,6 @@ def master_without_workers(tmp_path):
         yield url
 
 
-@pytest.mark.slow
 def test_a_master_without_workers(tmp_path, master_without_workers):
     code, out, err, left = run_hwcheck(
         ["explore", "--replicas", "2", "--engine", "spark", "--master", master_without_workers,
@@ -242,7 +240,6 @@ def test_a_master_without_workers(tmp_path, master_without_workers):
     assert out == "" and not left, "a JVM outlived the command"
 
 
-@pytest.mark.slow
 def test_a_jvm_killed_while_a_level_runs(tmp_path):
     code, out, err, left = run_hwcheck(
         ["explore", "--replicas", "3", "--engine", "spark", "--master", "local[2]",
@@ -262,7 +259,6 @@ def test_a_jvm_killed_while_a_level_runs(tmp_path):
     assert not list(tmp_path.glob("**/blockmgr-*")), "the killed JVM's blocks were left behind"
 
 
-@pytest.mark.slow
 def test_the_clock_runs_while_spark_starts(tmp_path):
     """Under a terminal, the progress line's clock moves while Spark starts (the JVM's
     stderr goes to spark.log, not this process's)."""

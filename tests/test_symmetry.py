@@ -176,7 +176,6 @@ REFERENCE_TOO = ("kip279-hole", "kip279-hole-tla")
 and the tla one (test_compiled compares symmetric traces on 2-replica kafka runs)."""
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("entry", SAFETY_ENTRIES, ids=lambda e: e.folder)
 def test_gallery_counterexamples_are_concrete_and_as_short_with_symmetry(entry):
     """A search entry's committed trace is the shortest without symmetry (test_gallery

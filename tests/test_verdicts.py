@@ -60,7 +60,7 @@ def test_hw_with_two_replicas_loses_and_forks_committed_data():
         assert bounded.status == Status.INCOMPLETE and not bounded.violations, name
 
 
-@pytest.mark.parametrize("replicas", [2, pytest.param(3, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("replicas", [2, 3])
 def test_kip320_holds_with_every_guard_reached(replicas):
     spec = kafka(replicas=replicas)
     if replicas == 2:

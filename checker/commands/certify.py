@@ -79,7 +79,9 @@ def _run_tests() -> int:
     previous = signal.signal(signal.SIGTERM, stop)
     env = {"HWCHECK_DIFF_STATES": WALK_STATES, **os.environ}
     child = subprocess.Popen(
-        [sys.executable, "-m", "pytest", "-q", *TESTS], cwd=certificate.ROOT, env=env
+        [sys.executable, "-m", "pytest", "-q", "-m", "", *TESTS],  # every tier
+        cwd=certificate.ROOT,
+        env=env,
     )
     try:
         return child.wait()
