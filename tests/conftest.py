@@ -30,8 +30,8 @@ if "PYTEST_XDIST_WORKER" in os.environ:
 DURATIONS = Path(__file__).with_name("durations.json")
 """Each test's measured seconds (setup, call and teardown, on the 2-core machine, under
 ``-n auto``; only those of half a second or more): the ``slow`` mark is derived from them.
-Measure again with ``HWCHECK_RECORD_DURATIONS=1 python -m pytest -q -m "" tests``, which
-rewrites the file at the end of a full run."""
+Measure again with ``HWCHECK_RECORD_DURATIONS=1 python -m pytest -q -m "" tests``: at
+the end of a run the tests that ran get their new figures, the others keep theirs."""
 SLOW_SECONDS = 2.0
 """A test measured at this many seconds or more is ``slow``: out of the default tier
 (README's test command, ``-m "not slow"`` in ``addopts``) and in ``-m slow``, the rest of

@@ -167,7 +167,7 @@ class MetadataLog:
         """Read what was appended. Raises ``LogFormatError`` for bytes that are not Kafka's
         metadata records (a batch still being written is left for the next refresh)."""
         paths = sorted(self.folder.glob("*.log"))
-        if any(name not in {p.name for p in paths} for name in self._read):
+        if not set(self._read) <= {p.name for p in paths}:  # a segment was removed
             self._read, self._kept = {}, []
         for path in paths:
             start = self._read.get(path.name, 0)
