@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -172,9 +174,19 @@ def check_the_metadata_reader_agrees_with_kafkas_dump_tool(cluster):
     ``DumpLogSegments --cluster-metadata-decoder`` prints them, replays to the states
     ``partition_states`` reads; and the brokers' registrations replay to the fenced set
     ``fenced_brokers`` reads (broker 0 was fenced at its crash)."""
-    folder = cluster.controller.data / "__cluster_metadata-0"
-    cluster.freeze()
-    try:
+    live = cluster.controller.data / "__cluster_metadata-0"
+    with tempfile.TemporaryDirectory() as scratch:
+        # Copied at a cut, and read after the thaw: a cluster frozen while the dump tool's JVM
+        # starts (seconds) outlives the brokers' 1 s sessions, and the controller fences all
+        # three at the thaw.
+        folder = Path(scratch)
+        cluster.freeze()
+        try:
+            for segment in live.iterdir():
+                if segment.is_file():
+                    shutil.copyfile(segment, folder / segment.name)
+        finally:
+            cluster.thaw()
         ours = partition_states(folder, "reader")
         fenced = fenced_brokers(folder)
         dump = subprocess.run(
@@ -192,8 +204,6 @@ def check_the_metadata_reader_agrees_with_kafkas_dump_tool(cluster):
             timeout=120,
             check=True,
         ).stdout
-    finally:
-        cluster.thaw()
     topic_id, theirs, state = None, [], {}
     registered: dict[int, bool] = {}
     fencings: list[int] = []
