@@ -138,6 +138,23 @@ def test_a_wording_edit_keeps_the_compiled_core_and_a_code_edit_does_not(tmp_pat
     assert certificate.digest(code) != certificate.recorded()
 
 
+def test_a_checkpoints_identity_follows_the_model_not_the_engines(tmp_path):
+    """A checkpoint's ``code`` is the model's digest: an edit of the C core or of an engine
+    changes the certificate's digest and not the model's; an edit of a protocol rule in
+    ``spec/`` changes both."""
+    code = _copy_sources(tmp_path / "code")
+    model, whole = certificate.model_digest(code), certificate.digest(code)
+    assert model == certificate.model_digest() and whole == certificate.recorded()
+    c = code / "spec" / "kafka" / "native" / "actions.c"
+    c.write_text(c.read_text().replace("s->cepoch + 1", "s->cepoch + 2", 1))
+    bfs = code / "checker" / "search" / "bfs.py"
+    bfs.write_text(bfs.read_text() + "\nEDITED = 1\n")
+    assert certificate.digest(code) != whole and certificate.model_digest(code) == model
+    actions = code / "spec" / "kafka" / "actions.py"
+    actions.write_text(actions.read_text() + "\nEDITED = 1\n")
+    assert certificate.model_digest(code) != model
+
+
 def test_the_default_gate_sees_an_edit_of_the_python_model_on_disk(tmp_path):
     """A copy of the sources with one Python-only edit (KIP-320's OffsetsForLeaderEpoch
     fence dropped from kip320, every verdict unchanged at these bounds): the gate, on its

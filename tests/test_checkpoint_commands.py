@@ -166,6 +166,27 @@ def test_resume_refuses_changed_code_damaged_files_and_other_files(cut):
     assert result.exit_code == 4 and "holds no checkpoint" in result.output
 
 
+def test_only_a_checkpoint_of_core_rows_needs_the_same_compiled_core(cut):
+    """A checkpoint of the reference's fingerprints and states outlives an edit of the
+    compiled core (``core_code`` differs: resumable); one that holds the core's rows does
+    not, and says why."""
+    from checker.checkpoint.read import CheckpointError, load
+
+    folder = cut / "ckpt"
+    manifest = json.loads((folder / "checkpoint.json").read_text())
+    assert manifest["frontier_kind"] == "states"
+    keys = ("code", "core_code", "model", "config", "symmetry", "max_depth")
+    identity = {key: manifest[key] for key in keys}
+    identity["core_code"] = "0" + manifest["core_code"]
+    assert load(folder, identity).level == manifest["level"]
+    (folder / "checkpoint.json").write_bytes(sealed({**manifest, "frontier_kind": "rows"}))
+    with pytest.raises(CheckpointError, match="the compiled core's code changed since"):
+        load(folder, identity)
+    identity["code"] = "0" + manifest["code"]
+    with pytest.raises(CheckpointError, match="the model's code changed since"):
+        load(folder, identity)
+
+
 def test_compare_resumes_each_cell(tmp_path):
     args = [
         "compare",

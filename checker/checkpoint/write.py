@@ -23,7 +23,8 @@ A checkpoint folder holds:
   ``L`` files, links to its parent tables (``checker.search.seen.KeyLevels``, 8 bytes a
   state); only the compiled local engine resumes these (``Loaded.levels`` says so).
 - ``checkpoint.json``: the manifest: what was checked (model, bounds, properties, symmetry,
-  depth bound), the digest of the model's code (``checker.native.certificate.digest``), the
+  depth bound), the digest of the model's code (``certificate.model_digest``) and of the
+  compiled core's (``certificate.digest``, which binds only the core's own parts), the
   statistics, the violations found with their shortest traces, the properties still open,
   and the CRC-32 and size of every other file that belongs to it.
 

@@ -176,13 +176,18 @@ def identity(
     symmetry: bool,
     limits: Limits,
 ) -> dict[Any, Any]:
-    """What a checkpoint must match to be resumed, as JSON: the model, its code's digest,
-    its bounds (every config field), the ``--invariant`` names and the properties checked,
-    symmetry, the depth bound and ``stop_on_first`` (which change the answers). Time limits
-    may differ."""
+    """What a checkpoint must match to be resumed, as JSON: the model, the digest of its
+    Python code (``certificate.model_digest``: spec, invariants, fingerprint, canonical
+    form), its bounds (every config field), the ``--invariant`` names and the properties
+    checked, symmetry, the depth bound and ``stop_on_first`` (which change the answers).
+    Time limits may differ. ``core_code``, the certificate's digest of both cores and the
+    engines, is matched only by a checkpoint holding the compiled core's rows or row
+    hashes (``checker.checkpoint.read.CORE_PARTS``): an engine edit leaves every other
+    checkpoint resumable, and a docstring edit none orphaned."""
     identity = {
         "tool": "hwcheck",
-        "code": certificate.digest(),
+        "code": certificate.model_digest(),
+        "core_code": certificate.digest(),
         "model": model,
         "config": dataclasses.asdict(config),
         "invariants": sorted(names),

@@ -9,8 +9,8 @@ code of any of them (a protocol rule changed in Python only, say) makes the cert
 stale, and every command then runs the reference core instead, saying why, so that no run
 answers for a model other than the one in the Python source. The digest is of the code, not
 the text (``code``): a docstring, a comment or a blank line edited leaves it as it was, so
-that a wording fix neither demotes the core nor orphans a checkpoint (whose identity holds
-this digest). ``python -m checker.commands.certify`` runs the differential tests and, when they pass,
+that a wording fix does not demote the core. A checkpoint's identity is the digest of the
+model's own code (``model_digest``), and this one only where it holds the core's rows. ``python -m checker.commands.certify`` runs the differential tests and, when they pass,
 writes the certificate again.
 """
 
@@ -114,12 +114,46 @@ def code(path: Path) -> bytes:
     return ast.dump(tree, annotate_fields=False, include_attributes=False).encode()
 
 
+MODEL_CONTRACT = ("model.py", "properties.py", "fingerprint.py", "symmetry.py")
+"""The modules at ``checker/``'s top that shape a model's states and answers: its interface,
+its properties, the fingerprint (marshal format and xxh3) and the canonical form."""
+
+
+def model_sources(root: Path = ROOT) -> list[Path]:
+    """The Python files that define a model's states, fingerprints and answers, sorted as
+    ``sources`` sorts: ``*.py`` under ``spec/`` and ``invariants/`` (``EXPLANATION_ONLY``
+    aside) and ``MODEL_CONTRACT``. A checkpoint's identity holds their digest
+    (``model_digest``), so that an edit of an engine or of the compiled core, which the
+    certificate proves equal to these, does not orphan a checkpoint of the reference's
+    states."""
+    found = [
+        path
+        for folder in ("spec", "invariants")
+        for path in (root / folder).rglob("*.py")
+        if "__pycache__" not in path.parts
+        and path.relative_to(root).as_posix() not in EXPLANATION_ONLY
+    ]
+    found += [root / "checker" / name for name in MODEL_CONTRACT]
+    return sorted(found, key=lambda path: path.relative_to(root).as_posix())
+
+
+def model_digest(root: Path = ROOT) -> str:
+    """SHA-256 (hex) of ``model_sources``' code, as ``digest`` computes it. Raises as
+    ``digest`` does."""
+    return _digest_of(model_sources(root), root)
+
+
 def digest(root: Path = ROOT) -> str:
     """SHA-256 over each covered file's relative path and ``code`` (hex). Each file's code
     digest is kept in the cache folder (``code-digests.json``) under its size and
     modification time, so a process digests only what changed: about 0.4 s for all of
     them, a few milliseconds from the cache. Raises ``OSError`` when a covered file cannot
     be read, ``SyntaxError`` when one is not code."""
+    return _digest_of(sources(root), root)
+
+
+def _digest_of(paths: list[Path], root: Path) -> str:
+    """``digest``'s work for the files ``paths`` under ``root``."""
     kept_at = cache_dir() / "code-digests.json"
     try:
         kept = json.loads(kept_at.read_text(encoding="utf-8"))
@@ -128,7 +162,7 @@ def digest(root: Path = ROOT) -> str:
     if not isinstance(kept, dict):
         kept = {}
     sha, changed = hashlib.sha256(), False
-    for path in sources(root):
+    for path in paths:
         stat = path.stat()
         key = str(path.resolve())
         stamp = [stat.st_size, stat.st_mtime_ns]
