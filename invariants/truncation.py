@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from invariants.safety import first_gap, record_text
-from spec.kafka.releases import RELEASES
+from spec.kafka.variants import PRESETS
 
 _RULES = {
     "+hw-truncation": "hw",
@@ -31,17 +31,19 @@ _RULES = {
 }
 
 
-_PRESET_RULES = {
-    "hw": "hw",
-    "kip101": "epoch",
-    "kip279": "match",
-    "kip320": "match",
-    "kip966": "match",
-    "kip320-first-try": "match",
-    "kip320-kip279": "match",
-    **{release.name: _RULES["+" + release.rule] for release in RELEASES},
-}
-"""The rule of every built-in preset of both models (a team's own presets read as ``other``)."""
+_TLA_ONLY_RULES = {"kip320-first-try": "match", "kip320-kip279": "match"}
+"""The TLA+ port's presets that the Kafka model has not (``spec.tla.config.TLA_VARIANTS``):
+both truncate after the last record follower and leader share."""
+
+
+def _preset_rule(preset: str) -> str:
+    """The rule of a preset of either model, read off its truncation mechanism
+    (``spec.kafka.variants.PRESETS``, releases and registered presets included); ``other``
+    for a rule of a team's own."""
+    if preset in _TLA_ONLY_RULES:
+        return _TLA_ONLY_RULES[preset]
+    variant = PRESETS.get(preset)
+    return "other" if variant is None else _RULES.get("+" + variant.rule.name, "other")
 
 
 def rule_of(variant: str) -> str:
@@ -58,7 +60,7 @@ def rule_of(variant: str) -> str:
             return _RULES[word]
         if word.startswith("+") and word.endswith("-truncation"):
             return "other"
-    return _PRESET_RULES.get(words[0] if words else variant, "other")
+    return _preset_rule(words[0] if words else variant)
 
 
 def fenced_lookup(variant: str) -> bool:

@@ -11,7 +11,8 @@ still holds its own uncommitted m0 (epoch 0) at offset 0.
 from __future__ import annotations
 
 import marshal
-from itertools import permutations
+import re
+from itertools import pairwise, permutations
 
 import pytest
 from conftest import kafka, props_of
@@ -28,7 +29,8 @@ from spec.kafka.diverging import (
     leader_answer,
     truncation_offset,
 )
-from spec.kafka.variants import PRESETS, RELEASE_PRESETS
+from spec.kafka.releases import RELEASES
+from spec.kafka.variants import PRESETS, SWITCHES
 
 M0, M1, M2 = (0, 0), (1, 1), (2, 1)
 
@@ -165,27 +167,29 @@ def test_become_follower_truncates_nothing_under_truncation_on_fetch():
 
 
 # -- presets, versions, symmetry -------------------------------------------------------------
-def test_release_presets_name_their_mechanisms_and_versions():
-    fences = ("fenced-lookup", "fenced-fetch", "fenced-expand")
-    diverging = ("diverging-epoch-truncation", *fences)
-    kip_903 = (*diverging, "live-isr", "broker-epoch")
-    assert {name: PRESETS[name].mechanisms for name in RELEASE_PRESETS} == {
-        "kafka-0.10": ("hw-truncation",),
-        "kafka-0.11": ("leader-epoch-truncation",),
-        "kafka-2.0": ("last-match-truncation",),
-        "kafka-2.1": ("last-match-truncation", *fences),
-        "kafka-2.8": (*diverging, "diverging-fetch-state", "hw-before-truncation"),
-        "kafka-3.0": (*diverging, "hw-before-truncation"),
-        "kafka-3.3": (*diverging, "live-isr", "hw-before-truncation"),
-        "kafka-3.4.1": (*diverging, "live-isr"),
-        "kafka-3.5": (*kip_903, "fence-live"),
-        "kafka-3.5.1": (*kip_903, "empty-clears-epoch", "fence-live"),
-        "kafka-3.6": (*kip_903, "empty-clears-epoch", "fence-live", "shrink-in-epoch"),
-        "kafka-3.7": (*kip_903, "strict-min-isr", "fence-live", "shrink-in-epoch"),
-        "kafka-4.0": (*kip_903, "strict-min-isr", "fence-live", "shrink-in-epoch"),
-        "kafka-4.1": (*diverging, "fenced-response", "live-isr", "broker-epoch",
-                      "strict-min-isr", "fence-live", "shrink-in-epoch", "elr"),
-    }  # fmt: skip
+def test_each_mechanism_a_release_changes_is_cited_by_that_release():
+    """The release table (``spec.kafka.releases``) is the one place that says which release
+    runs which mechanism; read against the mechanisms' own texts (``SWITCHES``), every
+    switch a release turns on or off relative to the release before names, in that
+    release's source or description, a KIP or ticket its text cites, and every release
+    that changes the truncation rule cites that rule's KIP or tickets."""
+    cited = re.compile(r"\b(?:KIP|KAFKA)-\d+")
+    rule_tickets = {
+        "leader-epoch-truncation": {"KIP-101"},
+        "last-match-truncation": {"KIP-279"},
+        "diverging-epoch-truncation": {"KAFKA-10554"},  # truncation on the fetch response
+    }
+    uncited = []
+    for before, after in pairwise(RELEASES):
+        says = set(cited.findall(after.source + " " + after.description))
+        for switch in sorted(set(before.switches) ^ set(after.switches)):
+            if not set(cited.findall(SWITCHES[switch])) & says:
+                uncited.append((after.name, switch))
+        if before.rule != after.rule and not rule_tickets[after.rule] & says:
+            uncited.append((after.name, after.rule))
+    assert uncited == []
+    assert [PRESETS[r.name].mechanisms[0] for r in RELEASES] == [r.rule for r in RELEASES]
+    assert RELEASES[0].rule == "hw-truncation" and not RELEASES[0].switches
 
 
 @pytest.mark.parametrize(

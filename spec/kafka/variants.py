@@ -62,7 +62,8 @@ SWITCHES = {
     "an unclean shutdown with a new broker epoch, so a fetch from before cannot put it back "
     "into the ISR (KIP-903: Kafka 3.5 in KRaft)",
     "strict-min-isr": "HW needs min ISR: a leader's HW advances only while its ISR has at least "
-    "min.insync.replicas members (KIP-966)",
+    "min.insync.replicas members (KIP-966; KAFKA-15583, Kafka 3.7.0: "
+    "Partition.maybeIncrementLeaderHW)",
     "split-fetch": "a fetch is two steps, request and response, with the response in flight "
     "in between (lost in a crash; --max-lost-responses lets the network drop it)",
     "async-isr": "ISR changes are AlterPartition requests the controller accepts later or "
