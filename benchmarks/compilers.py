@@ -38,7 +38,7 @@ sys.path.insert(0, str(ROOT))
 def states() -> tuple[np.ndarray, list, object]:
     """Every state of the benchmark configuration, as rows and as reference states."""
     from checker.native.layout import LAYOUT
-    from checker.search.bfs import explore  # noqa: F401  (the engine's imports, as a run has them)
+    from checker.search.reference.bfs import explore  # noqa: F401  (the engine's imports, as a run has them)
     from spec.kafka import Config, KafkaSpec
     from spec.kafka.native import codec
 

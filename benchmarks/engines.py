@@ -45,7 +45,7 @@ def one(mode: str, size: str, master: str, partitions: int, min_frontier: int) -
     engine = "local" if mode == "local" else "spark"
     min_frontier = 0 if mode == "spark" else min_frontier
     from checker.models.compose import Recipe
-    from checker.search.bfs import explore
+    from checker.search.reference.bfs import explore
     from spec.kafka import Config
 
     recipe = Recipe("kafka", Config(**SIZES[size]))

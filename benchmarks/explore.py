@@ -166,7 +166,7 @@ def profile(variant: str, replicas: int) -> None:
     """The 25 functions with the most own time in one 1-worker run, without symmetry."""
     sys.path.insert(0, str(ROOT))
     from checker.models.compose import build_model
-    from checker.search.bfs import explore
+    from checker.search.reference.bfs import explore
     from spec.kafka import Config
 
     spec, props = build_model("kafka", Config(replicas=replicas, truncation=variant))

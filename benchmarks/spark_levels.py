@@ -41,7 +41,7 @@ def main() -> None:
     args = parser.parse_args()
 
     from checker.models.compose import Recipe
-    from checker.search.compiled_level import COMPILED
+    from checker.search.partitioned.compiled_level import COMPILED
     from checker.spark import engine
     from checker.spark.session import SparkOptions, context
     from spec.kafka import Config

@@ -147,7 +147,7 @@ def signals_deferred() -> Iterator[None]:
 
 
 class Reporting:
-    """The limits and progress of a search (``checker.search.bfs.Search`` and the engines built on
+    """The limits and progress of a search (``checker.search.reference.bfs.Search`` and the engines built on
     it). Its level loop calls ``_tick`` every few thousand states (a limit ends the search
     there), ``_report`` at each level boundary, and, where ``due`` says about a second
     (``REPORT_EVERY``) has passed since the last report, ``_report`` with the running counts

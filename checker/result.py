@@ -66,10 +66,10 @@ class Stats:
     when the search ran in one process). ``core``: which implementation of the model ran,
     ``reference`` (the Python model) or ``compiled`` (``checker.native``). ``disk_mb``: the
     most the compiled engine's disk tier held (MiB) once the search passed its memory budget
-    (``--memory``; ``checker.search.tier``): its runs and parent files, and a streamed
+    (``--memory``; ``checker.search.tier.spill``): its runs and parent files, and a streamed
     level's flushes and frontier files; 0 when it never spilled. ``seen_bytes`` and
     ``parent_bytes``: what the compiled engine's seen set (``checker/native/seen.h``) and
-    parent tables (``checker.search.seen.KeyLevels``) held in memory when the search ended
+    parent tables (``checker.search.reference.seen.KeyLevels``) held in memory when the search ended
     (bytes; 0 on the reference core), with ``seen_held`` the keys in that seen set (states;
     the rest are on disk), and ``parent_file_bytes`` the parent tables in files (bytes).
     """

@@ -12,7 +12,7 @@ import pytest
 import invariants
 from checker.fingerprint import fingerprint
 from checker.model import Label
-from checker.search.bfs import Limits, explore
+from checker.search.reference.bfs import Limits, explore
 from checker.trace import replay
 from spec.kafka import Config, KafkaSpec
 
@@ -125,7 +125,7 @@ def holds(spec, name, state) -> bool:
 def fresh_models(monkeypatch):
     """Level functions cache each recipe's model per process; an edited model must not be
     served from the cache of an earlier test."""
-    from checker.search import level
+    from checker.search.partitioned import level
 
     monkeypatch.setattr(level, "_MODELS", {})
     monkeypatch.setattr(level, "_CANONS", {})

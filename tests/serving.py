@@ -20,7 +20,7 @@ def _shortest_loss() -> dict:
     the seed articles' longer schedule instead.)"""
     from checker.formats import report
     from checker.models.compose import build_model, choose
-    from checker.search.bfs import explore
+    from checker.search.reference.bfs import explore
     from spec.kafka import Config
 
     spec, props = build_model("kafka", Config(replicas=2, truncation="hw", max_epoch=1))

@@ -14,7 +14,7 @@ from conftest import kafka
 from test_actions import FOLLOWER, LEADER, moves, rep, state
 
 from checker.models.compose import build_model
-from checker.search.bfs import explore
+from checker.search.reference.bfs import explore
 from spec.kafka import Config
 from spec.tla import TlaConfig
 

@@ -13,7 +13,7 @@ from reference import enumerate_states
 
 from checker.cli import cli
 from checker.models.compose import build_model
-from checker.search.bfs import explore
+from checker.search.reference.bfs import explore
 from spec.tla import TlaConfig
 from spec.tla.async_isr import high_watermark, valid_high_watermark
 

@@ -39,7 +39,7 @@ def test_the_digest_covers_the_models_and_not_the_explanations():
         "invariants/safety.py",
         "spec/kafka/native/actions.c",
         "checker/native/engine.c",
-        "checker/search/bfs.py",
+        "checker/search/reference/bfs.py",
         "checker/fingerprint.py",
     } <= covered
     assert not covered & {
@@ -147,7 +147,7 @@ def test_a_checkpoints_identity_follows_the_model_not_the_engines(tmp_path):
     assert model == certificate.model_digest() and whole == certificate.recorded()
     c = code / "spec" / "kafka" / "native" / "actions.c"
     c.write_text(c.read_text().replace("s->cepoch + 1", "s->cepoch + 2", 1))
-    bfs = code / "checker" / "search" / "bfs.py"
+    bfs = code / "checker" / "search" / "reference" / "bfs.py"
     bfs.write_text(bfs.read_text() + "\nEDITED = 1\n")
     assert certificate.digest(code) != whole and certificate.model_digest(code) == model
     actions = code / "spec" / "kafka" / "actions.py"
@@ -186,7 +186,7 @@ def test_an_executor_running_from_the_shipped_zip_follows_the_driver(tmp_path):
     script = f"""
 import sys
 sys.path.insert(0, {str(bundle)!r})
-import checker.search.compiled_level as native_level
+import checker.search.partitioned.compiled_level as native_level
 assert native_level.__file__.startswith({str(bundle)!r}), native_level.__file__
 from checker.models.compose import Recipe, make_config
 print(repr(native_level.cannot_run(Recipe("kafka", make_config("kafka", {{"replicas": 2}})))))

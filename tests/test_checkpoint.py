@@ -24,9 +24,9 @@ from checker.checkpoint.write import Checkpointer
 from checker.commands import checkpoints
 from checker.models import compose
 from checker.native.layout import compiled_model
-from checker.search import compiled as native_engine
-from checker.search import pool
-from checker.search.bfs import Limits, explore
+from checker.search.compiled import search as native_engine
+from checker.search.partitioned import pool
+from checker.search.reference.bfs import Limits, explore
 from spec.kafka import Config
 
 # 30,797 orbits, depth 26, six properties violated on the way: traces must survive a resume

@@ -170,7 +170,8 @@ def test_only_a_checkpoint_of_core_rows_needs_the_same_compiled_core(cut):
     """A checkpoint of the reference's fingerprints and states outlives an edit of the
     compiled core (``core_code`` differs: resumable); one that holds the core's rows does
     not, and says why."""
-    from checker.checkpoint.read import CheckpointError, load
+    from checker.checkpoint.format import CheckpointError
+    from checker.checkpoint.read import load
 
     folder = cut / "ckpt"
     manifest = json.loads((folder / "checkpoint.json").read_text())

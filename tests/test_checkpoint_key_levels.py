@@ -22,10 +22,11 @@ from checker.checkpoint.format import CheckpointError
 from checker.checkpoint.read import load
 from checker.checkpoint.saving import SaveOptions
 from checker.checkpoint.write import Checkpointer, link
-from checker.search import compiled as native_engine
-from checker.search import seen as seen_module
-from checker.search import stream, tier
-from checker.search.bfs import Limits
+from checker.search.compiled import search as native_engine
+from checker.search.reference import seen as seen_module
+from checker.search.reference.bfs import Limits
+from checker.search.tier import spill as tier
+from checker.search.tier import stream
 
 SPILL = 1 << 20
 """A budget the search passes at its first level: it spills at every level boundary."""

@@ -17,10 +17,10 @@ from test_signals import signal_parent_after
 from checker.checkpoint.read import load
 from checker.checkpoint.saving import SaveOptions
 from checker.checkpoint.write import Checkpointer
-from checker.search import compiled as native_engine
-from checker.search.bfs import Limits
-from checker.search.compiled_level import COMPILED
-from checker.search.level import REFERENCE
+from checker.search.compiled import search as native_engine
+from checker.search.partitioned.compiled_level import COMPILED
+from checker.search.partitioned.level import REFERENCE
+from checker.search.reference.bfs import Limits
 from checker.spark import engine, session
 from checker.spark.session import SparkOptions
 

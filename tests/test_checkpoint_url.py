@@ -20,8 +20,8 @@ from checker.checkpoint.saving import SaveOptions
 from checker.cli import cli
 from checker.commands import checkpoints as commands_checkpoints
 from checker.commands.options import is_url
-from checker.search.bfs import Limits
-from checker.search.compiled_level import COMPILED
+from checker.search.partitioned.compiled_level import COMPILED
+from checker.search.reference.bfs import Limits
 from checker.spark import checkpoints, engine, rdds, session
 from checker.spark.hadoop import Place
 from checker.spark.session import SparkOptions

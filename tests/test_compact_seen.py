@@ -15,8 +15,8 @@ from checker.limits import Limits
 from checker.models.compose import build_model
 from checker.native.core import Core
 from checker.native.layout import compiled_model
-from checker.search import compiled as native_engine
-from checker.search import tier
+from checker.search.compiled import search as native_engine
+from checker.search.tier import spill as tier
 from spec.kafka import Config
 
 MASK = 2**64 - 1

@@ -23,8 +23,8 @@ from checker.models.compose import build_model, choose
 from checker.native.core import Core
 from checker.native.layout import compiled_model
 from checker.properties import INVARIANT, TRANSITION
-from checker.search import compiled as native_engine
-from checker.search.bfs import explore
+from checker.search.compiled import search as native_engine
+from checker.search.reference.bfs import explore
 from checker.symmetry import for_spec
 from spec.kafka import Config, variants
 from spec.kafka import native as kafka_native
@@ -515,7 +515,7 @@ def test_a_trace_is_rebuilt_from_keys_even_when_siblings_share_them():
     cut to 2 bits, siblings share keys all the time: the walk takes wrong turns back and still
     ends at the violating state, with a key-matching state at every step."""
     from checker.fingerprint import fingerprint
-    from checker.search.seen import KeyLevels
+    from checker.search.reference.seen import KeyLevels
     from checker.trace import walk_keys
 
     spec, props = build_model("kafka", Config(replicas=2, truncation="hw"))

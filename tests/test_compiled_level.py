@@ -1,4 +1,4 @@
-"""The compiled core's level functions (``checker.search.compiled_level``) on their own: the
+"""The compiled core's level functions (``checker.search.partitioned.compiled_level``) on their own: the
 tie-break of the reduce side (the level functions as a whole are the Spark engine's, whose
 answers ``tests/test_spark.py`` compares with the local engine's)."""
 
@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from checker.search.compiled_level import _winners
+from checker.search.partitioned.compiled_level import _winners
 
 candidates = st.lists(
     st.tuples(st.integers(0, 7), st.integers(0, 4), st.integers(0, 3)),

@@ -14,8 +14,8 @@ from test_compiled import STATES, _summary, walk_and_compare
 from checker.models.compose import build_model, choose
 from checker.native.core import Core
 from checker.native.layout import compiled_model
-from checker.search import compiled as native_engine
-from checker.search.bfs import explore
+from checker.search.compiled import search as native_engine
+from checker.search.reference.bfs import explore
 from checker.symmetry import for_spec
 from spec.tla import TlaConfig
 

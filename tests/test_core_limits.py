@@ -1,5 +1,5 @@
 """The engines' named limits: a BFS level holds at most ``checker.native.core.LEVEL_LIMIT``
-states in the compiled core (parents are 32-bit positions) and ``checker.search.seen.POSITIONS``
+states in the compiled core (parents are 32-bit positions) and ``checker.search.reference.seen.POSITIONS``
 in the reference core. A level past it ends the search INCOMPLETE (exit 3) with a line naming
 the limit, after the last level that fitted, and never wraps an index. The limits are lowered
 here so a small model reaches them."""
@@ -17,9 +17,9 @@ from checker.models.compose import build_model
 from checker.native import core
 from checker.native.layout import compiled_model
 from checker.result import Status
-from checker.search import bfs, seen
-from checker.search import compiled as native_engine
-from checker.search.tier import MIN_BUDGET
+from checker.search.compiled import search as native_engine
+from checker.search.reference import bfs, seen
+from checker.search.tier.spill import MIN_BUDGET
 from spec.kafka import Config
 
 LIMIT = 1000

@@ -1,4 +1,4 @@
-"""The compiled local engine's disk tier (``checker.search.disk``, ``checker.search.tier``):
+"""The compiled local engine's disk tier (``checker.search.tier.runs``, ``checker.search.tier.spill``):
 sorted runs on disk answer membership as a set would, and a search that spills at every
 level (the smallest budget) gives the in-memory search's answers field for field, traces
 included, on every compiled model and thread count; its checkpoints link the runs and
@@ -30,9 +30,11 @@ from checker.limits import Limits
 from checker.models.compose import build_model
 from checker.native.layout import compiled_model
 from checker.result import Status
-from checker.search import compiled as native_engine
-from checker.search import disk, flush, stream, tier
-from checker.search.tier import MIN_BUDGET, SEEN_SHARE, parse_size
+from checker.search.compiled import search as native_engine
+from checker.search.tier import flush, stream
+from checker.search.tier import runs as disk
+from checker.search.tier import spill as tier
+from checker.search.tier.spill import MIN_BUDGET, SEEN_SHARE, parse_size
 from spec.kafka import Config
 from spec.tla import TlaConfig
 

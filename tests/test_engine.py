@@ -8,7 +8,7 @@ import sys
 from conftest import check, kafka, props_of
 
 from checker.result import Status
-from checker.search.bfs import explore
+from checker.search.reference.bfs import explore
 
 
 class Interrupting:

@@ -284,7 +284,7 @@ def test_a_seen_set_that_compares_fingerprints_by_their_top_20_bits(monkeypatch,
     whose neighbour in the sorted seen set shares them is taken as seen and dropped."""
     edit(
         monkeypatch,
-        "checker.search.seen",
+        "checker.search.reference.seen",
         "in_sorted",
         "= seen[at] == keys",
         "= (seen[at] >> np.uint64(44)) == (keys >> np.uint64(44))",

@@ -2,7 +2,7 @@
 
 - 1 replica, default bounds: 20 states, depth 8, derived by hand below and confirmed by the
   engine and by ``reference.enumerate_states``.
-- 2 replicas, default bounds, every variant: numbers printed by ``checker.search.bfs`` and confirmed
+- 2 replicas, default bounds, every variant: numbers printed by ``checker.search.reference.bfs`` and confirmed
   by the naive reference enumerator, which stores whole states rather than fingerprints.
 - 3 replicas, kip320, default bounds: see ``test_verdicts.py`` (slow).
 

@@ -146,7 +146,7 @@ def test_trace_neighbourhood_is_one_action_away(tmp_path):
 
 
 def test_symmetry_draws_one_node_per_orbit_as_explore_counts(tmp_path):
-    from checker.search.bfs import explore
+    from checker.search.reference.bfs import explore
 
     out = tmp_path / "o.graphml"
     result = graph(

@@ -1,5 +1,5 @@
 """The width of the key the compiled seen set dedups on (``--fingerprint-bits``,
-``checker.search.width``, ``checker.search.keys``): 128-bit keys give the 64-bit answers on
+``checker.search.compiled.width``, ``checker.search.compiled.keys``): 128-bit keys give the 64-bit answers on
 every compiled model, in memory and spilled at every level, with runs whose keys share low
 words; a search left to choose widens from the start once its 64-bit estimate passes the
 threshold, and says so; checkpoints keep their width."""
@@ -23,10 +23,12 @@ from checker.limits import Limits
 from checker.models.compose import build_model
 from checker.native import core
 from checker.native.layout import compiled_model
-from checker.search import compiled as native_engine
-from checker.search import disk, flush, stream, width
-from checker.search.keys import KeyKind
-from checker.search.tier import MIN_BUDGET
+from checker.search.compiled import search as native_engine
+from checker.search.compiled import width
+from checker.search.compiled.keys import KeyKind
+from checker.search.tier import flush, stream
+from checker.search.tier import runs as disk
+from checker.search.tier.spill import MIN_BUDGET
 from spec.kafka import Config
 from spec.tla import TlaConfig
 

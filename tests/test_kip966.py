@@ -17,7 +17,7 @@ from test_mechanisms import durable
 from checker import search
 from checker.limits import NO_LIMITS
 from checker.model import Label
-from checker.search.bfs import explore
+from checker.search.reference.bfs import explore
 from spec.kafka.state import controller_after
 from spec.kafka.symmetry import permute
 

@@ -14,9 +14,9 @@ from test_checkpoint import CODEC, PROPS, RECIPE, SPEC, signature
 from checker import limits
 from checker.limits import Progress
 from checker.renderers.progress import search_line
-from checker.search import compiled as native_engine
-from checker.search import pool
-from checker.search.bfs import Limits, explore
+from checker.search.compiled import search as native_engine
+from checker.search.partitioned import pool
+from checker.search.reference.bfs import Limits, explore
 
 
 def run(engine: str, on_progress=None):
@@ -75,7 +75,7 @@ def test_a_level_under_way_shows_moving_numbers(engine, quiet, monkeypatch):
 
 
 def test_the_workers_report_what_they_have_expanded(quiet, monkeypatch):
-    """The pool's driver reads its workers' counters (``checker.search.level.COUNTERS``) while
+    """The pool's driver reads its workers' counters (``checker.search.partitioned.level.COUNTERS``) while
     they expand a level: states expanded and generated move, the new states are counted
     when the level ends. (Each expand task takes far longer than the 1 ms between looks.)"""
     monkeypatch.setattr(limits, "REPORT_EVERY", 0.001)

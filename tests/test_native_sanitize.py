@@ -173,8 +173,9 @@ def _search_128() -> int:
 
     from checker.models.compose import build_model
     from checker.native.layout import compiled_model
-    from checker.search import compiled, flush, stream
-    from checker.search.tier import MIN_BUDGET
+    from checker.search.compiled import search as compiled
+    from checker.search.tier import flush, stream
+    from checker.search.tier.spill import MIN_BUDGET
     from spec.kafka import Config
 
     spec, props = build_model("kafka", Config(replicas=2, truncation="hw"))

@@ -13,8 +13,8 @@ from checker.models.compose import Recipe, build_model, make_config
 from checker.native import certificate
 from checker.native.layout import compiled_model
 from checker.properties import INVARIANT, SOMETIMES, TRANSITION, Property
-from checker.search.compiled_level import COMPILED
-from checker.search.level import REFERENCE
+from checker.search.partitioned.compiled_level import COMPILED
+from checker.search.partitioned.level import REFERENCE
 from spec.kafka import config as kafka_config
 
 MODELS = [

@@ -1,4 +1,4 @@
-"""The local engine's seen set and parent pointers (``checker.search.seen``): exact membership,
+"""The local engine's seen set and parent pointers (``checker.search.reference.seen``): exact membership,
 parent chains, 20 bytes a state. (That traces rebuilt from fingerprint chains are the ones
 the search found: tests/test_gallery.py regenerates every gallery trace byte for byte.)"""
 
@@ -8,8 +8,8 @@ import pytest
 from conftest import kafka
 
 from checker.limits import NO_LIMITS
-from checker.search.bfs import Search
-from checker.search.seen import SeenLevels
+from checker.search.reference.bfs import Search
+from checker.search.reference.seen import SeenLevels
 
 
 def test_unseen_and_contains_are_exact():

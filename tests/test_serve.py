@@ -22,7 +22,7 @@ import pytest
 from serving import GALLERY, LOSS, LOSS_PATH, LOSS_STORY, ROOT, serve, start_server, stop_server
 
 from checker.models.compose import build_model, choose
-from checker.search.bfs import explore
+from checker.search.reference.bfs import explore
 from checker.web import effects
 from checker.web.app import create_app, path_url
 from checker.web.explorer import Explorer

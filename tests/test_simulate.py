@@ -1,7 +1,7 @@
 """``hwcheck simulate``: seeded walks, their determinism over workers, shrinking, the CLI, the
 gate's simulate mode and Ctrl-C.
 
-Golden lengths come from exhaustive search (``checker.search.bfs.explore`` at the same bounds), never
+Golden lengths come from exhaustive search (``checker.search.reference.bfs.explore`` at the same bounds), never
 from the simulation itself.
 """
 
@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from checker.cli import cli
 from checker.fingerprint import fingerprint
 from checker.models.compose import Recipe, make_config
-from checker.search.bfs import explore
+from checker.search.reference.bfs import explore
 from checker.simulate.shrink import delete_blocks, drop_loops, shrink, violates_at
 from checker.simulate.simulation import simulate
 from checker.simulate.walks import WalkPlan, run_batch, run_walk

@@ -18,10 +18,10 @@ from conftest import CLASSIC
 from pyspark import cloudpickle
 
 from checker.models.compose import Recipe
-from checker.search.bfs import Limits
-from checker.search.bfs import explore as local_explore
-from checker.search.compiled_level import COMPILED
-from checker.search.level import REFERENCE
+from checker.search.partitioned.compiled_level import COMPILED
+from checker.search.partitioned.level import REFERENCE
+from checker.search.reference.bfs import Limits
+from checker.search.reference.bfs import explore as local_explore
 from checker.spark import engine, session
 from checker.spark.session import SparkOptions
 from spec.kafka import Config, KafkaSpec
@@ -162,7 +162,7 @@ SPARK_CASES = [
 the compiled and symmetric cases below), over
 both models, a fenced and an unfenced variant and a chosen property (an option, unclean
 election, is the compiled cases' first). What a
-level job computes is the level functions' (``checker.search.level``), which run above for every
+level job computes is the level functions' (``checker.search.partitioned.level``), which run above for every
 recipe at 1, 2 and 7 partitions without Spark; the jobs add Spark's shuffle, pickling and
 task placement, which do not depend on the variant."""
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from checker.models.compose import Recipe
-from checker.search.compiled_level import COMPILED
+from checker.search.partitioned.compiled_level import COMPILED
 from checker.spark import engine, rdds, session
 from checker.spark.session import SparkOptions
 from spec.kafka import Config

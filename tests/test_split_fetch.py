@@ -25,8 +25,8 @@ from checker.formats import schedule
 from checker.model import Refusal
 from checker.models.compose import Recipe, build_model, make_config
 from checker.native.layout import compiled_model
-from checker.search import compiled as native_engine
-from checker.search.bfs import explore
+from checker.search.compiled import search as native_engine
+from checker.search.reference.bfs import explore
 from checker.simulate.scenario import play
 from checker.simulate.simulation import simulate
 from checker.simulate.walks import WalkPlan

@@ -11,7 +11,7 @@ import pytest
 
 from checker.formats import report
 from checker.models.compose import build_model, make_config
-from checker.search.bfs import explore
+from checker.search.reference.bfs import explore
 
 TOLD = ("NoCommittedLoss", "NoDivergence", "WeakIsr", "StrongIsr")
 STEP = re.compile(r"^State (\d+) \((.*?)\): ")

@@ -21,9 +21,9 @@ from checker.limits import NO_LIMITS
 from checker.models.compose import Recipe, build_model, choose, make_config
 from checker.native.layout import compiled_model
 from checker.properties import INVARIANT, TRANSITION, Property
-from checker.search import compiled as native_engine
-from checker.search.bfs import Limits, explore, run_search
-from checker.search.partitioned import PartitionedSearch
+from checker.search.compiled import search as native_engine
+from checker.search.partitioned.driver import PartitionedSearch
+from checker.search.reference.bfs import Limits, explore, run_search
 from checker.symmetry import SymmetryError
 from checker.trace import replay
 from spec.kafka import Config, progress

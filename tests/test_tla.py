@@ -12,7 +12,7 @@ from reference import enumerate_states
 from checker.cli import cli
 from checker.models.compose import build_model
 from checker.result import Status
-from checker.search.bfs import Limits, explore
+from checker.search.reference.bfs import Limits, explore
 from spec.tla import TlaConfig
 
 TLC_HW_LE_LEO = {

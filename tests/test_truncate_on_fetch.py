@@ -19,7 +19,7 @@ from conftest import kafka, props_of
 from reference import reachable
 from test_actions import moves, rep, state
 
-from checker.search.bfs import explore
+from checker.search.reference.bfs import explore
 from spec.kafka import Config
 from spec.kafka.diverging import (
     EPOCH_CLEARED,

@@ -1,4 +1,4 @@
-"""The temporary and tier folders a search works in (``checker.search.store.work_folder``):
+"""The temporary and tier folders a search works in (``checker.search.partitioned.level_files.work_folder``):
 locked while their search lives, deleted by the next search once their holder is gone, by
 SIGKILL or the out-of-memory killer included. Split from tests/test_disk_tier.py."""
 
@@ -15,9 +15,10 @@ from checker.limits import Limits
 from checker.models.compose import build_model
 from checker.native.layout import compiled_model
 from checker.result import Status
-from checker.search import compiled as native_engine
-from checker.search import store, tier
-from checker.search.tier import MIN_BUDGET
+from checker.search.compiled import search as native_engine
+from checker.search.partitioned import level_files
+from checker.search.tier import spill as tier
+from checker.search.tier.spill import MIN_BUDGET
 from spec.kafka import Config
 
 SPILL = MIN_BUDGET
@@ -39,8 +40,8 @@ def test_a_killed_searchs_work_folder_is_deleted_by_the_next_search(tmp_path, mo
             child.wait()
         (tmp_path / "hwcheck-spill-no-lock").mkdir()
         spilled = run_spilled()
-        pooled = store.work_folder("hwcheck-levels-")
-        store.remove(pooled)
+        pooled = level_files.work_folder("hwcheck-levels-")
+        level_files.remove(pooled)
         left = sorted(p.name for p in tmp_path.iterdir())
         assert left == sorted([live, "hwcheck-spill-no-lock"]), left
         assert spilled.startswith(f"hwcheck-spill-{os.getpid()}-"), spilled
@@ -51,13 +52,13 @@ def test_a_killed_searchs_work_folder_is_deleted_by_the_next_search(tmp_path, mo
 
 
 HOLD = (
-    "import sys, time; from checker.search import store; "
-    "print(store.work_folder(sys.argv[1], sys.argv[2] or None), flush=True); time.sleep(60)"
+    "import sys, time; from checker.search.partitioned import level_files; "
+    "print(level_files.work_folder(sys.argv[1], sys.argv[2] or None), flush=True); time.sleep(60)"
 )
 
 
 def holder(prefix: str, parent: str = "") -> tuple[subprocess.Popen[str], str]:
-    """A process holding a new ``store.work_folder`` until killed, and the folder's name."""
+    """A process holding a new ``level_files.work_folder`` until killed, and the folder's name."""
     child = subprocess.Popen(
         [sys.executable, "-c", HOLD, prefix, parent], stdout=subprocess.PIPE, text=True
     )

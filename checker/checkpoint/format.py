@@ -42,7 +42,7 @@ class Frontier:
     it copies nothing) and, in the same order, ``rows`` (``uint8``, one compiled-core row per
     state) or ``states`` (marshal bytes). ``sorted()`` gives it by fingerprint. ``linked``:
     the rows' own ``.npy`` file and its checksum (a streamed frontier's:
-    ``checker.search.rows_file``), which a checkpoint links instead of copying the rows."""
+    ``checker.search.tier.rows_file``), which a checkpoint links instead of copying the rows."""
 
     fps: np.ndarray[Any, Any]
     rows: np.ndarray[Any, Any] | None = None
@@ -85,7 +85,7 @@ class Frontier:
 
 def key_level_name(k: int) -> str:
     """The name in a checkpoint folder of level ``k``'s parent table, when a spilled compiled
-    search keeps it in a file (``checker.search.seen.KeyLevels``)."""
+    search keeps it in a file (``checker.search.reference.seen.KeyLevels``)."""
     return f"levels/K{k:06d}.npy"
 
 

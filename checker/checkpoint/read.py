@@ -1,6 +1,7 @@
 """Reading a checkpoint back (``checker.checkpoint`` writes them): the manifest checked
-against what this command would check (``load``), then each file checked against its CRC-32
-and size as the engine restoring the search reads it (``Loaded``).
+against what this command would check (``load``, by ``checker.checkpoint.identity``), then
+each file checked against its CRC-32 and size as the engine restoring the search reads it
+(``Loaded``).
 """
 
 from __future__ import annotations
@@ -15,17 +16,15 @@ from typing import Any
 import numpy as np
 
 from checker.checkpoint.format import (
-    FORMAT,
     MANIFEST,
-    VERSION,
     CheckpointError,
     Frontier,
-    check_seal,
     checksum,
     crc_rest,
     key_level_name,
     read_header,
 )
+from checker.checkpoint.identity import check_manifest
 from checker.jsontext import Unusable, parse, unreadable
 
 
@@ -139,7 +138,7 @@ class Loaded:
 
     def key_level(self, k: int) -> tuple[Path, int, str] | None:
         """Level ``k``'s parent table when the checkpoint keeps one for it (a spilled
-        compiled search's: ``checker.search.seen.KeyLevels``), as ``(path, states,
+        compiled search's: ``checker.search.reference.seen.KeyLevels``), as ``(path, states,
         checksum)``, checked against the manifest a slice at a time; None for a level kept
         as fingerprints (``level_table``). Raises ``CheckpointError`` when the file is
         missing, damaged or not two rows of ``uint32``."""
@@ -245,7 +244,8 @@ def load(folder: Path, identity: dict[str, Any]) -> Loaded:
     Raises ``CheckpointError`` naming what is wrong: no checkpoint there, a manifest that is
     not JSON (said as ``checker.jsontext`` says it: where, and whether it is cut short) or not
     hwcheck's, another format version, the model's code changed, or a field of
-    the identity (model, bounds, properties, symmetry, depth bound) differs. The other files
+    the identity (model, bounds, properties, symmetry, depth bound) differs
+    (``checker.checkpoint.identity.check_manifest``). The other files
     are checked against their CRC-32 and size when read (``Loaded``)."""
     path = Path(folder) / MANIFEST
     if not Path(folder).is_dir():
@@ -260,81 +260,3 @@ def load(folder: Path, identity: dict[str, Any]) -> Loaded:
         raise CheckpointError(f"{path} is not a checkpoint manifest: {exc}") from None
     check_manifest(manifest, identity, str(path))
     return Loaded(Path(folder), manifest)
-
-
-def check_manifest(manifest: Any, identity: dict[str, Any], where: str) -> None:
-    """Raise ``CheckpointError`` unless ``manifest`` (read from ``where``) is an hwcheck
-    checkpoint of this format version, sealed as written (``format.check_seal``), for this
-    command's ``identity``."""
-    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
-        raise CheckpointError(f"{where} is not an hwcheck checkpoint")
-    if manifest.get("version") != VERSION:
-        raise CheckpointError(
-            f"{where} is format version {manifest.get('version')}; this "
-            f"hwcheck reads version {VERSION}"
-        )
-    check_seal(manifest, where)
-    _check_parts(manifest, where)
-    for key, want in identity.items():
-        if key == "core_code" and not holds_core_parts(manifest):
-            continue
-        have = manifest.get(key)
-        if have != want:
-            raise CheckpointError(differs(key, have, want))
-
-
-def holds_core_parts(manifest: dict[str, Any]) -> bool:
-    """Whether a checkpoint holds files in the compiled core's own layout (its frontier as
-    rows, its seen set as row hashes, levels as parent tables), which only the same core's
-    code reads back; level files of fingerprints and a frontier of marshalled states are
-    the reference's format (``checker.fingerprint``)."""
-    return (
-        manifest.get("frontier_kind") == "rows"
-        or "frontier_rows" in manifest.get("files", {})
-        or "seen" in manifest.get("files", {})
-        or bool(manifest.get("seen_runs"))
-        or bool(manifest.get("key_levels"))
-    )
-
-
-def _check_parts(manifest: dict[str, Any], where: str) -> None:
-    """Raise ``CheckpointError`` when a search's manifest (typed by its schema) lacks a part
-    the files it names need: a level from 1 to ``level`` with no file, or a frontier with no
-    file or checksum (a Spark checkpoint names its frontier as an entry of its own)."""
-    if manifest.get("kind") == "simulate":
-        return
-    kept = set(manifest["levels"]) | set(manifest.get("key_levels", {}))
-    missing = [k for k in range(1, manifest["level"] + 1) if str(k) not in kept]
-    if missing:
-        raise CheckpointError(f"{where}: field levels: level {missing[0]} has no file named")
-    files = manifest["files"]
-    needed = [] if "layout" in manifest else ["frontier", "frontier_sum"]
-    needed += ["frontier_rows_sum"] if "frontier_rows" in files else []
-    needed += ["seen_sum"] if "seen" in files else []
-    absent = [name for name in needed if name not in files]
-    if absent:
-        raise CheckpointError(f"{where}: field files: no {absent[0]}")
-
-
-def differs(key: str, have: Any, want: Any) -> str:
-    """One sentence saying that the checkpoint's ``key`` is ``have`` and this command's
-    ``want`` (for a dict, the first field that differs)."""
-    if key == "code":
-        return (
-            "the model's code changed since the checkpoint was written (its digest was "
-            f"{str(have)[:12]}…, now {str(want)[:12]}…); a changed model is never resumed"
-        )
-    if key == "core_code":
-        return (
-            "the compiled core's code changed since the checkpoint was written (its digest "
-            f"was {str(have)[:12]}…, now {str(want)[:12]}…), and the checkpoint holds the "
-            "core's rows, which only the same code reads back"
-        )
-    if isinstance(have, dict) and isinstance(want, dict):
-        for field in sorted(set(have) | set(want)):
-            if have.get(field) != want.get(field):
-                return (
-                    f"the checkpoint was written with {field} = {have.get(field)!r}, this "
-                    f"command has {want.get(field)!r}"
-                )
-    return f"the checkpoint's {key} is {have!r}, this command's {want!r}"

@@ -2,7 +2,7 @@
 committed level, save the frontier and the search's state at level boundaries when due and
 once more at the end (Ctrl-C, SIGTERM, a time limit, or done), and go on from a checkpoint.
 
-``Saving`` is a base of ``checker.search.bfs.Search``; each engine gives its own ``level_table``,
+``Saving`` is a base of ``checker.search.reference.bfs.Search``; each engine gives its own ``level_table``,
 ``frontier_snapshot``, ``seen_snapshot`` and ``restore_levels`` (the reference engine's are
 here). The statistics, violations and open properties are saved and restored here, the same
 for every engine, so a checkpoint written by one engine resumes on any other (but one
@@ -97,7 +97,7 @@ class Saving(Reporting):
     resume: Loaded | None = None
     consistent = False  # True once the search stands at a level boundary (saving is exact)
     compiled_model: CompiledModel | None = None
-    # set by the engine's search (``checker.search.bfs.Search`` and its subclasses)
+    # set by the engine's search (``checker.search.reference.bfs.Search`` and its subclasses)
     stats: Stats
     start: float
     note: str
@@ -127,14 +127,14 @@ class Saving(Reporting):
         return None
 
     def seen_runs(self) -> list[tuple[Path, str]]:
-        """The rest of that seen set, on disk: sorted runs of it (``checker.search.disk``)
+        """The rest of that seen set, on disk: sorted runs of it (``checker.search.tier.runs``)
         as ``(path, checksum)``, which the checkpoint links rather than copies."""
         return []
 
     def key_level_files(self) -> list[tuple[int, Path, str]]:
         """The levels whose parent tables the engine keeps in files, ``(level, path,
         checksum)``, which the checkpoint links in place of their level files (a compiled
-        search spilled to disk: ``checker.search.seen.KeyLevels.files``). Raises
+        search spilled to disk: ``checker.search.reference.seen.KeyLevels.files``). Raises
         ``OSError`` when moving them to files fails (the checkpoint fails, not the search)."""
         return []
 

@@ -17,16 +17,15 @@ A checkpoint folder holds:
   compiled engine wrote it; the fingerprints of the level files are the seen set of every
   other engine.
 - ``seen-NNNNNN-runI.npy``: the rest of that seen set when the search spilled it to disk
-  (``--memory``): its sorted runs (``checker.search.disk``), hard links to the disk tier's
+  (``--memory``): its sorted runs (``checker.search.tier.runs``), hard links to the disk tier's
   own files, so a checkpoint costs no copy of them.
 - ``levels/K000023.npy`` …: once a compiled search spilled (``--memory``), in place of the
-  ``L`` files, links to its parent tables (``checker.search.seen.KeyLevels``, 8 bytes a
+  ``L`` files, links to its parent tables (``checker.search.reference.seen.KeyLevels``, 8 bytes a
   state); only the compiled local engine resumes these (``Loaded.levels`` says so).
 - ``checkpoint.json``: the manifest: what was checked (model, bounds, properties, symmetry,
-  depth bound), the digest of the model's code (``certificate.model_digest``) and of the
-  compiled core's (``certificate.digest``, which binds only the core's own parts), the
-  statistics, the violations found with their shortest traces, the properties still open,
-  and the CRC-32 and size of every other file that belongs to it.
+  depth bound), the digests of the model's code and the compiled core's (the identity), the
+  statistics, the violations and their shortest traces, the properties still open, and the
+  CRC-32 and size of every other file that belongs to it.
 
 A new checkpoint is written beside the old one, its manifest under a temporary name, synced
 and renamed over the old manifest (``os.replace``): a kill at any moment leaves the previous
@@ -232,7 +231,7 @@ class Checkpointer:
         ``frontier``, the compiled core's ``seen`` hashes (or None) and the ``search`` state
         (``checker.checkpoint.saving``); ``runs`` (the seen set's runs on disk) and
         what ``key_levels()`` gives (``(level, path, checksum)``:
-        ``checker.search.seen.KeyLevels.files``; it may raise ``OSError``) are linked, not
+        ``checker.search.reference.seen.KeyLevels.files``; it may raise ``OSError``) are linked, not
         copied, the latter in place of level files. Returns whether it was written."""
         if self.failed:
             return False

@@ -11,7 +11,7 @@ import click
 from checker.limits import Notice
 from checker.native import certificate
 from checker.search import CoreName, stale
-from checker.search.tier import parse_size
+from checker.search.tier.spill import parse_size
 
 CORE_OPTION = click.option(
     "--core",
@@ -60,7 +60,7 @@ def compile_note(seconds: float) -> None:
 
 
 class Size(click.ParamType):  # type: ignore[type-arg]
-    """A size in bytes written as ``1G``, ``512M``, ``1.5GiB`` (``checker.search.tier.parse_size``)."""
+    """A size in bytes written as ``1G``, ``512M``, ``1.5GiB`` (``checker.search.tier.spill.parse_size``)."""
 
     name = "size"
 

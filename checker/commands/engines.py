@@ -23,7 +23,7 @@ from checker.commands.values import WORKERS, Integer, Seconds
 from checker.limits import Limits
 from checker.models import compose
 from checker.result import EXIT_ENVIRONMENT
-from checker.search import pool
+from checker.search.partitioned import pool
 from checker.simulate import simulation
 from checker.spark.connect import DEFAULT_TIMEOUT as DEFAULT_CONNECT_TIMEOUT  # no pyspark
 from checker.symmetry import SymmetryError, for_spec
@@ -37,9 +37,9 @@ class Engine:
     threads on the compiled core; ``core``: the core asked for, ``compiled`` (the model's
     compiled core where it can run: ``checker.search.choose_core``) or ``reference`` (the
     Python model); ``memory``: the local compiled engine's budget in bytes before it spills
-    to disk (None: what the machine has free; ``checker.search.tier``); ``key_bits``: the
+    to disk (None: what the machine has free; ``checker.search.tier.spill``); ``key_bits``: the
     width of its seen set's keys, 64 or 128 (None: 64, widened past 1e-3:
-    ``checker.search.width``)."""
+    ``checker.search.compiled.width``)."""
 
     name: str = "local"
     spark: Any = None

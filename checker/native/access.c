@@ -1,4 +1,4 @@
-/* The compiled engine's accessors for the Python side (checker/search/compiled.py, compiled_level.py,
+/* The compiled engine's accessors for the Python side (checker/search/compiled/search.py, compiled_level.py,
  * checker/simulate/compiled.py, checker/native/core.py): views into its arrays, and single-state calls into the model for
  * the differential tests and the partitioned engines. */
 #include "engine.h"

@@ -4,7 +4,7 @@
 description (for the kafka model ``spec.kafka.native.Codec``: ``name``, ``sources``,
 ``headers``, ``params``, ``labels``, ``action_names``, ``property_bits``, ``width``,
 ``encode`` and ``decode``). The single-state methods serve the differential tests and the
-trace code; the search itself runs level by level in C (``checker.search.compiled``).
+trace code; the search itself runs level by level in C (``checker.search.compiled.search``).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 /* hwcheck's compiled level loop: one BFS level at a time over rows (model.h), with the seen
  * set, the frontier and the level being built held in flat arrays.
  *
- * The Python driver (checker/search/compiled.py) owns everything around it: the initial level,
+ * The Python driver (checker/search/compiled/search.py) owns everything around it: the initial level,
  * fingerprints (xxh3 of each new state's marshal encoding, so they are the reference core's),
  * parent pointers, limits, progress and counterexamples. Per level it calls eng_expand over
  * slices of the frontier, then eng_finish, then eng_advance with the new states'
@@ -10,7 +10,7 @@
  * Deduplication uses a hash of the (canonical) row, 64 or 128 bits (tables.h: Key); a level
  * holds at most LEVEL_MAX states (tables.h: parents are 32-bit frontier indices), past which
  * ENG_LIMIT; the tie-breaks are the reference
- * engine's (checker.search.bfs): a new state's parent is the smallest (parent fingerprint, label
+ * engine's (checker.search.reference.bfs): a new state's parent is the smallest (parent fingerprint, label
  * rank), where a label's rank is its position in the order of label texts.
  */
 #include <pthread.h>

@@ -1,4 +1,4 @@
-/* What the disk tier (checker/search/tier.py, stream.py) asks of the compiled engine: its
+/* What the disk tier (checker/search/tier/spill.py, stream.py) asks of the compiled engine: its
  * seen set emptied once Python has written it to a sorted run on disk, and the level being
  * built read out and thinned by delayed duplicate detection (the states a run on
  * disk already holds are dropped before eng_finish).
@@ -56,7 +56,7 @@ int eng_next_drop(Engine *e, const uint8_t *drop) {
     return 0;
 }
 
-/* -- a streamed level (checker/search/stream.py) ------------------------------------------- */
+/* -- a streamed level (checker/search/tier/stream.py) ------------------------------------------- */
 
 /* Lend the engine frontier rows [base, base + n) to expand (Python keeps them alive until
  * the next call; eng_expand and eng_probe read only inside the window). */
@@ -193,7 +193,7 @@ static void *regen_share(void *arg) {
 }
 
 /* The rows of `n` successors a streamed level's flushes named by parent, label and row hash
- * (a flush keeps no rows: checker/search/stream.py), made again from their parents' rows in
+ * (a flush keeps no rows: checker/search/tier/stream.py), made again from their parents' rows in
  * the window, on every thread, into `rows` (n x width). `parent`: frontier indices in the
  * window, ascending, so a parent is expanded once per run of its entries. 0, ENG_OVERFLOW,
  * or ENG_MISMATCH when no successor of the parent has that label and key. */

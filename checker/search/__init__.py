@@ -1,7 +1,7 @@
 """The search: the library's door to it (``door``: ``explore`` and ``choose_core``, re-exported
-here), the local engine (``bfs``), its seen set (``seen``), the level functions the partitioned
-engines share (``job``, ``level``, ``partitioned``, ``store``, ``pool``) and the compiled core's
-level loop (``compiled``, ``compiled_level``)."""
+here) and its engines, a room each: the reference engine (``reference``), the compiled core's
+(``compiled``), its disk tier (``tier``) and the partitioned engine that the worker pool and
+Spark run (``partitioned``)."""
 
 from checker.search.door import ASKED, CoreChoice, CoreName, choose_core, explore, stale
 

@@ -26,10 +26,12 @@ from checker.native.core import Core
 from checker.native.layout import compiled_model
 from checker.properties import Property
 from checker.result import CheckResult
-from checker.search import bfs, compiled, pool
-from checker.search.compiled_level import COMPILED
-from checker.search.job import LevelCore
-from checker.search.level import REFERENCE
+from checker.search.compiled import search as compiled
+from checker.search.partitioned import pool
+from checker.search.partitioned.compiled_level import COMPILED
+from checker.search.partitioned.job import LevelCore
+from checker.search.partitioned.level import REFERENCE
+from checker.search.reference import bfs
 
 CoreName = Literal["compiled", "reference"]
 """The core a caller asks for (``--core``): ``compiled`` where it can run, or ``reference``."""
@@ -122,21 +124,21 @@ def explore(
 ) -> CheckResult:
     """Explore every reachable state of ``spec`` checking ``properties`` on the local engine,
     on the core ``choose_core`` picks (``core``, ``on_note``, ``on_compile`` as there): the
-    answers of ``checker.search.bfs.explore`` (counts, depth, coverage, verdicts, shortest
+    answers of ``checker.search.reference.bfs.explore`` (counts, depth, coverage, verdicts, shortest
     counterexamples), ``Stats.core`` saying which core ran (``compiled`` or ``reference
     (why)``).
 
     ``workers``: on the compiled core, threads expanding each level; on the reference core,
-    processes (``checker.search.pool``), which rebuild the model from ``recipe`` (its
+    processes (``checker.search.partitioned.pool``), which rebuild the model from ``recipe`` (its
     ``build()`` must give this spec and these properties); without a recipe the reference
     core runs in this process. ``symmetry``: one state per orbit of replica renamings (raises
     ``SymmetryError`` where that is unsound); ``saving``: checkpoints and resume
     (``checker.checkpoint.saving``); ``memory``: the compiled core's budget in bytes before
-    it spills to disk (``checker.search.tier``; None: what the machine has free; on the
+    it spills to disk (``checker.search.tier.spill``; None: what the machine has free; on the
     reference core ``on_note`` says it is not applied); ``key_bits``: the width of the
-    compiled seen set's keys (``checker.search.width``; where the reference core runs,
+    compiled seen set's keys (``checker.search.compiled.width``; where the reference core runs,
     ``on_note`` says 128 is not applied). The outcomes (a violation, a limit,
-    Ctrl-C, the spec raising) are results, as ``checker.search.bfs.explore`` gives them.
+    Ctrl-C, the spec raising) are results, as ``checker.search.reference.bfs.explore`` gives them.
     """
     # no trial build: the compiled search builds and loads the core itself, and a core that
     # cannot run here falls back below with the same note

@@ -21,7 +21,8 @@ from checker.model import Recipe
 from checker.native.layout import compiled_model
 from checker.properties import SOMETIMES
 from checker.result import EXIT_CODES, CheckResult, Stats, Status, peak_rss_mb
-from checker.search import CoreName, choose_core, pool
+from checker.search import CoreName, choose_core
+from checker.search.partitioned import pool
 from checker.simulate.shrink import BUDGET, Shrunk, shrink
 from checker.simulate.walks import Batch, WalkPlan, run_batch
 

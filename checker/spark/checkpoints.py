@@ -34,7 +34,8 @@ from typing import Any
 import numpy as np
 
 from checker.checkpoint.format import FORMAT, VERSION, CheckpointError, Frontier, sealed
-from checker.checkpoint.read import Loaded, check_manifest
+from checker.checkpoint.identity import check_manifest
+from checker.checkpoint.read import Loaded
 from checker.checkpoint.write import Checkpointer
 from checker.jsontext import parse
 from checker.spark.hadoop import Place, said

@@ -41,7 +41,7 @@ os.environ["OPENBLAS_NUM_THREADS"] = "1"  # before numpy: OpenBLAS would start i
 import pyspark.worker  # noqa: F401 -- imported before the forks: this module's point
 from pyspark import daemon
 
-import checker.search.compiled_level
+import checker.search.partitioned.compiled_level
 import checker.spark.rdds  # noqa: F401
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """The Spark engine: the local engine's level-synchronous BFS with the frontier, the new
 states and the seen set split into P fingerprint partitions (design.md, "Spark").
 
-Per level, ``checker.search.level`` expands and de-duplicates; a level whose frontier is below
+Per level, ``checker.search.partitioned.level`` expands and de-duplicates; a level whose frontier is below
 ``SparkOptions.min_frontier`` runs those functions in the driver, a larger one as one Spark
 job. The driver keeps only counts: the first violating level and the tie-breaks of the local
 engine give the same shortest counterexamples, rebuilt from the per-level parent files by
@@ -26,10 +26,10 @@ from checker.checkpoint.saving import SaveOptions, run_search
 from checker.limits import Limits, Progress
 from checker.model import Recipe, Spec
 from checker.result import CheckResult
-from checker.search import store
-from checker.search.job import LevelCore, LevelJob, Tally
-from checker.search.level import REFERENCE, run_in_driver
-from checker.search.partitioned import PartitionedSearch
+from checker.search.partitioned import level_files
+from checker.search.partitioned.driver import PartitionedSearch
+from checker.search.partitioned.job import LevelCore, LevelJob, Tally
+from checker.search.partitioned.level import REFERENCE, run_in_driver
 from checker.spark import connect, rdds, resume, session
 from checker.spark.checkpoints import UrlCheckpointer, UrlLoaded
 from checker.spark.records import frontier_record
@@ -51,11 +51,11 @@ def explore(
     saving: SaveOptions | None = None,
 ) -> CheckResult:
     """Explore ``recipe``'s model (``recipe.build() -> (spec, properties)``, picklable) with the
-    Spark engine; the result equals ``checker.search.bfs.explore``'s in counts, depth, verdicts and
-    counterexamples (with ``symmetry`` as ``checker.search.bfs.explore`` with it). ``core``:
-    the level functions every level runs (``checker.search.job.LevelCore``:
-    ``checker.search.compiled_level.COMPILED`` on the model's compiled core, the same
-    answers; ``checker.search.level.REFERENCE`` on the Python model; the engine's choice is
+    Spark engine; the result equals ``checker.search.reference.bfs.explore``'s in counts, depth, verdicts and
+    counterexamples (with ``symmetry`` as ``checker.search.reference.bfs.explore`` with it). ``core``:
+    the level functions every level runs (``checker.search.partitioned.job.LevelCore``:
+    ``checker.search.partitioned.compiled_level.COMPILED`` on the model's compiled core, the same
+    answers; ``checker.search.partitioned.level.REFERENCE`` on the Python model; the engine's choice is
     ``checker.search.choose_core``'s). ``saving``: checkpoints and resume
     (``checker.checkpoint.saving``; the driver writes them).
 
@@ -72,11 +72,11 @@ def explore(
     finally:
         run.close_levels()
         if options.work_dir is None:
-            store.remove(run.work)
+            level_files.remove(run.work)
 
 
 class SparkSearch(PartitionedSearch):
-    """One Spark-engine search: the partitioned driver loop (``checker.search.partitioned``) with
+    """One Spark-engine search: the partitioned driver loop (``checker.search.partitioned.driver``) with
     levels of at least ``options.min_frontier`` states run as Spark jobs."""
 
     def __init__(

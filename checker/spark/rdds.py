@@ -6,7 +6,7 @@ reading another partition's seen set.
 Every element is ``(p, (kind, payload))``, one or a few per partition:
 
 - ``(FRONTIER, Frontier)``: partition p's states of the level being expanded, in the core's
-  form (``checker.search.job.LevelCore``);
+  form (``checker.search.partitioned.job.LevelCore``);
 - ``(NEW, (fps, parent fps))``: partition p's new states of one level, sorted. Kept for the
   whole run (traces, checkpoints) and read as one run of the seen set;
 - ``(SEEN, keys)``: a sorted run of older seen keys (the levels that ran in the driver, or
@@ -41,9 +41,9 @@ from typing import Any
 import numpy as np
 
 from checker.checkpoint.format import Frontier
-from checker.search import store
-from checker.search.job import BUCKET, TALLY, LevelCore, LevelJob, Tally
-from checker.search.seen import in_sorted, merge_sorted
+from checker.search.partitioned import level_files
+from checker.search.partitioned.job import BUCKET, TALLY, LevelCore, LevelJob, Tally
+from checker.search.reference.seen import in_sorted, merge_sorted
 
 FRONTIER, NEW, SEEN = "F", "N", "S"
 CHUNK_BYTES = 16 << 20
@@ -110,7 +110,7 @@ def _bucket_chunks(bucket: Any) -> list[Any]:
 def _load(work: str, k: int, core: LevelCore, p: int) -> list[tuple[int, tuple[str, Any]]]:
     """Partition ``p``'s frontier and seen keys of level ``k`` from the level files."""
     elements = _frontier_chunks(core.read_frontier(work, k, p))
-    elements += _key_chunks(SEEN, store.read_seen(work, k, p))
+    elements += _key_chunks(SEEN, level_files.read_seen(work, k, p))
     return [(p, element) for element in elements]
 
 

@@ -14,8 +14,8 @@ import numpy as np
 
 from checker.checkpoint.format import CheckpointError, Frontier
 from checker.model import Recipe
-from checker.search.compiled_level import model_of
-from checker.search.job import LevelCore
+from checker.search.partitioned.compiled_level import model_of
+from checker.search.partitioned.job import LevelCore
 from checker.spark import rdds
 from checker.spark.checkpoints import UrlLoaded, verify
 from checker.spark.hadoop import said

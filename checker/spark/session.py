@@ -31,9 +31,9 @@ from typing import Any, TypeVar
 
 from checker import limits
 from checker.model import Recipe
-from checker.search import level
-from checker.search.job import LevelCore
-from checker.search.level import REFERENCE
+from checker.search.partitioned import level
+from checker.search.partitioned.job import LevelCore
+from checker.search.partitioned.level import REFERENCE
 from checker.spark import connect, lifecycle
 from checker.spark.java import JavaNotFound, find_java
 
@@ -237,7 +237,7 @@ BUNDLED = ("*.py", "*.c", "*.h")
 
 def _bundle(folder: Path) -> Path:
     """A zip of hwcheck's packages (checker, spec, invariants) for the executors."""
-    root = Path(level.__file__).resolve().parents[2]  # checker/search/level.py
+    root = Path(level.__file__).resolve().parents[2]  # checker/search/partitioned/level.py
     target = folder / "hwcheck-code.zip"
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as bundle:
         for package in ("checker", "spec", "invariants"):

@@ -1,7 +1,7 @@
 """ "Jump to a violation": a bounded breadth-first search from the explorer's current state, in
 a background thread, with progress the page polls.
 
-The search is the local engine's (``checker.search.bfs``) run from the current state instead of the
+The search is the local engine's (``checker.search.reference.bfs``) run from the current state instead of the
 initial one, with the model's bounds, ``stop_on_first`` and a time limit. Breadth first, it
 finds a shortest path from that state to a state (or a step) that violates a property; the
 same path every run, as the engine's tie-breaks are deterministic.
@@ -17,7 +17,7 @@ from typing import Any
 from checker.limits import CANCELLED, Limits, Progress
 from checker.models import compose
 from checker.result import Stats, Status
-from checker.search.bfs import explore
+from checker.search.reference.bfs import explore
 from checker.web.explorer import Explorer
 
 

@@ -72,7 +72,7 @@ def run_widening(
     key_bits: int | None,
     on_note: Callable[[str], None] | None,
 ) -> CheckResult:
-    """Run the compiled search ``make(bits)`` builds (``checker.search.compiled``) with
+    """Run the compiled search ``make(bits)`` builds (``checker.search.compiled.search``) with
     ``saving``: with ``key_bits`` (a resumed one: its checkpoint's), or left to choose and,
     on ``Widen``, once more with 128 bits, ``on_note`` told why: its seconds and
     ``--time-limit`` count from the first search's start. Its tier and stream files are

@@ -7,7 +7,7 @@ fingerprint and its parent's position in the previous level in its level's table
 not stored: a trace is rebuilt from the chain of fingerprints by re-running the spec (``checker.trace.concrete_walk``
 takes, at each step, the smallest label text that lands in the next fingerprint, which is
 the label the search recorded, because its tie-break keeps the smallest label text too).
-The partitioned engines keep fingerprints and parent fingerprints in files (``checker.search.store``);
+The partitioned engines keep fingerprints and parent fingerprints in files (``checker.search.partitioned.level_files``);
 the compiled core keeps only the level tables here (its seen set is in C).
 """
 
@@ -164,7 +164,7 @@ class SeenLevels:
 
 
 class Fresh:
-    """The new states of a level under way (``checker.search.bfs``), counted exactly while it runs.
+    """The new states of a level under way (``checker.search.reference.bfs``), counted exactly while it runs.
     The level gathers its successors that are not in its last two levels in a dict
     (``found``, which only grows, in insertion order); ``count`` looks up in the seen set only
     those added since its last call and remembers which were seen before, so ``keep``, at the

@@ -1,7 +1,7 @@
 """The local (reference) engine: level-synchronous breadth-first search over fingerprints.
 
 - The seen set and parent pointers are sorted ``uint64`` arrays, level by level
-  (``checker.search.seen``: 20 bytes a state); only the current frontier keeps full states. Within a
+  (``checker.search.reference.seen``: 20 bytes a state); only the current frontier keeps full states. Within a
   level, successors are deduplicated in a dict, after a cheap look at the last two levels'
   fingerprints; the rest of the seen set is consulted once per level, in one batch.
 - Invariants are checked when a state is first seen; transition properties and "sometimes"
@@ -36,7 +36,7 @@ from checker.limits import (
 from checker.model import Label, Spec
 from checker.properties import INVARIANT, SOMETIMES, TRANSITION, Property, transition_checker
 from checker.result import CheckResult, Stats, Status, Step, Violation, peak_rss_mb
-from checker.search.seen import Fresh, SeenLevels
+from checker.search.reference.seen import Fresh, SeenLevels
 from checker.symmetry import for_spec
 from checker.trace import concrete_step, concrete_walk
 

@@ -1,13 +1,13 @@
-"""The partitioned engines' level functions on the compiled core (``checker.search.level``'s
+"""The partitioned engines' level functions on the compiled core (``checker.search.partitioned.level``'s
 ``expand`` and ``dedup``, the same rules over arrays): what a Spark task runs when the search
 is on the compiled core.
 
-A partition's frontier is the compiled core's rows (``store.write_frontier_rows``), not
+A partition's frontier is the compiled core's rows (``level_files.write_frontier_rows``), not
 marshal'd states; a bucket is four arrays (fingerprints, parent fingerprints, label codes,
 rows) instead of a dict, so no Python object per state crosses the shuffle. Fingerprints
 are the reference core's (xxh3 of the marshal encoding, computed in C), so parents, owners
 (``fp % P``), tie-breaks (smallest parent fingerprint, then label text, compared as label
-ranks) and counterexamples are ``checker.search.level``'s exactly.
+ranks) and counterexamples are ``checker.search.partitioned.level``'s exactly.
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from checker.model import CompiledModel, Recipe, State
 from checker.native.build import NativeUnavailable
 from checker.native.core import MAX_ACTIONS, Core, check, view
 from checker.native.layout import compiled_model
-from checker.search import store
-from checker.search.job import (
+from checker.search.partitioned import level_files
+from checker.search.partitioned.job import (
     BUCKET,
     TALLY,
     Fingerprints,
@@ -36,7 +36,7 @@ from checker.search.job import (
     SeenOf,
     Tally,
 )
-from checker.search.seen import in_sorted
+from checker.search.reference.seen import in_sorted
 
 _MODELS: dict[Recipe, CompiledModel] = {}
 
@@ -146,7 +146,7 @@ def _entries(core: Core, front_fps: np.ndarray[Any, Any]) -> tuple[np.ndarray[An
 
 
 def _broken(core: Core, job: LevelJob, front_fps: np.ndarray[Any, Any], tally: Tally) -> None:
-    """Each transition property's winning violation in this task, as ``checker.search.level``
+    """Each transition property's winning violation in this task, as ``checker.search.partitioned.level``
     records it: ``(parent fp, label text, marshal bytes of the successor)``."""
     model, lib = core.model, core.lib
     parent, label = ctypes.c_uint32(), ctypes.c_uint16()
@@ -220,7 +220,7 @@ def _winners(
     fps: np.ndarray[Any, Any], pfps: np.ndarray[Any, Any], ranks: np.ndarray[Any, Any]
 ) -> np.ndarray[Any, Any]:
     """Each fingerprint's winning candidate, in fingerprint order: the one with the smallest
-    parent fingerprint, then label rank (``checker.search.level``'s tie-break), as the first
+    parent fingerprint, then label rank (``checker.search.partitioned.level``'s tie-break), as the first
     of each fingerprint in ``np.lexsort((ranks, pfps, fps))``'s order. Sorted by fingerprint
     alone, a repeated fingerprint's winner is its smallest parent's candidate: a map task
     sends a fingerprint once (its engine merges repeats), and one parent is expanded by one
@@ -264,7 +264,7 @@ def _invariants(
 
 class CompiledLevels:
     """The level functions on the compiled core: a partition's frontier is the core's rows
-    (``store.write_frontier_rows``), a bucket four arrays. Stateless; ``COMPILED`` is the
+    (``level_files.write_frontier_rows``), a bucket four arrays. Stateless; ``COMPILED`` is the
     one there is."""
 
     name = "compiled"
@@ -285,10 +285,10 @@ class CompiledLevels:
 
     def write_frontier(self, work: str, k: int, p: int, frontier: Frontier) -> None:
         assert frontier.rows is not None  # this core's form (LevelCore.frontier)
-        store.write_frontier_rows(work, k, p, frontier.fps, frontier.rows)
+        level_files.write_frontier_rows(work, k, p, frontier.fps, frontier.rows)
 
     def read_frontier(self, work: str, k: int, p: int) -> Frontier:
-        fps, rows = store.read_frontier_rows(work, k, p)
+        fps, rows = level_files.read_frontier_rows(work, k, p)
         return Frontier(fps, rows=rows)
 
     def cannot_run(self, recipe: Recipe) -> str:

@@ -1,7 +1,7 @@
 """The compiled engine's side of checkpoints (``checker.checkpoint.saving``): what it saves of
 a level boundary (the frontier's rows, wherever they are; the seen set in memory and the
 runs on disk) and how it goes on from a checkpoint. A base of
-``checker.search.compiled.CompiledSearch``."""
+``checker.search.compiled.search.CompiledSearch``."""
 
 from __future__ import annotations
 
@@ -14,10 +14,10 @@ from checker.checkpoint.format import CheckpointError, Frontier
 from checker.checkpoint.read import Loaded
 from checker.checkpoint.saving import Saving
 from checker.native.core import Core, check, view
-from checker.search.disk import open_run
-from checker.search.seen import KeyLevels
-from checker.search.stream import Stream
-from checker.search.tier import Tier
+from checker.search.reference.seen import KeyLevels
+from checker.search.tier.runs import open_run
+from checker.search.tier.spill import Tier
+from checker.search.tier.stream import Stream
 
 
 class CompiledCheckpoints(Saving):
@@ -59,7 +59,7 @@ class CompiledCheckpoints(Saving):
         return self.seen.files()
 
     def seen_snapshot(self) -> np.ndarray[Any, Any]:
-        """The seen set in memory, sorted (``checker.search.keys``: the same file whatever
+        """The seen set in memory, sorted (``checker.search.compiled.keys``: the same file whatever
         the thread count)."""
         lib, handle = self.core.lib, self.core.handle
         hashes = self.tier.kind.empty(lib.eng_seen_count(handle))

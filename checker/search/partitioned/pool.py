@@ -1,8 +1,8 @@
-"""The local engine on every core: the partitioned search (``checker.search.partitioned``) with each
+"""The local engine on every core: the partitioned search (``checker.search.partitioned.driver``) with each
 level's ``expand`` and ``dedup`` tasks run by a pool of worker processes, no JVM.
 
 One algorithm, two executors: the tasks are the Spark engine's level functions
-(``checker.search.level``), the shuffle is the level files (each expand task writes one bucket
+(``checker.search.partitioned.level``), the shuffle is the level files (each expand task writes one bucket
 file per owner partition, each dedup task reads its own). So ``--workers N`` gives exactly the
 answers of ``--workers 1`` and of ``--engine spark``: counts, depth, coverage, verdicts and
 shortest counterexamples. Levels with fewer than ``min_frontier`` states run in this process,
@@ -26,10 +26,10 @@ from checker.checkpoint.saving import SaveOptions, run_search
 from checker.limits import ENDING, Limits, Progress, interrupted
 from checker.model import Recipe, Spec
 from checker.result import CheckResult
-from checker.search import level, store
-from checker.search.job import LevelJob, Tally
-from checker.search.level import dedup_from_files, expand_to_files, run_in_driver
-from checker.search.partitioned import PartitionedSearch
+from checker.search.partitioned import level, level_files
+from checker.search.partitioned.driver import PartitionedSearch
+from checker.search.partitioned.job import LevelJob, Tally
+from checker.search.partitioned.level import dedup_from_files, expand_to_files, run_in_driver
 
 MIN_FRONTIER = 2_000
 """Levels with a smaller frontier run in the driver process (states)."""
@@ -49,15 +49,15 @@ def explore(
 ) -> CheckResult:
     """Explore ``recipe``'s model (``recipe.build() -> (spec, properties)``) on ``workers``
     processes with ``workers`` fingerprint partitions, on the reference core (the compiled
-    core's local engine is threads: ``checker.search.compiled``); the result equals
-    ``checker.search.bfs.explore``'s (same ``symmetry``) in every count, verdict and counterexample.
+    core's local engine is threads: ``checker.search.compiled.search``); the result equals
+    ``checker.search.reference.bfs.explore``'s (same ``symmetry``) in every count, verdict and counterexample.
 
-    Raises ``SymmetryError`` as ``checker.search.bfs.explore`` does. The spec's own exceptions give
+    Raises ``SymmetryError`` as ``checker.search.reference.bfs.explore`` does. The spec's own exceptions give
     an ERROR result; Ctrl-C gives INCOMPLETE after the workers are stopped. ``saving``:
     checkpoints and resume (``checker.checkpoint.saving``).
     """
     spec, props = recipe.build()
-    work = store.work_folder("hwcheck-levels-")
+    work = level_files.work_folder("hwcheck-levels-")
     run = PoolSearch(
         recipe, spec, props, limits or Limits(), on_progress, work, workers, symmetry, min_frontier
     )
@@ -65,7 +65,7 @@ def explore(
         result = run_search((saving or SaveOptions()).apply(run))
     finally:
         run.close()
-        store.remove(work)
+        level_files.remove(work)
     # the largest peak of a finished child process: the workers, all stopped by close()
     children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024.0
     result.stats.workers_peak_rss_mb = children
@@ -95,7 +95,7 @@ def executor(
     ``quiet_interrupt``: the workers ignore Ctrl-C (SIGINT reaches the whole process group),
     so an idle worker prints no traceback and the parent alone stops the run; for pools
     whose tasks are short (``simulate``'s chunks), since running tasks then finish first.
-    ``counters``: shared memory the workers count a level's expansion in (``checker.search.level.COUNTERS``).
+    ``counters``: shared memory the workers count a level's expansion in (``checker.search.partitioned.level.COUNTERS``).
     """
     return ProcessPoolExecutor(
         workers,
@@ -110,7 +110,7 @@ def worker_start(quiet_interrupt: bool, parent: int, counters: Any = None) -> No
     inherits the parent's handler, which turns SIGTERM into Ctrl-C; ``terminate()`` must
     end a worker), SIGINT and SIGHUP ignored with ``quiet_interrupt`` (both reach the whole
     process group: the parent ends the workers), and ``die_with_parent``; and ``counters``
-    where ``checker.search.level`` counts in them."""
+    where ``checker.search.partitioned.level`` counts in them."""
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     if quiet_interrupt:
         for signum in {signal.SIGINT, *ENDING} - {signal.SIGTERM}:
@@ -154,7 +154,7 @@ class PoolSearch(PartitionedSearch):
         self.workers, self.min_frontier = workers, min_frontier
         self.engine = f"local ({workers} workers)"
         self.executor: ProcessPoolExecutor | None = None
-        self.counters: Any = None  # the workers' (checker.search.level.COUNTERS)
+        self.counters: Any = None  # the workers' (checker.search.partitioned.level.COUNTERS)
 
     def run_level(self, job: LevelJob, size: int) -> tuple[str, Tally]:
         if size < self.min_frontier:

@@ -1,8 +1,8 @@
 """The partitioned engine's driver loop: the local engine's level-synchronous BFS with the
 frontier, the new states and the seen set split into P fingerprint partitions (``fp % P``).
 
-Per level, ``checker.search.level``'s two functions (``expand``, then ``dedup``) do the work;
-an *executor* runs them: in this process, on a pool of local processes (``checker.search.pool``,
+Per level, ``checker.search.partitioned.level``'s two functions (``expand``, then ``dedup``) do the work;
+an *executor* runs them: in this process, on a pool of local processes (``checker.search.partitioned.pool``,
 ``--workers N``) or as one Spark job (``checker.spark.engine``). The driver keeps only counts;
 the first violating level and the local engine's tie-breaks give the same shortest
 counterexamples, rebuilt from the per-level parent files (``checker.trace.concrete_walk``).
@@ -21,17 +21,17 @@ from checker.checkpoint.read import Loaded
 from checker.limits import DEPTH_REACHED, LimitReached, Limits, SpecFailed, signals_deferred
 from checker.model import Recipe, Spec
 from checker.result import Step, Violation
-from checker.search import store
-from checker.search.bfs import Search
-from checker.search.job import LevelCore, LevelJob, Tally
-from checker.search.level import REFERENCE, run_in_driver
+from checker.search.partitioned import level_files
+from checker.search.partitioned.job import LevelCore, LevelJob, Tally
+from checker.search.partitioned.level import REFERENCE, run_in_driver
+from checker.search.reference.bfs import Search
 from checker.trace import concrete_walk
 
 
 class PartitionedSearch(Search):
     """One partitioned search over ``recipe``'s model, its level files in ``work``, with
     ``partitions`` P (set by the executor before ``search`` if 0), its levels on ``core``
-    (``checker.search.job.LevelCore``). Subclasses decide where a level runs (``run_level``)."""
+    (``checker.search.partitioned.job.LevelCore``). Subclasses decide where a level runs (``run_level``)."""
 
     engine = "partitioned"
 
@@ -60,12 +60,12 @@ class PartitionedSearch(Search):
 
     def prune(self, k: int) -> None:
         """Level ``k + 1`` is committed: delete level ``k``'s frontier and seen files."""
-        store.prune(self.work, k)
+        level_files.prune(self.work, k)
 
     def parents_of(self, k: int, fps: list[int]) -> list[int]:
         """The parent fingerprints of ``fps``, new states of level ``k``, in their order
-        (``store.parent_of``). Raises ``KeyError`` for one not of that level."""
-        return [store.parent_of(self.work, k, self.partitions, fp) for fp in fps]
+        (``level_files.parent_of``). Raises ``KeyError`` for one not of that level."""
+        return [level_files.parent_of(self.work, k, self.partitions, fp) for fp in fps]
 
     # -- the search -------------------------------------------------------------------------
     def search(self) -> None:
@@ -105,7 +105,7 @@ class PartitionedSearch(Search):
         fps = np.array(order, dtype=np.uint64)
         self._write_frontier(1, self.core.frontier(self.recipe, fps, [level[fp] for fp in order]))
         for p in range(self.partitions):
-            store.write_seen(self.work, 1, p, fps[fps % np.uint64(self.partitions) == p])
+            level_files.write_seen(self.work, 1, p, fps[fps % np.uint64(self.partitions) == p])
         return len(level)
 
     def _write_frontier(self, k: int, frontier: Frontier) -> None:
@@ -173,10 +173,12 @@ class PartitionedSearch(Search):
     def level_table(self, k: int) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
         if k == 1:
             fps = np.sort(
-                np.concatenate([store.read_seen(self.work, 1, p) for p in range(self.partitions)])
+                np.concatenate(
+                    [level_files.read_seen(self.work, 1, p) for p in range(self.partitions)]
+                )
             )
             return fps, np.zeros(len(fps), dtype=np.uint64)
-        tables = [store.read_parents(self.work, k, p) for p in range(self.partitions)]
+        tables = [level_files.read_parents(self.work, k, p) for p in range(self.partitions)]
         return (np.concatenate([t[0] for t in tables]), np.concatenate([t[1] for t in tables]))
 
     def frontier_snapshot(self) -> Frontier:
@@ -190,7 +192,7 @@ class PartitionedSearch(Search):
         and frontier of its last level, split into this run's partitions); returns the
         frontier's size."""
         self.restore_state(loaded)
-        store.clear_levels(self.work)
+        level_files.clear_levels(self.work)
         P, K = self.partitions, loaded.level
         seen: list[list[np.ndarray[Any, Any]]] = [[] for _ in range(P)]
         for k, fps, parents in loaded.levels():
@@ -198,10 +200,12 @@ class PartitionedSearch(Search):
             for p in range(P):
                 mine = owner == p
                 if k > 1:
-                    store.write_parents(self.work, k, p, fps[mine], parents[mine])
+                    level_files.write_parents(self.work, k, p, fps[mine], parents[mine])
                 seen[p].append(fps[mine])
         for p in range(P):
-            store.write_seen(self.work, K, p, np.sort(np.concatenate(seen[p] or [store.EMPTY])))
+            level_files.write_seen(
+                self.work, K, p, np.sort(np.concatenate(seen[p] or [level_files.EMPTY]))
+            )
         frontier = loaded.frontier().sorted()  # level files hold their states by fingerprint
         if (frontier.rows is not None) != self.core.rows:  # the other core's form
             frontier = self.core.frontier(self.recipe, frontier.fps, self.frontier_states(frontier))

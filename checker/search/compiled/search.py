@@ -1,10 +1,10 @@
-"""The local engine on the compiled core: ``checker.search.bfs``'s level loop with the expansion,
+"""The local engine on the compiled core: ``checker.search.reference.bfs``'s level loop with the expansion,
 canonical form, deduplication and property checks of each level done in C.
 
 Fingerprints are the reference engine's: the C side computes xxh3 of each new state's
-marshal encoding (``checker.fingerprint``), so parents and tie-breaks are ``checker.search.bfs``'s
+marshal encoding (``checker.fingerprint``), so parents and tie-breaks are ``checker.search.reference.bfs``'s
 exactly. Python keeps the initial level, the parent tables
-(``checker.search.seen.SeenLevels``), the statistics, limits, progress and counterexamples, which are
+(``checker.search.reference.seen.SeenLevels``), the statistics, limits, progress and counterexamples, which are
 rebuilt with the reference model (``checker.trace``). Only the states of a counterexample
 are ever turned back into Python values.
 """
@@ -32,13 +32,13 @@ from checker.native.build import NativeUnavailable
 from checker.native.core import MAX_ACTIONS, Core, check, view
 from checker.properties import Property
 from checker.result import CheckResult, Violation
-from checker.search.bfs import Search
-from checker.search.compiled_saving import CompiledCheckpoints
-from checker.search.keys import KeyKind
-from checker.search.seen import KeyLevels
-from checker.search.stream import CHUNK, Stream
-from checker.search.tier import Tier
-from checker.search.width import check_width, run_widening
+from checker.search.compiled.keys import KeyKind
+from checker.search.compiled.saving import CompiledCheckpoints
+from checker.search.compiled.width import check_width, run_widening
+from checker.search.reference.bfs import Search
+from checker.search.reference.seen import KeyLevels
+from checker.search.tier.spill import Tier
+from checker.search.tier.stream import CHUNK, Stream
 from checker.trace import walk_keys
 
 
@@ -306,17 +306,17 @@ def explore(
     key_bits: int | None = None,
     on_note: Callable[[str], None] | None = None,
 ) -> CheckResult:
-    """``checker.search.bfs.explore`` on the compiled core ``model`` of ``spec``: the same
+    """``checker.search.reference.bfs.explore`` on the compiled core ``model`` of ``spec``: the same
     ``CheckResult`` (counts, depth, coverage, verdicts, counterexamples), faster.
 
     Raises ``NativeUnavailable`` before searching when the core cannot run this model
-    (callers fall back to ``checker.search.bfs.explore``), ``SymmetryError`` as the reference
+    (callers fall back to ``checker.search.reference.bfs.explore``), ``SymmetryError`` as the reference
     engine does, and ``CheckpointError`` for a checkpoint of another key width than
     ``key_bits``. ``threads``: how many threads expand each level (the answers do not depend
     on it). ``memory``: the budget in bytes past which the seen set and parent tables spill
-    to disk (``checker.search.tier``; None: what the machine has free). ``key_bits``: the
+    to disk (``checker.search.tier.spill``; None: what the machine has free). ``key_bits``: the
     width of the keys the seen set dedups on, 64 or 128 (None: 64, widened to 128 past
-    ``checker.search.width.WIDEN_AT``, ``on_note`` told why)."""
+    ``checker.search.compiled.width.WIDEN_AT``, ``on_note`` told why)."""
 
     def make(bits: int | None) -> CompiledSearch:
         return CompiledSearch(

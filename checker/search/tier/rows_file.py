@@ -1,4 +1,4 @@
-"""A streamed frontier's file (``checker.search.stream``): a ``.npy`` array of ``uint8`` rows,
+"""A streamed frontier's file (``checker.search.tier.stream``): a ``.npy`` array of ``uint8`` rows,
 shape ``(states, width)``, written a slice at a time, its CRC-32 taken as it is written when
 a checkpoint will want it, so that the checkpoint links the file (a second name, no copy)
 and names its checksum in ``checker.checkpoint.format.checksum``'s form."""

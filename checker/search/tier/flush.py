@@ -1,4 +1,4 @@
-"""A streamed level's flushes (``checker.search.stream``): the level's tables written to disk
+"""A streamed level's flushes (``checker.search.tier.stream``): the level's tables written to disk
 sorted by row hash, read back merged by key, and of a key found in several, the discovery
 the in-memory search keeps.
 """
@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from checker.search.keys import KeyKind
+from checker.search.compiled.keys import KeyKind
 
 MERGE_CHUNK = 1 << 20
 """Entries a merge batch reads, shared between the flushes (each reads at least
@@ -20,7 +20,7 @@ MERGE_FLOOR = 1 << 12
 
 class Flush:
     """A level's tables written to disk sorted by row hash (``_flush``): ``n`` entries in
-    three raw files beside ``stem``: keys (``words`` ``uint64`` each: ``checker.search.keys``),
+    three raw files beside ``stem``: keys (``words`` ``uint64`` each: ``checker.search.compiled.keys``),
     parents (``uint32`` frontier positions) and labels (``uint16``); ``nbytes`` of them in
     all (14 a 64-bit entry, 22 a 128-bit one)."""
 
@@ -96,7 +96,7 @@ def winners(
     """Of a merge batch's entries (``h``, ``parent``, ``label``: from several flushes), the
     one each key keeps, as positions in the batch in key order: the discovery the in-memory
     search keeps (the smallest parent fingerprint, ``front_fps[parent]``, then label rank,
-    ``ranks[label]``: ``checker.search.bfs``'s tie-break), compared only where a key is
+    ``ranks[label]``: ``checker.search.reference.bfs``'s tie-break), compared only where a key is
     found more than once (64-bit keys: the keys' sorted runs merged alone, then the repeated
     ones by the tie-break; 128-bit keys: one sort by key and tie-break, since the low word
     that orders them is shared by every repeated key and sorting those twice cost more than

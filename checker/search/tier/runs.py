@@ -4,7 +4,7 @@ sorted runs of row hashes, with delayed duplicate detection once per level.
 While the engine's arrays fit the budget (``--memory``), nothing changes: the seen set is the
 engine's hash table (``checker/native/tables.h``). At a level boundary where they do not, the
 table's hashes are written to a new sorted run (a ``.npy`` file of ``uint64``) and the table
-is emptied; the parent tables (``checker.search.seen.KeyLevels``) go to disk too. From then
+is emptied; the parent tables (``checker.search.reference.seen.KeyLevels``) go to disk too. From then
 on a level is expanded against the table as before, and before it is committed the states it
 found are looked up in the runs in one streaming pass (``Runs.contains``: each run read in
 ``CHUNK``-hash slices, never whole) and those already seen are dropped (``eng_next_drop``).
@@ -15,7 +15,7 @@ for byte).
 Runs are kept few by merging (size-tiered, as an LSM tree compacts): when the newest run is
 at least half the size of the one before it, the two are merged into one, streaming, so a
 level reads O(log runs) files. The design is disk Murphi's (Stern & Dill, CAV 1998) and
-TLC's disk fingerprint set. Keys are 64 or 128 bits (``checker.search.keys``): a run of 128-bit
+TLC's disk fingerprint set. Keys are 64 or 128 bits (``checker.search.compiled.keys``): a run of 128-bit
 keys is a ``.npy`` of shape ``(count, 2)``.
 """
 
@@ -30,7 +30,7 @@ from typing import Any, BinaryIO
 import numpy as np
 
 from checker.checkpoint.format import read_header
-from checker.search.keys import KeyKind
+from checker.search.compiled.keys import KeyKind
 
 CHUNK = 1 << 22
 """Keys read from a run at a time (32 MiB of 64-bit keys)."""
@@ -41,7 +41,7 @@ _HEADER = {"descr": "<u8", "fortran_order": False}
 @dataclass
 class Run:
     """A sorted run on disk: ``path`` (a ``.npy`` file of ``count`` keys of ``words``
-    ``uint64`` words, strictly increasing: ``checker.search.keys``), where its data starts
+    ``uint64`` words, strictly increasing: ``checker.search.compiled.keys``), where its data starts
     (``offset``, bytes) and its checksum in the checkpoint files' form (``"crc32:size"``:
     ``checker.checkpoint.format.checksum``)."""
 

@@ -10,7 +10,7 @@ and reduce sides of one Spark job with exactly one shuffle (design.md, "Spark").
   new states and return a ``Tally`` (counts, violations, errors): the only data that reaches
   the driver.
 
-These are the local engine's rules (``checker.search.bfs``) stated per partition, so any partition
+These are the local engine's rules (``checker.search.reference.bfs``) stated per partition, so any partition
 count and any mix of driver and Spark levels gives the same answers.
 """
 
@@ -27,8 +27,8 @@ from checker.checkpoint.format import Frontier
 from checker.fingerprint import MARSHAL_VERSION, encode, fingerprint, fingerprint_bytes
 from checker.model import Recipe, Spec, State
 from checker.properties import transition_checker
-from checker.search import store
-from checker.search.job import (
+from checker.search.partitioned import level_files
+from checker.search.partitioned.job import (
     BUCKET,
     TALLY,
     Fingerprints,
@@ -39,12 +39,12 @@ from checker.search.job import (
     SeenOf,
     Tally,
 )
-from checker.search.seen import in_sorted, merge_sorted
+from checker.search.reference.seen import in_sorted, merge_sorted
 from checker.symmetry import for_spec
 
 _loads = marshal.loads
 COUNTERS: Any = None
-"""In a ``checker.search.pool`` worker, memory shared with the driver, which reports a level's
+"""In a ``checker.search.partitioned.pool`` worker, memory shared with the driver, which reports a level's
 progress from it: per partition p, the frontier states ``expand`` has expanded so far
 (``[2p]``) and the successors it generated (``[2p + 1]``). None elsewhere."""
 _MODELS: dict[Recipe, tuple[Spec, dict[str, Any]]] = {}
@@ -79,7 +79,7 @@ def expand(job: LevelJob, p: int) -> list[tuple[int, Record]]:
     against that owner's seen file. Raises ``OSError`` if a file is missing."""
     frontier = job.core.read_frontier(job.work, job.k, p)
     return job.core.expand_frontier(
-        job, p, frontier, lambda owner: store.read_seen(job.work, job.k, owner)
+        job, p, frontier, lambda owner: level_files.read_seen(job.work, job.k, owner)
     )
 
 
@@ -87,12 +87,12 @@ def dedup(job: LevelJob, p: int, records: Iterable[Record]) -> Tally:
     """Reduce side of level ``job.k`` for partition ``p`` on ``job.core``, on the level
     files: ``LevelCore.dedup_against`` ``p``'s seen file, then (unless ``job.dry``) level
     ``k + 1``'s parents, frontier and seen files of ``p``. Returns the merged ``Tally``."""
-    seen = store.read_seen(job.work, job.k, p)
+    seen = level_files.read_seen(job.work, job.k, p)
     tally, new = job.core.dedup_against(job, p, records, [seen])
     if new is not None:
-        store.write_parents(job.work, job.k + 1, p, new.fps, new.parents)
+        level_files.write_parents(job.work, job.k + 1, p, new.fps, new.parents)
         job.core.write_frontier(job.work, job.k + 1, p, new.frontier)
-        store.write_seen(job.work, job.k + 1, p, merge_sorted(seen, new.fps))
+        level_files.write_seen(job.work, job.k + 1, p, merge_sorted(seen, new.fps))
     return tally
 
 
@@ -242,7 +242,7 @@ def check_invariants(job: LevelJob, states: Any, tally: Tally) -> None:
 
 def expand_to_files(job: LevelJob, p: int) -> Tally:
     """``expand`` for a process-pool executor: the buckets go to level files
-    (``store.write_bucket``) instead of a shuffle; returns the expand tally. The pool runs
+    (``level_files.write_bucket``) instead of a shuffle; returns the expand tally. The pool runs
     the reference core (its buckets are dicts)."""
     tally = Tally()
     for owner, (_, payload) in expand(job, p):
@@ -250,14 +250,14 @@ def expand_to_files(job: LevelJob, p: int) -> Tally:
             tally = payload
         else:
             assert isinstance(payload, dict), "the process pool runs the reference core"
-            store.write_bucket(job.work, job.k, p, owner, payload)
+            level_files.write_bucket(job.work, job.k, p, owner, payload)
     return tally
 
 
 def dedup_from_files(job: LevelJob, p: int) -> Tally:
     """``dedup`` for a process-pool executor: reads partition ``p``'s buckets of level
     ``job.k`` from the level files."""
-    buckets = store.read_buckets(job.work, job.k, job.partitions, p)
+    buckets = level_files.read_buckets(job.work, job.k, job.partitions, p)
     return dedup(job, p, [(BUCKET, bucket) for bucket in buckets])
 
 
@@ -286,7 +286,7 @@ def probe(recipe: Recipe, core: LevelCore | None = None) -> tuple[str, list[int]
 
 class ReferenceLevels:
     """The level functions on the reference core (the Python model): a partition's frontier
-    is marshal'd states (``store.write_frontier``), a bucket a dict ``{fp: [parent fp, label
+    is marshal'd states (``level_files.write_frontier``), a bucket a dict ``{fp: [parent fp, label
     text, state bytes]}``. Stateless; ``REFERENCE`` is the one there is."""
 
     name = "reference"
@@ -307,10 +307,12 @@ class ReferenceLevels:
         return Frontier(fps, states=[encode(state) for state in states])
 
     def write_frontier(self, work: str, k: int, p: int, frontier: Frontier) -> None:
-        store.write_frontier(work, k, p, list(zip(frontier.fps.tolist(), frontier.states or [])))
+        level_files.write_frontier(
+            work, k, p, list(zip(frontier.fps.tolist(), frontier.states or []))
+        )
 
     def read_frontier(self, work: str, k: int, p: int) -> Frontier:
-        items = store.read_frontier(work, k, p)
+        items = level_files.read_frontier(work, k, p)
         fps = np.array([fp for fp, _ in items], dtype=np.uint64)
         return Frontier(fps, states=[data for _, data in items])
 

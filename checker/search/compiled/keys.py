@@ -6,8 +6,8 @@ is two ``uint64`` words, low then high, the memory layout of C's ``unsigned __in
 machines hwcheck runs on; an array of them has shape ``(n, 2)``. Keys are ordered by the low
 word, then the high one: so the 64-bit order is the 128-bit order's first word, and numpy's
 fast ``uint64`` sort does nearly all the work (keys sharing a low word are rare: about
-n²/2^65 pairs). The disk tier's runs, flushes and lookups (``checker.search.disk``,
-``checker.search.stream``) use only these functions on keys.
+n²/2^65 pairs). The disk tier's runs, flushes and lookups (``checker.search.tier.runs``,
+``checker.search.tier.stream``) use only these functions on keys.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from checker.search.seen import in_sorted
+from checker.search.reference.seen import in_sorted
 
 Array = np.ndarray[Any, Any]
 

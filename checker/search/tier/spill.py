@@ -2,7 +2,7 @@
 
 ``Tier`` watches the engine's arrays against a memory budget at every level boundary and,
 past it, moves the seen set into sorted runs on disk and the parent tables into files
-(``checker.search.disk``); during a level it drops the states the runs already hold. With a
+(``checker.search.tier.runs``); during a level it drops the states the runs already hold. With a
 budget the search never reaches, it costs one C call per level and nothing else.
 """
 
@@ -19,10 +19,10 @@ import numpy as np
 from checker.checkpoint.write import link
 from checker.native.core import check
 from checker.result import Stats
-from checker.search.disk import Run, Runs
-from checker.search.keys import KeyKind
-from checker.search.seen import KeyLevels
-from checker.search.store import release, work_folder
+from checker.search.compiled.keys import KeyKind
+from checker.search.partitioned.level_files import release, work_folder
+from checker.search.reference.seen import KeyLevels
+from checker.search.tier.runs import Run, Runs
 
 UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 SEEN_SHARE = 0.25
@@ -76,7 +76,7 @@ def resident() -> int:
 
 SPILL_PREFIX = ".spill-"
 """The tier folder's name in a checkpoint folder: ``.spill-<pid>-<random>``, locked while
-its search lives (``store.work_folder``)."""
+its search lives (``level_files.work_folder``)."""
 
 
 def megabytes(size: int) -> str:
@@ -88,9 +88,9 @@ class Tier:
     parent tables. ``budget``: bytes the process may hold (None: what the machine has free
     when the search starts). At a level boundary where the process's resident memory and the
     copy a spill makes of the seen set pass it, the seen set and parent tables go to disk;
-    a level too big for what is left is streamed (``checker.search.stream``). ``folder``:
+    a level too big for what is left is streamed (``checker.search.tier.stream``). ``folder``:
     where the runs go (None: a temporary folder); either way ``close`` deletes it. ``kind``:
-    the engine's seen-set keys (64 or 128 bits: ``checker.search.keys``)."""
+    the engine's seen-set keys (64 or 128 bits: ``checker.search.compiled.keys``)."""
 
     def __init__(
         self,
@@ -164,7 +164,7 @@ class Tier:
 
     def hold(self, level_bytes: int) -> None:
         """Count ``level_bytes``, what a streamed level's files hold on disk now (its
-        flushes and frontier files: ``checker.search.stream``), in ``disk_bytes`` and the
+        flushes and frontier files: ``checker.search.tier.stream``), in ``disk_bytes`` and the
         peak the summary gives (``disk_mb``)."""
         self.level_disk = level_bytes
         self.disk_peak = max(self.disk_peak, self.disk_bytes)

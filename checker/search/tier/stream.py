@@ -1,8 +1,8 @@
 """A streamed level of the compiled engine: what a search does once its frontier and the level
 being built no longer fit the memory budget (``--memory``) after the seen set and parent
-tables went to disk (``checker.search.tier``).
+tables went to disk (``checker.search.tier.spill``).
 
-- **The frontier's rows live on disk** (``checker.search.rows_file``: a checkpoint links the
+- **The frontier's rows live on disk** (``checker.search.tier.rows_file``: a checkpoint links the
   file) and are lent to the engine a window at a time (``eng_window``); only their
   fingerprints stay in memory (8 bytes a state: the tie-break compares them).
 - **The level's tables are flushed to disk** whenever they fill the room the budget leaves
@@ -13,7 +13,7 @@ tables went to disk (``checker.search.tier``).
 - **The flushes are merged** by row hash at the level's end (``merged``): of a state found
   in several, the discovery the in-memory search keeps (the smallest parent fingerprint,
   then label rank); what the runs on disk hold is dropped in the same pass (a merge join:
-  ``checker.search.disk.Lookup``).
+  ``checker.search.tier.runs.Lookup``).
 - **The new states' rows are made again** (``eng_regen``), in parent order, a frontier
   window at a time: each parent expanded once more and the successor with the entry's label
   and row hash kept; they are finished in C (fingerprints, invariants: ``eng_rows_finish``)
@@ -38,14 +38,14 @@ from checker.checkpoint.write import link
 from checker.limits import signals_deferred
 from checker.native import core
 from checker.native.core import MAX_ACTIONS, check, view
-from checker.search.flush import Flush, joined, merged, winners
-from checker.search.keys import KeyKind
-from checker.search.rows_file import RowsWriter, rows_checksum
-from checker.search.tier import resident
+from checker.search.compiled.keys import KeyKind
+from checker.search.tier.flush import Flush, joined, merged, winners
+from checker.search.tier.rows_file import RowsWriter, rows_checksum
+from checker.search.tier.spill import resident
 
 CHUNK = 16384
 """Frontier states per call into C and thread: limits, Ctrl-C and progress are looked at in
-between (the in-memory levels' too: ``checker.search.compiled``)."""
+between (the in-memory levels' too: ``checker.search.compiled.search``)."""
 ENTRY = 30
 """Bytes a level table holds for an entry beside its row: hash, parent, label, index."""
 COPY = 14
