@@ -44,7 +44,7 @@ def one(mode: str, size: str, master: str, partitions: int, min_frontier: int) -
     """Run one configuration in this process; return its numbers."""
     engine = "local" if mode == "local" else "spark"
     min_frontier = 0 if mode == "spark" else min_frontier
-    from checker.models.compose import Recipe
+    from checker.composition.compose import Recipe
     from checker.search.reference.bfs import explore
     from spec.kafka import Config
 

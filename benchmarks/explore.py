@@ -165,7 +165,7 @@ def variants(model: str, replicas: list[int], names: list[str] | None) -> None:
 def profile(variant: str, replicas: int) -> None:
     """The 25 functions with the most own time in one 1-worker run, without symmetry."""
     sys.path.insert(0, str(ROOT))
-    from checker.models.compose import build_model
+    from checker.composition.compose import build_model
     from checker.search.reference.bfs import explore
     from spec.kafka import Config
 

@@ -89,7 +89,7 @@ def throughput(rounds: int, walks: int) -> None:
 
 
 def hunt(seeds: int, cap: int) -> None:
-    from checker.models.compose import Recipe, make_config
+    from checker.composition.compose import Recipe, make_config
     from checker.simulate.simulation import simulate
     from checker.simulate.walks import WalkPlan
 

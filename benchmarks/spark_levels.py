@@ -40,7 +40,7 @@ def main() -> None:
     )
     args = parser.parse_args()
 
-    from checker.models.compose import Recipe
+    from checker.composition.compose import Recipe
     from checker.search.partitioned.compiled_level import COMPILED
     from checker.spark import engine
     from checker.spark.session import SparkOptions, context

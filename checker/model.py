@@ -223,7 +223,7 @@ class CompiledModel(Protocol):
 
 class Recipe(Protocol):
     """How a worker process builds a run's model again (the process pool, Spark executors):
-    a small picklable, hashable value (``checker.models.compose.Recipe``) whose ``build()``
+    a small picklable, hashable value (``checker.composition.compose.Recipe``) whose ``build()``
     gives ``(spec, the properties to check)``; it raises what building the model raises."""
 
     def build(self) -> tuple[Spec, list[Property]]: ...

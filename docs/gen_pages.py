@@ -19,9 +19,9 @@ from typing import Any
 
 import mkdocs_gen_files
 
+from checker.composition.compose import build_model
 from checker.formats import catalog as catalog_format
 from checker.formats import pins, report, schedule, tracefile
-from checker.models.compose import build_model
 from checker.renderers import listing
 from spec.kafka import Config, releases, versions
 from spec.tla import TlaConfig

@@ -1,7 +1,7 @@
 """How a replica lost a record, in words: the truncation rule that removed it (or the
 fetch past the leader's LEO, or the power loss), the LeaderAndIsr it followed, and whether
 that request was stale. Shared by the stories (``invariants.story``, ``invariants.fork``)
-and the aftermath (``checker.models.aftermath``). Works on the model's views of the states."""
+and the aftermath (``invariants.aftermath``). Works on the model's views of the states."""
 
 from __future__ import annotations
 

@@ -7,10 +7,10 @@ whose last state is its state 6 again (``back_to`` 5), so states 6 to 8 repeat f
 
 from __future__ import annotations
 
+from checker.composition import compose
 from checker.fingerprint import fingerprint
 from checker.liveness import run as live
 from checker.model import Label
-from checker.models import compose
 from checker.result import CheckResult, Loop, Stats, Status, Violation
 from checker.trace import replay
 

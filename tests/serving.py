@@ -18,8 +18,8 @@ def _shortest_loss() -> dict:
     hw, epoch 1 (the explorer tests' model; the reference engine, no symmetry): 11 states, the
     last one a BecomeFollower under a stale epoch-0 LeaderAndIsr. (The gallery's flagship is
     the seed articles' longer schedule instead.)"""
+    from checker.composition.compose import build_model, choose
     from checker.formats import report
-    from checker.models.compose import build_model, choose
     from checker.search.reference.bfs import explore
     from spec.kafka import Config
 

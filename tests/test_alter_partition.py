@@ -13,7 +13,7 @@ import pytest
 from conftest import kafka
 from test_actions import FOLLOWER, LEADER, moves, rep, state
 
-from checker.models.compose import build_model
+from checker.composition.compose import build_model
 from checker.search.reference.bfs import explore
 from spec.kafka import Config
 from spec.tla import TlaConfig

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from reference import enumerate_states
 
 from checker.cli import cli
-from checker.models.compose import build_model
+from checker.composition.compose import build_model
 from checker.search.reference.bfs import explore
 from spec.tla import TlaConfig
 from spec.tla.async_isr import high_watermark, valid_high_watermark

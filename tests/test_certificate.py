@@ -44,7 +44,7 @@ def test_the_digest_covers_the_models_and_not_the_explanations():
     } <= covered
     assert not covered & {
         "invariants/story.py",
-        "checker/models/compose.py",
+        "checker/composition/compose.py",
         "checker/native/certificate.py",
         "checker/gate/policy.py",
     }
@@ -188,7 +188,7 @@ import sys
 sys.path.insert(0, {str(bundle)!r})
 import checker.search.partitioned.compiled_level as native_level
 assert native_level.__file__.startswith({str(bundle)!r}), native_level.__file__
-from checker.models.compose import Recipe, make_config
+from checker.composition.compose import Recipe, make_config
 print(repr(native_level.cannot_run(Recipe("kafka", make_config("kafka", {{"replicas": 2}})))))
 """
     env = {"HWCHECK_CACHE": str(tmp_path / "cache"), "PATH": os.environ["PATH"]}

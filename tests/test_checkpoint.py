@@ -22,7 +22,7 @@ from checker.checkpoint.read import load
 from checker.checkpoint.saving import SaveOptions
 from checker.checkpoint.write import Checkpointer
 from checker.commands import checkpoints
-from checker.models import compose
+from checker.composition import compose
 from checker.native.layout import compiled_model
 from checker.search.compiled import search as native_engine
 from checker.search.partitioned import pool

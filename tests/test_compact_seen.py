@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from test_checkpoint import signature
 
 from checker.checkpoint.saving import run_search
+from checker.composition.compose import build_model
 from checker.limits import Limits
-from checker.models.compose import build_model
 from checker.native.core import Core
 from checker.native.layout import compiled_model
 from checker.search.compiled import search as native_engine

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 import xxhash
 
-from checker.models.compose import build_model, choose
+from checker.composition.compose import build_model, choose
 from checker.native.core import Core
 from checker.native.layout import compiled_model
 from checker.properties import INVARIANT, TRANSITION

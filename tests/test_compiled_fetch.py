@@ -11,7 +11,7 @@ import random
 import pytest
 from test_compiled import STATES, _compare_state
 
-from checker.models.compose import build_model
+from checker.composition.compose import build_model
 from checker.native.core import Core
 from checker.native.layout import compiled_model
 from checker.symmetry import for_spec

@@ -11,7 +11,7 @@ import random
 import pytest
 from test_compiled import STATES, _summary, walk_and_compare
 
-from checker.models.compose import build_model, choose
+from checker.composition.compose import build_model, choose
 from checker.native.core import Core
 from checker.native.layout import compiled_model
 from checker.search.compiled import search as native_engine

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from test_simulate import comparable
 
-from checker.models.compose import Recipe, make_config
+from checker.composition.compose import Recipe, make_config
 from checker.native.core import Core
 from checker.native.layout import compiled_model
 from checker.simulate import compiled as native_walks

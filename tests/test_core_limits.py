@@ -12,8 +12,8 @@ import pytest
 from click.testing import CliRunner
 
 from checker.cli import cli
+from checker.composition.compose import build_model
 from checker.limits import Limits
-from checker.models.compose import build_model
 from checker.native import core
 from checker.native.layout import compiled_model
 from checker.result import Status

@@ -14,8 +14,8 @@ from itertools import product
 
 import pytest
 
+from checker.composition.compose import build_model, make_config
 from checker.model import Label, Refusal
-from checker.models.compose import build_model, make_config
 from spec.kafka import disabled
 
 VARIANTS = [

@@ -26,8 +26,8 @@ from checker.checkpoint.format import CheckpointError
 from checker.checkpoint.read import load
 from checker.checkpoint.saving import run_search
 from checker.cli import cli
+from checker.composition.compose import build_model
 from checker.limits import Limits
-from checker.models.compose import build_model
 from checker.native.layout import compiled_model
 from checker.result import Status
 from checker.search.compiled import search as native_engine

@@ -14,7 +14,7 @@ from reference import enumerate_states
 
 from checker.cli import cli
 from checker.commands.options import bounds, build
-from checker.models.compose import build_model
+from checker.composition.compose import build_model
 from checker.renderers import graph as graph_view
 from spec.kafka import Config
 

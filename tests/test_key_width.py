@@ -18,9 +18,9 @@ from hypothesis import strategies as st
 from test_checkpoint import signature
 
 from checker.cli import cli
+from checker.composition.compose import build_model
 from checker.fingerprint import collision_probability
 from checker.limits import Limits
-from checker.models.compose import build_model
 from checker.native import core
 from checker.native.layout import compiled_model
 from checker.search.compiled import search as native_engine

@@ -12,8 +12,8 @@ from click.testing import CliRunner
 from rich.console import Console
 
 from checker.cli import cli
+from checker.composition import compose
 from checker.formats import report
-from checker.models import compose
 from checker.renderers import html, lasso, steps
 from checker.renderers import page as page_assets
 

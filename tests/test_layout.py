@@ -16,7 +16,7 @@ UI = ("rich", "click", "flask", "waitress", "jinja2")
 ENGINE = ("contract", "native", "checkpoint", "search", "simulate", "liveness", "spark", "gate")
 """The engine's rooms: ``contract`` is the modules at checker/'s top (model, properties,
 result, limits, fingerprint, symmetry, trace); the others are folders of checker/."""
-ROOMS = ENGINE[1:] + ("models", "renderers", "formats", "web", "conform", "commands")
+ROOMS = ENGINE[1:] + ("composition", "renderers", "formats", "web", "conform", "commands")
 
 ALLOWED = {
     # room: the rooms of checker/ it may import (besides its own modules)
@@ -28,19 +28,19 @@ ALLOWED = {
     "liveness": {"contract", "native", "simulate"},
     "spark": {"contract", "checkpoint", "search", "simulate"},
     "gate": {"contract"},
-    "models": set(ENGINE),
-    "renderers": {*ENGINE, "models"},
-    "formats": {*ENGINE, "models", "renderers"},
-    "web": {*ENGINE, "models", "renderers", "formats"},
-    "conform": {"contract", "models"},
-    "commands": {*ENGINE, "models", "renderers", "formats", "web", "conform"},
+    "composition": set(ENGINE),
+    "renderers": {*ENGINE, "composition"},
+    "formats": {*ENGINE, "composition", "renderers"},
+    "web": {*ENGINE, "composition", "renderers", "formats"},
+    "conform": {"contract", "composition"},
+    "commands": {*ENGINE, "composition", "renderers", "formats", "web", "conform"},
     "cli": {"contract", "commands"},
 }
 """CONTRIBUTING.md's directions; they form no cycle (``test_rooms_form_no_cycle``)."""
 
 THIRD_PARTY_UI = {
     **{name: () for name in ENGINE},
-    "models": (),
+    "composition": (),
     "renderers": ("rich",),
     "formats": (),
     "web": ("flask", "waitress", "jinja2"),
@@ -48,7 +48,7 @@ THIRD_PARTY_UI = {
     "commands": UI,
     "cli": UI,
 }
-"""The UI libraries each room may use (the engine and the models none: Spark workers import
+"""The UI libraries each room may use (the engine and the composition none: Spark workers import
 them)."""
 
 MODELS = {room: room not in ENGINE for room in ALLOWED}

@@ -18,7 +18,7 @@ from click.testing import CliRunner
 
 from checker.cli import cli
 from checker.commands.options import bounds, build
-from checker.models import aftermath
+from invariants import aftermath
 
 
 def invoke(*args, env=None):

@@ -13,10 +13,10 @@ import sys
 import numpy as np
 import pytest
 
+from checker.composition import compose
 from checker.liveness import run as live
 from checker.liveness.cgraph import CompiledGraph
 from checker.liveness.graph import build
-from checker.models import compose
 from checker.native.layout import compiled_model
 from checker.properties import EVENTUALLY_ALWAYS
 from spec.kafka import progress

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import pytest
 
+from checker.composition import compose
 from checker.liveness import run as live
-from checker.models import compose
 from checker.native.layout import compiled_model
 
 

@@ -143,7 +143,7 @@ def run_case(name: str) -> int:
     (a sanitizer report ends the process first)."""
     from test_compiled import _compare_state, walk_and_compare
 
-    from checker.models.compose import build_model, make_config
+    from checker.composition.compose import build_model, make_config
     from checker.native.core import Core
     from checker.native.layout import compiled_model
     from checker.symmetry import SymmetryError, for_spec
@@ -171,7 +171,7 @@ def _search_128() -> int:
     level, many flushes a level) give the 64-bit answers; returns the states searched."""
     from test_checkpoint import signature
 
-    from checker.models.compose import build_model
+    from checker.composition.compose import build_model
     from checker.native.layout import compiled_model
     from checker.search.compiled import search as compiled
     from checker.search.tier import flush, stream

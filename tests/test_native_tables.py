@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 
-from checker.models.compose import build_model
+from checker.composition.compose import build_model
 from checker.native.core import Core
 from checker.native.layout import compiled_model
 from spec.kafka import Config

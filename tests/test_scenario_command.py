@@ -16,9 +16,9 @@ import pytest
 from click.testing import CliRunner
 
 from checker.cli import cli
+from checker.composition.compose import build_model, make_config
 from checker.formats import schedule
 from checker.model import Label
-from checker.models.compose import build_model, make_config
 from checker.simulate.scenario import play
 from spec.kafka import seeds
 

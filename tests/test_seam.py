@@ -8,8 +8,8 @@ import pickle
 import pytest
 
 from checker import search
+from checker.composition.compose import Recipe, build_model, make_config
 from checker.model import CompiledModel
-from checker.models.compose import Recipe, build_model, make_config
 from checker.native import certificate
 from checker.native.layout import compiled_model
 from checker.properties import INVARIANT, SOMETIMES, TRANSITION, Property

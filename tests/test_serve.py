@@ -21,7 +21,7 @@ import httpx
 import pytest
 from serving import GALLERY, LOSS, LOSS_PATH, LOSS_STORY, ROOT, serve, start_server, stop_server
 
-from checker.models.compose import build_model, choose
+from checker.composition.compose import build_model, choose
 from checker.search.reference.bfs import explore
 from checker.web import effects
 from checker.web.app import create_app, path_url
@@ -368,7 +368,7 @@ def test_ctrl_c_stops_a_running_jump_and_the_server():
 @pytest.mark.parametrize("case", sorted(p.name for p in GALLERY.iterdir() if p.is_dir()))
 def test_every_state_of_every_gallery_trace_renders(case):
     """Flask's test client: the page of each state of each gallery trace (both models)."""
-    from checker.models.compose import make_config
+    from checker.composition.compose import make_config
     from checker.web.app import create_app
 
     document = json.loads((GALLERY / case / "trace.json").read_text())

@@ -14,8 +14,8 @@ import pytest
 from click.testing import CliRunner
 
 from checker.cli import cli
+from checker.composition.compose import Recipe, make_config
 from checker.fingerprint import fingerprint
-from checker.models.compose import Recipe, make_config
 from checker.search.reference.bfs import explore
 from checker.simulate.shrink import delete_blocks, drop_loops, shrink, violates_at
 from checker.simulate.simulation import simulate

@@ -17,7 +17,7 @@ import pytest
 from conftest import CLASSIC
 from pyspark import cloudpickle
 
-from checker.models.compose import Recipe
+from checker.composition.compose import Recipe
 from checker.search.partitioned.compiled_level import COMPILED
 from checker.search.partitioned.level import REFERENCE
 from checker.search.reference.bfs import Limits

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from checker.models.compose import Recipe
+from checker.composition.compose import Recipe
 from checker.search.partitioned.compiled_level import COMPILED
 from checker.spark import engine, rdds, session
 from checker.spark.session import SparkOptions

@@ -21,9 +21,9 @@ from reference import reachable
 from test_actions import FOLLOWER, LEADER, moves, rep, state
 
 from checker.cli import cli
+from checker.composition.compose import Recipe, build_model, make_config
 from checker.formats import schedule
 from checker.model import Refusal
-from checker.models.compose import Recipe, build_model, make_config
 from checker.native.layout import compiled_model
 from checker.search.compiled import search as native_engine
 from checker.search.reference.bfs import explore

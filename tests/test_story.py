@@ -9,8 +9,8 @@ import re
 
 import pytest
 
+from checker.composition.compose import build_model, make_config
 from checker.formats import report
-from checker.models.compose import build_model, make_config
 from checker.search.reference.bfs import explore
 
 TOLD = ("NoCommittedLoss", "NoDivergence", "WeakIsr", "StrongIsr")

@@ -16,9 +16,9 @@ from reference import reachable
 
 from checker import search
 from checker.commands import gallery
+from checker.composition.compose import Recipe, build_model, choose, make_config
 from checker.fingerprint import fingerprint
 from checker.limits import NO_LIMITS
-from checker.models.compose import Recipe, build_model, choose, make_config
 from checker.native.layout import compiled_model
 from checker.properties import INVARIANT, TRANSITION, Property
 from checker.search.compiled import search as native_engine

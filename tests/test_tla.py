@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from reference import enumerate_states
 
 from checker.cli import cli
-from checker.models.compose import build_model
+from checker.composition.compose import build_model
 from checker.result import Status
 from checker.search.reference.bfs import Limits, explore
 from spec.tla import TlaConfig

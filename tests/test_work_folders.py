@@ -11,8 +11,8 @@ import tempfile
 from pathlib import Path
 
 from checker.checkpoint.saving import run_search
+from checker.composition.compose import build_model
 from checker.limits import Limits
-from checker.models.compose import build_model
 from checker.native.layout import compiled_model
 from checker.result import Status
 from checker.search.compiled import search as native_engine

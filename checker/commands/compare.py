@@ -27,10 +27,10 @@ from checker.commands.options import (
     with_options,
 )
 from checker.commands.values import Integer, Seconds
+from checker.composition import compose
+from checker.composition.compose import MODEL_OPTIONS
 from checker.formats import report
 from checker.limits import Limits, interruption
-from checker.models import compose
-from checker.models.compose import MODEL_OPTIONS
 from checker.renderers import matrix, notes, terminal
 from checker.result import (
     EXIT_INCOMPLETE,

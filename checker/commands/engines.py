@@ -20,8 +20,8 @@ from checker.commands import checkpoints, cores
 from checker.commands.cores import CORE_OPTION
 from checker.commands.options import build, choose, with_options
 from checker.commands.values import WORKERS, Integer, Seconds
+from checker.composition import compose
 from checker.limits import Limits
-from checker.models import compose
 from checker.result import EXIT_ENVIRONMENT
 from checker.search.partitioned import pool
 from checker.simulate import simulation

@@ -25,13 +25,13 @@ from checker import search
 from checker.commands import cores
 from checker.commands.gallery_entries import HISTORY, LIVENESS, Entry
 from checker.commands.gallery_settings import SETTINGS
+from checker.composition import compose
+from checker.composition.compose import build_model, choose, make_config
 from checker.fingerprint import fingerprint
 from checker.formats import report
 from checker.limits import interrupted
 from checker.liveness import run as live
 from checker.model import Label
-from checker.models import compose
-from checker.models.compose import build_model, choose, make_config
 from checker.renderers import html
 from checker.result import EXIT_INCOMPLETE, CheckResult, Stats, Status, Violation
 from checker.search import CoreName

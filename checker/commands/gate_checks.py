@@ -12,11 +12,11 @@ import click
 
 from checker.commands import simulate as simulate_view
 from checker.commands.options import build, choose
+from checker.composition import compose
 from checker.gate import policy as gate
 from checker.gate.schema import GATE_WALKS
 from checker.liveness import run as live
 from checker.liveness.fairness import FairnessError
-from checker.models import compose
 from checker.result import EXIT_BAD_INPUT
 from spec.kafka import plugins
 

@@ -11,8 +11,8 @@ import click
 from rich.console import Console
 
 from checker.commands.trusted import variant_file_option
+from checker.composition.compose import build_model
 from checker.formats import catalog
-from checker.models.compose import build_model
 from checker.renderers import listing
 from spec.kafka import Config, ConfigError
 from spec.tla import TlaConfig

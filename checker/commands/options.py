@@ -16,7 +16,7 @@ from checker.checkpoint.format import DEFAULT_EVERY
 from checker.commands import versions
 from checker.commands.trusted import variant_file_option
 from checker.commands.values import Integer, Seconds
-from checker.models import compose
+from checker.composition import compose
 from checker.renderers import shown
 from spec.kafka import Config, ConfigError
 from spec.kafka.config import ACKS, FLUSH_MODES, MAX_REPLICAS, TRUNCATION_VARIANTS

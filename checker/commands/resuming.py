@@ -12,9 +12,9 @@ from typing import Any
 from checker.checkpoint.format import FORMAT, MANIFEST, CheckpointError, check_seal
 from checker.commands import url_plan
 from checker.commands.checkpoints import refuse
+from checker.composition import compose
 from checker.jsontext import Unusable, parse, unreadable
 from checker.limits import Limits
-from checker.models import compose
 from spec.kafka import plugins
 
 

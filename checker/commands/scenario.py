@@ -34,9 +34,9 @@ from checker.commands.options import (
     protocol_from,
 )
 from checker.commands.trusted import untrusted
+from checker.composition.compose import SPELLING
 from checker.formats import report, schedule
 from checker.model import Spec
-from checker.models.compose import SPELLING
 from checker.renderers import listing
 from checker.renderers import scenario as scenario_view
 from checker.renderers.terminal import stdout_console

@@ -20,9 +20,9 @@ from click.core import ParameterSource
 from checker.commands import scenario as scenario_command
 from checker.commands.options import bounds, build, model_options, protocol_from
 from checker.commands.values import Integer, Seconds
+from checker.composition import compose
+from checker.composition.compose import SPELLING
 from checker.formats import tracefile
-from checker.models import compose
-from checker.models.compose import SPELLING
 from checker.renderers import lasso
 from checker.renderers import scenario as scenario_view
 from checker.result import EXIT_BAD_INPUT, EXIT_ENVIRONMENT, EXIT_OK

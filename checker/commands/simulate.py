@@ -31,11 +31,11 @@ from checker.commands.options import (
     with_options,
 )
 from checker.commands.values import MAX_WALK_DEPTH, Integer, Seconds
+from checker.composition.compose import Recipe, applies
 from checker.formats import report, walk_checkpoints
 from checker.gate.schema import GATE_WALKS
 from checker.limits import Limits, signal_name
 from checker.liveness import simulated
-from checker.models.compose import Recipe, applies
 from checker.result import EXIT_ENVIRONMENT
 from checker.simulate import simulation
 from checker.simulate.walks import WalkPlan

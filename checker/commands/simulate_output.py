@@ -19,9 +19,9 @@ from rich.table import Table
 from rich.text import Text
 
 from checker import __version__
+from checker.composition import compose
 from checker.formats import report
 from checker.model import Spec
-from checker.models import compose
 from checker.renderers import html, shown, steps
 from checker.renderers.progress import walk_line
 from checker.renderers.terminal import stdout_console

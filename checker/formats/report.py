@@ -15,12 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from checker import __version__
+from checker.composition import compose
 from checker.fingerprint import fingerprint, fp_hex
 from checker.model import Spec
-from checker.models import aftermath, compose
 from checker.renderers import expected, html
 from checker.result import CheckResult, Violation
-from invariants import story
+from invariants import aftermath, story
 
 TRACE_FORMAT = "hwcheck-trace"
 TRACE_VERSION = 1
@@ -106,7 +106,7 @@ def counterexample_text(violation: Violation) -> str:
 def trace_document(spec: Spec, violation: Violation) -> dict[str, Any]:
     """The versioned JSON document of one counterexample (format ``hwcheck-trace``,
     ``trace.schema.json``: version 1, or 2 for a lasso, with its ``loop``); a loss property's document also carries its ``aftermath``
-    (``checker.models.aftermath``), computed here on ``spec``, and a violation README documents
+    (``invariants.aftermath``), computed here on ``spec``, and a violation README documents
     as expected its one-line ``expected`` note (``checker.renderers.expected``)."""
     config = spec.config_dict()
     views = [spec.view(step.state) for step in violation.trace]

@@ -15,12 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from checker import __version__
+from checker.composition import compose
 from checker.fingerprint import fp_hex
 from checker.formats.report import TRACE_FORMAT, VERSIONS
 from checker.jsontext import Unusable, not_json, not_text, parse, schema_error
 from checker.liveness.run import liveness_of
 from checker.model import Label, refusal
-from checker.models import compose
 from checker.result import Loop, Violation
 from checker.trace import Unreproduced, follow
 from checker.trace import replay as replay_labels

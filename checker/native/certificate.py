@@ -31,6 +31,7 @@ ROOT = Path(__file__).resolve().parents[2]
 """The folder holding the ``checker``, ``spec`` and ``invariants`` packages."""
 CERTIFICATE = Path(__file__).with_name("certificate.json")
 EXPLANATION_ONLY = (
+    "invariants/aftermath.py",
     "invariants/story.py",
     "invariants/truncation.py",
     "invariants/crux.py",

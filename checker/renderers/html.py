@@ -191,7 +191,7 @@ def render(document: dict[str, Any], branch: Any = None, unchecked: str = "") ->
 
     It opens at the violating state (the last of the counterexample), or at the state a
     ``#state-N`` link names; every "State N" in the story links there. A loss's aftermath
-    (``checker.models.aftermath``) follows the counterexample, its states marked as such.
+    (``invariants.aftermath``) follows the counterexample, its states marked as such.
     ``branch``, when given (``hwcheck serve``), maps a state's index (0 = the initial state)
     to the explorer's URL of that state, and every state gets a "branch here" link to it.
     A lasso (version 2) shows its loop (``checker.renderers.lasso``): a summary, a timeline

@@ -10,8 +10,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from checker.composition.compose import SPELLING, variant_of
 from checker.model import Refusal, Spec
-from checker.models.compose import SPELLING, variant_of
 from checker.renderers.steps import LEGEND, config_text, counted, trace_panels
 from checker.simulate.scenario import Disabled, Played
 

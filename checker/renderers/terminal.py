@@ -13,8 +13,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from checker.composition.compose import variant_of
 from checker.model import Spec
-from checker.models.compose import variant_of
 from checker.renderers import shown, steps
 from checker.renderers.steps import counted
 from checker.result import CheckResult, Stats, Status

@@ -4,7 +4,7 @@ from the initial state, list what is enabled next, and judge every property on t
 A path is a list of label texts (``Fetch(follower=1, leader=0)``, spaces optional), the form
 the explorer's URL and its JSON API carry. Walking it re-executes each action on the model,
 as ``hwcheck replay`` does, so a shared URL always lands on the same state. Works on any
-model of ``checker.models.compose`` (kafka or tla); the states are concrete (no symmetry).
+model of ``checker.composition.compose`` (kafka or tla); the states are concrete (no symmetry).
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
+from checker.composition import compose
 from checker.fingerprint import fingerprint, fp_hex
 from checker.model import Label, refusal
-from checker.models import compose
 from checker.properties import INVARIANT, SOMETIMES, TRANSITION
 from checker.renderers.listing import first_paragraph
 from checker.web import effects

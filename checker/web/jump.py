@@ -14,8 +14,8 @@ import threading
 import time
 from typing import Any
 
+from checker.composition import compose
 from checker.limits import CANCELLED, Limits, Progress
-from checker.models import compose
 from checker.result import Stats, Status
 from checker.search.reference.bfs import explore
 from checker.web.explorer import Explorer

@@ -16,7 +16,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from checker.fingerprint import fingerprint
 from checker.model import Label
 from invariants import acked, removal, story
 
@@ -100,19 +99,17 @@ def _bfs(spec: Any, start: Any, goal: Callable[[dict[str, Any]], bool]) -> list[
     ``goal`` (``[]`` when ``start`` does), or None."""
     if goal(spec.view(start)):
         return []
-    parents: dict[int, tuple[int, Label, Any] | None] = {fingerprint(start): None}
+    parents: dict[Any, tuple[Any, Label, Any] | None] = {start: None}  # states are tuples
     frontier = [start]
     for _ in range(MAX_STEPS):
         following = []
         for state in frontier:
-            fp = fingerprint(state)
             for label, succ in spec.successors(state):
-                key = fingerprint(succ)
-                if key in parents:
+                if succ in parents:
                     continue
-                parents[key] = (fp, label, succ)
+                parents[succ] = (state, label, succ)
                 if goal(spec.view(succ)):
-                    return _path(parents, key)
+                    return _path(parents, succ)
                 if len(parents) >= MAX_STATES:
                     return None
                 following.append(succ)
@@ -120,7 +117,7 @@ def _bfs(spec: Any, start: Any, goal: Callable[[dict[str, Any]], bool]) -> list[
     return None
 
 
-def _path(parents: dict[Any, Any], key: int) -> list[tuple[Label, Any]]:
+def _path(parents: dict[Any, Any], key: Any) -> list[tuple[Label, Any]]:
     path = []
     while parents[key] is not None:
         previous, label, state = parents[key]
