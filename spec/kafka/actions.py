@@ -11,9 +11,10 @@ Each action is a function ``action(ctx, state, out)`` that appends ``(Label, nex
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from checker.model import Label
+from spec.kafka.context import ModelContext
 from spec.kafka.state import (
     ALIVE,
     C_EPOCH,
@@ -41,11 +42,8 @@ from spec.kafka.state import (
     without_member,
 )
 
-if TYPE_CHECKING:
-    from spec.kafka.model import KafkaSpec
 
-
-def produce(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
+def produce(ctx: ModelContext, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """Produce(leader): a leader appends a new record (id, its epoch) to its log.
 
     Produce: a live replica that presumes it is leader (a stale one too) appends
@@ -75,7 +73,7 @@ def produce(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) ->
         )
 
 
-def counted_isr(ctx: KafkaSpec, s: tuple[Any, ...], leader: int) -> tuple[Any, ...]:
+def counted_isr(ctx: ModelContext, s: tuple[Any, ...], leader: int) -> tuple[Any, ...]:
     """The ISR ``leader`` counts for its HW: its view's, or with ``async-isr`` the maximal
     one (``state.maximal_isr``)."""
     view = s[REPLICAS][leader][VIEW]
@@ -101,7 +99,7 @@ def fetch_leader(replicas: tuple[Any, ...], f: int, rep: tuple[Any, ...], fenced
     return leader
 
 
-def fetch(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
+def fetch(ctx: ModelContext, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """Fetch(follower, leader): one fetch request and its response, with the HW rule.
 
     Fetch(follower, leader), request and response in one step.
@@ -179,7 +177,7 @@ def true_leader(s: tuple[Any, ...], r: int) -> Any:
     )
 
 
-def record_isr(ctx: KafkaSpec, s: tuple[Any, ...], leader: int, isr: Any) -> Any:
+def record_isr(ctx: ModelContext, s: tuple[Any, ...], leader: int, isr: Any) -> Any:
     """``(controller, requests)`` after the true leader changed the ISR to ``isr``.
 
     The epoch stays. The latest LeaderAndIsr is rewritten to carry the new ISR, because it
@@ -212,7 +210,7 @@ def epoch_start(rep: tuple[Any, ...]) -> int:
     return start
 
 
-def in_sync_from(ctx: KafkaSpec, rep: tuple[Any, ...]) -> int:
+def in_sync_from(ctx: ModelContext, rep: tuple[Any, ...]) -> int:
     """The offset a follower's fetches must reach for ExpandIsr: the leader's HW, and with
     ``fenced-expand`` (KAFKA-7128, Kafka 2.0.1 and 2.1 on) also the start offset of the
     leader's epoch. Source: ``Partition.isFollowerInSync`` (2.4 to 4.1; ``maybeExpandIsr``
@@ -221,7 +219,7 @@ def in_sync_from(ctx: KafkaSpec, rep: tuple[Any, ...]) -> int:
     return max(hw, epoch_start(rep)) if ctx.variant.fenced_expand else hw
 
 
-def caught_up(ctx: KafkaSpec, replicas: tuple[Any, ...], r: int) -> list[int]:
+def caught_up(ctx: ModelContext, replicas: tuple[Any, ...], r: int) -> list[int]:
     """The replicas outside leader ``r``'s ISR whose fetches in this leadership reached
     ``in_sync_from``: those ExpandIsr may add; with ``live-isr`` (KIP-841) only live ones.
     Source: ``Partition.isFollowerInSync`` and ``isReplicaIsrEligible``."""
@@ -235,7 +233,7 @@ def caught_up(ctx: KafkaSpec, replicas: tuple[Any, ...], r: int) -> list[int]:
     ]
 
 
-def shrink_isr(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
+def shrink_isr(ctx: ModelContext, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """ShrinkIsr(leader, follower): the true leader drops a lagging follower from the ISR.
 
     ShrinkIsr(leader, follower): the true leader drops a follower that is not caught up
@@ -263,7 +261,7 @@ def shrink_isr(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]])
             )
 
 
-def expand_isr(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
+def expand_isr(ctx: ModelContext, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """ExpandIsr(leader, follower): the true leader adds a caught-up follower to the ISR.
 
     ExpandIsr(leader, follower): the true leader adds a follower whose fetches (in this

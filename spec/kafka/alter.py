@@ -21,10 +21,11 @@ an epoch other than the replica's view's is stale (it will be rejected) and bloc
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from checker.model import Label
 from spec.kafka.actions import caught_up, lagging, record_isr
+from spec.kafka.context import ModelContext
 from spec.kafka.state import (
     AL_EPOCH,
     ALIVE,
@@ -48,11 +49,8 @@ from spec.kafka.state import (
     without_member,
 )
 
-if TYPE_CHECKING:
-    from spec.kafka.model import KafkaSpec
 
-
-def _at(ctx: KafkaSpec) -> int:
+def _at(ctx: ModelContext) -> int:
     """The index of the state's ``alter`` component (the mechanism is on)."""
     at = ctx.alter_at
     assert at is not None  # only called with async-isr on
@@ -64,7 +62,7 @@ def _pending(s: tuple[Any, ...], at: int, r: int, rep: tuple[Any, ...]) -> bool:
     return request is not None and request[AL_EPOCH] == rep[VIEW][V_EPOCH]
 
 
-def _leaders(ctx: KafkaSpec, s: tuple[Any, ...]) -> Any:
+def _leaders(ctx: ModelContext, s: tuple[Any, ...]) -> Any:
     """Every live replica that presumes leadership and has no request of its epoch in flight."""
     at = _at(ctx)
     for r, rep in enumerate(s[REPLICAS]):
@@ -72,13 +70,13 @@ def _leaders(ctx: KafkaSpec, s: tuple[Any, ...]) -> Any:
             yield r, rep
 
 
-def _ask(ctx: KafkaSpec, s: tuple[Any, ...], r: int, isr: tuple[Any, ...]) -> tuple[Any, ...]:
+def _ask(ctx: ModelContext, s: tuple[Any, ...], r: int, isr: tuple[Any, ...]) -> tuple[Any, ...]:
     view = s[REPLICAS][r][VIEW]
     at = _at(ctx)
     return s[:at] + (put(s[at], r, (view[V_EPOCH], view[V_ISR], isr)),) + s[at + 1 :]
 
 
-def shrink_isr(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
+def shrink_isr(ctx: ModelContext, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """ShrinkIsr(leader, follower): a leader asks the controller to drop a lagging follower.
 
     ShrinkIsr(leader, follower) with async-isr: a live replica that presumes leadership, with
@@ -91,7 +89,7 @@ def shrink_isr(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]])
             out.append((ctx.labels.shrink[r][f], _ask(ctx, s, r, isr)))
 
 
-def expand_isr(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
+def expand_isr(ctx: ModelContext, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """ExpandIsr(leader, follower): a leader asks the controller to add a caught-up follower.
 
     ExpandIsr(leader, follower) with async-isr: as the one-step ExpandIsr's conditions on the
@@ -104,7 +102,7 @@ def expand_isr(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]])
             out.append((ctx.labels.expand[r][f], _ask(ctx, s, r, isr)))
 
 
-def alter_partition(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
+def alter_partition(ctx: ModelContext, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """AlterPartition(leader): the controller handles a leader's request; the leader learns.
 
     AlterPartition(leader): enabled when a request of ``leader`` is in flight. The controller

@@ -15,13 +15,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from checker.model import Label, Refusal
 from spec.kafka import refusals, refusals_control
-
-if TYPE_CHECKING:
-    from spec.kafka.model import KafkaSpec
+from spec.kafka.context import ModelContext
 
 FAMILIES: dict[str, tuple[tuple[str, ...], Callable[..., Refusal | None]]] = {
     "Produce": (("leader",), refusals.produce),
@@ -48,7 +46,7 @@ FAMILIES: dict[str, tuple[tuple[str, ...], Callable[..., Refusal | None]]] = {
 guard (called with the ``KafkaSpec``, the state and the arguments' values)."""
 
 
-def why_disabled(ctx: KafkaSpec, state: tuple[Any, ...], label: Label) -> Refusal | None:
+def why_disabled(ctx: ModelContext, state: tuple[Any, ...], label: Label) -> Refusal | None:
     """The false guard that keeps ``label`` from being enabled in ``state``, or None when
     every guard holds (the label is enabled) or the action is not one this module knows (a
     user variant's). A label this model cannot take at all says why: an action the model
@@ -71,7 +69,7 @@ def why_disabled(ctx: KafkaSpec, state: tuple[Any, ...], label: Label) -> Refusa
     return explain(ctx, state, *values)
 
 
-def _in_range(ctx: KafkaSpec, name: str, value: Any) -> Refusal | None:
+def _in_range(ctx: ModelContext, name: str, value: Any) -> Refusal | None:
     """A replica id below ``replicas``, an epoch at most ``max_epoch``."""
     n, max_epoch = ctx.config.replicas, ctx.config.max_epoch
     if type(value) is not int or value < 0:

@@ -19,9 +19,10 @@ state)`` to ``out``, guards first. These actions are only in the model when
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from checker.model import Label
+from spec.kafka.context import ModelContext
 from spec.kafka.state import (
     ALIVE,
     CONTROLLER,
@@ -39,11 +40,8 @@ from spec.kafka.state import (
     without_flights,
 )
 
-if TYPE_CHECKING:
-    from spec.kafka.model import KafkaSpec
 
-
-def flush(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
+def flush(ctx: ModelContext, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """Flush(replica): the OS (or log.flush.*) writes the replica's whole log to disk.
 
     Flush(replica): a live replica's log becomes durable up to its LEO: its flushed offset
@@ -59,7 +57,7 @@ def flush(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> N
             out.append((ctx.labels.flush[r], s[:DURABLE] + (new,) + s[DURABLE + 1 :]))
 
 
-def unclean_shutdown(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
+def unclean_shutdown(ctx: ModelContext, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """UncleanShutdown(replica): a broker loses power and its unflushed tail.
 
     UncleanShutdown(replica): the broker stops without flushing: it loses its volatile state

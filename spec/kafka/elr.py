@@ -23,10 +23,11 @@ Same conventions as ``spec.kafka.actions``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from checker.model import Label
 from spec.kafka.actions import true_leader
+from spec.kafka.context import ModelContext
 from spec.kafka.state import (
     ALIVE,
     C_ELR,
@@ -47,11 +48,8 @@ from spec.kafka.state import (
 )
 from spec.log import last_epoch
 
-if TYPE_CHECKING:
-    from spec.kafka.model import KafkaSpec
 
-
-def elr_choices(ctx: KafkaSpec, s: tuple[Any, ...]) -> list[int]:
+def elr_choices(ctx: ModelContext, s: tuple[Any, ...]) -> list[int]:
     """The live ELR members, which Elect may pick once it found no live ISR member (empty
     without the ``elr`` mechanism). Source: KIP-966's election order."""
     if not ctx.variant.elr:
@@ -60,7 +58,7 @@ def elr_choices(ctx: KafkaSpec, s: tuple[Any, ...]) -> list[int]:
     return [m for m in s[CONTROLLER][C_ELR] if replicas[m][ALIVE]]
 
 
-def last_known_choice(ctx: KafkaSpec, s: tuple[Any, ...]) -> int | None:
+def last_known_choice(ctx: ModelContext, s: tuple[Any, ...]) -> int | None:
     """The last known leader, when Elect may pick it now: with the ``elr`` mechanism, ISR and
     ELR both empty and that replica up (``state.last_known_leader``); else None. Source:
     Kafka 4.1's ``PartitionChangeBuilder.canElectLastKnownLeader`` (KAFKA-15584)."""
@@ -71,7 +69,7 @@ def last_known_choice(ctx: KafkaSpec, s: tuple[Any, ...]) -> int | None:
 
 
 def decide(
-    ctx: KafkaSpec, s: tuple[Any, ...], leader: int | None, isr: tuple[Any, ...]
+    ctx: ModelContext, s: tuple[Any, ...], leader: int | None, isr: tuple[Any, ...]
 ) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
     """``(controller, requests)`` after the controller takes the next epoch and decides
     ``(leader, isr)``; the triple is sent to every replica as a LeaderAndIsr, and the ELR (if
@@ -84,7 +82,7 @@ def decide(
     )
 
 
-def unclean_recovery(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
+def unclean_recovery(ctx: ModelContext, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """UncleanRecovery(leader): with no live ISR or ELR member, elect the longest log.
 
     UncleanRecovery(leader): KIP-966's replacement for unclean election (``--unclean`` with
@@ -122,7 +120,7 @@ def unclean_recovery(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, 
 
 
 def fence_unclean(
-    ctx: KafkaSpec, s: tuple[Any, ...], replicas: tuple[Any, ...], r: int
+    ctx: ModelContext, s: tuple[Any, ...], replicas: tuple[Any, ...], r: int
 ) -> tuple[tuple[Any, ...], tuple[Any, ...], tuple[Any, ...]]:
     """``(replicas, controller, requests)`` once replica ``r`` (not the controller's leader)
     registers again after it stopped without a clean shutdown (``replicas``: the state's

@@ -9,10 +9,11 @@ truncation pending (``hw-before-truncation``) does not fetch until ``TruncateOnF
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from checker.model import Label
 from spec.kafka.actions import counted_isr, fetch_leader
+from spec.kafka.context import ModelContext
 from spec.kafka.diverging import (
     DIVERGING,
     FRESH,
@@ -41,22 +42,19 @@ from spec.kafka.state import (
     truncated,
 )
 
-if TYPE_CHECKING:
-    from spec.kafka.model import KafkaSpec
 
-
-def _pending(ctx: KafkaSpec, s: tuple[Any, ...], f: int) -> bool:
+def _pending(ctx: ModelContext, s: tuple[Any, ...], f: int) -> bool:
     """Replica ``f``'s fetcher has a truncation pending (KAFKA-14704's window)."""
     at = ctx.fetcher_at
     return at is not None and s[at][f] is not None and s[at][f] >= 0
 
 
-def _fetcher(ctx: KafkaSpec, s: tuple[Any, ...], f: int) -> Any:
+def _fetcher(ctx: ModelContext, s: tuple[Any, ...], f: int) -> Any:
     return None if ctx.fetcher_at is None else s[ctx.fetcher_at][f]
 
 
 def _leader_reads(
-    ctx: KafkaSpec, s: tuple[Any, ...], f: int, leader: int, offset: int
+    ctx: ModelContext, s: tuple[Any, ...], f: int, leader: int, offset: int
 ) -> tuple[tuple[Any, ...], int]:
     """The state after the leader recorded ``f``'s fetch offset and recomputed its HW (what
     that commits included), and the HW it had before: the one its response carries. Source:
@@ -79,7 +77,7 @@ def _leader_reads(
     return (put(replicas, leader, new_leader), s[1], s[2], ghost) + s[DURABLE:], response_hw
 
 
-def _truncate(ctx: KafkaSpec, s: tuple[Any, ...], f: int, offset: int) -> tuple[Any, ...]:
+def _truncate(ctx: ModelContext, s: tuple[Any, ...], f: int, offset: int) -> tuple[Any, ...]:
     """``s`` once follower ``f`` truncated its log to ``offset`` (its HW to at most that) and
     its fetcher went back to fetching with its last record's epoch (a ``FRESH`` fetch state
     stays fresh: the truncation keeps its lag). Source:
@@ -92,7 +90,7 @@ def _truncate(ctx: KafkaSpec, s: tuple[Any, ...], f: int, offset: int) -> tuple[
     return put_at(state, ctx.fetcher_at, f, FRESH if before == FRESH else None)
 
 
-def _out_of_range(ctx: KafkaSpec, s: tuple[Any, ...], f: int, leo: int) -> tuple[Any, ...]:
+def _out_of_range(ctx: ModelContext, s: tuple[Any, ...], f: int, leo: int) -> tuple[Any, ...]:
     """``s`` once follower ``f`` handled OFFSET_OUT_OF_RANGE from a leader whose LEO is
     ``leo`` (at most its own): it truncates to it and starts a fetch state of known lag.
     Source: ``AbstractFetcherThread.fetchOffsetAndTruncate``."""
@@ -100,7 +98,7 @@ def _out_of_range(ctx: KafkaSpec, s: tuple[Any, ...], f: int, leo: int) -> tuple
 
 
 def _diverged(
-    ctx: KafkaSpec, s: tuple[Any, ...], f: int, response_hw: int, epoch: int, end: int
+    ctx: ModelContext, s: tuple[Any, ...], f: int, response_hw: int, epoch: int, end: int
 ) -> tuple[Any, ...]:
     """``s`` once follower ``f`` processed a DivergingEpoch ``(epoch, end)`` whose response
     carried ``response_hw``. As Kafka >= 3.5 does, it truncates and leaves its HW to the next
@@ -119,7 +117,7 @@ def _diverged(
 
 
 def _appended(
-    ctx: KafkaSpec, s: tuple[Any, ...], f: int, records: tuple[Any, ...], response_hw: int
+    ctx: ModelContext, s: tuple[Any, ...], f: int, records: tuple[Any, ...], response_hw: int
 ) -> tuple[Any, ...]:
     """``s`` once follower ``f`` appended ``records`` and set ``HW = min(response HW, new
     LEO)``. Source: ``ReplicaFetcherThread.processPartitionData``."""
@@ -132,7 +130,7 @@ def _appended(
 
 
 def _respond(
-    ctx: KafkaSpec, s: tuple[Any, ...], f: int, leader: int
+    ctx: ModelContext, s: tuple[Any, ...], f: int, leader: int
 ) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
     """The leader's half of a fetch by ``f``: the state once the leader answered, and its
     response ``(leader, leader epoch, fetch offset, records, HW[, DivergingEpoch])``. The
@@ -158,7 +156,7 @@ def _respond(
     return state, (leader, lepoch, offset, llog[offset:], response_hw)
 
 
-def fetch(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
+def fetch(ctx: ModelContext, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """Fetch(follower, leader) with truncation on the fetch response (Kafka >= 2.8).
 
     Fetch(follower, leader), request and response in one step: enabled as without the rule
@@ -184,7 +182,7 @@ def fetch(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> N
         out.append((ctx.labels.fetch[f][leader], apply_response(ctx, state, f, response)))
 
 
-def fetch_request(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
+def fetch_request(ctx: ModelContext, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """FetchRequest(follower, leader) with truncation on the fetch response (split fetch).
 
     FetchRequest(follower, leader): enabled as ``fetch`` is and when nothing is in flight to
@@ -207,7 +205,7 @@ def fetch_request(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any
 
 
 def apply_response(
-    ctx: KafkaSpec, s: tuple[Any, ...], f: int, response: tuple[Any, ...]
+    ctx: ModelContext, s: tuple[Any, ...], f: int, response: tuple[Any, ...]
 ) -> tuple[Any, ...]:
     """``s`` (the response already out of flight) once follower ``f`` applied ``response``,
     which ``flight.applies`` accepted: a divergence as in ``fetch``, OFFSET_OUT_OF_RANGE
@@ -221,7 +219,7 @@ def apply_response(
 
 
 def truncate_on_fetch_response(
-    ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]
+    ctx: ModelContext, s: tuple[Any, ...], out: list[tuple[Label, Any]]
 ) -> None:
     """TruncateOnFetchResponse(follower): the fetcher truncates where a DivergingEpoch said.
 

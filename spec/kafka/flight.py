@@ -21,10 +21,11 @@ described in ``spec.kafka.state``. Same conventions as ``spec.kafka.actions``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from checker.model import Label
 from spec.kafka.actions import counted_isr, fetch_leader
+from spec.kafka.context import ModelContext
 from spec.kafka.fetching import apply_response
 from spec.kafka.state import (
     GHOST,
@@ -47,11 +48,8 @@ from spec.kafka.state import (
     truncated,
 )
 
-if TYPE_CHECKING:
-    from spec.kafka.model import KafkaSpec
 
-
-def fetch_request(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
+def fetch_request(ctx: ModelContext, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """FetchRequest(follower, leader): the leader answers a fetch; the response goes in flight.
 
     FetchRequest(follower, leader): enabled as the one-step Fetch is (follower up and
@@ -100,7 +98,7 @@ def fetch_request(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any
         )
 
 
-def applies(ctx: KafkaSpec, rep: tuple[Any, ...], response: tuple[Any, ...]) -> bool:
+def applies(ctx: ModelContext, rep: tuple[Any, ...], response: tuple[Any, ...]) -> bool:
     """Whether follower ``rep`` applies ``response`` (else it drops it): it still follows the
     leader that answered, its LEO is still the fetch offset, and it is still in the
     response's leader epoch where the release checks it: with ``fenced-fetch`` before truncation
@@ -120,7 +118,7 @@ def applies(ctx: KafkaSpec, rep: tuple[Any, ...], response: tuple[Any, ...]) -> 
     )
 
 
-def fetch_response(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
+def fetch_response(ctx: ModelContext, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """FetchResponse(follower): the follower receives its fetch response, and applies or drops it.
 
     FetchResponse(follower): enabled when a response is in flight to the follower. It is
@@ -158,7 +156,7 @@ def fetch_response(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, An
         out.append((ctx.labels.fetch_response[f], state))
 
 
-def lose_response(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
+def lose_response(ctx: ModelContext, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """LoseResponse(follower): the network drops the fetch response in flight to the follower.
 
     LoseResponse(follower): enabled when a response is in flight to the follower and fewer

@@ -7,10 +7,11 @@ Same conventions as ``spec.kafka.actions``: ``action(ctx, state, out)`` appends
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from checker.model import Label
 from spec.kafka.actions import record_isr, true_leader
+from spec.kafka.context import ModelContext
 from spec.kafka.diverging import on_become_follower
 from spec.kafka.elr import decide, elr_choices, fence_unclean, last_known_choice
 from spec.kafka.state import (
@@ -41,11 +42,10 @@ from spec.kafka.state import (
 )
 from spec.kafka.variants import truncation_point
 
-if TYPE_CHECKING:
-    from spec.kafka.model import KafkaSpec
 
-
-def controller_shrink_isr(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
+def controller_shrink_isr(
+    ctx: ModelContext, s: tuple[Any, ...], out: list[tuple[Label, Any]]
+) -> None:
     """ControllerShrinkIsr(replica): the controller handles a failed or fenced ISR member.
 
     ControllerShrinkIsr(replica): the controller saw the broker of an ISR member die (with
@@ -100,7 +100,7 @@ def controller_shrink_isr(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[La
         )
 
 
-def shrink_in_epoch(ctx: KafkaSpec, s: tuple[Any, ...], isr: tuple[Any, ...]) -> tuple[Any, ...]:
+def shrink_in_epoch(ctx: ModelContext, s: tuple[Any, ...], isr: tuple[Any, ...]) -> tuple[Any, ...]:
     """The state once the controller set the ISR to ``isr`` (a follower left it) in the same
     leader epoch (``shrink-in-epoch``): the latest LeaderAndIsr is rewritten, as for the
     leader's own ISR change (``actions.record_isr``), and the ELR follows the ISR. A live
@@ -124,7 +124,7 @@ def shrink_in_epoch(ctx: KafkaSpec, s: tuple[Any, ...], isr: tuple[Any, ...]) ->
     return (replicas, controller, requests, ghost) + s[DURABLE:]
 
 
-def replaceable(ctx: KafkaSpec, s: tuple[Any, ...], fenced: int | None = None) -> bool:
+def replaceable(ctx: ModelContext, s: tuple[Any, ...], fenced: int | None = None) -> bool:
     """Whether the controller could elect a live replica other than ``fenced`` now: a live
     ISR member, a live ELR member (``elr``), or with ``--unclean`` any live replica
     (``Elect``, ``UncleanElect``, ``UncleanRecovery``; their epoch budget aside). A fenced
@@ -147,7 +147,7 @@ def replaceable(ctx: KafkaSpec, s: tuple[Any, ...], fenced: int | None = None) -
     return bool(ctx.config.unclean_election) and any(live(m) for m in range(len(replicas)))
 
 
-def elect(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
+def elect(ctx: ModelContext, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """Elect(leader): the controller elects a live ISR member in a new epoch.
 
     Elect(leader): clean election. The controller picks a live ISR member other than the
@@ -172,7 +172,7 @@ def elect(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> N
         out.append((ctx.labels.elect[c], (replicas, decision, requests, s[GHOST]) + s[DURABLE:]))
 
 
-def unclean_elect(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
+def unclean_elect(ctx: ModelContext, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """UncleanElect(leader): with no ISR member up, any live replica is elected.
 
     UncleanElect(leader): with unclean.leader.election.enable, when no ISR member is up,
@@ -197,7 +197,7 @@ def unclean_elect(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any
             )
 
 
-def crash(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
+def crash(ctx: ModelContext, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """Crash(replica): a broker stops and loses its volatile state.
 
     Crash(replica): the broker stops; its volatile state (view, remote LEOs) is lost, its
@@ -218,7 +218,7 @@ def crash(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> N
             out.append((ctx.labels.crash[r], put_at(state, ctx.fetcher_at, r, None)))
 
 
-def restart(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
+def restart(ctx: ModelContext, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """Restart(replica): a crashed broker comes back with no view.
 
     Restart(replica): the broker comes back with no leader in its view; a crashed leader only
@@ -247,7 +247,7 @@ def restart(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) ->
             out.append((ctx.labels.restart[r], state))
 
 
-def become_leader(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
+def become_leader(ctx: ModelContext, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """BecomeLeader(replica, epoch): a replica applies a LeaderAndIsr naming it leader.
 
     BecomeLeader(replica, epoch): a live replica applies a LeaderAndIsr newer than its view
@@ -272,7 +272,7 @@ def become_leader(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any
             out.append((ctx.labels.become_leader[r][epoch], put_at(state, ctx.fetcher_at, r, None)))
 
 
-def become_follower(ctx: KafkaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
+def become_follower(ctx: ModelContext, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """BecomeFollower(replica, epoch): a replica follows a new leader and truncates.
 
     BecomeFollower(replica, epoch): a live replica applies a LeaderAndIsr newer than its

@@ -3,9 +3,10 @@ pages and the explorer show."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from spec.kafka import fetching, flight
+from spec.kafka.context import ModelContext
 from spec.kafka.state import (
     ALIVE,
     C_ELR,
@@ -28,11 +29,8 @@ from spec.kafka.state import (
     VIEW,
 )
 
-if TYPE_CHECKING:
-    from spec.kafka.model import KafkaSpec
 
-
-def picture(spec: KafkaSpec, state: tuple[Any, ...]) -> dict[str, Any]:
+def picture(spec: ModelContext, state: tuple[Any, ...]) -> dict[str, Any]:
     """A JSON-friendly picture of a state: per replica its log (``[id, epoch]`` per offset),
     HW, LEO, role, epoch, leader and ISR as it believes them; the controller; ghosts."""
     replicas = []

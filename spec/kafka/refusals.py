@@ -10,10 +10,11 @@ helpers are shared with ``spec.kafka.refusals_control``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from checker.model import Refusal
 from spec.kafka.actions import epoch_start
+from spec.kafka.context import ModelContext
 from spec.kafka.diverging import fetch_epoch, leader_answer
 from spec.kafka.state import (
     AL_EPOCH,
@@ -32,9 +33,6 @@ from spec.kafka.state import (
     V_LEADER,
     VIEW,
 )
-
-if TYPE_CHECKING:
-    from spec.kafka.model import KafkaSpec
 
 
 def members(isr: tuple[Any, ...]) -> str:
@@ -61,7 +59,7 @@ def view_of(r: int, rep: tuple[Any, ...]) -> str:
     return f"it follows replica {leader} in epoch {epoch}"
 
 
-def produce(ctx: KafkaSpec, s: tuple[Any, ...], r: int) -> Refusal | None:
+def produce(ctx: ModelContext, s: tuple[Any, ...], r: int) -> Refusal | None:
     """Produce(leader): records left, the replica up, presuming it leads, and (acks=all) an
     ISR of at least min.insync.replicas (``Partition.appendRecordsToLeader``)."""
     produced, limit = s[GHOST][G_NEXT_ID], ctx.config.max_records
@@ -84,7 +82,7 @@ def produce(ctx: KafkaSpec, s: tuple[Any, ...], r: int) -> Refusal | None:
     return None
 
 
-def may_fetch(ctx: KafkaSpec, s: tuple[Any, ...], f: int, leader: int) -> Refusal | None:
+def may_fetch(ctx: ModelContext, s: tuple[Any, ...], f: int, leader: int) -> Refusal | None:
     """``actions.fetch_leader``'s guards for ``f`` fetching from ``leader``, then a
     truncation pending on ``f`` (``hw-before-truncation``: KAFKA-14704's window)."""
     replicas = s[REPLICAS]
@@ -117,12 +115,12 @@ def may_fetch(ctx: KafkaSpec, s: tuple[Any, ...], f: int, leader: int) -> Refusa
     return None
 
 
-def fetcher(ctx: KafkaSpec, s: tuple[Any, ...], f: int) -> Any:
+def fetcher(ctx: ModelContext, s: tuple[Any, ...], f: int) -> Any:
     """Replica ``f``'s ``fetcher`` value (None without the component)."""
     return None if ctx.fetcher_at is None else s[ctx.fetcher_at][f]
 
 
-def fetch(ctx: KafkaSpec, s: tuple[Any, ...], f: int, leader: int) -> Refusal | None:
+def fetch(ctx: ModelContext, s: tuple[Any, ...], f: int, leader: int) -> Refusal | None:
     """Fetch(follower, leader): ``may_fetch``; with truncation on fetch, also a response that
     changes something (``fetching.fetch`` skips an OFFSET_OUT_OF_RANGE whose leader LEO is not
     below the follower's)."""
@@ -141,7 +139,7 @@ def fetch(ctx: KafkaSpec, s: tuple[Any, ...], f: int, leader: int) -> Refusal | 
     return None
 
 
-def fetch_request(ctx: KafkaSpec, s: tuple[Any, ...], f: int, leader: int) -> Refusal | None:
+def fetch_request(ctx: ModelContext, s: tuple[Any, ...], f: int, leader: int) -> Refusal | None:
     """FetchRequest(follower, leader) (split fetch): nothing in flight to the follower, then
     ``may_fetch``."""
     if s[-1][0][f] is not None:
@@ -151,14 +149,14 @@ def fetch_request(ctx: KafkaSpec, s: tuple[Any, ...], f: int, leader: int) -> Re
     return may_fetch(ctx, s, f, leader)
 
 
-def fetch_response(ctx: KafkaSpec, s: tuple[Any, ...], f: int) -> Refusal | None:
+def fetch_response(ctx: ModelContext, s: tuple[Any, ...], f: int) -> Refusal | None:
     """FetchResponse(follower): a response in flight to it."""
     if s[-1][0][f] is None:
         return Refusal(f"no fetch response is in flight to replica {f} (FetchRequest first)")
     return None
 
 
-def lose_response(ctx: KafkaSpec, s: tuple[Any, ...], f: int) -> Refusal | None:
+def lose_response(ctx: ModelContext, s: tuple[Any, ...], f: int) -> Refusal | None:
     """LoseResponse(follower): the budget of lost responses, then a response in flight."""
     lost, limit = s[-1][1], ctx.config.max_lost_responses
     if lost >= limit:
@@ -169,7 +167,7 @@ def lose_response(ctx: KafkaSpec, s: tuple[Any, ...], f: int) -> Refusal | None:
     return fetch_response(ctx, s, f)
 
 
-def truncate_on_fetch_response(ctx: KafkaSpec, s: tuple[Any, ...], f: int) -> Refusal | None:
+def truncate_on_fetch_response(ctx: ModelContext, s: tuple[Any, ...], f: int) -> Refusal | None:
     """TruncateOnFetchResponse(follower): a truncation pending on it."""
     pending = fetcher(ctx, s, f)
     if pending is None or pending < 0:
@@ -179,7 +177,7 @@ def truncate_on_fetch_response(ctx: KafkaSpec, s: tuple[Any, ...], f: int) -> Re
     return None
 
 
-def changes_isr(ctx: KafkaSpec, s: tuple[Any, ...], r: int) -> Refusal | None:
+def changes_isr(ctx: ModelContext, s: tuple[Any, ...], r: int) -> Refusal | None:
     """Who may change the ISR: the true leader (``actions.true_leader``: up, presuming it
     leads, named by the controller in the same epoch); with ``async-isr`` any replica that
     presumes it leads, with no AlterPartition of its epoch in flight (KIP-497)."""
@@ -207,7 +205,7 @@ def changes_isr(ctx: KafkaSpec, s: tuple[Any, ...], r: int) -> Refusal | None:
     return None
 
 
-def shrink_isr(ctx: KafkaSpec, s: tuple[Any, ...], r: int, f: int) -> Refusal | None:
+def shrink_isr(ctx: ModelContext, s: tuple[Any, ...], r: int, f: int) -> Refusal | None:
     """ShrinkIsr(leader, follower): ``changes_isr``, then a follower of the ISR behind the
     leader's LEO (``actions.lagging``; ``Partition.getOutOfSyncReplicas``)."""
     refusal = changes_isr(ctx, s, r)
@@ -227,7 +225,7 @@ def shrink_isr(ctx: KafkaSpec, s: tuple[Any, ...], r: int, f: int) -> Refusal | 
     return None
 
 
-def expand_isr(ctx: KafkaSpec, s: tuple[Any, ...], r: int, f: int) -> Refusal | None:
+def expand_isr(ctx: ModelContext, s: tuple[Any, ...], r: int, f: int) -> Refusal | None:
     """ExpandIsr(leader, follower): ``changes_isr``, then ``actions.caught_up``: a replica
     outside the ISR, live with ``live-isr`` (KIP-841), whose fetches in this leadership
     reached the leader's HW and, with ``fenced-expand`` (KAFKA-7128), the start offset of its
@@ -264,7 +262,7 @@ def expand_isr(ctx: KafkaSpec, s: tuple[Any, ...], r: int, f: int) -> Refusal | 
     return None
 
 
-def alter_partition(ctx: KafkaSpec, s: tuple[Any, ...], r: int) -> Refusal | None:
+def alter_partition(ctx: ModelContext, s: tuple[Any, ...], r: int) -> Refusal | None:
     """AlterPartition(leader): a request of it in flight."""
     assert ctx.alter_at is not None  # only in the model with async-isr
     if s[ctx.alter_at][r] is None:

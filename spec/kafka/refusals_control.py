@@ -9,9 +9,10 @@ as a ``Refusal``, or None when every guard holds.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from checker.model import Refusal
+from spec.kafka.context import ModelContext
 from spec.kafka.elr import last_known_choice
 from spec.kafka.membership import replaceable
 from spec.kafka.refusals import counted, down, members
@@ -38,11 +39,8 @@ from spec.kafka.state import (
 )
 from spec.log import last_epoch
 
-if TYPE_CHECKING:
-    from spec.kafka.model import KafkaSpec
 
-
-def epochs_left(ctx: KafkaSpec, s: tuple[Any, ...]) -> Refusal | None:
+def epochs_left(ctx: ModelContext, s: tuple[Any, ...]) -> Refusal | None:
     """The epoch budget: every controller decision but an ISR change takes a new epoch."""
     epoch, limit = s[CONTROLLER][C_EPOCH], ctx.config.max_epoch
     if epoch >= limit:
@@ -52,7 +50,7 @@ def epochs_left(ctx: KafkaSpec, s: tuple[Any, ...]) -> Refusal | None:
     return None
 
 
-def controller_shrink_isr(ctx: KafkaSpec, s: tuple[Any, ...], r: int) -> Refusal | None:
+def controller_shrink_isr(ctx: ModelContext, s: tuple[Any, ...], r: int) -> Refusal | None:
     """ControllerShrinkIsr(replica): ``r`` a crashed (``fence-live``: any) ISR member; a
     follower of an ISR of 2 or more, with an epoch left unless ``shrink-in-epoch`` keeps a
     decided one; or the leader, with an epoch left, when no other live replica can be elected
@@ -82,7 +80,7 @@ def controller_shrink_isr(ctx: KafkaSpec, s: tuple[Any, ...], r: int) -> Refusal
     return None
 
 
-def elect(ctx: KafkaSpec, s: tuple[Any, ...], c: int) -> Refusal | None:
+def elect(ctx: ModelContext, s: tuple[Any, ...], c: int) -> Refusal | None:
     """Elect(leader): epochs left; ``c`` a live ISR member, or with ``elr`` (KIP-966), when
     no ISR member is up, a live ELR member, or while ISR and ELR are empty the last known
     leader, up; not the current leader."""
@@ -126,7 +124,7 @@ def no_live_isr(s: tuple[Any, ...], also: tuple[Any, ...] = ()) -> Refusal | Non
     return None
 
 
-def unclean_elect(ctx: KafkaSpec, s: tuple[Any, ...], c: int) -> Refusal | None:
+def unclean_elect(ctx: ModelContext, s: tuple[Any, ...], c: int) -> Refusal | None:
     """UncleanElect(leader): ``--unclean``, epochs left, not the ``elr`` mechanism, no live
     ISR member, ``c`` up (``membership.unclean_elect``)."""
     if not ctx.config.unclean_election:
@@ -138,7 +136,7 @@ def unclean_elect(ctx: KafkaSpec, s: tuple[Any, ...], c: int) -> Refusal | None:
     return no_live_isr(s) or (None if s[REPLICAS][c][ALIVE] else down(c))
 
 
-def unclean_recovery(ctx: KafkaSpec, s: tuple[Any, ...], c: int) -> Refusal | None:
+def unclean_recovery(ctx: ModelContext, s: tuple[Any, ...], c: int) -> Refusal | None:
     """UncleanRecovery(leader): ``--unclean``, epochs left, no live ISR or ELR member, no
     last known leader up, ``c`` up with the longest log, by (last epoch, LEO) (``elr.unclean_recovery``, KIP-966)."""
     if not ctx.config.unclean_election:
@@ -162,7 +160,7 @@ def unclean_recovery(ctx: KafkaSpec, s: tuple[Any, ...], c: int) -> Refusal | No
     return None
 
 
-def crash(ctx: KafkaSpec, s: tuple[Any, ...], r: int) -> Refusal | None:
+def crash(ctx: ModelContext, s: tuple[Any, ...], r: int) -> Refusal | None:
     """Crash(replica): crashes left, the replica up."""
     crashes, limit = s[GHOST][G_CRASHES], ctx.config.max_crashes
     if crashes >= limit:
@@ -172,7 +170,7 @@ def crash(ctx: KafkaSpec, s: tuple[Any, ...], r: int) -> Refusal | None:
     return None if s[REPLICAS][r][ALIVE] else Refusal(f"replica {r} is down already")
 
 
-def restart(ctx: KafkaSpec, s: tuple[Any, ...], r: int) -> Refusal | None:
+def restart(ctx: ModelContext, s: tuple[Any, ...], r: int) -> Refusal | None:
     """Restart(replica): the replica down, and not the leader the controller still names
     (``membership.restart``)."""
     if s[REPLICAS][r][ALIVE]:
@@ -186,7 +184,9 @@ def restart(ctx: KafkaSpec, s: tuple[Any, ...], r: int) -> Refusal | None:
     return None
 
 
-def become(ctx: KafkaSpec, s: tuple[Any, ...], r: int, epoch: int, leads: bool) -> Refusal | None:
+def become(
+    ctx: ModelContext, s: tuple[Any, ...], r: int, epoch: int, leads: bool
+) -> Refusal | None:
     """BecomeLeader / BecomeFollower(replica, epoch): the replica up, a LeaderAndIsr of
     ``epoch`` issued, newer than its view, naming it leader (``leads``) or another replica;
     for a follower, an answer from its truncation rule (``variants.truncation_point``)."""
@@ -217,7 +217,7 @@ def become(ctx: KafkaSpec, s: tuple[Any, ...], r: int, epoch: int, leads: bool) 
 
 
 def _rule_answers(
-    ctx: KafkaSpec, s: tuple[Any, ...], r: int, leader: int, epoch: int
+    ctx: ModelContext, s: tuple[Any, ...], r: int, leader: int, epoch: int
 ) -> Refusal | None:
     """Whether the truncation rule answers (``variants.truncation_point``): one that asks the
     leader (OffsetsForLeaderEpoch, KIP-101) needs it up, presuming it leads, and with
@@ -244,7 +244,7 @@ def _rule_answers(
     return None if answered else Refusal(f"the truncation rule {rule.name} has no answer")
 
 
-def flush(ctx: KafkaSpec, s: tuple[Any, ...], r: int) -> Refusal | None:
+def flush(ctx: ModelContext, s: tuple[Any, ...], r: int) -> Refusal | None:
     """Flush(replica): ``--flush background``, the replica up with an unflushed tail."""
     flushed, rep = s[DURABLE][D_FLUSHED], s[REPLICAS][r]
     if not flushed:
@@ -256,7 +256,7 @@ def flush(ctx: KafkaSpec, s: tuple[Any, ...], r: int) -> Refusal | None:
     return None
 
 
-def unclean_shutdown(ctx: KafkaSpec, s: tuple[Any, ...], r: int) -> Refusal | None:
+def unclean_shutdown(ctx: ModelContext, s: tuple[Any, ...], r: int) -> Refusal | None:
     """UncleanShutdown(replica): unclean shutdowns left, the replica up."""
     done, limit = s[DURABLE][D_UNCLEAN], ctx.config.max_unclean_shutdowns
     if done >= limit:

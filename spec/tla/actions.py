@@ -8,10 +8,11 @@ enabling conditions, same effect. ``ctx`` is the ``TlaSpec`` (constants and labe
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from checker.model import Label
 from spec.log import end_offset_for_epoch, last_match_end
+from spec.tla.context import TlaContext
 from spec.tla.state import (
     EPOCH,
     HW,
@@ -29,12 +30,9 @@ from spec.tla.state import (
 )
 from spec.tuples import put, with_member, without_member
 
-if TYPE_CHECKING:
-    from spec.tla.model import TlaSpec
-
 
 def _update_isr(
-    ctx: TlaSpec,
+    ctx: TlaContext,
     s: tuple[Any, ...],
     out: list[tuple[Label, Any]],
     label: Label,
@@ -52,7 +50,9 @@ def _update_isr(
     )
 
 
-def controller_elect_leader(ctx: TlaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
+def controller_elect_leader(
+    ctx: TlaContext, s: tuple[Any, ...], out: list[tuple[Label, Any]]
+) -> None:
     """ControllerElectLeader: any quorum ISR member other than the quorum leader, same ISR."""
     quorum = s[QUORUM]
     for leader in quorum[Q_ISR]:
@@ -60,7 +60,9 @@ def controller_elect_leader(ctx: TlaSpec, s: tuple[Any, ...], out: list[tuple[La
             _update_isr(ctx, s, out, ctx.labels.elect[leader], leader, quorum[Q_ISR])
 
 
-def controller_shrink_isr(ctx: TlaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
+def controller_shrink_isr(
+    ctx: TlaContext, s: tuple[Any, ...], out: list[tuple[Label, Any]]
+) -> None:
     """ControllerShrinkIsr: for a replica x, (a) x leads and is alone in the ISR: no leader,
     same ISR; (b) x leads with others: no leader, ISR without x; (c) x is a non-leader ISR
     member: same leader, ISR without x (may empty the ISR when there is no leader)."""
@@ -74,7 +76,7 @@ def controller_shrink_isr(ctx: TlaSpec, s: tuple[Any, ...], out: list[tuple[Labe
             _update_isr(ctx, s, out, label, q_leader, without_member(q_isr, x))
 
 
-def become_leader(ctx: TlaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
+def become_leader(ctx: TlaContext, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """BecomeLeader: a request naming leader L with an epoch above L's; L takes the epoch and
     the ISR, keeps its HW and log."""
     rstates = s[RSTATES]
@@ -87,7 +89,7 @@ def become_leader(ctx: TlaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]
         )
 
 
-def leader_write(ctx: TlaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
+def leader_write(ctx: TlaContext, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """LeaderWrite: a presumed leader (stale ones too) appends ``[next id, its epoch]`` at its
     end offset, if ids are left and its log is not full."""
     if s[NEXT_ID] > ctx.config.max_records - 1:
@@ -100,7 +102,7 @@ def leader_write(ctx: TlaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]])
 
 
 def quorum_update(
-    ctx: TlaSpec,
+    ctx: TlaContext,
     s: tuple[Any, ...],
     out: list[tuple[Label, Any]],
     label: Label,
@@ -131,7 +133,7 @@ def _caught_up(s: tuple[Any, ...], leader: int, follower: int, end: Any) -> bool
     return matches
 
 
-def leader_shrink_isr(ctx: TlaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
+def leader_shrink_isr(ctx: TlaContext, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """LeaderShrinkIsr: a leader drops a cached-ISR member not caught up to its end offset."""
     for leader in range(ctx.config.replicas):
         isr = s[RSTATES][leader][ISR]
@@ -148,7 +150,7 @@ def leader_shrink_isr(ctx: TlaSpec, s: tuple[Any, ...], out: list[tuple[Label, A
                 )
 
 
-def leader_expand_isr(ctx: TlaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
+def leader_expand_isr(ctx: TlaContext, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """LeaderExpandIsr: a leader adds a replica caught up to its HW."""
     for leader in range(ctx.config.replicas):
         isr, hw = s[RSTATES][leader][ISR], s[RSTATES][leader][HW]
@@ -165,7 +167,7 @@ def leader_expand_isr(ctx: TlaSpec, s: tuple[Any, ...], out: list[tuple[Label, A
 
 
 def leader_inc_high_watermark(
-    ctx: TlaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]
+    ctx: TlaContext, s: tuple[Any, ...], out: list[tuple[Label, Any]]
 ) -> None:
     """LeaderIncHighWatermark: a presumed leader whose every cached-ISR member follows it (any
     epoch) and has an entry at the HW moves the HW up by one (HW < LogSize)."""
@@ -179,7 +181,7 @@ def leader_inc_high_watermark(
             inc_hw(ctx, s, out, leader)
 
 
-def inc_hw(ctx: TlaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]], leader: int) -> None:
+def inc_hw(ctx: TlaContext, s: tuple[Any, ...], out: list[tuple[Label, Any]], leader: int) -> None:
     """The effect shared by every HW-increment action: the leader's HW goes up by one."""
     rstates = s[RSTATES]
     new = (rstates[leader][HW] + 1,) + rstates[leader][1:]
@@ -187,7 +189,7 @@ def inc_hw(ctx: TlaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]], leade
 
 
 def become_follower_truncate(
-    ctx: TlaSpec,
+    ctx: TlaContext,
     s: tuple[Any, ...],
     out: list[tuple[Label, Any]],
     leader: int,
@@ -213,7 +215,7 @@ def become_follower_truncate(
 
 
 def truncate_to_high_watermark(
-    ctx: TlaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]
+    ctx: TlaContext, s: tuple[Any, ...], out: list[tuple[Label, Any]]
 ) -> None:
     """BecomeFollowerTruncateToHighWatermark (KafkaTruncateToHighWatermark): to its own HW."""
     for leader in range(ctx.config.replicas):
@@ -231,7 +233,7 @@ def lookup_offset_for_epoch(leader_log: tuple[Any, ...], follower_hw: Any, epoch
     return follower_hw if answer is None else answer
 
 
-def truncate_kip101(ctx: TlaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
+def truncate_kip101(ctx: TlaContext, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """BecomeFollowerTruncateKip101: an empty replica truncates to 0; else to the named
     leader's answer for the epoch of its last record (whatever state that leader is in)."""
     logs = s[LOGS]
@@ -248,7 +250,7 @@ def truncate_kip101(ctx: TlaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any
             )
 
 
-def truncate_kip279(ctx: TlaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
+def truncate_kip279(ctx: TlaContext, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """BecomeFollowerTruncateKip279: truncate after the largest offset where the replica and
     the named leader hold the same record (0 if none), whatever state the leader is in."""
     logs = s[LOGS]
@@ -261,7 +263,7 @@ def truncate_kip279(ctx: TlaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any
 
 
 def replicate(
-    ctx: TlaSpec,
+    ctx: TlaContext,
     s: tuple[Any, ...],
     out: list[tuple[Label, Any]],
     follower: int,
@@ -289,7 +291,7 @@ def replicate(
     )
 
 
-def follower_replicate(ctx: TlaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
+def follower_replicate(ctx: TlaContext, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """FollowerReplicate: a follower of a presumed leader copies one record; no epoch check,
     no prefix check."""
     rstates = s[RSTATES]

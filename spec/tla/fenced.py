@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from checker.model import Label
 from spec.log import last_match_end
 from spec.tla.actions import inc_hw, quorum_update, replicate
+from spec.tla.context import TlaContext
 from spec.tla.state import EPOCH, HW, ISR, LEADER, LOGS, REQUESTS, RSTATES
 from spec.tuples import put, with_member, without_member
-
-if TYPE_CHECKING:
-    from spec.tla.model import TlaSpec
 
 
 def following_epoch(s: tuple[Any, ...], leader: int, follower: int) -> bool:
@@ -23,7 +21,9 @@ def following_epoch(s: tuple[Any, ...], leader: int, follower: int) -> bool:
     return following and theirs[EPOCH] == mine[EPOCH]
 
 
-def fenced_follower_fetch(ctx: TlaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
+def fenced_follower_fetch(
+    ctx: TlaContext, s: tuple[Any, ...], out: list[tuple[Label, Any]]
+) -> None:
     """FencedFollowerFetch: as FollowerReplicate, but only at the leader's epoch."""
     for follower in range(ctx.config.replicas):
         leader = s[RSTATES][follower][LEADER]
@@ -32,7 +32,7 @@ def fenced_follower_fetch(ctx: TlaSpec, s: tuple[Any, ...], out: list[tuple[Labe
 
 
 def fenced_inc_high_watermark(
-    ctx: TlaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]
+    ctx: TlaContext, s: tuple[Any, ...], out: list[tuple[Label, Any]]
 ) -> None:
     """FencedLeaderIncHighWatermark: the leader has an entry at its HW and every cached-ISR
     member follows it at its epoch and has an entry there. (No separate presumes-leadership
@@ -47,7 +47,7 @@ def fenced_inc_high_watermark(
             inc_hw(ctx, s, out, leader)
 
 
-def fenced_shrink_isr(ctx: TlaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
+def fenced_shrink_isr(ctx: TlaContext, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """FencedLeaderShrinkIsr: drop a cached-ISR member that does not follow at the leader's
     epoch or whose end offset is below the leader's."""
     logs = s[LOGS]
@@ -76,7 +76,7 @@ def hw_reached_current_epoch(s: tuple[Any, ...], leader: int) -> bool:
     return reached
 
 
-def fenced_expand_isr(ctx: TlaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
+def fenced_expand_isr(ctx: TlaContext, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """FencedLeaderExpandIsr: add a replica that follows at the leader's epoch and has an
     entry at HW - 1, once the leader's HW has reached its current epoch."""
     logs = s[LOGS]
@@ -101,7 +101,9 @@ def fenced_expand_isr(ctx: TlaSpec, s: tuple[Any, ...], out: list[tuple[Label, A
                 )
 
 
-def fenced_become_follower(ctx: TlaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
+def fenced_become_follower(
+    ctx: TlaContext, s: tuple[Any, ...], out: list[tuple[Label, Any]]
+) -> None:
     """FencedBecomeFollowerAndTruncate: Kip279's truncation, but only against a leader that
     presumes leadership at the request's epoch. (Its None branch is unreachable: the leader
     ranges over Replicas.)"""
@@ -140,7 +142,7 @@ def caught_up_to_epoch(s: tuple[Any, ...], leader: int, follower: int, end: Any)
     return same
 
 
-def first_try_fetch(ctx: TlaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
+def first_try_fetch(ctx: TlaContext, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """FollowerFetch (Kip320FirstTry): replicate only if caught up to the leader's epoch at the
     follower's end offset (leader identity checked, not the leader epoch)."""
     for follower in range(ctx.config.replicas):
@@ -150,7 +152,7 @@ def first_try_fetch(ctx: TlaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any
 
 
 def first_try_inc_high_watermark(
-    ctx: TlaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]
+    ctx: TlaContext, s: tuple[Any, ...], out: list[tuple[Label, Any]]
 ) -> None:
     """ImprovedLeaderIncHighWatermark: the presumed leader has an entry at its HW and every
     cached-ISR member is caught up to its epoch at HW + 1."""
@@ -164,7 +166,7 @@ def first_try_inc_high_watermark(
             inc_hw(ctx, s, out, leader)
 
 
-def first_try_shrink_isr(ctx: TlaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
+def first_try_shrink_isr(ctx: TlaContext, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """LeaderShrinkIsrBetterFencing: drop a member not caught up to the leader's epoch at the
     leader's end offset."""
     for leader in range(ctx.config.replicas):
@@ -181,7 +183,7 @@ def first_try_shrink_isr(ctx: TlaSpec, s: tuple[Any, ...], out: list[tuple[Label
                 )
 
 
-def first_try_expand_isr(ctx: TlaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
+def first_try_expand_isr(ctx: TlaContext, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """LeaderExpandIsrBetterFencing: add a replica caught up to the leader's epoch at its HW,
     once the HW has reached the leader's current epoch."""
     for leader in range(ctx.config.replicas):
@@ -201,7 +203,7 @@ def first_try_expand_isr(ctx: TlaSpec, s: tuple[Any, ...], out: list[tuple[Label
 
 
 def first_try_become_follower(
-    ctx: TlaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]
+    ctx: TlaContext, s: tuple[Any, ...], out: list[tuple[Label, Any]]
 ) -> None:
     """BecomeFollower (Kip320FirstTry): adopt a newer request naming another replica as
     leader; no truncation, HW kept."""
@@ -221,7 +223,7 @@ def first_try_become_follower(
                 )
 
 
-def first_try_truncate(ctx: TlaSpec, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
+def first_try_truncate(ctx: TlaContext, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """FollowerTruncate (Kip320FirstTry): a follower of a presumed leader whose end offset is
     past the leader's, or whose last record's epoch differs from the leader's record at that
     offset, truncates by Kip279's rule; ``hw := min(offset, hw)``."""

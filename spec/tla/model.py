@@ -16,6 +16,7 @@ from spec.tla import fenced as f
 from spec.tla import liveness as live
 from spec.tla import symmetry
 from spec.tla.config import TlaConfig
+from spec.tla.labels import Labels
 from spec.tla.state import (
     EPOCH,
     HW,
@@ -96,38 +97,6 @@ NEXT = {
 """Each variant's ``Next``: the disjuncts of its module, in the module's order of names."""
 
 
-class _Labels:
-    """Every label of one variant, built once; action names are the variant's operators."""
-
-    def __init__(self, n: int, max_epoch: int, names: dict[str, str]) -> None:
-        def one(action: Any, key: Any) -> Any:
-            return [Label(action, ((key, r),)) for r in range(n)]
-
-        def two(action: Any, k1: Any, k2: Any, count: Any = n) -> Any:
-            return [[Label(action, ((k1, x), (k2, y))) for y in range(count)] for x in range(n)]
-
-        epochs = max_epoch + 1
-        self.elect = one("ControllerElectLeader", "newLeader")
-        self.controller_shrink = one("ControllerShrinkIsr", "replica")
-        self.become_leader = two("BecomeLeader", "leader", "epoch", epochs)
-        self.write = one("LeaderWrite", "replica")
-        self.inc_hw = one(names["inc_hw"], "leader")
-        self.shrink = two(names["shrink"], "leader", "replica")
-        self.expand = two(names["expand"], "leader", "replica")
-        self.replicate = two(names["fetch"], "follower", "leader")
-        self.truncate = two("FollowerTruncate", "follower", "leader")
-        self.follow = [
-            [
-                [
-                    Label(names["follow"], (("leader", l), ("replica", r), ("epoch", e)))
-                    for e in range(epochs)
-                ]
-                for r in range(n)
-            ]
-            for l in range(n)
-        ]
-
-
 def _names(next_actions: list[Any]) -> dict[str, str]:
     """Operator names of the variant's HW, ISR, fetch and become-follower actions."""
     names = [name for name, _ in next_actions]
@@ -162,9 +131,7 @@ class TlaSpec(ActionSpec):
     def __init__(self, config: TlaConfig | None = None) -> None:
         self.config = (config or TlaConfig()).validate()
         self.next_actions = NEXT[self.config.truncation]
-        self.labels = _Labels(
-            self.config.replicas, self.config.max_epoch, _names(self.next_actions)
-        )
+        self.labels = Labels(self.config.replicas, self.config.max_epoch, _names(self.next_actions))
         self.set_actions(self.next_actions)  # the variant's Next disjuncts
         self.symmetric_ids = self.config.replicas
 

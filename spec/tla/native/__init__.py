@@ -67,7 +67,7 @@ _FAMILY = {
     f.first_try_fetch: "replicate",
     f.first_try_truncate: "truncate",
 }
-"""Which of ``spec.tla.model._Labels``' label families each operator's labels come from."""
+"""Which of ``spec.tla.labels.Labels``' label families each operator's labels come from."""
 
 
 def unsupported(spec: Any) -> str | None:
