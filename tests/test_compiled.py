@@ -551,7 +551,8 @@ import checker.native.build as build
 assert build.__file__.startswith({str(bundle)!r}), build.__file__
 native = Path({str(bundle)!r}) / "spec" / "kafka" / "native"
 lib = build.load("kafka", [native / n for n in {[p.name for p in kafka_native.SOURCES]!r}],
-                 [native / "kafka.h"], lambda seconds: print("built"))
+                 [native / n for n in {[p.name for p in kafka_native.HEADERS]!r}],
+                 lambda seconds: print("built"))
 print(bool(lib.eng_new))
 """
     env = {"HWCHECK_CACHE": str(tmp_path / "cache"), "PATH": os.environ["PATH"]}

@@ -26,6 +26,7 @@ from pathlib import Path
 HERE = Path(__file__).parent
 ENGINE_SOURCES = (
     HERE / "engine.c",
+    HERE / "workers.c",
     HERE / "access.c",
     HERE / "tier.c",
     HERE / "seen.c",

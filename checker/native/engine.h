@@ -123,6 +123,15 @@ int64_t eng_next_size(const Engine *e);
 /* engine.c */
 void eng_level_reset(Engine *e);
 void eng_level_restart(Engine *e);
+/* workers.c: a worker's buffers (-1 when memory runs out), its frontier slice [start, end)
+ * expanded, the pthread bodies of a level's expansion and merge, its finds folded into the
+ * level's, and `fn` run on every worker, each `failed` cleared first (the first error, or 0) */
+int eng_worker_init(Engine *e, Worker *w);
+void eng_worker_free(Worker *w);
+void eng_worker_run(Worker *w);
+void *eng_worker_expand(void *arg);
+void *eng_worker_merge(void *arg);
+void eng_worker_fold(Engine *e, Worker *w);
 int eng_run_workers(Engine *e, void *(*fn)(void *));
 
 #endif

@@ -237,7 +237,7 @@ BUNDLED = ("*.py", "*.c", "*.h")
 
 def _bundle(folder: Path) -> Path:
     """A zip of hwcheck's packages (checker, spec, invariants) for the executors."""
-    root = Path(level.__file__).resolve().parents[2]  # checker/search/partitioned/level.py
+    root = Path(level.__file__).resolve().parents[3]  # checker/search/partitioned/level.py
     target = folder / "hwcheck-code.zip"
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as bundle:
         for package in ("checker", "spec", "invariants"):

@@ -40,7 +40,7 @@ SOURCES = (
     HERE / "properties.c",
     HERE / "liveness.c",
 )
-HEADERS = (HERE / "kafka.h",)
+HEADERS = (HERE / "kafka.h", HERE / "membership.h")
 
 PROPERTY_BITS = {
     "HwLeLeo": 0,

@@ -24,8 +24,14 @@ from spec.tla import fenced as f
 from spec.tla.config import TLA_VARIANTS
 
 HERE = Path(__file__).parent
-SOURCES = (HERE / "state.c", HERE / "actions.c", HERE / "properties.c", HERE / "liveness.c")
-HEADERS = (HERE / "tla.h",)
+SOURCES = (
+    HERE / "state.c",
+    HERE / "actions.c",
+    HERE / "fenced.c",
+    HERE / "properties.c",
+    HERE / "liveness.c",
+)
+HEADERS = (HERE / "tla.h", HERE / "actions.h")
 
 PROPERTY_BITS = {
     "HwLeLeo": 0,

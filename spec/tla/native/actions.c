@@ -1,27 +1,9 @@
-/* The TLA+ port's actions in the compiled core: spec/tla/actions.py and fenced.py, operator by
- * operator, with the same enabling conditions, effects and order. Each action appends its
- * successors to out[*k..] with labels whose action is `index` (its place in Next). */
+/* The TLA+ port's actions in the compiled core: spec/tla/actions.py, operator by operator,
+ * with the same enabling conditions, effects and order (fenced.py's are in fenced.c). Each
+ * action appends its successors to out[*k..] with labels whose action is `index` (its place
+ * in Next). */
 #include "tla.h"
-
-/* Append a copy of `s` (out and labels have room for m->max_succ and one spare past it:
- * state.c's scratch); past the room the copy goes to the spare and only the count grows, and
- * model_expand reports the overflow. */
-static St *emit(const Model *m, St *out, uint16_t *labels, int *k, const St *s, uint16_t label) {
-    int at = *k < m->max_succ ? *k : m->max_succ;
-    (*k)++;
-    labels[at] = label;
-    out[at] = *s;
-    return &out[at];
-}
-
-#define ARGS const Model *m, const St *s, int index, St *out, uint16_t *labels, int *k
-#define EMIT(a, b, c) emit(m, out, labels, k, s, LABEL3(index, (a), (b), (c)))
-
-static int last_match_end(const Rep *f, const Rep *l) {
-    for (int o = (f->len < l->len ? f->len : l->len) - 1; o >= 0; o--)
-        if (f->id[o] == l->id[o] && f->ep[o] == l->ep[o]) return o + 1;
-    return 0;
-}
+#include "actions.h"
 
 /* ControllerUpdateIsr: the next epoch, the quorum state and a request. */
 static void update_isr(ARGS, int a, int leader, uint8_t isr) {
@@ -70,7 +52,7 @@ static void leader_write(ARGS) {
 }
 
 /* QuorumUpdateLeaderAndIsr: only the true leader writes the ISR, no epoch bump. */
-static void quorum_update(ARGS, int l, int a, uint8_t isr) {
+void tla_quorum_update(ARGS, int l, int a, uint8_t isr) {
     const Rep *x = &s->r[l];
     if (s->qleader != l || x->leader != l || x->epoch != s->qepoch) return;
     St *t = EMIT(l, a, 0);
@@ -88,7 +70,7 @@ static void leader_shrink_isr(ARGS) {
         uint8_t isr = s->r[l].isr;
         for (int x = 0; x < m->n; x++)
             if (has(isr, x) && x != l && !caught_up(s, l, x, s->r[l].len))
-                quorum_update(m, s, index, out, labels, k, l, x, (uint8_t)(isr & ~(1u << x)));
+                tla_quorum_update(m, s, index, out, labels, k, l, x, (uint8_t)(isr & ~(1u << x)));
     }
 }
 
@@ -97,11 +79,11 @@ static void leader_expand_isr(ARGS) {
         uint8_t isr = s->r[l].isr;
         for (int x = 0; x < m->n; x++)
             if (!has(isr, x) && caught_up(s, l, x, s->r[l].hw))
-                quorum_update(m, s, index, out, labels, k, l, x, (uint8_t)(isr | (1u << x)));
+                tla_quorum_update(m, s, index, out, labels, k, l, x, (uint8_t)(isr | (1u << x)));
     }
 }
 
-static void inc_hw(ARGS, int l) {
+void tla_inc_hw(ARGS, int l) {
     St *t = EMIT(l, 0, 0);
     t->r[l].hw++;
 }
@@ -113,7 +95,7 @@ static void leader_inc_high_watermark(ARGS) {
         int all = 1;
         for (int f = 0; f < m->n && all; f++)
             if (has(x->isr, f)) all = s->r[f].leader == l && x->hw < s->r[f].len;
-        if (all) inc_hw(m, s, index, out, labels, k, l);
+        if (all) tla_inc_hw(m, s, index, out, labels, k, l);
     }
 }
 
@@ -162,7 +144,7 @@ static void truncate_kip279(ARGS) {
 }
 
 /* ReplicateTo(leader, follower) with the follower HW rule. */
-static void replicate(ARGS, int f, int l) {
+void tla_replicate(ARGS, int f, int l) {
     const Rep *x = &s->r[f], *lx = &s->r[l];
     int end = x->len;
     if (end >= lx->len || end >= m->L) return;
@@ -175,148 +157,7 @@ static void replicate(ARGS, int f, int l) {
 static void follower_replicate(ARGS) {
     for (int f = 0; f < m->n; f++) {
         int l = s->r[f].leader;
-        if (l >= 0 && l != f && s->r[l].leader == l) replicate(m, s, index, out, labels, k, f, l);
-    }
-}
-
-/* -- Kip320 ----------------------------------------------------------------------------- */
-static int following_epoch(const St *s, int l, int f) {
-    return s->r[l].leader == l && s->r[f].leader == l && s->r[f].epoch == s->r[l].epoch;
-}
-
-static void fenced_follower_fetch(ARGS) {
-    for (int f = 0; f < m->n; f++) {
-        int l = s->r[f].leader;
-        if (l >= 0 && following_epoch(s, l, f)) replicate(m, s, index, out, labels, k, f, l);
-    }
-}
-
-static void fenced_inc_high_watermark(ARGS) {
-    for (int l = 0; l < m->n; l++) {
-        const Rep *x = &s->r[l];
-        if (x->hw >= x->len) continue;
-        int all = 1;
-        for (int f = 0; f < m->n && all; f++)
-            if (has(x->isr, f)) all = following_epoch(s, l, f) && x->hw < s->r[f].len;
-        if (all) inc_hw(m, s, index, out, labels, k, l);
-    }
-}
-
-static void fenced_shrink_isr(ARGS) {
-    for (int l = 0; l < m->n; l++) {
-        uint8_t isr = s->r[l].isr;
-        for (int x = 0; x < m->n; x++) {
-            if (!has(isr, x) || x == l) continue;
-            if (!following_epoch(s, l, x) || s->r[x].len < s->r[l].len)
-                quorum_update(m, s, index, out, labels, k, l, x, (uint8_t)(isr & ~(1u << x)));
-        }
-    }
-}
-
-static int hw_reached_current_epoch(const St *s, int l) {
-    const Rep *x = &s->r[l];
-    return x->hw == x->len || (x->hw < x->len && x->ep[x->hw] == x->epoch);
-}
-
-static void fenced_expand_isr(ARGS) {
-    for (int l = 0; l < m->n; l++) {
-        const Rep *x = &s->r[l];
-        if (!hw_reached_current_epoch(s, l)) continue;
-        for (int r = 0; r < m->n; r++)
-            if (!has(x->isr, r) && following_epoch(s, l, r)
-                && (x->hw == 0 || x->hw - 1 < s->r[r].len))
-                quorum_update(m, s, index, out, labels, k, l, r, (uint8_t)(x->isr | (1u << r)));
-    }
-}
-
-static void fenced_become_follower(ARGS) {
-    for (int e = 0; e < s->nreq; e++) {
-        int l = s->rleader[e];
-        if (l < 0 || s->r[l].leader != l || s->r[l].epoch != e) continue;
-        for (int r = 0; r < m->n; r++) {
-            const Rep *x = &s->r[r];
-            if (r == l || e <= x->epoch) continue;
-            int offset = last_match_end(x, &s->r[l]);
-            St *t = EMIT(l, r, e);
-            Rep *y = &t->r[r];
-            y->len = (int8_t)offset;
-            y->hw = (int8_t)(offset < x->hw ? offset : x->hw);
-            y->epoch = (int8_t)e; y->leader = (int8_t)l; y->isr = s->risr[e];
-        }
-    }
-}
-
-/* -- Kip320FirstTry --------------------------------------------------------------------- */
-static int caught_up_to_epoch(const St *s, int l, int f, int end) {
-    if (s->r[l].leader != l || s->r[f].leader != l) return 0;
-    if (end == 0) return 1;
-    int at = end - 1;
-    return at < s->r[l].len && at < s->r[f].len && s->r[f].ep[at] == s->r[l].ep[at];
-}
-
-static void first_try_fetch(ARGS) {
-    for (int f = 0; f < m->n; f++) {
-        int l = s->r[f].leader;
-        if (l >= 0 && caught_up_to_epoch(s, l, f, s->r[f].len))
-            replicate(m, s, index, out, labels, k, f, l);
-    }
-}
-
-static void first_try_inc_high_watermark(ARGS) {
-    for (int l = 0; l < m->n; l++) {
-        const Rep *x = &s->r[l];
-        if (x->leader != l || x->hw >= x->len) continue;
-        int all = 1;
-        for (int f = 0; f < m->n && all; f++)
-            if (has(x->isr, f)) all = caught_up_to_epoch(s, l, f, x->hw + 1);
-        if (all) inc_hw(m, s, index, out, labels, k, l);
-    }
-}
-
-static void first_try_shrink_isr(ARGS) {
-    for (int l = 0; l < m->n; l++) {
-        uint8_t isr = s->r[l].isr;
-        for (int x = 0; x < m->n; x++)
-            if (has(isr, x) && x != l && !caught_up_to_epoch(s, l, x, s->r[l].len))
-                quorum_update(m, s, index, out, labels, k, l, x, (uint8_t)(isr & ~(1u << x)));
-    }
-}
-
-static void first_try_expand_isr(ARGS) {
-    for (int l = 0; l < m->n; l++) {
-        const Rep *x = &s->r[l];
-        if (!hw_reached_current_epoch(s, l)) continue;
-        for (int r = 0; r < m->n; r++)
-            if (!has(x->isr, r) && caught_up_to_epoch(s, l, r, x->hw))
-                quorum_update(m, s, index, out, labels, k, l, r, (uint8_t)(x->isr | (1u << r)));
-    }
-}
-
-static void first_try_become_follower(ARGS) {
-    for (int e = 0; e < s->nreq; e++) {
-        int l = s->rleader[e];
-        if (l < 0) continue;
-        for (int r = 0; r < m->n; r++) {
-            if (r == l || e <= s->r[r].epoch) continue;
-            St *t = EMIT(l, r, e);
-            t->r[r].epoch = (int8_t)e; t->r[r].leader = (int8_t)l; t->r[r].isr = s->risr[e];
-        }
-    }
-}
-
-static void first_try_truncate(ARGS) {
-    for (int f = 0; f < m->n; f++) {
-        const Rep *x = &s->r[f];
-        int l = x->leader;
-        if (l < 0 || s->r[l].leader != l) continue;
-        const Rep *lx = &s->r[l];
-        int last = x->len - 1;
-        int needs = x->len > lx->len || (x->len && last < lx->len && lx->ep[last] != x->ep[last]);
-        if (!needs) continue;
-        int offset = last_match_end(x, lx);
-        St *t = EMIT(f, l, 0);
-        t->r[f].len = (int8_t)offset;
-        t->r[f].hw = (int8_t)(offset < x->hw ? offset : x->hw);
+        if (l >= 0 && l != f && s->r[l].leader == l) tla_replicate(m, s, index, out, labels, k, f, l);
     }
 }
 
