@@ -5,6 +5,7 @@ Usage::
     python benchmarks/spark_driver.py                          # 10 minutes, under a terminal
     python benchmarks/spark_driver.py --minutes 60             # the issue's hour
     python benchmarks/spark_driver.py --checkout ../old --rounds 2   # A B A B against old code
+    python benchmarks/spark_driver.py -- --no-progress          # more explore flags
 
 Runs ``hwcheck explore --replicas 4 --max-records 1 --max-epoch 2 --max-crashes 1
 --fingerprint-bits 64 --engine spark --master local[2] --partitions 2`` with checkpoints
@@ -50,12 +51,15 @@ def status(pid: int) -> tuple[float, int]:
     return rss / 1024, threads
 
 
-def one(code: Path, minutes: float, folder: Path) -> list[tuple[float, float, int]]:
-    """One run of ``code``'s hwcheck: its samples ``(seconds, MiB, threads)``."""
+def one(
+    code: Path, minutes: float, folder: Path, extra: list[str]
+) -> list[tuple[float, float, int]]:
+    """One run of ``code``'s hwcheck with the flags ``extra``: its samples ``(seconds, MiB,
+    threads)``."""
     ck = folder / "ck"
     command = [sys.executable, "-m", "checker.cli", "explore", *MODEL, *SPARK]
     command += ["--partitions", "2", "--checkpoint", ck.as_uri(), "--checkpoint-every", "300"]
-    command += ["--time-limit", str(int(minutes * 60)), "--out", str(folder / "out")]
+    command += ["--time-limit", str(int(minutes * 60)), "--out", str(folder / "out"), *extra]
     env = {**os.environ, "PYTHONPATH": str(code), "COLUMNS": "120"}
     leader, follower = pty.openpty()
     proc = subprocess.Popen(
@@ -105,13 +109,14 @@ def main() -> None:
     parser.add_argument("--minutes", type=float, default=10.0, help="each run's time limit")
     parser.add_argument("--checkout", help="another checkout's code, run in turn with this one")
     parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("flags", nargs="*", help="more hwcheck explore flags (after --)")
     args = parser.parse_args()
     sides = [("this", ROOT)] + ([("other", Path(args.checkout).resolve())] if args.checkout else [])
     got: dict[str, list[tuple[float, float]]] = {name: [] for name, _ in sides}
     for round_ in range(args.rounds):
         for name, code in sides:
             with tempfile.TemporaryDirectory() as folder:
-                samples = one(code, args.minutes, Path(folder))
+                samples = one(code, args.minutes, Path(folder), args.flags)
             got[name].append(report(f"round {round_ + 1} {name}", samples))
     for name, runs in got.items():
         rates, peaks = zip(*runs, strict=True)
