@@ -19,11 +19,18 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+POLL_SECONDS = 2.0
+"""How often the watcher asks Spark's status tracker. Every call into the JVM from this
+watcher grows the driver's resident memory a little (native memory; a bare SparkContext
+polled the same way does not grow, and one watcher thread for every job grows as much as a
+thread a job), so the poll is slow: at 0.5 s the driver grew 3.8 MiB a minute on a long search,
+at 2 s 0.8 (``benchmarks/spark_driver.py``; docs/benchmarks.md)."""
+
 
 @contextlib.contextmanager
 def watching(sc: Any, on_tasks: Any) -> Iterator[Any]:
     """Run a thread that reports the running jobs' tasks (``statusTracker``) to
-    ``on_tasks(done, total)`` until the block ends."""
+    ``on_tasks(done, total)`` every ``POLL_SECONDS`` until the block ends."""
     if on_tasks is None:
         yield
         return
@@ -31,7 +38,7 @@ def watching(sc: Any, on_tasks: Any) -> Iterator[Any]:
 
     def watch() -> None:
         tracker = sc.statusTracker()
-        while not stop.wait(0.5):
+        while not stop.wait(POLL_SECONDS):
             try:
                 done = total = 0
                 for job_id in tracker.getActiveJobsIds():
