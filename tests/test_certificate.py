@@ -134,7 +134,10 @@ def test_a_wording_edit_keeps_the_compiled_core_and_a_code_edit_does_not(tmp_pat
         check=False,
     )
     assert json.loads(done.stdout)["stats"]["core"] == "compiled", done.stderr
-    c.write_text(c.read_text().replace("s->cepoch + 1", "s->cepoch + 2", 1))
+    rule = code / "spec" / "kafka" / "native" / "membership.h"
+    edited = rule.read_text().replace("s->cepoch + 1", "s->cepoch + 2", 1)
+    assert edited != rule.read_text()
+    rule.write_text(edited)
     assert certificate.digest(code) != certificate.recorded()
 
 
@@ -145,8 +148,10 @@ def test_a_checkpoints_identity_follows_the_model_not_the_engines(tmp_path):
     code = _copy_sources(tmp_path / "code")
     model, whole = certificate.model_digest(code), certificate.digest(code)
     assert model == certificate.model_digest() and whole == certificate.recorded()
-    c = code / "spec" / "kafka" / "native" / "actions.c"
-    c.write_text(c.read_text().replace("s->cepoch + 1", "s->cepoch + 2", 1))
+    rule = code / "spec" / "kafka" / "native" / "membership.h"
+    rule.write_text(rule.read_text().replace("s->cepoch + 1", "s->cepoch + 2", 1))
+    assert certificate.digest(code) != whole and certificate.model_digest(code) == model
+    whole = certificate.digest(code)
     bfs = code / "checker" / "search" / "reference" / "bfs.py"
     bfs.write_text(bfs.read_text() + "\nEDITED = 1\n")
     assert certificate.digest(code) != whole and certificate.model_digest(code) == model
