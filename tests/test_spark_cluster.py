@@ -151,7 +151,7 @@ def test_spark_submit_to_a_standalone_cluster_with_an_executor_killed(tmp_path):
         )  # fmt: skip
         family: set[int] = set()
         killed = 0
-        deadline = time.time() + 240
+        deadline = time.time() + 420  # a busy 2-core machine (the slow tier beside it)
         try:
             while proc.poll() is None and time.time() < deadline:
                 family |= descendants(proc.pid)
