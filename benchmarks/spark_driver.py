@@ -79,7 +79,8 @@ def one(
             if mib:
                 samples.append((time.monotonic() - start, mib, threads))
     finally:
-        proc.kill() if proc.poll() is None else None
+        if proc.poll() is None:
+            proc.kill()
         proc.wait()
         os.close(leader)
     return samples

@@ -147,12 +147,12 @@ def signals_deferred() -> Iterator[None]:
 
 
 class Reporting:
-    """The limits and progress of a search (``checker.search.reference.bfs.Search`` and the engines built on
-    it). Its level loop calls ``_tick`` every few thousand states (a limit ends the search
+    """The limits and progress of a search (``checker.search.reference.bfs.Search`` and the engines
+    built on it). Its level loop calls ``_tick`` every few thousand states (a limit ends the search
     there), ``_report`` at each level boundary, and, where ``due`` says about a second
-    (``REPORT_EVERY``) has passed since the last report, ``_report`` with the running counts
-    of the level under way: so the numbers move during a long level, and the clock is read
-    only where ``due`` is called, not at every state."""
+    (``REPORT_EVERY``) has passed since the last report, ``_report`` with the running counts of the
+    level under way: so the numbers move during a long level, and the clock is read only where
+    ``due`` is called, not at every state."""
 
     limits: Limits
     deadline: float | None

@@ -206,13 +206,13 @@ def walk_keys(
     canon: Any = None,
     mask: int = 0xFFFFFFFF,
 ) -> list[Step]:
-    """``concrete_walk`` over a chain given as the initial state's fingerprint, the low 32
-    bits of each later state's (canonical, with ``canon``) fingerprint, and the last one's
-    full fingerprint ``last_fp`` (``checker.search.reference.seen.KeyLevels``). At each step the successors
-    whose fingerprint ends in the next key are tried in label-text order (the engines'
-    tie-break), and a choice that does not lead to ``last_fp`` is taken back, so two
-    siblings sharing 32 bits cannot derail the walk. Raises ``NondeterministicSpec`` when
-    no behaviour follows the keys. ``mask``: the bits of a fingerprint a key keeps."""
+    """``concrete_walk`` over a chain given as the initial state's fingerprint, the low 32 bits of
+    each later state's (canonical, with ``canon``) fingerprint, and the last one's full fingerprint
+    ``last_fp`` (``checker.search.reference.seen.KeyLevels``). At each step the successors whose
+    fingerprint ends in the next key are tried in label-text order (the engines' tie-break), and a
+    choice that does not lead to ``last_fp`` is taken back, so two siblings sharing 32 bits cannot
+    derail the walk. Raises ``NondeterministicSpec`` when no behaviour follows the keys. ``mask``:
+    the bits of a fingerprint a key keeps."""
     canon = canon or _same
     init = [s for s in spec.init_states() if fingerprint(canon(s)) == init_fp]
     if not init:

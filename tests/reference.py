@@ -1,8 +1,8 @@
 """An independent, deliberately naive enumerator used to cross-check the engine's counts.
 
 It keeps the *states themselves* in a Python set (no fingerprints, no parent pointers, no
-tie-breaks) and walks level by level with plain lists, so a bug in fingerprinting,
-de-duplication or level accounting in ``checker.search.reference.bfs`` would show up as a different count.
+tie-breaks) and walks level by level with plain lists, so a bug in fingerprinting, de-duplication or
+level accounting in ``checker.search.reference.bfs`` would show up as a different count.
 """
 
 

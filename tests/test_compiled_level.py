@@ -1,5 +1,5 @@
-"""The compiled core's level functions (``checker.search.partitioned.compiled_level``) on their own: the
-tie-break of the reduce side (the level functions as a whole are the Spark engine's, whose
+"""The compiled core's level functions (``checker.search.partitioned.compiled_level``) on their own:
+the tie-break of the reduce side (the level functions as a whole are the Spark engine's, whose
 answers ``tests/test_spark.py`` compares with the local engine's)."""
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
-"""The engines' named limits: a BFS level holds at most ``checker.native.core.LEVEL_LIMIT``
-states in the compiled core (parents are 32-bit positions) and ``checker.search.reference.seen.POSITIONS``
-in the reference core. A level past it ends the search INCOMPLETE (exit 3) with a line naming
-the limit, after the last level that fitted, and never wraps an index. The limits are lowered
-here so a small model reaches them."""
+"""The engines' named limits: a BFS level holds at most ``checker.native.core.LEVEL_LIMIT`` states
+in the compiled core (parents are 32-bit positions) and ``checker.search.reference.seen.POSITIONS``
+in the reference core. A level past it ends the search INCOMPLETE (exit 3) with a line naming the
+limit, after the last level that fitted, and never wraps an index. The limits are lowered here so a
+small model reaches them."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
-"""The compiled local engine's disk tier (``checker.search.tier.runs``, ``checker.search.tier.spill``):
-sorted runs on disk answer membership as a set would, and a search that spills at every
-level (the smallest budget) gives the in-memory search's answers field for field, traces
-included, on every compiled model and thread count; its checkpoints link the runs and
+"""The compiled local engine's disk tier (``checker.search.tier.runs``,
+``checker.search.tier.spill``): sorted runs on disk answer membership as a set would, and a search
+that spills at every level (the smallest budget) gives the in-memory search's answers field for
+field, traces included, on every compiled model and thread count; its checkpoints link the runs and
 resume, killed or not, to the same answers."""
 
 from __future__ import annotations

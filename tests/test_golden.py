@@ -2,8 +2,9 @@
 
 - 1 replica, default bounds: 20 states, depth 8, derived by hand below and confirmed by the
   engine and by ``reference.enumerate_states``.
-- 2 replicas, default bounds, every variant: numbers printed by ``checker.search.reference.bfs`` and confirmed
-  by the naive reference enumerator, which stores whole states rather than fingerprints.
+- 2 replicas, default bounds, every variant: numbers printed by ``checker.search.reference.bfs``
+  and confirmed by the naive reference enumerator, which stores whole states rather than
+  fingerprints.
 - 3 replicas, kip320, default bounds: see ``test_verdicts.py`` (slow).
 
 Hand enumeration for 1 replica (max_records 2, max_epoch 1, max_crashes 1): with one replica

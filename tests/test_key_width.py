@@ -1,7 +1,7 @@
 """The width of the key the compiled seen set dedups on (``--fingerprint-bits``,
-``checker.search.compiled.width``, ``checker.search.compiled.keys``): 128-bit keys give the 64-bit answers on
-every compiled model, in memory and spilled at every level, with runs whose keys share low
-words; a search left to choose widens from the start once its 64-bit estimate passes the
+``checker.search.compiled.width``, ``checker.search.compiled.keys``): 128-bit keys give the 64-bit
+answers on every compiled model, in memory and spilled at every level, with runs whose keys share
+low words; a search left to choose widens from the start once its 64-bit estimate passes the
 threshold, and says so; checkpoints keep their width."""
 
 from __future__ import annotations

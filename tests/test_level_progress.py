@@ -75,9 +75,9 @@ def test_a_level_under_way_shows_moving_numbers(engine, quiet, monkeypatch):
 
 
 def test_the_workers_report_what_they_have_expanded(quiet, monkeypatch):
-    """The pool's driver reads its workers' counters (``checker.search.partitioned.level.COUNTERS``) while
-    they expand a level: states expanded and generated move, the new states are counted
-    when the level ends. (Each expand task takes far longer than the 1 ms between looks.)"""
+    """The pool's driver reads its workers' counters (``checker.search.partitioned.level.COUNTERS``)
+    while they expand a level: states expanded and generated move, the new states are counted when
+    the level ends. (Each expand task takes far longer than the 1 ms between looks.)"""
     monkeypatch.setattr(limits, "REPORT_EVERY", 0.001)
     reports: list[Progress] = []
     assert signature(run("workers", reports.append)) == quiet

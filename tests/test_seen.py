@@ -1,6 +1,6 @@
-"""The local engine's seen set and parent pointers (``checker.search.reference.seen``): exact membership,
-parent chains, 20 bytes a state. (That traces rebuilt from fingerprint chains are the ones
-the search found: tests/test_gallery.py regenerates every gallery trace byte for byte.)"""
+"""The local engine's seen set and parent pointers (``checker.search.reference.seen``): exact
+membership, parent chains, 20 bytes a state. (That traces rebuilt from fingerprint chains are the
+ones the search found: tests/test_gallery.py regenerates every gallery trace byte for byte.)"""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
 """``hwcheck simulate``: seeded walks, their determinism over workers, shrinking, the CLI, the
 gate's simulate mode and Ctrl-C.
 
-Golden lengths come from exhaustive search (``checker.search.reference.bfs.explore`` at the same bounds), never
-from the simulation itself.
+Golden lengths come from exhaustive search (``checker.search.reference.bfs.explore`` at the same
+bounds), never from the simulation itself.
 """
 
 from __future__ import annotations

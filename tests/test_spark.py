@@ -158,13 +158,12 @@ SPARK_CASES = [
     (Recipe("tla", TlaConfig(replicas=2, truncation="kip320")), 3),
     (THREE, 2),
 ]
-"""Real Spark jobs for 1 partition, as many as local[2] has cores, and more (3, here and in
-the compiled and symmetric cases below), over
-both models, a fenced and an unfenced variant and a chosen property (an option, unclean
-election, is the compiled cases' first). What a
-level job computes is the level functions' (``checker.search.partitioned.level``), which run above for every
-recipe at 1, 2 and 7 partitions without Spark; the jobs add Spark's shuffle, pickling and
-task placement, which do not depend on the variant."""
+"""Real Spark jobs for 1 partition, as many as local[2] has cores, and more (3, here and in the
+compiled and symmetric cases below), over both models, a fenced and an unfenced variant and a chosen
+property (an option, unclean election, is the compiled cases' first). What a level job computes is
+the level functions' (``checker.search.partitioned.level``), which run above for every recipe at 1,
+2 and 7 partitions without Spark; the jobs add Spark's shuffle, pickling and task placement, which
+do not depend on the variant."""
 
 
 @pytest.mark.parametrize(

@@ -1,6 +1,7 @@
-"""The temporary and tier folders a search works in (``checker.search.partitioned.level_files.work_folder``):
-locked while their search lives, deleted by the next search once their holder is gone, by
-SIGKILL or the out-of-memory killer included. Split from tests/test_disk_tier.py."""
+"""The temporary and tier folders a search works in
+(``checker.search.partitioned.level_files.work_folder``): locked while their search lives, deleted
+by the next search once their holder is gone, by SIGKILL or the out-of-memory killer included. Split
+from tests/test_disk_tier.py."""
 
 from __future__ import annotations
 

@@ -2,11 +2,11 @@
 committed level, save the frontier and the search's state at level boundaries when due and
 once more at the end (Ctrl-C, SIGTERM, a time limit, or done), and go on from a checkpoint.
 
-``Saving`` is a base of ``checker.search.reference.bfs.Search``; each engine gives its own ``level_table``,
-``frontier_snapshot``, ``seen_snapshot`` and ``restore_levels`` (the reference engine's are
-here). The statistics, violations and open properties are saved and restored here, the same
-for every engine, so a checkpoint written by one engine resumes on any other (but one
-that keeps a spilled compiled search's parent tables: ``checker.checkpoint.write``).
+``Saving`` is a base of ``checker.search.reference.bfs.Search``; each engine gives its own
+``level_table``, ``frontier_snapshot``, ``seen_snapshot`` and ``restore_levels`` (the reference
+engine's are here). The statistics, violations and open properties are saved and restored here, the
+same for every engine, so a checkpoint written by one engine resumes on any other (but one that
+keeps a spilled compiled search's parent tables: ``checker.checkpoint.write``).
 """
 
 from __future__ import annotations

@@ -182,8 +182,8 @@ def identity(
     checked, symmetry, the depth bound and ``stop_on_first`` (which change the answers).
     Time limits may differ. ``core_code``, the certificate's digest of both cores and the
     engines, is matched only by a checkpoint holding the compiled core's rows or row
-    hashes (``checker.checkpoint.identity.holds_core_parts``): an engine edit leaves every other
-    checkpoint resumable, and a docstring edit none orphaned."""
+    hashes (``checker.checkpoint.identity.holds_core_parts``): an engine edit leaves every
+    other checkpoint resumable, and a docstring edit none orphaned."""
     identity = {
         "tool": "hwcheck",
         "code": certificate.model_digest(),

@@ -60,7 +60,8 @@ def compile_note(seconds: float) -> None:
 
 
 class Size(click.ParamType):  # type: ignore[type-arg]
-    """A size in bytes written as ``1G``, ``512M``, ``1.5GiB`` (``checker.search.tier.spill.parse_size``)."""
+    """A size in bytes written as ``1G``, ``512M``, ``1.5GiB``
+    (``checker.search.tier.spill.parse_size``)."""
 
     name = "size"
 

@@ -10,8 +10,9 @@ stale, and every command then runs the reference core instead, saying why, so th
 answers for a model other than the one in the Python source. The digest is of the code, not
 the text (``code``): a docstring, a comment or a blank line edited leaves it as it was, so
 that a wording fix does not demote the core. A checkpoint's identity is the digest of the
-model's own code (``model_digest``), and this one only where it holds the core's rows. ``python -m checker.commands.certify`` runs the differential tests and, when they pass,
-writes the certificate again.
+model's own code (``model_digest``), and this one only where it holds the core's rows.
+``python -m checker.commands.certify`` runs the differential tests and, when they pass, writes
+the certificate again.
 """
 
 from __future__ import annotations
@@ -75,17 +76,23 @@ def sources(root: Path = ROOT) -> list[Path]:
     """Every file the certificate covers, sorted by its path relative to ``root``: ``*.py``,
     ``*.c`` and ``*.h`` under ``FOLDERS`` (this module and ``EXPLANATION_ONLY`` aside), and
     the contract modules at ``checker/``'s top (all but ``CONTRACT_EXCEPT``)."""
-    found = [
+    found = _under(root, FOLDERS, ("*.py", "*.c", "*.h"))
+    found += [path for path in (root / "checker").glob("*.py") if path.name not in CONTRACT_EXCEPT]
+    return sorted(found, key=lambda path: path.relative_to(root).as_posix())
+
+
+def _under(root: Path, folders: Sequence[str], patterns: Sequence[str]) -> list[Path]:
+    """The files matching ``patterns`` under ``folders`` of ``root`` that a digest covers: not
+    a cache, not this module, not ``EXPLANATION_ONLY``."""
+    return [
         path
-        for folder in FOLDERS
-        for pattern in ("*.py", "*.c", "*.h")
+        for folder in folders
+        for pattern in patterns
         for path in (root / folder).rglob(pattern)
         if "__pycache__" not in path.parts
         and path.name != "certificate.py"
         and path.relative_to(root).as_posix() not in EXPLANATION_ONLY
     ]
-    found += [path for path in (root / "checker").glob("*.py") if path.name not in CONTRACT_EXCEPT]
-    return sorted(found, key=lambda path: path.relative_to(root).as_posix())
 
 
 _C_TEXT = re.compile(r'("(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\')|/\*.*?\*/|//[^\n]*', re.DOTALL)
@@ -127,13 +134,7 @@ def model_sources(root: Path = ROOT) -> list[Path]:
     (``model_digest``), so that an edit of an engine or of the compiled core, which the
     certificate proves equal to these, does not orphan a checkpoint of the reference's
     states."""
-    found = [
-        path
-        for folder in ("spec", "invariants")
-        for path in (root / folder).rglob("*.py")
-        if "__pycache__" not in path.parts
-        and path.relative_to(root).as_posix() not in EXPLANATION_ONLY
-    ]
+    found = _under(root, ("spec", "invariants"), ("*.py",))
     found += [root / "checker" / name for name in MODEL_CONTRACT]
     return sorted(found, key=lambda path: path.relative_to(root).as_posix())
 

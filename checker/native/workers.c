@@ -151,8 +151,7 @@ static int run_workers(Engine *e, void *(*fn)(void *)) {
     return failed;
 }
 
-/* run_workers for the engine's other files (tier.c): each worker's `failed` is cleared
- * first. */
+/* run_workers for engine.c and tier.c: each worker's `failed` is cleared first. */
 int eng_run_workers(Engine *e, void *(*fn)(void *)) {
     for (int t = 0; t < e->threads; t++) e->workers[t].failed = 0;
     return run_workers(e, fn);

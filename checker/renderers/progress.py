@@ -30,10 +30,10 @@ class Resuming:
 def for_search(
     enabled: bool = True, resuming: Resuming | None = None
 ) -> Iterator[Callable[[SearchProgress], None] | None]:
-    """Yield a progress callback for ``checker.search.reference.bfs.explore`` (None when disabled or when
-    stderr is not a terminal, so logs and pipes stay clean). ``resuming``: the line says so
-    while the checkpoint loads (no engine reports before it is loaded), and then, while the
-    numbers are still the checkpoint's, that its frontier is being expanded."""
+    """Yield a progress callback for ``checker.search.reference.bfs.explore`` (None when disabled or
+    when stderr is not a terminal, so logs and pipes stay clean). ``resuming``: the line says so
+    while the checkpoint loads (no engine reports before it is loaded), and then, while the numbers
+    are still the checkpoint's, that its frontier is being expanded."""
     console = Console(stderr=True)
     if not enabled or not sys.stderr.isatty():
         yield None

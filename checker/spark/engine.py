@@ -1,12 +1,12 @@
 """The Spark engine: the local engine's level-synchronous BFS with the frontier, the new
 states and the seen set split into P fingerprint partitions (design.md, "Spark").
 
-Per level, ``checker.search.partitioned.level`` expands and de-duplicates; a level whose frontier is below
-``SparkOptions.min_frontier`` runs those functions in the driver, a larger one as one Spark
-job. The driver keeps only counts: the first violating level and the tie-breaks of the local
-engine give the same shortest counterexamples, rebuilt from the per-level parent files by
-replaying from the initial state (at each step the successor with the next fingerprint and the
-smallest label text, which is the label the local engine records).
+Per level, ``checker.search.partitioned.level`` expands and de-duplicates; a level whose frontier is
+below ``SparkOptions.min_frontier`` runs those functions in the driver, a larger one as one Spark
+job. The driver keeps only counts: the first violating level and the tie-breaks of the local engine
+give the same shortest counterexamples, rebuilt from the per-level parent files by replaying from
+the initial state (at each step the successor with the next fingerprint and the smallest label text,
+which is the label the local engine records).
 """
 
 from __future__ import annotations
@@ -51,12 +51,13 @@ def explore(
     saving: SaveOptions | None = None,
 ) -> CheckResult:
     """Explore ``recipe``'s model (``recipe.build() -> (spec, properties)``, picklable) with the
-    Spark engine; the result equals ``checker.search.reference.bfs.explore``'s in counts, depth, verdicts and
-    counterexamples (with ``symmetry`` as ``checker.search.reference.bfs.explore`` with it). ``core``:
-    the level functions every level runs (``checker.search.partitioned.job.LevelCore``:
-    ``checker.search.partitioned.compiled_level.COMPILED`` on the model's compiled core, the same
-    answers; ``checker.search.partitioned.level.REFERENCE`` on the Python model; the engine's choice is
-    ``checker.search.choose_core``'s). ``saving``: checkpoints and resume
+    Spark engine; the result equals ``checker.search.reference.bfs.explore``'s in counts, depth,
+    verdicts and counterexamples (with ``symmetry`` as ``checker.search.reference.bfs.explore`` with
+    it). ``core``: the level functions every level runs
+    (``checker.search.partitioned.job.LevelCore``: ``COMPILED`` of
+    ``checker.search.partitioned.compiled_level`` on the model's compiled core, the same answers;
+    ``REFERENCE`` of ``checker.search.partitioned.level`` on the Python model; the engine's choice
+    is ``checker.search.choose_core``'s). ``saving``: checkpoints and resume
     (``checker.checkpoint.saving``; the driver writes them).
 
     Raises ``SparkUnavailable`` (exit 5) when Spark cannot run: no Java, the JVM or a job
@@ -76,8 +77,8 @@ def explore(
 
 
 class SparkSearch(PartitionedSearch):
-    """One Spark-engine search: the partitioned driver loop (``checker.search.partitioned.driver``) with
-    levels of at least ``options.min_frontier`` states run as Spark jobs."""
+    """One Spark-engine search: the partitioned driver loop (``checker.search.partitioned.driver``)
+    with levels of at least ``options.min_frontier`` states run as Spark jobs."""
 
     def __init__(
         self,

@@ -310,8 +310,8 @@ def run_job(what: str, work: Callable[[], T], sc: Any, on_tasks: Any = None) -> 
     """Run ``work`` (Spark jobs on ``sc``: a level, a trace step, a checkpoint's collect;
     ``checker.spark.rdds``) and return its answer; ``on_tasks(done, total)`` is called about
     every 2 s from a watcher thread while it runs (``lifecycle.POLL_SECONDS``). Raises
-    ``SparkUnavailable`` naming ``what`` when a job fails; on Ctrl-C or SIGTERM the running jobs are cancelled first, so
-    the executors are free for the last checkpoint's jobs."""
+    ``SparkUnavailable`` naming ``what`` when a job fails; on Ctrl-C or SIGTERM the running jobs
+    are cancelled first, so the executors are free for the last checkpoint's jobs."""
     try:
         with lifecycle.watching(sc, on_tasks):
             try:

@@ -1,9 +1,9 @@
 """ "Jump to a violation": a bounded breadth-first search from the explorer's current state, in
 a background thread, with progress the page polls.
 
-The search is the local engine's (``checker.search.reference.bfs``) run from the current state instead of the
-initial one, with the model's bounds, ``stop_on_first`` and a time limit. Breadth first, it
-finds a shortest path from that state to a state (or a step) that violates a property; the
+The search is the local engine's (``checker.search.reference.bfs``) run from the current state
+instead of the initial one, with the model's bounds, ``stop_on_first`` and a time limit. Breadth
+first, it finds a shortest path from that state to a state (or a step) that violates a property; the
 same path every run, as the engine's tie-breaks are deterministic.
 """
 

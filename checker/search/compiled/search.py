@@ -1,12 +1,12 @@
-"""The local engine on the compiled core: ``checker.search.reference.bfs``'s level loop with the expansion,
-canonical form, deduplication and property checks of each level done in C.
+"""The local engine on the compiled core: ``checker.search.reference.bfs``'s level loop with the
+expansion, canonical form, deduplication and property checks of each level done in C.
 
-Fingerprints are the reference engine's: the C side computes xxh3 of each new state's
-marshal encoding (``checker.fingerprint``), so parents and tie-breaks are ``checker.search.reference.bfs``'s
+Fingerprints are the reference engine's: the C side computes xxh3 of each new state's marshal
+encoding (``checker.fingerprint``), so parents and tie-breaks are ``checker.search.reference.bfs``'s
 exactly. Python keeps the initial level, the parent tables
-(``checker.search.reference.seen.SeenLevels``), the statistics, limits, progress and counterexamples, which are
-rebuilt with the reference model (``checker.trace``). Only the states of a counterexample
-are ever turned back into Python values.
+(``checker.search.reference.seen.SeenLevels``), the statistics, limits, progress and
+counterexamples, which are rebuilt with the reference model (``checker.trace``). Only the states of
+a counterexample are ever turned back into Python values.
 """
 
 from __future__ import annotations
@@ -309,13 +309,13 @@ def explore(
     """``checker.search.reference.bfs.explore`` on the compiled core ``model`` of ``spec``: the same
     ``CheckResult`` (counts, depth, coverage, verdicts, counterexamples), faster.
 
-    Raises ``NativeUnavailable`` before searching when the core cannot run this model
-    (callers fall back to ``checker.search.reference.bfs.explore``), ``SymmetryError`` as the reference
-    engine does, and ``CheckpointError`` for a checkpoint of another key width than
-    ``key_bits``. ``threads``: how many threads expand each level (the answers do not depend
-    on it). ``memory``: the budget in bytes past which the seen set and parent tables spill
-    to disk (``checker.search.tier.spill``; None: what the machine has free). ``key_bits``: the
-    width of the keys the seen set dedups on, 64 or 128 (None: 64, widened to 128 past
+    Raises ``NativeUnavailable`` before searching when the core cannot run this model (callers fall
+    back to ``checker.search.reference.bfs.explore``), ``SymmetryError`` as the reference engine
+    does, and ``CheckpointError`` for a checkpoint of another key width than ``key_bits``.
+    ``threads``: how many threads expand each level (the answers do not depend on it). ``memory``:
+    the budget in bytes past which the seen set and parent tables spill to disk
+    (``checker.search.tier.spill``; None: what the machine has free). ``key_bits``: the width of the
+    keys the seen set dedups on, 64 or 128 (None: 64, widened to 128 past
     ``checker.search.compiled.width.WIDEN_AT``, ``on_note`` told why)."""
 
     def make(bits: int | None) -> CompiledSearch:

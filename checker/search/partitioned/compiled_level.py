@@ -1,6 +1,6 @@
-"""The partitioned engines' level functions on the compiled core (``checker.search.partitioned.level``'s
-``expand`` and ``dedup``, the same rules over arrays): what a Spark task runs when the search
-is on the compiled core.
+"""The partitioned engines' level functions on the compiled core
+(``checker.search.partitioned.level``'s ``expand`` and ``dedup``, the same rules over arrays): what
+a Spark task runs when the search is on the compiled core.
 
 A partition's frontier is the compiled core's rows (``level_files.write_frontier_rows``), not
 marshal'd states; a bucket is four arrays (fingerprints, parent fingerprints, label codes,
@@ -146,8 +146,9 @@ def _entries(core: Core, front_fps: np.ndarray[Any, Any]) -> tuple[np.ndarray[An
 
 
 def _broken(core: Core, job: LevelJob, front_fps: np.ndarray[Any, Any], tally: Tally) -> None:
-    """Each transition property's winning violation in this task, as ``checker.search.partitioned.level``
-    records it: ``(parent fp, label text, marshal bytes of the successor)``."""
+    """Each transition property's winning violation in this task, as
+    ``checker.search.partitioned.level`` records it: ``(parent fp, label text, marshal bytes of the
+    successor)``."""
     model, lib = core.model, core.lib
     parent, label = ctypes.c_uint32(), ctypes.c_uint16()
     row = ctypes.create_string_buffer(core.width)
@@ -219,14 +220,13 @@ def dedup_against(
 def _winners(
     fps: np.ndarray[Any, Any], pfps: np.ndarray[Any, Any], ranks: np.ndarray[Any, Any]
 ) -> np.ndarray[Any, Any]:
-    """Each fingerprint's winning candidate, in fingerprint order: the one with the smallest
-    parent fingerprint, then label rank (``checker.search.partitioned.level``'s tie-break), as the first
-    of each fingerprint in ``np.lexsort((ranks, pfps, fps))``'s order. Sorted by fingerprint
-    alone, a repeated fingerprint's winner is its smallest parent's candidate: a map task
-    sends a fingerprint once (its engine merges repeats), and one parent is expanded by one
-    task, so a fingerprint's candidates have distinct parents; when they do not (two such
-    lists joined), all three keys decide. The 3-key sort cost 3.4 times the 1-key one
-    (5 million keys, numpy 2.4)."""
+    """Each fingerprint's winning candidate, in fingerprint order: the one with the smallest parent
+    fingerprint, then label rank (``checker.search.partitioned.level``'s tie-break), as the first of
+    each fingerprint in ``np.lexsort((ranks, pfps, fps))``'s order. Sorted by fingerprint alone, a
+    repeated fingerprint's winner is its smallest parent's candidate: a map task sends a fingerprint
+    once (its engine merges repeats), and one parent is expanded by one task, so a fingerprint's
+    candidates have distinct parents; when they do not (two such lists joined), all three keys
+    decide. The 3-key sort cost 3.4 times the 1-key one (5 million keys, numpy 2.4)."""
     order = np.argsort(fps, kind="stable")
     ordered = fps[order]
     first = np.ones(len(order), dtype=bool)

@@ -1,11 +1,12 @@
 """The partitioned engine's driver loop: the local engine's level-synchronous BFS with the
 frontier, the new states and the seen set split into P fingerprint partitions (``fp % P``).
 
-Per level, ``checker.search.partitioned.level``'s two functions (``expand``, then ``dedup``) do the work;
-an *executor* runs them: in this process, on a pool of local processes (``checker.search.partitioned.pool``,
-``--workers N``) or as one Spark job (``checker.spark.engine``). The driver keeps only counts;
-the first violating level and the local engine's tie-breaks give the same shortest
-counterexamples, rebuilt from the per-level parent files (``checker.trace.concrete_walk``).
+Per level, ``checker.search.partitioned.level``'s two functions (``expand``, then ``dedup``) do the
+work; an *executor* runs them: in this process, on a pool of local processes
+(``checker.search.partitioned.pool``, ``--workers N``) or as one Spark job
+(``checker.spark.engine``). The driver keeps only counts; the first violating level and the local
+engine's tie-breaks give the same shortest counterexamples, rebuilt from the per-level parent files
+(``checker.trace.concrete_walk``).
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ from checker.trace import concrete_walk
 class PartitionedSearch(Search):
     """One partitioned search over ``recipe``'s model, its level files in ``work``, with
     ``partitions`` P (set by the executor before ``search`` if 0), its levels on ``core``
-    (``checker.search.partitioned.job.LevelCore``). Subclasses decide where a level runs (``run_level``)."""
+    (``checker.search.partitioned.job.LevelCore``). Subclasses decide where a level runs
+    (``run_level``)."""
 
     engine = "partitioned"
 

@@ -1,12 +1,12 @@
 """A level's tasks in the partitioned engines: what a task is given (``LevelJob``), what it
 reports (``Tally``), and the core whose level functions it runs (``LevelCore``).
 
-Two cores implement ``LevelCore``: ``checker.search.partitioned.level.REFERENCE`` (the Python model; a
-partition's frontier holds marshal'd states, a bucket is a dict) and
-``checker.search.partitioned.compiled_level.COMPILED`` (the model's compiled core; the frontier holds
-rows, a bucket is four arrays). The driver (``checker.search.partitioned.driver``), the process pool
-and the Spark engine hold one of them and never ask which: a job carries it to the executors,
-which is why both are stateless module-level objects (they pickle as a class reference).
+Two cores implement ``LevelCore``: ``checker.search.partitioned.level.REFERENCE`` (the Python model;
+a partition's frontier holds marshal'd states, a bucket is a dict) and
+``checker.search.partitioned.compiled_level.COMPILED`` (the model's compiled core; the frontier
+holds rows, a bucket is four arrays). The driver (``checker.search.partitioned.driver``), the
+process pool and the Spark engine hold one of them and never ask which: a job carries it to the
+executors, which is why both are stateless module-level objects (they pickle as a class reference).
 """
 
 from __future__ import annotations
@@ -44,14 +44,14 @@ class LevelCore(Protocol):
       fingerprints none of ``runs`` (``p``'s seen keys, sorted runs) holds, check the
       invariants on the new states; returns the merged ``Tally`` and, unless ``job.dry``,
       the new states (``NewStates``).
-    - ``checker.search.partitioned.level``'s ``expand`` and ``dedup`` run these two on the level files
-      (the driver's levels, the process pool); the Spark engine on RDDs
+    - ``checker.search.partitioned.level``'s ``expand`` and ``dedup`` run these two on the level
+      files (the driver's levels, the process pool); the Spark engine on RDDs
       (``checker.spark.rdds``).
     - ``frontier(recipe, fps, states)``: the level-file form of Python ``states`` (their
       fingerprints ``fps``, ``uint64``, same order).
     - ``write_frontier(work, k, p, frontier)`` / ``read_frontier(work, k, p)``: partition
-      ``p``'s frontier file of level ``k`` (``checker.search.partitioned.level_files``; reading raises
-      ``OSError`` when it is missing).
+      ``p``'s frontier file of level ``k`` (``checker.search.partitioned.level_files``; reading
+      raises ``OSError`` when it is missing).
     - ``cannot_run(recipe)``: why this core cannot run ``recipe``'s model in this process, or
       "" (a Spark worker's start-up probe).
     """

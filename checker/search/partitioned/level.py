@@ -10,8 +10,8 @@ and reduce sides of one Spark job with exactly one shuffle (design.md, "Spark").
   new states and return a ``Tally`` (counts, violations, errors): the only data that reaches
   the driver.
 
-These are the local engine's rules (``checker.search.reference.bfs``) stated per partition, so any partition
-count and any mix of driver and Spark levels gives the same answers.
+These are the local engine's rules (``checker.search.reference.bfs``) stated per partition, so any
+partition count and any mix of driver and Spark levels gives the same answers.
 """
 
 from __future__ import annotations

@@ -1,12 +1,12 @@
-"""The local engine on every core: the partitioned search (``checker.search.partitioned.driver``) with each
-level's ``expand`` and ``dedup`` tasks run by a pool of worker processes, no JVM.
+"""The local engine on every core: the partitioned search (``checker.search.partitioned.driver``)
+with each level's ``expand`` and ``dedup`` tasks run by a pool of worker processes, no JVM.
 
 One algorithm, two executors: the tasks are the Spark engine's level functions
-(``checker.search.partitioned.level``), the shuffle is the level files (each expand task writes one bucket
-file per owner partition, each dedup task reads its own). So ``--workers N`` gives exactly the
-answers of ``--workers 1`` and of ``--engine spark``: counts, depth, coverage, verdicts and
-shortest counterexamples. Levels with fewer than ``min_frontier`` states run in this process,
-where starting tasks would cost more than they save.
+(``checker.search.partitioned.level``), the shuffle is the level files (each expand task writes one
+bucket file per owner partition, each dedup task reads its own). So ``--workers N`` gives exactly
+the answers of ``--workers 1`` and of ``--engine spark``: counts, depth, coverage, verdicts and
+shortest counterexamples. Levels with fewer than ``min_frontier`` states run in this process, where
+starting tasks would cost more than they save.
 """
 
 from __future__ import annotations
@@ -48,13 +48,14 @@ def explore(
     saving: SaveOptions | None = None,
 ) -> CheckResult:
     """Explore ``recipe``'s model (``recipe.build() -> (spec, properties)``) on ``workers``
-    processes with ``workers`` fingerprint partitions, on the reference core (the compiled
-    core's local engine is threads: ``checker.search.compiled.search``); the result equals
-    ``checker.search.reference.bfs.explore``'s (same ``symmetry``) in every count, verdict and counterexample.
+    processes with ``workers`` fingerprint partitions, on the reference core (the compiled core's
+    local engine is threads: ``checker.search.compiled.search``); the result equals
+    ``checker.search.reference.bfs.explore``'s (same ``symmetry``) in every count, verdict and
+    counterexample.
 
-    Raises ``SymmetryError`` as ``checker.search.reference.bfs.explore`` does. The spec's own exceptions give
-    an ERROR result; Ctrl-C gives INCOMPLETE after the workers are stopped. ``saving``:
-    checkpoints and resume (``checker.checkpoint.saving``).
+    Raises ``SymmetryError`` as ``checker.search.reference.bfs.explore`` does. The spec's own
+    exceptions give an ERROR result; Ctrl-C gives INCOMPLETE after the workers are stopped.
+    ``saving``: checkpoints and resume (``checker.checkpoint.saving``).
     """
     spec, props = recipe.build()
     work = level_files.work_folder("hwcheck-levels-")
@@ -92,10 +93,10 @@ def executor(
 ) -> ProcessPoolExecutor:
     """A pool of ``workers`` processes (``context``).
 
-    ``quiet_interrupt``: the workers ignore Ctrl-C (SIGINT reaches the whole process group),
-    so an idle worker prints no traceback and the parent alone stops the run; for pools
-    whose tasks are short (``simulate``'s chunks), since running tasks then finish first.
-    ``counters``: shared memory the workers count a level's expansion in (``checker.search.partitioned.level.COUNTERS``).
+    ``quiet_interrupt``: the workers ignore Ctrl-C (SIGINT reaches the whole process group), so an
+    idle worker prints no traceback and the parent alone stops the run; for pools whose tasks are
+    short (``simulate``'s chunks), since running tasks then finish first. ``counters``: shared
+    memory the workers count a level's expansion in (``checker.search.partitioned.level.COUNTERS``).
     """
     return ProcessPoolExecutor(
         workers,

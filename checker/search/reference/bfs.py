@@ -1,9 +1,9 @@
 """The local (reference) engine: level-synchronous breadth-first search over fingerprints.
 
 - The seen set and parent pointers are sorted ``uint64`` arrays, level by level
-  (``checker.search.reference.seen``: 20 bytes a state); only the current frontier keeps full states. Within a
-  level, successors are deduplicated in a dict, after a cheap look at the last two levels'
-  fingerprints; the rest of the seen set is consulted once per level, in one batch.
+  (``checker.search.reference.seen``: 20 bytes a state); only the current frontier keeps full
+  states. Within a level, successors are deduplicated in a dict, after a cheap look at the last two
+  levels' fingerprints; the rest of the seen set is consulted once per level, in one batch.
 - Invariants are checked when a state is first seen; transition properties and "sometimes"
   guards on every generated transition.
 - Level by level, so the first level at which a property fails gives a shortest

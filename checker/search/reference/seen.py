@@ -1,14 +1,14 @@
 """The local engine's seen set and parent pointers, as sorted ``uint64`` arrays per level.
 
-A Python dict ``fingerprint -> (parent, label)`` costs about 200 bytes per state (two int
-objects, a tuple and the dict's slots); at ten million states that is 2 GiB before the
-frontier. Here every state costs 20 bytes: its fingerprint in the merged seen array, and its
-fingerprint and its parent's position in the previous level in its level's table. Labels are
-not stored: a trace is rebuilt from the chain of fingerprints by re-running the spec (``checker.trace.concrete_walk``
-takes, at each step, the smallest label text that lands in the next fingerprint, which is
-the label the search recorded, because its tie-break keeps the smallest label text too).
-The partitioned engines keep fingerprints and parent fingerprints in files (``checker.search.partitioned.level_files``);
-the compiled core keeps only the level tables here (its seen set is in C).
+A Python dict ``fingerprint -> (parent, label)`` costs about 200 bytes per state (two int objects, a
+tuple and the dict's slots); at ten million states that is 2 GiB before the frontier. Here every
+state costs 20 bytes: its fingerprint in the merged seen array, and its fingerprint and its parent's
+position in the previous level in its level's table. Labels are not stored: a trace is rebuilt from
+the chain of fingerprints by re-running the spec (``checker.trace.concrete_walk`` takes, at each
+step, the smallest label text that lands in the next fingerprint, which is the label the search
+recorded, because its tie-break keeps the smallest label text too). The partitioned engines keep
+fingerprints and parent fingerprints in files (``checker.search.partitioned.level_files``); the
+compiled core keeps only the level tables here (its seen set is in C).
 """
 
 from __future__ import annotations
@@ -164,12 +164,12 @@ class SeenLevels:
 
 
 class Fresh:
-    """The new states of a level under way (``checker.search.reference.bfs``), counted exactly while it runs.
-    The level gathers its successors that are not in its last two levels in a dict
-    (``found``, which only grows, in insertion order); ``count`` looks up in the seen set only
-    those added since its last call and remembers which were seen before, so ``keep``, at the
-    level's end, looks up the rest: every successor is looked up once, as when the whole dict
-    was looked up at the end."""
+    """The new states of a level under way (``checker.search.reference.bfs``), counted exactly while
+    it runs. The level gathers its successors that are not in its last two levels in a dict
+    (``found``, which only grows, in insertion order); ``count`` looks up in the seen set only those
+    added since its last call and remembers which were seen before, so ``keep``, at the level's end,
+    looks up the rest: every successor is looked up once, as when the whole dict was looked up at
+    the end."""
 
     def __init__(self, seen: SeenLevels) -> None:
         self.seen, self.looked = seen, 0

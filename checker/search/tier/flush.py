@@ -19,10 +19,10 @@ MERGE_FLOOR = 1 << 12
 
 
 class Flush:
-    """A level's tables written to disk sorted by row hash (``_flush``): ``n`` entries in
-    three raw files beside ``stem``: keys (``words`` ``uint64`` each: ``checker.search.compiled.keys``),
-    parents (``uint32`` frontier positions) and labels (``uint16``); ``nbytes`` of them in
-    all (14 a 64-bit entry, 22 a 128-bit one)."""
+    """A level's tables written to disk sorted by row hash (``_flush``): ``n`` entries in three raw
+    files beside ``stem``: keys (``words`` ``uint64`` each: ``checker.search.compiled.keys``),
+    parents (``uint32`` frontier positions) and labels (``uint16``); ``nbytes`` of them in all (14 a
+    64-bit entry, 22 a 128-bit one)."""
 
     def __init__(self, stem: Path, n: int, words: int = 1) -> None:
         self.stem, self.n = stem, n

@@ -3,20 +3,19 @@ sorted runs of row hashes, with delayed duplicate detection once per level.
 
 While the engine's arrays fit the budget (``--memory``), nothing changes: the seen set is the
 engine's hash table (``checker/native/tables.h``). At a level boundary where they do not, the
-table's hashes are written to a new sorted run (a ``.npy`` file of ``uint64``) and the table
-is emptied; the parent tables (``checker.search.reference.seen.KeyLevels``) go to disk too. From then
-on a level is expanded against the table as before, and before it is committed the states it
-found are looked up in the runs in one streaming pass (``Runs.contains``: each run read in
-``CHUNK``-hash slices, never whole) and those already seen are dropped (``eng_next_drop``).
-The states dropped are exactly those the in-memory search would not have added, in the same
-order, so counts, parents, traces and their order are unchanged (the tests compare runs byte
-for byte).
+table's hashes are written to a new sorted run (a ``.npy`` file of ``uint64``) and the table is
+emptied; the parent tables (``checker.search.reference.seen.KeyLevels``) go to disk too. From then
+on a level is expanded against the table as before, and before it is committed the states it found
+are looked up in the runs in one streaming pass (``Runs.contains``: each run read in ``CHUNK``-hash
+slices, never whole) and those already seen are dropped (``eng_next_drop``). The states dropped are
+exactly those the in-memory search would not have added, in the same order, so counts, parents,
+traces and their order are unchanged (the tests compare runs byte for byte).
 
-Runs are kept few by merging (size-tiered, as an LSM tree compacts): when the newest run is
-at least half the size of the one before it, the two are merged into one, streaming, so a
-level reads O(log runs) files. The design is disk Murphi's (Stern & Dill, CAV 1998) and
-TLC's disk fingerprint set. Keys are 64 or 128 bits (``checker.search.compiled.keys``): a run of 128-bit
-keys is a ``.npy`` of shape ``(count, 2)``.
+Runs are kept few by merging (size-tiered, as an LSM tree compacts): when the newest run is at least
+half the size of the one before it, the two are merged into one, streaming, so a level reads O(log
+runs) files. The design is disk Murphi's (Stern & Dill, CAV 1998) and TLC's disk fingerprint set.
+Keys are 64 or 128 bits (``checker.search.compiled.keys``): a run of 128-bit keys is a ``.npy`` of
+shape ``(count, 2)``.
 """
 
 from __future__ import annotations
