@@ -8,8 +8,10 @@ line.
 
 from __future__ import annotations
 
+import tomllib
+
 import pytest
-from docs_claims import ROOT, Claim, collect, flat, page_claims, run, unmarked
+from docs_claims import PAGES, ROOT, Claim, collect, flat, page_claims, run, unmarked
 
 CLAIMS = collect()
 
@@ -39,21 +41,31 @@ def test_the_docs_say_what_the_runs_say(commands, claims, tmp_path):
     assert not problems, "\n".join(problems)
 
 
-LEFT_UNMARKED = {
-    "README.md": {},  # its measurements are in docs/benchmarks.md
-    "docs/tutorials/hw-truncation.md": {},
-    "docs/getting-started/first-explore.md": {},
-}
-"""The pages issue 42 names, and what in them looks like a claim but is left unmarked, why."""
+UNMARKED = ROOT / "tests" / "data" / "docs_unmarked.toml"
+"""Per page, what looks like a claim and is not marked, and why no run vouches for it."""
 
 
-def test_the_issue_pages_mark_every_claim_but_the_measurements():
-    """In README, the HW-truncation tutorial and the first explore, every exit code, length
-    and count is a marked claim, except the few runs too large for a test (a new unmarked one
-    fails here: mark it, or say here why no test repeats it)."""
-    for page, left in LEFT_UNMARKED.items():
-        found = [entry.split(": ", 1)[1] for entry in unmarked(ROOT / page)]
-        assert sorted(found) == sorted(left), page
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_every_page_marks_its_claims_or_says_why_not(page):
+    """On every page of README.md and docs/, each exit code, length and count outside the
+    marked claims is one ``tests/data/docs_unmarked.toml`` lists for that page, with the page's
+    reason (a measurement, a run too large for a test, a code another test asserts). A new
+    unmarked number fails here: mark it as a claim, or list it there."""
+    name = page.relative_to(ROOT).as_posix()
+    declared = tomllib.loads(UNMARKED.read_text())["pages"].get(name, {"left": []})
+    found = sorted(entry.split(": ", 1)[1] for entry in unmarked(page))
+    assert found == sorted(declared["left"]), name
+    assert not declared["left"] or declared["reason"].strip(), name
+
+
+def test_the_declared_pages_exist():
+    """Every page the list names is a page (a renamed page leaves no stale entry)."""
+    named = set(tomllib.loads(UNMARKED.read_text())["pages"])
+    assert named <= {page.relative_to(ROOT).as_posix() for page in PAGES}
+
+
+def test_readme_claims_the_release_matrix():
+    """README's verdict table is the default-bounds compare at 3 replicas, checked by a run."""
     readme = [c for c in CLAIMS if c.where.startswith("README.md")]
     assert any(
         c.kind == "table" and c.commands == (("compare", "--replicas", "3"),) for c in readme
