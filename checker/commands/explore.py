@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from checker.commands import batch, checkpoints, cores, liveness, url_plan
+from checker.commands import batch, checkpoints, cluster, cores, liveness, url_plan
 from checker.commands import resuming as resuming_options
 from checker.commands.engines import engine_from, engine_options, run
 from checker.commands.options import (
@@ -37,6 +37,7 @@ from checker.renderers import terminal
 
 @click.command(name="explore")
 @model_options
+@with_options(cluster.CLUSTER_FLAGS)
 @click.option(
     "--max-depth",
     type=Integer(min=1),
@@ -81,6 +82,8 @@ def explore_cmd(
     unclean: bool | None,
     log_size: int | None,
     names: tuple[str, ...],
+    cluster_files: tuple[Any, ...],
+    kafka_version: str | None,
     max_depth: int | None,
     time_limit: float | None,
     stop_on_first: bool,
@@ -106,6 +109,7 @@ def explore_cmd(
         log_size,
         **protocol_from(flags),
     )
+    given, mapping = cluster.from_flags(cluster_files, kafka_version, given, as_json)
     limits = Limits(max_depth=max_depth, time_limit=time_limit, stop_on_first=stop_on_first)
     engine = engine_from(flags)
     plan = url_plan.plan_from(flags, engine.spark)
@@ -144,5 +148,6 @@ def explore_cmd(
     terminal.print_run(spec, result, summary, folder, as_json, show)
     if found is not None:
         click.echo(live_line(found), err=True)
+    cluster.print_answer(mapping, spec, result, as_json)
     checkpoints.finish(plan, checkpoints.partial(result), "explore", reports=folder)
     sys.exit(result.exit_code)

@@ -21,7 +21,14 @@ from checker.commands import batch, checkpoints, cores, gate_conform, liveness
 from checker.commands import gate_corpus as corpus
 from checker.commands import simulate as simulate_view
 from checker.commands.engines import engine_from, engine_options, run
-from checker.commands.gate_checks import config_error, defaults, definition, given_of, validate
+from checker.commands.gate_checks import (
+    config_error,
+    defaults,
+    definition,
+    given_of,
+    validate,
+    with_cluster,
+)
 from checker.commands.gate_files import UPDATE_HINT, say, update_lock, write_outputs
 from checker.commands.options import CHECKPOINT_FLAGS, with_options
 from checker.formats import pins, report
@@ -95,6 +102,7 @@ def gate_cmd(
         lock = pins.read_lock(lock_path or config_path.with_name(pins.LOCK_NAME))
     except (gate_config.GateConfigError, pins.LockError) as exc:
         config_error(str(exc))
+    checks = [with_cluster(config_path, i, check) for i, check in enumerate(checks)]
     plans = [(check, given_of(check, config_path.parent)) for check in checks]
     traces = [(Path(os.path.relpath(path, config_path.parent)).as_posix(), path) for path in files]
     for index, (check, given) in enumerate(plans):

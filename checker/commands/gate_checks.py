@@ -10,9 +10,12 @@ from typing import Any
 
 import click
 
+from checker.commands import cluster
 from checker.commands import simulate as simulate_view
 from checker.commands.options import build, choose
 from checker.composition import compose
+from checker.composition.cluster import ClusterError
+from checker.formats.cluster import ClusterFileError
 from checker.gate import policy as gate
 from checker.gate.schema import GATE_WALKS
 from checker.liveness import run as live
@@ -82,11 +85,26 @@ def given_of(check: gate.Check, folder: Path) -> dict[Any, Any]:
     to ``folder``, the gate file's, and trusted (``plugins.trust``): the gate config is the
     team's own file, as the command line is."""
     given = {"truncation": check.truncation, **check.bounds}
+    given.pop("cluster", None), given.pop("kafka_version", None)  # already mapped
     if given.get("variant_file"):
         given["variant_file"] = plugins.trust(folder / given["variant_file"])
     for field, key in _KEYS.items():
         given[field] = given.pop(key, None)
     return given
+
+
+def with_cluster(path: Path, index: int, check: gate.Check) -> gate.Check:
+    """The check with its ``cluster`` file mapped (``cluster.gate_check``); a file that cannot
+    be read, a value the model cannot take or a bad ``kafka_version`` is exit 4, naming the
+    file, line and key."""
+    try:
+        return cluster.gate_check(check, path.parent)
+    except (ClusterFileError, ClusterError) as exc:
+        key = getattr(exc, "option", "cluster") if not getattr(exc, "where", "") else "cluster"
+        config_error(
+            f"{path}:{check.lines.get(key, check.line)}: gate check {index + 1}, key '{key}': {exc}"
+        )
+        raise  # config_error exits
 
 
 def validate(path: Path, index: int, check: gate.Check, given: dict[Any, Any]) -> None:

@@ -100,6 +100,13 @@ def load_checks(path: Path) -> list[Check]:
                 f"{path}:{_line_of(text, index, key)}: gate check {index + 1}, key '{key}': "
                 'a mode = "conform" check runs the kafka model and expects "holds"'
             )
+        has = [key for key in ("truncation", "cluster") if key in entry]
+        if len(has) != 1 or ("cluster" in entry) != ("kafka_version" in entry):
+            key = "kafka_version" if len(has) == 1 else "cluster" if has else None
+            raise GateConfigError(
+                f"{path}:{_line_of(text, index, key)}: gate check {index + 1}: needs "
+                "truncation, or cluster with kafka_version (the version picks the preset)"
+            )
         if not math.isfinite(entry.get("time_limit", 0)):
             raise GateConfigError(
                 f"{path}:{_line_of(text, index, 'time_limit')}: gate check {index + 1}, key "
@@ -231,13 +238,14 @@ def _check(entry: dict[Any, Any], index: int, line: int) -> Check:
     model = entry.get("model", "kafka")
     bounds = {key: entry[key] for key in BOUND_KEYS if key in entry}
     name = entry.get("name") or (
-        f"{model} {entry['truncation']} r{bounds.get('replicas', 'default')}"
+        f"{model} {entry.get('truncation') or 'kafka-' + entry['kafka_version']} "
+        f"r{bounds.get('replicas', 'default')}"
     )
     violates = frozenset(entry["violates"]) if "violates" in entry else None
     return Check(
         name,
         model,
-        entry["truncation"],
+        entry.get("truncation", ""),
         bounds,
         entry.get("engine", "local"),
         entry.get("time_limit"),

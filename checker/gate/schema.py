@@ -22,8 +22,12 @@ BOUND_KEYS = (
     "acks",
     "max_lost_responses",
     "variant_file",
+    "cluster",
+    "kafka_version",
 )
-"""The model options a check may give (as ``hwcheck explore``'s flags, ``_`` for ``-``)."""
+"""The model options a check may give (as ``hwcheck explore``'s flags, ``_`` for ``-``).
+``cluster`` (a settings file, or a list: broker then topic, relative to the gate file) and
+``kafka_version`` set the preset and the bounds they map to (``hwcheck explore --cluster``)."""
 NAME_PATTERN = "^[^\\x00-\\x1f\\x7f]*$"
 """A check's name: no control characters (it names JUnit test cases and terminal rows)."""
 _OPTION_TYPES = {
@@ -33,11 +37,17 @@ _OPTION_TYPES = {
     "flush": {"enum": ["background", "always"]},
     "acks": {"enum": ["all", "1"]},
     "variant_file": {"type": "string"},
+    "cluster": {
+        "oneOf": [
+            {"type": "string"},
+            {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": 2},
+        ]
+    },
+    "kafka_version": {"type": "string", "maxLength": 40},
 }
 CHECK_SCHEMA: dict[str, Any] = {
     "type": "object",
     "additionalProperties": False,
-    "required": ["truncation"],
     "oneOf": [{"required": ["expect"]}, {"required": ["violates"]}],
     "properties": {
         "name": {"type": "string", "maxLength": 200, "pattern": NAME_PATTERN},
