@@ -88,7 +88,8 @@ class Mapping:
         """``Kafka 3.6.1 → preset kafka-3.6; acks=all, min.insync.replicas=2, unclean election
         off`` (the first half of the answer)."""
         o = self.options
-        preset = self.preset + "".join(f" without {m}" for m in o.get("without_mechanisms", ()))
+        off = o.get("without_mechanisms", ())
+        preset = self.preset + (f" without {', '.join(off)}" if off else "")
         unclean = "on" if o["unclean_election"] else "off"
         return (
             f"Kafka {self.version} → preset {preset}; acks={o['acks']}, "
@@ -130,7 +131,8 @@ def preset_of(version: str, settings: dict[str, Any]) -> tuple[str, list[Row], t
         raise ClusterError(f"Kafka version {version!r}: {error}") from None
     if preset is None:
         raise ClusterError(f"{version!r} is not a Kafka version (e.g. 3.6.1 or kafka-3.6.1)")
-    rows, off = [], ()
+    rows, off = [Row("Kafka version", version, "given", f"--truncation {preset}",
+                     f"the preset of {versions.covers(preset)}")], ()  # fmt: skip
     kraft = "process.roles" in settings or "zookeeper.connect" not in settings
     elr = settings.get(ELR_FEATURE)
     if preset == "kafka-4.1" or elr is not None and preset == "kafka-4.0":

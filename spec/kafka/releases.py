@@ -248,7 +248,7 @@ RELEASES = (
         name="kafka-4.0",
         rule="diverging-epoch-truncation",
         switches=KRAFT_36 + ("strict-min-isr",),
-        kafka="4.0",
+        kafka="4.0; 4.1 - 4.4 upgraded, ELR not enabled",
         description=(
             "as 3.7 on KRaft alone (ZooKeeper removed); eligible leader replicas off by default"
         ),
@@ -267,7 +267,7 @@ RELEASES = (
         name="kafka-4.1",
         rule="diverging-epoch-truncation",
         switches=KRAFT_36 + ("strict-min-isr", "elr", "fenced-response"),
-        kafka="4.1 - 4.4 (new clusters)",
+        kafka="4.1 - 4.4 (new clusters, or ELR enabled)",
         description=(
             "as 4.0 with KIP-966's eligible leader replicas: a broker back from a crash or a "
             "power loss leaves ISR and ELR until it catches up, and with both empty the last "
