@@ -240,7 +240,8 @@ def test_a_cluster_run_is_the_run_of_its_flags(tmp_path):
     assert "Your cluster → the model: Kafka 3.6.1 → preset kafka-3.6;" in out
     assert (
         "Within 2 replicas, 2 records, 1 crash, leader epochs ≤ 2, no power loss: no committed "
-        "or acknowledged record is lost, no replica diverges (every interleaving checked). "
+        "or acknowledged record is lost, no replica diverges: every property holds, every "
+        "interleaving checked. "
         "Outside these bounds: unknown."
     ) in out
 

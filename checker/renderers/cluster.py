@@ -79,7 +79,7 @@ def answer(mapping: Mapping, config: Any, result: Any) -> str:
     head = f"{mapping.said}."
     within = f"Within {bounds_said(config)}"
     if result.status == Status.OK:
-        said = f"{within}: [green]{KEPT}[/green] (every interleaving checked)."
+        said = f"{within}: [green]{KEPT}[/green]: every property holds, every interleaving checked."
     elif result.status == Status.VIOLATED:
         found = []
         for violation in sorted(result.violations, key=lambda v: len(v.trace)):
