@@ -98,7 +98,8 @@ def with_cluster(path: Path, index: int, check: gate.Check) -> gate.Check:
     be read, a value the model cannot take or a bad ``kafka_version`` is exit 4, naming the
     file, line and key."""
     try:
-        return cluster.gate_check(check, path.parent)
+        mapped: gate.Check = cluster.gate_check(check, path.parent)
+        return mapped
     except (ClusterFileError, ClusterError) as exc:
         key = getattr(exc, "option", "cluster") if not getattr(exc, "where", "") else "cluster"
         config_error(

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from checker.composition.cluster_keys import COVERED, NOT_MODELLED, ignored_reason
+from checker.composition.cluster_keys import COVERED, NOT_MODELLED, UNUSED, ignored_reason
 from spec.kafka import versions
 from spec.kafka.config import Config
 
@@ -108,14 +108,15 @@ def _int(setting: Any, least: int) -> int:
 
 
 def _bool(setting: Any) -> bool:
-    text = setting.value.lower()
+    text: str = setting.value.lower()
     if text not in ("true", "false"):
         raise ClusterError(f"{setting.key}={setting.value!r}: true or false", setting.where)
     return text == "true"
 
 
 def _source(setting: Any) -> str:
-    return setting.where + (f" (over {setting.overrides})" if setting.overrides else "")
+    where: str = setting.where
+    return where + (f" (over {setting.overrides})" if setting.overrides else "")
 
 
 def preset_of(version: str, settings: dict[str, Any]) -> tuple[str, list[Row], tuple[str, ...]]:
@@ -131,10 +132,18 @@ def preset_of(version: str, settings: dict[str, Any]) -> tuple[str, list[Row], t
         raise ClusterError(f"Kafka version {version!r}: {error}") from None
     if preset is None:
         raise ClusterError(f"{version!r} is not a Kafka version (e.g. 3.6.1 or kafka-3.6.1)")
-    rows, off = [Row("Kafka version", version, "given", f"--truncation {preset}",
-                     f"the preset of {versions.covers(preset)}")], ()  # fmt: skip
+    off: tuple[str, ...] = ()
+    rows = [
+        Row(
+            "Kafka version",
+            version,
+            "given",
+            f"--truncation {preset}",
+            f"the preset of {versions.covers(preset)}",
+        )
+    ]
     kraft = "process.roles" in settings or "zookeeper.connect" not in settings
-    elr = settings.get(ELR_FEATURE)
+    elr: Any = settings.get(ELR_FEATURE)
     if preset == "kafka-4.1" or elr is not None and preset == "kafka-4.0":
         level = 1 if elr is None else _int(elr, 0)
         if level not in (0, 1):
@@ -159,7 +168,7 @@ def preset_of(version: str, settings: dict[str, Any]) -> tuple[str, list[Row], t
         raise ClusterError(
             f"{ELR_FEATURE}: Kafka {version} has no such feature (4.0 on)", elr.where
         )
-    ibp = settings.get("inter.broker.protocol.version")
+    ibp: Any = settings.get("inter.broker.protocol.version")
     if ibp is not None and not kraft and preset not in ("kafka-4.0", "kafka-4.1"):
         found = re.fullmatch(r"(\d+)\.(\d+)(?:\.\d+)?(?:-IV(\d+))?", ibp.value)
         if found is None:
@@ -183,11 +192,16 @@ def preset_of(version: str, settings: dict[str, Any]) -> tuple[str, list[Row], t
             )
     if not kraft and preset in ZK_PRESETS:
         off = ("broker-epoch", "shrink-in-epoch")
-        rows.append(Row("zookeeper.connect", settings["zookeeper.connect"].value,
-                        _source(settings["zookeeper.connect"]),
-                        "--without broker-epoch --without shrink-in-epoch",
-                        "ZooKeeper mode: no KIP-903 broker epochs; the controller takes a new "
-                        "leader epoch to shrink an ISR"))  # fmt: skip
+        rows.append(
+            Row(
+                "zookeeper.connect",
+                settings["zookeeper.connect"].value,
+                _source(settings["zookeeper.connect"]),
+                "--without broker-epoch --without shrink-in-epoch",
+                "ZooKeeper mode: no KIP-903 broker epochs; the controller takes a new "
+                "leader epoch to shrink an ISR",
+            )
+        )
     return preset, rows, off
 
 
@@ -214,10 +228,17 @@ def map_cluster(version: str, settings: dict[str, Any], given: dict[str, Any]) -
             source = _source(setting) if setting is not None else "Kafka's default"
         options[key] = value
         flag = {"unclean_election": "--unclean" if value else "--clean"}.get(key)
-        rows.append(Row(setting.key if setting else option, shown, source,
-                        flag or f"--{key.replace('_', '-')} {value}", note))  # fmt: skip
+        rows.append(
+            Row(
+                setting.key if setting else option,
+                shown,
+                source,
+                flag or f"--{key.replace('_', '-')} {value}",
+                note,
+            )
+        )
 
-    acks = settings.get("acks")
+    acks: Any = settings.get("acks")
     text = acks.value.lower() if acks else "all"
     if text not in ("all", "-1", "1"):
         raise ClusterError(
@@ -225,9 +246,14 @@ def map_cluster(version: str, settings: dict[str, Any], given: dict[str, Any]) -
             "(no acknowledgement) is not modelled",
             acks.where if acks else "",
         )
-    use("acks", acks, "1" if text == "1" else "all", text, "acks",
-        "the producer's setting" + ("" if acks else
-        ": all is its default from 3.0 (KIP-679)"))  # fmt: skip
+    use(
+        "acks",
+        acks,
+        "1" if text == "1" else "all",
+        text,
+        "acks",
+        "the producer's setting" + ("" if acks else ": all is its default from 3.0 (KIP-679)"),
+    )
     isr = settings.get("min.insync.replicas")
     value = _int(isr, 1) if isr else 1
     note = "acks=all writes need this many in the ISR" + (
@@ -238,14 +264,25 @@ def map_cluster(version: str, settings: dict[str, Any], given: dict[str, Any]) -
     use("min_isr", isr, value, str(value), "min.insync.replicas", note)
     unclean = settings.get("unclean.leader.election.enable")
     flag = _bool(unclean) if unclean else False
-    use("unclean_election", unclean, flag, str(flag).lower(), "unclean.leader.election.enable",
-        "unclean recovery with ELR (KIP-966)" if preset == "kafka-4.1" else "")  # fmt: skip
+    use(
+        "unclean_election",
+        unclean,
+        flag,
+        str(flag).lower(),
+        "unclean.leader.election.enable",
+        "unclean recovery with ELR (KIP-966)" if preset == "kafka-4.1" else "",
+    )
     flush = _pick(settings, "flush.messages", "log.flush.interval.messages")
     every = _int(flush, 1) if flush else None
-    use("flush", flush, "always" if every == 1 else "background",
-        str(every) if every else "Long.MAX", "log.flush.interval.messages",
+    use(
+        "flush",
+        flush,
+        "always" if every == 1 else "background",
+        str(every) if every else "Long.MAX",
+        "log.flush.interval.messages",
         ("an fsync per record" if every == 1 else "the OS flushes")
-        + "; counts only with --max-unclean-shutdowns (power loss)")  # fmt: skip
+        + "; counts only with --max-unclean-shutdowns (power loss)",
+    )
     rf = _pick(settings, "replication.factor", "default.replication.factor")
     factor = _int(rf, 1) if rf else None
     replicas = min(factor or MAX_CLUSTER_REPLICAS, MAX_CLUSTER_REPLICAS)
@@ -278,12 +315,3 @@ def map_cluster(version: str, settings: dict[str, Any], given: dict[str, Any]) -
             kind, why = mapping.ignored, UNUSED.get(key) or ignored_reason(key)
         kind.append(Row(key, setting.value, _source(setting), "", why))
     return mapping
-
-
-UNUSED = {
-    "default.replication.factor": "the topic's replication.factor overrides it",
-    "log.flush.interval.messages": "the topic's flush.messages overrides it",
-    "inter.broker.protocol.version": "no effect on the preset here (KRaft: metadata.version "
-    "decides; ZooKeeper: at or above 2.7-IV1, or a release before 2.8)",
-}
-"""Why a mapped key did not count: a topic key overrode it, or it changes nothing here."""

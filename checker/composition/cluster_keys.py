@@ -95,6 +95,15 @@ IGNORED: tuple[tuple[str, str], ...] = (
 )
 """``(regex, reason)``: the first pattern matching a key (from its start) gives the reason."""
 
+
+UNUSED = {
+    "default.replication.factor": "the topic's replication.factor overrides it",
+    "log.flush.interval.messages": "the topic's flush.messages overrides it",
+    "inter.broker.protocol.version": "no effect on the preset here (KRaft: metadata.version "
+    "decides; ZooKeeper: at or above 2.7-IV1, or a release before 2.8)",
+}
+"""Why a mapped key did not count: a topic key overrode it, or it changes nothing here."""
+
 OTHER = "not a setting the model reads"
 
 

@@ -52,7 +52,7 @@ def mapping_table(mapping: Mapping) -> Group:
     grouped: dict[str, list[str]] = defaultdict(list)
     for row in mapping.ignored:
         grouped[row.note].append(row.setting)
-    lines = [Text(f"Ignored, {why}: " + ", ".join(keys), "dim") for why, keys in grouped.items()]
+    lines = [Text(f"Ignored: {', '.join(keys)} ({why})", "dim") for why, keys in grouped.items()]
     return Group(table, *lines)
 
 
