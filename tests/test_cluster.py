@@ -209,6 +209,7 @@ def test_version_problems_are_usage_errors(tmp_path):
         (("--kafka-version", "kip320"), "'kip320' is not a Kafka version"),
         ((), "--cluster needs --kafka-version"),
         (("--kafka-version", "3.6.1", "--truncation", "kip320"), "drop --truncation"),
+        (("--kafka-version", "3.6.1", "--model", "tla"), "to the kafka model, not tla"),
     ]:
         run = invoke("explore", "--cluster", path, *args, "--no-progress")
         assert run.exit_code == 2, run.output

@@ -71,12 +71,12 @@ def merged(mapping: Mapping, given: dict[str, Any]) -> dict[str, Any]:
 
 
 def from_flags(
-    files: tuple[Path, ...], version: str | None, given: dict[str, Any], quiet: bool
+    model: str, files: tuple[Path, ...], version: str | None, given: dict[str, Any], quiet: bool
 ) -> tuple[dict[str, Any], Mapping | None]:
     """``(given, mapping)`` for ``explore``: ``given`` as it was when no ``--cluster``, else
     with the cluster's options merged, the mapping table printed (unless ``quiet``: JSON on
-    stdout). Exits 2 for a bad or missing ``--kafka-version`` or ``--truncation`` beside
-    ``--cluster``, 4 for a file that cannot be read or a value the model cannot take."""
+    stdout). Exits 2 for a bad or missing ``--kafka-version``, or ``--truncation`` or a
+    ``model`` other than kafka beside ``--cluster``; 4 for a file that cannot be read or a value the model cannot take."""
     if not files:
         if version is not None:
             raise click.UsageError(
@@ -91,6 +91,8 @@ def from_flags(
         )
     if given.get("truncation") is not None:
         raise click.UsageError("--cluster picks the preset from --kafka-version: drop --truncation")
+    if model != "kafka":
+        raise click.UsageError("--cluster maps a cluster's settings to the kafka model, not tla")
     try:
         mapping = mapped(files, version, given)
     except ClusterFileError as exc:

@@ -109,7 +109,7 @@ def explore_cmd(
         log_size,
         **protocol_from(flags),
     )
-    given, mapping = cluster.from_flags(cluster_files, kafka_version, given, as_json)
+    given, mapping = cluster.from_flags(model, cluster_files, kafka_version, given, as_json)
     limits = Limits(max_depth=max_depth, time_limit=time_limit, stop_on_first=stop_on_first)
     engine = engine_from(flags)
     plan = url_plan.plan_from(flags, engine.spark)
