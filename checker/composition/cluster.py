@@ -159,6 +159,11 @@ def preset_of(version: str, settings: dict[str, Any]) -> tuple[str, list[Row], t
         source = _source(elr) if elr else "Kafka's default (a cluster formatted at 4.1)"
         note = (
             "ELR on (KIP-966): a new 4.1 cluster"
+            + (
+                ""
+                if elr
+                else f"; an upgraded one runs kafka-4.0: {ELR_FEATURE}=0 in the file says so"
+            )
             if level
             else "ELR off: an upgraded cluster runs 4.0's rules until kafka-features.sh "
             f"upgrade --release-version 4.1-IV0 (or --feature {ELR_FEATURE}=1)"
