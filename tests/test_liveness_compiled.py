@@ -7,11 +7,11 @@ the same number), the same atoms as the Python predicates on every state, and th
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
+import networkx as nx
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from checker.composition import compose
 from checker.liveness import run as live
@@ -190,18 +190,52 @@ def test_explore_core_choice_reaches_liveness(tmp_path, monkeypatch):
     assert len(found["compiled"]) == 3 and found["compiled"] == found["reference"]
 
 
-def test_a_repeated_edge_keeps_the_strong_components_finite():
-    # scipy's strong components never return on a row that repeats a column; a subprocess
-    # with a time limit keeps a regression from hanging the suite
-    code = (
-        "import numpy as np\n"
-        "from checker.liveness.compiled import strong_components\n"
-        "indptr = np.array([0, 3, 4, 4], dtype=np.int64)\n"
-        "indices = np.array([1, 1, 2, 0], dtype=np.int32)\n"
-        "comp = strong_components(indptr, indices, 3)\n"
-        "print(comp[0] == comp[1], comp[0] != comp[2], indices.tolist())\n"
+@pytest.fixture(scope="module")
+def a_graph():
+    """A compiled liveness graph, for its library's ``lg_scc`` (any model's library has it)."""
+    spec, compiled = made("kafka", replicas=2, max_records=1, max_epoch=1)
+    graph = CompiledGraph(compiled, [compiled.encode(s) for s in spec.init_states()], 10_000)
+    yield graph
+    graph.close()
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.integers(min_value=0, max_value=12).flatmap(
+        lambda k: st.tuples(
+            st.just(k),
+            st.lists(
+                st.tuples(st.integers(0, max(k - 1, 0)), st.integers(0, max(k - 1, 0))),
+                max_size=0 if k == 0 else 40,
+            ),
+        )
     )
-    ran = subprocess.run(
-        [sys.executable, "-c", code], check=False, capture_output=True, text=True, timeout=60
-    )
-    assert ran.stdout.split() == ["True", "True", "[1,", "1,", "2,", "0]"], ran.stderr
+)
+def test_strong_components_are_networkx_s(a_graph, drawn):
+    """Tarjan's components in C (``scc.c``) partition the nodes as networkx's do, on random
+    graphs with repeated edges and self-loops (scipy, used before, never returned on a row
+    that repeats a column)."""
+    k, edges = drawn
+    edges = sorted(edges)
+    indptr = np.zeros(k + 1, dtype=np.int64)
+    for src, _ in edges:
+        indptr[src + 1] += 1
+    indptr = np.cumsum(indptr)
+    indices = np.array([dst for _, dst in edges], dtype=np.int32)
+    comp = a_graph.strong_components(indptr, indices, k)
+    found = {frozenset(int(v) for v in np.flatnonzero(comp == c)) for c in set(comp.tolist())}
+    graph = nx.DiGraph()
+    graph.add_nodes_from(range(k))
+    graph.add_edges_from(edges)
+    assert found == {frozenset(c) for c in nx.strongly_connected_components(graph)}
+    assert sorted(set(comp.tolist())) == list(range(len(found)))
+
+
+def test_a_long_path_needs_no_c_stack(a_graph):
+    """A chain of a million states and a cycle closing it: one component, found without
+    recursion (a recursive Tarjan would overflow C's stack)."""
+    k = 1_000_000
+    indptr = np.arange(k + 1, dtype=np.int64)
+    indices = np.arange(1, k + 1, dtype=np.int32) % k
+    comp = a_graph.strong_components(indptr, indices, k)
+    assert set(comp.tolist()) == {0}

@@ -166,6 +166,19 @@ class CompiledGraph:
         local[nodes] = -1
         return indptr, indices, eids
 
+    def strong_components(self, indptr: Array, indices: Array, k: int) -> Array:
+        """The strong component of each of ``k`` nodes of the CSR graph ``(indptr: int64,
+        indices: int32)`` (as ``subgraph`` returns it; edges may repeat and loop), ``int32``,
+        numbered from 0 in the order Tarjan's algorithm completes them (``scc.c``). Raises
+        ``MemoryError`` when C runs out of memory."""
+        indptr = np.ascontiguousarray(indptr, dtype=np.int64)
+        indices = np.ascontiguousarray(indices, dtype=np.int32)
+        comp = np.empty(k, dtype=np.int32)
+        found = int(self.lib.lg_scc(k, indptr.ctypes.data, indices.ctypes.data, comp.ctypes.data))
+        if found < 0:
+            raise MemoryError("the compiled liveness graph ran out of memory")
+        return comp
+
     def bfs(self, start: int, inside: Array, goal: Array) -> list[int] | None:
         """``lasso.bfs`` in C: the edges of the shortest path from ``start`` to a ``goal``
         state (uint8 masks) through ``inside``; ``[]`` when ``start`` is one, ``None`` when

@@ -6,7 +6,7 @@ the model's liveness atoms and named conditions are evaluated for every state in
 ``Constraints.over`` numbers them and held as ``uint64`` bit masks (at most 64). Then, per
 obligation key in the reference's order: the states where ``Q`` is false, restricted to those
 reachable from the states opening the key (every fair ending, path and loop the reference
-finds from those states lies there); strongly connected components (scipy) refined by
+finds from those states lies there); strongly connected components (Tarjan's, in C) refined by
 Emerson-Lei on strong constraints (``checker.liveness.fair``); stuttering states; backward
 reachability; then the lasso built exactly as ``lasso.py`` builds it (``checker.liveness.
 cloop``). Verdicts, keys, lassos and counts equal the reference's.
@@ -19,8 +19,6 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
-from scipy.sparse import csr_array
-from scipy.sparse.csgraph import connected_components
 
 from checker.liveness.cgraph import Array, CompiledGraph
 from checker.liveness.check import Verdict
@@ -104,33 +102,12 @@ def rules_of(
     return Rules(rules.strong, of_code, covered, enabled, np.uint64(strong), count, enabled == 0)
 
 
-def strong_components(indptr: Array, indices: Array, k: int) -> Array:
-    """The strong component of each of ``k`` nodes (``int32``, numbered arbitrarily) of the
-    CSR graph ``(indptr, indices)``, which may repeat an edge (two actions may lead to the
-    same state: ShrinkIsr and ControllerShrinkIsr in one epoch). scipy's strong components
-    never return on a row that repeats a column (scipy 1.16 and 1.17: two edges 0 -> 1
-    are enough), so such a graph is handed over with each edge once, in copies of its own
-    (``indptr`` and ``indices`` are left as they are)."""
-    # scipy's graph routines work on float64 data and int32 indices: given so, nothing is
-    # converted (5x faster at 64 million edges than int8 data with int64 offsets)
-    if len(indices) < 2**31:
-        indptr = indptr.astype(np.int32)
-    ones = np.ones(len(indices), dtype=np.float64)
-    matrix = csr_array((ones, indices, indptr), shape=(k, k))
-    if not matrix.has_canonical_format:
-        matrix = csr_array((ones, indices.copy(), indptr.copy()), shape=(k, k))
-        matrix.sum_duplicates()
-    _, comp = connected_components(matrix, directed=True, connection="strong")
-    components: Array = comp
-    return components
-
-
 def _sccs(graph: CompiledGraph, nodes: Array) -> tuple[Array, Array, Array, Array]:
     """``(component per node, its size, the subgraph's edge sources and indices positions)``
     of the graph induced by ``nodes``."""
     indptr, indices, eids = graph.subgraph(nodes)
     k = len(nodes)
-    comp = strong_components(indptr, indices, k)
+    comp = graph.strong_components(indptr, indices, k)
     sizes = np.bincount(comp)
     src = np.repeat(np.arange(k, dtype=np.int64), np.diff(indptr))
     same = comp[src] == comp[indices]

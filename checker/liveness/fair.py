@@ -17,7 +17,7 @@ A strongly connected component that breaks an ``SF`` constraint may still hold a
 its states where that constraint is enabled can be in no fair cycle, so they are removed and
 the rest decomposed again (the Emerson-Lei refinement; the algorithm of TLC's liveness
 checker and of LTSmin's ``--ltl`` without the tableau). A component that breaks a ``WF``
-constraint holds none. Components come from networkx (the compiled core: scipy).
+constraint holds none. Components come from networkx (the compiled core: Tarjan's, in C).
 """
 
 from __future__ import annotations

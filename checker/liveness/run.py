@@ -44,7 +44,7 @@ def core_for(model: CompiledModel | None, props: Sequence[Property]) -> tuple[st
     codec, or None), else ``("reference", why not)``."""
     if model is None:
         return "reference", "no compiled core"
-    from checker.liveness import compiled  # numpy and scipy: only when liveness runs
+    from checker.liveness import compiled  # numpy: only when liveness runs
 
     why = compiled.unsupported(model, list(props))
     return ("reference", why) if why else ("compiled", "")

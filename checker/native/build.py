@@ -33,6 +33,7 @@ ENGINE_SOURCES = (
     HERE / "walk.c",
     HERE / "xxh3.c",
     HERE / "lgraph.c",
+    HERE / "scc.c",
     HERE / "lwalk.c",
 )
 HEADERS = (
@@ -286,6 +287,7 @@ def _declare(lib: ctypes.CDLL) -> None:
         "lg_sub_count": (i64, [p, p, i64, p]),
         "lg_sub_fill": (None, [p, p, i64, p, p, p, p]),
         "lg_bfs": (i64, [p, i64, p, p, p, p, i64]),
+        "lg_scc": (i64, [i64, p, p, p]),
     }
     for name in ("lg_rows", "lg_off", "lg_dst", "lg_lab", "lg_parent", "lg_plabel", "lg_depth"):
         signatures[name] = (p, [p])

@@ -40,5 +40,8 @@ typedef struct LGraph {
 LGraph *lg_new(const ModelParams *params, char *why, size_t room);
 void lg_free(LGraph *g);
 int64_t lg_build(LGraph *g, const uint8_t *init, int64_t ninit, int64_t max_states);
+/* scc.c: the strong component of each of k nodes of the CSR graph (indptr, indices), numbered
+ * from 0 in the order Tarjan's algorithm completes them; the count, or LG_NO_MEMORY. */
+int64_t lg_scc(int64_t k, const int64_t *indptr, const int32_t *indices, int32_t *comp);
 
 #endif

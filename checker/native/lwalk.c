@@ -1,6 +1,6 @@
 /* Walks over the compiled liveness graph (lgraph.c) for checker/liveness/compiled.py:
  * reachability inside a set of states (forward, or backward over the predecessors), the
- * induced subgraph as CSR (for scipy's strongly connected components), and the breadth-first
+ * induced subgraph as CSR (for scc.c's strongly connected components), and the breadth-first
  * shortest path of checker/liveness/lasso.py's bfs. */
 #include <stdlib.h>
 #include <string.h>

@@ -1,0 +1,55 @@
+/* Strong components of a CSR graph (checker/liveness/compiled.py's fair components): Tarjan's
+ * algorithm (Tarjan 1972, "Depth-first search and linear graph algorithms"), with its
+ * recursion held in arrays so that a path of millions of states needs no C stack. Edges may
+ * repeat and loop on their source. */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "lgraph.h"
+
+int64_t lg_scc(int64_t k, const int64_t *indptr, const int32_t *indices, int32_t *comp) {
+    int32_t *index = malloc((size_t)(k ? k : 1) * sizeof *index);
+    int32_t *low = malloc((size_t)(k ? k : 1) * sizeof *low);
+    int32_t *stack = malloc((size_t)(k ? k : 1) * sizeof *stack);
+    int32_t *calls = malloc((size_t)(k ? k : 1) * sizeof *calls);
+    int64_t *next = malloc((size_t)(k ? k : 1) * sizeof *next);
+    if (!index || !low || !stack || !calls || !next) {
+        free(index), free(low), free(stack), free(calls), free(next);
+        return LG_NO_MEMORY;
+    }
+    for (int64_t v = 0; v < k; v++) index[v] = -1, comp[v] = -1;
+    int32_t counter = 0, components = 0;
+    int64_t top = 0, depth = 0; /* the Tarjan stack's and the call stack's heights */
+    for (int64_t root = 0; root < k; root++) {
+        if (index[root] >= 0) continue;
+        index[root] = low[root] = counter++;
+        stack[top++] = (int32_t)root;
+        calls[depth] = (int32_t)root, next[depth++] = indptr[root];
+        while (depth > 0) {
+            int32_t v = calls[depth - 1];
+            if (next[depth - 1] < indptr[v + 1]) {
+                int32_t w = indices[next[depth - 1]++];
+                if (index[w] < 0) { /* a tree edge: descend */
+                    index[w] = low[w] = counter++;
+                    stack[top++] = w;
+                    calls[depth] = w, next[depth++] = indptr[w];
+                } else if (comp[w] < 0 && index[w] < low[v]) {
+                    low[v] = index[w]; /* w is still on the Tarjan stack */
+                }
+                continue;
+            }
+            depth--; /* v is done: it roots a component, or passes its low link up */
+            if (low[v] == index[v]) {
+                int32_t w;
+                do {
+                    w = stack[--top];
+                    comp[w] = components;
+                } while (w != v);
+                components++;
+            }
+            if (depth > 0 && low[v] < low[calls[depth - 1]]) low[calls[depth - 1]] = low[v];
+        }
+    }
+    free(index), free(low), free(stack), free(calls), free(next);
+    return components;
+}
