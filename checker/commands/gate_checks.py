@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from checker.commands import simulate as simulate_view
+from checker.commands import spelling
 from checker.commands.options import build, choose
 from checker.composition import compose
 from checker.gate import policy as gate
@@ -119,8 +120,8 @@ def validate(path: Path, index: int, check: gate.Check, given: dict[Any, Any]) -
     if unknown:
         fail(
             "violates",
-            f"the {check.model} model has no property {', '.join(unknown)}; "
-            f"known: {', '.join(sorted(checked))}",
+            f"the {check.model} model has no property {', '.join(unknown)}"
+            f"{spelling.suggestion(unknown[0], checked)}; known: {', '.join(sorted(checked))}",
         )
     left_out = sorted((check.violates or frozenset()) - set(check.invariants or checked))
     if left_out:

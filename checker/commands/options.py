@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 import click
 
 from checker.checkpoint.format import DEFAULT_EVERY
-from checker.commands import versions
+from checker.commands import spelling, versions
 from checker.commands.trusted import variant_file_option
 from checker.commands.values import Integer, Seconds
 from checker.composition import compose
@@ -242,9 +242,11 @@ def choose(props: list[Any], names: tuple[str, ...]) -> list[Any]:
     try:
         return compose.choose(props, names)
     except KeyError as exc:
-        known = ", ".join(p.name for p in props if p.kind != "sometimes")
+        names = [p.name for p in props if p.kind != "sometimes"]
+        hint = spelling.suggestion(exc.args[0], names)
         raise click.BadParameter(
-            f"unknown property {exc.args[0]!r}; known: {known}", param_hint="'--invariant'"
+            f"unknown property {exc.args[0]!r}{hint}; known: {', '.join(names)}",
+            param_hint="'--invariant'",
         ) from None
 
 
@@ -257,7 +259,8 @@ def build(model: str, given: dict[str, Any]) -> tuple[Any, Any, list[Any]]:
     try:
         spec, props = compose.build_model(model, cfg)
     except ConfigError as exc:
-        raise click.BadParameter(str(exc), param_hint=f"'{exc.option}'") from None
+        hint = spelling.misspelt(model, exc.option, given)
+        raise click.BadParameter(str(exc) + hint, param_hint=f"'{exc.option}'") from None
     versions.say_preset(model, given.get("truncation"), spec.config.truncation)
     return cfg, spec, props
 

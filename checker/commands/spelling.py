@@ -1,0 +1,34 @@
+""" "Did you mean ...?" for a misspelt name on the command line or in a gate check (issue 64):
+a property, a ``--truncation`` preset or a mechanism. The gate's config keys get the same
+hint from ``checker.gate.config``, which may not import this room."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+from spec.kafka.variants import MECHANISMS, PRESETS
+from spec.tla.config import TLA_MODULES
+
+
+def suggestion(word: str, known: Iterable[str]) -> str:
+    """``" (did you mean 'X'?)"`` for the known name closest to ``word`` (difflib's ratio
+    0.6 or more, case aside), else ``""``."""
+    names = {name.lower(): name for name in known}
+    close = difflib.get_close_matches(word.lower(), list(names), n=1)
+    return f" (did you mean {names[close[0]]!r}?)" if close else ""
+
+
+def misspelt(model: str, option: str, given: dict[str, object]) -> str:
+    """The hint for the ``--truncation`` or ``--with`` / ``--without`` value among ``given``
+    (``compose.make_config``'s options) that ``option``'s error is about ('' if none is
+    close to a known one)."""
+    if option == "--truncation" and isinstance(given.get("truncation"), str):
+        known = list(PRESETS) if model == "kafka" else list(TLA_MODULES)
+        return suggestion(str(given["truncation"]), known)
+    if option.startswith(("--with", "--without")):
+        for key in ("with_mechanisms", "without_mechanisms"):
+            for name in given.get(key) or ():  # type: ignore[attr-defined]
+                if name not in MECHANISMS:
+                    return suggestion(str(name), MECHANISMS)
+    return ""
