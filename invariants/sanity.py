@@ -7,7 +7,6 @@ from typing import Any
 from checker.properties import INVARIANT, Property
 from invariants.access import Replication
 
-
 STRICT_ONLY_WHEN_NAMED = (
     "false in the spec's Init (no leader yet), so a run checks it only when named; "
     "LeaderInIsrOrNone is the form that holds"

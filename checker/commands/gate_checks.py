@@ -126,5 +126,9 @@ def validate(path: Path, index: int, check: gate.Check, given: dict[Any, Any]) -
     default = {p.name for p in choose(props, ())} | set(alive)
     left_out = sorted((check.violates or frozenset()) - set(check.invariants or default))
     if left_out:
-        named_only = "; it is checked only when named in invariants" if left_out[0] not in checked - default else ""
+        named_only = (
+            "; it is checked only when named in invariants"
+            if left_out[0] not in checked - default
+            else ""
+        )
         fail("violates", f"{', '.join(left_out)} is not among the checked invariants{named_only}")
