@@ -8,7 +8,7 @@ from checker.properties import INVARIANT, Property
 from invariants.access import Replication
 
 STRICT_ONLY_WHEN_NAMED = (
-    "false in the spec's Init (no leader yet), so a run checks it only when named; "
+    "as written it is false in the spec's Init (no leader yet), so it would fail every run; "
     "LeaderInIsrOrNone is the form that holds"
 )
 """Why the TLA+ spec's strict LeaderInIsr is left out of a run that names no property

@@ -168,7 +168,7 @@ def test_options_of_the_other_model_are_rejected(tmp_path, args, option):
 
 
 def test_list_shows_both_models():
-    result = CliRunner().invoke(cli, ["list"])
+    result = CliRunner().invoke(cli, ["list", "all"])
     assert result.exit_code == 0
     for word in (
         "kafka model:",

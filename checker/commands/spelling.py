@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable
+from typing import Any
 
 from spec.kafka.variants import MECHANISMS, PRESETS
 from spec.tla.config import TLA_MODULES
@@ -17,6 +18,13 @@ def suggestion(word: str, known: Iterable[str]) -> str:
     names = {name.lower(): name for name in known}
     close = difflib.get_close_matches(word.lower(), list(names), n=1)
     return f" (did you mean {names[close[0]]!r}?)" if close else ""
+
+
+def unknown_property(name: str, props: list[Any]) -> str:
+    """The message for ``--invariant name`` that ``props`` (a model's properties) has not:
+    the closest known name, then every one a run can name (the "sometimes" guards aside)."""
+    names = [p.name for p in props if p.kind != "sometimes"]
+    return f"unknown property {name!r}{suggestion(name, names)}; known: {', '.join(names)}"
 
 
 def misspelt(model: str, option: str, given: dict[str, object]) -> str:
