@@ -77,7 +77,7 @@ def aliases() -> Section:
     (``spec.kafka.versions.VERSIONS``) and ``epoch`` (``spec.kafka.config.ALIASES``)."""
     named: dict[str, list[str]] = {}
     for alias, preset in {**kafka_config.ALIASES, **versions.VERSIONS}.items():
-        if alias != preset:
+        if preset is not None and alias != preset:
             named.setdefault(preset, []).append(alias)
     return Section(
         "kafka model: other names --truncation takes (any other version, kafka-X.Y.Z, X.Y.Z "
