@@ -59,8 +59,7 @@ def test_the_interrupted_summary_says_what_it_counts_and_what_it_leaves(tmp_path
     )
     where = out / "checkpoint"
     assert lines[-2:] == [
-        f"Checkpoint kept: {where} ({size / 1024:,.0f} KiB); if you will not resume, "
-        f"delete it: rm -r {where}",
+        f"Checkpoint kept: {where} ({size / 1024:,.0f} KiB); if you will not resume, delete it: rm -r {where}",
         f"Resume with: hwcheck explore --resume {where}",
     ]
 

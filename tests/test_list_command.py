@@ -74,7 +74,7 @@ def test_properties_show_each_liveness_formula_and_why_one_is_only_checked_when_
 def test_each_topic_prints_its_own_tables(topic, title):
     code, out = listed(topic)
     assert code == 0 and title in out
-    titles = re.findall(r"^(?:kafka|tla) model[:,].*$", out, re.M)
+    titles = re.findall(r"^(?:kafka|tla) model[:,].*$", out, re.MULTILINE)
     assert all(topic.rstrip("s")[:6] in t or "async-isr" in t for t in titles), titles
 
 
