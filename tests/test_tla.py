@@ -92,6 +92,18 @@ def test_the_default_run_checks_what_holds_and_the_strict_form_only_when_named(t
     assert (strict["verdict"], strict["length"]) == ("violated", 1)
 
 
+def test_a_gate_check_expecting_the_strict_form_to_fail_must_name_it(tmp_path):
+    config = tmp_path / "gate.toml"
+    check = '[[tool.hwcheck.gate]]\nmodel = "tla"\ntruncation = "kip320"\nreplicas = 2\n'
+    config.write_text(check + 'violates = ["LeaderInIsr"]\n')
+    refused = CliRunner().invoke(cli, ["gate", "--config", str(config)])
+    assert refused.exit_code == 4
+    assert refused.output.strip().splitlines()[-1] == (
+        f"Error: {config}:5: gate check 1, key 'violates': LeaderInIsr is not among the "
+        "checked invariants; it is checked only when named in invariants"
+    )
+
+
 def test_type_ok_rejects_a_badly_typed_state():
     spec, props = build_model("tla", TlaConfig(replicas=2))
     type_ok = next(p for p in props if p.name == "TypeOk").predicate

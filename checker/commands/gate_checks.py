@@ -128,7 +128,7 @@ def validate(path: Path, index: int, check: gate.Check, given: dict[Any, Any]) -
     if left_out:
         named_only = (
             "; it is checked only when named in invariants"
-            if left_out[0] not in checked - default
+            if left_out[0] in checked - default
             else ""
         )
         fail("violates", f"{', '.join(left_out)} is not among the checked invariants{named_only}")
