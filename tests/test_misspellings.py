@@ -43,6 +43,7 @@ def test_a_word_where_a_number_or_a_name_belongs_says_what_is_expected(args, sai
 
 def test_nothing_close_gets_no_guess():
     assert suggestion("zzzz", ["WeakIsr", "StrongIsr"]) == ""
+    assert suggestion("kip999", ["kip966", "kip320"]) == ""  # 4 of 6 letters: a guess
     assert suggestion("strongisr", ["WeakIsr", "StrongIsr"]) == " (did you mean 'StrongIsr'?)"
 
 

@@ -14,9 +14,9 @@ from spec.tla.config import TLA_MODULES
 
 def suggestion(word: str, known: Iterable[str]) -> str:
     """``" (did you mean 'X'?)"`` for the known name closest to ``word`` (difflib's ratio
-    0.6 or more, case aside), else ``""``."""
+    0.75 or more, case aside), else ``""``."""
     names = {name.lower(): name for name in known}
-    close = difflib.get_close_matches(word.lower(), list(names), n=1)
+    close = difflib.get_close_matches(word.lower(), list(names), n=1, cutoff=0.75)
     return f" (did you mean {names[close[0]]!r}?)" if close else ""
 
 

@@ -223,7 +223,7 @@ def _unknown_key(entry: dict[Any, Any]) -> str | None:
 def _say(error: jsonschema.ValidationError, key: str | None = None) -> str:
     if error.validator == "additionalProperties":
         allowed = sorted(CHECK_SCHEMA["properties"])
-        close = difflib.get_close_matches(str(key), allowed, n=1) if key else []
+        close = difflib.get_close_matches(str(key), allowed, n=1, cutoff=0.75) if key else []
         hint = f"; did you mean '{close[0]}'?" if close else ""
         return f"unknown key{hint} (allowed: " + ", ".join(allowed) + ")"
     if error.validator == "pattern" and error.validator_value == NAME_PATTERN:
