@@ -54,6 +54,9 @@ class Property:
     reduction (``checker.symmetry``) refuses to run with such a property. ``goal``: for a
     ``leads-to`` property only, ``goal(state, key) -> bool`` (its ``Q``). ``formula``: for a
     liveness property, its statement in TLA+ (shown by ``hwcheck list`` and in traces).
+    ``named_only``: why a run checks the property only when it is named (``--invariant``),
+    as TLC checks only the invariants a ``.cfg`` names; empty (the default): a run that names
+    no property checks it too.
     """
 
     name: str
@@ -66,6 +69,7 @@ class Property:
     symmetric: bool = True
     goal: Callable[..., bool] | None = field(default=None, compare=False)
     formula: str = ""
+    named_only: str = ""
 
     @property
     def liveness(self) -> bool:

@@ -42,7 +42,7 @@ def table(columns: tuple[str, ...], rows: Any) -> list[str]:
 
 def catalog() -> str:
     intro = (
-        "Generated from the code on every build: the tables are the ones `hwcheck list` "
+        "Generated from the code on every build: the tables are the ones `hwcheck list all` "
         "prints, and each action's section is its docstring, with the rule's source."
     )
     out = ["# Models, actions, properties and mechanisms", "", intro, ""]

@@ -139,5 +139,5 @@ def test_the_cli_runs_it_and_refuses_what_does_not_apply(tmp_path):
         ],
     )
     assert walked.exit_code == 0, walked.output  # simulate's own default bounds are not AsyncIsr's
-    listed = runner.invoke(cli, ["list"], env={"COLUMNS": "200"})
+    listed = runner.invoke(cli, ["list", "all"], env={"COLUMNS": "200"})
     assert "async-isr" in listed.output and "LeaderRequestExpandIsr" in listed.output

@@ -162,7 +162,7 @@ def test_unwritable_report_folder_exits_5(tmp_path):
 
 
 def test_list_shows_variants_actions_properties_and_bounds():
-    result = run("list")
+    result = run("list", "all")
     assert result.exit_code == 0
     for word in ("kip320", "BecomeFollower", "NoCommittedLoss", "SecondElection", "--max-epoch"):
         assert word in result.stdout

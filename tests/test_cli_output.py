@@ -99,7 +99,7 @@ def test_the_gate_table_wraps_at_the_columns_it_is_given(tmp_path):
 
 
 def test_list_prints_descriptions_whole_and_literally():
-    run = invoke("list", env={"COLUMNS": "200"})
+    run = invoke("list", "actions", env={"COLUMNS": "200"})
     assert run.exit_code == 0
     flat = " ".join(run.output.split())
     # LeaderWrite's description holds [brackets] and continues on a second docstring line

@@ -224,10 +224,15 @@ def test_one_ctrl_c_ends_explore_on_workers_without_tracebacks(tmp_path):
         tmp_path,
     )
     assert code == 3
-    assert err.strip().splitlines() == [
-        "Interrupted (Ctrl-C): the results below are partial.",
-        "Resume with: hwcheck explore --resume x/checkpoint",
-    ]
+    assert len(err.strip().splitlines()) == 3, err
+    interrupted, kept, resume = err.strip().splitlines()[-3:]
+    assert interrupted.startswith(
+        "Interrupted (Ctrl-C): the results below are partial. Their counts ("
+    )
+    assert kept.startswith("Checkpoint kept: x/checkpoint (") and kept.endswith(
+        "rm -r x/checkpoint"
+    )
+    assert resume == "Resume with: hwcheck explore --resume x/checkpoint"
     assert "INCOMPLETE" in out and "interrupted (Ctrl-C)" in out
     assert not left
     saved = json.loads((tmp_path / "x" / "checkpoint" / "checkpoint.json").read_text())
@@ -253,10 +258,14 @@ def test_one_ctrl_c_ends_explore_on_the_compiled_core(tmp_path):
         tmp_path,
     )
     assert code == 3, err
-    assert err.strip().endswith(
-        "Interrupted (Ctrl-C): the results below are partial.\n"
-        "Resume with: hwcheck explore --resume x/checkpoint"
+    interrupted, kept, resume = err.strip().splitlines()[-3:]
+    assert interrupted.startswith(
+        "Interrupted (Ctrl-C): the results below are partial. Their counts ("
     )
+    assert kept.startswith("Checkpoint kept: x/checkpoint (") and kept.endswith(
+        "rm -r x/checkpoint"
+    )
+    assert resume == "Resume with: hwcheck explore --resume x/checkpoint"
     assert "INCOMPLETE" in out and "interrupted (Ctrl-C)" in out and "compiled" in out
     assert not left
     saved = json.loads((tmp_path / "x" / "checkpoint" / "checkpoint.json").read_text())

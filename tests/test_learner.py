@@ -187,12 +187,12 @@ def test_an_undocumented_violation_gets_no_note(flagship):
 def test_descriptions_are_one_line_everywhere(flagship):
     output, _ = flagship
     assert "(with no leader, or one that is down: in some replica's log)" in flat(output)
-    listing = invoke("list", env={"COLUMNS": "300"}).output
+    listing = invoke("list", "all", env={"COLUMNS": "300"}).output
     assert "(with no\n" not in listing and "        leader:" not in listing
 
 
 def test_list_names_the_options_that_exist():
-    listing = invoke("list", env={"COLUMNS": "200"}).output
+    listing = invoke("list", "all", env={"COLUMNS": "200"}).output
     assert "--with-mechanisms" not in listing and "--without-mechanisms" not in listing
     for option in ("--with ", "--without ", "--unclean/--clean"):
         assert option in listing

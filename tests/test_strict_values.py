@@ -76,6 +76,6 @@ def test_every_limit_is_a_core_s_and_list_states_it():
     themselves are accepted."""
     assert LIMITS["max_records"] == (0, 7) and LIMITS["max_epoch"] == (0, 15)
     Config(replicas=2, max_records=7, max_epoch=15).validate()
-    listed = CliRunner().invoke(cli, ["list"], terminal_width=200)
+    listed = CliRunner().invoke(cli, ["list", "bounds"], terminal_width=200)
     assert re.search(r"--max-epoch\s+│\s+2\s+│\s+0 to 15\s+│", listed.output)
     assert "1 to --replicas" in listed.output

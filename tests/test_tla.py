@@ -5,6 +5,8 @@ LogSize = MaxRecords = MaxLeaderEpoch = 2 (the figures of issue #3). "Depth" cou
 initial state as 1, as TLC does. A count that does not match means the port is wrong.
 """
 
+import json
+
 import pytest
 from click.testing import CliRunner
 from reference import enumerate_states
@@ -71,6 +73,35 @@ def test_type_ok_holds_and_leader_in_isr_fails_at_init():
         "WeakIsr",
         "StrongIsr",
     }
+
+
+def test_the_default_run_checks_what_holds_and_the_strict_form_only_when_named(tmp_path):
+    """Issue 64: ``explore --model tla`` exited 12 on every run, on LeaderInIsr's 1-state
+    trace. TLC checks only the invariants a .cfg names; the default run leaves the strict
+    form out (exit 0 at kip320: every invariant holds, every guard reached) and checks it
+    when named (a 1-state trace, exit 12)."""
+    runner = CliRunner()
+    base = ["explore", "--model", "tla", "--no-progress", "--show", "none", "--json"]
+    plain = runner.invoke(cli, [*base, "--out", str(tmp_path / "a")])
+    assert plain.exit_code == 0, plain.output
+    checked = json.loads(plain.stdout)["properties"]
+    assert "LeaderInIsr" not in checked and checked["LeaderInIsrOrNone"]["verdict"] == "holds"
+    named = runner.invoke(cli, [*base, "--invariant", "LeaderInIsr", "--out", str(tmp_path / "b")])
+    assert named.exit_code == 12, named.output
+    strict = json.loads(named.stdout)["properties"]["LeaderInIsr"]
+    assert (strict["verdict"], strict["length"]) == ("violated", 1)
+
+
+def test_a_gate_check_expecting_the_strict_form_to_fail_must_name_it(tmp_path):
+    config = tmp_path / "gate.toml"
+    check = '[[tool.hwcheck.gate]]\nmodel = "tla"\ntruncation = "kip320"\nreplicas = 2\n'
+    config.write_text(check + 'violates = ["LeaderInIsr"]\n')
+    refused = CliRunner().invoke(cli, ["gate", "--config", str(config)])
+    assert refused.exit_code == 4
+    assert refused.output.strip().splitlines()[-1] == (
+        f"Error: {config}:5: gate check 1, key 'violates': LeaderInIsr is not among the "
+        "checked invariants; it is checked only when named in invariants"
+    )
 
 
 def test_type_ok_rejects_a_badly_typed_state():
@@ -149,7 +180,7 @@ def test_options_of_the_other_model_are_rejected(tmp_path, args, option):
 
 
 def test_list_shows_both_models():
-    result = CliRunner().invoke(cli, ["list"])
+    result = CliRunner().invoke(cli, ["list", "all"])
     assert result.exit_code == 0
     for word in (
         "kafka model:",

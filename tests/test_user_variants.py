@@ -125,7 +125,7 @@ def test_an_entry_point_registers_a_list_of_variants(tmp_path, monkeypatch):
 
 def test_list_shows_the_teams_variants_and_a_broken_file_is_exit_2(tmp_path):
     runner = CliRunner()
-    shown = runner.invoke(cli, ["list", "--variant-file", EXAMPLE], terminal_width=200)
+    shown = runner.invoke(cli, ["list", "all", "--variant-file", EXAMPLE], terminal_width=200)
     assert shown.exit_code == 0
     assert "leo-fenced" in shown.output and "truncation rule (yours)" in shown.output
     bad = tmp_path / "bad.py"

@@ -253,6 +253,12 @@ def finish(
                     relative = os.path.relpath(reports, plan.root)
                     (plan.root / RUN_FOLDER).write_text(relative + "\n", encoding="utf-8")
             sys.stdout.flush()
+            if plan.url is None:  # the disk it takes, and how to free it (issue 64)
+                click.echo(
+                    f"Checkpoint kept: {where} ({_size(where)}); if you will not resume, "
+                    f"delete it: rm -r {_quote(where)}",
+                    err=True,
+                )
             again = f"--resume {_quote(where)}"
             click.echo(
                 f"Resume with: the same hwcheck {command} command and {again}"
@@ -274,6 +280,19 @@ def finish(
                     break
                 if folder == plan.created:
                     break
+
+
+def _size(folder: Path) -> str:
+    """The bytes under ``folder`` in MiB (KiB below one), each file once however many links
+    it has (a run of the disk tier is linked into checkpoints, not copied)."""
+    sizes: dict[tuple[int, int], int] = {}
+    for top, _, files in os.walk(folder):
+        for name in files:
+            with contextlib.suppress(OSError):
+                info = os.stat(os.path.join(top, name))
+                sizes[(info.st_dev, info.st_ino)] = info.st_size
+    total = sum(sizes.values())
+    return f"{total / 2**20:,.0f} MiB" if total >= 2**20 else f"{total / 2**10:,.0f} KiB"
 
 
 def _quote(path: Path) -> str:

@@ -135,12 +135,15 @@ def explore_cmd(
         return plan.folder(folders[0], "", work_dir), False
 
     with progress_view.for_search(not no_progress, resuming) as on_progress:
-        spec, result = run(model, given, names, limits, on_progress, engine, plan, checkpoint_at)
+        shown = progress_view.Watched(on_progress)  # the last line, for an interrupt's summary
+        spec, result = run(model, given, names, limits, shown.hook, engine, plan, checkpoint_at)
     found = liveness.check(
         spec, alive, rules, result, liveness_max_states, engine.core, show=not no_progress
     )
     if interrupted(result.reason):
-        click.echo(f"Interrupted ({signal_name()}): the results below are partial.", err=True)
+        click.echo(
+            progress_view.interrupted_line(signal_name(), result.stats, shown.last), err=True
+        )
     folder = (
         folders[0] if folders else out or plan.earlier() or Path("reports") / report.run_id(spec)
     )

@@ -12,6 +12,7 @@ import click
 
 from checker.commands import cluster
 from checker.commands import simulate as simulate_view
+from checker.commands import spelling
 from checker.commands.options import build, choose
 from checker.composition import compose
 from checker.composition.cluster import ClusterError
@@ -138,9 +139,15 @@ def validate(path: Path, index: int, check: gate.Check, given: dict[Any, Any]) -
     if unknown:
         fail(
             "violates",
-            f"the {check.model} model has no property {', '.join(unknown)}; "
-            f"known: {', '.join(sorted(checked))}",
+            f"the {check.model} model has no property {', '.join(unknown)}"
+            f"{spelling.suggestion(unknown[0], checked)}; known: {', '.join(sorted(checked))}",
         )
-    left_out = sorted((check.violates or frozenset()) - set(check.invariants or checked))
+    default = {p.name for p in choose(props, ())} | set(alive)
+    left_out = sorted((check.violates or frozenset()) - set(check.invariants or default))
     if left_out:
-        fail("violates", f"{', '.join(left_out)} is not among the checked invariants")
+        named_only = (
+            "; it is checked only when named in invariants"
+            if left_out[0] in checked - default
+            else ""
+        )
+        fail("violates", f"{', '.join(left_out)} is not among the checked invariants{named_only}")

@@ -31,7 +31,7 @@ LIVENESS_FLAGS = (
         "liveness_all",
         is_flag=True,
         help="Also check every liveness property (leads-to, eventually-always) under the "
-        "model's fairness, on the whole plain state graph. See 'hwcheck list'.",
+        "model's fairness, on the whole plain state graph. See 'hwcheck list properties'.",
     ),
     click.option(
         "--fair",

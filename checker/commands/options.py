@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 import click
 
 from checker.checkpoint.format import DEFAULT_EVERY
-from checker.commands import versions
+from checker.commands import spelling, versions
 from checker.commands.trusted import variant_file_option
 from checker.commands.values import Integer, Seconds
 from checker.composition import compose
@@ -41,7 +41,7 @@ PROTOCOL_FLAGS = (
         metavar="MECHANISM",
         help="Turn a mechanism on, on top of --truncation (kafka; repeatable): "
         + ", ".join(MECHANISMS)
-        + ". See 'hwcheck list'.",
+        + ". See 'hwcheck list mechanisms'.",
     ),
     click.option(
         "--without",
@@ -104,7 +104,7 @@ MODEL_FLAGS = (
         + " ('epoch' is kip320; any Kafka version, e.g. kafka-3.6.1 or 3.6.1, names the "
         "release preset that models it), or one of your own (--variant-file, entry points); "
         "tla: " + ", ".join(TLA_MODULES) + f" [kafka: {DEFAULTS.truncation}, tla: kip320]; "
-        "see 'hwcheck list'.",
+        "see 'hwcheck list presets'.",
     ),
     click.option(
         "--max-records",
@@ -157,7 +157,8 @@ MODEL_FLAGS = (
         "names",
         multiple=True,
         metavar="NAME",
-        help="Check only this property (repeatable; default all). See 'hwcheck list'.",
+        help="Check only this property (repeatable; default all but those checked only when "
+        "named). See 'hwcheck list properties'.",
     ),
 )
 """The model and property flags that ``explore`` and ``graph`` share."""
@@ -242,10 +243,8 @@ def choose(props: list[Any], names: tuple[str, ...]) -> list[Any]:
     try:
         return compose.choose(props, names)
     except KeyError as exc:
-        known = ", ".join(p.name for p in props if p.kind != "sometimes")
-        raise click.BadParameter(
-            f"unknown property {exc.args[0]!r}; known: {known}", param_hint="'--invariant'"
-        ) from None
+        said = spelling.unknown_property(exc.args[0], props)
+        raise click.BadParameter(said, param_hint="'--invariant'") from None
 
 
 def build(model: str, given: dict[str, Any]) -> tuple[Any, Any, list[Any]]:
@@ -257,7 +256,8 @@ def build(model: str, given: dict[str, Any]) -> tuple[Any, Any, list[Any]]:
     try:
         spec, props = compose.build_model(model, cfg)
     except ConfigError as exc:
-        raise click.BadParameter(str(exc), param_hint=f"'{exc.option}'") from None
+        said = str(exc) + spelling.misspelt(model, exc.option, given)
+        raise click.BadParameter(said, param_hint=f"'{exc.option}'") from None
     versions.say_preset(model, given.get("truncation"), spec.config.truncation)
     return cfg, spec, props
 

@@ -130,7 +130,7 @@ def prepare(ctx: click.Context, file: Path) -> Prepared:
                 f"{read.where(step.line)}: {step.label.action} is not an action of the "
                 f"{model} model"
                 + (f" (did you mean {close[0]}?)" if close else "")
-                + f"; its actions: {', '.join(sorted(known))} (see 'hwcheck list')"
+                + f"; its actions: {', '.join(sorted(known))} (see 'hwcheck list actions')"
             )
     return Prepared(read, model, config, spec, chosen, frozenset(command_line))
 

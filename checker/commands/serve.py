@@ -165,7 +165,8 @@ def _explorer(model: str, config: Any, names: Any) -> Explorer:
         return Explorer(model, config, tuple(names))
     except KeyError as exc:
         raise click.BadParameter(
-            f"unknown property {exc.args[0]!r}; see 'hwcheck list'", param_hint="'--invariant'"
+            f"unknown property {exc.args[0]!r}; see 'hwcheck list properties'",
+            param_hint="'--invariant'",
         ) from None
 
 

@@ -27,11 +27,29 @@ def _ascii(kind: Any, value: Any, param: Any, ctx: Any) -> None:
         kind.fail(f"{value!r} is not a number written in ASCII digits.", param, ctx)
 
 
+def _expected(kind: click.IntRange | click.FloatRange, what: str) -> str:
+    """What a range option takes, in words: ``a whole number from 1 to 8``, ``a number of
+    seconds greater than 0`` (click's own words, "is not a valid integer range", name the
+    type rather than what to write)."""
+    low, high = kind.min, kind.max
+    if low is not None and high is not None:
+        return f"{what} from {low} to {high}"
+    if low is not None:
+        return f"{what} greater than {low}" if kind.min_open else f"{what}, {low} or more"
+    return what
+
+
 class Integer(click.IntRange):
     """``click.IntRange`` that refuses digits other than ASCII ones."""
 
     def convert(self, value: Any, param: Any, ctx: Any) -> Any:
         _ascii(self, value, param, ctx)
+        if isinstance(value, str):
+            try:
+                int(value)
+            except ValueError:
+                expected = _expected(self, "a whole number")
+                self.fail(f"{value!r} is not a number; expected {expected}.", param, ctx)
         return super().convert(value, param, ctx)
 
 
@@ -40,6 +58,12 @@ class Seconds(click.FloatRange):
 
     def convert(self, value: Any, param: Any, ctx: Any) -> Any:
         _ascii(self, value, param, ctx)
+        if isinstance(value, str):
+            try:
+                float(value)
+            except ValueError:
+                expected = _expected(self, "a number of seconds")
+                self.fail(f"{value!r} is not a number; expected {expected}.", param, ctx)
         result = super().convert(value, param, ctx)
         if not math.isfinite(result):
             self.fail(f"{value!r} is not a finite number.", param, ctx)

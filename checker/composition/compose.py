@@ -140,11 +140,12 @@ def _check_module_options(values: dict[str, Any]) -> None:
 
 
 def choose(props: list[Property], names: tuple[str, ...] | list[str]) -> list[Property]:
-    """The safety properties named (all if none) plus every "sometimes" guard.
+    """The safety properties named (if none: all but those checked only when named,
+    ``Property.named_only``) plus every "sometimes" guard.
 
     Raises ``KeyError`` with the first unknown name.
     """
-    safety = [p for p in props if p.kind != SOMETIMES]
+    safety = [p for p in props if p.kind != SOMETIMES and (names or not p.named_only)]
     chosen = invariants.select(safety, list(names))
     return chosen + [p for p in props if p.kind == SOMETIMES]
 

@@ -10,6 +10,7 @@ file), a ``gate_traces`` pattern that matches no file.
 
 from __future__ import annotations
 
+import difflib
 import glob
 import math
 import os
@@ -80,7 +81,9 @@ def load_checks(path: Path) -> list[Check]:
             key = error.path[0] if error.path else _unknown_key(entry)
             line = _line_of(text, index, key)
             what = f"key '{key}'" if key else "check"
-            raise GateConfigError(f"{path}:{line}: gate check {index + 1}, {what}: {_say(error)}")
+            raise GateConfigError(
+                f"{path}:{line}: gate check {index + 1}, {what}: {_say(error, key)}"
+            )
         mode = entry.get("mode", "explore")
         allowed = {"simulate": SIMULATE_KEYS, "conform": CONFORM_KEYS}.get(mode, ())
         for key in (*SIMULATE_KEYS, *CONFORM_KEYS):
@@ -224,9 +227,12 @@ def _unknown_key(entry: dict[Any, Any]) -> str | None:
     return min(extra) if extra else None
 
 
-def _say(error: jsonschema.ValidationError) -> str:
+def _say(error: jsonschema.ValidationError, key: str | None = None) -> str:
     if error.validator == "additionalProperties":
-        return "unknown key (allowed: " + ", ".join(sorted(CHECK_SCHEMA["properties"])) + ")"
+        allowed = sorted(CHECK_SCHEMA["properties"])
+        close = difflib.get_close_matches(str(key), allowed, n=1, cutoff=0.75) if key else []
+        hint = f"; did you mean '{close[0]}'?" if close else ""
+        return f"unknown key{hint} (allowed: " + ", ".join(allowed) + ")"
     if error.validator == "pattern" and error.validator_value == NAME_PATTERN:
         return "a name without control characters (it names the check's JUnit test cases)"
     if error.validator == "oneOf":

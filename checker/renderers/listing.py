@@ -68,6 +68,13 @@ def actions(spec: Any) -> list[tuple[str, Any]]:
 def sections(spec: Any, props: list[Any]) -> list[Section]:
     """The sections describing ``spec`` (a Kafka or TLA model at its default bounds):
     variants, (kafka) mechanisms, actions, properties and default bounds."""
+    return [section for each in topics(spec, props).values() for section in each]
+
+
+def topics(spec: Any, props: list[Any]) -> dict[str, list[Section]]:
+    """``sections``, by the topic ``hwcheck list TOPIC`` names: ``presets``, ``mechanisms``
+    (the kafka model's; none for tla), ``actions`` (tla: AsyncIsr's too), ``properties``,
+    ``fairness`` and ``bounds``."""
     model = spec.name
     if model == "kafka":
         variant_rows = [
@@ -99,7 +106,7 @@ def sections(spec: Any, props: list[Any]) -> list[Section]:
         ("variant", "source", "rule"),
         tuple(variant_rows),
     )
-    extra = [_mechanisms()] if model == "kafka" else [_async_isr()]
+
     listed = Section(
         f"{model} model: actions",
         ("action", "what it does"),
@@ -108,9 +115,9 @@ def sections(spec: Any, props: list[Any]) -> list[Section]:
     alive = list(spec.liveness()) if hasattr(spec, "liveness") else []
     properties = Section(
         f"{model} model: properties (--invariant; liveness ones with --liveness)",
-        ("property", "kind", "description"),
-        tuple((p.name, p.kind, p.description) for p in props)
-        + tuple((p.name, f"liveness: {p.kind}", p.description) for p in alive),
+        ("property", "kind", "TLA+", "description"),
+        tuple((p.name, p.kind, "", _described(p)) for p in props)
+        + tuple((p.name, f"liveness: {p.kind}", p.formula, p.description) for p in alive),
     )
     fair = Section(
         f"{model} model: fairness of the liveness check (--fair, --unfair)",
@@ -126,7 +133,23 @@ def sections(spec: Any, props: list[Any]) -> list[Section]:
         ("option", "default", "range"),
         tuple((*_default_row(k, v), _range(limits, k)) for k, v in spec.config_dict().items()),
     )
-    return [variants, *extra, listed, properties, fair, bounds]
+    return {
+        "presets": [variants],
+        "mechanisms": [_mechanisms()] if model == "kafka" else [],
+        "actions": [listed] if model == "kafka" else [listed, _async_isr()],
+        "properties": [properties],
+        "fairness": [fair],
+        "bounds": [bounds],
+    }
+
+
+def _described(prop: Any) -> str:
+    """A property's description, and why a run checks it only when named, if it does."""
+    if not prop.named_only:
+        return str(prop.description)
+    return (
+        f"{prop.description} Checked only when named (--invariant {prop.name}): {prop.named_only}."
+    )
 
 
 def _fair_meaning(f: Any) -> str:
@@ -140,13 +163,18 @@ def _fair_meaning(f: Any) -> str:
 def tables(spec: Any, props: list[Any]) -> list[Table]:
     """``sections`` as rich tables (every cell plain text: a ``[...]`` in it is text, not
     markup)."""
+    return section_tables(sections(spec, props))
+
+
+def section_tables(chosen: list[Section]) -> list[Table]:
+    """Each of ``chosen`` as a rich table, every cell plain text."""
     out = []
-    for section in sections(spec, props):
+    for section in chosen:
         table = Table(title=section.title, title_justify="left")
         for column in section.columns:
             table.add_column(column)
         for row in section.rows:
-            table.add_row(*row[:-1], Text(row[-1]))
+            table.add_row(*(Text(cell) for cell in row))
         out.append(table)
     return out
 

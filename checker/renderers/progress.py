@@ -58,6 +58,43 @@ def for_search(
         yield update
 
 
+class Watched:
+    """A progress callback that keeps the furthest ``Progress`` it passed on to ``show`` (the
+    most distinct states: the last line of a level in flight, not the boundary report an
+    engine may send as it stops; None: nothing is shown, and ``hook`` is None too), so an
+    interrupted run can say how its summary's counts differ from the line the user saw."""
+
+    def __init__(self, show: Callable[[SearchProgress], None] | None) -> None:
+        self.show = show
+        self.last: SearchProgress | None = None
+        self.hook = None if show is None else self._pass
+
+    def _pass(self, progress: SearchProgress) -> None:
+        if self.last is None or progress.distinct >= self.last.distinct:
+            self.last = progress
+        assert self.show is not None
+        self.show(progress)
+
+
+def interrupted_line(signal: str, stats: Any, last: SearchProgress | None) -> str:
+    """What an interrupted search's counts are: every engine commits a level whole, so the
+    summary's distinct states and states generated (``stats``, ``checker.result.Stats``) are
+    those of the levels completed before the signal, as its checkpoint holds them; the last
+    progress line (``last``, if one was shown) also counted the level in flight."""
+    levels = "level" if stats.depth == 1 else f"{stats.depth} levels"
+    line = (
+        f"Interrupted ({signal}): the results below are partial. Their counts "
+        f"({stats.distinct:,} distinct states, {stats.generated:,} generated) are those of "
+        f"the {levels} completed before the interrupt"
+    )
+    if last is not None and last.distinct > stats.distinct:
+        line += (
+            f"; the progress line's {last.distinct:,} distinct also counted level "
+            f"{last.depth + 1}, in flight, which is not kept"
+        )
+    return line + "."
+
+
 def loading_line(resuming: Resuming) -> str:
     """What a resumed search's line says while its checkpoint loads."""
     return (
