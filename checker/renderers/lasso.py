@@ -213,15 +213,28 @@ def timeline(loop: dict[str, Any] | None, length: int) -> str:
 
 
 def summary(document: dict[str, Any]) -> str:
-    """The page's paragraph on the loop: the formula, the loop line, what never happens in it
-    and the fairness assumed. Empty without a loop."""
+    """The page's paragraphs on the loop: the property, its kind and formula (and the
+    obligation left unanswered), the loop line, the stem and the loop, the fair actions the
+    loop never takes with why fairness does not force them, those no fairness covers, and the
+    fairness assumed. Empty without a loop."""
     loop = document.get("loop")
     if loop is None:
         return ""
-    first, *rest = lines(loop, document["length"])
+    prop = document["property"]
+    fair, unfair = split(loop)
+    first, shape = loop_line(loop, document["length"]), shape_line(loop, document["length"])
+    items = "".join(
+        f"<li><code>{e(x['action'])}</code> [{e(x['fairness'])}]: {e(x['note'])}</li>" for x in fair
+    )
+    never = f'<p class="never">{e(fair_lines(fair)[0])}</p>' + (
+        f'<ul class="never" id="never">{items}</ul>' if items else ""
+    )
     return (
-        f'<p class="loop" id="loop"><code>{e(why(document))}</code><br>'
-        f'<b class="loop-line">{e(first)}</b><br>' + "<br>".join(e(line) for line in rest) + "</p>"
+        f'<p class="loop" id="loop"><b id="property">Property: {e(prop["name"])} '
+        f"({e(prop['kind'])})</b>: <code>{e(why(document))}</code><br>"
+        f'<b class="loop-line">{e(first)}</b><br><span id="shape">{e(shape)}</span></p>'
+        + never
+        + f'<p class="never">{e(unfair_line(unfair))}<br>{e(fairness_line(loop["fairness"]))}</p>'
     )
 
 
