@@ -79,10 +79,14 @@ def test_the_terminal_names_the_property_and_leaves_crashes_out_of_the_fair_acti
     assert lines[end + 1 : end + 5] == [
         "  stem: states 1-13; then state 14 for ever (a stutter)",
         "  fair actions the loop never takes (each offered in some loop state):",
-        "    Fetch(follower=0, leader=1) [WF(each Fetch)]: not fairly enabled: it changes nothing "
-        "in state 14 (a stutter)",
-        "  not assumed fair (enabled, never taken, owed nothing): Crash(replica=0), "
-        "Crash(replica=1)",
+        (
+            "    Fetch(follower=0, leader=1) [WF(each Fetch)]: not fairly enabled: it changes nothing "
+            "in state 14 (a stutter)"
+        ),
+        (
+            "  not assumed fair (enabled, never taken, owed nothing): Crash(replica=0), "
+            "Crash(replica=1)"
+        ),
     ]
 
 

@@ -89,11 +89,15 @@ def test_a_cycle_in_the_terminal(documents):
         "↺ back to state 6: the steps from state 6 repeat for ever",
         "  stem: states 1-5; loop: states 6-8 (state 8 is state 6 again)",
         "  fair actions the loop never takes (each offered in some loop state):",
-        "    LeaderWrite(replica=0) [SF(LeaderWrite)]: enabled under SF(LeaderWrite) and never "
-        "taken: this lasso is not fair",
-        "  not assumed fair (enabled, never taken, owed nothing): ControllerShrinkIsr(replica=0), "
-        "FencedLeaderIncHighWatermark(leader=0), FencedFollowerFetch(follower=1, leader=0), "
-        "ControllerElectLeader(newLeader=1), ControllerShrinkIsr(replica=1)",
+        (
+            "    LeaderWrite(replica=0) [SF(LeaderWrite)]: enabled under SF(LeaderWrite) and never "
+            "taken: this lasso is not fair"
+        ),
+        (
+            "  not assumed fair (enabled, never taken, owed nothing): ControllerShrinkIsr(replica=0), "
+            "FencedLeaderIncHighWatermark(leader=0), FencedFollowerFetch(follower=1, leader=0), "
+            "ControllerElectLeader(newLeader=1), ControllerShrinkIsr(replica=1)"
+        ),
         "  fairness: WF(BecomeLeader), SF(LeaderWrite)",
         lines[last_panel + 7],
     ]
@@ -117,10 +121,12 @@ def test_a_stutter_in_the_terminal(documents):
         "◼ stutters in state 6 for ever: no fair action is enabled",
         "  stem: states 1-5; then state 6 for ever (a stutter)",
         "  fair actions the loop never takes: none",
-        "  not assumed fair (enabled, never taken, owed nothing): "
-        "ControllerElectLeader(newLeader=1), ControllerShrinkIsr(replica=0), "
-        "ControllerShrinkIsr(replica=1), FencedLeaderShrinkIsr(leader=0, replica=1), "
-        "FencedFollowerFetch(follower=1, leader=0)",
+        (
+            "  not assumed fair (enabled, never taken, owed nothing): "
+            "ControllerElectLeader(newLeader=1), ControllerShrinkIsr(replica=0), "
+            "ControllerShrinkIsr(replica=1), FencedLeaderShrinkIsr(leader=0, replica=1), "
+            "FencedFollowerFetch(follower=1, leader=0)"
+        ),
     ]
     assert lines[last_panel + 5].startswith("  fairness: WF(BecomeLeader), SF(")
 
