@@ -46,13 +46,11 @@ def test_the_loop_lines_say_how_the_behaviour_goes_on():
         "◼ stutters in state 6 for ever: no fair action is enabled"
     )
     assert lasso.shape_line(stutter, 6) == "stem: states 1-5; then state 6 for ever (a stutter)"
-    assert lasso.never_line(lassos.NEVER) == (
-        "never happens though always enabled: Action0(x=0), Action1(x=1), Action2(x=2), "
-        "Action3(x=3), Action4(x=4), Action5(x=5), +2 more"
-    )
-    assert lasso.never_line(["A(x=1)"]) == "never happens though always enabled: A(x=1)"
-    assert lasso.never_line([]) == "never happens though always enabled: none"
     assert lasso.fairness_line("") == "fairness: none"
+    assert lasso.unfair_line(lassos.NEVER) == (
+        "not assumed fair (enabled, never taken, owed nothing): Action0(x=0), Action1(x=1), "
+        "Action2(x=2), Action3(x=3), Action4(x=4), Action5(x=5), +2 more"
+    )
     assert lasso.unfair_line([]) == "not assumed fair (enabled, never taken, owed nothing): none"
 
 

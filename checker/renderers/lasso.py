@@ -40,14 +40,6 @@ def loop_line(loop: dict[str, Any], length: int) -> str:
     return f"↺ back to state {start}: the steps from state {start} repeat for ever"
 
 
-def never_line(never: Sequence[str]) -> str:
-    """The actions always enabled in the loop that never happen, up to ``SHOWN`` of them (a
-    file written before ``loop.enabled`` existed: ``split`` sorts them first)."""
-    named = ", ".join(never[:SHOWN]) or "none"
-    more = f", +{len(never) - SHOWN} more" if len(never) > SHOWN else ""
-    return f"never happens though always enabled: {named}{more}"
-
-
 def split(loop: dict[str, Any]) -> tuple[list[dict[str, Any]], list[str]]:
     """``(fair, unfair)``: the loop's ``enabled`` entries whose action is under a fairness
     constraint, and the labels of those under none (perturbations such as ``Crash``: the
