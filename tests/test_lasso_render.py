@@ -38,17 +38,36 @@ def test_the_loop_lines_say_how_the_behaviour_goes_on():
     assert lasso.loop_line(cycle, 8) == (
         "↺ back to state 6: the steps from state 6 repeat for ever"
     )
+    assert lasso.shape_line(cycle, 8) == (
+        "stem: states 1-5; loop: states 6-8 (state 8 is state 6 again)"
+    )
     stutter = {**cycle, "back_to": 5, "stutter": True}
     assert lasso.loop_line(stutter, 6) == (
         "◼ stutters in state 6 for ever: no fair action is enabled"
     )
-    assert lasso.never_line(lassos.NEVER) == (
-        "never happens though always enabled: Action0(x=0), Action1(x=1), Action2(x=2), "
-        "Action3(x=3), Action4(x=4), Action5(x=5), +2 more"
-    )
-    assert lasso.never_line(["A(x=1)"]) == "never happens though always enabled: A(x=1)"
-    assert lasso.never_line([]) == "never happens though always enabled: none"
+    assert lasso.shape_line(stutter, 6) == "stem: states 1-5; then state 6 for ever (a stutter)"
     assert lasso.fairness_line("") == "fairness: none"
+    assert lasso.unfair_line(lassos.NEVER) == (
+        "not assumed fair (enabled, never taken, owed nothing): Action0(x=0), Action1(x=1), "
+        "Action2(x=2), Action3(x=3), Action4(x=4), Action5(x=5), +2 more"
+    )
+    assert lasso.unfair_line([]) == "not assumed fair (enabled, never taken, owed nothing): none"
+
+
+def test_a_file_without_the_fairness_analysis_splits_never_taken_by_its_fairness():
+    """A trace written before ``loop.enabled`` existed: its actions always enabled and never
+    taken are sorted by whether the file's fairness covers their action."""
+    old = {
+        "back_to": 5,
+        "stutter": True,
+        "never_taken": ["Crash(replica=0)", "Fetch(follower=1, leader=0)"],
+        "fairness": "WF(each Fetch), WF(each Restart)",
+    }
+    fair, unfair = lasso.split(old)
+    assert unfair == ["Crash(replica=0)"]
+    assert fair == [
+        {"action": "Fetch(follower=1, leader=0)", "fairness": "WF(each Fetch)", "note": lasso.NEVER}
+    ]
 
 
 def test_a_cycle_in_the_terminal(documents):
@@ -58,34 +77,56 @@ def test_a_cycle_in_the_terminal(documents):
     assert titles[5].startswith(
         "╭─ state 6: FencedBecomeFollowerAndTruncate(leader=0, replica=1, epoch=1)  ↺ loop starts ─"
     )
+    assert titles[7].startswith(
+        "╭─ state 8: FencedLeaderShrinkIsr(leader=0, replica=1)  ↺ back to state 6 ─"
+    )
     assert sum("loop starts" in title for title in titles) == 1
     last_panel = max(i for i, line in enumerate(lines) if line.startswith("╰"))
-    assert lines[last_panel + 1 : last_panel + 4] == [
+    # The hand-made lasso assumes SF(LeaderWrite), which its loop never honours: said plainly.
+    assert lines[last_panel + 1 : last_panel + 8] == [
         "↺ back to state 6: the steps from state 6 repeat for ever",
+        "  stem: states 1-5; loop: states 6-8 (state 8 is state 6 again)",
+        "  fair actions the loop never takes (each offered in some loop state):",
         (
-            "  never happens though always enabled: Action0(x=0), Action1(x=1), Action2(x=2), "
-            "Action3(x=3), Action4(x=4), Action5(x=5), +2 more"
+            "    LeaderWrite(replica=0) [SF(LeaderWrite)]: enabled under SF(LeaderWrite) and never "
+            "taken: this lasso is not fair"
+        ),
+        (
+            "  not assumed fair (enabled, never taken, owed nothing): ControllerShrinkIsr(replica=0), "
+            "FencedLeaderIncHighWatermark(leader=0), FencedFollowerFetch(follower=1, leader=0), "
+            "ControllerElectLeader(newLeader=1), ControllerShrinkIsr(replica=1)"
         ),
         "  fairness: WF(BecomeLeader), SF(LeaderWrite)",
+        lines[last_panel + 7],
     ]
     assert lines[0].startswith("CommitProgress violated (8 states): ")
-    assert lines[1] == (
+    assert lines[1].startswith("Property: CommitProgress (leads-to): CommitProgress == \\A r ")
+    assert lines[2] == "stem: states 1-5; loop: states 6-8 (state 8 is state 6 again)"
+    assert lines[3] == (
         "Why: What CommitProgress promises for leader 0 never happens: the behaviour loops back "
         "to state 6 for ever, fairly."
     )
-    assert lines[2].startswith("  - The promise: CommitProgress == \\A r \\in Replicas : ")
+    assert lines[4].startswith("  - The promise: CommitProgress == \\A r \\in Replicas : ")
 
 
 def test_a_stutter_in_the_terminal(documents):
     lines = drawn(documents["stutter"])
     titles = [line for line in lines if line.startswith("╭─ state")]
     assert len(titles) == 6 and "◼ stays here for ever" in titles[5]
+    assert not any("↺ back to" in title for title in titles)
     last_panel = max(i for i, line in enumerate(lines) if line.startswith("╰"))
-    assert lines[last_panel + 1] == "◼ stutters in state 6 for ever: no fair action is enabled"
-    assert lines[last_panel + 2].startswith(
-        "  never happens though always enabled: ControllerElectLeader(newLeader=1), "
-    )
-    assert lines[last_panel + 3].startswith("  fairness: WF(BecomeLeader), SF(")
+    assert lines[last_panel + 1 : last_panel + 5] == [
+        "◼ stutters in state 6 for ever: no fair action is enabled",
+        "  stem: states 1-5; then state 6 for ever (a stutter)",
+        "  fair actions the loop never takes: none",
+        (
+            "  not assumed fair (enabled, never taken, owed nothing): "
+            "ControllerElectLeader(newLeader=1), ControllerShrinkIsr(replica=0), "
+            "ControllerShrinkIsr(replica=1), FencedLeaderShrinkIsr(leader=0, replica=1), "
+            "FencedFollowerFetch(follower=1, leader=0)"
+        ),
+    ]
+    assert lines[last_panel + 5].startswith("  fairness: WF(BecomeLeader), SF(")
 
 
 def test_one_state_of_a_lasso_keeps_its_mark_without_the_loop_lines(documents):
@@ -136,13 +177,23 @@ def test_a_cycle_on_the_page(documents):
     assert section(page, 8).endswith(
         '<p class="loop-line next">↺ back to state 6: the steps from state 6 repeat for ever</p>'
     )
-    assert '<p class="loop" id="loop"><code>CommitProgress == \\A r \\in Replicas' in page
+    assert (
+        '<p class="loop" id="loop"><b id="property">Property: CommitProgress (leads-to)</b>: '
+        "<code>CommitProgress == \\A r \\in Replicas"
+    ) in page
     assert (
         '<b class="loop-line">↺ back to state 6: the steps from state 6 repeat for ever</b><br>'
-        "never happens though always enabled: Action0(x=0), Action1(x=1), Action2(x=2), "
-        "Action3(x=3), Action4(x=4), Action5(x=5), +2 more<br>"
-        "fairness: WF(BecomeLeader), SF(LeaderWrite)</p>"
+        '<span id="shape">stem: states 1-5; loop: states 6-8 (state 8 is state 6 again)</span>'
     ) in page
+    assert (
+        '<ul class="never" id="never"><li><code>LeaderWrite(replica=0)</code> [SF(LeaderWrite)]: '
+        "enabled under SF(LeaderWrite) and never taken: this lasso is not fair</li></ul>"
+    ) in page
+    assert (
+        "not assumed fair (enabled, never taken, owed nothing): ControllerShrinkIsr(replica=0),"
+        in page
+    )
+    assert "fairness: WF(BecomeLeader), SF(LeaderWrite)</p>" in page
     assert f"<script>{page_assets.LOOP_SCRIPT}</script>" in page
     assert page_assets.LOOP_STYLE in page
 
@@ -168,7 +219,7 @@ def test_a_safety_page_has_no_loop(documents):
 
 def test_text_of_the_loop_is_escaped(documents):
     document = json.loads(json.dumps(documents["cycle"]))
-    document["loop"]["never_taken"] = ["<script>alert(1)</script>"]
+    document["loop"]["enabled"][1]["action"] = "<script>alert(1)</script>"
     document["loop"]["fairness"] = "WF(<b>)"
     document["loop"]["obligation"] = 'for "<i>"'
     page = html.render(document)

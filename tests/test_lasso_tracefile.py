@@ -54,6 +54,26 @@ def test_a_lasso_is_written_as_version_2_with_its_loop_and_formula(written):
         ],
         "fairness": FAIRNESS,
         "obligation": "for leader 0",
+        # Kip320.tla's Spec makes none of the five fair; the controller's two are its
+        # perturbations (spec.tla.liveness.PERTURBATIONS), the others simply not assumed fair.
+        "enabled": [
+            {
+                "action": action,
+                "fairness": "",
+                "enabled_in": [6],
+                "stutters_in": [],
+                "note": "a perturbation, never assumed fair"
+                if action.startswith("Controller")
+                else "not assumed fair",
+            }
+            for action in (
+                "ControllerElectLeader(newLeader=1)",
+                "ControllerShrinkIsr(replica=0)",
+                "ControllerShrinkIsr(replica=1)",
+                "FencedLeaderShrinkIsr(leader=0, replica=1)",
+                "FencedFollowerFetch(follower=1, leader=0)",
+            )
+        ],
     }
     prop = document["property"]
     assert prop["kind"] == "leads-to"

@@ -22,7 +22,7 @@ from checker.commands.options import bounds, build, model_options, protocol_from
 from checker.commands.values import Integer, Seconds
 from checker.composition import compose
 from checker.composition.compose import SPELLING
-from checker.formats import tracefile
+from checker.formats import report, tracefile
 from checker.renderers import lasso
 from checker.renderers import scenario as scenario_view
 from checker.result import EXIT_BAD_INPUT, EXIT_ENVIRONMENT, EXIT_OK
@@ -173,7 +173,8 @@ def _explorer(model: str, config: Any, names: Any) -> Explorer:
 def _from_trace(
     path: Path, names: Any, variant_file: str | None
 ) -> tuple[dict[Any, Any], Explorer]:
-    """The trace's document and an explorer on its model; a trace that cannot be read, does
+    """The trace's document (a lasso's ``loop.enabled`` told again from the model, as
+    ``show`` does) and an explorer on its model; a trace that cannot be read, does
     not replay here (edited, or another hwcheck version) or draws a state otherwise than the
     model (``tracefile.check_pictures``: the trace page draws the file) ends in one message,
     exit 4."""
@@ -184,6 +185,9 @@ def _from_trace(
     except tracefile.TraceFileError as exc:
         click.echo(f"Error: {exc}", err=True)
         sys.exit(EXIT_BAD_INPUT)
+    if violation.loop is not None:  # the model's own answer on what the loop leaves undone
+        drawn = report.loop_document(violation, spec)
+        document = {**document, "loop": {**document["loop"], "enabled": drawn["enabled"]}}
     config = compose.make_config(document["model"], dict(document["config"]))
     return document, _explorer(document["model"], config, names)
 

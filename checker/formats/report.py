@@ -17,6 +17,7 @@ from typing import Any
 from checker import __version__
 from checker.composition import compose
 from checker.fingerprint import fingerprint, fp_hex
+from checker.formats import fairloop
 from checker.model import Spec
 from checker.renderers import expected, html
 from checker.result import CheckResult, Violation
@@ -132,7 +133,7 @@ def trace_document(spec: Spec, violation: Violation) -> dict[str, Any]:
         ],
     }
     if violation.loop is not None:
-        document.update(version=LASSO_VERSION, loop=loop_document(violation))
+        document.update(version=LASSO_VERSION, loop=loop_document(violation, spec))
         document["story"] = document["story"] or lasso_story(violation)
         document["property"]["formula"] = violation.prop.formula
     note = expected.hint(violation.prop.name, spec.name, config, document["variant"], actions)
@@ -165,18 +166,28 @@ def trace_document(spec: Spec, violation: Violation) -> dict[str, Any]:
     return document
 
 
-def loop_document(violation: Violation) -> dict[str, Any]:
+def loop_document(violation: Violation, spec: Spec) -> dict[str, Any]:
     """A lasso's ``loop`` entry: the step it goes back to (0-based), whether it stutters, the
     actions always enabled that never happen in it, the fairness assumed, the obligation left
-    unanswered."""
+    unanswered, and ``enabled``: every action a loop state offers that the loop never takes,
+    with why fairness does not force it (``checker.formats.fairloop``, on ``spec``)."""
     loop = violation.loop
     assert loop is not None
+    labels = [None if step.label is None else str(step.label) for step in violation.trace]
     return {
         "back_to": loop.back_to,
         "stutter": loop.stutter,
         "never_taken": list(loop.never_taken),
         "fairness": loop.fairness,
         "obligation": loop.obligation,
+        "enabled": fairloop.analyse(
+            spec,
+            [step.state for step in violation.trace],
+            labels,
+            loop.back_to,
+            loop.stutter,
+            loop.fairness,
+        ),
     }
 
 

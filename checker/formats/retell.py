@@ -64,13 +64,13 @@ def retold(
 def never_taken(spec: Any, violation: Violation) -> tuple[str, ...]:
     """The action instances enabled in every state of ``violation``'s loop and taken in none
     of its steps, as sorted label texts (as ``checker.liveness.lasso.Lasso.never_taken``
-    lists them from the state graph)."""
+    lists them from the state graph, which drops steps that change nothing: stutters)."""
     loop = violation.loop
     assert loop is not None
     steps = violation.trace[loop.back_to :]
     taken = set() if loop.stutter else {str(step.label) for step in steps[1:]}
     common: set[str] | None = None
     for step in steps:
-        here = {str(label) for label, _ in spec.successors(step.state)}
+        here = {str(label) for label, after in spec.successors(step.state) if after != step.state}
         common = here if common is None else common & here
     return tuple(sorted((common or set()) - taken))

@@ -2,7 +2,9 @@
 
 People read the verdicts first, then one story. So after the summary and the verdict table,
 the command draws the most important violated property's counterexample in full (``--show
-first``, the default); every other violated property gets one line with its length and its
+first``, the default), and the first liveness counterexample (a lasso: its stem, its loop and
+what the loop never does) in full too, as it tells another story than any safety trace;
+every other violated property gets one line with its length and its
 trace file, and a property whose trace is the same as one already named says "same trace as
 ...". ``--show all`` draws every distinct trace; ``--show none`` draws none (lines only). The
 files (``trace.json``, ``trace.html``) are written for every violated property either way.
@@ -66,22 +68,27 @@ def print_counterexamples(
     show: str = "first",
     intro: Callable[[dict[str, Any]], str] | None = None,
 ) -> None:
-    """Draw ``entries`` (``load``'s triples) as ``show`` asks: in full, or one line each
+    """Draw ``entries`` (``load``'s triples) as ``show`` asks (``first``: the first safety
+    trace and the first lasso): in full, or one line each
     (``NoAckedLoss violated (11 states): same trace as NoCommittedLoss; trace: FILE``).
     ``intro``, when given, returns a line printed above each trace drawn in full (simulate:
     how the walk found it)."""
     drawn: set[tuple[str, ...]] = set()
+    kinds: set[str] = set()
     named: dict[tuple[str, ...], str] = {}
     lines = []
     for name, document, path in entries:
         key = _key(document)
-        full = key not in drawn and (show == "all" or (show == "first" and not drawn))
+        kind = "lasso" if document.get("loop") else "safety"
+        first = show == "first" and kind not in kinds
+        full = key not in drawn and (show == "all" or first)
         if full:
             if intro is not None:
                 console.print(Text(intro(document), style="bold"))
             steps.print_document(console, document)
             console.print()
             drawn.add(key)
+            kinds.add(kind)
             named.setdefault(key, name)
             continue
         head = f"{name} violated ({document['length']} states)"

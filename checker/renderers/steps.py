@@ -233,6 +233,8 @@ def print_document(
     title = f"{prop['name']} violated ({document['length']} states): {prop['description']}" + (
         f"  {header}" if header else ""
     )
+    if document.get("loop"):
+        title += "\n" + lasso.property_line(document)
     actions = [step["action"] for step in document["steps"]]
     views = [step["view"] for step in document["steps"]]
     after = document.get("aftermath") if options.get("step") is None else None
@@ -289,6 +291,8 @@ def print_trace(
     cells mean. A lasso's ``loop`` (``checker.renderers.lasso``) marks its first state's
     title and, after the last panel, says how the behaviour goes on for ever."""
     console.print(Text(header, style="bold red"))
+    if loop is not None and options.get("step") is None:
+        console.print(Text(lasso.shape_line(loop, len(views)), style="magenta"))
     if explanation:
         console.print(Text(f"Why: {explanation}", style="red"))
     if expected:
@@ -296,7 +300,7 @@ def print_trace(
     for line in story:
         console.print(Text(f"  - {line}"))
     panels = trace_panels(actions, views, **options)
-    lasso.mark_panels(panels, loop)
+    lasso.mark_panels(panels, loop, len(views))
     for panel in panels:
         console.print(panel)
     if loop is not None and options.get("step") is None:

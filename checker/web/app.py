@@ -26,6 +26,7 @@ from checker.fingerprint import fingerprint, fp_hex
 from checker.jsontext import Unusable, Validator, not_json, not_text, parse
 from checker.renderers import html, page
 from checker.renderers.steps import config_text
+from checker.web import lassoview
 from checker.web.explorer import Explorer, Walk, compact
 from checker.web.jump import Jumps
 
@@ -252,6 +253,9 @@ def _page(explorer: Explorer, walk: Walk, trace: Any) -> dict[str, Any]:
         entry["url"] = path_url(texts + [entry["label"]])
     verdicts = explorer.verdicts(walk)
     config = config_text(explorer.spec.config_dict())
+    at = lassoview.position(trace, texts)  # a state of a loaded lasso: what it does here
+    if at is not None:
+        lassoview.tags(trace, at, enabled)
     return {
         "explorer": explorer,
         "config": config,
@@ -269,6 +273,7 @@ def _page(explorer: Explorer, walk: Walk, trace: Any) -> dict[str, Any]:
         "error": None if walk.error is None else str(walk.error),
         "texts": texts,
         "trace": trace is not None,
+        "lasso": None if at is None else lassoview.banner(trace, at),
         "version": __version__,
         "fingerprint": fp_hex(fingerprint(walk.states[-1])),
     }
