@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from checker import __version__
-from checker.composition import compose
+from checker.composition import compose, fixes
 from checker.fingerprint import fingerprint, fp_hex
 from checker.formats import fairloop
 from checker.model import Spec
@@ -108,7 +108,9 @@ def trace_document(spec: Spec, violation: Violation) -> dict[str, Any]:
     """The versioned JSON document of one counterexample (format ``hwcheck-trace``,
     ``trace.schema.json``: version 1, or 2 for a lasso, with its ``loop``); a loss property's document also carries its ``aftermath``
     (``invariants.aftermath``), computed here on ``spec``, and a violation README documents
-    as expected its one-line ``expected`` note (``checker.renderers.expected``)."""
+    as expected its one-line ``expected`` note (``checker.renderers.expected``), and a release
+    preset's violation its ``tickets``: the KIP or ticket behind it and the versions that
+    fixed it (``checker.composition.fixes``)."""
     config = spec.config_dict()
     views = [spec.view(step.state) for step in violation.trace]
     actions = [None if step.label is None else str(step.label) for step in violation.trace]
@@ -139,6 +141,9 @@ def trace_document(spec: Spec, violation: Violation) -> dict[str, Any]:
     note = expected.hint(violation.prop.name, spec.name, config, document["variant"], actions)
     if note:
         document["expected"] = note
+    named = fixes.trace_lines(spec.name, document["variant"], violation.prop.name, config)
+    if named:
+        document["tickets"] = named
     after = aftermath.search(spec, violation.trace[-1].state, violation.prop.name)
     if after is not None and after.steps:
         more_actions: list[str | None] = [str(label) for label, _ in after.steps]

@@ -1,7 +1,7 @@
 """What ``hwcheck show`` draws for a trace file it has checked: the document as this model
 writes it for the replayed counterexample, not the file's own words.
 
-A trace file's texts (its explanation, its story, its "expected" note, its aftermath's story, a
+A trace file's texts (its explanation, its story, its "expected" note, its tickets, its aftermath's story, a
 lasso's list of actions never taken) are not covered by the fingerprints ``replay`` checks: an
 edited "Why: all good, nothing lost" would otherwise be drawn under a checked trace. ``retold``
 tells them again from the model (``checker.formats.report.trace_document``) and says which of
@@ -20,6 +20,7 @@ TEXTS = {
     "explanation": "explanation",
     "story": "story",
     "expected": "expected-violation note",
+    "tickets": "tickets",
 }
 """The document's texts ``retold`` compares, with the words ``show`` uses for each."""
 
@@ -53,6 +54,8 @@ def retold(
     if written[: len(told)] == told and len(written) > len(told):  # the gallery's fix line
         drawn["story"] = told + [f"{ADDED} {line}" for line in written[len(told) :]]
         document = {**document, "story": drawn["story"]}
+    if "tickets" not in document:  # written before files named tickets: nothing to differ
+        document = {**document, "tickets": drawn.get("tickets")}
     differed = [words for key, words in TEXTS.items() if document.get(key) != drawn.get(key)]
     if (document.get("aftermath") or {}).get("story") != (drawn.get("aftermath") or {}).get(
         "story"

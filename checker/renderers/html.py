@@ -7,7 +7,8 @@ replica) is a red bar on the left edge of the box at that offset, the LEO (the n
 be written) a dashed box; a record removed in this step is struck through at its own offset.
 What changed since the previous state is highlighted: boxes, fields, a moved HW (an orange
 bar) and the HW / LEO numbers (``old→new``). A slider, Previous / Next buttons and the left /
-right arrow keys step through the states; the explanation and the story are on top.
+right arrow keys step through the states; the explanation, the tickets behind a release's
+violation and the story are on top.
 Every text that comes from the trace is escaped with ``html.escape``; the script holds no data.
 """
 
@@ -23,6 +24,15 @@ from checker.renderers.page import LOOP_SCRIPT, LOOP_STYLE, SCRIPT, STYLE
 from checker.renderers.steps import config_text, controller_line
 
 e = html.escape
+
+
+def tickets_list(lines: list[str]) -> str:
+    """The ``tickets`` of a trace document (``checker.composition.fixes``) as an HTML list,
+    each line escaped; '' when there are none. ``serve`` draws a violation's the same way."""
+    if not lines:
+        return ""
+    items = "".join(f"<li>Ticket: {e(line)}.</li>" for line in lines)
+    return f'<ul class="tickets" id="tickets">{items}</ul>'
 
 
 def _who(replica: dict[str, Any], old: dict[str, Any] | None) -> str:
@@ -247,6 +257,7 @@ def render(document: dict[str, Any], branch: Any = None, unchecked: str = "") ->
         f"{e(document['hwcheck_version'])}{origin}</p>"
         + (f'<p class="why" id="why">{e(explanation)}</p>' if explanation else "")
         + (f'<p class="expected" id="expected">{e(note)}</p>' if note else "")
+        + tickets_list(document.get("tickets") or [])
         + (
             '<ol class="story" id="story">' + story_items(document.get("story", [])) + "</ol>"
             if document.get("story")

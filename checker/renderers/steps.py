@@ -247,6 +247,7 @@ def print_document(
         views,
         document.get("story", ()),
         expected=document.get("expected"),
+        tickets=document.get("tickets", ()),
         legend=after is None,
         loop=loop,
         **options,
@@ -283,10 +284,12 @@ def print_trace(
     expected: str | None = None,
     legend: bool = True,
     loop: dict[str, Any] | None = None,
+    tickets: Sequence[str] = (),
     **options: Any,
 ) -> None:
     """Print a counterexample: the property line, the explanation, the ``expected`` hint
-    (``checker.renderers.expected``) and its ``story``, then the state panels (``options``:
+    (``checker.renderers.expected``), the ``tickets`` behind it
+    (``checker.composition.fixes``) and its ``story``, then the state panels (``options``:
     ``step``, ``hide``, ``changes_only`` as ``trace_panels``) and, with ``legend``, what the
     cells mean. A lasso's ``loop`` (``checker.renderers.lasso``) marks its first state's
     title and, after the last panel, says how the behaviour goes on for ever."""
@@ -297,6 +300,8 @@ def print_trace(
         console.print(Text(f"Why: {explanation}", style="red"))
     if expected:
         console.print(Text(f"Note: {expected}", style="yellow"))
+    for line in tickets:
+        console.print(Text(f"Ticket: {line}.", style="yellow"))
     for line in story:
         console.print(Text(f"  - {line}"))
     panels = trace_panels(actions, views, **options)

@@ -14,7 +14,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from checker.composition import compose
+from checker.composition import compose, fixes
 from checker.fingerprint import fingerprint, fp_hex
 from checker.model import Label, refusal
 from checker.properties import INVARIANT, SOMETIMES, TRANSITION
@@ -138,8 +138,9 @@ class Explorer:
         """Every safety property judged on the walk's last state (an invariant) or its last
         step (a transition property): ``name``, ``kind``, ``description``, ``holds``; for a
         violated one also ``explanation``, ``since`` (the 1-based state from which it has
-        been violated without a break) and ``story`` (``invariants.story.tell`` over the
-        path, [] when it tells none)."""
+        been violated without a break), ``story`` (``invariants.story.tell`` over the
+        path, [] when it tells none) and ``tickets`` (the KIP or ticket behind a release
+        preset's violation and the versions that fixed it, ``checker.composition.fixes``)."""
         with self._lock:
             out = []
             for prop in self.props:
@@ -177,7 +178,8 @@ class Explorer:
             told = story.tell(prop.name, self.variant, actions, walk.views)
         except (LookupError, ValueError, TypeError):  # a path no story template covers
             told = []
-        return {"explanation": why, "since": since + 1, "story": list(told)}
+        named = fixes.trace_lines(self.model, self.variant, prop.name, self.spec.config_dict())
+        return {"explanation": why, "since": since + 1, "story": list(told), "tickets": named}
 
     def state_document(self, walk: Walk) -> dict[str, Any]:
         """What ``GET /api/state`` returns: the ``path`` (label texts), ``number`` (1-based
