@@ -54,18 +54,17 @@ def _and(words: tuple[str, ...]) -> str:
 
 _KIP320 = Ticket(
     "KIP-320",
-    "fetch, OffsetsForLeaderEpoch and ISR expansion are not fenced by leader epoch",
+    "fetches, OffsetsForLeaderEpoch and ISR expansion ignore the leader epoch",
     ("2.1.0",),
 )
 
 TICKETS = {
     "+leader-epoch-truncation": Ticket(
-        "KIP-101", "a new follower truncates to its own HW, which lags the leader's", ("0.11.0",)
+        "KIP-101", "a new follower truncates to its own lagging HW", ("0.11.0",)
     ),
     "+last-match-truncation": Ticket(
         "KIP-279",
-        "one OffsetsForLeaderEpoch answer, not the last offset both logs share, sets the "
-        "truncation point",
+        "the follower truncates at one OffsetsForLeaderEpoch answer, not where the logs agree",
         ("2.0.0",),
     ),
     "+fenced-lookup": _KIP320,
@@ -82,8 +81,7 @@ TICKETS = {
     ),
     "-diverging-fetch-state": Ticket(
         "KAFKA-13141",
-        "a fetch answered with a DivergingEpoch still moves the leader's record of the "
-        "follower, and so its HW",
+        "a fetch answered with a DivergingEpoch still moves the leader's HW",
         ("2.7.2", "2.8.1", "3.0.0"),
     ),
     "+live-isr": Ticket("KIP-841", "a crashed replica can join the ISR", ("3.3.0",)),

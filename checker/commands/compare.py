@@ -16,7 +16,7 @@ from typing import Any
 
 import click
 
-from checker.commands import batch, checkpoints, cores
+from checker.commands import batch, checkpoints, cores, versions
 from checker.commands.engines import engine_from, engine_options, run
 from checker.commands.options import (
     CHECKPOINT_FLAGS,
@@ -89,6 +89,15 @@ from spec.tla.config import TLA_VARIANTS
     help="Compare the presets named for KIPs (hw, kip101, kip279, kip320, kip966) instead of "
     "the Kafka releases (kafka). Your own variants come after either.",
 )
+@click.option(
+    "--releases",
+    "releases",
+    type=versions.Releases(),
+    multiple=True,
+    metavar="VERSIONS",
+    help="Compare only these Kafka versions, comma-separated or repeated (3.4.0,3.6.1,4.1.0): "
+    "each runs the release preset that models it, in a column named as you wrote it (kafka).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the matrix as JSON.")
 @click.option("--markdown", is_flag=True, help="Print the matrix as a markdown table.")
 @click.option(
@@ -118,6 +127,7 @@ def compare_cmd(
     cross_unclean: Any,
     time_limit: float | None,
     kips: bool,
+    releases: Any,
     as_json: bool,
     markdown: Any,
     out: Any,
@@ -128,14 +138,19 @@ def compare_cmd(
     """Run every truncation variant and print a variant × property matrix.
 
     For the kafka model the columns are the Kafka releases that changed replication, from
-    kafka-0.10 to kafka-4.1 (--kips: the presets named for KIPs instead). --with / --without
+    kafka-0.10 to kafka-4.1 (--kips: the presets named for KIPs instead; --releases: the
+    versions you name), and a line under the matrix names, per release column with a ✗, the
+    KIP or ticket behind it and the versions that fixed it. --with / --without
     change every preset alike (a column per preset, named by the result: ``kip101
     +fenced-fetch``)."""
     protocol = protocol_from(engine_flags)
     plan = checkpoints.plan_from(engine_flags)
     engine = engine_from(engine_flags)
+    asked = _asked(model, kips, releases)
     variants = (
-        _kafka_presets(protocol.get("variant_file"), kips) if model == "kafka" else TLA_VARIANTS
+        (tuple(asked) or _kafka_presets(protocol.get("variant_file"), kips))
+        if model == "kafka"
+        else TLA_VARIANTS
     )
     folder = out or plan.earlier() or Path("reports") / f"compare-{model}-{report.stamp()}"
     runs = []
@@ -158,12 +173,12 @@ def compare_cmd(
                     **protocol,
                 )
                 _, spec, _ = build(model, given)  # a bad bound fails before any run starts
-                runs.append((compose.variant_of(spec), switches, given))
+                runs.append((compose.variant_of(spec), switches, given, spec.config_dict()))
     cores.warn_if_stale(engine.core)
     cells, stop = [], batch.Interrupt()
     with batch.progress(len(runs), "variant", not no_progress) as board:
         try:
-            for variant, switches, given in runs:
+            for variant, switches, given, config in runs:
                 board.begin(matrix.title(variant, switches))
                 key = "-".join([report.slug(variant)] + [f"{k}{v}" for k, v in switches.items()])
                 spec, result = run(
@@ -178,7 +193,8 @@ def compare_cmd(
                 )
                 where = folder / key
                 batch.write_reports(where, spec, result)
-                cells.append(matrix.Cell(variant, switches, result, str(where)))
+                asks = asked.get(variant, ())
+                cells.append(matrix.Cell(variant, switches, result, str(where), asks, config))
                 board.done()
                 if stop.cut(result):
                     break
@@ -198,6 +214,8 @@ def compare_cmd(
         terminal.stdout_console().print(matrix.compare_table(cells))
         for line in notes.lines(cells, model == "kafka" and not kips):
             click.echo(line)
+        for line in notes.tickets(cells, model == "kafka" and not kips):
+            click.echo(line)
         click.echo(f"Reports and traces: {folder}/")
     if stop.hit:
         click.echo(stop.line(board.index, len(runs), "variant"), err=True)
@@ -214,6 +232,23 @@ def compare_cmd(
         sys.exit(EXIT_SPEC_ERROR)
     violated = any(c.result.status == Status.VIOLATED for c in cells)
     sys.exit(EXIT_VIOLATED if violated and fail_on_violation else EXIT_OK)
+
+
+def _asked(model: str, kips: bool, releases: Any) -> dict[str, tuple[str, ...]]:
+    """The release presets ``--releases`` names (``versions.Releases``' pairs), in the order
+    first asked, each with the versions written for it; each mapped version said once on
+    stderr (``versions.say_preset``). Raises ``click.UsageError`` with ``--kips`` or
+    ``--model tla``."""
+    if not releases:
+        return {}
+    if kips or model != "kafka":
+        raise click.UsageError("--releases compares Kafka releases: not with --kips or --model tla")
+    asked: dict[str, tuple[str, ...]] = {}
+    for text, preset in (pair for value in releases for pair in value):
+        if text not in asked.get(preset, ()):
+            asked[preset] = asked.get(preset, ()) + (text,)
+        versions.say_preset(model, text, preset)
+    return asked
 
 
 def _kafka_presets(variant_file: str | None, kips: bool) -> tuple[str, ...]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from rich import box
@@ -18,16 +18,29 @@ GATE_STYLE = {"PASS": "green", "FAIL": "red", "INCOMPLETE": "yellow", "ERROR": "
 @dataclass
 class Cell:
     """One row of the comparison: a variant under some switches, its result and the folder
-    its reports went to."""
+    its reports went to; the Kafka versions the user ``asked`` for that the variant models
+    (``compare --releases``, as written) and the run's ``config`` (``spec.config_dict()``)."""
 
     variant: str
     switches: dict[str, Any]
     result: CheckResult
     folder: str
+    asked: tuple[str, ...] = ()
+    config: dict[str, Any] = field(default_factory=dict)
 
     @property
     def title(self) -> str:
         return title(self.variant, self.switches)
+
+    def header(self, releases: bool) -> str:
+        """The column's name: the title, without ``kafka-`` when the columns are all
+        ``releases``; the versions asked for instead, with the preset below in brackets,
+        when they are not its name."""
+        name = self.title[len(RELEASE_PREFIX) :] if releases else self.title
+        asked = ",".join(self.asked)
+        if not asked or asked in (name, self.title):
+            return name
+        return f"{asked}\n({name})"
 
 
 def title(variant: str, switches: dict[str, Any]) -> str:
@@ -76,8 +89,9 @@ def compare_table(cells: list[Cell]) -> Table:
     )
     table.add_column("property", overflow="fold", no_wrap=wide)
     for cell in cells:  # release columns drop the common "kafka-" to fit them in 120 columns
-        name = cell.title[len(RELEASE_PREFIX) :] if releases else cell.title
-        table.add_column(name, justify="center", overflow="fold", max_width=6 if wide else None)
+        table.add_column(
+            cell.header(releases), justify="center", overflow="fold", max_width=6 if wide else None
+        )
     for name in property_names(cells):
         marks = []
         for cell in cells:
@@ -129,8 +143,10 @@ def compare_markdown(cells: list[Cell]) -> str:
         for name in names:
             text, path = _verdict(cell, name)
             marks.append(f"[{text}]({path})" if path else text)
+        asked = ",".join(cell.asked)
+        shown = f"{asked} ({cell.title})" if asked and asked != cell.title else cell.title
         lines.append(
-            f"| {cell.title} | "
+            f"| {shown} | "
             + " | ".join(marks)
             + f" | {cell.result.stats.distinct} | {cell.result.stats.seconds:.1f} |"
         )
@@ -138,8 +154,9 @@ def compare_markdown(cells: list[Cell]) -> str:
 
 
 def compare_json(cells: list[Cell]) -> dict[str, Any]:
-    """The matrix for machines: per row the variant, switches, status, states, seconds and
-    per property its verdict, counterexample length and trace path."""
+    """The matrix for machines: per row the variant (and the versions ``asked`` for, with
+    ``--releases``), switches, status, states, seconds and per property its verdict,
+    counterexample length and trace path."""
     rows = []
     for cell in cells:
         props = {}
@@ -155,6 +172,7 @@ def compare_json(cells: list[Cell]) -> dict[str, Any]:
         rows.append(
             {
                 "variant": cell.variant,
+                **({"asked": list(cell.asked)} if cell.asked else {}),
                 **cell.switches,
                 "status": cell.result.status.value,
                 "states": cell.result.stats.distinct,

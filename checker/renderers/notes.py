@@ -1,15 +1,24 @@
-"""The notes under ``hwcheck compare``'s release matrix: where a release's known hole needs
-larger bounds than the run's to show, and which runs say so.
+"""The notes under ``hwcheck compare``'s release matrix: why each release column fails
+(``tickets``), and where a release's known hole needs larger bounds than the run's to show
+(``lines``).
 
-Each note is shown only when its release is a column and the property it names holds in
-that column, so it never contradicts the matrix above it. The bounds named are those of the
-gallery and gate runs that show the hole (``checker.commands.gallery_entries``,
-``hwcheck-gate.lock``), which the test suite repeats.
+``tickets`` gives a line per release column with a ✗: its Kafka versions, then per group
+of violated properties the KIP or ticket behind them and the versions that fixed it, by the
+rule of ``invariants.tickets`` on the verdicts at 2 replicas (``checker.composition.fixes``,
+the source explore, show, trace.html and serve use too); a property that holds there (its
+hole needs the run's larger bounds) is explained from the run's own columns when they hold
+every later release. ``lines``' notes are shown only when their release is a column and the
+property they name holds in that column, so they never contradict the matrix above them. The
+bounds named are those of the gallery and gate runs that show the hole
+(``checker.commands.gallery_entries``, ``hwcheck-gate.lock``), which the test suite repeats.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from checker.composition import fixes
+from invariants import tickets as rule
 
 LARGER_BOUNDS: tuple[tuple[str, str, str], ...] = (
     (
@@ -54,3 +63,62 @@ def lines(cells: list[Any], releases: bool) -> list[str]:
         if checked is not None and cell.result.verdict(checked) == "holds":
             out.append(f"Note: {note}.")
     return out
+
+
+TICKETS_HEAD = (
+    "Why each ✗: the KIP or ticket closed where the property first holds (2 replicas, "
+    "docs/explanation/releases.md):"
+)
+
+
+def tickets(cells: list[Any], releases: bool) -> list[str]:
+    """The ticket lines of a compare matrix of ``cells`` (``checker.renderers.matrix.Cell``)
+    whose columns are ``releases``: ``TICKETS_HEAD``, then for each column of a release
+    preset with no switches and the reference's options (``fixes.plain``) that has a ✗,
+    ``  3.0 (Kafka 2.8.1 - 2.8.2, 3.0 - 3.2): NoUncommittedRead, NoDivergence ✗ — KAFKA-14704,
+    the follower takes the HW before it truncates; fixed in 3.4.1 and 3.5.0``; empty when no
+    column has one."""
+    if not releases:
+        return []
+    out = []
+    for cell in cells:
+        if cell.switches or not fixes.plain(cell.config):
+            continue
+        groups: dict[str, list[str]] = {}
+        for prop in cell.result.checked:  # catalog order
+            if cell.result.verdict(prop) == "violated":
+                groups.setdefault(_why(cell, prop.name, cells), []).append(prop.name)
+        if not groups or not rule.kafka_range(cell.variant):
+            continue
+        told = " · ".join(f"{', '.join(names)} ✗ — {why}" for why, names in groups.items())
+        kafka = f"Kafka {rule.kafka_range(cell.variant)}"
+        asked, name = ",".join(cell.asked), cell.variant.removeprefix("kafka-")
+        label = (
+            f"{asked} ({cell.variant}, {kafka})" if asked not in ("", name) else f"{name} ({kafka})"
+        )
+        out.append(f"  {label}: {told}")
+    return [TICKETS_HEAD, *out] if out else []
+
+
+def _why(cell: Any, prop: str, cells: list[Any]) -> str:
+    """The words for ``prop`` violated in ``cell``: the reference's tickets, else the run's
+    own columns' (said so), else why the rule names none."""
+    found = fixes.explain(cell.variant, prop)
+    if found is not None and found.status == rule.HOLDS_HERE:
+        own = {c.variant: c for c in cells if not c.switches}
+
+        def holds(release: str) -> bool | None:
+            other = own.get(release)
+            if other is None:
+                return None
+            checked = next((p for p in other.result.checked if p.name == prop), None)
+            return None if checked is None else other.result.verdict(checked) == "holds"
+
+        found = rule.explain(cell.variant, prop, holds)
+        if found is not None and found.status == rule.FIXED:
+            return f"{found.text} (where it first holds at this run's bounds)"
+        return (
+            "holds at 2 replicas; at these bounds compare every release (no --releases) "
+            "to see where it is closed"
+        )
+    return "" if found is None else found.text
