@@ -106,12 +106,9 @@ def test_a_bad_release_is_one_line_and_exit_2(tmp_path):
     """A version of no release line names the nearest; a word that is no version says so;
     --releases with --kips is a usage error (exit 2, docs/reference/exit-codes.md)."""
     out = ["--out", str(tmp_path / "c")]
+    nearest = "(0.8 to 4.4); the nearest is 4.4, modelled by kafka-4.1"
     for value, error in [
-        (
-            "3.4.0,5.2",
-            "Kafka 5.2 is not a release line this model knows (0.8 to 4.4); the "
-            "nearest is 4.4, modelled by kafka-4.1",
-        ),
+        ("3.4.0,5.2", f"Kafka 5.2 is not a release line this model knows {nearest}"),
         ("3.4.0,latest", "'latest' is not a Kafka version (X.Y or X.Y.Z, e.g. 3.4.0)"),
     ]:
         run = CliRunner().invoke(cli, ["compare", "--releases", value, *out])

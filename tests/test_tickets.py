@@ -12,10 +12,14 @@ in apache/kafka say); and counterfactually: R with just the fixing changes made 
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 
 from checker.composition import fixes
 from checker.composition.compose import Recipe, make_config
+from checker.renderers import notes
+from checker.renderers.matrix import Cell
 from checker.search.door import explore
 from invariants import tickets
 from spec.kafka import versions
@@ -159,7 +163,42 @@ def test_a_violation_under_other_options_gets_no_ticket():
     assert fixes.trace_lines("kafka", "kafka-3.3 -live-isr", "NoDivergence", config) == []
     assert fixes.trace_lines("tla", "kip320", "StrongIsr", config) == []
     held = fixes.trace_lines("kafka", "kafka-0.11", "NoUncommittedRead", config)
-    assert held == [
-        "kafka-0.11 holds NoUncommittedRead at 2 replicas: this hole needs the larger bounds "
-        "of this trace, and hwcheck compare at them names the release where it is closed"
-    ]
+    needs = "this hole needs this trace's larger bounds, where hwcheck compare names its fix"
+    assert held == [f"kafka-0.11 holds NoUncommittedRead at 2 replicas: {needs}"]
+
+
+class _Judged:
+    """A stand-in for a compare cell's ``CheckResult``: NoUncommittedRead's verdict only."""
+
+    def __init__(self, holds: bool) -> None:
+        self.checked = [SimpleNamespace(name="NoUncommittedRead")]
+        self.holds = holds
+
+    def verdict(self, prop) -> str:
+        return "holds" if self.holds else "violated"
+
+
+def test_compare_notes_add_the_runs_own_first_holding_release():
+    """README's matrix at 3 replicas: NoUncommittedRead fails from 0.10 to 2.0 and from 2.8 to
+    3.3. 0.11 and 2.0 hold it at 2 replicas, so their line reads the run's own columns
+    (KIP-320, 2.1); 0.10's names KIP-101 (2 replicas) and KIP-320 (these bounds); with the
+    releases after it missing, 0.11's says where to look."""
+    failing = {"kafka-0.10", "kafka-0.11", "kafka-2.0", "kafka-2.8", "kafka-3.0", "kafka-3.3"}
+    cells = [Cell(n, {}, _Judged(n not in failing), "") for n in NAMES]
+    lines = notes.tickets(cells, True)
+    kip320 = tickets.TICKETS["+fenced-fetch"].text
+    kip101 = tickets.TICKETS["+leader-epoch-truncation"].text
+    assert lines[1] == (
+        f"  0.10 (Kafka 0.10.x and earlier): NoUncommittedRead ✗ — {kip101}; at this run's "
+        f"bounds it first holds in kafka-2.1: {kip320}"
+    )
+    assert lines[2] == (
+        f"  0.11 (Kafka 0.11 - 1.1): NoUncommittedRead ✗ — {kip320} (where it first holds at "
+        "this run's bounds)"
+    )
+    alone = notes.tickets([Cell("kafka-0.11", {}, _Judged(False), "", ("1.1.1",))], True)
+    assert alone[1] == (
+        "  1.1.1 (kafka-0.11, Kafka 0.11 - 1.1): NoUncommittedRead ✗ — holds at 2 replicas; at "
+        "these bounds compare every release (no --releases) to see where it is closed"
+    )
+    assert notes.tickets(cells, False) == []

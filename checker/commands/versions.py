@@ -31,7 +31,7 @@ def say_preset(model: str, asked: object, preset: str) -> None:
     )
 
 
-class Releases(click.ParamType):
+class Releases(click.ParamType):  # type: ignore[type-arg]
     """``--releases``: Kafka versions as users write them, comma-separated (``3.4.0,3.6.1``,
     ``kafka-4.1``), each converted to ``(version as written, release preset that models it)``
     by ``spec.kafka.versions.preset_for``. A value that is no version, or a version of no

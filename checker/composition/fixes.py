@@ -83,8 +83,6 @@ def trace_lines(model: str, variant: str, prop: str, config: dict[str, Any]) -> 
         where = f"({found.at}, the first release preset where {prop} holds at 2 replicas)"
         return [f"{ticket.text} {where}" for ticket in found.tickets]
     if found.status == tickets.HOLDS_HERE:
-        return [
-            f"{variant} holds {prop} at 2 replicas: this hole needs the larger bounds of this "
-            "trace, and hwcheck compare at them names the release where it is closed"
-        ]
+        needs = "this hole needs this trace's larger bounds, where hwcheck compare names its fix"
+        return [f"{variant} holds {prop} at 2 replicas: {needs}"]
     return [found.text]

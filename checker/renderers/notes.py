@@ -101,24 +101,30 @@ def tickets(cells: list[Any], releases: bool) -> list[str]:
 
 
 def _why(cell: Any, prop: str, cells: list[Any]) -> str:
-    """The words for ``prop`` violated in ``cell``: the reference's tickets, else the run's
-    own columns' (said so), else why the rule names none."""
+    """The words for ``prop`` violated in ``cell``: the tickets at 2 replicas and, where the
+    run's own columns hold every release after it and first hold ``prop`` at another
+    release, that release's tickets too (said so); or why the rule names none."""
     found = fixes.explain(cell.variant, prop)
-    if found is not None and found.status == rule.HOLDS_HERE:
-        own = {c.variant: c for c in cells if not c.switches}
+    own_cells = {c.variant: c for c in cells if not c.switches}
 
-        def holds(release: str) -> bool | None:
-            other = own.get(release)
-            if other is None:
-                return None
-            checked = next((p for p in other.result.checked if p.name == prop), None)
-            return None if checked is None else other.result.verdict(checked) == "holds"
+    def holds(release: str) -> bool | None:
+        other = own_cells.get(release)
+        if other is None:
+            return None
+        checked = next((p for p in other.result.checked if p.name == prop), None)
+        return None if checked is None else bool(other.result.verdict(checked) == "holds")
 
-        found = rule.explain(cell.variant, prop, holds)
-        if found is not None and found.status == rule.FIXED:
-            return f"{found.text} (where it first holds at this run's bounds)"
+    told = rule.explain(cell.variant, prop, holds)
+    own = told if told is not None and told.status == rule.FIXED else None
+    if found is None:
+        return ""
+    if found.status == rule.HOLDS_HERE:
+        if own is not None:
+            return f"{own.text} (where it first holds at this run's bounds)"
         return (
             "holds at 2 replicas; at these bounds compare every release (no --releases) "
             "to see where it is closed"
         )
-    return "" if found is None else found.text
+    if own is not None and own.at != found.at:
+        return f"{found.text}; at this run's bounds it first holds in {own.at}: {own.text}"
+    return found.text
