@@ -34,7 +34,7 @@ h1{font-size:1.3em;margin:0 0 .2em} .meta{color:#555;margin:0 0 .8em}
 .down .cell{opacity:.45} .controller{margin-top:.6em;color:#444;font-size:.9em}
 .controller.changed{background:#ffe082} .legend{color:#666;font-size:.85em;margin-top:1em}
 .expected{background:#fff8e1;border-left:4px solid #f9a825;padding:.6em .8em;margin:0 0 1em}
-.tickets{background:#fff8e1;border-left:4px solid #f9a825;padding:.6em .8em .6em 2em;margin:0 0 1em}
+.tickets{background:#fff8e1;border-left:4px solid #f9a825;padding:.6em .8em;margin:0 0 1em;list-style:none}
 h2{font-size:1.1em;margin:1em 0 .2em} .aftermath{border-style:dashed;background:#fafafa}
 .aftermath .action{color:#555}
 """
