@@ -122,6 +122,10 @@ TICKETS = {
 """Every change between two release presets (``changes``), with its ticket."""
 
 
+RELEASE_NAMES = tuple(r.name for r in RELEASES)
+"""Every release preset, oldest first."""
+
+
 def _release(name: str) -> Release | None:
     return next((r for r in RELEASES if r.name == name), None)
 
@@ -192,7 +196,7 @@ def explain(preset: str, prop: str, holds: Callable[[str], bool | None]) -> Expl
     """The explanation of ``prop`` violated at ``preset`` by the rule of this module, with
     ``holds(release preset)`` the verdict of ``prop`` there (None: not known). None when
     ``preset`` is not a release preset."""
-    names = [r.name for r in RELEASES]
+    names = list(RELEASE_NAMES)
     if preset not in names:
         return None
     if holds(preset):

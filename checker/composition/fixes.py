@@ -70,11 +70,14 @@ def explain(preset: str, prop: str) -> Explanation | None:
 
 def trace_lines(model: str, variant: str, prop: str, config: dict[str, Any]) -> list[str]:
     """The ticket lines of a counterexample of ``prop`` (``[]`` when it gets none: not the
-    kafka model, not a release preset, options not ``plain``): one per ticket,
+    kafka model, not a release preset, options not ``plain``, a property the reference
+    verdicts do not judge, as a liveness one): one per ticket,
     ``KAFKA-14704, the follower takes the HW before it truncates; fixed in 3.4.1 and 3.5.0
     (kafka-3.4.1, the first release preset where NoUncommittedRead holds at 2 replicas)``,
     or one line saying why the rule names none."""
-    if model != "kafka" or not plain(config):
+    if model != "kafka" or not plain(config) or variant not in tickets.RELEASE_NAMES:
+        return []
+    if reference(variant, prop) is None:  # a property the reference does not judge (liveness)
         return []
     found = explain(variant, prop)
     if found is None:
