@@ -160,6 +160,8 @@ def test_a_violation_under_other_options_gets_no_ticket():
     config = {"replicas": 2, "truncation": "kafka-3.3", "min_isr": 1}
     assert fixes.trace_lines("kafka", "kafka-3.3", "NoDivergence", config)
     assert fixes.trace_lines("kafka", "kafka-3.3", "NoDivergence", {**config, "acks": "1"}) == []
+    assert fixes.trace_lines("kafka", "kafka-3.3", "NoDivergence", {**config, "min_isr": 3}) == []
+    assert fixes.explain("kafka-3.3", "NoDivergence", 2).tickets[0].name == "KAFKA-14704"
     assert fixes.trace_lines("kafka", "kafka-3.3 -live-isr", "NoDivergence", config) == []
     assert fixes.trace_lines("tla", "kip320", "StrongIsr", config) == []
     assert fixes.trace_lines("kafka", "kafka-3.3", "CommitProgress", config) == []

@@ -8,9 +8,10 @@ counterexample of a release preset (``trace_lines``: explore's, ``show``'s, trac
 so the four outputs and compare say the same.
 
 The rule holds only where the run's protocol options are the reference's: clean elections,
-acks=all, min ISR 1, no unclean shutdown, no lost response, no ``--with`` / ``--without``
-(``plain``); a violation under other options gets no ticket line (a documented trade-off has
-its own note, ``checker.renderers.expected``).
+acks=all, no unclean shutdown, no lost response, no ``--with`` / ``--without`` (``plain``);
+min ISR may be 1 or 2, and the reference verdicts are then those at that min ISR. A violation
+under other options gets no ticket line (a documented trade-off has its own note,
+``checker.renderers.expected``).
 """
 
 from __future__ import annotations
@@ -29,7 +30,6 @@ REFERENCE = {"replicas": 2}
 
 PLAIN = {
     "unclean_election": False,
-    "min_isr": 1,
     "with_mechanisms": [],
     "without_mechanisms": [],
     "max_unclean_shutdowns": 0,
@@ -38,34 +38,40 @@ PLAIN = {
 }
 """The protocol options the reference verdicts have (``spec.kafka.Config``'s defaults); a
 config's missing key counts as its default."""
+MIN_ISRS = (1, 2)
+"""The min ISRs the reference searches take (at most its 2 replicas)."""
 
 _LOCK = threading.Lock()
 
 
 def plain(config: dict[str, Any]) -> bool:
-    """Whether ``config`` (``spec.config_dict()``) has the reference's protocol options."""
-    return all(config.get(key, value) == value for key, value in PLAIN.items())
+    """Whether ``config`` (``spec.config_dict()``) has the reference's protocol options, and
+    a min ISR of ``MIN_ISRS``."""
+    same = all(config.get(key, value) == value for key, value in PLAIN.items())
+    return same and config.get("min_isr", 1) in MIN_ISRS
 
 
 @cache
-def _verdicts(preset: str) -> dict[str, str]:
-    recipe = Recipe("kafka", make_config("kafka", {**REFERENCE, "truncation": preset}))
+def _verdicts(preset: str, min_isr: int) -> dict[str, str]:
+    given = {**REFERENCE, "truncation": preset, "min_isr": min_isr}
+    recipe = Recipe("kafka", make_config("kafka", given))
     spec, props = recipe.build()
     result = explore(spec, props, symmetry=True, recipe=recipe)
     return {p.name: result.verdict(p) for p in result.checked}
 
 
-def reference(preset: str, prop: str) -> bool | None:
-    """Whether ``prop`` holds at release preset ``preset`` at the reference bounds (None:
-    no such property there). Searched once a process, thread-safe (``serve``)."""
+def reference(preset: str, prop: str, min_isr: int = 1) -> bool | None:
+    """Whether ``prop`` holds at release preset ``preset`` at the reference bounds and
+    ``min_isr`` (one of ``MIN_ISRS``; None: no such property there). Searched once a process,
+    thread-safe (``serve``)."""
     with _LOCK:
-        verdict = _verdicts(preset).get(prop)
+        verdict = _verdicts(preset, min_isr).get(prop)
     return None if verdict is None else verdict == "holds"
 
 
-def explain(preset: str, prop: str) -> Explanation | None:
-    """``invariants.tickets.explain`` on the reference verdicts."""
-    return tickets.explain(preset, prop, lambda release: reference(release, prop))
+def explain(preset: str, prop: str, min_isr: int = 1) -> Explanation | None:
+    """``invariants.tickets.explain`` on the reference verdicts at ``min_isr``."""
+    return tickets.explain(preset, prop, lambda release: reference(release, prop, min_isr))
 
 
 def trace_lines(model: str, variant: str, prop: str, config: dict[str, Any]) -> list[str]:
@@ -77,9 +83,10 @@ def trace_lines(model: str, variant: str, prop: str, config: dict[str, Any]) -> 
     or one line saying why the rule names none."""
     if model != "kafka" or not plain(config) or variant not in tickets.RELEASE_NAMES:
         return []
-    if reference(variant, prop) is None:  # a property the reference does not judge (liveness)
+    min_isr = int(config.get("min_isr", 1))
+    if reference(variant, prop, min_isr) is None:  # a property it does not judge (liveness)
         return []
-    found = explain(variant, prop)
+    found = explain(variant, prop, min_isr)
     if found is None:
         return []
     if found.status == tickets.FIXED:

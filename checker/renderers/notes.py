@@ -74,7 +74,8 @@ TICKETS_HEAD = (
 def tickets(cells: list[Any], releases: bool) -> list[str]:
     """The ticket lines of a compare matrix of ``cells`` (``checker.renderers.matrix.Cell``)
     whose columns are ``releases``: ``TICKETS_HEAD``, then for each column of a release
-    preset with no switches and the reference's options (``fixes.plain``) that has a ✗,
+    preset with no switches and the reference's options (``fixes.plain``: its min ISR too)
+    that has a ✗,
     ``  3.0 (Kafka 2.8.1 - 2.8.2, 3.0 - 3.2): NoUncommittedRead, NoDivergence ✗ — KAFKA-14704,
     the follower takes the HW before it truncates; fixed in 3.4.1 and 3.5.0``; empty when no
     column has one."""
@@ -104,7 +105,7 @@ def _why(cell: Any, prop: str, cells: list[Any]) -> str:
     """The words for ``prop`` violated in ``cell``: the tickets at 2 replicas and, where the
     run's own columns hold every release after it and first hold ``prop`` at another
     release, that release's tickets too (said so); or why the rule names none."""
-    found = fixes.explain(cell.variant, prop)
+    found = fixes.explain(cell.variant, prop, int(cell.config.get("min_isr", 1)))
     own_cells = {c.variant: c for c in cells if not c.switches}
 
     def holds(release: str) -> bool | None:
