@@ -10,9 +10,8 @@ from typing import Any
 
 import click
 
-from checker.commands import cluster
+from checker.commands import cluster, spelling
 from checker.commands import simulate as simulate_view
-from checker.commands import spelling
 from checker.commands.options import build, choose
 from checker.composition import compose
 from checker.composition.cluster import ClusterError
