@@ -268,19 +268,24 @@ def expand_isr(ctx: ModelContext, s: tuple[Any, ...], out: list[tuple[Label, Any
     leadership) have reached the leader's HW and, with ``fenced-expand`` (KAFKA-7128), the
     start offset of the leader's epoch; with ``live-isr`` (KIP-841) a live follower only
     (``caught_up``). Kafka checks on the fetch that the follower's LEO reached both; the model
-    takes the step after any fetch, as a fetch's ISR change may lag it. Source: protocol.md
-    action 3; ``Partition.isFollowerInSync`` and ``maybeExpandIsr``."""
+    takes the step after any fetch, as a fetch's ISR change may lag it. The leader then
+    recomputes its HW, as it does after every committed ISR change: with KIP-966's strict min
+    ISR the HW, held while the ISR was below min ISR, moves once the ISR reaches it. Source:
+    protocol.md action 3; ``Partition.isFollowerInSync``, ``maybeExpandIsr`` and
+    ``handleAlterPartitionUpdate`` (which calls ``maybeIncrementLeaderHW``)."""
     replicas, r = s[REPLICAS], s[CONTROLLER][C_LEADER]
     if r is not None and true_leader(s, r):  # only the controller's leader can be it
         rep = replicas[r]
         log, hw, remote, view = rep[LOG], rep[HW], rep[REMOTE], rep[VIEW]
         for f in caught_up(ctx, replicas, r):  # enabled when: f reached the HW (and the fence)
             isr = with_member(view[V_ISR], f)
-            new_rep = (log, hw, True, (r, view[V_EPOCH], isr), remote)
+            new_hw = leader_hw(len(log), hw, r, isr, remote, ctx.hw_min_isr)
+            new_rep = (log, new_hw, True, (r, view[V_EPOCH], isr), remote)
+            ghost = commit(s[GHOST], log, hw, new_hw)
             ctrl, requests = record_isr(ctx, s, r, isr)
             out.append(
                 (
                     ctx.labels.expand[r][f],
-                    (put(replicas, r, new_rep), ctrl, requests, s[GHOST]) + s[DURABLE:],
+                    (put(replicas, r, new_rep), ctrl, requests, ghost) + s[DURABLE:],
                 )
             )

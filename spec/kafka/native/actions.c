@@ -73,8 +73,12 @@ int kafka_successors(const Model *m, const St *s, St *out, uint16_t *labels) {
         for (int f = 0; f < n; f++) {
             if (!caught_up(m, s, x, f, least)) continue;
             St *t = EMIT(LABEL(A_EXPAND, c, f));
-            t->r[c].visr = (uint8_t)(x->visr | (1u << f));
-            record_isr(m, t, c, t->r[c].visr);
+            Rep *y = &t->r[c];
+            y->visr = (uint8_t)(x->visr | (1u << f));
+            y->hw = (int8_t)leader_hw(x->len, x->hw, c, y->visr, x->remote, m->hw_min_isr,
+                                      popcount8(y->visr));
+            commit(m, t, x, x->hw, y->hw);
+            record_isr(m, t, c, y->visr);
         }
     }
     /* ControllerShrinkIsr(replica): a crashed (fence_live: any) follower, in a new epoch or
