@@ -76,7 +76,8 @@ def from_flags(
     """``(given, mapping)`` for ``explore``: ``given`` as it was when no ``--cluster``, else
     with the cluster's options merged, the mapping table printed (unless ``quiet``: JSON on
     stdout). Exits 2 for a bad or missing ``--kafka-version``, or ``--truncation`` or a
-    ``model`` other than kafka beside ``--cluster``; 4 for a file that cannot be read or a value the model cannot take."""
+    ``model`` other than kafka beside ``--cluster``; 4 for a file that cannot be read or a
+    value the model cannot take."""
     if not files:
         if version is not None:
             raise click.UsageError(

@@ -148,7 +148,7 @@ def explore_cmd(
         folders[0] if folders else out or plan.earlier() or Path("reports") / report.run_id(spec)
     )
     summary = batch.write_reports(folder, spec, result)
-    terminal.print_run(spec, result, summary, folder, as_json, show)
+    terminal.print_run(spec, result, summary, folder, as_json, show, hint=mapping is None)
     if found is not None:
         click.echo(live_line(found), err=True)
     cluster.print_answer(mapping, spec, result, as_json)

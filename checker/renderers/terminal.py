@@ -153,12 +153,18 @@ def coverage_table(result: CheckResult) -> Table:
 
 
 def print_run(
-    spec: Spec, result: Any, summary: Any, folder: Any, as_json: bool, show: str = "first"
+    spec: Spec,
+    result: Any,
+    summary: Any,
+    folder: Any,
+    as_json: bool,
+    show: str = "first",
+    hint: bool = True,
 ) -> None:
     """What ``hwcheck explore`` prints: JSON; or the summary, the verdicts, the coverage and
     what the bounds mean, then the counterexamples as ``show`` asks (``checker.renderers.shown``:
-    the most important in full, the others one line each), where the reports are, and a
-    hint."""
+    the most important in full, the others one line each), where the reports are, and (unless
+    ``hint`` is false: a ``--cluster`` run ends with its own answer) a hint."""
     if as_json:
         print(json.dumps(summary, indent=1))
         return
@@ -173,7 +179,7 @@ def print_run(
     console.print()
     shown.print_counterexamples(console, shown.load(summary), show)
     console.print(f"Reports written to {folder}/")
-    if result.status == Status.OK and spec.name == "kafka" and " " not in variant_of(spec):
+    if hint and result.status == Status.OK and spec.name == "kafka" and " " not in variant_of(spec):
         console.print(
             "Hint: the pre-0.11 protocol loses committed data; see it with "
             "[bold]hwcheck explore --replicas 2 --truncation hw[/bold], and every Kafka "
