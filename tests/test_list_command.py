@@ -36,7 +36,7 @@ def test_the_default_is_a_summary_of_one_line_a_preset():
             for line in lines
         ), name
     assert "  kafka-3.0       Kafka 2.8.1 - 2.8.2, 3.0 - 3.2" in lines
-    assert "  kafka-4.1       Kafka 4.1 - 4.4 (new clusters) (default)" in lines
+    assert "  kafka-4.1       Kafka 4.1 - 4.4 (new clusters, or ELR enabled) (default)" in lines
     assert len(lines) <= len(PRESETS) + 10, out
     assert "LeaderInIsr (only when named)" in out and "kip320 (default)" in out
     assert (
