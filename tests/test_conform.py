@@ -402,7 +402,7 @@ def test_a_cut_link_is_silent_until_healed():
     import socket
     import threading
 
-    from checker.conform.cluster import free_port
+    from checker.conform.ports import free_port
     from checker.conform.proxy import Proxies
 
     server = socket.create_server(("127.0.0.1", 0))

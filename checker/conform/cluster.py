@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import shutil
 import signal
-import socket
 import subprocess
 import time
 from dataclasses import dataclass, field
@@ -22,6 +21,7 @@ from pathlib import Path
 
 from checker.conform import jvm
 from checker.conform.metadata import MetadataLog
+from checker.conform.ports import free_port
 from checker.conform.proxy import Proxies
 from checker.conform.settings import LOG4J, LOG4J2, cluster_id, properties
 from checker.java import JavaRuntime
@@ -34,13 +34,6 @@ ARCHIVE_TIMEOUT = 30.0
 
 class ClusterError(RuntimeError):
     """A node would not format or start (the message names it and quotes its log)."""
-
-
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listens on now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @dataclass
@@ -118,8 +111,11 @@ class Cluster:
         self.root.mkdir(parents=True, exist_ok=True)
         self.cluster_id = cluster_id(self.root)
         n = self.replicas
-        self.nodes = [Node(r, "broker", self.root / f"broker-{r}", free_port()) for r in range(n)]
-        self.nodes.append(Node(n, "controller", self.root / "controller", free_port()))
+        ports: set[int] = set()
+        self.nodes = [
+            Node(r, "broker", self.root / f"broker-{r}", free_port(ports)) for r in range(n)
+        ]
+        self.nodes.append(Node(n, "controller", self.root / "controller", free_port(ports)))
         control = self.controller.port
         configs = {
             self.controller.node_id: properties(
@@ -133,10 +129,12 @@ class Cluster:
         for r, node in enumerate(self.brokers):
             listeners = {"CLIENT": (node.port, node.port)}
             for f in range(n):
-                real = free_port()
-                shown = real if f == r else self.proxies.add(f"{f}->{r}", free_port(), real).port
+                real = free_port(ports)
+                shown = (
+                    real if f == r else self.proxies.add(f"{f}->{r}", free_port(ports), real).port
+                )
                 listeners[f"REPL{f}"] = (real, shown)
-            to_controller = self.proxies.add(f"{r}->controller", free_port(), control).port
+            to_controller = self.proxies.add(f"{r}->controller", free_port(ports), control).port
             configs[r] = properties(
                 "broker", r, node.data, f"{n}@127.0.0.1:{to_controller}", listeners, f"REPL{r}"
             )
