@@ -116,6 +116,21 @@ def interrupt_after(
     return proc.returncode, out, err, alive(family)
 
 
+def assert_ends_as_interrupted(
+    err: str, signal_name: str = "Ctrl-C", checkpoint: str = "x/checkpoint"
+) -> None:
+    """The last three lines an interrupted ``explore`` writes to stderr: partial counts, the
+    checkpoint kept (with how to delete it), and how to resume."""
+    interrupted, kept, resume = err.strip().splitlines()[-3:]
+    assert interrupted.startswith(
+        f"Interrupted ({signal_name}): the results below are partial. Their counts ("
+    ), err
+    assert kept.startswith(f"Checkpoint kept: {checkpoint} (") and kept.endswith(
+        f"rm -r {checkpoint}"
+    ), err
+    assert resume == f"Resume with: hwcheck explore --resume {checkpoint}", err
+
+
 WORKERS_UP = Ready(workers=2)
 """Both workers of ``--workers 2`` are running (simulate writes no level files)."""
 
@@ -225,14 +240,7 @@ def test_one_ctrl_c_ends_explore_on_workers_without_tracebacks(tmp_path):
     )
     assert code == 3
     assert len(err.strip().splitlines()) == 3, err
-    interrupted, kept, resume = err.strip().splitlines()[-3:]
-    assert interrupted.startswith(
-        "Interrupted (Ctrl-C): the results below are partial. Their counts ("
-    )
-    assert kept.startswith("Checkpoint kept: x/checkpoint (") and kept.endswith(
-        "rm -r x/checkpoint"
-    )
-    assert resume == "Resume with: hwcheck explore --resume x/checkpoint"
+    assert_ends_as_interrupted(err)
     assert "INCOMPLETE" in out and "interrupted (Ctrl-C)" in out
     assert not left
     saved = json.loads((tmp_path / "x" / "checkpoint" / "checkpoint.json").read_text())
@@ -258,14 +266,7 @@ def test_one_ctrl_c_ends_explore_on_the_compiled_core(tmp_path):
         tmp_path,
     )
     assert code == 3, err
-    interrupted, kept, resume = err.strip().splitlines()[-3:]
-    assert interrupted.startswith(
-        "Interrupted (Ctrl-C): the results below are partial. Their counts ("
-    )
-    assert kept.startswith("Checkpoint kept: x/checkpoint (") and kept.endswith(
-        "rm -r x/checkpoint"
-    )
-    assert resume == "Resume with: hwcheck explore --resume x/checkpoint"
+    assert_ends_as_interrupted(err)
     assert "INCOMPLETE" in out and "interrupted (Ctrl-C)" in out and "compiled" in out
     assert not left
     saved = json.loads((tmp_path / "x" / "checkpoint" / "checkpoint.json").read_text())

@@ -21,6 +21,7 @@ from test_interrupts import (
     WORKERS_UP,
     Ready,
     alive,
+    assert_ends_as_interrupted,
     descendants,
     interrupt_after,
     wait_until_ready,
@@ -62,14 +63,7 @@ def test_sigterm_ends_explore_on_workers_as_one_ctrl_c(tmp_path):
         signal.SIGTERM,
     )
     assert code == 3, err
-    interrupted, kept, resume = err.strip().splitlines()[-3:]
-    assert interrupted.startswith(
-        "Interrupted (SIGTERM): the results below are partial. Their counts ("
-    )
-    assert kept.startswith("Checkpoint kept: x/checkpoint (") and kept.endswith(
-        "rm -r x/checkpoint"
-    )
-    assert resume == "Resume with: hwcheck explore --resume x/checkpoint"
+    assert_ends_as_interrupted(err, "SIGTERM")
     assert "INCOMPLETE" in out and "Traceback" not in err
     assert not left, "worker processes outlived the command"
 
@@ -171,14 +165,7 @@ def test_a_resumed_run_cut_again_writes_its_reports_where_the_first_did(tmp_path
     assert code == 3, err
     assert [p.name for p in (tmp_path / "reports").iterdir()] == [run]
     assert out.rstrip().endswith(f"Reports written to reports/{run}/")
-    interrupted, kept, resume = err.strip().splitlines()[-3:]
-    assert interrupted.startswith(
-        "Interrupted (SIGTERM): the results below are partial. Their counts ("
-    )
-    assert kept.startswith(f"Checkpoint kept: {checkpoint} (") and kept.endswith(
-        f"rm -r {checkpoint}"
-    )
-    assert resume == f"Resume with: hwcheck explore --resume {checkpoint}"
+    assert_ends_as_interrupted(err, "SIGTERM", checkpoint)
     summary = json.loads((tmp_path / "reports" / run / "summary.json").read_text())
     saved = json.loads((tmp_path / checkpoint / "checkpoint.json").read_text())
     assert summary["stats"]["depth"] >= saved["level"] > level

@@ -354,7 +354,7 @@ def test_ctrl_c_on_spark_prints_one_line_and_leaves_nothing_behind(tmp_path):
     one line on stderr (no py4j ``ERROR:root:`` tracebacks), the partial summary, exit 3, no
     JVM or worker alive afterwards and no ``hwcheck-spark-*`` folder left (TMPDIR). On the
     reference core: on the compiled one the run is over (17 s) before the Ctrl-C."""
-    from test_interrupts import Ready, interrupt_after
+    from test_interrupts import Ready, assert_ends_as_interrupted, interrupt_after
 
     code, out, err, left = interrupt_after(
         [
@@ -377,14 +377,7 @@ def test_ctrl_c_on_spark_prints_one_line_and_leaves_nothing_behind(tmp_path):
     )
     assert code == 3, err
     assert len(err.strip().splitlines()) == 3, err
-    interrupted, kept, resume = err.strip().splitlines()[-3:]
-    assert interrupted.startswith(
-        "Interrupted (Ctrl-C): the results below are partial. Their counts ("
-    )
-    assert kept.startswith("Checkpoint kept: x/checkpoint (") and kept.endswith(
-        "rm -r x/checkpoint"
-    )
-    assert resume == "Resume with: hwcheck explore --resume x/checkpoint"
+    assert_ends_as_interrupted(err)
     assert "INCOMPLETE" in out
     assert not left, "a JVM or Python worker outlived the command"
     assert not list(tmp_path.glob("hwcheck-spark-*"))
