@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Callable
 from typing import Any
 
 import click
@@ -39,17 +40,29 @@ def _expected(kind: click.IntRange | click.FloatRange, what: str) -> str:
     return what
 
 
+def _a_number(
+    kind: click.IntRange | click.FloatRange,
+    value: Any,
+    parse: Callable[[str], Any],
+    what: str,
+    param: Any,
+    ctx: Any,
+) -> None:
+    """Refuse a text ``parse`` cannot read, saying what the option takes (``_expected``)."""
+    if isinstance(value, str):
+        try:
+            parse(value)
+        except ValueError:
+            expected = _expected(kind, what)
+            kind.fail(f"{value!r} is not a number; expected {expected}.", param, ctx)
+
+
 class Integer(click.IntRange):
     """``click.IntRange`` that refuses digits other than ASCII ones."""
 
     def convert(self, value: Any, param: Any, ctx: Any) -> Any:
         _ascii(self, value, param, ctx)
-        if isinstance(value, str):
-            try:
-                int(value)
-            except ValueError:
-                expected = _expected(self, "a whole number")
-                self.fail(f"{value!r} is not a number; expected {expected}.", param, ctx)
+        _a_number(self, value, int, "a whole number", param, ctx)
         return super().convert(value, param, ctx)
 
 
@@ -58,12 +71,7 @@ class Seconds(click.FloatRange):
 
     def convert(self, value: Any, param: Any, ctx: Any) -> Any:
         _ascii(self, value, param, ctx)
-        if isinstance(value, str):
-            try:
-                float(value)
-            except ValueError:
-                expected = _expected(self, "a number of seconds")
-                self.fail(f"{value!r} is not a number; expected {expected}.", param, ctx)
+        _a_number(self, value, float, "a number of seconds", param, ctx)
         result = super().convert(value, param, ctx)
         if not math.isfinite(result):
             self.fail(f"{value!r} is not a finite number.", param, ctx)
