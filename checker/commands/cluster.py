@@ -9,6 +9,7 @@ bad input file); a bad ``--kafka-version``, or ``--cluster`` without it, is exit
 
 from __future__ import annotations
 
+import re
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -39,12 +40,23 @@ CLUSTER_FLAGS = (
         "--kafka-version",
         default=None,
         metavar="VERSION",
+        callback=lambda ctx, param, value: _version_text(value),
         help="The Kafka version your brokers run, e.g. 3.6.1 (with --cluster): it picks the "
         "release preset. A 4.1 cluster upgraded from an older release runs 4.0's rules until "
         "eligible.leader.replicas.version is raised: give it in the file.",
     ),
 )
 """The flags; they arrive as ``cluster_files`` and ``kafka_version``."""
+
+
+def _version_text(value: str | None) -> str | None:
+    """``--kafka-version`` as given, when it is written as a version can be (letters, digits,
+    dots and dashes); otherwise ``click.BadParameter`` (exit 2) naming it by ``repr``, so
+    no control character of it reaches the terminal in a later message."""
+    if value is not None and not re.fullmatch(r"[A-Za-z0-9.\-]{1,40}", value):
+        raise click.BadParameter(f"{value!r} is not a Kafka version (e.g. 3.6.1 or kafka-3.6.1)")
+    return value
+
 
 OVERRIDABLE = ("replicas", "min_isr", "unclean_election", "flush", "acks")
 """Model options a cluster file sets and the command line may set instead."""
