@@ -38,6 +38,7 @@ ENGINE_SOURCES = (
 )
 HEADERS = (
     HERE / "model.h",
+    HERE / "glue.h",
     HERE / "engine.h",
     HERE / "tables.h",
     HERE / "seen.h",

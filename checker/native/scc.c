@@ -8,11 +8,12 @@
 #include "lgraph.h"
 
 int64_t lg_scc(int64_t k, const int64_t *indptr, const int32_t *indices, int32_t *comp) {
-    int32_t *index = malloc((size_t)(k ? k : 1) * sizeof *index);
-    int32_t *low = malloc((size_t)(k ? k : 1) * sizeof *low);
-    int32_t *stack = malloc((size_t)(k ? k : 1) * sizeof *stack);
-    int32_t *calls = malloc((size_t)(k ? k : 1) * sizeof *calls);
-    int64_t *next = malloc((size_t)(k ? k : 1) * sizeof *next);
+    size_t slots = (size_t)(k ? k : 1); /* malloc(0) may return NULL */
+    int32_t *index = malloc(slots * sizeof *index);
+    int32_t *low = malloc(slots * sizeof *low);
+    int32_t *stack = malloc(slots * sizeof *stack);
+    int32_t *calls = malloc(slots * sizeof *calls);
+    int64_t *next = malloc(slots * sizeof *next);
     if (!index || !low || !stack || !calls || !next) {
         free(index), free(low), free(stack), free(calls), free(next);
         return LG_NO_MEMORY;

@@ -137,24 +137,20 @@ void *eng_worker_merge(void *arg) {
     return NULL;
 }
 
-/* Run `fn` on every worker, on its own thread (worker 0 on this one). Returns the first
- * failed worker's error, or 0. */
-static int run_workers(Engine *e, void *(*fn)(void *)) {
+/* Run `fn` on every worker, on its own thread (worker 0 on this one; a worker whose thread
+ * could not start runs on this one too), each worker's `failed` cleared first. Returns the
+ * first failed worker's error, or 0. (engine.c and tier.c) */
+int eng_run_workers(Engine *e, void *(*fn)(void *)) {
     pthread_t *ids = e->ids;
     int started = 1, failed = 0;
+    for (int t = 0; t < e->threads; t++) e->workers[t].failed = 0;
     for (; started < e->threads; started++)
         if (pthread_create(&ids[started], NULL, fn, &e->workers[started])) break;
     fn(&e->workers[0]);
     for (int t = 1; t < started; t++) pthread_join(ids[t], NULL);
-    for (int t = started; t < e->threads; t++) fn(&e->workers[t]);  /* could not start */
+    for (int t = started; t < e->threads; t++) fn(&e->workers[t]);
     for (int t = 0; t < e->threads && !failed; t++) failed = e->workers[t].failed;
     return failed;
-}
-
-/* run_workers for engine.c and tier.c: each worker's `failed` is cleared first. */
-int eng_run_workers(Engine *e, void *(*fn)(void *)) {
-    for (int t = 0; t < e->threads; t++) e->workers[t].failed = 0;
-    return run_workers(e, fn);
 }
 
 /* Fold a worker's counts, violations and guards into the level's. */

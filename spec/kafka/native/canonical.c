@@ -95,18 +95,9 @@ static int marshal_of(const void *m, const void *s, uint8_t *buf) { return kafka
 
 /* checker.symmetry.ReplicaSymmetry.canonical for this model (rows.h: canonical_form), with
  * the encodings in the thread's scratch. 0, or -1 (an encoding past max_marshal). */
-static int kafka_canonical(const Model *m, void *scratch, const St *s, St *out) {
+int kafka_canonical(const Model *m, void *scratch, const St *s, St *out) {
     St cand;
     return canonical_form(m, s, m->n, sizeof(St), key_cmp_of, permute_of, marshal_of, out,
                           &cand, part(scratch, m->plan.best), part(scratch, m->plan.bytes),
                           m->max_marshal);
-}
-
-/* model.h */
-int model_canonical(const Model *m, void *scratch, const uint8_t *row, uint8_t *out) {
-    St s, c;
-    kafka_decode(m, row, &s);
-    if (kafka_canonical(m, scratch, &s, &c)) return MODEL_OVERFLOW;
-    kafka_encode(m, &c, out);
-    return 0;
 }

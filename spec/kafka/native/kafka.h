@@ -116,10 +116,14 @@ struct Model {
     ScratchPlan plan;           /* model_scratch_size */
 };
 
-/* state.c (canonical.c: the canonical form, model_canonical) */
+/* state.c (model.h's functions: glue.h's MODEL_GLUE(kafka) there) */
 void kafka_decode(const Model *m, const uint8_t *row, St *s);
 void kafka_encode(const Model *m, const St *s, uint8_t *row);
 int kafka_marshal(const Model *m, const St *s, uint8_t *buf);
+
+/* canonical.c: the representative of s's orbit into out; 0, or -1 (an encoding past
+ * max_marshal) */
+int kafka_canonical(const Model *m, void *scratch, const St *s, St *out);
 
 /* actions.c */
 int kafka_successors(const Model *m, const St *s, St *out, uint16_t *labels);

@@ -3,6 +3,7 @@
  * form itself is canonical.c's). */
 #include <stdlib.h>
 
+#include "glue.h"
 #include "kafka.h"
 #include "rows.h"
 
@@ -69,12 +70,11 @@ Model *model_new(const ModelParams *p, char *why, size_t room) {
     return m;
 }
 
-void model_free(Model *m) { free(m); }
-int model_width(const Model *m) { return m->width; }
-/* model_new's m->max_succ: 19 per replica, and per (replica, request) a BecomeLeader or a
- * BecomeFollower (one more n than before truncation on fetch: TruncateOnFetchResponse).
- * emit() checks it. */
-int model_max_successors(const Model *m) { return m->max_succ; }
+/* model_new's m->max_succ (model_max_successors): 19 per replica, and per (replica, request)
+ * a BecomeLeader or a BecomeFollower (one more n than before truncation on fetch:
+ * TruncateOnFetchResponse). emit() checks it. m->plan (model_scratch_size): the successors
+ * being generated, their labels and the canonical form's two encodings (rows.h: ScratchPlan). */
+
 /* The label's action code, but TruncateOnFetchResponse, which shares FetchResponse's code
  * (kafka.h), has an index of its own. */
 int model_action_of(uint16_t label) {
@@ -82,12 +82,6 @@ int model_action_of(uint16_t label) {
     if (action == A_FETCH_RESPONSE && LABEL_ARG(label, 1) == 1) return A_TRUNCATE_ON_FETCH_RESPONSE;
     return action;
 }
-
-int model_max_marshal(const Model *m) { return m->max_marshal; }
-
-/* The successors being generated, their labels and the canonical form's two encodings
- * (rows.h: ScratchPlan, planned in model_new). */
-size_t model_scratch_size(const Model *m) { return m->plan.size; }
 
 /* The largest marshal encoding (kafka_marshal) at these bounds: every log, request, response
  * and set full. */
@@ -263,34 +257,5 @@ int kafka_marshal(const Model *m, const St *s, uint8_t *buf) {
     return (int)(b - buf);
 }
 
-/* -- model.h -------------------------------------------------------------------------- */
-uint32_t model_invariants(const Model *m, const uint8_t *row, uint32_t mask) {
-    St s;
-    kafka_decode(m, row, &s);
-    return kafka_invariants(m, &s, mask);
-}
-
-int model_marshal(const Model *m, const uint8_t *row, uint8_t *buf) {
-    St s;
-    kafka_decode(m, row, &s);
-    return kafka_marshal(m, &s, buf);
-}
-
-int model_expand(const Model *m, void *scratch, const uint8_t *row, int cap, uint8_t *out,
-                 uint16_t *labels, uint32_t trans_mask, uint32_t *violated,
-                 uint32_t guard_mask, uint32_t *reached) {
-    St s, *next = scratch;
-    uint16_t *made = part(scratch, m->plan.labels);
-    kafka_decode(m, row, &s);
-    int count = kafka_successors(m, &s, next, made);
-    if (count > m->max_succ || count > cap) return MODEL_OVERFLOW;
-    uint32_t mask = trans_mask | guard_mask;
-    for (int i = 0; i < count; i++) {
-        labels[i] = made[i];
-        uint32_t bits = mask ? kafka_transition(m, &s, labels[i], &next[i], mask) : 0;
-        violated[i] = bits & trans_mask;
-        *reached |= bits & guard_mask;
-        kafka_encode(m, &next[i], out + (size_t)i * m->width);
-    }
-    return count;
-}
+/* -- model.h: the functions every model writes alike (glue.h) -------------------------- */
+MODEL_GLUE(kafka)

@@ -4,8 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model.h"
-#include "rows.h"
+#include "glue.h"
 
 #define MAXN 6     /* replicas (spec.tla.config.TLA_MAX_REPLICAS is 5) */
 #define MAXM 512   /* messages: (max_version + 1) * 2^replicas (isr, version) pairs */
@@ -23,8 +22,8 @@ enum { P_VALID_HIGH_WATERMARK };
 
 struct Model {
     int n, max_offset, max_version, messages, bytes, width;
-    int max_succ;      /* model_max_successors */
-    ScratchPlan plan;  /* model_scratch_size */
+    int max_succ, max_marshal;  /* model_max_successors, model_max_marshal */
+    ScratchPlan plan;           /* model_scratch_size */
     int order[MAXM]; /* message indices in Python's sorted order of (isr tuple, version) */
 };
 
@@ -66,6 +65,12 @@ static int order_cmp(const void *x, const void *y) {
 struct ModelParams { MODEL_PARAMS(PARAM_FIELD) };
 const char *model_param_names(void) { return MODEL_PARAMS(PARAM_NAME); }
 
+/* The largest marshal encoding (async_marshal) at these bounds: every set full. */
+static int max_marshal(const Model *m) {
+    int set = 5 + 5 * m->n;
+    return 5 + 3 * set + 3 * 5 + 5 + 5 * m->n + 2 * (5 + m->messages * (5 + set + 5));
+}
+
 Model *model_new(const ModelParams *p, char *why, size_t room) {
     if (p->replicas < 1 || p->replicas > MAXN - 1)
         return refuse(why, room, "replicas %d outside 1..%d", p->replicas, MAXN - 1);
@@ -79,7 +84,11 @@ Model *model_new(const ModelParams *p, char *why, size_t room) {
     if (!m) return refuse(why, room, "out of memory");
     m->n = p->replicas; m->max_offset = p->max_offset; m->max_version = p->max_version;
     m->messages = (m->max_version + 1) * (1 << m->n);
+    /* four per replica, two per message, LeaderWrite; emit() checks it */
     m->max_succ = 4 * m->n + 2 * m->messages + 1;
+    m->max_marshal = max_marshal(m);
+    /* the successors being generated and their labels (rows.h: ScratchPlan; no canonical
+     * form, so no encodings) */
     m->plan = scratch_plan(m->max_succ, sizeof(St), 0);
     m->bytes = (m->messages + 7) / 8;
     m->width = 6 + m->n + 2 * m->bytes;
@@ -89,17 +98,8 @@ Model *model_new(const ModelParams *p, char *why, size_t room) {
     return m;
 }
 
-void model_free(Model *m) { free(m); }
-int model_width(const Model *m) { return m->width; }
-/* model_new's m->max_succ: four per replica, two per message, LeaderWrite. emit() checks it. */
-int model_max_successors(const Model *m) { return m->max_succ; }
 int model_action_of(uint16_t label) { return LABEL_ACTION(label); }
-int model_max_marshal(const Model *m) {
-    int set = 5 + 5 * m->n;
-    return 5 + 3 * set + 3 * 5 + 5 + 5 * m->n + 2 * (5 + m->messages * (5 + set + 5));
-}
-
-static void decode(const Model *m, const uint8_t *row, St *s) {
+static void async_decode(const Model *m, const uint8_t *row, St *s) {
     memset(s, 0, sizeof(St));
     s->cisr = row[0]; s->cversion = (int8_t)row[1]; s->isr = row[2]; s->version = (int8_t)row[3];
     s->pending = row[4]; s->pversion = (int8_t)row[5];
@@ -108,7 +108,7 @@ static void decode(const Model *m, const uint8_t *row, St *s) {
     memcpy(s->upd, row + 6 + m->n + m->bytes, m->bytes);
 }
 
-static void encode(const Model *m, const St *s, uint8_t *row) {
+static void async_encode(const Model *m, const St *s, uint8_t *row) {
     row[0] = s->cisr; row[1] = (uint8_t)s->cversion; row[2] = s->isr; row[3] = (uint8_t)s->version;
     row[4] = s->pending; row[5] = (uint8_t)s->pversion;
     for (int r = 0; r < m->n; r++) row[6 + r] = (uint8_t)s->off[r];
@@ -138,38 +138,37 @@ static uint8_t *w_messages(const Model *m, uint8_t *b, const uint8_t *set) {
     return b;
 }
 
-int model_marshal(const Model *m, const uint8_t *row, uint8_t *buf) {
-    St s;
-    decode(m, row, &s);
+static int async_marshal(const Model *m, const St *s, uint8_t *buf) {
     uint8_t *b = w_tuple(buf, 9);
-    b = w_members(b, s.cisr); b = w_int(b, s.cversion);
-    b = w_members(b, s.isr); b = w_int(b, s.version);
-    b = w_members(b, s.pending); b = w_int(b, s.pversion);
+    b = w_members(b, s->cisr); b = w_int(b, s->cversion);
+    b = w_members(b, s->isr); b = w_int(b, s->version);
+    b = w_members(b, s->pending); b = w_int(b, s->pversion);
     b = w_tuple(b, m->n);
-    for (int r = 0; r < m->n; r++) b = w_int(b, s.off[r]);
-    b = w_messages(m, b, s.req);
-    b = w_messages(m, b, s.upd);
+    for (int r = 0; r < m->n; r++) b = w_int(b, s->off[r]);
+    b = w_messages(m, b, s->req);
+    b = w_messages(m, b, s->upd);
     return (int)(b - buf);
 }
 
-/* The successors being generated and their labels (rows.h: ScratchPlan; no canonical
- * form, so no encodings). */
-size_t model_scratch_size(const Model *m) { return m->plan.size; }
-
-/* No symmetry (the leader is fixed): every row is its own representative. */
-int model_canonical(const Model *m, void *scratch, const uint8_t *row, uint8_t *out) {
-    (void)scratch;
-    memcpy(out, row, m->width);
+/* No symmetry (the leader is fixed): every state is its own representative. */
+static int async_canonical(const Model *m, void *scratch, const St *s, St *out) {
+    (void)m; (void)scratch;
+    *out = *s;
     return 0;
 }
 
 /* valid_high_watermark */
-uint32_t model_invariants(const Model *m, const uint8_t *row, uint32_t mask) {
-    St s;
-    decode(m, row, &s);
-    int hw = high_watermark(m, &s);
+static uint32_t async_invariants(const Model *m, const St *s, uint32_t mask) {
+    int hw = high_watermark(m, s);
     for (int r = 0; r < m->n; r++)
-        if ((s.cisr >> r) & 1 && s.off[r] < hw) return mask & (1u << P_VALID_HIGH_WATERMARK);
+        if ((s->cisr >> r) & 1 && s->off[r] < hw) return mask & (1u << P_VALID_HIGH_WATERMARK);
+    return 0;
+}
+
+/* No transition property and no guard: never asked (the masks are empty). */
+static uint32_t async_transition(const Model *m, const St *before, uint16_t label,
+                                 const St *after, uint32_t mask) {
+    (void)m; (void)before; (void)label; (void)after; (void)mask;
     return 0;
 }
 
@@ -202,7 +201,7 @@ static void request(const Model *m, const St *s, St *out, uint16_t *labels, int 
     t->pending |= isr; t->pversion = s->version;
 }
 
-static int successors(const Model *m, const St *s, St *out, uint16_t *labels) {
+static int async_successors(const Model *m, const St *s, St *out, uint16_t *labels) {
     int n = m->n, k = 0;
     for (int r = 0; r < n; r++)  /* ControllerShrinkIsr(replica) */
         if ((s->cisr >> r) & 1 && r != LEADER)
@@ -239,22 +238,8 @@ static int successors(const Model *m, const St *s, St *out, uint16_t *labels) {
     return k;
 }
 
-int model_expand(const Model *m, void *scratch, const uint8_t *row, int cap, uint8_t *out,
-                 uint16_t *labels, uint32_t trans_mask, uint32_t *violated,
-                 uint32_t guard_mask, uint32_t *reached) {
-    (void)trans_mask; (void)guard_mask; (void)reached;  /* no transition property, no guard */
-    St s, *next = scratch;
-    uint16_t *made = part(scratch, m->plan.labels);
-    decode(m, row, &s);
-    int count = successors(m, &s, next, made);
-    if (count > m->max_succ || count > cap) return MODEL_OVERFLOW;
-    for (int i = 0; i < count; i++) {
-        labels[i] = made[i];
-        violated[i] = 0;
-        encode(m, &next[i], out + (size_t)i * m->width);
-    }
-    return count;
-}
+/* -- model.h: the functions every model writes alike (glue.h) -------------------------- */
+MODEL_GLUE(async)
 
 /* The AsyncIsr module has no liveness property, named condition or cut (model.h). */
 void model_liveness(const Model *m, const uint8_t *row, int prop, uint64_t *opened,

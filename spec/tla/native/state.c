@@ -2,6 +2,7 @@
  * encoding and the canonical form (spec.tla.symmetry + checker.symmetry). */
 #include <stdlib.h>
 
+#include "glue.h"
 #include "tla.h"
 #include "rows.h"
 
@@ -40,19 +41,13 @@ Model *model_new(const ModelParams *p, char *why, size_t room) {
     m->width = m->n * (5 + 2 * m->L) + 3 + 2 * (m->E + 1) + 3;
     m->max_succ = MAX_SUCC(m->n, m->E);
     m->max_marshal = max_marshal(m);
+    /* model_scratch_size: the successors being generated, their labels and the canonical
+     * form's two encodings (rows.h: ScratchPlan) */
     m->plan = scratch_plan(m->max_succ, sizeof(St), m->max_marshal);
     return m;
 }
 
-void model_free(Model *m) { free(m); }
-int model_width(const Model *m) { return m->width; }
-int model_max_successors(const Model *m) { return m->max_succ; }
 int model_action_of(uint16_t label) { return LABEL_ACTION(label); }
-int model_max_marshal(const Model *m) { return m->max_marshal; }
-
-/* The successors being generated, their labels and the canonical form's two encodings
- * (rows.h: ScratchPlan, planned in model_new). */
-size_t model_scratch_size(const Model *m) { return m->plan.size; }
 
 /* The largest marshal encoding (tla_marshal) at these bounds: every log and request full. */
 static int max_marshal(const Model *m) {
@@ -187,43 +182,12 @@ static int tla_canonical(const Model *m, void *scratch, const St *s, St *out) {
                           m->max_marshal);
 }
 
-/* -- model.h -------------------------------------------------------------------------- */
-int model_canonical(const Model *m, void *scratch, const uint8_t *row, uint8_t *out) {
-    St s, c;
-    tla_decode(m, row, &s);
-    if (tla_canonical(m, scratch, &s, &c)) return MODEL_OVERFLOW;
-    tla_encode(m, &c, out);
-    return 0;
-}
-
-uint32_t model_invariants(const Model *m, const uint8_t *row, uint32_t mask) {
-    St s;
-    tla_decode(m, row, &s);
-    return tla_invariants(m, &s, mask);
-}
-
-int model_marshal(const Model *m, const uint8_t *row, uint8_t *buf) {
-    St s;
-    tla_decode(m, row, &s);
-    return tla_marshal(m, &s, buf);
-}
-
-int model_expand(const Model *m, void *scratch, const uint8_t *row, int cap, uint8_t *out,
-                 uint16_t *labels, uint32_t trans_mask, uint32_t *violated,
-                 uint32_t guard_mask, uint32_t *reached) {
-    St s, *next = scratch;
-    uint16_t *made = part(scratch, m->plan.labels);
-    tla_decode(m, row, &s);
+/* Every successor of s: each action of the variant's next-state relation in turn. */
+static int tla_successors(const Model *m, const St *s, St *out, uint16_t *labels) {
     int count = 0;
-    for (int a = 0; a < m->actions; a++) m->next[a](m, &s, a, next, made, &count);
-    if (count > m->max_succ || count > cap) return MODEL_OVERFLOW;
-    uint32_t mask = trans_mask | guard_mask;
-    for (int i = 0; i < count; i++) {
-        labels[i] = made[i];
-        uint32_t bits = mask ? tla_transition(m, &s, labels[i], &next[i], mask) : 0;
-        violated[i] = bits & trans_mask;
-        *reached |= bits & guard_mask;
-        tla_encode(m, &next[i], out + (size_t)i * m->width);
-    }
+    for (int a = 0; a < m->actions; a++) m->next[a](m, s, a, out, labels, &count);
     return count;
 }
+
+/* -- model.h: the functions every model writes alike (glue.h) -------------------------- */
+MODEL_GLUE(tla)
