@@ -167,9 +167,10 @@ def _spark_folder_removed():
         session.close()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def browser():
-    """Headless chromium (Playwright), for the modules that call ``chromium.require()``."""
+    """Headless chromium (Playwright), for the modules that call ``chromium.require()``: one
+    per test process (each xdist worker), shared by every module that asks for it."""
     from chromium import CHROMIUM, FLAGS, require
 
     with require().sync_playwright() as playwright:

@@ -153,7 +153,7 @@ def compare_cmd(
         else TLA_VARIANTS
     )
     folder = out or plan.earlier() or Path("reports") / f"compare-{model}-{report.stamp()}"
-    runs = []
+    runs, same = [], []
     for min_isr in min_isrs or (None,):
         for switch in (False, True) if cross_unclean else (unclean,):
             for variant in variants:
@@ -174,27 +174,38 @@ def compare_cmd(
                 )
                 _, spec, _ = build(model, given)  # a bad bound fails before any run starts
                 runs.append((compose.variant_of(spec), switches, given, spec.config_dict()))
+                same.append(_model_identity(spec))
     cores.warn_if_stale(engine.core)
     cells, stop = [], batch.Interrupt()
+    answers: dict[Any, Any] = {}  # a model's result, for a later column of the same model
     with batch.progress(len(runs), "variant", not no_progress) as board:
         try:
-            for variant, switches, given, config in runs:
+            for (variant, switches, given, config), identity in zip(runs, same, strict=True):
                 board.begin(matrix.title(variant, switches))
                 key = "-".join([report.slug(variant)] + [f"{k}{v}" for k, v in switches.items()])
-                spec, result = run(
-                    model,
-                    given,
-                    (),
-                    Limits(time_limit=time_limit),
-                    board.search,
-                    engine,
-                    plan,
-                    lambda spec, key=key: (plan.folder(folder, key), True),
-                )
+                same_as = ""
+                if identity is not None and identity in answers:
+                    _, spec, _ = build(model, given)
+                    same_as, result = answers[identity]
+                else:
+                    spec, result = run(
+                        model,
+                        given,
+                        (),
+                        Limits(time_limit=time_limit),
+                        board.search,
+                        engine,
+                        plan,
+                        lambda spec, key=key: (plan.folder(folder, key), True),
+                    )
+                    if identity is not None and not checkpoints.partial(result):
+                        answers[identity] = (matrix.title(variant, switches), result)
                 where = folder / key
                 batch.write_reports(where, spec, result)
                 asks = asked.get(variant, ())
-                cells.append(matrix.Cell(variant, switches, result, str(where), asks, config))
+                cells.append(
+                    matrix.Cell(variant, switches, result, str(where), asks, config, same_as)
+                )
                 board.done()
                 if stop.cut(result):
                     break
@@ -216,6 +227,11 @@ def compare_cmd(
             click.echo(line)
         for line in notes.tickets(cells, model == "kafka" and not kips):
             click.echo(line)
+        for cell in (c for c in cells if c.same_as):
+            click.echo(
+                f"{cell.title} runs {cell.same_as}'s model (the same truncation rule and "
+                "switches): explored once, shown in both columns."
+            )
         click.echo(f"Reports and traces: {folder}/")
     if stop.hit:
         click.echo(stop.line(board.index, len(runs), "variant"), err=True)
@@ -260,3 +276,15 @@ def _kafka_presets(variant_file: str | None, kips: bool) -> tuple[str, ...]:
         raise click.BadParameter(str(error), param_hint="--variant-file") from None
     own = tuple(name for name in PRESETS if name not in BUILTIN_PRESETS)
     return (KIP_PRESETS if kips else RELEASE_PRESETS) + own
+
+
+def _model_identity(spec: Any) -> Any:
+    """What makes two columns one model: a kafka spec's truncation rule and switches
+    (``Variant.mechanisms``) and its bounds but the preset's name, so that kafka-4.0, which
+    runs kafka-3.7's rules, is explored once and shown twice. None for a model whose
+    variants are all distinct (the TLA+ port's)."""
+    variant = getattr(spec, "variant", None)
+    if variant is None:
+        return None
+    config = {k: v for k, v in spec.config_dict().items() if k != "truncation"}
+    return (variant.mechanisms, json.dumps(config, sort_keys=True, default=str))

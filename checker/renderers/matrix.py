@@ -19,7 +19,9 @@ GATE_STYLE = {"PASS": "green", "FAIL": "red", "INCOMPLETE": "yellow", "ERROR": "
 class Cell:
     """One row of the comparison: a variant under some switches, its result and the folder
     its reports went to; the Kafka versions the user ``asked`` for that the variant models
-    (``compare --releases``, as written) and the run's ``config`` (``spec.config_dict()``)."""
+    (``compare --releases``, as written), the run's ``config`` (``spec.config_dict()``) and,
+    when its model is an earlier column's (kafka-4.0 runs kafka-3.7's rules), that column's
+    title in ``same_as``: its result is that run's, not a run of its own."""
 
     variant: str
     switches: dict[str, Any]
@@ -27,6 +29,7 @@ class Cell:
     folder: str
     asked: tuple[str, ...] = ()
     config: dict[str, Any] = field(default_factory=dict)
+    same_as: str = ""
 
     @property
     def title(self) -> str:
@@ -105,8 +108,17 @@ def compare_table(cells: list[Cell]) -> Table:
         table.add_row(name, *marks)
     compact = 2 if widest else 1 if len(cells) > 6 else 0
     table.add_row(count_label(cells), *[_count(c.result.stats.distinct, compact) for c in cells])
-    table.add_row("seconds", *[f"{c.result.stats.seconds:.1f}" for c in cells])
+    table.add_row("seconds", *[_seconds(c, releases) for c in cells])
     return table
+
+
+def _seconds(cell: Cell, releases: bool) -> str:
+    """The cell's search seconds, or ``=3.7`` (``=kafka-3.7``) for a cell that shares an
+    earlier column's run."""
+    if cell.same_as:
+        prefix = len(RELEASE_PREFIX) if releases and cell.same_as.startswith(RELEASE_PREFIX) else 0
+        return "=" + cell.same_as[prefix:]
+    return f"{cell.result.stats.seconds:.1f}"
 
 
 RELEASE_PREFIX = "kafka-"
@@ -148,7 +160,7 @@ def compare_markdown(cells: list[Cell]) -> str:
         lines.append(
             f"| {shown} | "
             + " | ".join(marks)
-            + f" | {cell.result.stats.distinct} | {cell.result.stats.seconds:.1f} |"
+            + f" | {cell.result.stats.distinct} | {_seconds(cell, False)} |"
         )
     return "\n".join(lines) + "\n"
 
@@ -176,7 +188,8 @@ def compare_json(cells: list[Cell]) -> dict[str, Any]:
                 **cell.switches,
                 "status": cell.result.status.value,
                 "states": cell.result.stats.distinct,
-                "seconds": round(cell.result.stats.seconds, 3),
+                "seconds": 0.0 if cell.same_as else round(cell.result.stats.seconds, 3),
+                **({"same_model_as": cell.same_as} if cell.same_as else {}),
                 "report": cell.folder,
                 "properties": props,
             }
