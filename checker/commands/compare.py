@@ -20,6 +20,7 @@ from checker.commands import batch, checkpoints, cores, versions
 from checker.commands.engines import engine_from, engine_options, run
 from checker.commands.options import (
     CHECKPOINT_FLAGS,
+    MODEL_FLAG,
     PROTOCOL_FLAGS,
     bounds,
     build,
@@ -40,7 +41,7 @@ from checker.result import (
     Status,
 )
 from spec.bounds import ConfigError
-from spec.kafka.config import MAX_REPLICAS, Config
+from spec.kafka.config import Config
 from spec.kafka.variants import BUILTIN_PRESETS, KIP_PRESETS, PRESETS, RELEASE_PRESETS
 from spec.tla.config import TLA_VARIANTS
 
@@ -53,10 +54,10 @@ from spec.tla.config import TLA_VARIANTS
     show_default=True,
     help="Which model's variants to compare.",
 )
-@click.option("--replicas", type=Integer(1, MAX_REPLICAS), default=None, help="Replication factor.")
-@click.option("--max-records", type=Integer(min=0), default=None)
-@click.option("--max-epoch", type=Integer(min=0), default=None)
-@click.option("--max-crashes", type=Integer(min=0), default=None, help="(kafka)")
+@MODEL_FLAG["replicas"]
+@MODEL_FLAG["max_records"]
+@MODEL_FLAG["max_epoch"]
+@MODEL_FLAG["max_crashes"]
 @click.option(
     "--min-isr",
     "min_isrs",
@@ -64,12 +65,8 @@ from spec.tla.config import TLA_VARIANTS
     multiple=True,
     help="min.insync.replicas (kafka); repeat to cross the matrix with each value.",
 )
-@click.option("--log-size", type=Integer(min=0), default=None, help="(tla)")
-@click.option(
-    "--unclean/--no-unclean",
-    default=None,
-    help="unclean.leader.election.enable for every run (kafka) [off].",
-)
+@MODEL_FLAG["log_size"]
+@MODEL_FLAG["unclean"]
 @click.option(
     "--cross-unclean",
     is_flag=True,

@@ -81,21 +81,21 @@ PROTOCOL_FLAGS = (
 )
 """The kafka model's mechanism, durability and acks flags (also on ``compare``)."""
 
-MODEL_FLAGS = (
-    click.option(
+MODEL_FLAG: dict[str, Callable[[Any], Any]] = {
+    "model": click.option(
         "--model",
         type=click.Choice(sorted(compose.MODEL_OPTIONS)),
         default="kafka",
         show_default=True,
         help="kafka: hwcheck's model; tla: the public TLA+ spec.",
     ),
-    click.option(
+    "replicas": click.option(
         "--replicas",
         type=Integer(1, MAX_REPLICAS),
         default=None,
         help=f"Replication factor N [kafka: {DEFAULTS.replicas}, tla: {TLA.replicas}; tla at most {TLA_MAX_REPLICAS}].",
     ),
-    click.option(
+    "truncation": click.option(
         "--truncation",
         default=None,
         metavar="VARIANT",
@@ -106,53 +106,52 @@ MODEL_FLAGS = (
         "tla: " + ", ".join(TLA_MODULES) + f" [kafka: {DEFAULTS.truncation}, tla: kip320]; "
         "see 'hwcheck list presets'.",
     ),
-    click.option(
+    "max_records": click.option(
         "--max-records",
         type=Integer(min=0),
         default=None,
         help=f"Records produced over the whole run [{DEFAULTS.max_records}].",
     ),
-    click.option(
+    "max_epoch": click.option(
         "--max-epoch",
         type=Integer(min=0),
         default=None,
         help=f"Largest leader epoch [kafka: {DEFAULTS.max_epoch}, tla: {TLA.max_epoch}].",
     ),
-    click.option(
+    "max_crashes": click.option(
         "--max-crashes",
         type=Integer(min=0),
         default=None,
         help=f"Broker crashes over the whole run (kafka) [{DEFAULTS.max_crashes}].",
     ),
-    click.option(
+    "min_isr": click.option(
         "--min-isr",
         type=Integer(min=1),
         default=None,
         help=f"min.insync.replicas, acks=all (kafka) [{DEFAULTS.min_isr}].",
     ),
-    click.option(
+    "unclean": click.option(
         "--unclean/--clean", default=None, help="unclean.leader.election.enable (kafka) [clean]."
     ),
-    *PROTOCOL_FLAGS,
-    click.option(
+    "log_size": click.option(
         "--log-size",
         type=Integer(min=0),
         default=None,
         help=f"LogSize: slots per log (tla) [{TLA.log_size}].",
     ),
-    click.option(
+    "max_offset": click.option(
         "--max-offset",
         type=Integer(min=1),
         default=None,
         help=f"MaxOffset: the largest offset (tla, async-isr) [{TLA.max_offset}].",
     ),
-    click.option(
+    "max_version": click.option(
         "--max-version",
         type=Integer(min=0),
         default=None,
         help=f"The controller's largest ISR version (tla, async-isr) [{TLA.max_version}].",
     ),
-    click.option(
+    "invariant": click.option(
         "--invariant",
         "names",
         multiple=True,
@@ -160,6 +159,25 @@ MODEL_FLAGS = (
         help="Check only this property (repeatable; default all but those checked only when "
         "named). See 'hwcheck list properties'.",
     ),
+}
+"""Each model and property flag by name (``--max-records``: ``max_records``), as the commands
+that take one share it: ``explore`` and ``graph`` take them all (``MODEL_FLAGS``), ``compare``
+the bounds it does not vary."""
+
+MODEL_FLAGS = (
+    MODEL_FLAG["model"],
+    MODEL_FLAG["replicas"],
+    MODEL_FLAG["truncation"],
+    MODEL_FLAG["max_records"],
+    MODEL_FLAG["max_epoch"],
+    MODEL_FLAG["max_crashes"],
+    MODEL_FLAG["min_isr"],
+    MODEL_FLAG["unclean"],
+    *PROTOCOL_FLAGS,
+    MODEL_FLAG["log_size"],
+    MODEL_FLAG["max_offset"],
+    MODEL_FLAG["max_version"],
+    MODEL_FLAG["invariant"],
 )
 """The model and property flags that ``explore`` and ``graph`` share."""
 
