@@ -44,9 +44,9 @@ from checker.symmetry import for_spec
 
 _loads = marshal.loads
 COUNTERS: Any = None
-"""In a ``checker.search.partitioned.pool`` worker, memory shared with the driver, which reports a level's
-progress from it: per partition p, the frontier states ``expand`` has expanded so far
-(``[2p]``) and the successors it generated (``[2p + 1]``). None elsewhere."""
+"""In a ``checker.search.partitioned.pool`` worker, memory shared with the driver, which
+reports a level's progress from it: per partition p, the frontier states ``expand`` has
+expanded so far (``[2p]``) and the successors it generated (``[2p + 1]``). None elsewhere."""
 _MODELS: dict[Recipe, tuple[Spec, dict[str, Any]]] = {}
 _CANONS: dict[Any, Any] = {}
 
