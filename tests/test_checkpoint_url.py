@@ -19,7 +19,7 @@ from checker.checkpoint.format import CheckpointError, Frontier, sealed
 from checker.checkpoint.saving import SaveOptions
 from checker.cli import cli
 from checker.commands import checkpoints as commands_checkpoints
-from checker.commands.options import is_url
+from checker.commands.checkpoint_flags import is_url
 from checker.search.partitioned.compiled_level import COMPILED
 from checker.search.reference.bfs import Limits
 from checker.spark import checkpoints, engine, rdds, session

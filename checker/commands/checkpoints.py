@@ -1,5 +1,5 @@
 """What the checkpoint flags of ``explore``, ``compare``, ``gate`` and ``simulate``
-(``options.CHECKPOINT_FLAGS``: ``--checkpoint``, ``--checkpoint-every``,
+(``checkpoint_flags.CHECKPOINT_FLAGS``: ``--checkpoint``, ``--checkpoint-every``,
 ``--checkpoint-required``, ``--resume``) decide: where each search writes its checkpoints,
 which checkpoint it goes on from, and the lines a person reads at the end (how to resume). The files themselves are ``checker.checkpoint``'s.
 """

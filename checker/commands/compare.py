@@ -17,9 +17,9 @@ from typing import Any
 import click
 
 from checker.commands import batch, checkpoints, cores, versions
+from checker.commands.checkpoint_flags import CHECKPOINT_FLAGS
 from checker.commands.engines import engine_from, engine_options, run
 from checker.commands.options import (
-    CHECKPOINT_FLAGS,
     MODEL_FLAG,
     PROTOCOL_FLAGS,
     bounds,

@@ -17,9 +17,9 @@ import click
 
 from checker.commands import batch, checkpoints, cluster, cores, liveness, url_plan
 from checker.commands import resuming as resuming_options
+from checker.commands.checkpoint_flags import CHECKPOINT_FLAGS
 from checker.commands.engines import engine_from, engine_options, run
 from checker.commands.options import (
-    CHECKPOINT_FLAGS,
     SHOW_OPTION,
     bounds,
     model_options,

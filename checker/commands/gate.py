@@ -20,6 +20,7 @@ import click
 from checker.commands import batch, checkpoints, cores, gate_conform, liveness
 from checker.commands import gate_corpus as corpus
 from checker.commands import simulate as simulate_view
+from checker.commands.checkpoint_flags import CHECKPOINT_FLAGS
 from checker.commands.engines import engine_from, engine_options, run
 from checker.commands.gate_checks import (
     config_error,
@@ -30,7 +31,7 @@ from checker.commands.gate_checks import (
     with_cluster,
 )
 from checker.commands.gate_files import UPDATE_HINT, say, update_lock, write_outputs
-from checker.commands.options import CHECKPOINT_FLAGS, with_options
+from checker.commands.options import with_options
 from checker.formats import pins, report
 from checker.gate import config as gate_config
 from checker.gate import policy as gate

@@ -19,9 +19,9 @@ import click
 from checker.checkpoint.format import CheckpointError
 from checker.commands import checkpoints, cores, engines, liveness
 from checker.commands import simulate_output as output
+from checker.commands.checkpoint_flags import CHECKPOINT_FLAGS
 from checker.commands.cores import CORE_OPTION
 from checker.commands.options import (
-    CHECKPOINT_FLAGS,
     SHOW_OPTION,
     bounds,
     build,

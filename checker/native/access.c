@@ -38,7 +38,10 @@ const int64_t *eng_generated(const Engine *e) { return e->generated; }
  * action codes, action indices; and every label code's action index (model_action_of) into
  * out[LABEL_CODES]. */
 void eng_label_layout(int32_t *out) {
-    out[0] = LABEL_BITS; out[1] = LABEL_SHIFT; out[2] = LABEL_ARG_BITS; out[3] = LABEL_ACTIONS;
+    out[0] = LABEL_BITS;
+    out[1] = LABEL_SHIFT;
+    out[2] = LABEL_ARG_BITS;
+    out[3] = LABEL_ACTIONS;
     out[4] = MODEL_MAX_ACTIONS;
 }
 void eng_action_table(uint8_t *out) {
@@ -64,15 +67,17 @@ int eng_broken(const Engine *e, int bit, uint32_t *parent, uint16_t *label, uint
 int eng_successors(Engine *e, const uint8_t *row, int cap, uint8_t *out, uint16_t *labels,
                    uint32_t *bits) {
     uint32_t reached = 0;
-    int k = model_expand(e->m, e->workers[0].scratch, row, cap, out, labels, 0xFFFFFFFFu, bits,
-                         0, &reached);
+    int k = model_expand(e->m, e->workers[0].scratch, row, cap, out, labels, 0xFFFFFFFFu, bits, 0,
+                         &reached);
     return k < 0 ? ENG_OVERFLOW : k;
 }
 /* The canonical row into `out` (a row): 0, or ENG_OVERFLOW. */
 int eng_canonical(Engine *e, const uint8_t *row, uint8_t *out) {
     return model_canonical(e->m, e->workers[0].scratch, row, out) ? ENG_OVERFLOW : 0;
 }
-uint32_t eng_invariants(Engine *e, const uint8_t *row, uint32_t mask) { return model_invariants(e->m, row, mask); }
+uint32_t eng_invariants(Engine *e, const uint8_t *row, uint32_t mask) {
+    return model_invariants(e->m, row, mask);
+}
 /* The marshal encoding into `buf` (eng_max_marshal bytes): its length, or ENG_OVERFLOW when
  * it came out longer (a wrong bound). */
 int eng_row_marshal(Engine *e, const uint8_t *row, uint8_t *buf) {

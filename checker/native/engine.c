@@ -38,7 +38,10 @@ Engine *eng_new(const ModelParams *params, const uint16_t *ranks, uint32_t inv_m
     Engine *e = zeroed(sizeof(Engine));
     if (!e) return refuse(why, room, "out of memory");
     e->m = model_new(params, why, room);
-    if (!e->m) { free(e); return NULL; }
+    if (!e->m) {
+        free(e);
+        return NULL;
+    }
     e->width = model_width(e->m);
     e->max_succ = model_max_successors(e->m);
     e->max_marshal = model_max_marshal(e->m);
@@ -47,7 +50,9 @@ Engine *eng_new(const ModelParams *params, const uint16_t *ranks, uint32_t inv_m
         return refuse(why, room, "%d threads: at most %d", threads, ENG_MAX_THREADS);
     }
     e->threads = threads < 1 ? 1 : threads;
-    e->inv_mask = inv_mask; e->trans_mask = trans_mask; e->guard_mask = guard_mask;
+    e->inv_mask = inv_mask;
+    e->trans_mask = trans_mask;
+    e->guard_mask = guard_mask;
     e->symmetry = symmetry;
     memcpy(e->rank, ranks, sizeof(e->rank));
     e->seen = zeroed(e->threads * sizeof(Seen));
@@ -57,11 +62,13 @@ Engine *eng_new(const ModelParams *params, const uint16_t *ranks, uint32_t inv_m
     e->ids = calloc(e->threads, sizeof(pthread_t));
     int failed = !e->seen || !e->part || !e->broken_row || !e->workers || !e->ids;
     for (int p = 0; p < e->threads && !failed; p++) {
-        failed = table_grow(&e->part[p], e->width)
-                 || eng_worker_init(e, &e->workers[p]);
+        failed = table_grow(&e->part[p], e->width) || eng_worker_init(e, &e->workers[p]);
         e->workers[p].index = p;
     }
-    if (failed) { eng_free(e); return refuse(why, room, "out of memory"); }
+    if (failed) {
+        eng_free(e);
+        return refuse(why, room, "out of memory");
+    }
     e->level_limit = LEVEL_MAX;
     return e;
 }
@@ -80,12 +87,19 @@ void eng_free(Engine *e) {
     }
     if (e->seen) seen_clear(e->seen, e->threads);
     if (e->m) model_free(e->m);
-    free(e->workers); free(e->ids); free(e->seen); free(e->part);
-    free(e->front); free(e->front_fp); free(e->broken_row);
-    free(e->next.parent); free(e->next.label); free(e->next.bad); free(e->next.fp);
+    free(e->workers);
+    free(e->ids);
+    free(e->seen);
+    free(e->part);
+    free(e->front);
+    free(e->front_fp);
+    free(e->broken_row);
+    free(e->next.parent);
+    free(e->next.label);
+    free(e->next.bad);
+    free(e->next.fp);
     free(e);
 }
-
 
 /* Forget the level being built, keeping the counts of its expansion (a streamed level,
  * once Python has taken it: tier.c). */
@@ -134,7 +148,9 @@ int eng_seed(Engine *e, const uint8_t *rows, const uint64_t *fps, int64_t n) {
 
 /* Properties that need no more checking (violated already, or guards reached). */
 void eng_set_masks(Engine *e, uint32_t inv_mask, uint32_t trans_mask, uint32_t guard_mask) {
-    e->inv_mask = inv_mask; e->trans_mask = trans_mask; e->guard_mask = guard_mask;
+    e->inv_mask = inv_mask;
+    e->trans_mask = trans_mask;
+    e->guard_mask = guard_mask;
 }
 
 /* Expand frontier states [start, end) into the level being built. With threads: each
@@ -145,7 +161,9 @@ int eng_expand(Engine *e, int64_t start, int64_t end) {
     e->prefetch = seen_count(e->seen, e->threads) >= PREFETCH_FROM;
     if (e->threads == 1) {
         Worker *w = &e->workers[0];
-        w->start = start; w->end = end; w->failed = 0;
+        w->start = start;
+        w->end = end;
+        w->failed = 0;
         eng_worker_run(w);
         failed = w->failed;
     } else {
@@ -167,8 +185,8 @@ int eng_probe(Engine *e, int64_t start, int64_t end) {
     uint32_t reached = 0;
     for (int64_t i = start; i < end; i++) {
         const uint8_t *row = e->window + (i - e->window_base) * width;
-        int k = model_expand(e->m, w->scratch, row, e->max_succ, w->succ,
-                             w->labels, 0, w->violated, 0, &reached);
+        int k = model_expand(e->m, w->scratch, row, e->max_succ, w->succ, w->labels, 0, w->violated,
+                             0, &reached);
         if (k < 0) return ENG_OVERFLOW;
         for (int j = 0; j < k; j++) {
             const uint8_t *key = w->succ + (size_t)j * width;
@@ -196,7 +214,10 @@ static void *worker_finish(void *arg) {
         size_t at = (size_t)w->start + k;
         all->parent[at] = t->parent[k];
         all->label[at] = t->label[k];
-        if (finish_row(e, w, row, &all->bad[at], &all->fp[at])) { w->failed = ENG_OVERFLOW; break; }
+        if (finish_row(e, w, row, &all->bad[at], &all->fp[at])) {
+            w->failed = ENG_OVERFLOW;
+            break;
+        }
     }
     if (!w->failed) w->failed = seen_add(&e->seen[w->index], t->h, t->n);
     return NULL;
@@ -209,10 +230,18 @@ static void *worker_finish(void *arg) {
 int64_t eng_finish(Engine *e) {
     Level *all = &e->next;
     size_t total = (size_t)eng_next_size(e);
-    if (total > e->level_limit) return ENG_LIMIT;  /* the whole level, all partitions */
+    if (total > e->level_limit) return ENG_LIMIT; /* the whole level, all partitions */
     if (total > all->cap) {
-#define GROW(field, type) { type *p = realloc(all->field, total * sizeof(type)); if (!p) return ENG_NO_MEMORY; all->field = p; }
-        GROW(parent, uint32_t) GROW(label, uint16_t) GROW(bad, uint32_t) GROW(fp, uint64_t)
+#define GROW(field, type)                                                                          \
+    do {                                                                                           \
+        type *p = realloc(all->field, total * sizeof(type));                                       \
+        if (!p) return ENG_NO_MEMORY;                                                              \
+        all->field = p;                                                                            \
+    } while (0)
+        GROW(parent, uint32_t);
+        GROW(label, uint16_t);
+        GROW(bad, uint32_t);
+        GROW(fp, uint64_t);
 #undef GROW
         all->cap = total;
     }

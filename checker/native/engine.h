@@ -21,9 +21,9 @@
 
 /* The engine's errors (checker/native/core.py: check). */
 #define ENG_NO_MEMORY TABLE_NO_MEMORY
-#define ENG_OVERFLOW (-2)  /* a model call past its buffers' room (model.h: MODEL_OVERFLOW) */
-#define ENG_LIMIT TABLE_LIMIT  /* a level past the engine's level limit (tables.h: LEVEL_MAX) */
-#define ENG_MISMATCH (-4)  /* a regenerated successor that is not the one a flush named (tier.c) */
+#define ENG_OVERFLOW (-2)     /* a model call past its buffers' room (model.h: MODEL_OVERFLOW) */
+#define ENG_LIMIT TABLE_LIMIT /* a level past the engine's level limit (tables.h: LEVEL_MAX) */
+#define ENG_MISMATCH (-4) /* a regenerated successor that is not the one a flush named (tier.c) */
 
 typedef struct {
     int has;
@@ -36,18 +36,18 @@ typedef struct {
 typedef struct {
     struct Engine *e;
     int64_t start, end;
-    int index;    /* this worker's number; with threads, also the partition it merges */
-    Table *out;   /* with threads: this worker's finds, one table per owning partition */
+    int index;  /* this worker's number; with threads, also the partition it merges */
+    Table *out; /* with threads: this worker's finds, one table per owning partition */
     int64_t generated[MODEL_MAX_ACTIONS];
     Broken broken[MAXBITS];
     uint8_t *broken_row;
     uint32_t reached;
-    uint8_t *succ, *canon, *marshal;  /* max_succ rows; one row; max_marshal bytes */
-    Key *keys;                        /* max_succ successors' keys */
+    uint8_t *succ, *canon, *marshal; /* max_succ rows; one row; max_marshal bytes */
+    Key *keys;                       /* max_succ successors' keys */
     uint16_t *labels;
     uint32_t *violated;
-    void *scratch;  /* the model's (model_scratch_size) */
-    int failed;     /* 0, or an ENG_ error */
+    void *scratch; /* the model's (model_scratch_size) */
+    int failed;    /* 0, or an ENG_ error */
 } __attribute__((aligned(64))) Worker;
 
 typedef struct {
@@ -63,7 +63,7 @@ typedef struct Engine {
     int width, max_succ, max_marshal, threads;
     uint32_t inv_mask, trans_mask, guard_mask;
     int symmetry;
-    int prefetch;  /* whether lookups fetch ahead (a seen set of PREFETCH_FROM keys or more) */
+    int prefetch; /* whether lookups fetch ahead (a seen set of PREFETCH_FROM keys or more) */
     uint16_t rank[NLABELS];
     /* every state seen so far: row hashes in one compact set per partition (seen.h; a
      * hash's partition owns it: part_of), so threads insert without locks */
@@ -91,10 +91,10 @@ typedef struct Engine {
     /* the level being built, one table per partition, and once finished what Python reads
      * of all of it (parents, labels, invariant verdicts, fingerprints) */
     Table *part;
-    size_t level_limit;  /* the most states a level may hold (LEVEL_MAX unless lowered) */
+    size_t level_limit; /* the most states a level may hold (LEVEL_MAX unless lowered) */
     Level next;
     Worker *workers;
-    pthread_t *ids;  /* one per worker (worker 0's unused: it runs on the caller's thread) */
+    pthread_t *ids; /* one per worker (worker 0's unused: it runs on the caller's thread) */
     /* the slice being expanded: next block to take (on a line of its own: every worker
      * bumps it), its end */
     int64_t cursor __attribute__((aligned(64)));
@@ -109,8 +109,8 @@ typedef struct Engine {
  * into *bad and its fingerprint, xxh3 of the reference state's marshal encoding
  * (checker.fingerprint.fingerprint), into *fp, with worker w's buffer. 0, or -1 when the
  * encoding came out longer than the model's bound. */
-static inline int finish_row(const struct Engine *e, Worker *w, const uint8_t *row,
-                             uint32_t *bad, uint64_t *fp) {
+static inline int finish_row(const struct Engine *e, Worker *w, const uint8_t *row, uint32_t *bad,
+                             uint64_t *fp) {
     *bad = e->inv_mask ? model_invariants(e->m, row, e->inv_mask) : 0;
     int len = model_marshal(e->m, row, w->marshal);
     if (len > e->max_marshal) return -1;

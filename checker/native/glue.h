@@ -27,50 +27,50 @@
 #include "model.h"
 #include "rows.h"
 
-#define MODEL_GLUE(P)                                                                        \
-    void model_free(Model *m) { free(m); }                                                   \
-    int model_width(const Model *m) { return m->width; }                                     \
-    int model_max_successors(const Model *m) { return m->max_succ; }                        \
-    int model_max_marshal(const Model *m) { return m->max_marshal; }                         \
-    size_t model_scratch_size(const Model *m) { return m->plan.size; }                       \
-                                                                                             \
-    uint32_t model_invariants(const Model *m, const uint8_t *row, uint32_t mask) {           \
-        St s;                                                                                \
-        P##_decode(m, row, &s);                                                              \
-        return P##_invariants(m, &s, mask);                                                  \
-    }                                                                                        \
-                                                                                             \
-    int model_marshal(const Model *m, const uint8_t *row, uint8_t *buf) {                    \
-        St s;                                                                                \
-        P##_decode(m, row, &s);                                                              \
-        return P##_marshal(m, &s, buf);                                                      \
-    }                                                                                        \
-                                                                                             \
-    int model_canonical(const Model *m, void *scratch, const uint8_t *row, uint8_t *out) {   \
-        St s, c;                                                                             \
-        P##_decode(m, row, &s);                                                              \
-        if (P##_canonical(m, scratch, &s, &c)) return MODEL_OVERFLOW;                        \
-        P##_encode(m, &c, out);                                                              \
-        return 0;                                                                            \
-    }                                                                                        \
-                                                                                             \
-    int model_expand(const Model *m, void *scratch, const uint8_t *row, int cap,             \
-                     uint8_t *out, uint16_t *labels, uint32_t trans_mask,                    \
-                     uint32_t *violated, uint32_t guard_mask, uint32_t *reached) {           \
-        St s, *next = scratch;                                                               \
-        uint16_t *made = part(scratch, m->plan.labels);                                      \
-        P##_decode(m, row, &s);                                                              \
-        int count = P##_successors(m, &s, next, made);                                       \
-        if (count > m->max_succ || count > cap) return MODEL_OVERFLOW;                       \
-        uint32_t mask = trans_mask | guard_mask;                                             \
-        for (int i = 0; i < count; i++) {                                                    \
-            labels[i] = made[i];                                                             \
-            uint32_t bits = mask ? P##_transition(m, &s, labels[i], &next[i], mask) : 0;     \
-            violated[i] = bits & trans_mask;                                                 \
-            *reached |= bits & guard_mask;                                                   \
-            P##_encode(m, &next[i], out + (size_t)i * m->width);                             \
-        }                                                                                    \
-        return count;                                                                        \
+#define MODEL_GLUE(P)                                                                              \
+    void model_free(Model *m) { free(m); }                                                         \
+    int model_width(const Model *m) { return m->width; }                                           \
+    int model_max_successors(const Model *m) { return m->max_succ; }                               \
+    int model_max_marshal(const Model *m) { return m->max_marshal; }                               \
+    size_t model_scratch_size(const Model *m) { return m->plan.size; }                             \
+                                                                                                   \
+    uint32_t model_invariants(const Model *m, const uint8_t *row, uint32_t mask) {                 \
+        St s;                                                                                      \
+        P##_decode(m, row, &s);                                                                    \
+        return P##_invariants(m, &s, mask);                                                        \
+    }                                                                                              \
+                                                                                                   \
+    int model_marshal(const Model *m, const uint8_t *row, uint8_t *buf) {                          \
+        St s;                                                                                      \
+        P##_decode(m, row, &s);                                                                    \
+        return P##_marshal(m, &s, buf);                                                            \
+    }                                                                                              \
+                                                                                                   \
+    int model_canonical(const Model *m, void *scratch, const uint8_t *row, uint8_t *out) {         \
+        St s, c;                                                                                   \
+        P##_decode(m, row, &s);                                                                    \
+        if (P##_canonical(m, scratch, &s, &c)) return MODEL_OVERFLOW;                              \
+        P##_encode(m, &c, out);                                                                    \
+        return 0;                                                                                  \
+    }                                                                                              \
+                                                                                                   \
+    int model_expand(const Model *m, void *scratch, const uint8_t *row, int cap, uint8_t *out,     \
+                     uint16_t *labels, uint32_t trans_mask, uint32_t *violated,                    \
+                     uint32_t guard_mask, uint32_t *reached) {                                     \
+        St s, *next = scratch;                                                                     \
+        uint16_t *made = part(scratch, m->plan.labels);                                            \
+        P##_decode(m, row, &s);                                                                    \
+        int count = P##_successors(m, &s, next, made);                                             \
+        if (count > m->max_succ || count > cap) return MODEL_OVERFLOW;                             \
+        uint32_t mask = trans_mask | guard_mask;                                                   \
+        for (int i = 0; i < count; i++) {                                                          \
+            labels[i] = made[i];                                                                   \
+            uint32_t bits = mask ? P##_transition(m, &s, labels[i], &next[i], mask) : 0;           \
+            violated[i] = bits & trans_mask;                                                       \
+            *reached |= bits & guard_mask;                                                         \
+            P##_encode(m, &next[i], out + (size_t)i * m->width);                                   \
+        }                                                                                          \
+        return count;                                                                              \
     }
 
 #endif

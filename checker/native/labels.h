@@ -20,13 +20,13 @@
 #define LABEL_ACTIONS (1 << (LABEL_BITS - LABEL_SHIFT))
 
 /* The code of `action` with arguments a, b and c (each below 1 << LABEL_ARG_BITS). */
-#define LABEL_OF(action, a, b, c)                                                          \
-    ((uint16_t)(((action) << LABEL_SHIFT) | ((a) << (LABEL_SHIFT - LABEL_ARG_BITS))          \
-                | ((b) << (LABEL_SHIFT - 2 * LABEL_ARG_BITS))                              \
+#define LABEL_OF(action, a, b, c)                                                                  \
+    ((uint16_t)(((action) << LABEL_SHIFT) | ((a) << (LABEL_SHIFT - LABEL_ARG_BITS))                \
+                | ((b) << (LABEL_SHIFT - 2 * LABEL_ARG_BITS))                                      \
                 | ((c) << (LABEL_SHIFT - 3 * LABEL_ARG_BITS))))
 /* A code's action, and its argument i (0: the first). */
 #define LABEL_ACTION(code) ((int)((code) >> LABEL_SHIFT))
-#define LABEL_ARG(code, i) \
+#define LABEL_ARG(code, i)                                                                         \
     (((code) >> (LABEL_SHIFT - LABEL_ARG_BITS * ((i) + 1))) & ((1 << LABEL_ARG_BITS) - 1))
 
 #endif

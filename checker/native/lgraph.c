@@ -20,23 +20,40 @@ LGraph *lg_new(const ModelParams *params, char *why, size_t room) {
     LGraph *g = calloc(1, sizeof(LGraph));
     if (!g) return refuse(why, room, "out of memory");
     g->m = model_new(params, why, room);
-    if (!g->m) { free(g); return NULL; }
+    if (!g->m) {
+        free(g);
+        return NULL;
+    }
     g->width = model_width(g->m);
     g->max_succ = model_max_successors(g->m);
     g->succ = malloc((size_t)BATCH * g->max_succ * g->width);
     g->labels = malloc((size_t)BATCH * g->max_succ * sizeof(uint16_t));
     g->violated = malloc((size_t)BATCH * g->max_succ * sizeof(uint32_t));
     g->scratch = aligned_alloc(64, model_scratch_size(g->m));
-    if (!g->succ || !g->labels || !g->violated || !g->scratch) { lg_free(g); return refuse(why, room, "out of memory"); }
+    if (!g->succ || !g->labels || !g->violated || !g->scratch) {
+        lg_free(g);
+        return refuse(why, room, "out of memory");
+    }
     return g;
 }
 
 void lg_free(LGraph *g) {
     if (!g) return;
     if (g->m) model_free(g->m);
-    free(g->rows); free(g->slots); free(g->off); free(g->dst); free(g->lab);
-    free(g->parent); free(g->plabel); free(g->depth); free(g->poff); free(g->psrc);
-    free(g->succ); free(g->labels); free(g->violated); free(g->scratch);
+    free(g->rows);
+    free(g->slots);
+    free(g->off);
+    free(g->dst);
+    free(g->lab);
+    free(g->parent);
+    free(g->plabel);
+    free(g->depth);
+    free(g->poff);
+    free(g->psrc);
+    free(g->succ);
+    free(g->labels);
+    free(g->violated);
+    free(g->scratch);
     free(g);
 }
 
@@ -92,11 +109,16 @@ static int64_t add(LGraph *g, const uint8_t *row, uint64_t h, uint32_t depth, ui
         int64_t i = (int64_t)(s & 0xFFFFFFFFull) - 1;
         if (!memcmp(g->rows + i * g->width, row, g->width)) return i;
     }
-    if (g->n >= max_states) { g->error_depth = depth; return -2; }
+    if (g->n >= max_states) {
+        g->error_depth = depth;
+        return -2;
+    }
     if (reserve_state(g)) return -1;
     int64_t i = g->n++;
     memcpy(g->rows + i * g->width, row, g->width);
-    g->parent[i] = parent; g->plabel[i] = label; g->depth[i] = depth;
+    g->parent[i] = parent;
+    g->plabel[i] = label;
+    g->depth[i] = depth;
     g->slots[at] = tag | (uint64_t)(i + 1);
     return i;
 }
@@ -107,7 +129,9 @@ static int add_edge(LGraph *g, uint32_t target, uint16_t label) {
         if (grow((void **)&g->dst, 4, want) || grow((void **)&g->lab, 2, want)) return -1;
         g->ecap = want;
     }
-    g->dst[g->ne] = target; g->lab[g->ne] = label; g->ne++;
+    g->dst[g->ne] = target;
+    g->lab[g->ne] = label;
+    g->ne++;
     return 0;
 }
 
@@ -164,8 +188,7 @@ static int64_t expand_all(LGraph *g, const uint8_t *init, int64_t ninit, int64_t
             total += k;
         }
         if (room(g, total)) return LG_NO_MEMORY;
-        for (int j = 0; j < total; j++)
-            hs[j] = xxh3_64(g->succ + (size_t)j * g->width, g->width);
+        for (int j = 0; j < total; j++) hs[j] = xxh3_64(g->succ + (size_t)j * g->width, g->width);
         prefetch(g, hs, total);
         for (int b = 0, j = 0; b < batch; b++) {
             int64_t node = first + b;
@@ -186,7 +209,10 @@ static int64_t expand_all(LGraph *g, const uint8_t *init, int64_t ninit, int64_t
     g->slots = NULL;
     g->nslots = 0;
     if (g->n) grow((void **)&g->rows, g->width, g->n);
-    if (g->ne) { grow((void **)&g->dst, 4, g->ne); grow((void **)&g->lab, 2, g->ne); }
+    if (g->ne) {
+        grow((void **)&g->dst, 4, g->ne);
+        grow((void **)&g->lab, 2, g->ne);
+    }
     return g->n;
 }
 
@@ -235,15 +261,18 @@ static int64_t atom_jobs(const LGraph *g, int prop, uint64_t *opened, uint64_t *
     pthread_t threads[ATOM_THREADS];
     int started[ATOM_THREADS] = {0};
     for (int t = 0; t < ATOM_THREADS; t++) {
-        jobs[t] = (AtomJob){g, prop, g->n * t / ATOM_THREADS, g->n * (t + 1) / ATOM_THREADS, 0,
-                            opened, goal, conditions};
+        jobs[t] = (AtomJob){
+            g,    prop,      g->n * t / ATOM_THREADS, g->n * (t + 1) / ATOM_THREADS, 0, opened,
+            goal, conditions};
         if (t > 0) started[t] = !pthread_create(&threads[t], NULL, atom_run, &jobs[t]);
     }
     atom_run(&jobs[0]);
     int64_t count = jobs[0].count;
     for (int t = 1; t < ATOM_THREADS; t++) {
-        if (started[t]) pthread_join(threads[t], NULL);
-        else atom_run(&jobs[t]); /* no thread: run it here */
+        if (started[t])
+            pthread_join(threads[t], NULL);
+        else
+            atom_run(&jobs[t]); /* no thread: run it here */
         count += jobs[t].count;
     }
     return count;

@@ -12,16 +12,25 @@ static int predecessors(LGraph *g) {
     if (g->poff) return 0;
     int64_t *poff = calloc((size_t)g->n + 1, 8);
     uint32_t *psrc = malloc((size_t)(g->ne ? g->ne : 1) * 4);
-    if (!poff || !psrc) { free(poff); free(psrc); return -1; }
+    if (!poff || !psrc) {
+        free(poff);
+        free(psrc);
+        return -1;
+    }
     for (int64_t e = 0; e < g->ne; e++) poff[g->dst[e] + 1]++;
     for (int64_t i = 0; i < g->n; i++) poff[i + 1] += poff[i];
     int64_t *fill = malloc((size_t)(g->n ? g->n : 1) * 8);
-    if (!fill) { free(poff); free(psrc); return -1; }
+    if (!fill) {
+        free(poff);
+        free(psrc);
+        return -1;
+    }
     memcpy(fill, poff, (size_t)g->n * 8);
     for (int64_t i = 0; i < g->n; i++)
         for (int64_t e = g->off[i]; e < g->off[i + 1]; e++) psrc[fill[g->dst[e]]++] = (uint32_t)i;
     free(fill);
-    g->poff = poff; g->psrc = psrc;
+    g->poff = poff;
+    g->psrc = psrc;
     return 0;
 }
 
@@ -34,7 +43,10 @@ int64_t lg_reach(LGraph *g, const uint8_t *inside, uint8_t *mark, int backward) 
     if (!stack) return -1;
     int64_t top = 0, count = 0;
     for (int64_t i = 0; i < g->n; i++)
-        if (mark[i]) { stack[top++] = (uint32_t)i; count++; }
+        if (mark[i]) {
+            stack[top++] = (uint32_t)i;
+            count++;
+        }
     const int64_t *off = backward ? g->poff : g->off;
     const uint32_t *to = backward ? g->psrc : g->dst;
     while (top) {
@@ -42,7 +54,8 @@ int64_t lg_reach(LGraph *g, const uint8_t *inside, uint8_t *mark, int backward) 
         for (int64_t e = off[node]; e < off[node + 1]; e++) {
             uint32_t t = to[e];
             if (mark[t] || !inside[t]) continue;
-            mark[t] = 1; count++;
+            mark[t] = 1;
+            count++;
             stack[top++] = t;
         }
     }
@@ -69,7 +82,9 @@ void lg_sub_fill(const LGraph *g, const int64_t *nodes, int64_t k, const int32_t
         for (int64_t e = g->off[nodes[i]]; e < g->off[nodes[i] + 1]; e++) {
             int32_t t = local[g->dst[e]];
             if (t < 0) continue;
-            indices[at] = t; eids[at] = e; at++;
+            indices[at] = t;
+            eids[at] = e;
+            at++;
         }
     }
     indptr[k] = at;
@@ -94,26 +109,37 @@ int64_t lg_bfs(const LGraph *g, int64_t start, const uint8_t *inside, const uint
             if (came[t] != -1 || !inside[t]) continue;
             came[t] = e;
             queue[tail++] = t;
-            if (goal[t]) { found = t; break; }
+            if (goal[t]) {
+                found = t;
+                break;
+            }
         }
     }
     int64_t steps = 0;
     if (found >= 0) {
         for (int64_t at = found; at != start;) {
             int64_t e = came[at];
-            if (steps >= cap) { steps = -2; break; }
+            if (steps >= cap) {
+                steps = -2;
+                break;
+            }
             path[steps++] = e;
             /* the edge's source: the last state whose edges start at or before e */
             int64_t lo = 0, hi = g->n - 1;
             while (lo < hi) {
                 int64_t mid = (lo + hi + 1) / 2;
-                if (g->off[mid] <= e) lo = mid; else hi = mid - 1;
+                if (g->off[mid] <= e)
+                    lo = mid;
+                else
+                    hi = mid - 1;
             }
             at = lo;
         }
         if (steps > 0)
             for (int64_t i = 0, j = steps - 1; i < j; i++, j--) {
-                int64_t x = path[i]; path[i] = path[j]; path[j] = x;
+                int64_t x = path[i];
+                path[i] = path[j];
+                path[j] = x;
             }
     } else {
         steps = -1;

@@ -36,8 +36,8 @@ const char *model_param_names(void);
  * reference core). */
 Model *model_new(const ModelParams *p, char *why, size_t room);
 /* model_new's refusal: the reason, printf-style, into why; returns NULL. */
-__attribute__((format(printf, 3, 4)))
-static inline void *refuse(char *why, size_t room, const char *format, ...) {
+__attribute__((format(printf, 3, 4))) static inline void *refuse(char *why, size_t room,
+                                                                 const char *format, ...) {
     va_list args;
     va_start(args, format);
     if (room) vsnprintf(why, room, format, args);
@@ -70,8 +70,8 @@ int model_action_of(uint16_t label);
  * it reaches are or-ed into `*reached`. Returns the count, or MODEL_OVERFLOW (nothing
  * written) past `cap` or model_max_successors. `scratch`: the thread's (model_scratch_size). */
 int model_expand(const Model *m, void *scratch, const uint8_t *row, int cap, uint8_t *out,
-                 uint16_t *labels, uint32_t trans_mask, uint32_t *violated,
-                 uint32_t guard_mask, uint32_t *reached);
+                 uint16_t *labels, uint32_t trans_mask, uint32_t *violated, uint32_t guard_mask,
+                 uint32_t *reached);
 /* The representative of the row's orbit under replica renamings (the reference core's
  * canonical form exactly: smallest marshal encoding among the renamings that sort the
  * replicas' keys) into `out`, which may not alias `row`. 0, or MODEL_OVERFLOW. */
@@ -85,8 +85,7 @@ int model_marshal(const Model *m, const uint8_t *row, uint8_t *buf);
  * predicates). For liveness property `prop` (the model's order): bit k of `*opened` is set
  * when `row` opens obligation key k (for a leads-to property P ~> Q, k in P(state); the
  * codec maps key numbers to the Python keys), bit k of `*goal` when Q(state, k) holds. */
-void model_liveness(const Model *m, const uint8_t *row, int prop, uint64_t *opened,
-                    uint64_t *goal);
+void model_liveness(const Model *m, const uint8_t *row, int prop, uint64_t *opened, uint64_t *goal);
 /* The model's named state conditions (Fairness.when), one bit each in the codec's order,
  * and MODEL_CUT_BIT when the model's cut holds (a bound stops progress here). */
 #define MODEL_CUT_BIT 31

@@ -36,37 +36,50 @@ static inline void *part(void *scratch, size_t at) { return (uint8_t *)scratch +
 
 /* A tuple of n items: '(' and n as a 32-bit little-endian count. */
 static inline uint8_t *w_tuple(uint8_t *b, int n) {
-    *b++ = '('; b[0] = (uint8_t)n; b[1] = (uint8_t)(n >> 8); b[2] = 0; b[3] = 0;
+    *b++ = '(';
+    b[0] = (uint8_t)n;
+    b[1] = (uint8_t)(n >> 8);
+    b[2] = 0;
+    b[3] = 0;
     return b + 4;
 }
 
 /* An int: 'i' and its 32-bit little-endian value. */
 static inline uint8_t *w_int(uint8_t *b, int v) {
     uint32_t u = (uint32_t)(int32_t)v;
-    *b++ = 'i'; b[0] = u; b[1] = u >> 8; b[2] = u >> 16; b[3] = u >> 24;
+    *b++ = 'i';
+    b[0] = u;
+    b[1] = u >> 8;
+    b[2] = u >> 16;
+    b[3] = u >> 24;
     return b + 4;
 }
 
 /* An int, or None ('N') for a negative value. */
 static inline uint8_t *w_opt(uint8_t *b, int v) {
-    if (v < 0) { *b++ = 'N'; return b; }
+    if (v < 0) {
+        *b++ = 'N';
+        return b;
+    }
     return w_int(b, v);
 }
 
 /* The sorted tuple of the members of a bit mask. */
 static inline uint8_t *w_members(uint8_t *b, uint8_t mask) {
     b = w_tuple(b, __builtin_popcount(mask));
-    for (int r = 0; r < ROWS_MAX_REPLICAS; r++) if ((mask >> r) & 1) b = w_int(b, r);
+    for (int r = 0; r < ROWS_MAX_REPLICAS; r++)
+        if ((mask >> r) & 1) b = w_int(b, r);
     return b;
 }
 
 /* Two logs' records [0, h) as Python compares the slices a[:h] == b[:h]: a log is its LEO and
  * the id and epoch of each record. */
-static inline int same_prefix(int len_a, const int8_t *id_a, const int8_t *ep_a,
-                              int len_b, const int8_t *id_b, const int8_t *ep_b, int h) {
+static inline int same_prefix(int len_a, const int8_t *id_a, const int8_t *ep_a, int len_b,
+                              const int8_t *id_b, const int8_t *ep_b, int h) {
     int la = len_a < h ? len_a : h, lb = len_b < h ? len_b : h;
     if (la != lb) return 0;
-    for (int o = 0; o < la; o++) if (id_a[o] != id_b[o] || ep_a[o] != ep_b[o]) return 0;
+    for (int o = 0; o < la; o++)
+        if (id_a[o] != id_b[o] || ep_a[o] != ep_b[o]) return 0;
     return 1;
 }
 
@@ -81,13 +94,23 @@ static inline int next_permutation(int *a, int len) {
     int i = len - 2;
     while (i >= 0 && a[i] >= a[i + 1]) i--;
     if (i < 0) {
-        for (int lo = 0, hi = len - 1; lo < hi; lo++, hi--) { int t = a[lo]; a[lo] = a[hi]; a[hi] = t; }
+        for (int lo = 0, hi = len - 1; lo < hi; lo++, hi--) {
+            int t = a[lo];
+            a[lo] = a[hi];
+            a[hi] = t;
+        }
         return 0;
     }
     int j = len - 1;
     while (a[j] <= a[i]) j--;
-    int t = a[i]; a[i] = a[j]; a[j] = t;
-    for (int lo = i + 1, hi = len - 1; lo < hi; lo++, hi--) { t = a[lo]; a[lo] = a[hi]; a[hi] = t; }
+    int t = a[i];
+    a[i] = a[j];
+    a[j] = t;
+    for (int lo = i + 1, hi = len - 1; lo < hi; lo++, hi--) {
+        t = a[lo];
+        a[lo] = a[hi];
+        a[hi] = t;
+    }
     return 1;
 }
 
@@ -103,21 +126,26 @@ typedef int (*Encode)(const void *model, const void *state, uint8_t *buf);
  * `best` and `bytes` for one encoding each, `room` bytes (the model's max_marshal, which
  * bounds every encoding). 0, or -1 when n is past ROWS_MAX_REPLICAS or an encoding came out
  * longer than `room` (a wrong bound: the caller reports it). */
-static inline int canonical_form(const void *model, const void *state, int n,
-                                 size_t state_size, KeyCmp cmp, Rename rename, Encode encode,
-                                 void *out, void *cand, uint8_t *best, uint8_t *bytes, int room) {
+static inline int canonical_form(const void *model, const void *state, int n, size_t state_size,
+                                 KeyCmp cmp, Rename rename, Encode encode, void *out, void *cand,
+                                 uint8_t *best, uint8_t *bytes, int room) {
     if (n < 1 || n > ROWS_MAX_REPLICAS) return -1;
     int order[ROWS_MAX_REPLICAS], perm[ROWS_MAX_REPLICAS], starts[ROWS_MAX_REPLICAS + 1];
     int groups = 0, tied = 0;
     for (int i = 0; i < n; i++) order[i] = i;
     for (int i = 1; i < n; i++) {
         int v = order[i], j = i - 1;
-        while (j >= 0 && cmp(model, state, order[j], v) > 0) { order[j + 1] = order[j]; j--; }
+        while (j >= 0 && cmp(model, state, order[j], v) > 0) {
+            order[j + 1] = order[j];
+            j--;
+        }
         order[j + 1] = v;
     }
     for (int i = 0; i < n; i++) {
-        if (i == 0 || cmp(model, state, order[i - 1], order[i]) != 0) starts[groups++] = i;
-        else tied = 1;
+        if (i == 0 || cmp(model, state, order[i - 1], order[i]) != 0)
+            starts[groups++] = i;
+        else
+            tied = 1;
     }
     starts[groups] = n;
     if (!tied) {

@@ -32,7 +32,7 @@ static void sort_keys(Key *a, Key *tmp, size_t n) {
         memcpy(a, tmp, n * sizeof(Key));
     }
 #if HW_KEY_BITS == 128
-    for (size_t i = 1; i < n; i++) {  /* keys sharing a low word (rare): by high word */
+    for (size_t i = 1; i < n; i++) { /* keys sharing a low word (rare): by high word */
         Key k = a[i];
         size_t j = i;
         for (; j > 0 && key_less(k, a[j - 1]); j--) a[j] = a[j - 1];
@@ -63,7 +63,8 @@ static int sub_merge(SubSeen *s, int sub, const Key *add, size_t n) {
     int lost = 0;
 #endif
     if (lost || !packed || !start) {
-        free(packed); free(start);
+        free(packed);
+        free(start);
 #if HW_KEY_BITS == 128
         free(high);
 #endif
@@ -73,7 +74,7 @@ static int sub_merge(SubSeen *s, int sub, const Key *add, size_t n) {
     while (i < s->count || k < n) {
         uint64_t r;
         Key key = 0;
-        if (i < s->count) {  /* the old entry i, as a key */
+        if (i < s->count) { /* the old entry i, as a key */
             while (s->start[bucket + 1] <= i) bucket++;
             uint64_t old = (uint64_t)bucket << s->width | packed_get(s->packed, s->width, i);
             key = seen_unresidual(old, sub);
@@ -82,7 +83,7 @@ static int sub_merge(SubSeen *s, int sub, const Key *add, size_t n) {
 #endif
         }
         if (k < n && (i == s->count || !key_less(key, add[k]))) {
-            if (i < s->count && key == add[k]) i++;  /* already held: keep one */
+            if (i < s->count && key == add[k]) i++; /* already held: keep one */
             key = add[k++];
         } else {
             i++;
@@ -100,7 +101,8 @@ static int sub_merge(SubSeen *s, int sub, const Key *add, size_t n) {
         out++;
     }
     for (size_t j = 1; j <= ((size_t)1 << b); j++) start[j] += start[j - 1];
-    free(s->packed); free(s->start);
+    free(s->packed);
+    free(s->start);
     s->packed = packed;
     s->start = start;
 #if HW_KEY_BITS == 128
@@ -116,11 +118,16 @@ static int sub_merge(SubSeen *s, int sub, const Key *add, size_t n) {
 int seen_add(Seen *part, const Key *keys, size_t n) {
     if (!n) return 0;
     Key *a = malloc(n * sizeof(Key)), *tmp = malloc(n * sizeof(Key));
-    if (!a || !tmp) { free(a); free(tmp); return TABLE_NO_MEMORY; }
+    if (!a || !tmp) {
+        free(a);
+        free(tmp);
+        return TABLE_NO_MEMORY;
+    }
     memcpy(a, keys, n * sizeof(Key));
     sort_keys(a, tmp, n);
-    size_t kept = 0;  /* drop repeats */
-    for (size_t i = 0; i < n; i++) if (!kept || a[i] != a[kept - 1]) a[kept++] = a[i];
+    size_t kept = 0; /* drop repeats */
+    for (size_t i = 0; i < n; i++)
+        if (!kept || a[i] != a[kept - 1]) a[kept++] = a[i];
     int rc = 0;
     for (size_t from = 0; from < kept && !rc;) {
         int sub = sub_index(a[from]);
@@ -129,7 +136,8 @@ int seen_add(Seen *part, const Key *keys, size_t n) {
         rc = sub_merge(&part->sub[sub], sub, a + from, to - from);
         from = to;
     }
-    free(a); free(tmp);
+    free(a);
+    free(tmp);
     return rc;
 }
 
@@ -140,7 +148,8 @@ int seen_add_any(Seen *parts, int threads, const Key *keys, size_t n) {
     int rc = 0;
     for (int p = 0; p < threads && !rc; p++) {
         size_t m = 0;
-        for (size_t i = 0; i < n; i++) if (part_of(threads, keys[i]) == p) mine[m++] = keys[i];
+        for (size_t i = 0; i < n; i++)
+            if (part_of(threads, keys[i]) == p) mine[m++] = keys[i];
         rc = seen_add(&parts[p], mine, m);
     }
     free(mine);
@@ -160,7 +169,8 @@ size_t seen_bytes(const Seen *parts, int threads) {
         for (int t = 0; t < SUBTABLES; t++) {
             const SubSeen *s = &parts[p].sub[t];
             if (!s->count) continue;
-            bytes += (s->count * s->width + 7) / 8 + 8 + (((size_t)1 << s->b) + 1) * sizeof(uint32_t);
+            bytes +=
+                (s->count * s->width + 7) / 8 + 8 + (((size_t)1 << s->b) + 1) * sizeof(uint32_t);
 #if HW_KEY_BITS == 128
             bytes += s->count * sizeof(uint64_t);
 #endif
@@ -189,7 +199,8 @@ void seen_clear(Seen *parts, int threads) {
     for (int p = 0; p < threads; p++)
         for (int t = 0; t < SUBTABLES; t++) {
             SubSeen *s = &parts[p].sub[t];
-            free(s->packed); free(s->start);
+            free(s->packed);
+            free(s->start);
 #if HW_KEY_BITS == 128
             free(s->high);
 #endif

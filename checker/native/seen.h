@@ -29,13 +29,13 @@
 #define SUB_MAX ((size_t)UINT32_MAX)
 
 typedef struct {
-    uint8_t *packed;  /* count entries of `width` bits, in order; 8 bytes of padding after */
-    uint32_t *start;  /* (1 << b) + 1 of them: bucket j holds entries start[j] .. start[j+1]-1 */
+    uint8_t *packed; /* count entries of `width` bits, in order; 8 bytes of padding after */
+    uint32_t *start; /* (1 << b) + 1 of them: bucket j holds entries start[j] .. start[j+1]-1 */
 #if HW_KEY_BITS == 128
-    uint64_t *high;   /* each entry's high word */
+    uint64_t *high; /* each entry's high word */
 #endif
     size_t count;
-    int b, width;     /* width = RESIDUAL_BITS - b */
+    int b, width; /* width = RESIDUAL_BITS - b */
 } SubSeen;
 
 typedef struct {

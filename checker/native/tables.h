@@ -28,8 +28,10 @@ static inline uint64_t row_hash64(const uint8_t *p, int len) {
     uint64_t w = 0;
     memcpy(&w, p + i, len - i);
     h ^= w * 0xC2B2AE3D27D4EB4Full;
-    h ^= h >> 33; h *= 0xFF51AFD7ED558CCDull;
-    h ^= h >> 33; h *= 0xC4CEB9FE1A85EC53ull;
+    h ^= h >> 33;
+    h *= 0xFF51AFD7ED558CCDull;
+    h ^= h >> 33;
+    h *= 0xC4CEB9FE1A85EC53ull;
     h ^= h >> 33;
     return h ? h : 1;
 }
@@ -68,9 +70,9 @@ typedef struct {
     uint32_t *parent;
     uint16_t *label;
     size_t n, cap;
-    uint32_t *index;  /* entry + 1 per slot (0: empty) */
+    uint32_t *index; /* entry + 1 per slot (0: empty) */
     size_t index_cap;
-} __attribute__((aligned(64))) Table;  /* one cache line apart: each thread writes its own */
+} __attribute__((aligned(64))) Table; /* one cache line apart: each thread writes its own */
 
 static inline int table_full(const Table *t) { return t->n >= LEVEL_MAX; }
 
@@ -102,8 +104,15 @@ static inline int table_double(Table *t, int width) {
     uint8_t *rows = realloc(t->rows, cap * width);
     if (!rows) return -1;
     t->rows = rows;
-#define GROW(field, type) { type *p = realloc(t->field, cap * sizeof(type)); if (!p) return -1; t->field = p; }
-    GROW(h, Key) GROW(parent, uint32_t) GROW(label, uint16_t)
+#define GROW(field, type)                                                                          \
+    do {                                                                                           \
+        type *p = realloc(t->field, cap * sizeof(type));                                           \
+        if (!p) return -1;                                                                         \
+        t->field = p;                                                                              \
+    } while (0)
+    GROW(h, Key);
+    GROW(parent, uint32_t);
+    GROW(label, uint16_t);
 #undef GROW
     t->cap = cap;
     return 0;
@@ -115,8 +124,8 @@ static inline int table_grow(Table *t, int width) {
 
 /* Append an entry without looking for it (a worker's finds for another partition: its
  * owner dedups them at the merge). 0, TABLE_NO_MEMORY or TABLE_LIMIT. */
-static inline int table_push(Table *t, int width, const uint8_t *row, Key h,
-                             uint32_t parent, uint16_t label) {
+static inline int table_push(Table *t, int width, const uint8_t *row, Key h, uint32_t parent,
+                             uint16_t label) {
     if (table_full(t)) return TABLE_LIMIT;
     if (t->n == t->cap && table_double(t, width)) return TABLE_NO_MEMORY;
     size_t at = t->n++;
@@ -127,13 +136,17 @@ static inline int table_push(Table *t, int width, const uint8_t *row, Key h,
     return 0;
 }
 
-static inline void table_clear(Table *t) {  /* keeps its arrays */
+static inline void table_clear(Table *t) { /* keeps its arrays */
     t->n = 0;
     if (t->index) memset(t->index, 0, t->index_cap * sizeof(uint32_t));
 }
 
 static inline void table_free(Table *t) {
-    free(t->rows); free(t->h); free(t->parent); free(t->label); free(t->index);
+    free(t->rows);
+    free(t->h);
+    free(t->parent);
+    free(t->label);
+    free(t->index);
 }
 
 static inline int better(uint64_t pfp, uint16_t rank, uint64_t old_pfp, uint16_t old_rank) {
@@ -144,7 +157,7 @@ static inline int better(uint64_t pfp, uint16_t rank, uint64_t old_pfp, uint16_t
  * already there re-parented if this discovery wins the tie-break. 0, TABLE_NO_MEMORY or
  * TABLE_LIMIT (a new entry past LEVEL_MAX). */
 static inline int table_offer(Table *t, int width, const uint64_t *front_fp, const uint16_t *rank,
-                       const uint8_t *row, Key h, uint32_t parent, uint16_t label) {
+                              const uint8_t *row, Key h, uint32_t parent, uint16_t label) {
     size_t mask = t->index_cap - 1, slot = key_low(h) & mask;
     for (; t->index[slot]; slot = (slot + 1) & mask) {
         size_t at = t->index[slot] - 1;

@@ -80,7 +80,7 @@ int eng_front_fps_set(Engine *e, const uint64_t *fps, int64_t n) {
     if (!fp) return ENG_NO_MEMORY;
     e->front_fp = fp;
     memcpy(fp, fps, (size_t)n * sizeof(uint64_t));
-    e->front_cap = 0;  /* no rows held: eng_advance and eng_seed allocate anew */
+    e->front_cap = 0; /* no rows held: eng_advance and eng_seed allocate anew */
     e->front_n = (size_t)n;
     e->window = NULL;
     e->window_base = 0;
@@ -101,7 +101,10 @@ int eng_level_release(Engine *e) {
                 memset(&e->workers[p].out[q], 0, sizeof(Table));
             }
     }
-    free(e->next.parent); free(e->next.label); free(e->next.bad); free(e->next.fp);
+    free(e->next.parent);
+    free(e->next.label);
+    free(e->next.bad);
+    free(e->next.fp);
     memset(&e->next, 0, sizeof(Level));
 #ifdef __GLIBC__
     malloc_trim(0);
@@ -112,8 +115,7 @@ int eng_level_release(Engine *e) {
 /* Every entry of the level being built, in eng_next_hashes' order: row hashes, parents
  * (frontier indices), labels and rows into the four arrays (eng_next_size each; `rows`
  * may be NULL: a streamed level's flush keeps none, eng_regen makes them again). */
-void eng_next_entries(const Engine *e, Key *h, uint32_t *parent, uint16_t *label,
-                      uint8_t *rows) {
+void eng_next_entries(const Engine *e, Key *h, uint32_t *parent, uint16_t *label, uint8_t *rows) {
     for (int p = 0; p < e->threads; p++) {
         const Table *t = &e->part[p];
         memcpy(h, t->h, t->n * sizeof(Key));
@@ -123,7 +125,9 @@ void eng_next_entries(const Engine *e, Key *h, uint32_t *parent, uint16_t *label
             memcpy(rows, t->rows, t->n * (size_t)e->width);
             rows += t->n * (size_t)e->width;
         }
-        h += t->n; parent += t->n; label += t->n;
+        h += t->n;
+        parent += t->n;
+        label += t->n;
     }
 }
 
@@ -168,9 +172,12 @@ static void *regen_share(void *arg) {
         uint32_t parent = e->want_parent[i];
         if (i == start || parent != e->want_parent[i - 1]) {
             const uint8_t *row = e->window + ((int64_t)parent - e->window_base) * width;
-            k = model_expand(e->m, w->scratch, row, e->max_succ, w->succ, w->labels, 0,
-                             w->violated, 0, &reached);
-            if (k < 0) { w->failed = ENG_OVERFLOW; return NULL; }
+            k = model_expand(e->m, w->scratch, row, e->max_succ, w->succ, w->labels, 0, w->violated,
+                             0, &reached);
+            if (k < 0) {
+                w->failed = ENG_OVERFLOW;
+                return NULL;
+            }
         }
         int found = 0;
         for (int j = 0; j < k && !found; j++) {
@@ -187,7 +194,10 @@ static void *regen_share(void *arg) {
             memcpy(e->want_rows + i * width, succ, width);
             found = 1;
         }
-        if (!found) { w->failed = ENG_MISMATCH; return NULL; }
+        if (!found) {
+            w->failed = ENG_MISMATCH;
+            return NULL;
+        }
     }
     return NULL;
 }
@@ -197,8 +207,8 @@ static void *regen_share(void *arg) {
  * the window, on every thread, into `rows` (n x width). `parent`: frontier indices in the
  * window, ascending, so a parent is expanded once per run of its entries. 0, ENG_OVERFLOW,
  * or ENG_MISMATCH when no successor of the parent has that label and key. */
-int eng_regen(Engine *e, const uint32_t *parent, const uint16_t *label, const Key *key,
-              int64_t n, uint8_t *rows) {
+int eng_regen(Engine *e, const uint32_t *parent, const uint16_t *label, const Key *key, int64_t n,
+              uint8_t *rows) {
     e->want_parent = parent;
     e->want_label = label;
     e->want_key = key;

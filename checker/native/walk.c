@@ -42,7 +42,8 @@ static uint32_t mt_word(uint32_t *mt) {
 static uint32_t mt_below(uint32_t *mt, uint32_t n) {
     int k = 32 - __builtin_clz(n);
     uint32_t r;
-    do r = mt_word(mt) >> (32 - k); while (r >= n);
+    do r = mt_word(mt) >> (32 - k);
+    while (r >= n);
     return r;
 }
 
@@ -83,7 +84,13 @@ int eng_walk(Engine *e, uint32_t *mt, int depth, const double *weights, const ui
     double *sums = malloc(most * sizeof(double));
     void *scratch = aligned_alloc(64, model_scratch_size(m));
     if (!row || !succ || !buf || !moves || !bits || !sums || !scratch) {
-        free(row); free(succ); free(buf); free(moves); free(bits); free(sums); free(scratch);
+        free(row);
+        free(succ);
+        free(buf);
+        free(moves);
+        free(bits);
+        free(sums);
+        free(scratch);
         return -1;
     }
     memcpy(row, row0, width);
@@ -95,9 +102,12 @@ int eng_walk(Engine *e, uint32_t *mt, int depth, const double *weights, const ui
     *end = END_DEPTH;
     while (!overflow && n < depth && !(checked && violated == checked)) {
         uint32_t none = 0, open_trans = trans & ~violated, open_guards = guards & ~*reached;
-        int k = model_expand(m, scratch, row, most, succ, moves, open_trans | open_guards, bits,
-                             0, &none);
-        if (k < 0) { overflow = 1; break; }
+        int k = model_expand(m, scratch, row, most, succ, moves, open_trans | open_guards, bits, 0,
+                             &none);
+        if (k < 0) {
+            overflow = 1;
+            break;
+        }
         int pick = -1;
         if (k && !weights) {
             pick = (int)mt_below(mt, (uint32_t)k);
@@ -106,15 +116,21 @@ int eng_walk(Engine *e, uint32_t *mt, int depth, const double *weights, const ui
             for (int j = 0; j < k; j++) sums[j] = total += weights[model_action_of(moves[j])];
             if (total > 0.0) {
                 double x = mt_unit(mt) * total;
-                int lo = 0, hi = k - 1;  /* bisect_right(sums, x, 0, k - 1) */
+                int lo = 0, hi = k - 1; /* bisect_right(sums, x, 0, k - 1) */
                 while (lo < hi) {
                     int mid = (lo + hi) / 2;
-                    if (x < sums[mid]) hi = mid; else lo = mid + 1;
+                    if (x < sums[mid])
+                        hi = mid;
+                    else
+                        lo = mid + 1;
                 }
                 pick = lo;
             }
         }
-        if (pick < 0) { *end = END_DEADLOCK; break; }
+        if (pick < 0) {
+            *end = END_DEADLOCK;
+            break;
+        }
         for (int j = 0; j < k; j++) enabled[model_action_of(moves[j])]++;
         taken[model_action_of(moves[pick])]++;
         *reached |= bits[pick] & open_guards;
@@ -130,6 +146,12 @@ int eng_walk(Engine *e, uint32_t *mt, int depth, const double *weights, const ui
         fps[n - 1] = xxh3_64(buf, len);
     }
     if (*end == END_DEPTH && checked && violated == checked) *end = END_VIOLATION;
-    free(row); free(succ); free(buf); free(moves); free(bits); free(sums); free(scratch);
+    free(row);
+    free(succ);
+    free(buf);
+    free(moves);
+    free(bits);
+    free(sums);
+    free(scratch);
     return overflow ? -2 : n;
 }

@@ -31,8 +31,8 @@ int eng_worker_init(Engine *e, Worker *w) {
     w->broken_row = own((size_t)MAXBITS * e->width);
     w->marshal = own(e->max_marshal);
     w->scratch = own(model_scratch_size(e->m));
-    if (!w->succ || !w->canon || !w->keys || !w->labels || !w->violated || !w->broken_row || !w->marshal
-        || !w->scratch)
+    if (!w->succ || !w->canon || !w->keys || !w->labels || !w->violated || !w->broken_row
+        || !w->marshal || !w->scratch)
         return -1;
     if (e->threads == 1) return 0;
     w->out = own(e->threads * sizeof(Table));
@@ -41,9 +41,16 @@ int eng_worker_init(Engine *e, Worker *w) {
 }
 
 void eng_worker_free(Worker *w) {
-    free(w->succ); free(w->canon); free(w->keys); free(w->labels); free(w->violated); free(w->broken_row);
-    free(w->marshal); free(w->scratch);
-    if (w->out) for (int p = 0; p < w->e->threads; p++) table_free(&w->out[p]);
+    free(w->succ);
+    free(w->canon);
+    free(w->keys);
+    free(w->labels);
+    free(w->violated);
+    free(w->broken_row);
+    free(w->marshal);
+    free(w->scratch);
+    if (w->out)
+        for (int p = 0; p < w->e->threads; p++) table_free(&w->out[p]);
     free(w->out);
 }
 
@@ -51,7 +58,11 @@ static void note_broken(Broken *broken, uint8_t *rows, int width, int bit, uint6
                         uint16_t rank, uint16_t label, uint32_t parent, const uint8_t *row) {
     Broken *b = &broken[bit];
     if (!b->has || better(pfp, rank, b->pfp, b->rank)) {
-        b->has = 1; b->pfp = pfp; b->rank = rank; b->label = label; b->parent = parent;
+        b->has = 1;
+        b->pfp = pfp;
+        b->rank = rank;
+        b->label = label;
+        b->parent = parent;
         memcpy(rows + bit * width, row, width);
     }
 }
@@ -66,10 +77,12 @@ void eng_worker_run(Worker *w) {
     for (int64_t i = w->start; i < w->end && !w->failed; i++) {
         uint64_t pfp = e->front_fp[i];
         const uint8_t *row = e->window + (i - e->window_base) * width;
-        int k = model_expand(e->m, w->scratch, row, e->max_succ, w->succ,
-                             w->labels, e->trans_mask, w->violated, guards & ~w->reached,
-                             &w->reached);
-        if (k < 0) { w->failed = ENG_OVERFLOW; break; }
+        int k = model_expand(e->m, w->scratch, row, e->max_succ, w->succ, w->labels, e->trans_mask,
+                             w->violated, guards & ~w->reached, &w->reached);
+        if (k < 0) {
+            w->failed = ENG_OVERFLOW;
+            break;
+        }
         /* first every successor's canonical row (in place of the successor) and key, each
          * key's bucket fetched ahead once the seen set outgrows the caches (PREFETCH_FROM),
          * then the lookups: their cache misses overlap */
@@ -78,27 +91,35 @@ void eng_worker_run(Worker *w) {
             uint8_t *succ = w->succ + (size_t)j * width;
             w->generated[model_action_of(label)]++;
             for (uint32_t bad = w->violated[j]; bad; bad &= bad - 1)
-                note_broken(w->broken, w->broken_row, width, __builtin_ctz(bad), pfp, rank,
-                            label, (uint32_t)i, succ);
+                note_broken(w->broken, w->broken_row, width, __builtin_ctz(bad), pfp, rank, label,
+                            (uint32_t)i, succ);
             if (e->symmetry) {
-                if (model_canonical(e->m, w->scratch, succ, w->canon)) { w->failed = ENG_OVERFLOW; break; }
+                if (model_canonical(e->m, w->scratch, succ, w->canon)) {
+                    w->failed = ENG_OVERFLOW;
+                    break;
+                }
                 memcpy(succ, w->canon, width);
             }
             w->keys[j] = row_hash(succ, width);
             if (e->prefetch) seen_prefetch(e->seen, e->threads, w->keys[j]);
         }
         if (e->prefetch)
-            for (int j = 0; j < k && !w->failed; j++) seen_prefetch_entries(e->seen, e->threads, w->keys[j]);
+            for (int j = 0; j < k && !w->failed; j++)
+                seen_prefetch_entries(e->seen, e->threads, w->keys[j]);
         for (int j = 0; j < k && !w->failed; j++) {
             Key h = w->keys[j];
             if (seen_has(e->seen, e->threads, h)) continue;
             const uint8_t *key = w->succ + (size_t)j * width;
             uint16_t label = w->labels[j];
-            int owner = part_of(e->threads, h);  /* this worker's own partition takes it directly */
+            int owner = part_of(e->threads, h); /* this worker's own partition takes it directly */
             int rc = owner == w->index
-                         ? table_offer(&e->part[owner], width, e->front_fp, e->rank, key, h, (uint32_t)i, label)
-                         : table_push(&w->out[owner], width, key, h, (uint32_t)i, label);
-            if (rc) { w->failed = rc; break; }  /* ENG_NO_MEMORY or ENG_LIMIT */
+                ? table_offer(&e->part[owner], width, e->front_fp, e->rank, key, h, (uint32_t)i,
+                              label)
+                : table_push(&w->out[owner], width, key, h, (uint32_t)i, label);
+            if (rc) {
+                w->failed = rc;
+                break;
+            } /* ENG_NO_MEMORY or ENG_LIMIT */
         }
     }
 }
@@ -127,7 +148,7 @@ void *eng_worker_merge(void *arg) {
     Engine *e = w->e;
     Table *into = &e->part[w->index];
     for (int t = 0; t < e->threads && !w->failed; t++) {
-        if (t == w->index) continue;  /* its own finds went straight in */
+        if (t == w->index) continue; /* its own finds went straight in */
         Table *from = &e->workers[t].out[w->index];
         for (size_t k = 0; k < from->n && !w->failed; k++)
             w->failed = table_offer(into, e->width, e->front_fp, e->rank, from->rows + k * e->width,
@@ -155,7 +176,10 @@ int eng_run_workers(Engine *e, void *(*fn)(void *)) {
 
 /* Fold a worker's counts, violations and guards into the level's. */
 void eng_worker_fold(Engine *e, Worker *w) {
-    for (int a = 0; a < MODEL_MAX_ACTIONS; a++) { e->generated[a] += w->generated[a]; w->generated[a] = 0; }
+    for (int a = 0; a < MODEL_MAX_ACTIONS; a++) {
+        e->generated[a] += w->generated[a];
+        w->generated[a] = 0;
+    }
     for (int bit = 0; bit < MAXBITS; bit++) {
         Broken *b = &w->broken[bit];
         if (b->has)
@@ -166,4 +190,3 @@ void eng_worker_fold(Engine *e, Worker *w) {
     e->guard_mask &= ~w->reached;
     w->reached = 0;
 }
-

@@ -35,8 +35,16 @@ static const uint8_t SECRET[192] = {
     0x45, 0xcb, 0x3a, 0x8f, 0x95, 0x16, 0x04, 0x28, 0xaf, 0xd7, 0xfb, 0xca, 0xbb, 0x4b, 0x40, 0x7e,
 };
 
-static inline uint64_t le64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
-static inline uint32_t le32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
+static inline uint64_t le64(const uint8_t *p) {
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+static inline uint32_t le32(const uint8_t *p) {
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
 static inline uint64_t rotl64(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
 
 static inline uint64_t fold128(uint64_t a, uint64_t b) {
@@ -51,8 +59,10 @@ static uint64_t avalanche(uint64_t x) {
 }
 
 static uint64_t avalanche64(uint64_t x) {
-    x ^= x >> 33; x *= P64_2;
-    x ^= x >> 29; x *= P64_3;
+    x ^= x >> 33;
+    x *= P64_2;
+    x ^= x >> 29;
+    x *= P64_3;
     return x ^ (x >> 32);
 }
 
@@ -78,7 +88,7 @@ static uint64_t small(const uint8_t *in, size_t len) {
     }
     if (len) {
         uint32_t packed = (uint32_t)in[len - 1] | ((uint32_t)len << 8) | ((uint32_t)in[0] << 16)
-                          | ((uint32_t)in[len >> 1] << 24);
+            | ((uint32_t)in[len >> 1] << 24);
         return avalanche64((uint64_t)(le32(SECRET) ^ le32(SECRET + 4)) ^ packed);
     }
     return avalanche64(le64(SECRET + 56) ^ le64(SECRET + 64));
@@ -114,7 +124,8 @@ static uint64_t large(const uint8_t *in, size_t len) {
     const size_t stripes = (sizeof(SECRET) - 64) / 8, block = 64 * stripes;
     size_t blocks = (len - 1) / block;
     for (size_t b = 0; b < blocks; b++) {
-        for (size_t n = 0; n < stripes; n++) accumulate(acc, in + b * block + 64 * n, SECRET + 8 * n);
+        for (size_t n = 0; n < stripes; n++)
+            accumulate(acc, in + b * block + 64 * n, SECRET + 8 * n);
         for (int i = 0; i < 8; i++) {
             acc[i] ^= acc[i] >> 47;
             acc[i] ^= le64(SECRET + sizeof(SECRET) - 64 + 8 * i);
@@ -126,7 +137,8 @@ static uint64_t large(const uint8_t *in, size_t len) {
     accumulate(acc, in + len - 64, SECRET + sizeof(SECRET) - 71);
     uint64_t result = len * P64_1;
     for (int i = 0; i < 4; i++)
-        result += fold128(acc[2 * i] ^ le64(SECRET + 11 + 16 * i), acc[2 * i + 1] ^ le64(SECRET + 19 + 16 * i));
+        result += fold128(acc[2 * i] ^ le64(SECRET + 11 + 16 * i),
+                          acc[2 * i + 1] ^ le64(SECRET + 19 + 16 * i));
     return avalanche(result);
 }
 

@@ -32,6 +32,7 @@ from spec.rows import LabelLayout, mask, members
 HERE = Path(__file__).parent
 SOURCES = (
     HERE / "state.c",
+    HERE / "marshal.c",
     HERE / "canonical.c",
     HERE / "actions.c",
     HERE / "alter.c",

@@ -16,17 +16,21 @@ int kafka_successors(const Model *m, const St *s, St *out, uint16_t *labels) {
             if (!x->alive || x->vleader != r || popcount8(x->visr) < m->produce_min_isr) continue;
             St *t = EMIT(LABEL(A_PRODUCE, r, 0));
             Rep *y = &t->r[r];
-            y->id[y->len] = s->next_id; y->ep[y->len] = x->vepoch; y->len++;
-            y->hw = (int8_t)leader_hw(y->len, x->hw, r, counted_isr(m, s, r), x->remote, m->hw_min_isr,
-                                      popcount8(x->visr));
+            y->id[y->len] = s->next_id;
+            y->ep[y->len] = x->vepoch;
+            y->len++;
+            y->hw = (int8_t)leader_hw(y->len, x->hw, r, counted_isr(m, s, r), x->remote,
+                                      m->hw_min_isr, popcount8(x->visr));
             commit(m, t, y, x->hw, y->hw);
             t->next_id++;
         }
     /* model.model_actions: at Fetch's place FetchRequest, FetchResponse and LoseResponse
      * (split-fetch), or with truncation on fetch fetching.fetch; with truncation on fetch
      * and hw-before-truncation, then TruncateOnFetchResponse */
-    if (m->split_fetch) k = kafka_flight_successors(m, s, out, labels, k);
-    else if (m->rule == RULE_DIVERGING) k = kafka_diverging_fetch(m, s, out, labels, k);
+    if (m->split_fetch)
+        k = kafka_flight_successors(m, s, out, labels, k);
+    else if (m->rule == RULE_DIVERGING)
+        k = kafka_diverging_fetch(m, s, out, labels, k);
     if (m->rule == RULE_DIVERGING && m->hw_before_truncation)
         k = kafka_truncate_successors(m, s, out, labels, k);
     /* Fetch(follower, leader) */
@@ -37,7 +41,7 @@ int kafka_successors(const Model *m, const St *s, St *out, uint16_t *labels) {
         St *t = EMIT(LABEL(A_FETCH, f, l));
         Rep *y = &t->r[f];
         int offset = x->len, lleo = lx->len;
-        if (offset > lleo) {  /* OFFSET_OUT_OF_RANGE */
+        if (offset > lleo) { /* OFFSET_OUT_OF_RANGE */
             y->len = (int8_t)lleo;
             if (y->hw > lleo) y->hw = (int8_t)lleo;
             y->has_remote = 0;
@@ -45,7 +49,10 @@ int kafka_successors(const Model *m, const St *s, St *out, uint16_t *labels) {
             continue;
         }
         int response_hw = leader_answers(m, s, t, l, f, offset);
-        for (int o = offset; o < lleo; o++) { y->id[o] = lx->id[o]; y->ep[o] = lx->ep[o]; }
+        for (int o = offset; o < lleo; o++) {
+            y->id[o] = lx->id[o];
+            y->ep[o] = lx->ep[o];
+        }
         y->len = (int8_t)lleo;
         y->hw = (int8_t)(response_hw < lleo ? response_hw : lleo);
         y->has_remote = 0;
@@ -108,7 +115,8 @@ int kafka_successors(const Model *m, const St *s, St *out, uint16_t *labels) {
     if (s->cepoch < m->E) {
         uint8_t live = 0;
         int chosen = 0;
-        for (int r = 0; r < n; r++) if (has(s->cisr, r) && s->r[r].alive) live |= (uint8_t)(1u << r);
+        for (int r = 0; r < n; r++)
+            if (has(s->cisr, r) && s->r[r].alive) live |= (uint8_t)(1u << r);
         for (int r = 0; r < n; r++) {
             int from_isr = has(live, r);
             int from_elr = !live && m->elr && has(s->celr, r) && s->r[r].alive;
@@ -127,7 +135,8 @@ int kafka_successors(const Model *m, const St *s, St *out, uint16_t *labels) {
     /* UncleanElect(leader): no ISR member up (replaced by UncleanRecovery with elr) */
     if (m->unclean_election && s->cepoch < m->E && !m->elr) {
         int any = 0;
-        for (int r = 0; r < n; r++) if (has(s->cisr, r) && s->r[r].alive) any = 1;
+        for (int r = 0; r < n; r++)
+            if (has(s->cisr, r) && s->r[r].alive) any = 1;
         if (!any)
             for (int r = 0; r < n; r++) {
                 if (!s->r[r].alive) continue;
@@ -152,9 +161,9 @@ int kafka_successors(const Model *m, const St *s, St *out, uint16_t *labels) {
         if (s->r[r].alive || r == s->cleader) continue;
         St *t = EMIT(LABEL(A_RESTART, r, 0));
         t->r[r].alive = 1;
-        t->al_has[r] = 0;  /* a new broker epoch: its request in flight is rejected */
+        t->al_has[r] = 0; /* a new broker epoch: its request in flight is rejected */
         no_view(&t->r[r], s->cepoch - 1 > -1 ? s->cepoch - 1 : -1);
-        fence_unclean(m, s, t, r);  /* elr: registered without a clean shutdown's epoch */
+        fence_unclean(m, s, t, r); /* elr: registered without a clean shutdown's epoch */
     }
     /* BecomeLeader(replica, epoch) */
     for (int r = 0; r < n; r++) {
@@ -169,7 +178,9 @@ int kafka_successors(const Model *m, const St *s, St *out, uint16_t *labels) {
             y->hw = (int8_t)leader_hw(x->len, x->hw, r, s->risr[e], y->remote, m->hw_min_isr,
                                       popcount8(s->risr[e]));
             commit(m, t, x, x->hw, y->hw);
-            y->vleader = (int8_t)r; y->vepoch = (int8_t)e; y->visr = s->risr[e];
+            y->vleader = (int8_t)r;
+            y->vepoch = (int8_t)e;
+            y->visr = s->risr[e];
             put_fetcher(m, t, r, FE_NONE);
         }
     }
@@ -186,10 +197,13 @@ int kafka_successors(const Model *m, const St *s, St *out, uint16_t *labels) {
             Rep *y = &t->r[r];
             y->len = (int8_t)offset;
             if (y->hw > offset) y->hw = (int8_t)offset;
-            y->vleader = (int8_t)l; y->vepoch = (int8_t)e; y->visr = s->risr[e];
+            y->vleader = (int8_t)l;
+            y->vepoch = (int8_t)e;
+            y->visr = s->risr[e];
             y->has_remote = 0;
             truncated(m, t, r, offset);
-            put_fetcher(m, t, r, m->empty_clears_epoch ? FE_FRESH : FE_NONE);  /* on_become_follower */
+            put_fetcher(m, t, r,
+                        m->empty_clears_epoch ? FE_FRESH : FE_NONE); /* on_become_follower */
         }
     }
     /* UncleanRecovery(leader): elr only, the live replica(s) with the largest (epoch, LEO) */
@@ -197,17 +211,20 @@ int kafka_successors(const Model *m, const St *s, St *out, uint16_t *labels) {
         int any = 0, best_e = -2, best_len = -1;
         for (int r = 0; r < n; r++)
             if ((has(s->cisr, r) || has(s->celr, r)) && s->r[r].alive) any = 1;
-        if (last_known_choice(m, s) >= 0) any = 1;  /* Elect picks it first */
+        if (last_known_choice(m, s) >= 0) any = 1; /* Elect picks it first */
         for (int r = 0; r < n && !any; r++) {
             const Rep *x = &s->r[r];
             if (!x->alive) continue;
             int e = last_epoch(x);
-            if (e > best_e || (e == best_e && x->len > best_len)) { best_e = e; best_len = x->len; }
+            if (e > best_e || (e == best_e && x->len > best_len)) {
+                best_e = e;
+                best_len = x->len;
+            }
         }
         for (int r = 0; r < n && !any; r++) {
             const Rep *x = &s->r[r];
             if (!x->alive || last_epoch(x) != best_e || x->len != best_len) continue;
-            St *t = EMIT(LABEL(A_UNCLEAN_ELECT, r, 0));  /* UncleanRecovery's code */
+            St *t = EMIT(LABEL(A_UNCLEAN_ELECT, r, 0)); /* UncleanRecovery's code */
             decide(m, t, r, (uint8_t)(1u << r));
         }
     }
@@ -229,7 +246,7 @@ int kafka_successors(const Model *m, const St *s, St *out, uint16_t *labels) {
                 if (y->hw > y->len) y->hw = y->len;
                 y->alive = 0;
                 no_view(y, -1);
-                for (int o = 0; o < n && m->broker_epoch; o++)  /* durability._forget_remote */
+                for (int o = 0; o < n && m->broker_epoch; o++) /* durability._forget_remote */
                     if (t->r[o].has_remote) t->r[o].remote[r] = -1;
                 t->unclean++;
                 without_flights(m, t, r);

@@ -11,7 +11,10 @@ static int may_ask(const St *s, int r) {
 
 /* alter._ask: r's request for `isr`, based on its committed ISR. */
 static void ask(St *t, const Rep *x, int r, uint8_t isr) {
-    t->al_has[r] = 1; t->al_epoch[r] = x->vepoch; t->al_base[r] = x->visr; t->al_isr[r] = isr;
+    t->al_has[r] = 1;
+    t->al_epoch[r] = x->vepoch;
+    t->al_base[r] = x->visr;
+    t->al_isr[r] = isr;
 }
 
 int kafka_alter_successors(const Model *m, const St *s, St *out, uint16_t *labels, int k) {
@@ -51,7 +54,8 @@ int kafka_alter_successors(const Model *m, const St *s, St *out, uint16_t *label
         if (x->alive && x->vleader == r && x->vepoch == epoch) {
             Rep *y = &t->r[r];
             y->visr = isr;
-            y->hw = (int8_t)leader_hw(x->len, x->hw, r, isr, x->remote, m->hw_min_isr, popcount8(isr));
+            y->hw =
+                (int8_t)leader_hw(x->len, x->hw, r, isr, x->remote, m->hw_min_isr, popcount8(isr));
             commit(m, t, x, x->hw, y->hw);
         }
     }

@@ -12,7 +12,8 @@ static int key_cmp(const Model *m, const St *s, int a, int b) {
         if (x->id[i] != y->id[i]) return x->id[i] < y->id[i] ? -1 : 1;
         if (x->ep[i] != y->ep[i]) return x->ep[i] < y->ep[i] ? -1 : 1;
     }
-#define CMP(u, v) if ((u) != (v)) return (u) < (v) ? -1 : 1
+#define CMP(u, v)                                                                                  \
+    if ((u) != (v)) return (u) < (v) ? -1 : 1
     CMP(x->len, y->len);
     CMP(x->hw, y->hw);
     CMP(x->alive, y->alive);
@@ -37,7 +38,8 @@ static int key_cmp(const Model *m, const St *s, int a, int b) {
 
 static uint8_t rename_mask(uint8_t mask, const int *perm, int n) {
     uint8_t out = 0;
-    for (int r = 0; r < n; r++) if (has(mask, r)) out |= (uint8_t)(1u << perm[r]);
+    for (int r = 0; r < n; r++)
+        if (has(mask, r)) out |= (uint8_t)(1u << perm[r]);
     return out;
 }
 
@@ -52,7 +54,8 @@ static void permute(const Model *m, const St *s, const int *perm, St *out) {
         *y = *x;
         y->vleader = x->vleader < 0 ? -1 : perm[x->vleader];
         y->visr = rename_mask(x->visr, perm, n);
-        if (x->has_remote) for (int j = 0; j < n; j++) y->remote[j] = x->remote[inverse[j]];
+        if (x->has_remote)
+            for (int j = 0; j < n; j++) y->remote[j] = x->remote[inverse[j]];
     }
     out->cleader = s->cleader < 0 ? -1 : perm[s->cleader];
     out->cisr = rename_mask(s->cisr, perm, n);
@@ -66,7 +69,8 @@ static void permute(const Model *m, const St *s, const int *perm, St *out) {
     if (m->async_isr)
         for (int k = 0; k < n; k++) {
             int old = inverse[k];
-            out->al_has[k] = s->al_has[old]; out->al_epoch[k] = s->al_has[old] ? s->al_epoch[old] : 0;
+            out->al_has[k] = s->al_has[old];
+            out->al_epoch[k] = s->al_has[old] ? s->al_epoch[old] : 0;
             out->al_base[k] = s->al_has[old] ? rename_mask(s->al_base[old], perm, n) : 0;
             out->al_isr[k] = s->al_has[old] ? rename_mask(s->al_isr[old], perm, n) : 0;
         }
@@ -74,11 +78,15 @@ static void permute(const Model *m, const St *s, const int *perm, St *out) {
     if (m->split_fetch)
         for (int k = 0; k < n; k++) {
             int old = inverse[k];
-            out->fl_len[k] = s->fl_len[old]; out->fl_epoch[k] = s->fl_epoch[old];
-            out->fl_offset[k] = s->fl_offset[old]; out->fl_hw[k] = s->fl_hw[old];
+            out->fl_len[k] = s->fl_len[old];
+            out->fl_epoch[k] = s->fl_epoch[old];
+            out->fl_offset[k] = s->fl_offset[old];
+            out->fl_hw[k] = s->fl_hw[old];
             out->fl_leader[k] = s->fl_len[old] == FL_NONE ? 0 : (int8_t)perm[s->fl_leader[old]];
-            memcpy(out->fl_id[k], s->fl_id[old], MAXR); memcpy(out->fl_ep[k], s->fl_ep[old], MAXR);
-            out->fl_div_epoch[k] = s->fl_div_epoch[old]; out->fl_div_end[k] = s->fl_div_end[old];
+            memcpy(out->fl_id[k], s->fl_id[old], MAXR);
+            memcpy(out->fl_ep[k], s->fl_ep[old], MAXR);
+            out->fl_div_epoch[k] = s->fl_div_epoch[old];
+            out->fl_div_end[k] = s->fl_div_end[old];
         }
 }
 
@@ -91,13 +99,15 @@ static void permute_of(const void *m, const void *s, const int *perm, void *out)
     permute(m, s, perm, out);
 }
 
-static int marshal_of(const void *m, const void *s, uint8_t *buf) { return kafka_marshal(m, s, buf); }
+static int marshal_of(const void *m, const void *s, uint8_t *buf) {
+    return kafka_marshal(m, s, buf);
+}
 
 /* checker.symmetry.ReplicaSymmetry.canonical for this model (rows.h: canonical_form), with
  * the encodings in the thread's scratch. 0, or -1 (an encoding past max_marshal). */
 int kafka_canonical(const Model *m, void *scratch, const St *s, St *out) {
     St cand;
-    return canonical_form(m, s, m->n, sizeof(St), key_cmp_of, permute_of, marshal_of, out,
-                          &cand, part(scratch, m->plan.best), part(scratch, m->plan.bytes),
+    return canonical_form(m, s, m->n, sizeof(St), key_cmp_of, permute_of, marshal_of, out, &cand,
+                          part(scratch, m->plan.best), part(scratch, m->plan.bytes),
                           m->max_marshal);
 }

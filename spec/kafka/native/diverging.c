@@ -18,7 +18,9 @@ static int epoch_cache(const Rep *x, int *epochs, int *starts) {
         int epoch = x->ep[o];
         if (c && epochs[c - 1] == epoch) continue;
         while (c && epochs[c - 1] >= epoch) c--;
-        epochs[c] = epoch; starts[c] = o; c++;
+        epochs[c] = epoch;
+        starts[c] = o;
+        c++;
     }
     return c;
 }
@@ -27,13 +29,20 @@ static int epoch_cache(const Rep *x, int *epochs, int *starts) {
  * *end); 0 for None (no cached epoch above `requested`, which is not the latest). */
 static int end_offset_for(const int *epochs, const int *starts, int c, int requested, int leo,
                           int *epoch, int *end) {
-    if (c && epochs[c - 1] == requested) { *epoch = requested; *end = leo; return 1; }
+    if (c && epochs[c - 1] == requested) {
+        *epoch = requested;
+        *end = leo;
+        return 1;
+    }
     int higher = -1;
-    for (int i = 0; i < c && higher < 0; i++) if (epochs[i] > requested) higher = i;
+    for (int i = 0; i < c && higher < 0; i++)
+        if (epochs[i] > requested) higher = i;
     if (higher < 0) return 0;
     int floor = requested;
-    for (int i = 0; i < c; i++) if (epochs[i] <= requested) floor = epochs[i];
-    *epoch = floor; *end = starts[higher];
+    for (int i = 0; i < c; i++)
+        if (epochs[i] <= requested) floor = epochs[i];
+    *epoch = floor;
+    *end = starts[higher];
     return 1;
 }
 
@@ -41,7 +50,11 @@ static int end_offset_for(const int *epochs, const int *starts, int c, int reque
  * wrote no record in that epoch yet. */
 static int leader_cache(const Rep *x, int epoch, int *epochs, int *starts) {
     int c = epoch_cache(x, epochs, starts);
-    if (!c || epochs[c - 1] < epoch) { epochs[c] = epoch; starts[c] = x->len; c++; }
+    if (!c || epochs[c - 1] < epoch) {
+        epochs[c] = epoch;
+        starts[c] = x->len;
+        c++;
+    }
     return c;
 }
 
@@ -53,7 +66,8 @@ static int leader_answer(const Rep *lx, int leader_epoch, int offset, int fetch_
     if (fetch_epoch < 0) return offset > leo ? ANSWER_OUT_OF_RANGE : ANSWER_READ;
     int epochs[MAXR + 1], starts[MAXR + 1];
     int c = leader_cache(lx, leader_epoch, epochs, starts);
-    if (!end_offset_for(epochs, starts, c, fetch_epoch, leo, epoch, end)) return ANSWER_OUT_OF_RANGE;
+    if (!end_offset_for(epochs, starts, c, fetch_epoch, leo, epoch, end))
+        return ANSWER_OUT_OF_RANGE;
     if (*epoch < fetch_epoch || *end < offset) return ANSWER_DIVERGING;
     return ANSWER_READ;
 }
@@ -70,7 +84,9 @@ static int truncation_offset(const Rep *x, int epoch, int end) {
 }
 
 /* fetching._fetcher: replica f's fetcher value (FE_NONE without the component). */
-static int fetcher_of(const Model *m, const St *s, int f) { return m->fetcher ? s->fetcher[f] : FE_NONE; }
+static int fetcher_of(const Model *m, const St *s, int f) {
+    return m->fetcher ? s->fetcher[f] : FE_NONE;
+}
 
 /* diverging.fetch_epoch: the last fetched epoch replica f's fetch carries (-1: None). */
 static int fetch_epoch(const Model *m, const St *s, int f) {
@@ -114,7 +130,10 @@ static void out_of_range(const Model *m, St *t, int f, int leo) {
 static void diverged(const Model *m, St *t, int f, int response_hw, int epoch, int end) {
     Rep *y = &t->r[f];
     int offset = truncation_offset(y, epoch, end);
-    if (!m->hw_before_truncation) { truncate_to(m, t, f, offset); return; }
+    if (!m->hw_before_truncation) {
+        truncate_to(m, t, f, offset);
+        return;
+    }
     y->hw = (int8_t)min2(response_hw, y->len);
     put_fetcher(m, t, f, offset);
 }
@@ -124,7 +143,11 @@ static void diverged(const Model *m, St *t, int f, int response_hw, int epoch, i
 static void appended(const Model *m, St *t, int f, const int8_t *id, const int8_t *ep, int count,
                      int response_hw) {
     Rep *y = &t->r[f];
-    for (int i = 0; i < count; i++) { y->id[y->len] = id[i]; y->ep[y->len] = ep[i]; y->len++; }
+    for (int i = 0; i < count; i++) {
+        y->id[y->len] = id[i];
+        y->ep[y->len] = ep[i];
+        y->len++;
+    }
     y->hw = (int8_t)min2(response_hw, y->len);
     put_fetcher(m, t, f, after_records(y->len, count, fetcher_of(m, t, f)));
 }
@@ -141,18 +164,29 @@ static void respond(const Model *m, const St *s, St *t, int f, int l, Response *
     const Rep *lx = &s->r[l];
     int offset = s->r[f].len;
     r->kind = leader_answer(lx, lx->vepoch, offset, fetch_epoch(m, s, f), &r->epoch, &r->end);
-    r->count = 0; r->id = lx->id + offset; r->ep = lx->ep + offset;
-    if (r->kind == ANSWER_OUT_OF_RANGE) { r->hw = lx->len; return; }
-    if (r->kind == ANSWER_DIVERGING && !m->diverging_fetch_state) { r->hw = lx->hw; return; }
+    r->count = 0;
+    r->id = lx->id + offset;
+    r->ep = lx->ep + offset;
+    if (r->kind == ANSWER_OUT_OF_RANGE) {
+        r->hw = lx->len;
+        return;
+    }
+    if (r->kind == ANSWER_DIVERGING && !m->diverging_fetch_state) {
+        r->hw = lx->hw;
+        return;
+    }
     r->hw = leader_answers(m, s, t, l, f, offset);
     if (r->kind == ANSWER_READ) r->count = lx->len - offset;
 }
 
 /* fetching.apply_response: follower f (on t) applies response r. */
 static void apply(const Model *m, St *t, int f, const Response *r) {
-    if (r->kind == ANSWER_DIVERGING) diverged(m, t, f, r->hw, r->epoch, r->end);
-    else if (r->kind == ANSWER_OUT_OF_RANGE) out_of_range(m, t, f, min2(r->hw, t->r[f].len));
-    else appended(m, t, f, r->id, r->ep, r->count, r->hw);
+    if (r->kind == ANSWER_DIVERGING)
+        diverged(m, t, f, r->hw, r->epoch, r->end);
+    else if (r->kind == ANSWER_OUT_OF_RANGE)
+        out_of_range(m, t, f, min2(r->hw, t->r[f].len));
+    else
+        appended(m, t, f, r->id, r->ep, r->count, r->hw);
 }
 
 /* fetching.fetch: Fetch(follower, leader) under truncation on the fetch response. */
@@ -164,7 +198,7 @@ int kafka_diverging_fetch(const Model *m, const St *s, St *out, uint16_t *labels
         Response r;
         respond(m, s, t, f, l, &r);
         if (r.kind == ANSWER_OUT_OF_RANGE && s->r[f].len <= r.hw) {
-            k--;  /* nothing to truncate: not a step (the leader changed nothing either) */
+            k--; /* nothing to truncate: not a step (the leader changed nothing either) */
             continue;
         }
         apply(m, t, f, &r);
@@ -178,14 +212,19 @@ void kafka_diverging_request(const Model *m, const St *s, St *t, int f, int l) {
     Response r;
     respond(m, s, t, f, l, &r);
     t->fl_hw[f] = (int8_t)r.hw;
-    if (r.kind == ANSWER_OUT_OF_RANGE) { t->fl_len[f] = FL_OUT_OF_RANGE; return; }
+    if (r.kind == ANSWER_OUT_OF_RANGE) {
+        t->fl_len[f] = FL_OUT_OF_RANGE;
+        return;
+    }
     if (r.kind == ANSWER_DIVERGING) {
         t->fl_len[f] = FL_DIVERGING;
-        t->fl_div_epoch[f] = (int8_t)r.epoch; t->fl_div_end[f] = (int8_t)r.end;
+        t->fl_div_epoch[f] = (int8_t)r.epoch;
+        t->fl_div_end[f] = (int8_t)r.end;
         return;
     }
     t->fl_len[f] = (int8_t)r.count;
-    memcpy(t->fl_id[f], r.id, (size_t)r.count); memcpy(t->fl_ep[f], r.ep, (size_t)r.count);
+    memcpy(t->fl_id[f], r.id, (size_t)r.count);
+    memcpy(t->fl_ep[f], r.ep, (size_t)r.count);
 }
 
 /* fetching.apply_response: follower f (on t, the response already out of flight) applies
@@ -193,7 +232,9 @@ void kafka_diverging_request(const Model *m, const St *s, St *t, int f, int l) {
 void kafka_diverging_apply(const Model *m, const St *s, St *t, int f) {
     Response r = {ANSWER_READ, s->fl_hw[f], 0, 0, 0, s->fl_id[f], s->fl_ep[f]};
     if (s->fl_len[f] == FL_DIVERGING) {
-        r.kind = ANSWER_DIVERGING; r.epoch = s->fl_div_epoch[f]; r.end = s->fl_div_end[f];
+        r.kind = ANSWER_DIVERGING;
+        r.epoch = s->fl_div_epoch[f];
+        r.end = s->fl_div_end[f];
     } else if (s->fl_len[f] == FL_OUT_OF_RANGE) {
         r.kind = ANSWER_OUT_OF_RANGE;
     } else {

@@ -10,7 +10,7 @@ static int applies(const Model *m, const St *s, int f) {
     const Rep *x = &s->r[f];
     int checked = m->rule == RULE_DIVERGING ? m->fenced_response : m->fenced_fetch;
     return x->vleader == s->fl_leader[f] && x->len == s->fl_offset[f]
-           && (!checked || x->vepoch == s->fl_epoch[f]);
+        && (!checked || x->vepoch == s->fl_epoch[f]);
 }
 
 int kafka_flight_successors(const Model *m, const St *s, St *out, uint16_t *labels, int k) {
@@ -23,19 +23,24 @@ int kafka_flight_successors(const Model *m, const St *s, St *out, uint16_t *labe
         const Rep *x = &s->r[f], *lx = &s->r[l];
         St *t = EMIT(LABEL(A_FETCH, f, l));
         int offset = x->len, lleo = lx->len;
-        t->fl_leader[f] = (int8_t)l; t->fl_epoch[f] = lx->vepoch; t->fl_offset[f] = (int8_t)offset;
-        if (m->rule == RULE_DIVERGING) {  /* fetching.fetch_request */
+        t->fl_leader[f] = (int8_t)l;
+        t->fl_epoch[f] = lx->vepoch;
+        t->fl_offset[f] = (int8_t)offset;
+        if (m->rule == RULE_DIVERGING) { /* fetching.fetch_request */
             kafka_diverging_request(m, s, t, f, l);
             continue;
         }
-        if (offset > lleo) {  /* OFFSET_OUT_OF_RANGE */
-            t->fl_len[f] = FL_OUT_OF_RANGE; t->fl_hw[f] = (int8_t)lleo;
+        if (offset > lleo) { /* OFFSET_OUT_OF_RANGE */
+            t->fl_len[f] = FL_OUT_OF_RANGE;
+            t->fl_hw[f] = (int8_t)lleo;
             continue;
         }
         int response_hw = leader_answers(m, s, t, l, f, offset);
-        t->fl_len[f] = (int8_t)(lleo - offset); t->fl_hw[f] = (int8_t)response_hw;
+        t->fl_len[f] = (int8_t)(lleo - offset);
+        t->fl_hw[f] = (int8_t)response_hw;
         for (int o = offset; o < lleo; o++) {
-            t->fl_id[f][o - offset] = lx->id[o]; t->fl_ep[f][o - offset] = lx->ep[o];
+            t->fl_id[f][o - offset] = lx->id[o];
+            t->fl_ep[f][o - offset] = lx->ep[o];
         }
     }
     /* FetchResponse(follower) */
@@ -44,7 +49,7 @@ int kafka_flight_successors(const Model *m, const St *s, St *out, uint16_t *labe
         St *t = EMIT(LABEL(A_FETCH_RESPONSE, f, 0));
         t->fl_len[f] = FL_NONE;
         if (!applies(m, s, f)) continue;
-        if (m->rule == RULE_DIVERGING) {  /* fetching.apply_response */
+        if (m->rule == RULE_DIVERGING) { /* fetching.apply_response */
             kafka_diverging_apply(m, s, t, f);
             continue;
         }
@@ -58,7 +63,9 @@ int kafka_flight_successors(const Model *m, const St *s, St *out, uint16_t *labe
             continue;
         }
         for (int i = 0; i < s->fl_len[f]; i++) {
-            y->id[y->len] = s->fl_id[f][i]; y->ep[y->len] = s->fl_ep[f][i]; y->len++;
+            y->id[y->len] = s->fl_id[f][i];
+            y->ep[y->len] = s->fl_ep[f][i];
+            y->len++;
         }
         y->hw = (int8_t)(s->fl_hw[f] < y->len ? s->fl_hw[f] : y->len);
         y->has_remote = 0;

@@ -20,9 +20,22 @@
  * follows the fetch actions; with async-isr, ShrinkIsr's and ExpandIsr's places hold their
  * request forms and then AlterPartition), then ELR_ACTIONS, then DURABILITY_ACTIONS. */
 enum {
-    A_PRODUCE, A_FETCH, A_SHRINK, A_EXPAND, A_CTRL_SHRINK, A_ELECT, A_UNCLEAN_ELECT, A_CRASH,
-    A_RESTART, A_BECOME_LEADER, A_BECOME_FOLLOWER, A_ALTER_PARTITION, A_FLUSH,
-    A_UNCLEAN_SHUTDOWN, A_FETCH_RESPONSE, A_LOSE_RESPONSE
+    A_PRODUCE,
+    A_FETCH,
+    A_SHRINK,
+    A_EXPAND,
+    A_CTRL_SHRINK,
+    A_ELECT,
+    A_UNCLEAN_ELECT,
+    A_CRASH,
+    A_RESTART,
+    A_BECOME_LEADER,
+    A_BECOME_FOLLOWER,
+    A_ALTER_PARTITION,
+    A_FLUSH,
+    A_UNCLEAN_SHUTDOWN,
+    A_FETCH_RESPONSE,
+    A_LOSE_RESPONSE
 };
 /* UncleanElect and UncleanRecovery never share a model (elr replaces the one by the other),
  * so UncleanRecovery takes UncleanElect's code, A_UNCLEAN_ELECT. All LABEL_ACTIONS codes are
@@ -32,14 +45,26 @@ enum {
 #define LABEL(action, a, b) LABEL_OF(action, a, b, 0)
 #define A_TRUNCATE_ON_FETCH_RESPONSE LABEL_ACTIONS
 _Static_assert(A_LOSE_RESPONSE < LABEL_ACTIONS, "an action code past the label's bits");
-_Static_assert(A_TRUNCATE_ON_FETCH_RESPONSE < MODEL_MAX_ACTIONS, "an action index past the engine's counts");
+_Static_assert(A_TRUNCATE_ON_FETCH_RESPONSE < MODEL_MAX_ACTIONS,
+               "an action index past the engine's counts");
 #define TRUNCATE_ON_FETCH_RESPONSE(f) LABEL(A_FETCH_RESPONSE, f, 1)
 
 /* Property bits (spec/kafka/native/__init__.py: PROPERTY_BITS). */
 enum {
-    P_HW_LE_LEO, P_LEADER_IN_ISR, P_NO_COMMITTED_LOSS, P_NO_ACKED_LOSS, P_NO_DIVERGENCE,
-    P_WEAK_ISR, P_STRONG_ISR, P_RECORD_EPOCHS, P_EPOCH_MONOTONIC, P_HW_ADVANCES,
-    P_CRASH_HAPPENS, P_RESTART_HAPPENS, P_TRUNCATION_REMOVES, P_SECOND_ELECTION,
+    P_HW_LE_LEO,
+    P_LEADER_IN_ISR,
+    P_NO_COMMITTED_LOSS,
+    P_NO_ACKED_LOSS,
+    P_NO_DIVERGENCE,
+    P_WEAK_ISR,
+    P_STRONG_ISR,
+    P_RECORD_EPOCHS,
+    P_EPOCH_MONOTONIC,
+    P_HW_ADVANCES,
+    P_CRASH_HAPPENS,
+    P_RESTART_HAPPENS,
+    P_TRUNCATION_REMOVES,
+    P_SECOND_ELECTION,
     P_NO_UNCOMMITTED_READ
 };
 
@@ -48,13 +73,13 @@ enum { RULE_HW, RULE_LEADER_EPOCH, RULE_LAST_MATCH, RULE_DIVERGING };
 
 /* One replica: state.py's (log, hw, alive, view, remote). -1 stands for None. */
 typedef struct {
-    int8_t len;              /* LEO */
+    int8_t len; /* LEO */
     int8_t hw;
     int8_t alive;
-    int8_t vleader;          /* view: leader (-1: None), epoch, ISR as a bit mask */
+    int8_t vleader; /* view: leader (-1: None), epoch, ISR as a bit mask */
     int8_t vepoch;
     uint8_t visr;
-    int8_t has_remote;       /* remote LEOs kept (a presumed leader) or () */
+    int8_t has_remote; /* remote LEOs kept (a presumed leader) or () */
     int8_t id[MAXR], ep[MAXR];
     int8_t remote[MAXN];
 } Rep;
@@ -112,14 +137,17 @@ struct Model {
     int diverging_fetch_state, hw_before_truncation, empty_clears_epoch, fetcher;
     int hw_min_isr, produce_min_isr;
     int rep_width, width, committed_bytes;
-    int max_succ, max_marshal;  /* model_max_successors, model_max_marshal */
-    ScratchPlan plan;           /* model_scratch_size */
+    int max_succ, max_marshal; /* model_max_successors, model_max_marshal */
+    ScratchPlan plan;          /* model_scratch_size */
 };
 
 /* state.c (model.h's functions: glue.h's MODEL_GLUE(kafka) there) */
 void kafka_decode(const Model *m, const uint8_t *row, St *s);
 void kafka_encode(const Model *m, const St *s, uint8_t *row);
+
+/* marshal.c: the reference state's marshal encoding; its largest size at m's bounds */
 int kafka_marshal(const Model *m, const St *s, uint8_t *buf);
+int kafka_max_marshal(const Model *m);
 
 /* canonical.c: the representative of s's orbit into out; 0, or -1 (an encoding past
  * max_marshal) */
@@ -185,16 +213,21 @@ static inline int last_known_leader(const Model *m, const St *s) {
 static inline void controller_after(const Model *m, St *s, int epoch, int leader, uint8_t isr) {
     uint8_t old_isr = s->cisr;
     int lkl = last_known(s, leader, isr);
-    s->cepoch = (int8_t)epoch; s->cleader = (int8_t)leader; s->cisr = isr;
+    s->cepoch = (int8_t)epoch;
+    s->cleader = (int8_t)leader;
+    s->cisr = isr;
     if (!m->elr) return;
     s->clkl = (int8_t)lkl;
-    if (popcount8(isr) >= m->min_isr) s->celr = 0;
-    else s->celr = (uint8_t)((s->celr | (old_isr & ~isr)) & ~isr);
+    if (popcount8(isr) >= m->min_isr)
+        s->celr = 0;
+    else
+        s->celr = (uint8_t)((s->celr | (old_isr & ~isr)) & ~isr);
 }
 
 /* actions._record_isr: the true leader changed the ISR; the latest request is rewritten. */
 static inline void record_isr(const Model *m, St *s, int leader, uint8_t isr) {
-    s->rleader[s->nreq - 1] = (int8_t)leader; s->risr[s->nreq - 1] = isr;
+    s->rleader[s->nreq - 1] = (int8_t)leader;
+    s->risr[s->nreq - 1] = isr;
     controller_after(m, s, s->cepoch, leader, isr);
 }
 
@@ -217,7 +250,11 @@ static inline int in_sync_from(const Model *m, const Rep *x) {
     int least = x->hw;
     if (m->fenced_expand) {
         int start = x->len;
-        for (int o = 0; o < x->len; o++) if (x->ep[o] == x->vepoch) { start = o; break; }
+        for (int o = 0; o < x->len; o++)
+            if (x->ep[o] == x->vepoch) {
+                start = o;
+                break;
+            }
         if (start > least) least = start;
     }
     return least;
@@ -269,7 +306,6 @@ static inline St *emit(const Model *m, St *out, uint16_t *labels, int *k, const 
     out[at] = *s;
     return &out[at];
 }
-
 
 static inline int leader_answers(const Model *m, const St *s, St *t, int l, int f, int offset) {
     const Rep *lx = &s->r[l];

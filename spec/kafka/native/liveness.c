@@ -20,13 +20,15 @@ static int eligible(const Model *m, const St *s) {
     uint8_t members = (uint8_t)(s->cisr | (m->elr ? s->celr : 0));
     int lkl = last_known_leader(m, s);
     if (lkl >= 0) members |= (uint8_t)(1u << lkl);
-    for (int r = 0; r < m->n; r++) if (has(members, r) && s->r[r].alive) return 1;
+    for (int r = 0; r < m->n; r++)
+        if (has(members, r) && s->r[r].alive) return 1;
     return 0;
 }
 
 static int same_log(const Rep *a, const Rep *b) {
     if (a->len != b->len) return 0;
-    for (int o = 0; o < a->len; o++) if (a->id[o] != b->id[o] || a->ep[o] != b->ep[o]) return 0;
+    for (int o = 0; o < a->len; o++)
+        if (a->id[o] != b->id[o] || a->ep[o] != b->ep[o]) return 0;
     return 1;
 }
 
@@ -43,7 +45,8 @@ static int reached(const Model *m, const St *s, int offset, int id) {
 static int hw_reached(const Model *m, const St *s, int leader, int epoch) {
     const Rep *x = &s->r[leader];
     if (s->cepoch != epoch || !x->alive) return 1;
-    for (int r = 0; r < m->n; r++) if (has(x->visr, r) && !s->r[r].alive) return 1;
+    for (int r = 0; r < m->n; r++)
+        if (has(x->visr, r) && !s->r[r].alive) return 1;
     return x->hw == x->len;
 }
 

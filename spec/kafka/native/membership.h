@@ -11,9 +11,10 @@
 static inline void decide(const Model *m, St *s, int leader, uint8_t isr) {
     int epoch = s->cepoch + 1;
     controller_after(m, s, epoch, leader, isr);
-    s->rleader[s->nreq] = (int8_t)leader; s->risr[s->nreq] = isr; s->nreq++;
+    s->rleader[s->nreq] = (int8_t)leader;
+    s->risr[s->nreq] = isr;
+    s->nreq++;
 }
-
 
 /* actions.true_leader */
 static inline int true_leader(const St *s, int r) {
@@ -29,25 +30,34 @@ static inline int truncation_point(const Model *m, const St *s, int r, int leade
     int offset;
     if (m->rule == RULE_HW) {
         offset = x->hw;
-    } else if (m->rule == RULE_DIVERGING) {  /* rules.to_log_end: nothing is truncated */
+    } else if (m->rule == RULE_DIVERGING) { /* rules.to_log_end: nothing is truncated */
         offset = x->len;
     } else {
         if (!x->len) return 0;
         const Rep *l = &s->r[leader];
         if (!l->alive || l->vleader != leader) return -1;
         if (m->fenced_lookup && l->vepoch != epoch) return -1;
-        if (m->rule == RULE_LEADER_EPOCH) {  /* log.end_offset_for_epoch, else the HW */
+        if (m->rule == RULE_LEADER_EPOCH) { /* log.end_offset_for_epoch, else the HW */
             int want = last_epoch(x), answer = -1;
             if (l->len) {
-                if (l->ep[l->len - 1] == want) answer = l->len;
-                else for (int o = 0; o < l->len; o++) if (l->ep[o] > want) { answer = o; break; }
+                if (l->ep[l->len - 1] == want)
+                    answer = l->len;
+                else
+                    for (int o = 0; o < l->len; o++)
+                        if (l->ep[o] > want) {
+                            answer = o;
+                            break;
+                        }
             }
             offset = answer < 0 ? x->hw : answer;
-        } else {  /* log.last_match_end */
+        } else { /* log.last_match_end */
             int common = x->len < l->len ? x->len : l->len;
             offset = 0;
             for (int o = common - 1; o >= 0; o--)
-                if (x->id[o] == l->id[o] && x->ep[o] == l->ep[o]) { offset = o + 1; break; }
+                if (x->id[o] == l->id[o] && x->ep[o] == l->ep[o]) {
+                    offset = o + 1;
+                    break;
+                }
         }
     }
     if (offset > x->len) offset = x->len;
@@ -62,7 +72,10 @@ static inline void without_flights(const Model *m, St *s, int r) {
 }
 
 static inline void no_view(Rep *x, int epoch) {
-    x->vleader = -1; x->vepoch = (int8_t)epoch; x->visr = 0; x->has_remote = 0;
+    x->vleader = -1;
+    x->vepoch = (int8_t)epoch;
+    x->visr = 0;
+    x->has_remote = 0;
 }
 
 /* elr.fence_unclean: r (not the leader) registers again after an unclean shutdown or a
@@ -72,8 +85,12 @@ static inline void fence_unclean(const Model *m, const St *s, St *t, int r) {
     int leader = s->cleader;
     uint8_t isr = (uint8_t)(s->cisr & ~(1u << r));
     if (leader >= 0 && true_leader(s, leader)) t->r[leader].visr = isr;
-    if (s->nreq) { t->rleader[s->nreq - 1] = (int8_t)leader; t->risr[s->nreq - 1] = isr; }
-    t->cleader = (int8_t)leader; t->cisr = isr;
+    if (s->nreq) {
+        t->rleader[s->nreq - 1] = (int8_t)leader;
+        t->risr[s->nreq - 1] = isr;
+    }
+    t->cleader = (int8_t)leader;
+    t->cisr = isr;
     t->celr = (uint8_t)(s->celr & ~(1u << r));
     t->clkl = (int8_t)last_known(s, leader, isr);
 }
@@ -91,7 +108,7 @@ static inline int replaceable(const Model *m, const St *s, int fenced) {
     for (int r = 0; r < m->n; r++) {
         if (r == fenced || !s->r[r].alive) continue;
         if (has(s->cisr, r)) return 1;
-        if (m->fence_live) continue;  /* a live ELR member or outsider may be fenced */
+        if (m->fence_live) continue; /* a live ELR member or outsider may be fenced */
         if ((m->elr && has(s->celr, r)) || m->unclean_election) return 1;
     }
     return 0;

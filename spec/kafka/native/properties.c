@@ -4,10 +4,13 @@
 #include "rows.h"
 
 /* Whether `x` holds record (offset, id). */
-static int holds_at(const Rep *x, int offset, int id) { return offset < x->len && x->id[offset] == id; }
+static int holds_at(const Rep *x, int offset, int id) {
+    return offset < x->len && x->id[offset] == id;
+}
 
 static int holds_id(const Rep *x, int id) {
-    for (int o = 0; o < x->len; o++) if (x->id[o] == id) return 1;
+    for (int o = 0; o < x->len; o++)
+        if (x->id[o] == id) return 1;
     return 0;
 }
 
@@ -50,8 +53,10 @@ static int no_committed_loss(const Model *m, const St *s) {
 static int no_acked_loss(const Model *m, const St *s) {
     for (int id = 0; id < m->R; id++) {
         int acked = 0;
-        if (!m->acks_all) acked = id < s->next_id;
-        else for (int o = 0; o < m->R && !acked; o++) acked = (s->committed >> (o * m->R + id)) & 1;
+        if (!m->acks_all)
+            acked = id < s->next_id;
+        else
+            for (int o = 0; o < m->R && !acked; o++) acked = (s->committed >> (o * m->R + id)) & 1;
         if (!acked) continue;
         if (s->cleader >= 0 && s->r[s->cleader].alive) {
             if (!holds_id(&s->r[s->cleader], id)) return 0;
@@ -91,15 +96,18 @@ static int no_divergence(const Model *m, const St *s) {
 
 static int record_epochs_monotonic(const Model *m, const St *s) {
     for (int r = 0; r < m->n; r++)
-        for (int o = 1; o < s->r[r].len; o++) if (s->r[r].ep[o] < s->r[r].ep[o - 1]) return 0;
+        for (int o = 1; o < s->r[r].len; o++)
+            if (s->r[r].ep[o] < s->r[r].ep[o - 1]) return 0;
     return 1;
 }
 
 uint32_t kafka_invariants(const Model *m, const St *s, uint32_t mask) {
     uint32_t bad = 0;
-#define CHECK(bit, holds) if ((mask >> (bit)) & 1 && !(holds)) bad |= 1u << (bit)
+#define CHECK(bit, holds)                                                                          \
+    if ((mask >> (bit)) & 1 && !(holds)) bad |= 1u << (bit)
     if (mask & (1u << P_HW_LE_LEO)) {
-        for (int r = 0; r < m->n; r++) if (s->r[r].hw > s->r[r].len) bad |= 1u << P_HW_LE_LEO;
+        for (int r = 0; r < m->n; r++)
+            if (s->r[r].hw > s->r[r].len) bad |= 1u << P_HW_LE_LEO;
     }
     CHECK(P_LEADER_IN_ISR, s->cleader < 0 || has(s->cisr, s->cleader));
     CHECK(P_NO_COMMITTED_LOSS, no_committed_loss(m, s));
@@ -124,13 +132,14 @@ uint32_t kafka_transition(const Model *m, const St *a, uint16_t label, const St 
         if (back) bits |= 1u << P_EPOCH_MONOTONIC;
     }
     if (mask & (1u << P_HW_ADVANCES))
-        for (int r = 0; r < m->n; r++) if (b->r[r].hw > a->r[r].hw) bits |= 1u << P_HW_ADVANCES;
+        for (int r = 0; r < m->n; r++)
+            if (b->r[r].hw > a->r[r].hw) bits |= 1u << P_HW_ADVANCES;
     if (action == A_CRASH || action == A_UNCLEAN_SHUTDOWN) bits |= 1u << P_CRASH_HAPPENS;
     if (action == A_RESTART) bits |= 1u << P_RESTART_HAPPENS;
     if (mask & (1u << P_TRUNCATION_REMOVES))
-        for (int r = 0; r < m->n; r++) if (b->r[r].len < a->r[r].len) bits |= 1u << P_TRUNCATION_REMOVES;
-    if ((action == A_ELECT || action == A_UNCLEAN_ELECT)
-        && a->cleader >= 0)
+        for (int r = 0; r < m->n; r++)
+            if (b->r[r].len < a->r[r].len) bits |= 1u << P_TRUNCATION_REMOVES;
+    if ((action == A_ELECT || action == A_UNCLEAN_ELECT) && a->cleader >= 0)
         bits |= 1u << P_SECOND_ELECTION;
     return bits & mask;
 }

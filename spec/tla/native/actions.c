@@ -11,20 +11,26 @@ static void update_isr(ARGS, int a, int leader, uint8_t isr) {
     if (epoch > m->E) return;
     St *t = EMIT(a, 0, 0);
     t->next_epoch++;
-    t->rleader[t->nreq] = (int8_t)leader; t->risr[t->nreq] = isr; t->nreq++;
-    t->qepoch = (int8_t)epoch; t->qleader = (int8_t)leader; t->qisr = isr;
+    t->rleader[t->nreq] = (int8_t)leader;
+    t->risr[t->nreq] = isr;
+    t->nreq++;
+    t->qepoch = (int8_t)epoch;
+    t->qleader = (int8_t)leader;
+    t->qisr = isr;
 }
 
 static void controller_elect_leader(ARGS) {
     for (int l = 0; l < m->n; l++)
-        if (has(s->qisr, l) && l != s->qleader) update_isr(m, s, index, out, labels, k, l, l, s->qisr);
+        if (has(s->qisr, l) && l != s->qleader)
+            update_isr(m, s, index, out, labels, k, l, l, s->qisr);
 }
 
 static void controller_shrink_isr(ARGS) {
     for (int x = 0; x < m->n; x++) {
         uint8_t without = (uint8_t)(s->qisr & ~(1u << x));
         if (s->qleader == x)
-            update_isr(m, s, index, out, labels, k, x, -1, s->qisr == (1u << x) ? s->qisr : without);
+            update_isr(m, s, index, out, labels, k, x, -1,
+                       s->qisr == (1u << x) ? s->qisr : without);
         else if (has(s->qisr, x))
             update_isr(m, s, index, out, labels, k, x, s->qleader, without);
     }
@@ -35,7 +41,9 @@ static void become_leader(ARGS) {
         int l = s->rleader[e];
         if (l < 0 || e <= s->r[l].epoch) continue;
         St *t = EMIT(l, e, 0);
-        t->r[l].epoch = (int8_t)e; t->r[l].leader = (int8_t)l; t->r[l].isr = s->risr[e];
+        t->r[l].epoch = (int8_t)e;
+        t->r[l].leader = (int8_t)l;
+        t->r[l].isr = s->risr[e];
     }
 }
 
@@ -46,7 +54,9 @@ static void leader_write(ARGS) {
         if (x->leader != r || x->len >= m->L) continue;
         St *t = EMIT(r, 0, 0);
         Rep *y = &t->r[r];
-        y->id[y->len] = s->next_id; y->ep[y->len] = x->epoch; y->len++;
+        y->id[y->len] = s->next_id;
+        y->ep[y->len] = x->epoch;
+        y->len++;
         t->next_id++;
     }
 }
@@ -57,7 +67,8 @@ void tla_quorum_update(ARGS, int l, int a, uint8_t isr) {
     if (s->qleader != l || x->leader != l || x->epoch != s->qepoch) return;
     St *t = EMIT(l, a, 0);
     t->r[l].isr = isr;
-    t->qleader = (int8_t)l; t->qisr = isr;
+    t->qleader = (int8_t)l;
+    t->qisr = isr;
 }
 
 static int caught_up(const St *s, int l, int f, int end) {
@@ -109,7 +120,9 @@ static void become_follower_truncate(ARGS, int l, int r, int offset) {
         Rep *y = &t->r[r];
         y->len = (int8_t)offset;
         y->hw = (int8_t)(offset < x->hw ? offset : x->hw);
-        y->epoch = (int8_t)e; y->leader = (int8_t)l; y->isr = s->risr[e];
+        y->epoch = (int8_t)e;
+        y->leader = (int8_t)l;
+        y->isr = s->risr[e];
     }
 }
 
@@ -123,7 +136,8 @@ static void truncate_to_high_watermark(ARGS) {
 static int lookup_offset_for_epoch(const Rep *l, int hw, int epoch) {
     if (!l->len) return hw;
     if (l->ep[l->len - 1] == epoch) return l->len;
-    for (int o = 0; o < l->len; o++) if (l->ep[o] > epoch) return o;
+    for (int o = 0; o < l->len; o++)
+        if (l->ep[o] > epoch) return o;
     return hw;
 }
 
@@ -150,14 +164,17 @@ void tla_replicate(ARGS, int f, int l) {
     if (end >= lx->len || end >= m->L) return;
     St *t = EMIT(f, l, 0);
     Rep *y = &t->r[f];
-    y->id[end] = lx->id[end]; y->ep[end] = lx->ep[end]; y->len++;
+    y->id[end] = lx->id[end];
+    y->ep[end] = lx->ep[end];
+    y->len++;
     y->hw = (int8_t)(lx->hw < end + 1 ? lx->hw : end + 1);
 }
 
 static void follower_replicate(ARGS) {
     for (int f = 0; f < m->n; f++) {
         int l = s->r[f].leader;
-        if (l >= 0 && l != f && s->r[l].leader == l) tla_replicate(m, s, index, out, labels, k, f, l);
+        if (l >= 0 && l != f && s->r[l].leader == l)
+            tla_replicate(m, s, index, out, labels, k, f, l);
     }
 }
 
@@ -169,23 +186,31 @@ int tla_next(const Model *m, int variant, Action *next) {
     next[a++] = controller_shrink_isr;
     next[a++] = become_leader;
     if (variant == V_FIRST_TRY) {
-        next[a++] = first_try_expand_isr; next[a++] = first_try_shrink_isr;
-        next[a++] = leader_write; next[a++] = first_try_inc_high_watermark;
-        next[a++] = first_try_become_follower; next[a++] = first_try_fetch;
+        next[a++] = first_try_expand_isr;
+        next[a++] = first_try_shrink_isr;
+        next[a++] = leader_write;
+        next[a++] = first_try_inc_high_watermark;
+        next[a++] = first_try_become_follower;
+        next[a++] = first_try_fetch;
         next[a++] = first_try_truncate;
         return a;
     }
     if (variant == V_KIP320 || variant == V_KIP320_KIP279) {
-        next[a++] = fenced_expand_isr; next[a++] = fenced_shrink_isr;
-        next[a++] = leader_write; next[a++] = fenced_inc_high_watermark;
+        next[a++] = fenced_expand_isr;
+        next[a++] = fenced_shrink_isr;
+        next[a++] = leader_write;
+        next[a++] = fenced_inc_high_watermark;
         next[a++] = variant == V_KIP320 ? fenced_become_follower : truncate_kip279;
         next[a++] = fenced_follower_fetch;
         return a;
     }
-    next[a++] = leader_expand_isr; next[a++] = leader_shrink_isr;
-    next[a++] = leader_write; next[a++] = leader_inc_high_watermark;
+    next[a++] = leader_expand_isr;
+    next[a++] = leader_shrink_isr;
+    next[a++] = leader_write;
+    next[a++] = leader_inc_high_watermark;
     next[a++] = variant == V_HW ? truncate_to_high_watermark
-              : variant == V_KIP101 ? truncate_kip101 : truncate_kip279;
+        : variant == V_KIP101   ? truncate_kip101
+                                : truncate_kip279;
     next[a++] = follower_replicate;
     return a;
 }

@@ -8,7 +8,8 @@
 /* Append a copy of `s` (out and labels have room for m->max_succ and one spare past it:
  * state.c's scratch); past the room the copy goes to the spare and only the count grows, and
  * model_expand reports the overflow. */
-static inline St *emit(const Model *m, St *out, uint16_t *labels, int *k, const St *s, uint16_t label) {
+static inline St *emit(const Model *m, St *out, uint16_t *labels, int *k, const St *s,
+                       uint16_t label) {
     int at = *k < m->max_succ ? *k : m->max_succ;
     (*k)++;
     labels[at] = label;

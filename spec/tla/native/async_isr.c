@@ -6,12 +6,19 @@
 
 #include "glue.h"
 
-#define MAXN 6     /* replicas (spec.tla.config.TLA_MAX_REPLICAS is 5) */
-#define MAXM 512   /* messages: (max_version + 1) * 2^replicas (isr, version) pairs */
+#define MAXN 6   /* replicas (spec.tla.config.TLA_MAX_REPLICAS is 5) */
+#define MAXM 512 /* messages: (max_version + 1) * 2^replicas (isr, version) pairs */
 #define LEADER 0
 
-enum { A_CTRL_SHRINK, A_CTRL_HANDLE, A_LEADER_SHRINK, A_LEADER_EXPAND, A_WRITE, A_HANDLE_UPDATE,
-       A_REPLICATE };
+enum {
+    A_CTRL_SHRINK,
+    A_CTRL_HANDLE,
+    A_LEADER_SHRINK,
+    A_LEADER_EXPAND,
+    A_WRITE,
+    A_HANDLE_UPDATE,
+    A_REPLICATE
+};
 enum { P_VALID_HIGH_WATERMARK };
 
 /* Labels (labels.h): the action; a replica as the first argument; or a message's version as
@@ -22,8 +29,8 @@ enum { P_VALID_HIGH_WATERMARK };
 
 struct Model {
     int n, max_offset, max_version, messages, bytes, width;
-    int max_succ, max_marshal;  /* model_max_successors, model_max_marshal */
-    ScratchPlan plan;           /* model_scratch_size */
+    int max_succ, max_marshal; /* model_max_successors, model_max_marshal */
+    ScratchPlan plan;          /* model_scratch_size */
     int order[MAXM]; /* message indices in Python's sorted order of (isr tuple, version) */
 };
 
@@ -62,7 +69,9 @@ static int order_cmp(const void *x, const void *y) {
 
 /* model_new's parameters (model.h; spec/tla/native/async_codec.py gives them by name). */
 #define MODEL_PARAMS(X) X(replicas) X(max_offset) X(max_version)
-struct ModelParams { MODEL_PARAMS(PARAM_FIELD) };
+struct ModelParams {
+    MODEL_PARAMS(PARAM_FIELD)
+};
 const char *model_param_names(void) { return MODEL_PARAMS(PARAM_NAME); }
 
 /* The largest marshal encoding (async_marshal) at these bounds: every set full. */
@@ -82,7 +91,9 @@ Model *model_new(const ModelParams *p, char *why, size_t room) {
         return refuse(why, room, "over %d (isr, version) messages", MAXM);
     Model *m = calloc(1, sizeof(Model));
     if (!m) return refuse(why, room, "out of memory");
-    m->n = p->replicas; m->max_offset = p->max_offset; m->max_version = p->max_version;
+    m->n = p->replicas;
+    m->max_offset = p->max_offset;
+    m->max_version = p->max_version;
     m->messages = (m->max_version + 1) * (1 << m->n);
     /* four per replica, two per message, LeaderWrite; emit() checks it */
     m->max_succ = 4 * m->n + 2 * m->messages + 1;
@@ -101,16 +112,24 @@ Model *model_new(const ModelParams *p, char *why, size_t room) {
 int model_action_of(uint16_t label) { return LABEL_ACTION(label); }
 static void async_decode(const Model *m, const uint8_t *row, St *s) {
     memset(s, 0, sizeof(St));
-    s->cisr = row[0]; s->cversion = (int8_t)row[1]; s->isr = row[2]; s->version = (int8_t)row[3];
-    s->pending = row[4]; s->pversion = (int8_t)row[5];
+    s->cisr = row[0];
+    s->cversion = (int8_t)row[1];
+    s->isr = row[2];
+    s->version = (int8_t)row[3];
+    s->pending = row[4];
+    s->pversion = (int8_t)row[5];
     for (int r = 0; r < m->n; r++) s->off[r] = (int8_t)row[6 + r];
     memcpy(s->req, row + 6 + m->n, m->bytes);
     memcpy(s->upd, row + 6 + m->n + m->bytes, m->bytes);
 }
 
 static void async_encode(const Model *m, const St *s, uint8_t *row) {
-    row[0] = s->cisr; row[1] = (uint8_t)s->cversion; row[2] = s->isr; row[3] = (uint8_t)s->version;
-    row[4] = s->pending; row[5] = (uint8_t)s->pversion;
+    row[0] = s->cisr;
+    row[1] = (uint8_t)s->cversion;
+    row[2] = s->isr;
+    row[3] = (uint8_t)s->version;
+    row[4] = s->pending;
+    row[5] = (uint8_t)s->pversion;
     for (int r = 0; r < m->n; r++) row[6 + r] = (uint8_t)s->off[r];
     memcpy(row + 6 + m->n, s->req, m->bytes);
     memcpy(row + 6 + m->n + m->bytes, s->upd, m->bytes);
@@ -140,9 +159,12 @@ static uint8_t *w_messages(const Model *m, uint8_t *b, const uint8_t *set) {
 
 static int async_marshal(const Model *m, const St *s, uint8_t *buf) {
     uint8_t *b = w_tuple(buf, 9);
-    b = w_members(b, s->cisr); b = w_int(b, s->cversion);
-    b = w_members(b, s->isr); b = w_int(b, s->version);
-    b = w_members(b, s->pending); b = w_int(b, s->pversion);
+    b = w_members(b, s->cisr);
+    b = w_int(b, s->cversion);
+    b = w_members(b, s->isr);
+    b = w_int(b, s->version);
+    b = w_members(b, s->pending);
+    b = w_int(b, s->pversion);
     b = w_tuple(b, m->n);
     for (int r = 0; r < m->n; r++) b = w_int(b, s->off[r]);
     b = w_messages(m, b, s->req);
@@ -152,7 +174,8 @@ static int async_marshal(const Model *m, const St *s, uint8_t *buf) {
 
 /* No symmetry (the leader is fixed): every state is its own representative. */
 static int async_canonical(const Model *m, void *scratch, const St *s, St *out) {
-    (void)m; (void)scratch;
+    (void)m;
+    (void)scratch;
     *out = *s;
     return 0;
 }
@@ -166,9 +189,13 @@ static uint32_t async_invariants(const Model *m, const St *s, uint32_t mask) {
 }
 
 /* No transition property and no guard: never asked (the masks are empty). */
-static uint32_t async_transition(const Model *m, const St *before, uint16_t label,
-                                 const St *after, uint32_t mask) {
-    (void)m; (void)before; (void)label; (void)after; (void)mask;
+static uint32_t async_transition(const Model *m, const St *before, uint16_t label, const St *after,
+                                 uint32_t mask) {
+    (void)m;
+    (void)before;
+    (void)label;
+    (void)after;
+    (void)mask;
     return 0;
 }
 
@@ -184,53 +211,61 @@ static St *emit(const Model *m, St *out, uint16_t *labels, int *k, const St *s, 
 }
 
 /* _write_isr: the controller's next version, with its update, within max_version. */
-static void write_isr(const Model *m, const St *s, St *out, uint16_t *labels, int *k,
-                      uint8_t isr, uint16_t label) {
+static void write_isr(const Model *m, const St *s, St *out, uint16_t *labels, int *k, uint8_t isr,
+                      uint16_t label) {
     int version = s->cversion + 1;
     if (version > m->max_version) return;
     St *t = emit(m, out, labels, k, s, label);
-    t->cisr = isr; t->cversion = (int8_t)version;
+    t->cisr = isr;
+    t->cversion = (int8_t)version;
     put(t->upd, msg(m, isr, version));
 }
 
 /* _request: the leader's request for `isr`, which joins its pending ISR. */
-static void request(const Model *m, const St *s, St *out, uint16_t *labels, int *k,
-                    uint8_t isr, uint16_t label) {
+static void request(const Model *m, const St *s, St *out, uint16_t *labels, int *k, uint8_t isr,
+                    uint16_t label) {
     St *t = emit(m, out, labels, k, s, label);
     put(t->req, msg(m, isr, s->version));
-    t->pending |= isr; t->pversion = s->version;
+    t->pending |= isr;
+    t->pversion = s->version;
 }
 
 static int async_successors(const Model *m, const St *s, St *out, uint16_t *labels) {
     int n = m->n, k = 0;
-    for (int r = 0; r < n; r++)  /* ControllerShrinkIsr(replica) */
+    for (int r = 0; r < n; r++) /* ControllerShrinkIsr(replica) */
         if ((s->cisr >> r) & 1 && r != LEADER)
-            write_isr(m, s, out, labels, &k, (uint8_t)(s->cisr & ~(1u << r)), LABEL_R(A_CTRL_SHRINK, r));
-    for (int i = 0; i < m->messages; i++) {  /* ControllerHandleRequest(isr, version) */
+            write_isr(m, s, out, labels, &k, (uint8_t)(s->cisr & ~(1u << r)),
+                      LABEL_R(A_CTRL_SHRINK, r));
+    for (int i = 0; i < m->messages; i++) { /* ControllerHandleRequest(isr, version) */
         int q = m->order[i];
         if (!get(s->req, q) || msg_version(m, q) != s->cversion) continue;
         uint8_t isr = (uint8_t)msg_isr(m, q);
         write_isr(m, s, out, labels, &k, isr, LABEL_M(A_CTRL_HANDLE, isr, msg_version(m, q)));
     }
-    for (int r = 0; r < n; r++)  /* LeaderRequestShrinkIsr(replica) */
+    for (int r = 0; r < n; r++) /* LeaderRequestShrinkIsr(replica) */
         if ((s->isr >> r) & 1 && r != LEADER)
-            request(m, s, out, labels, &k, (uint8_t)(s->isr & ~(1u << r)), LABEL_R(A_LEADER_SHRINK, r));
+            request(m, s, out, labels, &k, (uint8_t)(s->isr & ~(1u << r)),
+                    LABEL_R(A_LEADER_SHRINK, r));
     int hw = high_watermark(m, s);
-    for (int r = 0; r < n; r++)  /* LeaderRequestExpandIsr(replica) */
+    for (int r = 0; r < n; r++) /* LeaderRequestExpandIsr(replica) */
         if (!((s->isr >> r) & 1) && s->off[r] >= hw)
-            request(m, s, out, labels, &k, (uint8_t)(s->isr | (1u << r)), LABEL_R(A_LEADER_EXPAND, r));
-    if (s->off[LEADER] + 1 <= m->max_offset) {  /* LeaderWrite */
+            request(m, s, out, labels, &k, (uint8_t)(s->isr | (1u << r)),
+                    LABEL_R(A_LEADER_EXPAND, r));
+    if (s->off[LEADER] + 1 <= m->max_offset) { /* LeaderWrite */
         St *t = emit(m, out, labels, &k, s, LABEL_R(A_WRITE, 0));
         t->off[LEADER]++;
     }
-    for (int i = 0; i < m->messages; i++) {  /* LeaderHandleUpdate(isr, version) */
+    for (int i = 0; i < m->messages; i++) { /* LeaderHandleUpdate(isr, version) */
         int q = m->order[i];
         if (!get(s->upd, q) || msg_version(m, q) <= s->version) continue;
-        St *t = emit(m, out, labels, &k, s, LABEL_M(A_HANDLE_UPDATE, msg_isr(m, q), msg_version(m, q)));
-        t->isr = (uint8_t)msg_isr(m, q); t->version = (int8_t)msg_version(m, q);
-        t->pending = 0; t->pversion = -1;
+        St *t =
+            emit(m, out, labels, &k, s, LABEL_M(A_HANDLE_UPDATE, msg_isr(m, q), msg_version(m, q)));
+        t->isr = (uint8_t)msg_isr(m, q);
+        t->version = (int8_t)msg_version(m, q);
+        t->pending = 0;
+        t->pversion = -1;
     }
-    for (int r = 0; r < n; r++)  /* FollowerReplicate(replica) */
+    for (int r = 0; r < n; r++) /* FollowerReplicate(replica) */
         if (r != LEADER && s->off[r] < s->off[LEADER]) {
             St *t = emit(m, out, labels, &k, s, LABEL_R(A_REPLICATE, r));
             t->off[r]++;
@@ -244,12 +279,15 @@ MODEL_GLUE(async)
 /* The AsyncIsr module has no liveness property, named condition or cut (model.h). */
 void model_liveness(const Model *m, const uint8_t *row, int prop, uint64_t *opened,
                     uint64_t *goal) {
-    (void)m; (void)row; (void)prop;
+    (void)m;
+    (void)row;
+    (void)prop;
     *opened = 0;
     *goal = 0;
 }
 
 uint32_t model_conditions(const Model *m, const uint8_t *row) {
-    (void)m; (void)row;
+    (void)m;
+    (void)row;
     return 0;
 }

@@ -66,7 +66,9 @@ void fenced_become_follower(ARGS) {
             Rep *y = &t->r[r];
             y->len = (int8_t)offset;
             y->hw = (int8_t)(offset < x->hw ? offset : x->hw);
-            y->epoch = (int8_t)e; y->leader = (int8_t)l; y->isr = s->risr[e];
+            y->epoch = (int8_t)e;
+            y->leader = (int8_t)l;
+            y->isr = s->risr[e];
         }
     }
 }
@@ -124,7 +126,9 @@ void first_try_become_follower(ARGS) {
         for (int r = 0; r < m->n; r++) {
             if (r == l || e <= s->r[r].epoch) continue;
             St *t = EMIT(l, r, e);
-            t->r[r].epoch = (int8_t)e; t->r[r].leader = (int8_t)l; t->r[r].isr = s->risr[e];
+            t->r[r].epoch = (int8_t)e;
+            t->r[r].leader = (int8_t)l;
+            t->r[r].isr = s->risr[e];
         }
     }
 }

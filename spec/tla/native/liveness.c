@@ -28,6 +28,7 @@ void model_liveness(const Model *m, const uint8_t *row, int prop, uint64_t *open
 }
 
 uint32_t model_conditions(const Model *m, const uint8_t *row) {
-    (void)m; (void)row;
+    (void)m;
+    (void)row;
     return 0;
 }

@@ -23,8 +23,7 @@ static int isr_holds(const Model *m, const St *s, int strong) {
 }
 
 static int decision_ok(const Model *m, int epoch, int leader, uint8_t isr) {
-    return epoch >= -1 && epoch <= m->E && leader >= -1 && leader < m->n
-           && (isr >> m->n) == 0;
+    return epoch >= -1 && epoch <= m->E && leader >= -1 && leader < m->n && (isr >> m->n) == 0;
 }
 
 /* spec.tla.typeok.type_ok */
@@ -39,15 +38,18 @@ static int type_ok(const Model *m, const St *s) {
         if (x->hw < 0 || x->hw > m->L || !decision_ok(m, x->epoch, x->leader, x->isr)) return 0;
     }
     if (!decision_ok(m, s->qepoch, s->qleader, s->qisr)) return 0;
-    for (int e = 0; e < s->nreq; e++) if (!decision_ok(m, e, s->rleader[e], s->risr[e])) return 0;
+    for (int e = 0; e < s->nreq; e++)
+        if (!decision_ok(m, e, s->rleader[e], s->risr[e])) return 0;
     return 1;
 }
 
 uint32_t tla_invariants(const Model *m, const St *s, uint32_t mask) {
     uint32_t bad = 0;
-#define CHECK(bit, holds) if ((mask >> (bit)) & 1 && !(holds)) bad |= 1u << (bit)
+#define CHECK(bit, holds)                                                                          \
+    if ((mask >> (bit)) & 1 && !(holds)) bad |= 1u << (bit)
     if (mask & (1u << P_HW_LE_LEO))
-        for (int r = 0; r < m->n; r++) if (s->r[r].hw > s->r[r].len) bad |= 1u << P_HW_LE_LEO;
+        for (int r = 0; r < m->n; r++)
+            if (s->r[r].hw > s->r[r].len) bad |= 1u << P_HW_LE_LEO;
     CHECK(P_LEADER_IN_ISR, s->qleader >= 0 && has(s->qisr, s->qleader));
     CHECK(P_LEADER_IN_ISR_OR_NONE, s->qleader < 0 || has(s->qisr, s->qleader));
     CHECK(P_WEAK_ISR, isr_holds(m, s, 0));
@@ -61,7 +63,8 @@ uint32_t tla_invariants(const Model *m, const St *s, uint32_t mask) {
 uint32_t tla_transition(const Model *m, const St *a, uint16_t label, const St *b, uint32_t mask) {
     uint32_t bits = 0;
     if (mask & (1u << P_HW_ADVANCES))
-        for (int r = 0; r < m->n; r++) if (b->r[r].hw > a->r[r].hw) bits |= 1u << P_HW_ADVANCES;
+        for (int r = 0; r < m->n; r++)
+            if (b->r[r].hw > a->r[r].hw) bits |= 1u << P_HW_ADVANCES;
     if (mask & (1u << P_TRUNCATION_REMOVES))
         for (int r = 0; r < m->n; r++)
             if (b->r[r].len < a->r[r].len) bits |= 1u << P_TRUNCATION_REMOVES;

@@ -11,7 +11,9 @@ _Static_assert(MAXN <= ROWS_MAX_REPLICAS, "more replicas than a row's masks hold
 /* model_new's parameters (model.h; spec/tla/native/__init__.py gives them by name); variant
  * is a TLA_VARIANTS index. */
 #define MODEL_PARAMS(X) X(replicas) X(log_size) X(max_records) X(max_epoch) X(variant)
-struct ModelParams { MODEL_PARAMS(PARAM_FIELD) };
+struct ModelParams {
+    MODEL_PARAMS(PARAM_FIELD)
+};
 const char *model_param_names(void) { return MODEL_PARAMS(PARAM_NAME); }
 
 /* At most: elections, controller shrinks, writes, HW increments, fetches and truncations n
@@ -34,7 +36,10 @@ Model *model_new(const ModelParams *p, char *why, size_t room) {
         return refuse(why, room, "no variant %d", p->variant);
     Model *m = calloc(1, sizeof(Model));
     if (!m) return refuse(why, room, "out of memory");
-    m->n = p->replicas; m->L = p->log_size; m->R = p->max_records; m->E = p->max_epoch;
+    m->n = p->replicas;
+    m->L = p->log_size;
+    m->R = p->max_records;
+    m->E = p->max_epoch;
     m->variant = p->variant;
     m->actions = tla_next(m, m->variant, m->next);
     m->election = 0;
@@ -62,12 +67,26 @@ void tla_decode(const Model *m, const uint8_t *row, St *s) {
     memset(s, 0, sizeof(St));
     for (int r = 0; r < m->n; r++) {
         Rep *x = &s->r[r];
-        x->len = *p++; x->hw = *p++; x->epoch = *p++; x->leader = *p++; x->isr = (uint8_t)*p++;
-        for (int i = 0; i < m->L; i++) { x->id[i] = *p++; x->ep[i] = *p++; }
+        x->len = *p++;
+        x->hw = *p++;
+        x->epoch = *p++;
+        x->leader = *p++;
+        x->isr = (uint8_t)*p++;
+        for (int i = 0; i < m->L; i++) {
+            x->id[i] = *p++;
+            x->ep[i] = *p++;
+        }
     }
-    s->next_id = *p++; s->next_epoch = *p++; s->nreq = *p++;
-    for (int e = 0; e <= m->E; e++) { s->rleader[e] = *p++; s->risr[e] = (uint8_t)*p++; }
-    s->qepoch = *p++; s->qleader = *p++; s->qisr = (uint8_t)*p++;
+    s->next_id = *p++;
+    s->next_epoch = *p++;
+    s->nreq = *p++;
+    for (int e = 0; e <= m->E; e++) {
+        s->rleader[e] = *p++;
+        s->risr[e] = (uint8_t)*p++;
+    }
+    s->qepoch = *p++;
+    s->qleader = *p++;
+    s->qisr = (uint8_t)*p++;
 }
 
 void tla_encode(const Model *m, const St *s, uint8_t *row) {
@@ -75,18 +94,35 @@ void tla_encode(const Model *m, const St *s, uint8_t *row) {
     memset(row, 0, m->width);
     for (int r = 0; r < m->n; r++) {
         const Rep *x = &s->r[r];
-        *p++ = x->len; *p++ = x->hw; *p++ = x->epoch; *p++ = x->leader; *p++ = (int8_t)x->isr;
-        for (int i = 0; i < m->L; i++, p += 2) if (i < x->len) { p[0] = x->id[i]; p[1] = x->ep[i]; }
+        *p++ = x->len;
+        *p++ = x->hw;
+        *p++ = x->epoch;
+        *p++ = x->leader;
+        *p++ = (int8_t)x->isr;
+        for (int i = 0; i < m->L; i++, p += 2)
+            if (i < x->len) {
+                p[0] = x->id[i];
+                p[1] = x->ep[i];
+            }
     }
-    *p++ = s->next_id; *p++ = s->next_epoch; *p++ = s->nreq;
+    *p++ = s->next_id;
+    *p++ = s->next_epoch;
+    *p++ = s->nreq;
     for (int e = 0; e <= m->E; e++, p += 2)
-        if (e < s->nreq) { p[0] = s->rleader[e]; p[1] = (int8_t)s->risr[e]; }
-    *p++ = s->qepoch; *p++ = s->qleader; *p++ = (int8_t)s->qisr;
+        if (e < s->nreq) {
+            p[0] = s->rleader[e];
+            p[1] = (int8_t)s->risr[e];
+        }
+    *p++ = s->qepoch;
+    *p++ = s->qleader;
+    *p++ = (int8_t)s->qisr;
 }
 
 /* -- marshal format 2 (checker.fingerprint.encode) ------------------------------------ */
 static inline uint8_t *w_decision(uint8_t *b, int epoch, int leader, uint8_t isr) {
-    b = w_tuple(b, 3); b = w_int(b, epoch); b = w_opt(b, leader);
+    b = w_tuple(b, 3);
+    b = w_int(b, epoch);
+    b = w_opt(b, leader);
     return w_members(b, isr);
 }
 
@@ -96,15 +132,23 @@ int tla_marshal(const Model *m, const St *s, uint8_t *buf) {
     for (int r = 0; r < m->n; r++) {
         const Rep *x = &s->r[r];
         b = w_tuple(b, x->len);
-        for (int i = 0; i < x->len; i++) { b = w_tuple(b, 2); b = w_int(b, x->id[i]); b = w_int(b, x->ep[i]); }
+        for (int i = 0; i < x->len; i++) {
+            b = w_tuple(b, 2);
+            b = w_int(b, x->id[i]);
+            b = w_int(b, x->ep[i]);
+        }
     }
     b = w_tuple(b, m->n);
     for (int r = 0; r < m->n; r++) {
         const Rep *x = &s->r[r];
-        b = w_tuple(b, 4); b = w_int(b, x->hw); b = w_int(b, x->epoch); b = w_opt(b, x->leader);
+        b = w_tuple(b, 4);
+        b = w_int(b, x->hw);
+        b = w_int(b, x->epoch);
+        b = w_opt(b, x->leader);
         b = w_members(b, x->isr);
     }
-    b = w_int(b, s->next_id); b = w_int(b, s->next_epoch);
+    b = w_int(b, s->next_id);
+    b = w_int(b, s->next_epoch);
     b = w_tuple(b, s->nreq);
     for (int e = 0; e < s->nreq; e++) b = w_decision(b, e, s->rleader[e], s->risr[e]);
     b = w_decision(b, s->qepoch, s->qleader, s->qisr);
@@ -121,7 +165,8 @@ static int key_cmp(const St *s, int a, int b) {
         if (x->id[i] != y->id[i]) return x->id[i] < y->id[i] ? -1 : 1;
         if (x->ep[i] != y->ep[i]) return x->ep[i] < y->ep[i] ? -1 : 1;
     }
-#define CMP(u, v) if ((u) != (v)) return (u) < (v) ? -1 : 1
+#define CMP(u, v)                                                                                  \
+    if ((u) != (v)) return (u) < (v) ? -1 : 1
     CMP(x->len, y->len);
     CMP(x->hw, y->hw);
     CMP(x->epoch, y->epoch);
@@ -138,7 +183,8 @@ static int key_cmp(const St *s, int a, int b) {
 
 static uint8_t rename_mask(uint8_t mask, const int *perm, int n) {
     uint8_t out = 0;
-    for (int r = 0; r < n; r++) if (has(mask, r)) out |= (uint8_t)(1u << perm[r]);
+    for (int r = 0; r < n; r++)
+        if (has(mask, r)) out |= (uint8_t)(1u << perm[r]);
     return out;
 }
 
@@ -177,8 +223,8 @@ static int marshal_of(const void *m, const void *s, uint8_t *buf) { return tla_m
  * the encodings in the thread's scratch. 0, or -1 (an encoding past max_marshal). */
 static int tla_canonical(const Model *m, void *scratch, const St *s, St *out) {
     St cand;
-    return canonical_form(m, s, m->n, sizeof(St), key_cmp_of, permute_of, marshal_of, out,
-                          &cand, part(scratch, m->plan.best), part(scratch, m->plan.bytes),
+    return canonical_form(m, s, m->n, sizeof(St), key_cmp_of, permute_of, marshal_of, out, &cand,
+                          part(scratch, m->plan.best), part(scratch, m->plan.bytes),
                           m->max_marshal);
 }
 

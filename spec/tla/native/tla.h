@@ -10,18 +10,25 @@
 #include "model.h"
 #include "rows.h"
 
-#define MAXN 6   /* replicas (spec.tla.config.TLA_MAX_REPLICAS is 5) */
-#define MAXL 8   /* LogSize */
-#define MAXE 16  /* leader epochs 0..MaxLeaderEpoch */
-#define MAXA 10  /* actions in one variant's Next */
+#define MAXN 6  /* replicas (spec.tla.config.TLA_MAX_REPLICAS is 5) */
+#define MAXL 8  /* LogSize */
+#define MAXE 16 /* leader epochs 0..MaxLeaderEpoch */
+#define MAXA 10 /* actions in one variant's Next */
 
 /* The variants (spec.tla.config.TLA_VARIANTS order). */
 enum { V_HW, V_KIP101, V_KIP279, V_FIRST_TRY, V_KIP320, V_KIP320_KIP279 };
 
 /* Property bits (spec/tla/native/__init__.py: PROPERTY_BITS). */
 enum {
-    P_HW_LE_LEO, P_LEADER_IN_ISR, P_LEADER_IN_ISR_OR_NONE, P_WEAK_ISR, P_STRONG_ISR,
-    P_TYPE_OK, P_HW_ADVANCES, P_TRUNCATION_REMOVES, P_SECOND_ELECTION
+    P_HW_LE_LEO,
+    P_LEADER_IN_ISR,
+    P_LEADER_IN_ISR_OR_NONE,
+    P_WEAK_ISR,
+    P_STRONG_ISR,
+    P_TYPE_OK,
+    P_HW_ADVANCES,
+    P_TRUNCATION_REMOVES,
+    P_SECOND_ELECTION
 };
 
 /* Label codes (labels.h): the action's position in the variant's Next, then up to three
@@ -55,10 +62,10 @@ struct Model {
     int n, L, R, E, variant;
     int actions;
     Action next[MAXA];
-    int election;  /* the position of ControllerElectLeader (SecondElection's event) */
+    int election; /* the position of ControllerElectLeader (SecondElection's event) */
     int width;
-    int max_succ, max_marshal;  /* model_max_successors, model_max_marshal */
-    ScratchPlan plan;           /* model_scratch_size */
+    int max_succ, max_marshal; /* model_max_successors, model_max_marshal */
+    ScratchPlan plan;          /* model_scratch_size */
 };
 
 void tla_decode(const struct Model *m, const uint8_t *row, St *s);
