@@ -55,7 +55,7 @@ def one(
     code: Path, minutes: float, folder: Path, extra: list[str]
 ) -> list[tuple[float, float, int]]:
     """One run of ``code``'s hwcheck with the flags ``extra``: its samples ``(seconds, MiB,
-    threads)``."""
+    threads)``. Prints how the run ended: its exit code and the last lines it drew."""
     ck = folder / "ck"
     command = [sys.executable, "-m", "checker.cli", "explore", *MODEL, *SPARK]
     command += ["--partitions", "2", "--checkpoint", ck.as_uri(), "--checkpoint-every", "300"]
@@ -66,13 +66,13 @@ def one(
         command, stdin=subprocess.DEVNULL, stdout=follower, stderr=follower, env=env, cwd=folder
     )
     os.close(follower)
-    samples, start = [], time.monotonic()
+    samples, start, screen = [], time.monotonic(), b""
     try:
         while proc.poll() is None:
             ready, _, _ = select.select([leader], [], [], 0.5)
             if ready:
-                try:
-                    os.read(leader, 65536)  # the terminal's screen, drained and dropped
+                try:  # the terminal's screen, drained; its last 4 KiB kept
+                    screen = (screen + os.read(leader, 65536))[-4096:]
                 except OSError:
                     pass
             mib, threads = status(proc.pid)
@@ -83,6 +83,9 @@ def one(
             proc.kill()
         proc.wait()
         os.close(leader)
+    last = [line.strip() for line in screen.decode(errors="replace").splitlines() if line.strip()]
+    print(f"exit {proc.returncode} after {time.monotonic() - start:.0f} s; last lines:")
+    print("\n".join(f"  {line[:160]}" for line in last[-12:]))
     return samples
 
 
