@@ -126,51 +126,43 @@ def _not_issued(ctx: ModelContext, s: tuple[Any, ...], epoch: int) -> str:
     )
 
 
+def _stale(ctx: ModelContext, s: tuple[Any, ...], r: int, epoch: int) -> str:
+    view = s[REPLICAS][r][VIEW][V_EPOCH]
+    return f"replica {r}'s view is at epoch {view}: it applies only a later LeaderAndIsr"
+
+
+def _leaderless(ctx: ModelContext, s: tuple[Any, ...], epoch: int) -> str:
+    return f"the LeaderAndIsr of epoch {epoch} names no leader: it is never applied"
+
+
+def _names_other(ctx: ModelContext, s: tuple[Any, ...], r: int, epoch: int) -> str:
+    leader = s[REQUESTS][epoch][1]
+    return f"the LeaderAndIsr of epoch {epoch} names replica {leader} leader, not replica {r}"
+
+
+def _names_itself(ctx: ModelContext, s: tuple[Any, ...], r: int, epoch: int) -> str:
+    return f"the LeaderAndIsr of epoch {epoch} names replica {r} itself leader"
+
+
+BOTH = (0, 1)
+"""A guard's arguments: the replica and the epoch."""
+
 APPLIES = (
     UP,
     Guard(issued, _not_issued, on=(1,)),
-    Guard(
-        newer,
-        lambda ctx, s, r, epoch: (
-            f"replica {r}'s view is at epoch "
-            f"{s[REPLICAS][r][VIEW][V_EPOCH]}: it applies only a later LeaderAndIsr"
-        ),
-        on=(0, 1),
-    ),
-    Guard(
-        names_a_leader,
-        lambda ctx, s, epoch: (
-            f"the LeaderAndIsr of epoch {epoch} names no leader: it is never applied"
-        ),
-        on=(1,),
-    ),
+    Guard(newer, _stale, on=BOTH),
+    Guard(names_a_leader, _leaderless, on=(1,)),
 )
 """A replica applies a LeaderAndIsr: it is up, the request issued, newer than its view,
 naming a leader."""
 
-BECOME_LEADER = (
-    *APPLIES,
-    Guard(
-        names_it,
-        lambda ctx, s, r, epoch: (
-            f"the LeaderAndIsr of epoch {epoch} names replica "
-            f"{s[REQUESTS][epoch][1]} leader, not replica {r}"
-        ),
-        on=(0, 1),
-    ),
-)
+BECOME_LEADER = (*APPLIES, Guard(names_it, _names_other, on=BOTH))
 """BecomeLeader(replica, epoch): ``APPLIES``, naming it leader."""
 
 BECOME_FOLLOWER = (
     *APPLIES,
-    unless(
-        names_it,
-        lambda ctx, s, r, epoch: (
-            f"the LeaderAndIsr of epoch {epoch} names replica {r} itself leader"
-        ),
-        on=(0, 1),
-    ),
-    Guard(rule_answers, _no_answer, on=(0, 1)),
+    unless(names_it, _names_itself, on=BOTH),
+    Guard(rule_answers, _no_answer, on=BOTH),
 )
 """BecomeFollower(replica, epoch): ``APPLIES``, naming another replica leader, and an answer
 from its truncation rule."""

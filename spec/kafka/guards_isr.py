@@ -120,28 +120,30 @@ def lagging(ctx: ModelContext, s: tuple[Any, ...], r: int) -> list[int]:
     return [f for f in isr if not_itself(ctx, s, r, f) and behind(ctx, s, r, f)]
 
 
+def _itself(ctx: ModelContext, s: tuple[Any, ...], r: int, f: int) -> str:
+    return f"replica {r} is the leader: it never drops itself from the ISR"
+
+
+def _isr_of(s: tuple[Any, ...], r: int) -> str:
+    return f"replica {r}'s ISR {members(s[REPLICAS][r][VIEW][V_ISR])}"
+
+
+def _caught_up(ctx: ModelContext, s: tuple[Any, ...], r: int, f: int) -> str:
+    leo = len(s[REPLICAS][r][LOG])
+    return (
+        f"replica {f} is caught up: its fetches reached replica {r}'s LEO {leo} (only a "
+        "follower behind the leader's LEO is dropped)"
+    )
+
+
+PAIR = (0, 1)
+"""A guard's arguments: the leader and the follower."""
+
 SHRINK_ISR = (
     *CHANGES_ISR,
-    Guard(
-        not_itself,
-        lambda ctx, s, r, f: f"replica {r} is the leader: it never drops itself from the ISR",
-        on=(0, 1),
-    ),
-    Guard(
-        in_isr,
-        lambda ctx, s, r, f: (
-            f"replica {f} is not in replica {r}'s ISR {members(s[REPLICAS][r][VIEW][V_ISR])}"
-        ),
-        on=(0, 1),
-    ),
-    Guard(
-        behind,
-        lambda ctx, s, r, f: (
-            f"replica {f} is caught up: its fetches reached replica {r}'s "
-            f"LEO {len(s[REPLICAS][r][LOG])} (only a follower behind the leader's LEO is dropped)"
-        ),
-        on=(0, 1),
-    ),
+    Guard(not_itself, _itself, on=PAIR),
+    Guard(in_isr, lambda ctx, s, r, f: f"replica {f} is not in {_isr_of(s, r)}", on=PAIR),
+    Guard(behind, _caught_up, on=PAIR),
 )
 """ShrinkIsr(leader, follower): ``CHANGES_ISR``, then a follower of the ISR behind the
 leader's LEO."""
@@ -180,6 +182,13 @@ def reached_epoch_start(ctx: ModelContext, s: tuple[Any, ...], r: int, f: int) -
     return holds
 
 
+def _below_hw(ctx: ModelContext, s: tuple[Any, ...], r: int, f: int) -> str:
+    rep = s[REPLICAS][r]
+    return (
+        f"replica {f}'s fetches reached offset {rep[REMOTE][f]}, below replica {r}'s HW {rep[HW]}"
+    )
+
+
 def _unseen(ctx: ModelContext, s: tuple[Any, ...], r: int, f: int) -> str:
     since = ""
     if ctx.variant.broker_epoch and ctx.durable:
@@ -203,10 +212,7 @@ LIVE_FOLLOWER = Guard(
 )
 
 EPOCH_START = Guard(
-    reached_epoch_start,
-    _before_epoch,
-    on=(0, 1),
-    when=lambda ctx: ctx.variant.fenced_expand,
+    reached_epoch_start, _before_epoch, on=PAIR, when=lambda ctx: ctx.variant.fenced_expand
 )
 
 
@@ -228,23 +234,10 @@ def caught_up(ctx: ModelContext, s: tuple[Any, ...], r: int) -> list[int]:
 
 EXPAND_ISR = (
     *CHANGES_ISR,
-    unless(
-        in_isr,
-        lambda ctx, s, r, f: (
-            f"replica {f} is already in replica {r}'s ISR {members(s[REPLICAS][r][VIEW][V_ISR])}"
-        ),
-        on=(0, 1),
-    ),
+    unless(in_isr, lambda ctx, s, r, f: f"replica {f} is already in {_isr_of(s, r)}", on=PAIR),
     LIVE_FOLLOWER,
-    Guard(fetched, _unseen, on=(0, 1)),
-    Guard(
-        reached_hw,
-        lambda ctx, s, r, f: (
-            f"replica {f}'s fetches reached offset "
-            f"{s[REPLICAS][r][REMOTE][f]}, below replica {r}'s HW {s[REPLICAS][r][HW]}"
-        ),
-        on=(0, 1),
-    ),
+    Guard(fetched, _unseen, on=PAIR),
+    Guard(reached_hw, _below_hw, on=PAIR),
     EPOCH_START,
 )
 """ExpandIsr(leader, follower): ``CHANGES_ISR``, then a replica outside the ISR, live with
