@@ -83,8 +83,8 @@ def truncation_pending(ctx: ModelContext, s: tuple[Any, ...], f: int) -> bool:
 def fetch_answer(ctx: ModelContext, s: tuple[Any, ...], f: int, leader: int) -> Any:
     """How ``leader`` answers a fetch by ``f`` with truncation on fetch: its
     ``diverging.leader_answer`` to ``f``'s LEO and last fetched epoch."""
-    log, lrep = s[REPLICAS][f][LOG], s[REPLICAS][leader]
-    epoch = fetch_epoch(log, fetcher(ctx, s, f))
+    log, lrep, at = s[REPLICAS][f][LOG], s[REPLICAS][leader], ctx.fetcher_at
+    epoch = fetch_epoch(log, None if at is None else s[at][f])  # (``fetcher``)
     return leader_answer(lrep[LOG], lrep[VIEW][V_EPOCH], len(log), epoch)
 
 
