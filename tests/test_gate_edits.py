@@ -114,9 +114,9 @@ def test_removing_the_fetch_fence_at_two_replicas(monkeypatch, tmp_path):
     new states."""
     edit(
         monkeypatch,
-        "spec.kafka.actions",
+        "spec.kafka.guards_data",
         "fetch_leader",
-        "if fenced and lview[V_EPOCH] != view[V_EPOCH]:",
+        "if fenced and not same_epoch(ctx, s, f, leader):",
         "if False:",
     )
     output = fails_with(

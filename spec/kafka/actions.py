@@ -4,9 +4,13 @@
 
 Each action is a function ``action(ctx, state, out)`` that appends ``(Label, next state)`` to
 ``out`` for every enabled choice: first the guards (``# enabled when``), then the effect.
-(Appending to one list is cheaper than chaining generators on this, the hottest, path.) ``ctx`` is the
-``KafkaSpec`` (config, variant, interned labels). Replica ids and epochs are ints; offsets are
-0-based, LEO and HW exclusive.
+(Appending to one list is cheaper than chaining generators on this, the hottest, path.) The
+guards are the named predicates of ``spec.kafka.guards`` and its family modules
+(``guards_data``, ``guards_isr``, ...), called in the order of the action's guard list there,
+which ``why_disabled`` walks; a choice the loop makes (the leader a follower fetches from, a
+member of the ISR) stands for the guard it satisfies. ``ctx`` is the ``KafkaSpec`` (config,
+variant, interned labels). Replica ids and epochs are ints; offsets are 0-based, LEO and HW
+exclusive.
 """
 
 from __future__ import annotations
@@ -15,8 +19,10 @@ from typing import Any
 
 from checker.model import Label
 from spec.kafka.context import ModelContext
+from spec.kafka.guards import leads, up
+from spec.kafka.guards_data import SAME_EPOCH, fetch_leader, isr_large_enough, records_left
+from spec.kafka.guards_isr import caught_up, lagging, true_leader
 from spec.kafka.state import (
-    ALIVE,
     C_EPOCH,
     C_LEADER,
     CONTROLLER,
@@ -30,7 +36,6 @@ from spec.kafka.state import (
     REQUESTS,
     V_EPOCH,
     V_ISR,
-    V_LEADER,
     VIEW,
     commit,
     controller_after,
@@ -52,13 +57,14 @@ def produce(ctx: ModelContext, s: tuple[Any, ...], out: list[tuple[Label, Any]])
     ``Partition.appendRecordsToLeader`` (NotEnoughReplicas check)."""
     replicas, ghost = s[REPLICAS], s[GHOST]
     next_id = ghost[G_NEXT_ID]
-    # enabled when: records left, leader up, believes it leads, ISR large enough (acks=all)
-    if next_id >= ctx.config.max_records:
+    # enabled when (guards_data.PRODUCE): records left, leader up, presumes it leads, ISR
+    # large enough (acks=all)
+    if not records_left(ctx, s):
         return
     for r, rep in enumerate(replicas):
-        view = rep[VIEW]
-        if not rep[ALIVE] or view[V_LEADER] != r or len(view[V_ISR]) < ctx.produce_min_isr:
+        if not up(ctx, s, r) or not leads(ctx, s, r) or not isr_large_enough(ctx, s, r):
             continue
+        view = rep[VIEW]
         # effect
         log = rep[LOG] + ((next_id, view[V_EPOCH]),)
         counted = counted_isr(ctx, s, r)
@@ -83,22 +89,6 @@ def counted_isr(ctx: ModelContext, s: tuple[Any, ...], leader: int) -> tuple[Any
     return maximal_isr(view, s[ctx.alter_at][leader])
 
 
-def fetch_leader(replicas: tuple[Any, ...], f: int, rep: tuple[Any, ...], fenced: bool) -> Any:
-    """The leader replica ``f`` (state ``rep``) may fetch from, or None: ``f`` is up and
-    follows another replica, which is up and presumes leadership, and with ``fenced``
-    (``fenced-fetch``, KIP-320) is in the same leader epoch as ``f``'s view."""
-    view = rep[VIEW]
-    leader = view[V_LEADER]
-    if not rep[ALIVE] or leader is None or leader == f:
-        return None
-    lview = replicas[leader][VIEW]
-    if not replicas[leader][ALIVE] or lview[V_LEADER] != leader:
-        return None
-    if fenced and lview[V_EPOCH] != view[V_EPOCH]:
-        return None
-    return leader
-
-
 def fetch(ctx: ModelContext, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """Fetch(follower, leader): one fetch request and its response, with the HW rule.
 
@@ -116,10 +106,10 @@ def fetch(ctx: ModelContext, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -
     fetch. Source: protocol.md action 2; ``ReplicaFetcherThread.processPartitionData``.
     """
     replicas = s[REPLICAS]
-    fenced = ctx.variant.fenced_fetch
+    fenced = SAME_EPOCH.applies(ctx)
     for f, rep in enumerate(replicas):
-        # enabled when: as fetch_leader says
-        leader = fetch_leader(replicas, f, rep, fenced)
+        # enabled when (guards_data.FETCH): f may fetch from its leader (fetch_leader)
+        leader = fetch_leader(ctx, s, f, fenced)
         if leader is None:
             continue
         # effect
@@ -163,20 +153,6 @@ def fetch(ctx: ModelContext, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -
         )
 
 
-def true_leader(s: tuple[Any, ...], r: int) -> Any:
-    """``r`` is the true leader: up, presumes leadership, and the controller names it at the
-    same epoch (only it may change the ISR; Kafka's ZooKeeper/KRaft ISR update is fenced by
-    the leader epoch and version)."""
-    rep, ctrl = s[REPLICAS][r], s[CONTROLLER]
-    view = rep[VIEW]
-    return (
-        rep[ALIVE]
-        and view[V_LEADER] == r
-        and ctrl[C_LEADER] == r
-        and ctrl[C_EPOCH] == view[V_EPOCH]
-    )
-
-
 def record_isr(ctx: ModelContext, s: tuple[Any, ...], leader: int, isr: Any) -> Any:
     """``(controller, requests)`` after the true leader changed the ISR to ``isr``.
 
@@ -192,47 +168,6 @@ def record_isr(ctx: ModelContext, s: tuple[Any, ...], leader: int, isr: Any) -> 
     return controller_after(ctrl, epoch, leader, isr, ctx.config.min_isr), requests
 
 
-def lagging(r: int, rep: tuple[Any, ...]) -> list[int]:
-    """The members of leader ``r``'s ISR (``rep``: its replica) whose remote LEO is below its
-    LEO: those ShrinkIsr may drop (``replica.lag.time.max.ms`` may expire at any moment).
-    Source: ``Partition.getOutOfSyncReplicas``."""
-    remote, leo = rep[REMOTE], len(rep[LOG])
-    return [f for f in rep[VIEW][V_ISR] if f != r and remote[f] < leo]
-
-
-def epoch_start(rep: tuple[Any, ...]) -> int:
-    """The start offset of a leader's epoch (``rep``: its replica): the offset of its first
-    record of that epoch, else its LEO (no record yet: Kafka's ``leaderEpochStartOffsetOpt``
-    is the LEO when it became leader, and a leader's records of its epoch are its log's
-    tail)."""
-    log, epoch = rep[LOG], rep[VIEW][V_EPOCH]
-    start: int = next((o for o, record in enumerate(log) if record[1] == epoch), len(log))
-    return start
-
-
-def in_sync_from(ctx: ModelContext, rep: tuple[Any, ...]) -> int:
-    """The offset a follower's fetches must reach for ExpandIsr: the leader's HW, and with
-    ``fenced-expand`` (KAFKA-7128, Kafka 2.0.1 and 2.1 on) also the start offset of the
-    leader's epoch. Source: ``Partition.isFollowerInSync`` (2.4 to 4.1; ``maybeExpandIsr``
-    before): the follower's LEO >= the HW and >= ``leaderEpochStartOffsetOpt``."""
-    hw: int = rep[HW]
-    return max(hw, epoch_start(rep)) if ctx.variant.fenced_expand else hw
-
-
-def caught_up(ctx: ModelContext, replicas: tuple[Any, ...], r: int) -> list[int]:
-    """The replicas outside leader ``r``'s ISR whose fetches in this leadership reached
-    ``in_sync_from``: those ExpandIsr may add; with ``live-isr`` (KIP-841) only live ones.
-    Source: ``Partition.isFollowerInSync`` and ``isReplicaIsrEligible``."""
-    rep = replicas[r]
-    remote, isr, least = rep[REMOTE], rep[VIEW][V_ISR], in_sync_from(ctx, rep)
-    live = ctx.variant.live_isr
-    return [
-        f
-        for f, leo in enumerate(remote)
-        if f not in isr and leo >= 0 and leo >= least and (not live or replicas[f][ALIVE])
-    ]
-
-
 def shrink_isr(ctx: ModelContext, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
     """ShrinkIsr(leader, follower): the true leader drops a lagging follower from the ISR.
 
@@ -242,10 +177,12 @@ def shrink_isr(ctx: ModelContext, s: tuple[Any, ...], out: list[tuple[Label, Any
     ISRs go stale until they apply a newer request); the leader then recomputes its HW. Never empties
     the ISR. Source: protocol.md action 3; ``Partition.maybeShrinkIsr``."""
     replicas, r = s[REPLICAS], s[CONTROLLER][C_LEADER]
-    if r is not None and true_leader(s, r):  # only the controller's leader can be it
+    # enabled when (guards_isr.SHRINK_ISR): r is the true leader (only the controller's
+    # leader can be it), f a member of its ISR behind its LEO
+    if r is not None and true_leader(ctx, s, r):
         rep = replicas[r]
         log, remote, view = rep[LOG], rep[REMOTE], rep[VIEW]
-        for f in lagging(r, rep):  # enabled when: f is behind the leader's LEO
+        for f in lagging(ctx, s, r):
             # effect
             isr = without_member(view[V_ISR], f)
             hw = leader_hw(len(log), rep[HW], r, isr, remote, ctx.hw_min_isr)
@@ -267,17 +204,20 @@ def expand_isr(ctx: ModelContext, s: tuple[Any, ...], out: list[tuple[Label, Any
     ExpandIsr(leader, follower): the true leader adds a follower whose fetches (in this
     leadership) have reached the leader's HW and, with ``fenced-expand`` (KAFKA-7128), the
     start offset of the leader's epoch; with ``live-isr`` (KIP-841) a live follower only
-    (``caught_up``). Kafka checks on the fetch that the follower's LEO reached both; the model
-    takes the step after any fetch, as a fetch's ISR change may lag it. The leader then
-    recomputes its HW, as it does after every committed ISR change: with KIP-966's strict min
-    ISR the HW, held while the ISR was below min ISR, moves once the ISR reaches it. Source:
+    (``guards_isr.caught_up``). Kafka checks on the fetch that the follower's LEO reached
+    both; the model takes the step after any fetch, as a fetch's ISR change may lag it. The
+    leader then recomputes its HW, as it does after every committed ISR change: with KIP-966's
+    strict min ISR the HW, held while the ISR was below min ISR, moves once the ISR reaches
+    it. Source:
     protocol.md action 3; ``Partition.isFollowerInSync``, ``maybeExpandIsr`` and
     ``handleAlterPartitionUpdate`` (which calls ``maybeIncrementLeaderHW``)."""
     replicas, r = s[REPLICAS], s[CONTROLLER][C_LEADER]
-    if r is not None and true_leader(s, r):  # only the controller's leader can be it
+    # enabled when (guards_isr.EXPAND_ISR): r is the true leader (only the controller's
+    # leader can be it), f caught up
+    if r is not None and true_leader(ctx, s, r):
         rep = replicas[r]
         log, hw, remote, view = rep[LOG], rep[HW], rep[REMOTE], rep[VIEW]
-        for f in caught_up(ctx, replicas, r):  # enabled when: f reached the HW (and the fence)
+        for f in caught_up(ctx, s, r):
             isr = with_member(view[V_ISR], f)
             new_hw = leader_hw(len(log), hw, r, isr, remote, ctx.hw_min_isr)
             new_rep = (log, new_hw, True, (r, view[V_EPOCH], isr), remote)

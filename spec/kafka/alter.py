@@ -17,6 +17,7 @@ simplification: between the two, the leader would behave exactly as while it wai
 The state's ``alter`` component (``spec.kafka.state``) holds per replica its request in
 flight, ``(leader epoch, committed ISR it was based on, ISR asked for)`` or None; a request of
 an epoch other than the replica's view's is stale (it will be rejected) and blocks nothing.
+The actions' guards are in ``spec.kafka.guards_isr``.
 """
 
 from __future__ import annotations
@@ -24,10 +25,11 @@ from __future__ import annotations
 from typing import Any
 
 from checker.model import Label
-from spec.kafka.actions import caught_up, lagging, record_isr
+from spec.kafka.actions import record_isr
 from spec.kafka.context import ModelContext
+from spec.kafka.guards import leads, up
+from spec.kafka.guards_isr import caught_up, lagging, no_request_in_flight, request_in_flight
 from spec.kafka.state import (
-    AL_EPOCH,
     ALIVE,
     C_EPOCH,
     C_ISR,
@@ -57,16 +59,11 @@ def _at(ctx: ModelContext) -> int:
     return at
 
 
-def _pending(s: tuple[Any, ...], at: int, r: int, rep: tuple[Any, ...]) -> bool:
-    request = s[at][r]
-    return request is not None and request[AL_EPOCH] == rep[VIEW][V_EPOCH]
-
-
 def _leaders(ctx: ModelContext, s: tuple[Any, ...]) -> Any:
-    """Every live replica that presumes leadership and has no request of its epoch in flight."""
-    at = _at(ctx)
+    """Every live replica that presumes leadership and has no request of its epoch in flight
+    (``guards_isr.CHANGES_ISR`` with async-isr)."""
     for r, rep in enumerate(s[REPLICAS]):
-        if rep[ALIVE] and rep[VIEW][V_LEADER] == r and not _pending(s, at, r, rep):
+        if up(ctx, s, r) and leads(ctx, s, r) and no_request_in_flight(ctx, s, r):
             yield r, rep
 
 
@@ -84,7 +81,7 @@ def shrink_isr(ctx: ModelContext, s: tuple[Any, ...], out: list[tuple[Label, Any
     caught up; its HW still counts the follower until the answer. Source: KIP-497;
     ``Partition.maybeShrinkIsr`` (``prepareIsrShrink``)."""
     for r, rep in _leaders(ctx, s):
-        for f in lagging(r, rep):
+        for f in lagging(ctx, s, r):
             isr = without_member(rep[VIEW][V_ISR], f)
             out.append((ctx.labels.shrink[r][f], _ask(ctx, s, r, isr)))
 
@@ -93,11 +90,11 @@ def expand_isr(ctx: ModelContext, s: tuple[Any, ...], out: list[tuple[Label, Any
     """ExpandIsr(leader, follower): a leader asks the controller to add a caught-up follower.
 
     ExpandIsr(leader, follower) with async-isr: as the one-step ExpandIsr's conditions on the
-    follower (``actions.caught_up``), from a live replica that presumes leadership
+    follower (``guards_isr.caught_up``), from a live replica that presumes leadership
     with no AlterPartition of its epoch in flight; its HW counts the follower at once (the
     maximal ISR). Source: KIP-497; ``Partition.maybeExpandIsr`` (``prepareIsrExpand``)."""
     for r, rep in _leaders(ctx, s):
-        for f in caught_up(ctx, s[REPLICAS], r):
+        for f in caught_up(ctx, s, r):
             isr = with_member(rep[VIEW][V_ISR], f)
             out.append((ctx.labels.expand[r][f], _ask(ctx, s, r, isr)))
 
@@ -116,7 +113,8 @@ def alter_partition(ctx: ModelContext, s: tuple[Any, ...], out: list[tuple[Label
     at = _at(ctx)
     ctrl = s[CONTROLLER]
     for r, request in enumerate(s[at]):
-        if request is None:
+        # enabled when (guards_isr.ALTER_PARTITION): a request of r in flight
+        if not request_in_flight(ctx, s, r):
             continue
         epoch, base, isr = request
         asked = put(s[at], r, None)

@@ -4,46 +4,44 @@ enabled".
 
 ``why_disabled(ctx, state, label)`` first reads the label: an action of this model (its
 variant and options decide which), its arguments as ``hwcheck list`` names them, replica ids
-and epochs within the bounds. Then it asks the action's own function in
-``spec.kafka.refusals`` (the data path) or ``spec.kafka.refusals_control`` (the controller and
-the broker lifecycle), which tests the action's guards in the order the action does and
-names the first that is false: a bound reached (``Refusal.bound`` names it), a replica down,
-not the leader, not a follower of that leader, the epoch budget, a fence, nothing to fetch.
+and epochs within the bounds. Then it walks the action's guards (``spec.kafka.guards``: the
+predicates its generator calls, in the order it calls them) and says the first that is
+false: a bound reached (``Refusal.bound`` names it), a replica down, not the leader, not a
+follower of that leader, the epoch budget, a fence, nothing to fetch.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import partial
 from typing import Any
 
 from checker.model import Label, Refusal
-from spec.kafka import refusals, refusals_control
+from spec.kafka import guards_broker, guards_controller, guards_data, guards_isr
 from spec.kafka.context import ModelContext
+from spec.kafka.guards import Guard, first_false
 
-FAMILIES: dict[str, tuple[tuple[str, ...], Callable[..., Refusal | None]]] = {
-    "Produce": (("leader",), refusals.produce),
-    "Fetch": (("follower", "leader"), refusals.fetch),
-    "FetchRequest": (("follower", "leader"), refusals.fetch_request),
-    "FetchResponse": (("follower",), refusals.fetch_response),
-    "LoseResponse": (("follower",), refusals.lose_response),
-    "TruncateOnFetchResponse": (("follower",), refusals.truncate_on_fetch_response),
-    "ShrinkIsr": (("leader", "follower"), refusals.shrink_isr),
-    "ExpandIsr": (("leader", "follower"), refusals.expand_isr),
-    "AlterPartition": (("leader",), refusals.alter_partition),
-    "ControllerShrinkIsr": (("replica",), refusals_control.controller_shrink_isr),
-    "Elect": (("leader",), refusals_control.elect),
-    "UncleanElect": (("leader",), refusals_control.unclean_elect),
-    "UncleanRecovery": (("leader",), refusals_control.unclean_recovery),
-    "Crash": (("replica",), refusals_control.crash),
-    "Restart": (("replica",), refusals_control.restart),
-    "BecomeLeader": (("replica", "epoch"), partial(refusals_control.become, leads=True)),
-    "BecomeFollower": (("replica", "epoch"), partial(refusals_control.become, leads=False)),
-    "Flush": (("replica",), refusals_control.flush),
-    "UncleanShutdown": (("replica",), refusals_control.unclean_shutdown),
+FAMILIES: dict[str, tuple[tuple[str, ...], tuple[Guard, ...]]] = {
+    "Produce": (("leader",), guards_data.PRODUCE),
+    "Fetch": (("follower", "leader"), guards_data.FETCH),
+    "FetchRequest": (("follower", "leader"), guards_data.FETCH_REQUEST),
+    "FetchResponse": (("follower",), guards_data.FETCH_RESPONSE),
+    "LoseResponse": (("follower",), guards_data.LOSE_RESPONSE),
+    "TruncateOnFetchResponse": (("follower",), guards_data.TRUNCATE_ON_FETCH_RESPONSE),
+    "ShrinkIsr": (("leader", "follower"), guards_isr.SHRINK_ISR),
+    "ExpandIsr": (("leader", "follower"), guards_isr.EXPAND_ISR),
+    "AlterPartition": (("leader",), guards_isr.ALTER_PARTITION),
+    "ControllerShrinkIsr": (("replica",), guards_controller.CONTROLLER_SHRINK_ISR),
+    "Elect": (("leader",), guards_controller.ELECT),
+    "UncleanElect": (("leader",), guards_controller.UNCLEAN_ELECT),
+    "UncleanRecovery": (("leader",), guards_controller.UNCLEAN_RECOVERY),
+    "Crash": (("replica",), guards_broker.CRASH),
+    "Restart": (("replica",), guards_broker.RESTART),
+    "BecomeLeader": (("replica", "epoch"), guards_broker.BECOME_LEADER),
+    "BecomeFollower": (("replica", "epoch"), guards_broker.BECOME_FOLLOWER),
+    "Flush": (("replica",), guards_broker.FLUSH),
+    "UncleanShutdown": (("replica",), guards_broker.UNCLEAN_SHUTDOWN),
 }
-"""Per action name: its arguments, in label order, and the function that names its false
-guard (called with the ``KafkaSpec``, the state and the arguments' values)."""
+"""Per action name: its arguments, in label order, and its guards, in the order its
+generator tests them."""
 
 
 def why_disabled(ctx: ModelContext, state: tuple[Any, ...], label: Label) -> Refusal | None:
@@ -57,16 +55,15 @@ def why_disabled(ctx: ModelContext, state: tuple[Any, ...], label: Label) -> Ref
         return Refusal(f"this model ({ctx.variant_name}, these options) has no {label.action}")
     if family is None:
         return None
-    names, explain = family
+    names, guards = family
     if tuple(name for name, _ in label.args) != names:
         written = ", ".join(f"{name}=..." for name in names)
         return Refusal(f"{label.action} is written {label.action}({written})")
-    values = [value for _, value in label.args]
     for name, value in label.args:
         refusal = _in_range(ctx, name, value)
         if refusal is not None:
             return refusal
-    return explain(ctx, state, *values)
+    return first_false(guards, ctx, state, [value for _, value in label.args])
 
 
 def _in_range(ctx: ModelContext, name: str, value: Any) -> Refusal | None:

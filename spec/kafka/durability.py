@@ -15,6 +15,7 @@ Sources: Kafka's ``UnifiedLog.flush`` and ``LogManager``; KIP-966 ("unclean shut
 Same conventions as ``spec.kafka.actions``: ``action(ctx, state, out)`` appends ``(Label, next
 state)`` to ``out``, guards first. These actions are only in the model when
 ``Config.durability`` is on; the state then has its ``durable`` component (``state.DURABLE``).
+Their guards are in ``spec.kafka.guards_broker``.
 """
 
 from __future__ import annotations
@@ -23,8 +24,9 @@ from typing import Any
 
 from checker.model import Label
 from spec.kafka.context import ModelContext
+from spec.kafka.guards import up
+from spec.kafka.guards_broker import background_flush, unclean_left, unflushed
 from spec.kafka.state import (
-    ALIVE,
     CONTROLLER,
     D_FLUSHED,
     D_UNCLEAN,
@@ -49,10 +51,11 @@ def flush(ctx: ModelContext, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -
     something is unflushed. Source: ``UnifiedLog.flush``; Kafka's default flush settings."""
     durable = s[DURABLE]
     flushed = durable[D_FLUSHED]
-    if not flushed:  # --flush always: every append was fsynced
+    # enabled when (guards_broker.FLUSH): --flush background, r up with an unflushed tail
+    if not background_flush(ctx, s):
         return
     for r, rep in enumerate(s[REPLICAS]):
-        if rep[ALIVE] and flushed[r] < len(rep[LOG]):
+        if up(ctx, s, r) and unflushed(ctx, s, r):
             new = (put(flushed, r, len(rep[LOG])), durable[D_UNCLEAN])
             out.append((ctx.labels.flush[r], s[:DURABLE] + (new,) + s[DURABLE + 1 :]))
 
@@ -76,15 +79,16 @@ def unclean_shutdown(ctx: ModelContext, s: tuple[Any, ...], out: list[tuple[Labe
     4.1.0, seen by ``hwcheck conform``). Source: KIP-966 (unclean shutdown); ``LogLoader``
     recovery from the recovery point."""
     durable = s[DURABLE]
-    if durable[D_UNCLEAN] >= ctx.config.max_unclean_shutdowns:
+    # enabled when (guards_broker.UNCLEAN_SHUTDOWN): unclean shutdowns left, r up
+    if not unclean_left(ctx, s):
         return
     replicas, flushed = s[REPLICAS], durable[D_FLUSHED]
     for r, rep in enumerate(replicas):
-        if not rep[ALIVE]:
+        if not up(ctx, s, r):
             continue
         log = rep[LOG][: flushed[r]] if flushed else rep[LOG]
-        down = (log, min(rep[HW], len(log)), False, NO_VIEW, ())
-        forgotten = put(replicas, r, down)
+        stopped = (log, min(rep[HW], len(log)), False, NO_VIEW, ())
+        forgotten = put(replicas, r, stopped)
         if ctx.variant.broker_epoch:
             forgotten = _forget_remote(forgotten, r)
         new = (flushed, durable[D_UNCLEAN] + 1)

@@ -2,23 +2,23 @@
 back from an unclean shutdown (only with the ``elr`` mechanism).
 
 With ``elr`` the controller's state has two more fields, the eligible leader replicas and the
-last known leader (``state.controller_after`` keeps them). Kafka 4.x elects, in this order: a live ISR member; else a
-live (unfenced) ELR member; else, while ISR and ELR are both empty, the last known leader
-if it is unfenced. All three are ``membership.elect``; the second is ``elr_choices``, the
-third ``last_known_choice``. The last known leader is the leader the partition had when its
-ISR became empty (``state.last_known``); it is elected even when a restart took it out of the
-ELR, and even if it lost its unflushed tail, without ``unclean.leader.election.enable``
-(Kafka counts it as an unclean election). A broker back from a crash or an unclean shutdown
-is taken out of ISR and ELR (``fence_unclean``) and comes back only through ``ExpandIsr``
-once it has caught up, or as the last known leader. With ``--unclean`` the last resort is
-unclean recovery (``unclean_recovery``) instead of ``UncleanElect``: the live replica with
-the longest log.
+last known leader (``state.controller_after`` keeps them). Kafka 4.x elects, in this order: a
+live ISR member; else a live (unfenced) ELR member; else, while ISR and ELR are both empty,
+the last known leader if it is unfenced. All three are ``membership.elect``; the second is
+``guards_controller.elr_choices``, the third ``guards_controller.last_known_choice``. The
+last known leader is the leader the partition had when its ISR became empty
+(``state.last_known``); it is elected even when a restart took it out of the ELR, and even if
+it lost its unflushed tail, without ``unclean.leader.election.enable`` (Kafka counts it as an
+unclean election). A broker back from a crash or an unclean shutdown is taken out of ISR and
+ELR (``fence_unclean``) and comes back only through ``ExpandIsr`` once it has caught up, or as
+the last known leader. With ``--unclean`` the last resort is unclean recovery
+(``unclean_recovery``) instead of ``UncleanElect``: the live replica with the longest log.
 
 Sources: KIP-966 (Eligible Leader Replicas, "unclean recovery"); Kafka's operations guide,
 "Eligible Leader Replicas" (the election order); ``ReplicationControlManager``
 (``handleBrokerShutdown``) and ``PartitionChangeBuilder`` (``electAnyLeader``,
 ``canElectLastKnownLeader``), read in Kafka 4.1.0.
-Same conventions as ``spec.kafka.actions``.
+Same conventions as ``spec.kafka.actions``; the guards are in ``spec.kafka.guards_controller``.
 """
 
 from __future__ import annotations
@@ -26,10 +26,11 @@ from __future__ import annotations
 from typing import Any
 
 from checker.model import Label
-from spec.kafka.actions import true_leader
 from spec.kafka.context import ModelContext
+from spec.kafka.guards import epochs_left, up
+from spec.kafka.guards_controller import longest_log, no_last_known, none_up_with_elr, unclean
+from spec.kafka.guards_isr import true_leader
 from spec.kafka.state import (
-    ALIVE,
     C_ELR,
     C_EPOCH,
     C_ISR,
@@ -37,35 +38,13 @@ from spec.kafka.state import (
     CONTROLLER,
     DURABLE,
     GHOST,
-    LOG,
     REPLICAS,
     REQUESTS,
     VIEW,
     controller_after,
     last_known,
-    last_known_leader,
     put,
 )
-from spec.log import last_epoch
-
-
-def elr_choices(ctx: ModelContext, s: tuple[Any, ...]) -> list[int]:
-    """The live ELR members, which Elect may pick once it found no live ISR member (empty
-    without the ``elr`` mechanism). Source: KIP-966's election order."""
-    if not ctx.variant.elr:
-        return []
-    replicas = s[REPLICAS]
-    return [m for m in s[CONTROLLER][C_ELR] if replicas[m][ALIVE]]
-
-
-def last_known_choice(ctx: ModelContext, s: tuple[Any, ...]) -> int | None:
-    """The last known leader, when Elect may pick it now: with the ``elr`` mechanism, ISR and
-    ELR both empty and that replica up (``state.last_known_leader``); else None. Source:
-    Kafka 4.1's ``PartitionChangeBuilder.canElectLastKnownLeader`` (KAFKA-15584)."""
-    if not ctx.variant.elr:
-        return None
-    lkl = last_known_leader(s[CONTROLLER])
-    return lkl if lkl is not None and s[REPLICAS][lkl][ALIVE] else None
 
 
 def decide(
@@ -93,23 +72,16 @@ def unclean_recovery(ctx: ModelContext, s: tuple[Any, ...], out: list[tuple[Labe
     last known ELR members. Not while the last known leader may be elected (Kafka tries it
     first: ``electAnyLeader``). Only in the model with the ``elr`` mechanism
     (``ELR_ACTIONS``). Bounded by max_epoch."""
-    ctrl, replicas = s[CONTROLLER], s[REPLICAS]
-    if not ctx.config.unclean_election:
+    replicas = s[REPLICAS]
+    # enabled when (guards_controller.UNCLEAN_RECOVERY): --unclean, an epoch left, no live
+    # ISR or ELR member, no last known leader to elect first (electAnyLeader), c up with the
+    # longest log
+    if not unclean(ctx, s) or not epochs_left(ctx, s):
         return
-    if ctrl[C_EPOCH] >= ctx.config.max_epoch:
+    if not none_up_with_elr(ctx, s) or not no_last_known(ctx, s):
         return
-    if any(replicas[m][ALIVE] for m in ctrl[C_ISR] + ctrl[C_ELR]):
-        return
-    if last_known_choice(ctx, s) is not None:  # elected first (electAnyLeader)
-        return
-    ends = {
-        r: (last_epoch(rep[LOG]), len(rep[LOG])) for r, rep in enumerate(replicas) if rep[ALIVE]
-    }
-    if not ends:
-        return
-    best = max(ends.values())
-    for c, end in ends.items():
-        if end == best:
+    for c in range(len(replicas)):
+        if up(ctx, s, c) and longest_log(ctx, s, c):
             controller, requests = decide(ctx, s, c, (c,))
             out.append(
                 (
@@ -146,7 +118,7 @@ def fence_unclean(
     epoch, leader = ctrl[C_EPOCH], ctrl[C_LEADER]
     isr = tuple(m for m in ctrl[C_ISR] if m != r)
     elr = tuple(m for m in ctrl[C_ELR] if m != r)
-    if leader is not None and true_leader(s, leader):
+    if leader is not None and true_leader(ctx, s, leader):
         rep = replicas[leader]
         replicas = put(replicas, leader, rep[:VIEW] + ((leader, epoch, isr),) + rep[VIEW + 1 :])
     if requests:

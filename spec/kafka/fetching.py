@@ -2,8 +2,9 @@
 
 ``actions.fetch`` and ``flight.fetch_request`` / ``fetch_response`` hand over to these when
 the variant truncates on fetch (``Variant.truncate_on_fetch``); the rules they apply are in
-``spec.kafka.diverging``. Same conventions as ``spec.kafka.actions``: ``action(ctx, state,
-out)`` appends ``(Label, next state)``, guards first. A follower whose fetcher still has a
+``spec.kafka.diverging``, their guards in ``spec.kafka.guards_data``. Same conventions as
+``spec.kafka.actions``: ``action(ctx, state, out)`` appends ``(Label, next state)``, guards
+first. A follower whose fetcher still has a
 truncation pending (``hw-before-truncation``) does not fetch until ``TruncateOnFetchResponse``.
 """
 
@@ -12,15 +13,17 @@ from __future__ import annotations
 from typing import Any
 
 from checker.model import Label
-from spec.kafka.actions import counted_isr, fetch_leader
+from spec.kafka.actions import counted_isr
 from spec.kafka.context import ModelContext
-from spec.kafka.diverging import (
-    DIVERGING,
-    FRESH,
-    after_records,
-    fetch_epoch,
-    leader_answer,
-    truncation_offset,
+from spec.kafka.diverging import DIVERGING, FRESH, after_records, truncation_offset
+from spec.kafka.guards_data import (
+    SAME_EPOCH,
+    answer_changes,
+    fetch_answer,
+    fetch_leader,
+    fetcher,
+    in_flight,
+    truncation_pending,
 )
 from spec.kafka.state import (
     DURABLE,
@@ -28,7 +31,6 @@ from spec.kafka.state import (
     HW,
     LOG,
     R_HW,
-    R_OFFSET,
     R_RECORDS,
     REMOTE,
     REPLICAS,
@@ -41,16 +43,6 @@ from spec.kafka.state import (
     put_at,
     truncated,
 )
-
-
-def _pending(ctx: ModelContext, s: tuple[Any, ...], f: int) -> bool:
-    """Replica ``f``'s fetcher has a truncation pending (KAFKA-14704's window)."""
-    at = ctx.fetcher_at
-    return at is not None and s[at][f] is not None and s[at][f] >= 0
-
-
-def _fetcher(ctx: ModelContext, s: tuple[Any, ...], f: int) -> Any:
-    return None if ctx.fetcher_at is None else s[ctx.fetcher_at][f]
 
 
 def _leader_reads(
@@ -86,7 +78,7 @@ def _truncate(ctx: ModelContext, s: tuple[Any, ...], f: int, offset: int) -> tup
     log, hw, alive, view, remote = replicas[f]
     state = (put(replicas, f, (log[:offset], min(hw, offset), alive, view, remote)),) + s[1:]
     state = state[:DURABLE] + truncated(state, f, offset, ctx.durable)
-    before = _fetcher(ctx, s, f)
+    before = fetcher(ctx, s, f)
     return put_at(state, ctx.fetcher_at, f, FRESH if before == FRESH else None)
 
 
@@ -125,17 +117,18 @@ def _appended(
     log, _, alive, view, remote = replicas[f]
     log += records
     state = (put(replicas, f, (log, min(response_hw, len(log)), alive, view, remote)),) + s[1:]
-    value = after_records(log, records, _fetcher(ctx, s, f))
+    value = after_records(log, records, fetcher(ctx, s, f))
     return put_at(state, ctx.fetcher_at, f, value)
 
 
 def _respond(
-    ctx: ModelContext, s: tuple[Any, ...], f: int, leader: int
+    ctx: ModelContext, s: tuple[Any, ...], f: int, leader: int, answer: Any
 ) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
     """The leader's half of a fetch by ``f``: the state once the leader answered, and its
     response ``(leader, leader epoch, fetch offset, records, HW[, DivergingEpoch])``. The
     fetch carries ``f``'s last fetched epoch (``diverging.fetch_epoch``) and the leader
-    answers as ``diverging.leader_answer`` says: records and the HW before its update (then
+    answers as ``diverging.leader_answer`` says (``answer``, from
+    ``guards_data.fetch_answer``): records and the HW before its update (then
     it records the fetch offset and moves its HW); OFFSET_OUT_OF_RANGE (no records) with its
     LEO in the HW field; or, where the logs diverge, no records, its HW and the
     DivergingEpoch, changing nothing of its own (KAFKA-13141; with ``diverging-fetch-state``
@@ -144,7 +137,6 @@ def _respond(
     rep, lrep = s[REPLICAS][f], s[REPLICAS][leader]
     llog, lepoch = lrep[LOG], lrep[VIEW][V_EPOCH]
     offset = len(rep[LOG])
-    answer = leader_answer(llog, lepoch, offset, fetch_epoch(rep[LOG], _fetcher(ctx, s, f)))
     if answer is None:
         return s, (leader, lepoch, offset, None, len(llog))
     if answer is not False:
@@ -160,7 +152,7 @@ def fetch(ctx: ModelContext, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -
     """Fetch(follower, leader) with truncation on the fetch response (Kafka >= 2.8).
 
     Fetch(follower, leader), request and response in one step: enabled as without the rule
-    (``actions.fetch_leader``) and when no truncation is pending. The leader answers as
+    (``guards_data.fetch_leader``) and when no truncation is pending. The leader answers as
     ``_respond`` says and the follower applies the response at once (``apply_response``):
     where the logs diverge it truncates (``diverging.truncation_offset``);
     OFFSET_OUT_OF_RANGE truncates it to the leader's LEO when it is past it
@@ -168,17 +160,18 @@ def fetch(ctx: ModelContext, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -
     a step); otherwise as ``actions.fetch``. Source: ``Partition.fetchRecords``,
     ``AbstractFetcherThread.processFetchRequest``."""
     replicas = s[REPLICAS]
-    fenced = ctx.variant.fenced_fetch
+    fenced = SAME_EPOCH.applies(ctx)
     for f, rep in enumerate(replicas):
-        # enabled when: f may fetch (actions.fetch_leader) and has no truncation pending
-        leader = fetch_leader(replicas, f, rep, fenced)
-        if leader is None or _pending(ctx, s, f):
+        # enabled when (guards_data.FETCH): f may fetch (fetch_leader), has no truncation
+        # pending, and the leader's answer changes something
+        leader = fetch_leader(ctx, s, f, fenced)
+        if leader is None or truncation_pending(ctx, s, f):
+            continue
+        answer = fetch_answer(ctx, s, f, leader)
+        if not answer_changes(answer, len(rep[LOG]), len(replicas[leader][LOG])):
             continue
         # effect
-        state, response = _respond(ctx, s, f, leader)
-        out_of_range = response[R_RECORDS] is None and len(response) <= DIVERGING
-        if out_of_range and response[R_OFFSET] <= response[R_HW]:
-            continue  # the leader's LEO is not below the follower's: nothing to truncate
+        state, response = _respond(ctx, s, f, leader, answer)
         out.append((ctx.labels.fetch[f][leader], apply_response(ctx, state, f, response)))
 
 
@@ -189,17 +182,18 @@ def fetch_request(ctx: ModelContext, s: tuple[Any, ...], out: list[tuple[Label, 
     the follower. The leader answers as ``_respond`` says, and the response goes in flight
     (a diverging one with a sixth field, the DivergingEpoch ``(epoch, end offset)``).
     Source: ``ReplicaManager.fetchMessages``, ``Partition.fetchRecords``."""
-    replicas, (responses, lost) = s[REPLICAS], s[-1]
-    fenced = ctx.variant.fenced_fetch
-    for f, rep in enumerate(replicas):
-        # enabled when: nothing in flight to f, f may fetch, no truncation pending
-        if responses[f] is not None:
+    responses, lost = s[-1]
+    fenced = SAME_EPOCH.applies(ctx)
+    for f in range(len(responses)):
+        # enabled when (guards_data.FETCH_REQUEST): nothing in flight to f, f may fetch
+        # (fetch_leader), no truncation pending
+        if in_flight(ctx, s, f):
             continue
-        leader = fetch_leader(replicas, f, rep, fenced)
-        if leader is None or _pending(ctx, s, f):
+        leader = fetch_leader(ctx, s, f, fenced)
+        if leader is None or truncation_pending(ctx, s, f):
             continue
         # effect
-        state, response = _respond(ctx, s, f, leader)
+        state, response = _respond(ctx, s, f, leader, fetch_answer(ctx, s, f, leader))
         flight = (put(responses, f, response), lost)
         out.append((ctx.labels.fetch_request[f][leader], state[:-1] + (flight,)))
 
@@ -235,10 +229,9 @@ def truncate_on_fetch_response(
     if at is None:
         return
     for f, offset in enumerate(s[at]):
-        # enabled when: a truncation is pending for f
-        if offset is None or offset < 0:
-            continue
-        out.append((ctx.labels.truncate_on_fetch_response[f], _truncate(ctx, s, f, offset)))
+        # enabled when (guards_data.TRUNCATE_ON_FETCH_RESPONSE): a truncation pending for f
+        if truncation_pending(ctx, s, f):
+            out.append((ctx.labels.truncate_on_fetch_response[f], _truncate(ctx, s, f, offset)))
 
 
 def describe(value: Any) -> dict[str, Any] | None:

@@ -16,7 +16,8 @@ With the mechanism on, ``Fetch`` is replaced by three actions, in this order of 
 At most one response is in flight per follower (Kafka's fetcher sends the next fetch request
 only once the last one was answered). A crash or unclean shutdown of either side drops what
 is in flight between them (``state.without_flights``). The state's ``flight`` component is
-described in ``spec.kafka.state``. Same conventions as ``spec.kafka.actions``.
+described in ``spec.kafka.state``, the actions' guards in ``spec.kafka.guards_data``. Same
+conventions as ``spec.kafka.actions``.
 """
 
 from __future__ import annotations
@@ -24,9 +25,15 @@ from __future__ import annotations
 from typing import Any
 
 from checker.model import Label
-from spec.kafka.actions import counted_isr, fetch_leader
+from spec.kafka.actions import counted_isr
 from spec.kafka.context import ModelContext
 from spec.kafka.fetching import apply_response
+from spec.kafka.guards_data import (
+    SAME_EPOCH,
+    fetch_leader,
+    in_flight,
+    responses_left,
+)
 from spec.kafka.state import (
     GHOST,
     HW,
@@ -64,12 +71,13 @@ def fetch_request(ctx: ModelContext, s: tuple[Any, ...], out: list[tuple[Label, 
     ``Partition.updateFollowerFetchState``, which may expand the ISR on the request alone)."""
     replicas, extra = s[REPLICAS], s[GHOST + 1 :]
     responses, lost = extra[-1]
-    fenced = ctx.variant.fenced_fetch
+    fenced = SAME_EPOCH.applies(ctx)
     for f, rep in enumerate(replicas):
-        # enabled when: nothing in flight to f, and f may fetch (actions.fetch_leader)
-        if responses[f] is not None:
+        # enabled when (guards_data.FETCH_REQUEST): nothing in flight to f, and f may fetch
+        # (fetch_leader; no truncation is ever pending without truncation on fetch)
+        if in_flight(ctx, s, f):
             continue
-        leader = fetch_leader(replicas, f, rep, fenced)
+        leader = fetch_leader(ctx, s, f, fenced)
         if leader is None:
             continue
         # effect
@@ -132,8 +140,8 @@ def fetch_response(ctx: ModelContext, s: tuple[Any, ...], out: list[tuple[Label,
     responses, lost = extra[-1]
     durable = ctx.durable
     for f, response in enumerate(responses):
-        # enabled when: a response is in flight to f
-        if response is None:
+        # enabled when (guards_data.FETCH_RESPONSE): a response is in flight to f
+        if not in_flight(ctx, s, f):
             continue
         # effect
         state = s[:-1] + ((put(responses, f, None), lost),)
@@ -164,10 +172,11 @@ def lose_response(ctx: ModelContext, s: tuple[Any, ...], out: list[tuple[Label, 
     fetch asks again from the same offset (Kafka's fetcher retries after a request timeout or
     a broken connection)."""
     responses, lost = s[-1]
-    if lost >= ctx.config.max_lost_responses:
+    # enabled when (guards_data.LOSE_RESPONSE): responses left to lose, one in flight to f
+    if not responses_left(ctx, s):
         return
-    for f, response in enumerate(responses):
-        if response is not None:
+    for f in range(len(responses)):
+        if in_flight(ctx, s, f):
             out.append(
                 (ctx.labels.lose_response[f], s[:-1] + ((put(responses, f, None), lost + 1),))
             )

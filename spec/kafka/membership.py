@@ -2,7 +2,8 @@
 crash, restart, and applying a LeaderAndIsr (become leader / become follower).
 
 Same conventions as ``spec.kafka.actions``: ``action(ctx, state, out)`` appends
-``(Label, next state)`` to ``out``, guards first.
+``(Label, next state)`` to ``out``, guards first; the guards are in
+``spec.kafka.guards_controller`` and ``guards_broker``.
 """
 
 from __future__ import annotations
@@ -10,12 +11,31 @@ from __future__ import annotations
 from typing import Any
 
 from checker.model import Label
-from spec.kafka.actions import record_isr, true_leader
+from spec.kafka.actions import record_isr
 from spec.kafka.context import ModelContext
 from spec.kafka.diverging import on_become_follower
-from spec.kafka.elr import decide, elr_choices, fence_unclean, last_known_choice
+from spec.kafka.elr import decide, fence_unclean
+from spec.kafka.guards import epochs_left, up
+from spec.kafka.guards_broker import (
+    crashes_left,
+    names_a_leader,
+    names_it,
+    not_named,
+)
+from spec.kafka.guards_controller import (
+    candidates,
+    fenceable,
+    in_epoch,
+    isr_stays,
+    none_up,
+    not_leader,
+    not_replaceable,
+    shrink_epoch,
+    unclean,
+    without_elr,
+)
+from spec.kafka.guards_isr import true_leader
 from spec.kafka.state import (
-    ALIVE,
     C_EPOCH,
     C_ISR,
     C_LEADER,
@@ -69,29 +89,26 @@ def controller_shrink_isr(
     ``MetadataVersion.isLeaderEpochBumpRequiredOnIsrShrink`` is false); protocol.md action 3.
     The same step in the TLA+ specs: hachikuji's ``ControllerShrinkIsr``. Observed on Kafka
     3.9.1 and 4.1.0 by ``hwcheck conform`` (docs/explanation/conformance.md)."""
-    ctrl, replicas, variant = s[CONTROLLER], s[REPLICAS], ctx.variant
-    budget = ctrl[C_EPOCH] < ctx.config.max_epoch
+    ctrl, replicas = s[CONTROLLER], s[REPLICAS]
     isr = ctrl[C_ISR]
-    for r in isr:
-        # enabled when: r is a crashed (fence-live: or any) ISR member; a follower of an ISR
-        # of 2 or more (an epoch left unless shrink-in-epoch), or the leader when nobody else
-        # can be elected in its place (an epoch left)
-        if replicas[r][ALIVE] and not variant.fence_live:
+    for r in isr:  # in_controller_isr
+        # enabled when (guards_controller.CONTROLLER_SHRINK_ISR, the cheapest first): r is
+        # fenced (crashed; fence-live: any); a follower of an ISR of 2 or more, or the leader;
+        # an epoch for it (the same with shrink-in-epoch, else one left); the leader only
+        # when nobody else can be elected in its place
+        if not fenceable(ctx, s, r) or not isr_stays(ctx, s, r):
+            continue
+        if not shrink_epoch(ctx, s, r) or not not_replaceable(ctx, s, r):
             continue
         fewer = without_member(isr, r)
         if r != ctrl[C_LEADER]:
-            if len(isr) < 2:
-                continue
-            if variant.shrink_in_epoch and ctrl[C_EPOCH] >= 0:
+            if in_epoch(ctx, s, r):
                 out.append((ctx.labels.controller_shrink[r], shrink_in_epoch(ctx, s, fewer)))
-                continue
-            if not budget:
                 continue
             decision, requests = decide(ctx, s, ctrl[C_LEADER], fewer)
         else:
-            if not budget or replaceable(ctx, s, r):
-                continue
-            decision, requests = decide(ctx, s, None, fewer if fewer or variant.elr else isr)
+            elr = ctx.variant.elr
+            decision, requests = decide(ctx, s, None, fewer if fewer or elr else isr)
         out.append(
             (
                 ctx.labels.controller_shrink[r],
@@ -111,7 +128,7 @@ def shrink_in_epoch(ctx: ModelContext, s: tuple[Any, ...], isr: tuple[Any, ...])
     ctrl, replicas = s[CONTROLLER], s[REPLICAS]
     epoch, leader = ctrl[C_EPOCH], ctrl[C_LEADER]
     ghost = s[GHOST]
-    if leader is not None and true_leader(s, leader):
+    if leader is not None and true_leader(ctx, s, leader):
         rep = replicas[leader]
         view = (leader, epoch, isr)
         counted = isr if ctx.alter_at is None else maximal_isr(view, s[ctx.alter_at][leader])
@@ -122,29 +139,6 @@ def shrink_in_epoch(ctx: ModelContext, s: tuple[Any, ...], isr: tuple[Any, ...])
         replicas = put(replicas, leader, (rep[LOG], hw, True, view, rep[REMOTE]))
     controller, requests = record_isr(ctx, s, leader, isr)
     return (replicas, controller, requests, ghost) + s[DURABLE:]
-
-
-def replaceable(ctx: ModelContext, s: tuple[Any, ...], fenced: int | None = None) -> bool:
-    """Whether the controller could elect a live replica other than ``fenced`` now: a live
-    ISR member, a live ELR member (``elr``), or with ``--unclean`` any live replica
-    (``Elect``, ``UncleanElect``, ``UncleanRecovery``; their epoch budget aside). A fenced
-    broker is never elected (``handleBrokerFenced`` elects among the others). With
-    ``fence-live`` only a live ISR member counts: a live replica outside the ISR (in the ELR,
-    or any for an unclean election) may be a fenced broker the controller cannot elect, so the
-    partition may go leaderless though ``Elect`` could also pick it (KIP-966: an ELR member
-    is elected only while unfenced; seen on Kafka 4.1.0 by ``hwcheck conform``)."""
-    ctrl, replicas = s[CONTROLLER], s[REPLICAS]
-
-    def live(m: int) -> bool:
-        return m != fenced and bool(replicas[m][ALIVE])
-
-    if any(live(m) for m in ctrl[C_ISR]):
-        return True
-    if ctx.variant.fence_live:
-        return False
-    if any(live(m) for m in elr_choices(ctx, s)):
-        return True
-    return bool(ctx.config.unclean_election) and any(live(m) for m in range(len(replicas)))
 
 
 def elect(ctx: ModelContext, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -> None:
@@ -158,15 +152,13 @@ def elect(ctx: ModelContext, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -
     (KIP-966), when no ISR member is up, a live ELR member, whose ISR is then itself; while
     ISR and ELR are both empty, the last known leader once it is up, whose ISR is then
     itself (``spec.kafka.elr``). Bounded by max_epoch."""
-    ctrl, replicas = s[CONTROLLER], s[REPLICAS]
-    if ctrl[C_EPOCH] >= ctx.config.max_epoch:
+    replicas = s[REPLICAS]
+    # enabled when (guards_controller.ELECT): an epoch left, c a candidate (taken from
+    # them), not the leader already
+    if not epochs_left(ctx, s):
         return
-    live = tuple(m for m in ctrl[C_ISR] if replicas[m][ALIVE])
-    choices = [(c, live) for c in live] or [(c, (c,)) for c in elr_choices(ctx, s)]
-    if not choices and (lkl := last_known_choice(ctx, s)) is not None:
-        choices = [(lkl, (lkl,))]
-    for c, isr in choices:
-        if c == ctrl[C_LEADER]:
+    for c, isr in candidates(ctx, s):
+        if not not_leader(ctx, s, c):
             continue
         decision, requests = decide(ctx, s, c, isr)
         out.append((ctx.labels.elect[c], (replicas, decision, requests, s[GHOST]) + s[DURABLE:]))
@@ -179,15 +171,15 @@ def unclean_elect(ctx: ModelContext, s: tuple[Any, ...], out: list[tuple[Label, 
     the controller picks any live replica; the new ISR is that replica alone. Loses committed
     data by design. With the ``elr`` mechanism ``elr.unclean_recovery`` replaces it.
     Source: protocol.md action 6."""
-    ctrl, replicas = s[CONTROLLER], s[REPLICAS]
-    if not ctx.config.unclean_election or ctrl[C_EPOCH] >= ctx.config.max_epoch:
+    replicas = s[REPLICAS]
+    # enabled when (guards_controller.UNCLEAN_ELECT): --unclean, an epoch left, no elr, no
+    # live ISR member, c up
+    if not unclean(ctx, s) or not epochs_left(ctx, s) or not without_elr(ctx, s):
         return
-    if ctx.variant.elr:
+    if not none_up(ctx, s):
         return
-    if any(replicas[m][ALIVE] for m in ctrl[C_ISR]):
-        return
-    for c, rep in enumerate(replicas):
-        if rep[ALIVE]:
+    for c in range(len(replicas)):
+        if up(ctx, s, c):
             decision, requests = decide(ctx, s, c, (c,))
             out.append(
                 (
@@ -205,16 +197,17 @@ def crash(ctx: ModelContext, s: tuple[Any, ...], out: list[tuple[Label, Any]]) -
     are dropped; its fetch state (a pending truncation, a cleared last fetched epoch) is
     gone. Bounded by max_crashes. Source: protocol.md action 4."""
     ghost = s[GHOST]
-    if ghost[G_CRASHES] >= ctx.config.max_crashes:
+    # enabled when (guards_broker.CRASH): crashes left, the replica up
+    if not crashes_left(ctx, s):
         return
     replicas = s[REPLICAS]
     new_ghost = put(ghost, G_CRASHES, ghost[G_CRASHES] + 1)
     split = ctx.variant.split_fetch
     for r, rep in enumerate(replicas):
-        if rep[ALIVE]:
-            down = (rep[LOG], rep[HW], False, NO_VIEW, ())
+        if up(ctx, s, r):
+            crashed = (rep[LOG], rep[HW], False, NO_VIEW, ())
             extra = without_flights(s[DURABLE:], r) if split else s[DURABLE:]
-            state = (put(replicas, r, down), s[CONTROLLER], s[REQUESTS], new_ghost) + extra
+            state = (put(replicas, r, crashed), s[CONTROLLER], s[REQUESTS], new_ghost) + extra
             out.append((ctx.labels.crash[r], put_at(state, ctx.fetcher_at, r, None)))
 
 
@@ -240,9 +233,10 @@ def restart(ctx: ModelContext, s: tuple[Any, ...], out: list[tuple[Label, Any]])
     Kafka 4.1.0, seen by ``hwcheck conform``). Source: protocol.md action 5."""
     replicas, ctrl, at = s[REPLICAS], s[CONTROLLER], ctx.alter_at
     for r, rep in enumerate(replicas):
-        if not rep[ALIVE] and r != ctrl[C_LEADER]:
-            up = (rep[LOG], rep[HW], True, (None, max(ctrl[C_EPOCH] - 1, -1), ()), ())
-            fenced, controller, requests = fence_unclean(ctx, s, put(replicas, r, up), r)
+        # enabled when (guards_broker.RESTART): r down, not the controller's leader
+        if not up(ctx, s, r) and not_named(ctx, s, r):
+            back = (rep[LOG], rep[HW], True, (None, max(ctrl[C_EPOCH] - 1, -1), ()), ())
+            fenced, controller, requests = fence_unclean(ctx, s, put(replicas, r, back), r)
             state = put_at((fenced, controller, requests) + s[REQUESTS + 1 :], at, r, None)
             out.append((ctx.labels.restart[r], state))
 
@@ -258,10 +252,12 @@ def become_leader(ctx: ModelContext, s: tuple[Any, ...], out: list[tuple[Label, 
     replicas = s[REPLICAS]
     n = len(replicas)
     for r, rep in enumerate(replicas):
-        if not rep[ALIVE]:
+        # enabled when (guards_broker.BECOME_LEADER): r up, a request issued after its view
+        # (taken from them) that names it leader (so it names one)
+        if not up(ctx, s, r):
             continue
-        for epoch, leader, isr in s[REQUESTS][rep[VIEW][V_EPOCH] + 1 :]:
-            if leader != r:
+        for epoch, _, isr in s[REQUESTS][rep[VIEW][V_EPOCH] + 1 :]:
+            if not names_it(ctx, s, r, epoch):
                 continue
             remote = (-1,) * n
             log = rep[LOG]
@@ -287,13 +283,15 @@ def become_follower(ctx: ModelContext, s: tuple[Any, ...], out: list[tuple[Label
     variant = ctx.variant
     fresh = on_become_follower(variant.empty_clears_epoch)
     for r, rep in enumerate(replicas):
-        if not rep[ALIVE]:
+        # enabled when (guards_broker.BECOME_FOLLOWER): r up, a request issued after its view
+        # (taken from them) that names another replica leader, and an answer from the rule
+        if not up(ctx, s, r):
             continue
         for epoch, leader, isr in s[REQUESTS][rep[VIEW][V_EPOCH] + 1 :]:
-            if leader is None or leader == r:
+            if not names_a_leader(ctx, s, epoch) or names_it(ctx, s, r, epoch):
                 continue
             offset = truncation_point(variant, replicas, r, leader, epoch)
-            if offset is None:
+            if offset is None:  # rule_answers
                 continue
             log = rep[LOG]
             new_rep = (log[:offset], min(rep[HW], offset), True, (leader, epoch, isr), ())

@@ -22,6 +22,7 @@ request's epoch (KIP-320: the request carries the current leader epoch).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from spec.kafka.releases import RELEASES
@@ -107,7 +108,8 @@ class Variant:
     ``rule``, the ``switches`` that are on, the Kafka versions that ran it, a
     ``description``, for a release preset the tickets and PRs that set its mechanisms
     (``source``) and what of that release the model leaves out (``left_out``). Hashable and
-    picklable."""
+    picklable. Its switches read as attributes (``fenced_fetch``), each computed once: the
+    actions read them on every state."""
 
     name: str
     rule: TruncationRule
@@ -117,77 +119,77 @@ class Variant:
     source: str = ""
     left_out: str = ""
 
-    @property
+    @cached_property
     def mechanisms(self) -> tuple[str, ...]:
         """The rule's name and the switches that are on, in ``MECHANISMS`` order."""
         return tuple(m for m in mechanisms() if m == self.rule.name or m in self.switches)
 
-    @property
+    @cached_property
     def fenced_lookup(self) -> bool:
         return "fenced-lookup" in self.switches
 
-    @property
+    @cached_property
     def fenced_fetch(self) -> bool:
         return "fenced-fetch" in self.switches
 
-    @property
+    @cached_property
     def fenced_expand(self) -> bool:
         return "fenced-expand" in self.switches
 
-    @property
+    @cached_property
     def fenced_response(self) -> bool:
         return "fenced-response" in self.switches
 
-    @property
+    @cached_property
     def live_isr(self) -> bool:
         return "live-isr" in self.switches
 
-    @property
+    @cached_property
     def broker_epoch(self) -> bool:
         return "broker-epoch" in self.switches
 
-    @property
+    @cached_property
     def strict_min_isr(self) -> bool:
         return "strict-min-isr" in self.switches
 
-    @property
+    @cached_property
     def fence_live(self) -> bool:
         return "fence-live" in self.switches
 
-    @property
+    @cached_property
     def shrink_in_epoch(self) -> bool:
         return "shrink-in-epoch" in self.switches
 
-    @property
+    @cached_property
     def elr(self) -> bool:
         return "elr" in self.switches
 
-    @property
+    @cached_property
     def async_isr(self) -> bool:
         return "async-isr" in self.switches
 
-    @property
+    @cached_property
     def split_fetch(self) -> bool:
         return "split-fetch" in self.switches
 
-    @property
+    @cached_property
     def diverging_fetch_state(self) -> bool:
         return "diverging-fetch-state" in self.switches
 
-    @property
+    @cached_property
     def hw_before_truncation(self) -> bool:
         return "hw-before-truncation" in self.switches
 
-    @property
+    @cached_property
     def empty_clears_epoch(self) -> bool:
         return "empty-clears-epoch" in self.switches
 
-    @property
+    @cached_property
     def truncate_on_fetch(self) -> bool:
         """Truncation on the fetch response's DivergingEpoch (KAFKA-10554)."""
         return self.rule.name == "diverging-epoch-truncation"
 
-    @property
+    @cached_property
     def fetcher_state(self) -> bool:
         """The state needs the ``fetcher`` component: a switch that makes a follower's fetch
         state more than its log (``hw-before-truncation``, ``empty-clears-epoch``) is on with
