@@ -153,7 +153,10 @@ def test_a_killed_search_resumes_to_the_same_answers(tmp_path, uninterrupted, en
     try:
         load(folder, IDENTITY)
     except CheckpointError as exc:  # killed before its first checkpoint: nothing to resume
-        assert "holds no checkpoint" in str(exc)
+        # (before the folder was made, on a loaded machine, it is not there at all)
+        assert "holds no checkpoint" in str(exc) or (
+            not folder.exists() and "is not a folder" in str(exc)
+        )
         # a write moment knows where it dies; a timer may fire before the first checkpoint on a
         # loaded machine (the engine's start, a worker pool's fork), which is no failure
         assert moment[0] == "level" or moment[1] <= 2
