@@ -80,6 +80,10 @@ def collect(folder: Path, digest: str) -> int:
     answers: dict[str, Any] = {}
     for path in sorted(folder.glob("*.json")):
         answers.update(json.loads(path.read_text(encoding="utf-8")))
-    document = {"digest": digest, "answers": dict(sorted(answers.items()))}
-    PINS.write_text(json.dumps(document, indent=0, sort_keys=False) + "\n", encoding="utf-8")
+    lines = [
+        f"{json.dumps(k)}: {json.dumps(v, separators=(',', ':'))}"
+        for k, v in sorted(answers.items())
+    ]
+    text = f'{{"digest": "{digest}", "answers": {{\n' + ",\n".join(lines) + "\n}}\n"
+    PINS.write_text(text, encoding="utf-8")  # an answer a line: a re-issue's diff reads
     return len(answers)
