@@ -150,7 +150,7 @@ def compare_cmd(
         else TLA_VARIANTS
     )
     folder = out or plan.earlier() or Path("reports") / f"compare-{model}-{report.stamp()}"
-    runs, same = [], []
+    runs, built = [], []
     for min_isr in min_isrs or (None,):
         for switch in (False, True) if cross_unclean else (unclean,):
             for variant in variants:
@@ -171,18 +171,20 @@ def compare_cmd(
                 )
                 _, spec, _ = build(model, given)  # a bad bound fails before any run starts
                 runs.append((compose.variant_of(spec), switches, given, spec.config_dict()))
-                same.append(_model_identity(spec))
+                built.append((_model_identity(spec), spec))
     cores.warn_if_stale(engine.core)
     cells, stop = [], batch.Interrupt()
     answers: dict[Any, Any] = {}  # a model's result, for a later column of the same model
     with batch.progress(len(runs), "variant", not no_progress) as board:
         try:
-            for (variant, switches, given, config), identity in zip(runs, same, strict=True):
+            for (variant, switches, given, config), (identity, built_spec) in zip(
+                runs, built, strict=True
+            ):
                 board.begin(matrix.title(variant, switches))
                 key = "-".join([report.slug(variant)] + [f"{k}{v}" for k, v in switches.items()])
                 same_as = ""
                 if identity is not None and identity in answers:
-                    _, spec, _ = build(model, given)
+                    spec = built_spec  # built above, to refuse a bad bound before any run
                     same_as, result = answers[identity]
                 else:
                     spec, result = run(
