@@ -39,8 +39,12 @@ def shot(page, name: str) -> None:
 
 
 def at(page, n: int) -> None:
-    """Wait until the page shows state ``n`` (after a click or key that navigates)."""
-    page.wait_for_function(f"document.body && document.body.dataset.number === '{n}'")
+    """Wait until the page shows state ``n`` (after a click or key that navigates) and has
+    loaded its script: a key pressed before ``explorer.js`` runs has no listener yet."""
+    page.wait_for_function(
+        f"document.body && document.body.dataset.number === '{n}'"
+        " && document.readyState === 'complete'"
+    )
 
 
 def number(page) -> int:

@@ -26,6 +26,9 @@ def test_every_run_a_level_reads_is_cached_before_it_runs(spark, monkeypatch):
     level = rdds.Levels.level
 
     def checked(self, job):
+        # the storage info is Spark's status store, fed by the listener bus after a job ends:
+        # drain the bus first, or a loaded machine reads a run as not yet cached
+        self.sc._jsc.sc().listenerBus().waitUntilEmpty()
         cached = {
             info.id(): info.numCachedPartitions() == info.numPartitions()
             for info in self.sc._jsc.sc().getRDDStorageInfo()
