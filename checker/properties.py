@@ -54,7 +54,7 @@ class Property:
     reduction (``checker.symmetry``) refuses to run with such a property. ``goal``: for a
     ``leads-to`` property only, ``goal(state, key) -> bool`` (its ``Q``). ``formula``: for a
     liveness property, its statement in TLA+ (shown by ``hwcheck list`` and in traces).
-    ``named_only``: why a run checks the property only when it is named (``--invariant``),
+    ``key_ids``: see the field. ``named_only``: why a run checks the property only when it is named (``--invariant``),
     as TLC checks only the invariants a ``.cfg`` names; empty (the default): a run that names
     no property checks it too.
     """
@@ -70,6 +70,10 @@ class Property:
     goal: Callable[..., bool] | None = field(default=None, compare=False)
     formula: str = ""
     named_only: str = ""
+    key_ids: tuple[int, ...] | None = None
+    """For a ``leads-to`` property: the positions in its obligations' keys that hold replica
+    ids (``(0,)`` for ``(replica, epoch)``; ``()`` when no key names one). ``None``, not said:
+    liveness then runs on the plain graph, not on the symmetry quotient."""
 
     @property
     def liveness(self) -> bool:

@@ -20,7 +20,6 @@ from checker.liveness.graph import StateGraph
 from checker.model import Label
 
 
-
 def universe(n: int) -> list[tuple[str, tuple[int, ...]]]:
     ids = range(n)
     return (

@@ -193,11 +193,11 @@ def fair_components(
         taken, spread, everywhere = judge(q, comp)
         broken = {c for c in spread if q.strong[c] and c not in taken}
         if broken:
-            rest = [
-                n for n in comp.nodes if not broken & q.rename(comp.tau[n], q.enabled(n))
-            ]
+            rest = [n for n in comp.nodes if not broken & q.rename(comp.tau[n], q.enabled(n))]
             if len(rest) == len(comp.nodes):
-                raise ValueError("a strong constraint's renaming is not strong: asymmetric fairness")
+                raise ValueError(
+                    "a strong constraint's renaming is not strong: asymmetric fairness"
+                )
             pending.extend(components(q, rest))
             continue
         if any(not q.strong[c] and c not in taken for c in everywhere):

@@ -83,18 +83,12 @@ int eng_walk(Engine *e, uint32_t *mt, int depth, const double *weights, const ui
     uint32_t *bits = malloc(most * sizeof(uint32_t));
     double *sums = malloc(most * sizeof(double));
     void *scratch = aligned_alloc(64, model_scratch_size(m));
-    if (!row || !succ || !buf || !moves || !bits || !sums || !scratch) {
-        free(row);
-        free(succ);
-        free(buf);
-        free(moves);
-        free(bits);
-        free(sums);
-        free(scratch);
-        return -1;
-    }
+    int n = -1, overflow = 0;
+    if (!row || !succ || !buf || !moves || !bits || !sums || !scratch) goto done;
     memcpy(row, row0, width);
-    int n = 1, len = model_marshal(m, row, buf), overflow = len > room;
+    n = 1;
+    int len = model_marshal(m, row, buf);
+    overflow = len > room;
     fps[0] = xxh3_64(buf, len);
     uint32_t violated = model_invariants(m, row, inv);
     for (uint32_t b = violated; b; b &= b - 1) at[__builtin_ctz(b)] = 1;
@@ -146,6 +140,7 @@ int eng_walk(Engine *e, uint32_t *mt, int depth, const double *weights, const ui
         fps[n - 1] = xxh3_64(buf, len);
     }
     if (*end == END_DEPTH && checked && violated == checked) *end = END_VIOLATION;
+done:
     free(row);
     free(succ);
     free(buf);
@@ -153,5 +148,5 @@ int eng_walk(Engine *e, uint32_t *mt, int depth, const double *weights, const ui
     free(bits);
     free(sums);
     free(scratch);
-    return overflow ? -2 : n;
+    return n < 0 ? -1 : overflow ? -2 : n;
 }

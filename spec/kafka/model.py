@@ -190,6 +190,7 @@ class KafkaSpec(ActionSpec):
             )
             self.permute = partial(symmetry.permute, split_fetch=split, alter_at=at, fetcher_at=fat)
         self.symmetric_ids = self.config.replicas
+        self.replica_args = ("replica", "leader", "follower")  # the labels' replica ids
         # the invariants ask about the same few states many times in a row (every transition
         # from one state shares its ``before``): remember the last two answers
         self._logs = LastTwo(lambda replicas: tuple(map(_get_log, replicas)))

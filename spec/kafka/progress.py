@@ -217,6 +217,7 @@ def properties(elr: bool) -> list[Property]:
             lambda s: [tuple(x) for x in _acked(s)],
             goal=_reached,
             explain=lambda key: f"record m{key[1]} at offset {key[0]}",
+            key_ids=(),
             formula="\\A <<o, id>> : Committed(o, id) ~> \\A m \\in LiveIsr : log[m][o].id = id",
         ),
         Property(
@@ -226,6 +227,7 @@ def properties(elr: bool) -> list[Property]:
             _behind,
             goal=_hw_reached,
             explain=lambda key: f"leader {key[0]} in epoch {key[1]}",
+            key_ids=(0,),
             formula="\\A r, e : (TrueLeader(r, e) /\\ hw[r] < LEO(r)) ~> (hw[r] = LEO(r) \\/ "
             "epoch # e \\/ ~alive[r] \\/ \\E m \\in isr[r] : ~alive[m])",
         ),
@@ -237,6 +239,7 @@ def properties(elr: bool) -> list[Property]:
             leaderless,
             goal=lambda s, key: took_over(s),
             explain=lambda key: "the leaderless partition",
+            key_ids=(),
             formula="(~LeaderTookOver /\\ \\E m \\in Eligible : alive[m]) ~> LeaderTookOver",
         ),
         Property(
@@ -247,6 +250,7 @@ def properties(elr: bool) -> list[Property]:
             _lagging,
             goal=_caught_up,
             explain=lambda key: f"follower {key[0]} in epoch {key[1]}",
+            key_ids=(0,),
             formula="\\A f, e : (InIsr(f, e) /\\ log[f] # log[leader]) ~> (log[f] = "
             "log[leader] \\/ f \\notin isr \\/ epoch # e \\/ ~alive[f] \\/ ~alive[leader])",
         ),
