@@ -1,6 +1,7 @@
 """Liveness on the orbit graph (``checker.liveness.orbit_check``) against the plain graph.
 
-On Kafka configurations small enough for the plain graph, the orbit graph's verdicts and
+On Kafka configurations small enough for the plain graph, and on the TLA+ port (strong
+fairness over whole actions, and per-replica pairs with ``--fair``), the orbit graph's verdicts and
 opened-obligation counts equal the plain check's (``checker.liveness.check``), and every
 lasso it prints is a concrete lasso the plain graph accepts: each step a real step of the
 model from a real initial state, the obligation open and unanswered from some state on (or a
@@ -13,7 +14,7 @@ from __future__ import annotations
 import pytest
 
 from checker import symmetry
-from checker.composition.compose import build_model
+from checker.composition.compose import TlaConfig, build_model
 from checker.liveness import orbit_check, orbits
 from checker.liveness import run as live
 from checker.liveness.check import judge_all
@@ -68,16 +69,24 @@ CASES = {  # (configuration, lassos it prints)
         Config(replicas=3, max_records=1, max_epoch=1, max_crashes=0, truncation="hw"),
         0,
     ),
+    # the TLA+ port: its Spec's strong fairness (the refinement), then per-replica pairs
+    "tla, its own Spec (TLC: CommitProgress violated)": (TlaConfig(), 1),
+    "tla, WF(each FencedFollowerFetch) (CommitProgress holds)": (TlaConfig(), 0),
+}
+FAIR = {
+    "tla, WF(each FencedFollowerFetch) (CommitProgress holds)": ["WF(each FencedFollowerFetch)"]
 }
 
 
-@pytest.mark.parametrize(("config", "lassos"), list(CASES.values()), ids=list(CASES))
-def test_the_orbit_graph_gives_the_plain_graphs_verdicts_and_accepted_lassos(config, lassos):
-    spec, _ = build_model("kafka", config)
-    props, fairness = live.liveness_of(spec), live.fairness_of(spec)
+@pytest.mark.parametrize(
+    ("name", "config", "lassos"), [(n, *c) for n, c in CASES.items()], ids=list(CASES)
+)
+def test_the_orbit_graph_gives_the_plain_graphs_verdicts_and_accepted_lassos(name, config, lassos):
+    spec, _ = build_model("tla" if isinstance(config, TlaConfig) else "kafka", config)
+    props, fairness = live.liveness_of(spec), live.fairness_of(spec, FAIR.get(name, ()))
     cut = getattr(spec, "cut", None)
     graph = build(spec)
-    rules = Constraints.over(graph, fairness, spec.conditions())
+    rules = Constraints.over(graph, fairness, getattr(spec, "conditions", dict)())
     plain = judge_all(graph, props, rules, cut)
     orbit_graph = orbits.build(spec, symmetry.for_spec(spec), 1_000_000)
     assert len(graph) == sum(orbit_graph.orbit_size(n) for n in range(len(orbit_graph)))

@@ -40,9 +40,12 @@ def _rename_value(value: Any, perm: tuple[int, ...]) -> Any:
 
 
 def rename_key(key: Any, perm: tuple[int, ...], key_ids: tuple[int, ...]) -> Any:
-    """An obligation's key with the replica ids at positions ``key_ids`` renamed."""
+    """An obligation's key with the replica ids at positions ``key_ids`` renamed (a key that
+    is a single id, not a tuple, is its position 0)."""
     if not key_ids:
         return key
+    if not isinstance(key, tuple):
+        return perm[key]
     return tuple(perm[v] if i in key_ids else v for i, v in enumerate(key))
 
 

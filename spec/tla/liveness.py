@@ -62,6 +62,7 @@ def properties() -> list[Property]:
             _named,
             goal=_took_over,
             explain=lambda key: f"replica {key[1]}, named leader in epoch {key[0]}",
+            key_ids=(1,),
             formula=NAMED_LEADER,
         ),
         Property(
@@ -72,6 +73,7 @@ def properties() -> list[Property]:
             _behind,
             goal=_caught_up,
             explain=lambda key: f"leader {key}",
+            key_ids=(0,),  # the key is the leader's id itself
             formula=COMMIT_PROGRESS,
         ),
     ]
