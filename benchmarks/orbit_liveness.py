@@ -36,7 +36,8 @@ def side(kind: str, bounds: dict[str, int]) -> dict[str, object]:
     from checker.liveness.graph import build
     from spec.kafka import Config
 
-    spec, _ = build_model("kafka", Config(**bounds))
+    config = Config(bounds["replicas"], bounds["max_records"], bounds["max_epoch"])
+    spec, _ = build_model("kafka", config)
     props, fairness = live.liveness_of(spec), live.fairness_of(spec)
     start = time.monotonic()
     if kind == "plain":
