@@ -101,9 +101,12 @@ def _orbits(setting: Setting) -> Pairs:
     return Pairs(list(range(n)), [None] * n, [list(out) for out in g.succ], set(range(n)))
 
 
-def _pairs(setting: Setting, prop: Property, starts: list[tuple[int, Any]]) -> Pairs:
+def _pairs(
+    setting: Setting, prop: Property, starts: list[tuple[int, Any]]
+) -> tuple[Pairs, list[int]]:
     """The ``(orbit, key)`` pairs the obligations ``starts`` reach while ``Q`` is false
-    (and the first pair past each way out, not allowed and not expanded)."""
+    (and the first pair past each way out, not allowed and not expanded), and the node of
+    each start."""
     g, perms = setting.graph, setting.graph.group.perms
     ids = prop.key_ids or ()
     goal = prop.goal
@@ -124,15 +127,14 @@ def _pairs(setting: Setting, prop: Property, starts: list[tuple[int, Any]]) -> P
                 todo.append(found)
         return found, h
 
-    for orbit, key in starts:
-        node(orbit, key)
+    heads = [node(orbit, key)[0] for orbit, key in starts]
     while todo:
         at = todo.pop()
         orbit, key = pairs.orbit[at], pairs.key[at]
         for label, target, r in g.succ[orbit]:
             found, h = node(target, rename_key(key, perms[r], ids))
             pairs.succ[at].append((label, found, g.group.mul[h][r]))
-    return pairs
+    return pairs, heads
 
 
 Ending = tuple[set[int], set[int], dict[int, annotated.Component]]
@@ -195,9 +197,8 @@ def find(setting: Setting, prop: Property, cuts: set[int]) -> Found | None:
     starts = [(n, key) for n, s in enumerate(g.states) for key in prop.predicate(s)]
     if not starts:
         return None
-    pairs = _pairs(setting, prop, starts)
+    pairs, heads = _pairs(setting, prop, starts)
     ending = _ending(setting, pairs, cuts, None)
-    heads = [pairs.index[(o, smallest_key(g, prop, o, k)[0])] for o, k in starts]
     doomed = [n for n in heads if n in ending[1]]
     if not doomed:
         return None

@@ -143,6 +143,9 @@ class KafkaSpec(ActionSpec):
     Raises ``spec.kafka.ConfigError`` if the config is impossible (see ``Config.validate``).
     """
 
+    replica_args = ("replica", "leader", "follower")
+    """The label arguments that name replicas (``checker.liveness.orbits``)."""
+
     name = "kafka"
     default_symmetry = True
     """Replicas are interchangeable (``spec.kafka.symmetry``): ``explore`` reduces by symmetry
@@ -190,7 +193,6 @@ class KafkaSpec(ActionSpec):
             )
             self.permute = partial(symmetry.permute, split_fetch=split, alter_at=at, fetcher_at=fat)
         self.symmetric_ids = self.config.replicas
-        self.replica_args = ("replica", "leader", "follower")  # the labels' replica ids
         # the invariants ask about the same few states many times in a row (every transition
         # from one state shares its ``before``): remember the last two answers
         self._logs = LastTwo(lambda replicas: tuple(map(_get_log, replicas)))

@@ -127,6 +127,8 @@ class TlaSpec(ActionSpec):
     ``SYMMETRY Permutations(Replicas)`` (``spec.tla.symmetry``)."""
     replica_keys = staticmethod(symmetry.replica_keys)
     permute = staticmethod(symmetry.permute)
+    replica_args = ("newLeader", "replica", "leader", "follower")
+    """The label arguments that name replicas (``checker.liveness.orbits``)."""
 
     def __init__(self, config: TlaConfig | None = None) -> None:
         self.config = (config or TlaConfig()).validate()
@@ -134,7 +136,6 @@ class TlaSpec(ActionSpec):
         self.labels = Labels(self.config.replicas, self.config.max_epoch, _names(self.next_actions))
         self.set_actions(self.next_actions)  # the variant's Next disjuncts
         self.symmetric_ids = self.config.replicas
-        self.replica_args = ("newLeader", "replica", "leader", "follower")  # the labels' ids
 
     def compiled_model(self, layout: LabelLayout) -> tuple[Codec | None, str]:
         """``(its compiled core's codec, "")`` (``spec.tla.native``), or ``(None, why not)``:
