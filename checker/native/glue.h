@@ -12,12 +12,14 @@
  *   uint32_t P_invariants(const Model *, const St *, uint32_t mask)
  *   int      P_marshal(const Model *, const St *, uint8_t *buf)                  (its length)
  *   int      P_canonical(const Model *, void *scratch, const St *, St *out)      (0 or -1)
+ *   void     P_permute(const Model *, const St *, const int *perm, St *out)  (a renaming)
+ *   int      P_symmetric_ids(const Model *)        (model_symmetric_ids: 1 for no symmetry)
  *
  * and writes MODEL_GLUE(P) once, in one of its files, for model_free, model_width,
  * model_max_successors, model_max_marshal, model_scratch_size, model_invariants,
- * model_marshal, model_canonical and model_expand (model.h says what each does). What differs
- * between models stays each model's own: model_new, model_param_names, model_action_of,
- * model_liveness and model_conditions.
+ * model_marshal, model_canonical, model_symmetric_ids, model_rename and model_expand
+ * (model.h says what each does). What differs between models stays each model's own:
+ * model_new, model_param_names, model_action_of, model_liveness and model_conditions.
  */
 #ifndef HWCHECK_GLUE_H
 #define HWCHECK_GLUE_H
@@ -52,6 +54,15 @@
         if (P##_canonical(m, scratch, &s, &c)) return MODEL_OVERFLOW;                              \
         P##_encode(m, &c, out);                                                                    \
         return 0;                                                                                  \
+    }                                                                                              \
+                                                                                                   \
+    int model_symmetric_ids(const Model *m) { return P##_symmetric_ids(m); }                       \
+                                                                                                   \
+    void model_rename(const Model *m, const uint8_t *row, const int *perm, uint8_t *out) {         \
+        St s, t;                                                                                   \
+        P##_decode(m, row, &s);                                                                    \
+        P##_permute(m, &s, perm, &t);                                                              \
+        P##_encode(m, &t, out);                                                                    \
     }                                                                                              \
                                                                                                    \
     int model_expand(const Model *m, void *scratch, const uint8_t *row, int cap, uint8_t *out,     \

@@ -76,6 +76,12 @@ int model_expand(const Model *m, void *scratch, const uint8_t *row, int cap, uin
  * canonical form exactly: smallest marshal encoding among the renamings that sort the
  * replicas' keys) into `out`, which may not alias `row`. 0, or MODEL_OVERFLOW. */
 int model_canonical(const Model *m, void *scratch, const uint8_t *row, uint8_t *out);
+/* How many interchangeable replicas model_rename renames (a renaming's length): the model's
+ * replica count, or 1 for a model without symmetry. */
+int model_symmetric_ids(const Model *m);
+/* The row with replica r renamed perm[r] everywhere (checker.symmetry: the spec's permute),
+ * into `out`, which may not alias `row`; `perm` holds model_symmetric_ids() ids. */
+void model_rename(const Model *m, const uint8_t *row, const int *perm, uint8_t *out);
 /* The invariants in `mask` that `row` violates. */
 uint32_t model_invariants(const Model *m, const uint8_t *row, uint32_t mask);
 /* The reference state's marshal (format 2) encoding; returns its length. */

@@ -44,7 +44,7 @@ static uint8_t rename_mask(uint8_t mask, const int *perm, int n) {
 }
 
 /* spec.kafka.symmetry.permute: replica r renamed perm[r] everywhere. */
-static void permute(const Model *m, const St *s, const int *perm, St *out) {
+void kafka_permute(const Model *m, const St *s, const int *perm, St *out) {
     int n = m->n, inverse[MAXN];
     for (int old = 0; old < n; old++) inverse[perm[old]] = old;
     *out = *s;
@@ -96,12 +96,15 @@ static int key_cmp_of(const void *m, const void *s, int a, int b) {
 }
 
 static void permute_of(const void *m, const void *s, const int *perm, void *out) {
-    permute(m, s, perm, out);
+    kafka_permute(m, s, perm, out);
 }
 
 static int marshal_of(const void *m, const void *s, uint8_t *buf) {
     return kafka_marshal(m, s, buf);
 }
+
+/* Every replica is interchangeable (spec.kafka.model: symmetric_ids). */
+int kafka_symmetric_ids(const Model *m) { return m->n; }
 
 /* checker.symmetry.ReplicaSymmetry.canonical for this model (rows.h: canonical_form), with
  * the encodings in the thread's scratch. 0, or -1 (an encoding past max_marshal). */

@@ -180,6 +180,18 @@ static int async_canonical(const Model *m, void *scratch, const St *s, St *out) 
     return 0;
 }
 
+/* No symmetry: the one renaming is the identity, of one id. */
+static void async_permute(const Model *m, const St *s, const int *perm, St *out) {
+    (void)m;
+    (void)perm;
+    *out = *s;
+}
+
+static int async_symmetric_ids(const Model *m) {
+    (void)m;
+    return 1;
+}
+
 /* valid_high_watermark */
 static uint32_t async_invariants(const Model *m, const St *s, uint32_t mask) {
     int hw = high_watermark(m, s);

@@ -189,7 +189,7 @@ static uint8_t rename_mask(uint8_t mask, const int *perm, int n) {
 }
 
 /* spec.tla.symmetry.permute: replica r renamed perm[r] everywhere. */
-static void permute(const Model *m, const St *s, const int *perm, St *out) {
+static void tla_permute(const Model *m, const St *s, const int *perm, St *out) {
     int n = m->n, inverse[MAXN];
     for (int old = 0; old < n; old++) inverse[perm[old]] = old;
     *out = *s;
@@ -214,8 +214,11 @@ static int key_cmp_of(const void *m, const void *s, int a, int b) {
 }
 
 static void permute_of(const void *m, const void *s, const int *perm, void *out) {
-    permute(m, s, perm, out);
+    tla_permute(m, s, perm, out);
 }
+
+/* Every replica is interchangeable (spec.tla.model: symmetric_ids). */
+static int tla_symmetric_ids(const Model *m) { return m->n; }
 
 static int marshal_of(const void *m, const void *s, uint8_t *buf) { return tla_marshal(m, s, buf); }
 
