@@ -33,6 +33,7 @@ ENGINE_SOURCES = (
     HERE / "walk.c",
     HERE / "xxh3.c",
     HERE / "lgraph.c",
+    HERE / "ograph.c",
     HERE / "scc.c",
     HERE / "lwalk.c",
 )
@@ -275,6 +276,9 @@ def _declare(lib: ctypes.CDLL) -> None:
         "lg_new": (p, [p, p, ctypes.c_size_t]),
         "lg_free": (None, [p]),
         "lg_build": (i64, [p, p, i64, i64]),
+        "lg_build_orbits": (i64, [p, p, i64, i64]),
+        "lg_find": (i64, [p, p]),
+        "lg_nperms": (i32, [p]),
         "lg_width": (i32, [p]),
         "lg_count": (i64, [p]),
         "lg_edges": (i64, [p]),
@@ -291,6 +295,8 @@ def _declare(lib: ctypes.CDLL) -> None:
         "lg_scc": (i64, [i64, p, p, p]),
     }
     for name in ("lg_rows", "lg_off", "lg_dst", "lg_lab", "lg_parent", "lg_plabel", "lg_depth"):
+        signatures[name] = (p, [p])
+    for name in ("lg_ren", "lg_stab", "lg_pren", "lg_entry"):
         signatures[name] = (p, [p])
     for name, (result, args) in signatures.items():
         function = getattr(lib, name)

@@ -4,7 +4,8 @@
  * order (model_expand gives the reference's), so the numbering, the parents and the label
  * order equal the reference graph's. A new row gets the next number: the frontier is then
  * simply the states numbered in one level, expanded in number order. Self-loops are dropped.
- * Every buffer grows by realloc and is checked; past max_states the build stops. */
+ * Every buffer grows by realloc and is checked; past max_states the build stops. The orbit
+ * graph (ograph.c) is built from the same blocks (lgraph.h: lg_add and the others). */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,11 @@ void lg_free(LGraph *g) {
     free(g->depth);
     free(g->poff);
     free(g->psrc);
+    free(g->perms);
+    free(g->ren);
+    free(g->pren);
+    free(g->entry);
+    free(g->stab);
     free(g->succ);
     free(g->labels);
     free(g->violated);
@@ -57,20 +63,24 @@ void lg_free(LGraph *g) {
     free(g);
 }
 
-static int grow(void **p, size_t item, int64_t want) {
+int lg_grow(void **p, size_t item, int64_t want) {
     void *q = realloc(*p, (size_t)want * item);
     if (!q) return -1;
     *p = q;
     return 0;
 }
 
-/* Room for one more state (rows, off, parent, plabel, depth). */
+/* Room for one more state (rows, off, parent, plabel, depth; an orbit's pren, entry, stab). */
 static int reserve_state(LGraph *g) {
     if (g->n + 1 < g->cap) return 0;
     int64_t want = g->cap ? g->cap + g->cap / 2 : 1 << 16;
-    if (grow((void **)&g->rows, g->width, want) || grow((void **)&g->off, 8, want + 1)
-        || grow((void **)&g->parent, 4, want) || grow((void **)&g->plabel, 2, want)
-        || grow((void **)&g->depth, 4, want))
+    if (lg_grow((void **)&g->rows, g->width, want) || lg_grow((void **)&g->off, 8, want + 1)
+        || lg_grow((void **)&g->parent, 4, want) || lg_grow((void **)&g->plabel, 2, want)
+        || lg_grow((void **)&g->depth, 4, want))
+        return -1;
+    if (g->perms
+        && (lg_grow((void **)&g->pren, 1, want) || lg_grow((void **)&g->entry, 1, want)
+            || lg_grow((void **)&g->stab, 4, want)))
         return -1;
     g->cap = want;
     return 0;
@@ -92,16 +102,16 @@ static int rehash(LGraph *g, int64_t nslots) {
 }
 
 /* Room in the table for `more` states at most half full (no rehash until then). */
-static int room(LGraph *g, int64_t more) {
+int lg_room(LGraph *g, int64_t more) {
     int64_t want = g->nslots ? g->nslots : 1 << 16;
     while ((g->n + more) * 2 > want) want *= 2;
     return want == g->nslots ? 0 : rehash(g, want);
 }
 
 /* The number of `row` (hash h), adding it as a new state (depth, parent, label) when
- * unseen; -1 when out of memory, -2 past max_states. The table has room (room()). */
-static int64_t add(LGraph *g, const uint8_t *row, uint64_t h, uint32_t depth, uint32_t parent,
-                   uint16_t label, int64_t max_states) {
+ * unseen; -1 when out of memory, -2 past max_states. The table has room (lg_room()). */
+int64_t lg_add(LGraph *g, const uint8_t *row, uint64_t h, uint32_t depth, uint32_t parent,
+               uint16_t label, int64_t max_states) {
     uint64_t tag = h >> 32 << 32;
     int64_t mask = g->nslots - 1, at = (int64_t)(h & (uint64_t)mask);
     for (uint64_t s; (s = g->slots[at]); at = (at + 1) & mask) {
@@ -123,10 +133,11 @@ static int64_t add(LGraph *g, const uint8_t *row, uint64_t h, uint32_t depth, ui
     return i;
 }
 
-static int add_edge(LGraph *g, uint32_t target, uint16_t label) {
+int lg_add_edge(LGraph *g, uint32_t target, uint16_t label) {
     if (g->ne == g->ecap) {
         int64_t want = g->ecap ? g->ecap + g->ecap / 2 : 1 << 18;
-        if (grow((void **)&g->dst, 4, want) || grow((void **)&g->lab, 2, want)) return -1;
+        if (lg_grow((void **)&g->dst, 4, want) || lg_grow((void **)&g->lab, 2, want)) return -1;
+        if (g->perms && lg_grow((void **)&g->ren, 1, want)) return -1;
         g->ecap = want;
     }
     g->dst[g->ne] = target;
@@ -151,7 +162,7 @@ int64_t lg_build(LGraph *g, const uint8_t *init, int64_t ninit, int64_t max_stat
 
 /* Successors are hashed and their slots (then their candidate rows) prefetched before they
  * are looked up in order: the lookups are cache misses, overlapped this way. */
-static void prefetch(const LGraph *g, const uint64_t *hs, int k) {
+void lg_prefetch(const LGraph *g, const uint64_t *hs, int k) {
     int64_t mask = g->nslots - 1;
     for (int j = 0; j < k; j++) __builtin_prefetch(&g->slots[hs[j] & (uint64_t)mask]);
     for (int j = 0; j < k; j++) {
@@ -167,10 +178,10 @@ static void prefetch(const LGraph *g, const uint64_t *hs, int k) {
 
 static int64_t expand_all(LGraph *g, const uint8_t *init, int64_t ninit, int64_t max_states,
                           uint64_t *hs) {
-    if (room(g, ninit)) return LG_NO_MEMORY;
+    if (lg_room(g, ninit)) return LG_NO_MEMORY;
     for (int64_t i = 0; i < ninit; i++) {
         const uint8_t *row = init + i * g->width;
-        int64_t at = add(g, row, xxh3_64(row, g->width), 1, NONE32, 0, max_states);
+        int64_t at = lg_add(g, row, xxh3_64(row, g->width), 1, NONE32, 0, max_states);
         if (at < 0) return at == -1 ? LG_NO_MEMORY : LG_TOO_LARGE;
     }
     uint32_t reached = 0;
@@ -187,33 +198,40 @@ static int64_t expand_all(LGraph *g, const uint8_t *init, int64_t ninit, int64_t
             counts[b] = k;
             total += k;
         }
-        if (room(g, total)) return LG_NO_MEMORY;
+        if (lg_room(g, total)) return LG_NO_MEMORY;
         for (int j = 0; j < total; j++) hs[j] = xxh3_64(g->succ + (size_t)j * g->width, g->width);
-        prefetch(g, hs, total);
+        lg_prefetch(g, hs, total);
         for (int b = 0, j = 0; b < batch; b++) {
             int64_t node = first + b;
             g->off[node] = g->ne;
             for (int end = j + counts[b]; j < end; j++) {
-                int64_t t = add(g, g->succ + (size_t)j * g->width, hs[j], g->depth[node] + 1,
-                                (uint32_t)node, g->labels[j], max_states);
+                int64_t t = lg_add(g, g->succ + (size_t)j * g->width, hs[j], g->depth[node] + 1,
+                                   (uint32_t)node, g->labels[j], max_states);
                 if (t < 0) return t == -1 ? LG_NO_MEMORY : LG_TOO_LARGE;
                 if (t == node) continue;
-                if (add_edge(g, (uint32_t)t, g->labels[j])) return LG_NO_MEMORY;
+                if (lg_add_edge(g, (uint32_t)t, g->labels[j])) return LG_NO_MEMORY;
             }
         }
         first += batch;
     }
-    g->off[g->n] = g->ne;
-    /* the table is no longer needed; give the growth slack back */
-    free(g->slots);
-    g->slots = NULL;
-    g->nslots = 0;
-    if (g->n) grow((void **)&g->rows, g->width, g->n);
-    if (g->ne) {
-        grow((void **)&g->dst, 4, g->ne);
-        grow((void **)&g->lab, 2, g->ne);
-    }
+    lg_finish(g);
     return g->n;
+}
+
+void lg_finish(LGraph *g) {
+    g->off[g->n] = g->ne;
+    if (!g->perms) { /* the table is no longer needed (lg_find needs an orbit graph's) */
+        free(g->slots);
+        g->slots = NULL;
+        g->nslots = 0;
+    }
+    /* give the growth slack back */
+    if (g->n) lg_grow((void **)&g->rows, g->width, g->n);
+    if (g->ne) {
+        lg_grow((void **)&g->dst, 4, g->ne);
+        lg_grow((void **)&g->lab, 2, g->ne);
+        if (g->perms) lg_grow((void **)&g->ren, 1, g->ne);
+    }
 }
 
 /* -- what Python reads ------------------------------------------------------------------- */
@@ -284,34 +302,3 @@ int64_t lg_atoms(const LGraph *g, int prop, uint64_t *opened, uint64_t *goal) {
 }
 
 void lg_conditions(const LGraph *g, uint32_t *out) { atom_jobs(g, -1, NULL, NULL, out); }
-
-/* One key of lg_atoms' masks: allowed[i] when Q is false for it, seeds[i] when state i also
- * opens it. Returns the seed count. */
-int64_t lg_key(const LGraph *g, const uint64_t *opened, const uint64_t *goal, uint64_t bit,
-               uint8_t *allowed, uint8_t *seeds) {
-    int64_t count = 0;
-    for (int64_t i = 0; i < g->n; i++) {
-        allowed[i] = !(goal[i] & bit);
-        seeds[i] = allowed[i] && (opened[i] & bit);
-        count += seeds[i];
-    }
-    return count;
-}
-
-/* Per state, the fairness constraints enabled there: the OR over its out-edges of the
- * constraints of the edge's label code, within those its condition covers. */
-void lg_enabled(const LGraph *g, const uint64_t *of_code, const uint64_t *covered,
-                uint64_t *enabled) {
-    for (int64_t i = 0; i < g->n; i++) {
-        uint64_t bits = 0;
-        for (int64_t e = g->off[i]; e < g->off[i + 1]; e++) bits |= of_code[g->lab[e]];
-        enabled[i] = bits & covered[i];
-    }
-}
-
-/* Per label code, the first edge that has it (-1: none): label ids are numbered in that
- * order (graph.py numbers labels as it first keeps an edge with them). */
-void lg_first_codes(const LGraph *g, int64_t *first) {
-    for (int i = 0; i < LABEL_CODES; i++) first[i] = -1;
-    for (int64_t e = g->ne - 1; e >= 0; e--) first[g->lab[e]] = e;
-}

@@ -1,7 +1,9 @@
 /* The compiled liveness graph (lgraph.c): a model's whole plain state graph, built breadth
  * first from the initial rows exactly as checker/liveness/graph.py numbers it, held as
  * contiguous rows and CSR out-edges, with the graph walks the liveness check needs
- * (checker/liveness/compiled.py drives it through ctypes). */
+ * (checker/liveness/compiled.py drives it through ctypes). Or its orbit graph (ograph.c: one
+ * node per orbit under replica renamings, as checker/liveness/orbits.py numbers it), the same
+ * structure with a renaming per edge. */
 #ifndef HWCHECK_LGRAPH_H
 #define HWCHECK_LGRAPH_H
 
@@ -12,7 +14,9 @@
 /* lg_build's errors (its result is the state count when >= 0). */
 #define LG_TOO_LARGE (-1) /* past max_states (lg_error_depth: the depth it reached) */
 #define LG_NO_MEMORY (-2)
-#define LG_OVERFLOW (-3) /* a model call past its room (model.h: MODEL_OVERFLOW) */
+#define LG_OVERFLOW (-3)     /* a model call past its room (model.h: MODEL_OVERFLOW) */
+#define LG_TOO_MANY_IDS (-4) /* lg_build_orbits: more than LG_MAX_PERMS renamings */
+#define LG_MAX_PERMS 24      /* 4 replicas: renaming numbers fit a byte, stabilizers 32 bits */
 
 typedef struct LGraph {
     Model *m;
@@ -31,7 +35,15 @@ typedef struct LGraph {
     int64_t *poff;    /* predecessors (lg_reach backward), built on first use */
     uint32_t *psrc;
     int64_t error_depth;
-    uint8_t *succ; /* a batch's successors: room for max_succ per state */
+    /* the orbit graph's (ograph.c; NULL in the plain graph): renamings are numbered as
+     * itertools.permutations(range(ids)) orders them, 0 the identity */
+    int ids, nperms; /* model_symmetric_ids, and its factorial */
+    int *perms;      /* nperms renamings of `ids` ids: replica r becomes perms[k * ids + r] */
+    uint8_t *ren;    /* per edge: the first renaming taking its concrete target to the rep */
+    uint8_t *pren;   /* per orbit: the renaming of the edge from its parent */
+    uint8_t *entry;  /* per initial orbit: the one taking its initial row to the rep */
+    uint32_t *stab;  /* per orbit: bit k when renaming k leaves the rep as it is */
+    uint8_t *succ;   /* a batch's successors: room for max_succ per state */
     uint16_t *labels;
     uint32_t *violated;
     void *scratch; /* the model's (model_scratch_size) */
@@ -40,8 +52,24 @@ typedef struct LGraph {
 LGraph *lg_new(const ModelParams *params, char *why, size_t room);
 void lg_free(LGraph *g);
 int64_t lg_build(LGraph *g, const uint8_t *init, int64_t ninit, int64_t max_states);
+int64_t lg_build_orbits(LGraph *g, const uint8_t *init, int64_t ninit, int64_t max_states);
+/* The orbit whose representative is `row` (an orbit graph's), -1 when none is. */
+int64_t lg_find(const LGraph *g, const uint8_t *row);
 /* scc.c: the strong component of each of k nodes of the CSR graph (indptr, indices), numbered
  * from 0 in the order Tarjan's algorithm completes them; the count, or LG_NO_MEMORY. */
 int64_t lg_scc(int64_t k, const int64_t *indptr, const int32_t *indices, int32_t *comp);
+
+/* lgraph.c's building blocks, shared with ograph.c: lg_grow reallocs *p to `want` items (-1
+ * out of memory); lg_room makes the table room for `more` rows; lg_add numbers a row (hash
+ * h), adding it when unseen (-1 out of memory, -2 past max_states); lg_add_edge appends an
+ * edge to the last state begun; lg_prefetch prefetches the slots of k hashes; lg_finish
+ * closes the CSR and trims the buffers. */
+int lg_grow(void **p, size_t item, int64_t want);
+int lg_room(LGraph *g, int64_t more);
+int64_t lg_add(LGraph *g, const uint8_t *row, uint64_t h, uint32_t depth, uint32_t parent,
+               uint16_t label, int64_t max_states);
+int lg_add_edge(LGraph *g, uint32_t target, uint16_t label);
+void lg_prefetch(const LGraph *g, const uint64_t *hs, int k);
+void lg_finish(LGraph *g);
 
 #endif

@@ -1,7 +1,8 @@
 /* Walks over the compiled liveness graph (lgraph.c) for checker/liveness/compiled.py:
  * reachability inside a set of states (forward, or backward over the predecessors), the
- * induced subgraph as CSR (for scc.c's strongly connected components), and the breadth-first
- * shortest path of checker/liveness/lasso.py's bfs. */
+ * induced subgraph as CSR (for scc.c's strongly connected components), the breadth-first
+ * shortest path of checker/liveness/lasso.py's bfs; and the per-state sweeps over the edges
+ * and atoms (one key's states, the constraints enabled, the label codes' first edges). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -147,4 +148,35 @@ int64_t lg_bfs(const LGraph *g, int64_t start, const uint8_t *inside, const uint
     for (int64_t i = 0; i < tail; i++) came[queue[i]] = -1;
     free(queue);
     return steps;
+}
+
+/* One key of lg_atoms' masks: allowed[i] when Q is false for it, seeds[i] when state i also
+ * opens it. Returns the seed count. */
+int64_t lg_key(const LGraph *g, const uint64_t *opened, const uint64_t *goal, uint64_t bit,
+               uint8_t *allowed, uint8_t *seeds) {
+    int64_t count = 0;
+    for (int64_t i = 0; i < g->n; i++) {
+        allowed[i] = !(goal[i] & bit);
+        seeds[i] = allowed[i] && (opened[i] & bit);
+        count += seeds[i];
+    }
+    return count;
+}
+
+/* Per state, the fairness constraints enabled there: the OR over its out-edges of the
+ * constraints of the edge's label code, within those its condition covers. */
+void lg_enabled(const LGraph *g, const uint64_t *of_code, const uint64_t *covered,
+                uint64_t *enabled) {
+    for (int64_t i = 0; i < g->n; i++) {
+        uint64_t bits = 0;
+        for (int64_t e = g->off[i]; e < g->off[i + 1]; e++) bits |= of_code[g->lab[e]];
+        enabled[i] = bits & covered[i];
+    }
+}
+
+/* Per label code, the first edge that has it (-1: none): label ids are numbered in that
+ * order (graph.py numbers labels as it first keeps an edge with them). */
+void lg_first_codes(const LGraph *g, int64_t *first) {
+    for (int i = 0; i < LABEL_CODES; i++) first[i] = -1;
+    for (int64_t e = g->ne - 1; e >= 0; e--) first[g->lab[e]] = e;
 }

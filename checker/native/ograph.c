@@ -1,0 +1,183 @@
+/* The compiled orbit graph: checker/liveness/orbits.py's build, on rows. One node per orbit
+ * of the replica renamings, standing for its representative (model_canonical), each edge with
+ * the renaming that took its concrete target to the target's representative: Emerson and
+ * Sistla's annotated quotient (checker/liveness/annotated.py).
+ *
+ * Orbits are numbered breadth first from the initial rows' representatives, successors in the
+ * model's order, as orbits.build numbers them; renamings as itertools.permutations(range(n))
+ * orders them (0: the identity). An edge keeps the first renaming g with g . target == its
+ * representative. A concrete stutter (a successor equal to the representative expanded) is
+ * dropped; a step to another member of the same orbit is kept, as an edge to itself. The row
+ * table stays after the build (lg_find). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lgraph.h"
+#include "rows.h"
+#include "xxh3.h"
+
+#define NONE32 UINT32_MAX
+#define BATCH 16      /* orbits expanded before their successors are looked up */
+#define STUTTER 0xFFu /* a successor's renaming slot: dropped */
+
+/* Number the renamings of model_symmetric_ids() ids (lexicographic order, itertools'); 0, or
+ * LG_TOO_MANY_IDS past LG_MAX_PERMS, LG_NO_MEMORY. */
+static int64_t number_perms(LGraph *g) {
+    int n = model_symmetric_ids(g->m), count = 1;
+    if (n < 1 || n > ROWS_MAX_REPLICAS) return LG_TOO_MANY_IDS;
+    for (int k = 2; k <= n; k++) count *= k;
+    if (count > LG_MAX_PERMS) return LG_TOO_MANY_IDS;
+    g->perms = malloc((size_t)count * n * sizeof(int));
+    if (!g->perms) return LG_NO_MEMORY;
+    int a[ROWS_MAX_REPLICAS];
+    for (int r = 0; r < n; r++) a[r] = r;
+    for (int k = 0; k < count; k++) {
+        memcpy(g->perms + k * n, a, (size_t)n * sizeof(int));
+        next_permutation(a, n);
+    }
+    g->ids = n;
+    g->nperms = count;
+    return 0;
+}
+
+/* The first renaming taking `row` to `rep` (0 when they are equal); -1 when none does (the
+ * model's canonical form is not in the row's orbit). `buf`: one row. */
+static int renaming(const LGraph *g, const uint8_t *row, const uint8_t *rep, uint8_t *buf) {
+    if (!memcmp(row, rep, g->width)) return 0;
+    for (int k = 1; k < g->nperms; k++) {
+        model_rename(g->m, row, g->perms + k * g->ids, buf);
+        if (!memcmp(buf, rep, g->width)) return k;
+    }
+    return -1;
+}
+
+/* A new orbit's renamings: its parent edge's, its entry and its stabilizer. */
+static void fresh(LGraph *g, int64_t orbit, int pren, int entry, uint8_t *buf) {
+    const uint8_t *rep = g->rows + orbit * g->width;
+    uint32_t stab = 1;
+    for (int k = 1; k < g->nperms; k++) {
+        model_rename(g->m, rep, g->perms + k * g->ids, buf);
+        if (!memcmp(buf, rep, g->width)) stab |= 1u << k;
+    }
+    g->pren[orbit] = (uint8_t)pren;
+    g->entry[orbit] = (uint8_t)entry;
+    g->stab[orbit] = stab;
+}
+
+typedef struct {
+    uint64_t *hs; /* a batch's representatives' hashes */
+    uint8_t *reps, *gs, *buf;
+} Work;
+
+static int64_t initial(LGraph *g, const uint8_t *init, int64_t ninit, int64_t max_states, Work *w) {
+    if (lg_room(g, ninit)) return LG_NO_MEMORY;
+    for (int64_t i = 0; i < ninit; i++) {
+        const uint8_t *row = init + i * g->width;
+        if (model_canonical(g->m, g->scratch, row, w->reps)) return LG_OVERFLOW;
+        int64_t before = g->n;
+        int64_t at = lg_add(g, w->reps, xxh3_64(w->reps, g->width), 1, NONE32, 0, max_states);
+        if (at < 0) return at == -1 ? LG_NO_MEMORY : LG_TOO_LARGE;
+        if (at < before) continue;
+        int entry = renaming(g, row, w->reps, w->buf);
+        if (entry < 0) return LG_OVERFLOW;
+        fresh(g, at, 0, entry, w->buf);
+    }
+    return 0;
+}
+
+/* Successor j of a batch (of `here`): its representative, renaming and hash into w. */
+static int64_t settle(LGraph *g, const uint8_t *here, int j, Work *w) {
+    const uint8_t *succ = g->succ + (size_t)j * g->width;
+    uint8_t *rep = w->reps + (size_t)j * g->width;
+    if (!memcmp(succ, here, g->width)) {
+        w->gs[j] = STUTTER;
+        w->hs[j] = 0;
+        return 0;
+    }
+    if (model_canonical(g->m, g->scratch, succ, rep)) return LG_OVERFLOW;
+    int k = renaming(g, succ, rep, w->buf);
+    if (k < 0) return LG_OVERFLOW;
+    w->gs[j] = (uint8_t)k;
+    w->hs[j] = xxh3_64(rep, g->width);
+    return 0;
+}
+
+static int64_t orbits_all(LGraph *g, const uint8_t *init, int64_t ninit, int64_t max_states,
+                          Work *w) {
+    int64_t done = initial(g, init, ninit, max_states, w);
+    if (done < 0) return done;
+    uint32_t reached = 0;
+    int counts[BATCH];
+    for (int64_t first = 0; first < g->n;) {
+        int batch = g->n - first < BATCH ? (int)(g->n - first) : BATCH, total = 0;
+        for (int b = 0; b < batch; b++) {
+            const uint8_t *here = g->rows + (first + b) * g->width;
+            int k = model_expand(g->m, g->scratch, here, g->max_succ,
+                                 g->succ + (size_t)total * g->width, g->labels + total, 0,
+                                 g->violated, 0, &reached);
+            if (k < 0) return LG_OVERFLOW;
+            for (int j = total; j < total + k; j++)
+                if ((done = settle(g, here, j, w)) < 0) return done;
+            counts[b] = k;
+            total += k;
+        }
+        if (lg_room(g, total)) return LG_NO_MEMORY;
+        lg_prefetch(g, w->hs, total);
+        for (int b = 0, j = 0; b < batch; b++) {
+            int64_t node = first + b;
+            g->off[node] = g->ne;
+            for (int end = j + counts[b]; j < end; j++) {
+                if (w->gs[j] == STUTTER) continue;
+                int64_t before = g->n;
+                int64_t t = lg_add(g, w->reps + (size_t)j * g->width, w->hs[j], g->depth[node] + 1,
+                                   (uint32_t)node, g->labels[j], max_states);
+                if (t < 0) return t == -1 ? LG_NO_MEMORY : LG_TOO_LARGE;
+                if (t == before) fresh(g, t, w->gs[j], 0, w->buf);
+                if (lg_add_edge(g, (uint32_t)t, g->labels[j])) return LG_NO_MEMORY;
+                g->ren[g->ne - 1] = w->gs[j];
+            }
+        }
+        first += batch;
+    }
+    lg_finish(g);
+    return g->n;
+}
+
+/* Build the orbit graph (once per LGraph, and not after lg_build): the orbit count, or
+ * LG_TOO_MANY_IDS (before building), LG_TOO_LARGE, LG_NO_MEMORY, LG_OVERFLOW. */
+int64_t lg_build_orbits(LGraph *g, const uint8_t *init, int64_t ninit, int64_t max_states) {
+    if (g->n || g->off || g->perms) return LG_OVERFLOW;
+    int64_t done = number_perms(g);
+    if (done < 0) return done;
+    if (max_states >= (int64_t)NONE32) max_states = (int64_t)NONE32 - 1;
+    size_t most = (size_t)BATCH * g->max_succ;
+    Work w = {malloc(most * 8), malloc(most * g->width), malloc(most), malloc(g->width)};
+    if (w.hs && w.reps && w.gs && w.buf)
+        done = orbits_all(g, init, ninit, max_states, &w);
+    else
+        done = LG_NO_MEMORY;
+    free(w.hs);
+    free(w.reps);
+    free(w.gs);
+    free(w.buf);
+    return done;
+}
+
+int64_t lg_find(const LGraph *g, const uint8_t *row) {
+    if (!g->slots) return -1;
+    uint64_t h = xxh3_64(row, g->width), tag = h >> 32 << 32;
+    int64_t mask = g->nslots - 1, at = (int64_t)(h & (uint64_t)mask);
+    for (uint64_t s; (s = g->slots[at]); at = (at + 1) & mask) {
+        if ((s & ~0xFFFFFFFFull) != tag) continue;
+        int64_t i = (int64_t)(s & 0xFFFFFFFFull) - 1;
+        if (!memcmp(g->rows + i * g->width, row, g->width)) return i;
+    }
+    return -1;
+}
+
+/* -- what Python reads ------------------------------------------------------------------- */
+int lg_nperms(const LGraph *g) { return g->nperms; }
+void *lg_ren(const LGraph *g) { return g->ren; }
+void *lg_stab(const LGraph *g) { return g->stab; }
+void *lg_pren(const LGraph *g) { return g->pren; }
+void *lg_entry(const LGraph *g) { return g->entry; }
