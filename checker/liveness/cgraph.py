@@ -44,16 +44,16 @@ class CompiledGraph:
             self.close()
             raise NativeUnavailable(f"the compiled {model.name} core's row is not its codec's")
         init = b"".join(init_rows)
-        count = int(self.lib.lg_build(self.handle, init, len(init_rows), max_states))
+        count = self._build(init, len(init_rows), max_states)
         if count < 0:
             depth = int(self.lib.lg_error_depth(self.handle))
             self.close()
             if count == -1:
-                numbers = " (the most its 32-bit state numbers allow)"
+                numbers = f" (the most its 32-bit {self.unit} numbers allow)"
                 raise GraphTooLarge(
-                    f"the liveness graph passed {min(max_states, GRAPH_LIMIT):,} states"
-                    f"{numbers if max_states > GRAPH_LIMIT else ''} at depth {depth} "
-                    "(liveness holds the whole plain graph in memory; lower the bounds)"
+                    f"the liveness {self.kind} passed {min(max_states, GRAPH_LIMIT):,} "
+                    f"{self.unit}{numbers if max_states > GRAPH_LIMIT else ''} at depth {depth} "
+                    f"(liveness holds the whole {self.held} in memory; lower the bounds)"
                 )
             if count == -2:
                 raise MemoryError("the compiled liveness graph ran out of memory")
@@ -71,6 +71,14 @@ class CompiledGraph:
         self._came: Array | None = None
         self._conditions: Array | None = None
         self._local: Array | None = None
+
+    kind, unit, held = "graph", "states", "plain graph"
+    """What the build makes, in ``GraphTooLarge``'s text."""
+
+    def _build(self, init: bytes, count: int, max_states: int) -> int:
+        """Build from the ``count`` rows ``init``: the state count, or ``lg_build``'s
+        negative error (``lgraph.h``)."""
+        return int(self.lib.lg_build(self.handle, init, count, max_states))
 
     def close(self) -> None:
         """Free the C graph (every view dies with it)."""
