@@ -14,9 +14,9 @@ of the plain graph's ``(state, key)`` pairs. Fair components come from
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Container, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from checker.liveness import annotated
 from checker.liveness.fair import Constraints
@@ -35,6 +35,8 @@ class Setting:
     graph: OrbitGraph
     fairness: Sequence[Fairness]
     names: tuple[str, ...]
+    conditions: Mapping[str, Any] | None = None
+    """The guards' named conditions (default: the model's ``conditions()``)."""
     rules: Constraints = field(init=False)
     uid: list[int] = field(init=False)
     act: list[list[int]] = field(init=False)
@@ -46,7 +48,9 @@ class Setting:
             for perm in perms:
                 universe.setdefault(rename_label(label, perm, self.names), len(universe))
         holder = StateGraph(labels=list(universe))
-        conditions: dict[str, Any] = getattr(self.spec, "conditions", dict)()
+        conditions = self.conditions
+        if conditions is None:
+            conditions = getattr(self.spec, "conditions", dict)()
         self.rules = Constraints.over(holder, self.fairness, conditions)
         self.uid = [universe[label] for label in self.graph.labels]
         of = self.rules.of_label
@@ -137,7 +141,26 @@ def _pairs(
     return pairs, heads
 
 
-Ending = tuple[set[int], set[int], dict[int, annotated.Component]]
+@dataclass(frozen=True)
+class Ending:
+    """Where a behaviour that keeps an obligation open (or ``P`` false) can end, on a
+    quotient's nodes: ``stops`` (stutter nodes), ``doomed`` (the allowed nodes that reach an
+    ending) and ``owner`` (a fair-component node's component, as its nodes). Containers only,
+    so that an array judge (``checker.liveness.orbit_arrays``) can answer alike."""
+
+    stops: Container[int]
+    doomed: Container[int]
+    owner: Members
+
+    def ends(self, node: int) -> bool:
+        """Whether ``node`` is an ending: a stutter node or in a fair component."""
+        return node in self.stops or self.owner.get(node) is not None
+
+
+class Members(Protocol):
+    """A fair-component node's component (its nodes), or None off every fair component."""
+
+    def get(self, node: int) -> Container[int] | None: ...
 
 
 def _ending(setting: Setting, pairs: Pairs, cuts: set[int], must: set[int] | None) -> Ending:
@@ -154,7 +177,7 @@ def _ending(setting: Setting, pairs: Pairs, cuts: set[int], must: set[int] | Non
     stops = set(annotated.stuttering(q, pairs.allowed)) - cut
     if must is not None:
         stops &= must
-    owner = {n: comp for comp in comps for n in comp.nodes}
+    owner = {n: frozenset(comp.nodes) for comp in comps for n in comp.nodes}
     pred: list[list[int]] = [[] for _ in pairs.succ]
     for n, out in enumerate(pairs.succ):
         for _, t, _ in out:
@@ -166,7 +189,7 @@ def _ending(setting: Setting, pairs: Pairs, cuts: set[int], must: set[int] | Non
             if before in pairs.allowed and before not in doomed:
                 doomed.add(before)
                 todo.append(before)
-    return stops, doomed, owner
+    return Ending(stops, doomed, owner)
 
 
 @dataclass(frozen=True)
@@ -174,10 +197,12 @@ class Found:
     """A violation on the quotient: the node whose obligation (or bad state) starts it, the
     ``ending`` and, for ``<>[]P``, the ``must`` (bad) orbits."""
 
-    pairs: Pairs
+    pairs: Any
+    """``Pairs``, or an array judge's view with the same ``orbit``, ``key``, ``succ`` and
+    ``index.get`` (``checker.liveness.orbit_view``)."""
     start: int
     ending: Ending
-    must: set[int] | None
+    must: Container[int] | None
 
 
 def find(setting: Setting, prop: Property, cuts: set[int]) -> Found | None:
@@ -190,7 +215,7 @@ def find(setting: Setting, prop: Property, cuts: set[int]) -> Found | None:
             return None
         pairs = _orbits(setting)
         ending = _ending(setting, pairs, cuts, bad)
-        ends = ending[0] | set(ending[2])
+        ends = set(ending.stops) | set(ending.owner)  # type: ignore[call-overload]
         if not ends:
             return None
         return Found(pairs, min(ends, key=lambda n: (g.depth[n], n)), ending, bad)
@@ -199,7 +224,7 @@ def find(setting: Setting, prop: Property, cuts: set[int]) -> Found | None:
         return None
     pairs, heads = _pairs(setting, prop, starts)
     ending = _ending(setting, pairs, cuts, None)
-    doomed = [n for n in heads if n in ending[1]]
+    doomed = [n for n in heads if n in ending.doomed]
     if not doomed:
         return None
     first = min(doomed, key=lambda n: (g.depth[pairs.orbit[n]], pairs.orbit[n], repr(pairs.key[n])))

@@ -18,7 +18,7 @@ from typing import Any
 from checker.liveness.fair import Constraints, fair_components
 from checker.liveness.graph import StateGraph
 from checker.liveness.lasso import Lasso, Path, loop_in
-from checker.liveness.orbit_find import Found, Setting, smallest_key
+from checker.liveness.orbit_find import Ending, Found, Setting, smallest_key
 from checker.liveness.orbits import rename_key, rename_label
 from checker.model import Label, State
 from checker.properties import Property
@@ -64,7 +64,7 @@ def build(setting: Setting, prop: Property, found: Found) -> tuple[Lasso, StateG
     g, pairs = setting.graph, found.pairs
     group, perms, names = g.group, g.group.perms, setting.names
     spec = setting.spec
-    stops, doomed, owner = found.ending
+    ending = found.ending
     out = Witness()
     path: Path = []
     steps = g.path_to(pairs.orbit[found.start])
@@ -77,17 +77,18 @@ def build(setting: Setting, prop: Property, found: Found) -> tuple[Lasso, StateG
         path.append((named, out.state(g.symmetry.permute(g.states[orbit], perms[tau]))))
     key = pairs.key[found.start]
     concrete_key = None if key is None else rename_key(key, perms[tau], prop.key_ids or ())
-    for label, target, r in _into(pairs, found.start, doomed, stops | set(owner)):
+    for label, target, r in _into(pairs, found.start, ending):
         renamed = rename_label(g.labels[label], perms[tau], names)
         tau = group.mul[tau][group.inv[r]]
         state = g.symmetry.permute(g.states[pairs.orbit[target]], perms[tau])
         path.append((out.label(renamed), out.state(state)))
     end = path[-1][1]
     node = _pair_node(setting, prop, pairs, out.graph.states[end], concrete_key)
-    if node in stops:
+    if node in ending.stops:
         out.expand(spec, end)
         return Lasso(path, len(path) - 1, True), out.graph, concrete_key
-    comp = set(owner[node].nodes)
+    comp = ending.owner.get(node)
+    assert comp is not None, "the lasso ends in a fair component"
     members = [end]
     seen = {end}
     for member in members:  # the concrete component: everything reachable inside comp
@@ -110,10 +111,10 @@ def build(setting: Setting, prop: Property, found: Found) -> tuple[Lasso, StateG
     return Lasso(path + loop, len(path) - 1, False), out.graph, concrete_key
 
 
-def _into(pairs: Any, start: int, doomed: set[int], ends: set[int]) -> list[tuple[int, int, int]]:
+def _into(pairs: Any, start: int, ending: Ending) -> list[tuple[int, int, int]]:
     """The shortest way (pair edges ``(label, target, g)``) from ``start`` through doomed
     nodes to an ending node; ``[]`` when ``start`` is one."""
-    if start in ends:
+    if ending.ends(start):
         return []
     came: dict[int, tuple[int, tuple[int, int, int]] | None] = {start: None}
     queue = deque([start])
@@ -121,10 +122,10 @@ def _into(pairs: Any, start: int, doomed: set[int], ends: set[int]) -> list[tupl
         node = queue.popleft()
         for edge in pairs.succ[node]:
             target = edge[1]
-            if target in came or target not in doomed:
+            if target in came or target not in ending.doomed:
                 continue
             came[target] = (node, edge)
-            if target in ends:
+            if ending.ends(target):
                 way = []
                 at = target
                 while came[at] is not None:
