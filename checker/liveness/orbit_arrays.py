@@ -1,0 +1,230 @@
+"""Liveness on the compiled core's orbit graph: ``checker.liveness.orbit_find``'s search,
+on arrays (``checker.liveness.orbit_fair``), with the same concrete lassos
+(``checker.liveness.orbit_lasso``, shared through ``checker.liveness.orbit_view``).
+
+The compiled orbit graph (``checker.liveness.corbits``) is numbered as ``orbits.build``
+numbers the reference's, with the same renamings, so the pairs, their fair components and
+the start chosen are the same sets, and the lasso built from them is the same lasso. Keys are
+the compiled model's key numbers (``model_liveness``), renamed through a table made from the
+Python keys (``Property.key_ids``); the fairness constraints are ``orbit_find.Setting``'s,
+numbered over every renaming of every label, held as ``uint64`` masks (at most 64).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from checker.liveness import orbit_lasso
+from checker.liveness.cgraph import Array
+from checker.liveness.check import Verdict
+from checker.liveness.compiled import CUT, Judged, NotCompiled
+from checker.liveness.orbit_fair import Net, Renamer, fair_components
+from checker.liveness.orbit_find import Ending, Found, Setting
+from checker.liveness.orbit_view import ArrayPairs, Mask, OrbitView, Owner, Space
+from checker.liveness.orbits import rename_key
+from checker.model import CompiledModel, Spec
+from checker.native.core import NLABELS
+from checker.properties import LEADS_TO, Fairness, Property
+from checker.symmetry import ReplicaSymmetry
+
+
+class _Named:
+    """A condition placeholder for ``Constraints.over``: it only records the name."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __call__(self, state: Any) -> bool:
+        raise AssertionError("compiled conditions are evaluated in C")
+
+
+def net_of(setting: Setting, view: OrbitView, model: CompiledModel, space: Space) -> Net:
+    """The constraint arrays of ``setting`` over ``view``'s compiled graph. Raises
+    ``NotCompiled`` past 64 constraints."""
+    rules, graph = setting.rules, view.compiled
+    count = len(rules.names)
+    if count > 64:
+        raise NotCompiled(f"{count} fairness constraints (the compiled check takes 64)")
+    cons = np.zeros(NLABELS, dtype=np.uint64)
+    for label_id, code in enumerate(view.codes):
+        for c in rules.of_label[setting.uid[label_id]]:
+            cons[code] |= np.uint64(1 << c)
+    always = sum(1 << c for c, guard in enumerate(rules.guards) if guard is None)
+    covered = np.full(graph.n, always, dtype=np.uint64)
+    bits = graph.conditions() if model.condition_names else None
+    for i, name in enumerate(model.condition_names):
+        guarded = sum(
+            1 << c for c, g in enumerate(rules.guards) if isinstance(g, _Named) and g.name == name
+        )
+        if guarded and bits is not None:
+            covered[(bits >> np.uint32(i)) & np.uint32(1) == 1] |= np.uint64(guarded)
+    strong = np.uint64(sum(1 << c for c, s in enumerate(rules.strong) if s))
+    en = graph.enabled(cons, covered)
+    return Net(graph, space, view.group, cons, covered, en, strong, Renamer(setting.act, count))
+
+
+def key_space(
+    view: OrbitView, model: CompiledModel, prop: Property, index: int, opened: Array
+) -> Space:
+    """The pair space of leads-to property number ``index``: the key numbers ``opened``
+    holds, closed under renaming. Raises ``NotCompiled`` when a renamed key has no number."""
+    key_of: Callable[[int, int], Any] | None = getattr(model, "liveness_key", None)
+    if key_of is None:
+        raise NotCompiled(f"{prop.name}'s keys have no numbers")
+    present = int(np.bitwise_or.reduce(opened)) if len(opened) else 0
+    numbers = {key_of(index, b): b for b in range(64) if present >> b & 1}
+    for b in range(64):  # the other numbers, for renamed keys no state opens
+        numbers.setdefault(key_of(index, b), b)
+    keys = list(dict.fromkeys(key_of(index, b) for b in range(64) if present >> b & 1))
+    perms, ids = view.group.perms, prop.key_ids or ()
+    for key in keys:  # grows as it goes: the closure under renaming
+        for perm in perms:
+            image = rename_key(key, perm, ids)
+            if image not in numbers:
+                raise NotCompiled(f"{prop.name}'s key {image!r} has no key number")
+            if image not in keys:
+                keys.append(image)
+    keys.sort(key=repr)
+    kidx = {key: k for k, key in enumerate(keys)}
+    keyren = np.array(
+        [[kidx[rename_key(key, perm, ids)] for key in keys] for perm in perms], dtype=np.int64
+    ).reshape(len(perms), len(keys))
+    space = Space(keys, keyren, view)
+    space.bits = np.array([numbers[key] for key in keys], dtype=np.uint64)  # type: ignore[attr-defined]
+    return space
+
+
+def _first(view: OrbitView, nodes: Array, K: int) -> int:
+    """The node among ``nodes`` with the shallowest orbit, then the smallest orbit, then the
+    smallest key (keys are numbered in text order)."""
+    orbit = nodes // K
+    order = np.lexsort((nodes % K, orbit, view.compiled.depth[orbit]))
+    return int(nodes[order[0]])
+
+
+class Judge:
+    """One property's search (``orbit_find.find``) on arrays; the fair components do not
+    depend on the cut, so they are found once for both of ``judge``'s runs."""
+
+    def __init__(self, base: Net, view: OrbitView, model: CompiledModel, prop: Property) -> None:
+        self.view, self.prop = view, prop
+        graph = view.compiled
+        index = model.liveness_names.index(prop.name)
+        opened, goal, _ = graph.atoms(index)
+        self.opened_orbits = opened
+        if prop.kind == LEADS_TO:
+            space = key_space(view, model, prop, index, opened)
+        else:
+            space = base.space
+        self.space, K = space, space.K
+        self.net = replace(base, space=space)
+        self.pairs = ArrayPairs(view, space, self.net.mul)
+        if prop.kind == LEADS_TO:
+            bits = space.bits  # type: ignore[attr-defined]
+            self.allowed = ((goal[:, None] >> bits[None, :]) & np.uint64(1) == 0).reshape(-1)
+            heads = []
+            for k, bit in enumerate(bits):
+                at = np.flatnonzero((opened >> bit) & np.uint64(1))
+                best = space.best[space.cls[at], k]
+                heads.append(at * K + best)
+            opens = np.zeros(len(self.allowed), dtype=bool)
+            for at in heads:
+                opens[at] = True
+            self.heads = np.flatnonzero(opens)
+            seeds = opens & self.allowed
+            self.region = self.net.reach(self.allowed, seeds)
+            self.must = None
+        else:
+            self.must = (opened & np.uint64(1)) != 0
+            self.region = np.ones(graph.n, dtype=bool)
+        self.owner = (
+            fair_components(self.net, np.flatnonzero(self.region), self.must)
+            if self.region.any()
+            else np.full(len(self.region), -1, dtype=np.int64)
+        )
+
+    def count(self) -> int:
+        """The plain check's opened count (``orbit_find.opened``)."""
+        sizes = self.view.sizes
+        if self.prop.kind == LEADS_TO:
+            per = np.bitwise_count(self.opened_orbits).astype(np.int64)
+            return int((sizes * per).sum())
+        return int(sizes[(self.opened_orbits & np.uint64(1)) != 0].sum())
+
+    def find(self, cuts: Array | None) -> Found | None:
+        """``orbit_find.find`` with the ``cuts`` orbits (bool, or None) blocked as endings."""
+        K, region, owner = self.space.K, self.region, self.owner
+        if self.prop.kind != LEADS_TO and not self.must.any():  # type: ignore[union-attr]
+            return None
+        if self.prop.kind == LEADS_TO and not len(self.heads):
+            return None
+        cut = np.zeros(len(region), dtype=bool) if cuts is None else np.repeat(cuts, K) & region
+        if cut.any() and (owner >= 0).any():
+            inside = owner >= 0
+            total = np.bincount(owner[inside], minlength=int(owner.max()) + 1)
+            cutting = np.bincount(owner[inside & cut], minlength=len(total))
+            whole = total == cutting
+            owner = np.where(inside & ~whole[np.maximum(owner, 0)], owner, -1)
+        en = self.net.en[np.arange(len(region)) // K]
+        stops = region & (en == 0) & ~cut
+        if self.must is not None:
+            stops &= self.must
+            ends = np.flatnonzero(stops | (owner >= 0))
+            if not len(ends):
+                return None
+            ending = Ending(Mask(stops), Mask(np.zeros(0, dtype=bool)), Owner(owner))
+            return Found(self.pairs, _first(self.view, ends, 1), ending, Mask(self.must))
+        doomed = self.net.reach_back(region, stops | (owner >= 0))
+        starts = self.heads[doomed[self.heads]]
+        if not len(starts):
+            return None
+        ending = Ending(Mask(stops), Mask(doomed), Owner(owner))
+        return Found(self.pairs, _first(self.view, starts, K), ending, None)
+
+
+def judge_orbits(
+    spec: Spec,
+    model: CompiledModel,
+    graph: Any,
+    symmetry: ReplicaSymmetry,
+    props: list[Property],
+    fairness: list[Fairness],
+) -> Judged:
+    """The verdicts and lassos of ``props`` on the compiled orbit ``graph``, equal to
+    ``orbit_check.judge``'s on the reference's. Raises ``NotCompiled`` (keys or constraints
+    the arrays cannot hold), ``ValueError`` (asymmetric fairness)."""
+    view = OrbitView(graph, model, symmetry)
+    named = {name: _Named(name) for name in model.condition_names}
+    setting = Setting(spec, view, fairness, getattr(spec, "replica_args", ()), named)
+    cut_of = getattr(spec, "cut", None)
+    cuts = (graph.conditions() & CUT) != 0 if cut_of is not None else None
+    if cuts is not None and not cuts.any():
+        cuts = None
+    verdicts: list[Verdict] = []
+    lassos: dict[str, list[tuple[Any, Any]]] = {}
+    one = Space([None], np.zeros((len(view.group.perms), 1), dtype=np.int64), view)
+    base = net_of(setting, view, model, one)  # the constraints: the same for every property
+    for prop in props:
+        judge = Judge(base, view, model, prop)
+        count = judge.count()
+        found = judge.find(cuts)
+        why = ""
+        if found is None and cuts is not None:
+            found, why = judge.find(None), "cut"
+        if found is None:
+            verdicts.append(Verdict(prop, None, opened=count))
+            continue
+        lasso, witness, key = orbit_lasso.build(setting, prop, found)
+        if why:
+            last = witness.states[lasso.path[-1][1]]
+            why = cut_of(symmetry.canonical(last)) if cut_of is not None else ""
+        never = tuple(lasso.never_taken(witness))
+        verdicts.append(Verdict(prop, lasso, key, count, never, why or ""))
+        lassos[prop.name] = [
+            (None if k is None else witness.labels[k], witness.states[n]) for k, n in lasso.path
+        ]
+    return Judged(verdicts, lassos, len(view), view.edges)

@@ -1,0 +1,241 @@
+"""``checker.liveness.annotated``'s fair components on arrays: the annotated quotient of a
+compiled orbit graph's pairs (``checker.liveness.orbit_view.Space``), judged for whole
+strongly connected sets at once with numpy and Tarjan's algorithm in C.
+
+Per component: a spanning tree gives each node its renaming ``tau`` (the root's the
+identity), each internal edge closes a loop renaming ``tau_A . g^-1 . tau_B^-1``, and the
+group ``Gamma`` they generate (held as a bit mask over the renaming numbers, at most 24)
+closes the constraint sets: taken (``tau_A`` applied to each internal edge's constraints),
+enabled somewhere and enabled everywhere (``tau_A`` applied to each node's). The strong and
+weak tests and the Emerson-Lei refinement are ``annotated.fair_components``'; the module
+docstring there says why this is sound.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from checker.liveness.annotated import Group
+from checker.liveness.cgraph import Array
+from checker.liveness.orbit_view import Space
+
+ALL = ~np.uint64(0)
+
+
+def ranges(starts: Array, ends: Array) -> tuple[Array, Array]:
+    """``(i, j)`` for every ``j`` in ``[starts[i], ends[i])``, concatenated in order."""
+    deg = (ends - starts).astype(np.int64)
+    pos = np.repeat(np.arange(len(starts), dtype=np.int64), deg)
+    base = np.repeat(starts.astype(np.int64) - (np.cumsum(deg) - deg), deg)
+    return pos, base + np.arange(len(pos), dtype=np.int64)
+
+
+class Renamer:
+    """Constraint bit masks (``uint64``, ``count`` constraints) renamed by renaming numbers,
+    through per-byte tables built from ``act[g][c]`` (``orbit_find.Setting.act``)."""
+
+    def __init__(self, act: list[list[int]], count: int) -> None:
+        self.width = max(1, (count + 7) // 8)
+        values = np.arange(256)
+        self.table = np.zeros((len(act), self.width, 256), dtype=np.uint64)
+        for g, row in enumerate(act):
+            for c in range(count):
+                j, b = divmod(c, 8)
+                self.table[g, j, (values >> b) & 1 == 1] |= np.uint64(1 << row[c])
+
+    def __call__(self, masks: Array, perms: Array | int) -> Array:
+        out = np.zeros(len(masks), dtype=np.uint64)
+        for j in range(self.width):
+            byte = ((masks >> np.uint64(8 * j)) & np.uint64(255)).astype(np.int64)
+            out |= self.table[perms, j, byte]
+        return out
+
+
+@dataclass
+class Net:
+    """A pair graph to judge: the compiled orbit ``graph`` (``off``, ``dst``, ``lab``, ``ren``,
+    ``strong_components``), its pair ``space``, the group's tables, the constraints of each
+    label code (``cons``) within those each orbit's conditions cover (``covered``), each
+    orbit's enabled constraints (``en``), the strong ones (a mask) and the ``renamer``."""
+
+    graph: Any
+    space: Space
+    group: Group
+    cons: Array
+    covered: Array
+    en: Array
+    strong: np.uint64
+    renamer: Renamer
+
+    def __post_init__(self) -> None:
+        self._stamp: Array | None = None
+        self.mul = np.array(self.group.mul, dtype=np.int64)
+        self.inv = np.array(self.group.inv, dtype=np.int64)
+
+    def out(self, nodes: Array) -> tuple[Array, Array, Array, Array]:
+        """Every edge out of the pair ``nodes`` (``int64``): ``(position in nodes, target
+        pair, renaming, orbit edge number)``, in node then successor order."""
+        g, K = self.graph, self.space.K
+        orbit = nodes // K
+        pos, edge = ranges(g.off[orbit], g.off[orbit + 1])
+        target, renaming = self.space.step(
+            g.dst[edge].astype(np.int64),
+            g.ren[edge].astype(np.int64),
+            (nodes % K)[pos],
+            self.mul,
+        )
+        return pos, target, renaming, edge
+
+    def reach(self, inside: Array, seeds: Array) -> Array:
+        """The pair nodes of ``inside`` (bool, per pair) reachable from ``seeds`` (bool,
+        within it) through ``inside``."""
+        mark = seeds.copy()
+        frontier = np.flatnonzero(mark)
+        while len(frontier):
+            _, target, _, _ = self.out(frontier)
+            frontier = _distinct(target[inside[target] & ~mark[target]], self.stamp)
+            mark[frontier] = True
+        return mark
+
+    def reach_back(self, inside: Array, seeds: Array) -> Array:
+        """The pair nodes of ``inside`` that reach ``seeds`` (bool, within it) through it."""
+        nodes = np.flatnonzero(inside)
+        pos, target, _, _ = self.out(nodes)
+        keep = inside[target]
+        source, target = nodes[pos[keep]], target[keep]
+        order = np.argsort(target)
+        source, target = source[order], target[order]
+        mark = seeds.copy()
+        frontier = np.flatnonzero(mark)
+        while len(frontier):
+            lo = np.searchsorted(target, frontier, side="left")
+            hi = np.searchsorted(target, frontier, side="right")
+            _, idx = ranges(lo, hi)
+            before = source[idx]
+            frontier = _distinct(before[~mark[before]], self.stamp)
+            mark[frontier] = True
+        return mark
+
+    @property
+    def stamp(self) -> Array:
+        """Scratch for ``_distinct``: one ``int64`` per pair node (made once)."""
+        if self._stamp is None:
+            self._stamp = np.zeros((len(self.graph.off) - 1) * self.space.K, dtype=np.int64)
+        return self._stamp
+
+
+def _distinct(values: Array, stamp: Array) -> Array:
+    """The distinct ``values`` (node numbers), each at its last position, in order of those
+    positions: a hash-free ``np.unique`` through the scratch ``stamp``."""
+    where = np.arange(len(values), dtype=np.int64)
+    stamp[values] = where
+    return values[stamp[values] == where]
+
+
+def _spanning(net: Net, k: int, comp: Array, src: Array, dst: Array, ren: Array) -> Array:
+    """``tau`` of each of ``k`` local nodes: breadth first from each component's first node
+    over its internal edges (sorted by ``src``)."""
+    tau = np.full(k, -1, dtype=np.int64)
+    _, roots = np.unique(comp, return_index=True)
+    tau[roots] = 0
+    indptr = np.zeros(k + 1, dtype=np.int64)
+    indptr[1:] = np.cumsum(np.bincount(src, minlength=k))
+    frontier = roots
+    while len(frontier):
+        pos, idx = ranges(indptr[frontier], indptr[frontier + 1])
+        target = dst[idx]
+        new = tau[target] < 0
+        values = net.mul[tau[frontier[pos[new]]], net.inv[ren[idx[new]]]]
+        tau[target[new]] = values  # any of a node's parents will do: a spanning tree
+        frontier = _distinct(target[new], net.stamp)
+    return tau
+
+
+def _gamma(
+    net: Net, ncomp: int, comp: Array, src: Array, dst: Array, ren: Array, tau: Array
+) -> Array:
+    """Per component, the group its loops generate, as a bit mask over renaming numbers."""
+    loops = net.mul[net.mul[tau[src], net.inv[ren]], net.inv[tau[dst]]]
+    gens = np.zeros(ncomp, dtype=np.int64)
+    for v in range(1, len(net.group.perms)):
+        present = np.zeros(ncomp, dtype=bool)
+        present[comp[src[loops == v]]] = True
+        gens[present] |= 1 << v
+    masks, back = np.unique(gens, return_inverse=True)
+    closed = [
+        sum(1 << h for h in net.group.closure(h for h in range(24) if int(m) >> h & 1))
+        for m in masks
+    ]
+    return np.array(closed, dtype=np.int64)[back]
+
+
+def _close(net: Net, masks: Array, gamma: Array, meet: bool) -> Array:
+    """``masks`` (per component) closed under its ``gamma``: the union of their renamings,
+    or with ``meet`` the intersection."""
+    out = np.full(len(masks), ALL if meet else np.uint64(0), dtype=np.uint64)
+    for h in range(len(net.group.perms)):
+        sel = (gamma >> h) & 1 == 1
+        if sel.any():
+            renamed = net.renamer(masks[sel], h)
+            out[sel] = out[sel] & renamed if meet else out[sel] | renamed
+    return out
+
+
+def fair_components(net: Net, nodes: Array, must: Array | None = None) -> Array:
+    """Per pair node (``K * orbits`` of them), the fair component of the pairs ``nodes``
+    (sorted ``int64``) holding it, -1 for none (with ``must``, bool per pair node, only the
+    components holding a ``must`` node); numbered arbitrarily. Raises ``ValueError`` when a
+    strong constraint's renaming is not strong (asymmetric fairness)."""
+    size = (len(net.graph.off) - 1) * net.space.K
+    owner = np.full(size, -1, dtype=np.int64)
+    local = np.full(size, -1, dtype=np.int32)
+    pending, found = nodes, 0
+    while len(pending):
+        k = len(pending)
+        local[pending] = np.arange(k)
+        pos, target, ren, edge = net.out(pending)
+        lt = local[target]
+        local[pending] = -1
+        inside = lt >= 0
+        src, dst, ren, edge = pos[inside], lt[inside], ren[inside], edge[inside]
+        indptr = np.zeros(k + 1, dtype=np.int64)
+        indptr[1:] = np.cumsum(np.bincount(src, minlength=k))
+        comp = net.graph.strong_components(indptr, dst.astype(np.int32), k).astype(np.int64)
+        ncomp = int(comp.max()) + 1
+        same = comp[src] == comp[dst]
+        src, dst, ren, edge = src[same], dst[same], ren[same], edge[same]
+        sizes = np.bincount(comp, minlength=ncomp)
+        cyclic = sizes >= 2
+        cyclic[comp[src[src == dst]]] = True
+        tau = _spanning(net, k, comp, src, dst, ren)
+        gamma = _gamma(net, ncomp, comp, src, dst, ren, tau)
+        orbit = pending // net.space.K
+        cons = net.cons[net.graph.lab[edge]] & net.covered[orbit[src]]
+        taken = np.zeros(ncomp, dtype=np.uint64)
+        np.bitwise_or.at(taken, comp[src], net.renamer(cons, tau[src]))
+        here = net.renamer(net.en[orbit], tau)
+        spread = np.zeros(ncomp, dtype=np.uint64)
+        np.bitwise_or.at(spread, comp, here)
+        every = np.full(ncomp, ALL, dtype=np.uint64)
+        np.bitwise_and.at(every, comp, here)
+        taken, spread = _close(net, taken, gamma, False), _close(net, spread, gamma, False)
+        every = _close(net, every, gamma, True)
+        broken = spread & net.strong & ~taken
+        broken[~cyclic] = 0
+        weak = (every & ~net.strong & ~taken) != 0
+        fair = cyclic & (broken == 0) & ~weak
+        if must is not None:
+            holds = np.zeros(ncomp, dtype=bool)
+            holds[comp[must[pending]]] = True
+            fair &= holds
+        keep = fair[comp]
+        owner[pending[keep]] = comp[keep] + found
+        found += ncomp
+        refine = (broken != 0)[comp] & ((here & broken[comp]) == 0)
+        if np.any((broken != 0) & (np.bincount(comp[refine], minlength=ncomp) == sizes)):
+            raise ValueError("a strong constraint's renaming is not strong: asymmetric fairness")
+        pending = pending[refine]
+    return owner
