@@ -19,6 +19,7 @@ from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from checker.commands.options import build
 from checker.commands.values import Integer
 from checker.limits import interruption
+from checker.liveness import orbit_run
 from checker.liveness import run as live
 from checker.liveness.fairness import FairnessError
 from checker.native import certificate
@@ -130,13 +131,17 @@ def check(
     if note not in ("", certificate.STALE, ASKED):  # a stale certificate was said before
         click.echo(f"Note: liveness runs on the reference core ({note}).", err=True)
     cap = live.budget(runs_on) if max_states is None else max_states
-    why = live.too_large(result, spec, cap, runs_on)
+    symmetric = bool(result.stats.symmetry)
+    orbits = symmetric and not orbit_run.unfit(spec, props)
+    why = live.too_large(result, spec, cap, runs_on, orbits)
     if why:
         found = live.Liveness([], fairness=tuple(rules), error=why, core=runs_on)
     else:
         try:
             with _spinner(show, f"Liveness: {len(props)} properties on the {runs_on} core"):
-                found = live.check(spec, props, rules, cap, core=runs_on, model=model)
+                found = live.check(
+                    spec, props, rules, cap, core=runs_on, model=model, symmetric=symmetric
+                )
         except KeyboardInterrupt:  # Ctrl-C or SIGTERM (checker.cli): the verdicts so far stand
             result.checked = tuple(result.checked) + tuple(props)
             for prop in props:

@@ -17,6 +17,7 @@ from typing import Any
 
 from checker.fingerprint import fingerprint
 from checker.liveness import fairness as fair_text
+from checker.liveness import orbit_run
 from checker.liveness.check import Verdict, judge_all
 from checker.liveness.fair import Constraints
 from checker.liveness.fairness import FairnessError
@@ -67,6 +68,10 @@ class Liveness:
     core: str = "reference"
     """The core that judged them; ``note``: why the reference did when compiled was asked."""
     note: str = ""
+    graph: str = "plain"
+    """``orbits`` (the symmetry quotient: ``states`` counts orbits) or ``plain``;
+    ``plain_why``: why a run under symmetry judged on the plain graph."""
+    plain_why: str = ""
 
 
 def liveness_of(spec: Spec) -> list[Property]:
@@ -104,13 +109,28 @@ def check(
     on_level: Callable[[int, int], None] | None = None,
     core: str = "reference",
     model: CompiledModel | None = None,
+    symmetric: bool = False,
 ) -> Liveness:
     """Build the graph and judge ``props`` under ``fairness``: on the compiled core of
     ``model`` (its codec) when ``core`` is ``compiled`` and it can (``core_for``), else on
-    the reference, with ``note`` saying why. A graph past ``max_states`` (default: the
-    core's ``budget``) gives a ``Liveness`` whose ``error`` says so; the model's exceptions
-    pass through."""
+    the reference, with ``note`` saying why. With ``symmetric`` (the search ran under
+    symmetry) the graph is the orbit graph where ``orbit_run.unfit`` allows it. A graph
+    past ``max_states`` (default: the core's ``budget``) gives a ``Liveness`` whose
+    ``error`` says so; the model's exceptions pass through."""
     start = time.monotonic()
+    plain_why = orbit_run.unfit(spec, props) if symmetric else ""
+    if symmetric and not plain_why:
+        cap = budget(core) if max_states is None else max_states
+        try:
+            verdicts, lassos, n, edges, used, why = orbit_run.check_orbits(
+                spec, props, fairness, cap, core, model
+            )
+        except GraphTooLarge as exc:
+            return Liveness([], fairness=tuple(fairness), error=str(exc), core=core)
+        seconds = time.monotonic() - start
+        return Liveness(
+            verdicts, n, edges, seconds, tuple(fairness), "", lassos, used, why, "orbits"
+        )
     note = "--core reference"
     if core == "compiled":
         core, note = core_for(model, props)
@@ -135,6 +155,7 @@ def check(
                 "",
                 done.lassos,
                 "compiled",
+                plain_why=plain_why,
             )
     try:
         graph = build(spec, budget("reference") if max_states is None else max_states, on_level)
@@ -152,7 +173,15 @@ def check(
     }
     seconds = time.monotonic() - start
     return Liveness(
-        verdicts, len(graph), graph.edges, seconds, tuple(fairness), "", lassos, note=note
+        verdicts,
+        len(graph),
+        graph.edges,
+        seconds,
+        tuple(fairness),
+        "",
+        lassos,
+        note=note,
+        plain_why=plain_why,
     )
 
 
@@ -210,18 +239,28 @@ def merge(result: CheckResult, found: Liveness, props: Sequence[Property]) -> No
         result.reason = "liveness: " + "; ".join(reasons)
 
 
-def too_large(result: CheckResult, spec: Spec, max_states: int, core: str = "reference") -> str:
-    """Why the plain graph of a finished safety search cannot fit ``max_states`` (the budget
-    of ``core``, the core liveness will run on), or "".
+def too_large(
+    result: CheckResult, spec: Spec, max_states: int, core: str = "reference", orbits: bool = False
+) -> str:
+    """Why the liveness graph of a finished safety search cannot fit ``max_states`` (the
+    budget of ``core``, the core liveness will run on), or "": with ``orbits``, the orbit
+    graph (the search's count), else the plain graph.
 
     With symmetry the search counted orbits; each holds at most ``replicas!`` states, so the
     plain graph has between ``orbits`` and ``orbits * replicas!`` states (the upper bound is
     nearly exact for the Kafka model: 3,055,224 orbits, 18,329,597 states at 3 replicas)."""
-    orbits = result.stats.distinct
+    count = result.stats.distinct
+    if orbits:
+        if count <= max_states:
+            return ""
+        return (
+            f"the orbit graph has {count:,} orbits, past the liveness budget of "
+            f"{max_states:,} (--liveness-max-states): lower the bounds or raise the budget"
+        )
     renamings = math.factorial(getattr(spec, "symmetric_ids", 1)) if result.stats.symmetry else 1
-    if orbits * renamings <= max_states:
+    if count * renamings <= max_states:
         return ""
-    size = f"{orbits:,} states" if renamings == 1 else f"up to {orbits * renamings:,} states"
+    size = f"{count:,} states" if renamings == 1 else f"up to {count * renamings:,} states"
     return (
         f"the whole plain graph has {size}, past the liveness budget of {max_states:,} "
         f"(--liveness-max-states); liveness holds it in memory on the {core} core: lower "
@@ -233,12 +272,19 @@ def describe(found: Liveness) -> str:
     """One line for the terminal: the graph liveness was judged on, and the fairness."""
     if found.error:
         return f"Liveness: not judged: {found.error}."
-    line = (
-        f"Liveness: judged on the whole plain graph ({found.states:,} states, "
-        f"{found.edges:,} edges, {found.seconds:.2f} s on the {found.core} core; no symmetry "
-        "reduction) under "
-        f"{fair_text.render(found.fairness)}."
-    )
+    if found.graph == "orbits":
+        line = (
+            f"Liveness: judged on the orbit graph ({found.states:,} orbits, {found.edges:,} "
+            f"edges, {found.seconds:.2f} s on the {found.core} core; the annotated quotient, "
+            f"sound under symmetry) under {fair_text.render(found.fairness)}."
+        )
+    else:
+        why = f": {found.plain_why}" if found.plain_why else ""
+        line = (
+            f"Liveness: judged on the whole plain graph ({found.states:,} states, "
+            f"{found.edges:,} edges, {found.seconds:.2f} s on the {found.core} core; no "
+            f"symmetry reduction{why}) under {fair_text.render(found.fairness)}."
+        )
     vacuous = [
         v.prop.name
         for v in found.verdicts

@@ -1,0 +1,88 @@
+"""The liveness pass on the orbit graph: when the safety search ran under symmetry, and the
+properties and fairness allow it, liveness is judged on the symmetry quotient (the annotated
+quotient of ``checker.liveness.annotated``), soundly, instead of on the whole plain graph.
+
+Both cores build the same orbit graph and find the same verdicts and lassos: the compiled
+one in C and on arrays (``checker.liveness.corbits``, ``checker.liveness.orbit_arrays``),
+the reference one in Python (``checker.liveness.orbits``, ``checker.liveness.orbit_check``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from checker import symmetry
+from checker.liveness import orbit_check, orbits
+from checker.liveness.check import Verdict
+from checker.liveness.graph import GraphTooLarge
+from checker.model import CompiledModel, Spec
+from checker.native.build import NativeUnavailable
+from checker.properties import LEADS_TO, Fairness, Property
+
+MAX_IDS = 4
+"""The most interchangeable replicas the compiled orbit graph takes (renamings as a 32-bit
+mask: 4! = 24)."""
+
+
+def unfit(spec: Spec, props: Sequence[Property]) -> str:
+    """Why ``props`` cannot be judged on ``spec``'s orbit graph (one line), or "": the model
+    must say which label arguments name replicas (``replica_args``) and each leads-to
+    property where its keys do (``Property.key_ids``)."""
+    if not getattr(spec, "replica_args", ()):
+        return "the model does not say which label arguments name replicas"
+    for prop in props:
+        if prop.kind == LEADS_TO and prop.key_ids is None:
+            return f"{prop.name} does not say where its keys name replicas"
+    return ""
+
+
+def check_orbits(
+    spec: Spec,
+    props: Sequence[Property],
+    fairness: Sequence[Fairness],
+    max_states: int,
+    core: str,
+    model: CompiledModel | None,
+) -> tuple[list[Verdict], dict[str, list[tuple[Any, Any]]], int, int, str, str]:
+    """``(verdicts, lassos, orbits, edges, the core that judged, why not compiled)``. Raises
+    ``GraphTooLarge`` past ``max_states`` orbits, ``ValueError`` for asymmetric fairness."""
+    sym = symmetry.for_spec(spec)
+    note = ""
+    if core == "compiled" and model is not None:
+        if sym.n > MAX_IDS:
+            note = f"the compiled orbit graph takes at most {MAX_IDS} replicas"
+        else:
+            from checker.liveness.corbits import CompiledOrbitGraph
+
+            from checker.liveness import orbit_arrays  # numpy: only when liveness runs
+            from checker.liveness.compiled import NotCompiled
+
+            try:
+                rows = [model.encode(s) for s in spec.init_states()]
+                graph = CompiledOrbitGraph(model, rows, max_states)
+                try:
+                    done = orbit_arrays.judge_orbits(
+                        spec, model, graph, sym, list(props), list(fairness)
+                    )
+                finally:
+                    graph.close()
+                return done.verdicts, done.lassos, done.states, done.edges, "compiled", ""
+            except (NotCompiled, NativeUnavailable) as exc:
+                note = str(exc)
+    graph_ = orbits.build(spec, sym, max_states)
+    setting = orbit_check.Setting(spec, graph_, fairness, getattr(spec, "replica_args", ()))
+    verdicts: list[Verdict] = []
+    lassos: dict[str, list[tuple[Any, Any]]] = {}
+    for prop in props:
+        verdict, witness = orbit_check.judge(setting, prop, getattr(spec, "cut", None))
+        verdicts.append(verdict)
+        if verdict.lasso is not None and witness is not None:
+            lassos[prop.name] = [
+                (None if k is None else witness.labels[k], witness.states[n])
+                for k, n in verdict.lasso.path
+            ]
+    return verdicts, lassos, len(graph_), graph_.edges, "reference", note or "--core reference"
+
+
+__all__ = ["GraphTooLarge", "check_orbits", "unfit"]
