@@ -65,9 +65,7 @@ CASES = [
 @pytest.mark.parametrize(
     ("model", "fair", "unfair", "bounds"),
     CASES,
-    ids=[
-        f"{m}-" + "-".join([*f, *u, *(f"{k}={v}" for k, v in b.items())]) for m, f, u, b in CASES
-    ],
+    ids=[f"{m}-" + "-".join([*f, *u, *(f"{k}={v}" for k, v in b.items())]) for m, f, u, b in CASES],
 )
 def test_both_cores_judge_the_orbit_graph_alike(model, fair, unfair, bounds):
     reference, fast, plain = judged(model, fair, unfair, **bounds)

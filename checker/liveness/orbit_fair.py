@@ -132,7 +132,8 @@ def _distinct(values: Array, stamp: Array) -> Array:
     positions: a hash-free ``np.unique`` through the scratch ``stamp``."""
     where = np.arange(len(values), dtype=np.int64)
     stamp[values] = where
-    return values[stamp[values] == where]
+    kept: Array = values[stamp[values] == where]
+    return kept
 
 
 def _spanning(net: Net, k: int, comp: Array, src: Array, dst: Array, ren: Array) -> Array:
