@@ -11,7 +11,8 @@
  *                         uint32_t mask)
  *   uint32_t P_invariants(const Model *, const St *, uint32_t mask)
  *   int      P_marshal(const Model *, const St *, uint8_t *buf)                  (its length)
- *   int      P_canonical(const Model *, void *scratch, const St *, St *out)      (0 or -1)
+ *   int      P_canonical(const Model *, void *scratch, const St *, St *out,
+ *                        Renaming *kept)                                       (0 or -1)
  *   void     P_permute(const Model *, const St *, const int *perm, St *out)  (a renaming)
  *   int      P_symmetric_ids(const Model *)        (model_symmetric_ids: 1 for no symmetry)
  *
@@ -49,10 +50,20 @@
     }                                                                                              \
                                                                                                    \
     int model_canonical(const Model *m, void *scratch, const uint8_t *row, uint8_t *out) {         \
+        return model_canonical_renaming(m, scratch, row, out, NULL, NULL);                         \
+    }                                                                                              \
+                                                                                                   \
+    int model_canonical_renaming(const Model *m, void *scratch, const uint8_t *row, uint8_t *out,  \
+                                 int *perm, int *tied) {                                           \
         St s, c;                                                                                   \
+        Renaming kept;                                                                             \
         P##_decode(m, row, &s);                                                                    \
-        if (P##_canonical(m, scratch, &s, &c)) return MODEL_OVERFLOW;                              \
+        if (P##_canonical(m, scratch, &s, &c, perm ? &kept : NULL)) return MODEL_OVERFLOW;         \
         P##_encode(m, &c, out);                                                                    \
+        if (perm) {                                                                                \
+            memcpy(perm, kept.perm, sizeof(int) * (size_t)P##_symmetric_ids(m));                   \
+            *tied = kept.tied;                                                                     \
+        }                                                                                          \
         return 0;                                                                                  \
     }                                                                                              \
                                                                                                    \

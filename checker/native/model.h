@@ -76,6 +76,11 @@ int model_expand(const Model *m, void *scratch, const uint8_t *row, int cap, uin
  * canonical form exactly: smallest marshal encoding among the renamings that sort the
  * replicas' keys) into `out`, which may not alias `row`. 0, or MODEL_OVERFLOW. */
 int model_canonical(const Model *m, void *scratch, const uint8_t *row, uint8_t *out);
+/* model_canonical, and the renaming it applied: replica r became perm[r] (model_symmetric_ids
+ * ints), `*tied` when two replicas' keys tie (else only the identity leaves the representative
+ * as it is). */
+int model_canonical_renaming(const Model *m, void *scratch, const uint8_t *row, uint8_t *out,
+                             int *perm, int *tied);
 /* How many interchangeable replicas model_rename renames (a renaming's length): the model's
  * replica count, or 1 for a model without symmetry. */
 int model_symmetric_ids(const Model *m);

@@ -40,52 +40,77 @@ static int64_t number_perms(LGraph *g) {
     return 0;
 }
 
-/* The first renaming taking `row` to `rep` (0 when they are equal); -1 when none does (the
- * model's canonical form is not in the row's orbit). `buf`: one row. */
-static int renaming(const LGraph *g, const uint8_t *row, const uint8_t *rep, uint8_t *buf) {
-    if (!memcmp(row, rep, g->width)) return 0;
-    for (int k = 1; k < g->nperms; k++) {
-        model_rename(g->m, row, g->perms + k * g->ids, buf);
-        if (!memcmp(buf, rep, g->width)) return k;
-    }
-    return -1;
+/* Where a renaming sits in itertools' order: `index` by the code sum(perm[r] * ids^r). */
+typedef struct {
+    uint8_t index[256];
+} PermIndex;
+
+static int perm_code(const LGraph *g, const int *perm) {
+    int code = 0;
+    for (int r = g->ids - 1; r >= 0; r--) code = code * g->ids + perm[r];
+    return code;
 }
 
-/* A new orbit's renamings: its parent edge's, its entry and its stabilizer. */
-static void fresh(LGraph *g, int64_t orbit, int pren, int entry, uint8_t *buf) {
+static void index_perms(const LGraph *g, PermIndex *at) {
+    for (int k = 0; k < g->nperms; k++) at->index[perm_code(g, g->perms + k * g->ids)] = (uint8_t)k;
+}
+
+/* The first renaming (itertools' order) that takes a row to the representative `orbit`, given
+ * one that does, `kept` (model_canonical_renaming's): they are `s . kept` for the renamings `s`
+ * that leave the representative as it is (its stabilizer). */
+static int first_renaming(const LGraph *g, const PermIndex *at, int64_t orbit, const int *kept) {
+    uint32_t stab = g->stab[orbit];
+    if (stab == 1) return at->index[perm_code(g, kept)];
+    int best = g->nperms, composed[ROWS_MAX_REPLICAS];
+    for (int k = 0; k < g->nperms; k++) {
+        if (!(stab >> k & 1)) continue;
+        const int *s = g->perms + k * g->ids;
+        for (int r = 0; r < g->ids; r++) composed[r] = s[kept[r]];
+        int found = at->index[perm_code(g, composed)];
+        if (found < best) best = found;
+    }
+    return best;
+}
+
+/* A new orbit's stabilizer: only the identity unless two replicas' keys tie (`tied`). */
+static void fresh(LGraph *g, int64_t orbit, int tied, uint8_t *buf) {
     const uint8_t *rep = g->rows + orbit * g->width;
     uint32_t stab = 1;
-    for (int k = 1; k < g->nperms; k++) {
+    for (int k = 1; tied && k < g->nperms; k++) {
         model_rename(g->m, rep, g->perms + k * g->ids, buf);
         if (!memcmp(buf, rep, g->width)) stab |= 1u << k;
     }
-    g->pren[orbit] = (uint8_t)pren;
-    g->entry[orbit] = (uint8_t)entry;
+    g->pren[orbit] = 0;
+    g->entry[orbit] = 0;
     g->stab[orbit] = stab;
 }
 
 typedef struct {
     uint64_t *hs; /* a batch's representatives' hashes */
     uint8_t *reps, *gs, *buf;
+    int *kept; /* per successor, the renaming canonicalization applied (ids ints) */
+    PermIndex at;
 } Work;
 
 static int64_t initial(LGraph *g, const uint8_t *init, int64_t ninit, int64_t max_states, Work *w) {
     if (lg_room(g, ninit)) return LG_NO_MEMORY;
     for (int64_t i = 0; i < ninit; i++) {
         const uint8_t *row = init + i * g->width;
-        if (model_canonical(g->m, g->scratch, row, w->reps)) return LG_OVERFLOW;
+        int tied = 0;
+        if (model_canonical_renaming(g->m, g->scratch, row, w->reps, w->kept, &tied))
+            return LG_OVERFLOW;
         int64_t before = g->n;
         int64_t at = lg_add(g, w->reps, xxh3_64(w->reps, g->width), 1, NONE32, 0, max_states);
         if (at < 0) return at == -1 ? LG_NO_MEMORY : LG_TOO_LARGE;
         if (at < before) continue;
-        int entry = renaming(g, row, w->reps, w->buf);
-        if (entry < 0) return LG_OVERFLOW;
-        fresh(g, at, 0, entry, w->buf);
+        fresh(g, at, tied, w->buf);
+        g->entry[at] = (uint8_t)first_renaming(g, &w->at, at, w->kept);
     }
     return 0;
 }
 
-/* Successor j of a batch (of `here`): its representative, renaming and hash into w. */
+/* Successor j of a batch (of `here`): its representative, renaming kept, ties and hash into
+ * w (gs[j]: STUTTER for a concrete stutter, else whether the replicas' keys tie). */
 static int64_t settle(LGraph *g, const uint8_t *here, int j, Work *w) {
     const uint8_t *succ = g->succ + (size_t)j * g->width;
     uint8_t *rep = w->reps + (size_t)j * g->width;
@@ -94,10 +119,10 @@ static int64_t settle(LGraph *g, const uint8_t *here, int j, Work *w) {
         w->hs[j] = 0;
         return 0;
     }
-    if (model_canonical(g->m, g->scratch, succ, rep)) return LG_OVERFLOW;
-    int k = renaming(g, succ, rep, w->buf);
-    if (k < 0) return LG_OVERFLOW;
-    w->gs[j] = (uint8_t)k;
+    int tied = 0;
+    if (model_canonical_renaming(g->m, g->scratch, succ, rep, w->kept + (size_t)j * g->ids, &tied))
+        return LG_OVERFLOW;
+    w->gs[j] = (uint8_t)tied;
     w->hs[j] = xxh3_64(rep, g->width);
     return 0;
 }
@@ -132,9 +157,11 @@ static int64_t orbits_all(LGraph *g, const uint8_t *init, int64_t ninit, int64_t
                 int64_t t = lg_add(g, w->reps + (size_t)j * g->width, w->hs[j], g->depth[node] + 1,
                                    (uint32_t)node, g->labels[j], max_states);
                 if (t < 0) return t == -1 ? LG_NO_MEMORY : LG_TOO_LARGE;
-                if (t == before) fresh(g, t, w->gs[j], 0, w->buf);
+                if (t == before) fresh(g, t, w->gs[j], w->buf);
+                int ren = first_renaming(g, &w->at, t, w->kept + (size_t)j * g->ids);
+                if (t == before) g->pren[t] = (uint8_t)ren;
                 if (lg_add_edge(g, (uint32_t)t, g->labels[j])) return LG_NO_MEMORY;
-                g->ren[g->ne - 1] = w->gs[j];
+                g->ren[g->ne - 1] = (uint8_t)ren;
             }
         }
         first += batch;
@@ -151,8 +178,11 @@ int64_t lg_build_orbits(LGraph *g, const uint8_t *init, int64_t ninit, int64_t m
     if (done < 0) return done;
     if (max_states >= (int64_t)NONE32) max_states = (int64_t)NONE32 - 1;
     size_t most = (size_t)BATCH * g->max_succ;
-    Work w = {malloc(most * 8), malloc(most * g->width), malloc(most), malloc(g->width)};
-    if (w.hs && w.reps && w.gs && w.buf)
+    size_t kept = (most > (size_t)ninit ? most : (size_t)ninit) * (size_t)g->ids * sizeof(int);
+    Work w = {malloc(most * 8), malloc(most * g->width), malloc(most), malloc(g->width),
+              malloc(kept)};
+    index_perms(g, &w.at);
+    if (w.hs && w.reps && w.gs && w.buf && w.kept)
         done = orbits_all(g, init, ninit, max_states, &w);
     else
         done = LG_NO_MEMORY;
@@ -160,6 +190,7 @@ int64_t lg_build_orbits(LGraph *g, const uint8_t *init, int64_t ninit, int64_t m
     free(w.reps);
     free(w.gs);
     free(w.buf);
+    free(w.kept);
     return done;
 }
 

@@ -118,6 +118,14 @@ typedef int (*KeyCmp)(const void *model, const void *state, int a, int b);
 typedef void (*Rename)(const void *model, const void *state, const int *perm, void *out);
 typedef int (*Encode)(const void *model, const void *state, uint8_t *buf);
 
+/* What canonical_form says of the renaming it kept (when asked): replica r became perm[r], and
+ * whether two replicas' keys tie (when none does, the identity is the only renaming that leaves
+ * the representative as it is: a renaming that fixes a state keeps each replica's key). */
+typedef struct {
+    int perm[ROWS_MAX_REPLICAS];
+    int tied;
+} Renaming;
+
 /* checker.symmetry.ReplicaSymmetry.canonical for a model whose `n` replicas compare by `cmp`
  * (its replica keys), are renamed by `rename` (replica r becomes perm[r]) and encoded by
  * `encode` (the reference state's marshal bytes): the replicas sorted by key (a stable sort);
@@ -128,7 +136,7 @@ typedef int (*Encode)(const void *model, const void *state, uint8_t *buf);
  * longer than `room` (a wrong bound: the caller reports it). */
 static inline int canonical_form(const void *model, const void *state, int n, size_t state_size,
                                  KeyCmp cmp, Rename rename, Encode encode, void *out, void *cand,
-                                 uint8_t *best, uint8_t *bytes, int room) {
+                                 uint8_t *best, uint8_t *bytes, int room, Renaming *kept) {
     if (n < 1 || n > ROWS_MAX_REPLICAS) return -1;
     int order[ROWS_MAX_REPLICAS], perm[ROWS_MAX_REPLICAS], starts[ROWS_MAX_REPLICAS + 1];
     int groups = 0, tied = 0;
@@ -148,9 +156,11 @@ static inline int canonical_form(const void *model, const void *state, int n, si
             tied = 1;
     }
     starts[groups] = n;
+    if (kept) kept->tied = tied;
     if (!tied) {
         for (int pos = 0; pos < n; pos++) perm[order[pos]] = pos;
         rename(model, state, perm, out);
+        if (kept) memcpy(kept->perm, perm, sizeof(int) * (size_t)n);
         return 0;
     }
     int best_len = -1;
@@ -163,6 +173,7 @@ static inline int canonical_form(const void *model, const void *state, int n, si
             memcpy(best, bytes, len);
             best_len = len;
             memcpy(out, cand, state_size);
+            if (kept) memcpy(kept->perm, perm, sizeof(int) * (size_t)n);
         }
         int g = groups - 1;
         while (g >= 0 && !next_permutation(order + starts[g], starts[g + 1] - starts[g])) g--;

@@ -108,9 +108,9 @@ int kafka_symmetric_ids(const Model *m) { return m->n; }
 
 /* checker.symmetry.ReplicaSymmetry.canonical for this model (rows.h: canonical_form), with
  * the encodings in the thread's scratch. 0, or -1 (an encoding past max_marshal). */
-int kafka_canonical(const Model *m, void *scratch, const St *s, St *out) {
+int kafka_canonical(const Model *m, void *scratch, const St *s, St *out, Renaming *kept) {
     St cand;
     return canonical_form(m, s, m->n, sizeof(St), key_cmp_of, permute_of, marshal_of, out, &cand,
-                          part(scratch, m->plan.best), part(scratch, m->plan.bytes),
-                          m->max_marshal);
+                          part(scratch, m->plan.best), part(scratch, m->plan.bytes), m->max_marshal,
+                          kept);
 }

@@ -151,7 +151,7 @@ int kafka_max_marshal(const Model *m);
 
 /* canonical.c: the representative of s's orbit into out; 0, or -1 (an encoding past
  * max_marshal) */
-int kafka_canonical(const Model *m, void *scratch, const St *s, St *out);
+int kafka_canonical(const Model *m, void *scratch, const St *s, St *out, Renaming *kept);
 /* canonical.c: s with replica r renamed perm[r] (spec.kafka.symmetry.permute); how many
  * replicas a renaming names */
 void kafka_permute(const Model *m, const St *s, const int *perm, St *out);

@@ -173,10 +173,14 @@ static int async_marshal(const Model *m, const St *s, uint8_t *buf) {
 }
 
 /* No symmetry (the leader is fixed): every state is its own representative. */
-static int async_canonical(const Model *m, void *scratch, const St *s, St *out) {
+static int async_canonical(const Model *m, void *scratch, const St *s, St *out, Renaming *kept) {
     (void)m;
     (void)scratch;
     *out = *s;
+    if (kept) {
+        kept->perm[0] = 0;
+        kept->tied = 0;
+    }
     return 0;
 }
 

@@ -224,11 +224,11 @@ static int marshal_of(const void *m, const void *s, uint8_t *buf) { return tla_m
 
 /* checker.symmetry.ReplicaSymmetry.canonical for this model (rows.h: canonical_form), with
  * the encodings in the thread's scratch. 0, or -1 (an encoding past max_marshal). */
-static int tla_canonical(const Model *m, void *scratch, const St *s, St *out) {
+static int tla_canonical(const Model *m, void *scratch, const St *s, St *out, Renaming *kept) {
     St cand;
     return canonical_form(m, s, m->n, sizeof(St), key_cmp_of, permute_of, marshal_of, out, &cand,
-                          part(scratch, m->plan.best), part(scratch, m->plan.bytes),
-                          m->max_marshal);
+                          part(scratch, m->plan.best), part(scratch, m->plan.bytes), m->max_marshal,
+                          kept);
 }
 
 /* Every successor of s: each action of the variant's next-state relation in turn. */
