@@ -10,8 +10,9 @@ Each run is its own ``hwcheck explore --json`` process (its peak memory is its o
 summary's ``peak_rss_mb``, the liveness pass included, since it runs in the driver). The two
 runs of a pair are interleaved (A B A B ...) over ``--repeat`` rounds and medians printed,
 because the machine is shared and noisy: quote the ratios. Columns: the run, distinct states
-of the safety search, the plain graph's states (from the liveness line), median seconds,
-median peak RSS (MiB), and the time and memory ratios of ``--liveness`` over safety alone.
+(or orbits) of the safety search, the liveness graph's size (from the liveness line: orbits
+under symmetry, ``o``, else plain states, ``s``), median seconds, median peak RSS (MiB), and
+the time and memory ratios of ``--liveness`` over safety alone.
 """
 
 from __future__ import annotations
@@ -32,8 +33,8 @@ CASES = {
 }
 
 
-def once(flags: list[str]) -> tuple[float, float, int, int]:
-    """``(seconds, peak MiB, distinct, plain states)`` of one explore process."""
+def once(flags: list[str]) -> tuple[float, float, int, str]:
+    """``(seconds, peak MiB, distinct, the liveness graph's size)`` of one explore process."""
     with tempfile.TemporaryDirectory() as out:
         start = time.monotonic()
         done = subprocess.run(
@@ -44,8 +45,8 @@ def once(flags: list[str]) -> tuple[float, float, int, int]:
         )
         seconds = time.monotonic() - start
     summary = json.loads(done.stdout)
-    plain = re.search(r"whole plain graph \(([\d,]+) states", done.stderr)
-    graph = int(plain.group(1).replace(",", "")) if plain else 0
+    size = re.search(r"(?:plain|orbit) graph \(([\d,]+) (states|orbits)", done.stderr)
+    graph = f"{size.group(1)} {size.group(2)[0]}" if size else "-"
     return seconds, summary["stats"]["peak_rss_mb"], summary["stats"]["distinct"], graph
 
 
@@ -55,9 +56,9 @@ def main() -> None:
     parser.add_argument("flags", nargs="*", help="explore flags (after --): one case")
     args = parser.parse_args()
     cases = {"yours": args.flags} if args.flags else CASES
-    print(f"{'run':<28} {'distinct':>10} {'plain':>10} {'s':>7} {'MiB':>7} {'time':>6} {'mem':>6}")
+    print(f"{'run':<28} {'distinct':>10} {'graph':>12} {'s':>7} {'MiB':>7} {'time':>6} {'mem':>6}")
     for name, flags in cases.items():
-        runs: dict[str, list[tuple[float, float, int, int]]] = {"safety": [], "liveness": []}
+        runs: dict[str, list[tuple[float, float, int, str]]] = {"safety": [], "liveness": []}
         for _ in range(args.repeat):
             runs["safety"].append(once(flags))
             runs["liveness"].append(once([*flags, "--liveness"]))
@@ -67,7 +68,7 @@ def main() -> None:
             seconds = statistics.median(r[0] for r in done)
             memory = statistics.median(r[1] for r in done)
             print(
-                f"{name + ', ' + kind:<28} {done[0][2]:>10,} {done[0][3]:>10,} "
+                f"{name + ', ' + kind:<28} {done[0][2]:>10,} {done[-1][3]:>12} "
                 f"{seconds:>7.2f} {memory:>7.0f} {seconds / base_s:>5.2f}x {memory / base_m:>5.2f}x"
             )
     sys.stdout.flush()

@@ -35,7 +35,7 @@ marked in the markdown, where a reader does not see it, in one of these forms:
 
 Placeholders: ``{exit}``; ``{states}`` (distinct states, one per orbit with symmetry:
 ``{states:,}`` prints ``11,026``) and ``{millions}`` (``{millions:.2f}``); ``{depth}``;
-``{plain_states}`` (the liveness pass's plain graph); a property by name, with ``.verdict``,
+``{plain_states}`` (the liveness pass's plain graph), ``{liveness_orbits}`` (its orbit graph); a property by name, with ``.verdict``,
 ``.length``, ``.mark`` (``✓``, ``✗ 11``) and ``.state[k]`` (the action that reached state k of
 its counterexample, the aftermath's states included); for ``scenario``, ``.first`` (the state
 where it first fails) and ``{steps}`` (the schedule's states, the initial one included); for
@@ -150,6 +150,7 @@ class Run:
     states: int | None = None
     depth: int | None = None
     plain_states: int | None = None
+    liveness_orbits: int | None = None
     steps: int | None = None
     rows: dict[str, Run] = field(default_factory=dict)
     length: int | None = None
@@ -165,7 +166,12 @@ class Run:
     def values(self) -> dict[str, Any]:
         millions = None if self.states is None else self.states / 1e6
         fixed = {"exit": self.exit, "states": self.states, "millions": millions}
-        fixed |= {"depth": self.depth, "plain_states": self.plain_states, "steps": self.steps}
+        fixed |= {
+            "depth": self.depth,
+            "plain_states": self.plain_states,
+            "liveness_orbits": self.liveness_orbits,
+            "steps": self.steps,
+        }
         fixed |= {"row": self.rows, "length": self.length, "state": self.state}
         return {**self.props, **{k: v for k, v in fixed.items() if v not in (None, {})}}
 
@@ -479,6 +485,8 @@ def explored(result: Any, out: Path) -> Run:
     found = summary_run(summary, result.exit_code)
     found.depth = summary["stats"]["depth"]
     found.plain_states = int(plain[1].replace(",", "")) if plain else None
+    orbits = re.search(r"orbit graph \(([\d,]+) orbits", flat(result.output))
+    found.liveness_orbits = int(orbits[1].replace(",", "")) if orbits else None
     return found
 
 

@@ -125,7 +125,10 @@ class Judge:
         self.pairs = ArrayPairs(view, space, self.net.mul)
         if prop.kind == LEADS_TO:
             bits = space.bits  # type: ignore[attr-defined]
-            self.allowed = ((goal[:, None] >> bits[None, :]) & np.uint64(1) == 0).reshape(-1)
+            allowed = np.empty((graph.n, K), dtype=bool)
+            for k, bit in enumerate(bits):  # a column at a time: no n x K temporaries
+                allowed[:, k] = (goal >> bit) & np.uint64(1) == 0
+            self.allowed = allowed.reshape(-1)
             heads = []
             for k, bit in enumerate(bits):
                 at = np.flatnonzero((opened >> bit) & np.uint64(1))
@@ -186,6 +189,32 @@ class Judge:
         return Found(self.pairs, _first(self.view, starts, K), ending, None)
 
 
+def _judge_one(
+    base: Net,
+    setting: Setting,
+    view: OrbitView,
+    model: CompiledModel,
+    prop: Property,
+    cuts: Array | None,
+) -> tuple[Verdict, list[tuple[Any, Any]] | None]:
+    """``orbit_check.judge`` on arrays: the verdict and its lasso's ``(label, state)`` pairs."""
+    judge = Judge(base, view, model, prop)
+    count = judge.count()
+    found = judge.find(cuts)
+    why = ""
+    if found is None and cuts is not None:
+        found, why = judge.find(None), "cut"
+    if found is None:
+        return Verdict(prop, None, opened=count), None
+    lasso, witness, key = orbit_lasso.build(setting, prop, found)
+    cut_of = getattr(setting.spec, "cut", None)
+    if why and cut_of is not None:
+        why = cut_of(view.symmetry.canonical(witness.states[lasso.path[-1][1]]))
+    never = tuple(lasso.never_taken(witness))
+    pairs = [(None if k is None else witness.labels[k], witness.states[n]) for k, n in lasso.path]
+    return Verdict(prop, lasso, key, count, never, why or ""), pairs
+
+
 def judge_orbits(
     spec: Spec,
     model: CompiledModel,
@@ -208,23 +237,9 @@ def judge_orbits(
     lassos: dict[str, list[tuple[Any, Any]]] = {}
     one = Space([None], np.zeros((len(view.group.perms), 1), dtype=np.int64), view)
     base = net_of(setting, view, model, one)  # the constraints: the same for every property
-    for prop in props:
-        judge = Judge(base, view, model, prop)
-        count = judge.count()
-        found = judge.find(cuts)
-        why = ""
-        if found is None and cuts is not None:
-            found, why = judge.find(None), "cut"
-        if found is None:
-            verdicts.append(Verdict(prop, None, opened=count))
-            continue
-        lasso, witness, key = orbit_lasso.build(setting, prop, found)
-        if why:
-            last = witness.states[lasso.path[-1][1]]
-            why = cut_of(symmetry.canonical(last)) if cut_of is not None else ""
-        never = tuple(lasso.never_taken(witness))
-        verdicts.append(Verdict(prop, lasso, key, count, never, why or ""))
-        lassos[prop.name] = [
-            (None if k is None else witness.labels[k], witness.states[n]) for k, n in lasso.path
-        ]
+    for prop in props:  # one at a time: a property's arrays go before the next one's
+        verdict, lasso = _judge_one(base, setting, view, model, prop, cuts)
+        verdicts.append(verdict)
+        if lasso is not None:
+            lassos[prop.name] = lasso
     return Judged(verdicts, lassos, len(view), view.edges)

@@ -26,9 +26,11 @@ ALL = ~np.uint64(0)
 
 
 def ranges(starts: Array, ends: Array) -> tuple[Array, Array]:
-    """``(i, j)`` for every ``j`` in ``[starts[i], ends[i])``, concatenated in order."""
+    """``(i, j)`` for every ``j`` in ``[starts[i], ends[i])``, concatenated in order (``i``
+    as ``int32`` while it fits, ``j`` as ``int64``)."""
     deg = (ends - starts).astype(np.int64)
-    pos = np.repeat(np.arange(len(starts), dtype=np.int64), deg)
+    small = len(starts) < 2**31
+    pos = np.repeat(np.arange(len(starts), dtype=np.int32 if small else np.int64), deg)
     base = np.repeat(starts.astype(np.int64) - (np.cumsum(deg) - deg), deg)
     return pos, base + np.arange(len(pos), dtype=np.int64)
 
@@ -49,7 +51,7 @@ class Renamer:
     def __call__(self, masks: Array, perms: Array | int) -> Array:
         out = np.zeros(len(masks), dtype=np.uint64)
         for j in range(self.width):
-            byte = ((masks >> np.uint64(8 * j)) & np.uint64(255)).astype(np.int64)
+            byte = ((masks >> np.uint64(8 * j)) & np.uint64(255)).astype(np.uint8)
             out |= self.table[perms, j, byte]
         return out
 
@@ -72,22 +74,22 @@ class Net:
 
     def __post_init__(self) -> None:
         self._stamp: Array | None = None
-        self.mul = np.array(self.group.mul, dtype=np.int64)
-        self.inv = np.array(self.group.inv, dtype=np.int64)
+        self.mul = np.array(self.group.mul, dtype=np.uint8)
+        self.inv = np.array(self.group.inv, dtype=np.uint8)
+        self.wide = (len(self.graph.off) - 1) * self.space.K >= 2**31
+        """Whether pair numbers need 64 bits (else ``int32``)."""
 
     def out(self, nodes: Array) -> tuple[Array, Array, Array, Array]:
         """Every edge out of the pair ``nodes`` (``int64``): ``(position in nodes, target
-        pair, renaming, orbit edge number)``, in node then successor order."""
+        pair, renaming, label code)``, in node then successor order; positions and pairs
+        ``int32`` while they fit, renamings ``uint8``."""
         g, K = self.graph, self.space.K
         orbit = nodes // K
         pos, edge = ranges(g.off[orbit], g.off[orbit + 1])
         target, renaming = self.space.step(
-            g.dst[edge].astype(np.int64),
-            g.ren[edge].astype(np.int64),
-            (nodes % K)[pos],
-            self.mul,
+            g.dst[edge], g.ren[edge], (nodes % K).astype(np.int16)[pos], self.mul, self.wide
         )
-        return pos, target, renaming, edge
+        return pos, target, renaming, g.lab[edge]
 
     def reach(self, inside: Array, seeds: Array) -> Array:
         """The pair nodes of ``inside`` (bool, per pair) reachable from ``seeds`` (bool,
@@ -121,16 +123,18 @@ class Net:
 
     @property
     def stamp(self) -> Array:
-        """Scratch for ``_distinct``: one ``int64`` per pair node (made once)."""
+        """Scratch for ``_distinct``: one ``int64`` per pair node (made once; ``int32`` while
+        pair numbers fit it, as a batch then does too)."""
         if self._stamp is None:
-            self._stamp = np.zeros((len(self.graph.off) - 1) * self.space.K, dtype=np.int64)
+            size = (len(self.graph.off) - 1) * self.space.K
+            self._stamp = np.zeros(size, dtype=np.int64 if self.wide else np.int32)
         return self._stamp
 
 
 def _distinct(values: Array, stamp: Array) -> Array:
     """The distinct ``values`` (node numbers), each at its last position, in order of those
     positions: a hash-free ``np.unique`` through the scratch ``stamp``."""
-    where = np.arange(len(values), dtype=np.int64)
+    where = np.arange(len(values), dtype=stamp.dtype)
     stamp[values] = where
     kept: Array = values[stamp[values] == where]
     return kept
@@ -197,24 +201,24 @@ def fair_components(net: Net, nodes: Array, must: Array | None = None) -> Array:
     while len(pending):
         k = len(pending)
         local[pending] = np.arange(k)
-        pos, target, ren, edge = net.out(pending)
+        pos, target, ren, lab = net.out(pending)
         lt = local[target]
         local[pending] = -1
         inside = lt >= 0
-        src, dst, ren, edge = pos[inside], lt[inside], ren[inside], edge[inside]
+        src, dst, ren, lab = pos[inside], lt[inside], ren[inside], lab[inside]
         indptr = np.zeros(k + 1, dtype=np.int64)
         indptr[1:] = np.cumsum(np.bincount(src, minlength=k))
         comp = net.graph.strong_components(indptr, dst.astype(np.int32), k).astype(np.int64)
         ncomp = int(comp.max()) + 1
         same = comp[src] == comp[dst]
-        src, dst, ren, edge = src[same], dst[same], ren[same], edge[same]
+        src, dst, ren, lab = src[same], dst[same], ren[same], lab[same]
         sizes = np.bincount(comp, minlength=ncomp)
         cyclic = sizes >= 2
         cyclic[comp[src[src == dst]]] = True
         tau = _spanning(net, k, comp, src, dst, ren)
         gamma = _gamma(net, ncomp, comp, src, dst, ren, tau)
         orbit = pending // net.space.K
-        cons = net.cons[net.graph.lab[edge]] & net.covered[orbit[src]]
+        cons = net.cons[lab] & net.covered[orbit[src]]
         taken = np.zeros(ncomp, dtype=np.uint64)
         np.bitwise_or.at(taken, comp[src], net.renamer(cons, tau[src]))
         here = net.renamer(net.en[orbit], tau)

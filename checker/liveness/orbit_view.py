@@ -128,11 +128,11 @@ class Space:
     def __init__(self, keys: list[Any], keyren: Array, view: OrbitView) -> None:
         self.keys, self.K = keys, len(keys)
         self.kidx = {key: k for k, key in enumerate(keys)}
-        self.keyren = keyren
+        self.keyren = keyren.astype(np.int16)
         classes, self.cls, group = view.classes, view.cls, view.group
         rank = np.arange(self.K)  # keys are numbered in text order
-        self.best = np.zeros((len(classes), self.K), dtype=np.int64)
-        self.fix = np.zeros((len(classes), self.K), dtype=np.int64)
+        self.best = np.zeros((len(classes), self.K), dtype=np.int32)
+        self.fix = np.zeros((len(classes), self.K), dtype=np.uint8)
         for s, mask in enumerate(classes):
             members = [h for h in range(len(group.perms)) if int(mask) >> h & 1]
             for k in range(self.K):
@@ -141,14 +141,19 @@ class Space:
         self.trivial = self.K == 1
         """One key (``<>[]P``, or a leads-to with a single key): a pair is its orbit."""
 
-    def step(self, target: Array, g: Array, k: Array, mul: Array) -> tuple[Array, Array]:
+    def step(
+        self, target: Array, g: Array, k: Array, mul: Array, wide: bool = True
+    ) -> tuple[Array, Array]:
         """``(pair nodes, renamings)`` of the steps to orbits ``target`` with renamings ``g``
-        from pairs with keys ``k`` (arrays of one length)."""
+        from pairs with keys ``k`` (arrays of one length); pairs ``int64``, or ``int32``
+        unless ``wide``."""
+        kind: Any = np.int64 if wide else np.int32
         if self.trivial:
-            return target, g
+            return target.astype(kind), g
         k2 = self.keyren[g, k]
         s = self.cls[target]
-        return target * self.K + self.best[s, k2], mul[self.fix[s, k2], g]
+        pairs = target.astype(kind) * kind(self.K) + self.best[s, k2].astype(kind)
+        return pairs, mul[self.fix[s, k2], g]
 
 
 class ArrayPairs:
