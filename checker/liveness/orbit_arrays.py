@@ -13,6 +13,7 @@ numbered over every renaming of every label, held as ``uint64`` masks (at most 6
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from typing import Any
 
@@ -22,14 +23,17 @@ from checker.liveness import orbit_lasso
 from checker.liveness.cgraph import Array
 from checker.liveness.check import Verdict
 from checker.liveness.compiled import CUT, Judged, NotCompiled
-from checker.liveness.orbit_fair import Net, Renamer, fair_components
+from checker.liveness.orbit_fair import Net, Renamer, distinct, fair_components, ranges
 from checker.liveness.orbit_find import Ending, Found, Setting
-from checker.liveness.orbit_view import ArrayPairs, Mask, OrbitView, Owner, Space
+from checker.liveness.orbit_view import ArrayPairs, Mask, OrbitView, Owner, Sorted, Space
 from checker.liveness.orbits import rename_key
 from checker.model import CompiledModel, Spec
 from checker.native.core import NLABELS
 from checker.properties import LEADS_TO, Fairness, Property
 from checker.symmetry import ReplicaSymmetry
+
+THREADS = 2
+"""Properties judged at once (the machines this runs on have 2 cores)."""
 
 
 class _Named:
@@ -128,27 +132,24 @@ class Judge:
             allowed = np.empty((graph.n, K), dtype=bool)
             for k, bit in enumerate(bits):  # a column at a time: no n x K temporaries
                 allowed[:, k] = (goal >> bit) & np.uint64(1) == 0
-            self.allowed = allowed.reshape(-1)
-            heads = []
+            opens = np.zeros(graph.n * K, dtype=bool)
             for k, bit in enumerate(bits):
                 at = np.flatnonzero((opened >> bit) & np.uint64(1))
-                best = space.best[space.cls[at], k]
-                heads.append(at * K + best)
-            opens = np.zeros(len(self.allowed), dtype=bool)
-            for at in heads:
-                opens[at] = True
+                opens[at * K + space.best[space.cls[at], k]] = True
             self.heads = np.flatnonzero(opens)
-            seeds = opens & self.allowed
-            self.region = self.net.reach(self.allowed, seeds)
+            region = self.net.reach(allowed.reshape(-1), opens & allowed.reshape(-1))
+            del allowed, opens
             self.must = None
+            self.nodes = np.flatnonzero(region)
+            del region
         else:
             self.must = (opened & np.uint64(1)) != 0
-            self.region = np.ones(graph.n, dtype=bool)
-        self.owner = (
-            fair_components(self.net, np.flatnonzero(self.region), self.must)
-            if self.region.any()
-            else np.full(len(self.region), -1, dtype=np.int64)
-        )
+            self.nodes = np.arange(graph.n, dtype=np.int64)
+        """The allowed pairs the obligations reach (sorted): the judgement's nodes."""
+        self.owner = np.full(len(self.nodes), -1, dtype=np.int64)
+        if len(self.nodes):
+            self.owner = fair_components(self.net, self.nodes, self.must)[self.nodes]
+        self._reverse: tuple[Array, Array] | None = None
 
     def count(self) -> int:
         """The plain check's opened count (``orbit_find.opened``)."""
@@ -158,34 +159,57 @@ class Judge:
             return int((sizes * per).sum())
         return int(sizes[(self.opened_orbits & np.uint64(1)) != 0].sum())
 
+    def doomed(self, seeds: Array) -> Array:
+        """The positions in ``nodes`` that reach ``seeds`` (bool, by position) through them."""
+        if self._reverse is None:  # the nodes' edges among themselves, by target
+            nodes = self.nodes
+            pos, target, _, _ = self.net.out(nodes)
+            at = np.minimum(np.searchsorted(nodes, target), len(nodes) - 1)
+            keep = nodes[at] == target
+            source, at = pos[keep], at[keep]
+            order = np.argsort(at, kind="stable")
+            ptr = np.zeros(len(nodes) + 1, dtype=np.int64)
+            ptr[1:] = np.cumsum(np.bincount(at, minlength=len(nodes)))
+            self._reverse = (ptr, source[order])
+        ptr, before = self._reverse
+        mark = seeds.copy()
+        stamp = np.zeros(len(mark), dtype=np.int64)
+        frontier = np.flatnonzero(mark)
+        while len(frontier):
+            _, idx = ranges(ptr[frontier], ptr[frontier + 1])
+            found = before[idx]
+            frontier = distinct(found[~mark[found]], stamp)
+            mark[frontier] = True
+        return mark
+
     def find(self, cuts: Array | None) -> Found | None:
         """``orbit_find.find`` with the ``cuts`` orbits (bool, or None) blocked as endings."""
-        K, region, owner = self.space.K, self.region, self.owner
+        K, nodes, owner = self.space.K, self.nodes, self.owner
         if self.prop.kind != LEADS_TO and not self.must.any():  # type: ignore[union-attr]
             return None
         if self.prop.kind == LEADS_TO and not len(self.heads):
             return None
-        cut = np.zeros(len(region), dtype=bool) if cuts is None else np.repeat(cuts, K) & region
+        orbit = nodes // K
+        cut = np.zeros(len(nodes), dtype=bool) if cuts is None else cuts[orbit]
         if cut.any() and (owner >= 0).any():
             inside = owner >= 0
             total = np.bincount(owner[inside], minlength=int(owner.max()) + 1)
             cutting = np.bincount(owner[inside & cut], minlength=len(total))
             whole = total == cutting
             owner = np.where(inside & ~whole[np.maximum(owner, 0)], owner, -1)
-        en = self.net.en[np.arange(len(region)) // K]
-        stops = region & (en == 0) & ~cut
+        stops = (self.net.en[orbit] == 0) & ~cut
         if self.must is not None:
-            stops &= self.must
-            ends = np.flatnonzero(stops | (owner >= 0))
+            stops &= self.must[orbit]
+            ends = nodes[stops | (owner >= 0)]
             if not len(ends):
                 return None
-            ending = Ending(Mask(stops), Mask(np.zeros(0, dtype=bool)), Owner(owner))
+            ending = Ending(Sorted(nodes[stops]), Sorted(nodes[:0]), Owner(nodes, owner))
             return Found(self.pairs, _first(self.view, ends, 1), ending, Mask(self.must))
-        doomed = self.net.reach_back(region, stops | (owner >= 0))
-        starts = self.heads[doomed[self.heads]]
+        doomed = nodes[self.doomed(stops | (owner >= 0))]
+        starts = self.heads[np.isin(self.heads, doomed, assume_unique=True)]
         if not len(starts):
             return None
-        ending = Ending(Mask(stops), Mask(doomed), Owner(owner))
+        ending = Ending(Sorted(nodes[stops]), Sorted(doomed), Owner(nodes, owner))
         return Found(self.pairs, _first(self.view, starts, K), ending, None)
 
 
@@ -237,9 +261,12 @@ def judge_orbits(
     lassos: dict[str, list[tuple[Any, Any]]] = {}
     one = Space([None], np.zeros((len(view.group.perms), 1), dtype=np.int64), view)
     base = net_of(setting, view, model, one)  # the constraints: the same for every property
-    for prop in props:  # one at a time: a property's arrays go before the next one's
-        verdict, lasso = _judge_one(base, setting, view, model, prop, cuts)
-        verdicts.append(verdict)
-        if lasso is not None:
-            lassos[prop.name] = lasso
+    # two properties at a time (numpy and the C walks let go of the GIL): a property's
+    # arrays go when its verdict is in
+    with ThreadPoolExecutor(max_workers=THREADS) as pool:
+        done = pool.map(lambda p: _judge_one(base, setting, view, model, p, cuts), props)
+        for prop, (verdict, lasso) in zip(props, done, strict=True):
+            verdicts.append(verdict)
+            if lasso is not None:
+                lassos[prop.name] = lasso
     return Judged(verdicts, lassos, len(view), view.edges)

@@ -98,32 +98,13 @@ class Net:
         frontier = np.flatnonzero(mark)
         while len(frontier):
             _, target, _, _ = self.out(frontier)
-            frontier = _distinct(target[inside[target] & ~mark[target]], self.stamp)
-            mark[frontier] = True
-        return mark
-
-    def reach_back(self, inside: Array, seeds: Array) -> Array:
-        """The pair nodes of ``inside`` that reach ``seeds`` (bool, within it) through it."""
-        nodes = np.flatnonzero(inside)
-        pos, target, _, _ = self.out(nodes)
-        keep = inside[target]
-        source, target = nodes[pos[keep]], target[keep]
-        order = np.argsort(target)
-        source, target = source[order], target[order]
-        mark = seeds.copy()
-        frontier = np.flatnonzero(mark)
-        while len(frontier):
-            lo = np.searchsorted(target, frontier, side="left")
-            hi = np.searchsorted(target, frontier, side="right")
-            _, idx = ranges(lo, hi)
-            before = source[idx]
-            frontier = _distinct(before[~mark[before]], self.stamp)
+            frontier = distinct(target[inside[target] & ~mark[target]], self.stamp)
             mark[frontier] = True
         return mark
 
     @property
     def stamp(self) -> Array:
-        """Scratch for ``_distinct``: one ``int64`` per pair node (made once; ``int32`` while
+        """Scratch for ``distinct``: one ``int64`` per pair node (made once; ``int32`` while
         pair numbers fit it, as a batch then does too)."""
         if self._stamp is None:
             size = (len(self.graph.off) - 1) * self.space.K
@@ -131,7 +112,7 @@ class Net:
         return self._stamp
 
 
-def _distinct(values: Array, stamp: Array) -> Array:
+def distinct(values: Array, stamp: Array) -> Array:
     """The distinct ``values`` (node numbers), each at its last position, in order of those
     positions: a hash-free ``np.unique`` through the scratch ``stamp``."""
     where = np.arange(len(values), dtype=stamp.dtype)
@@ -155,7 +136,7 @@ def _spanning(net: Net, k: int, comp: Array, src: Array, dst: Array, ren: Array)
         new = tau[target] < 0
         values = net.mul[tau[frontier[pos[new]]], net.inv[ren[idx[new]]]]
         tau[target[new]] = values  # any of a node's parents will do: a spanning tree
-        frontier = _distinct(target[new], net.stamp)
+        frontier = distinct(target[new], net.stamp)
     return tau
 
 

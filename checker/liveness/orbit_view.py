@@ -211,22 +211,44 @@ class Mask(Container[int]):
         return iter(int(n) for n in np.flatnonzero(self.mask))
 
 
-class Owner:
-    """``orbit_find.Members`` over a component number per node (-1: none)."""
+class Sorted(Container[int]):
+    """Membership in a sorted array of node numbers."""
 
-    def __init__(self, owner: Array) -> None:
-        self.owner = owner
+    def __init__(self, nodes: Array) -> None:
+        self.nodes = nodes
+
+    def __contains__(self, node: object) -> bool:
+        if not isinstance(node, (int, np.integer)) or not len(self.nodes):
+            return False
+        at = int(np.searchsorted(self.nodes, node))
+        return at < len(self.nodes) and int(self.nodes[at]) == node
+
+
+class Owner:
+    """``orbit_find.Members`` over the sorted ``nodes`` and a component number for each
+    (-1: none)."""
+
+    def __init__(self, nodes: Array, owner: Array) -> None:
+        self.nodes, self.owner = nodes, owner
 
     def get(self, node: int) -> Container[int] | None:
-        comp = int(self.owner[node])
-        return None if comp < 0 else _Component(self.owner, comp)
+        comp = self._of(node)
+        return None if comp < 0 else _Component(self, comp)
+
+    def _of(self, node: object) -> int:
+        if not isinstance(node, (int, np.integer)) or not len(self.nodes):
+            return -1
+        at = int(np.searchsorted(self.nodes, node))
+        if at < len(self.nodes) and int(self.nodes[at]) == node:
+            return int(self.owner[at])
+        return -1
 
 
 class _Component(Container[int]):
     """The nodes whose component number is ``comp``."""
 
-    def __init__(self, owner: Array, comp: int) -> None:
-        self.owner, self.comp = owner, comp
+    def __init__(self, owner: Owner, comp: int) -> None:
+        self.of, self.comp = owner, comp
 
     def __contains__(self, node: object) -> bool:
-        return isinstance(node, (int, np.integer)) and int(self.owner[node]) == self.comp
+        return self.of._of(node) == self.comp
