@@ -97,9 +97,7 @@ def key_space(
     keyren = np.array(
         [[kidx[rename_key(key, perm, ids)] for key in keys] for perm in perms], dtype=np.int64
     ).reshape(len(perms), len(keys))
-    space = Space(keys, keyren, view)
-    space.bits = np.array([numbers[key] for key in keys], dtype=np.uint64)  # type: ignore[attr-defined]
-    return space
+    return Space(keys, keyren, view, np.array([numbers[key] for key in keys], dtype=np.uint64))
 
 
 def _first(view: OrbitView, nodes: Array, K: int) -> int:
@@ -128,7 +126,8 @@ class Judge:
         self.net = replace(base, space=space)
         self.pairs = ArrayPairs(view, space, self.net.mul)
         if prop.kind == LEADS_TO:
-            bits = space.bits  # type: ignore[attr-defined]
+            bits = space.bits
+            assert bits is not None  # key_space numbers the keys
             allowed = np.empty((graph.n, K), dtype=bool)
             for k, bit in enumerate(bits):  # a column at a time: no n x K temporaries
                 allowed[:, k] = (goal >> bit) & np.uint64(1) == 0

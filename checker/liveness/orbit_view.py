@@ -125,8 +125,12 @@ class Space:
     renamed by ``g``; ``best[s, k]`` / ``fix[s, k]``: for stabilizer class ``s``, the
     smallest renaming of ``k`` and the renaming that makes it; ``cls[orbit]``: the class."""
 
-    def __init__(self, keys: list[Any], keyren: Array, view: OrbitView) -> None:
+    def __init__(
+        self, keys: list[Any], keyren: Array, view: OrbitView, bits: Array | None = None
+    ) -> None:
         self.keys, self.K = keys, len(keys)
+        self.bits = bits
+        """Each key's number in the compiled atoms (``model_liveness``), for a leads-to."""
         self.kidx = {key: k for k, key in enumerate(keys)}
         self.keyren = keyren.astype(np.int16)
         classes, self.cls, group = view.classes, view.cls, view.group
