@@ -108,6 +108,15 @@ def _first(view: OrbitView, nodes: Array, K: int) -> int:
     return int(nodes[order[0]])
 
 
+def _shallowest(view: OrbitView, nodes: Array, K: int) -> tuple[int, ...]:
+    """Per key among ``nodes`` (keys in text order), the node with the shallowest orbit,
+    then the smallest orbit (``orbit_find.find``'s starts)."""
+    orbit, key = nodes // K, nodes % K
+    order = np.lexsort((orbit, view.compiled.depth[orbit], key))
+    _, first = np.unique(key[order], return_index=True)
+    return tuple(int(n) for n in nodes[order[first]])
+
+
 class Judge:
     """One property's search (``orbit_find.find``) on arrays; the fair components do not
     depend on the cut, so they are found once for both of ``judge``'s runs."""
@@ -203,13 +212,13 @@ class Judge:
             if not len(ends):
                 return None
             ending = Ending(Sorted(nodes[stops]), Sorted(nodes[:0]), Owner(nodes, owner))
-            return Found(self.pairs, _first(self.view, ends, 1), ending, Mask(self.must))
+            return Found(self.pairs, (_first(self.view, ends, 1),), ending, Mask(self.must))
         doomed = nodes[self.doomed(stops | (owner >= 0))]
         starts = self.heads[np.isin(self.heads, doomed, assume_unique=True)]
         if not len(starts):
             return None
         ending = Ending(Sorted(nodes[stops]), Sorted(doomed), Owner(nodes, owner))
-        return Found(self.pairs, _first(self.view, starts, K), ending, None)
+        return Found(self.pairs, _shallowest(self.view, starts, K), ending, None)
 
 
 def _judge_one(
@@ -229,7 +238,7 @@ def _judge_one(
         found, why = judge.find(None), "cut"
     if found is None:
         return Verdict(prop, None, opened=count), None
-    lasso, witness, key = orbit_lasso.build(setting, prop, found)
+    lasso, witness, key = orbit_lasso.shortest(setting, prop, found)
     cut_of = getattr(setting.spec, "cut", None)
     if why and cut_of is not None:
         why = cut_of(view.symmetry.canonical(witness.states[lasso.path[-1][1]]))

@@ -30,7 +30,7 @@ def judge(setting: Setting, prop: Property, cut: Cut | None) -> tuple[Verdict, S
         why = "cut"
     if found is None:
         return Verdict(prop, None, opened=count), None
-    lasso, witness, key = orbit_lasso.build(setting, prop, found)
+    lasso, witness, key = orbit_lasso.shortest(setting, prop, found)
     if why:
         last = witness.states[lasso.path[-1][1]]
         why = cuts[g.index[g.symmetry.canonical(last)]]

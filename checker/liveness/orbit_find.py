@@ -194,13 +194,15 @@ def _ending(setting: Setting, pairs: Pairs, cuts: set[int], must: set[int] | Non
 
 @dataclass(frozen=True)
 class Found:
-    """A violation on the quotient: the node whose obligation (or bad state) starts it, the
-    ``ending`` and, for ``<>[]P``, the ``must`` (bad) orbits."""
+    """A violation on the quotient: the nodes whose obligation (or bad state) may start its
+    lasso (``starts``: per key, in the keys' text order, the shallowest doomed one; the
+    shortest lasso among them is printed, as the plain check prints the shortest over its
+    keys), the ``ending`` and, for ``<>[]P``, the ``must`` (bad) orbits."""
 
     pairs: Any
     """``Pairs``, or an array judge's view with the same ``orbit``, ``key``, ``succ`` and
     ``index.get`` (``checker.liveness.orbit_view``)."""
-    start: int
+    starts: tuple[int, ...]
     ending: Ending
     must: Container[int] | None
 
@@ -218,7 +220,7 @@ def find(setting: Setting, prop: Property, cuts: set[int]) -> Found | None:
         ends = set(ending.stops) | set(ending.owner)  # type: ignore[call-overload]
         if not ends:
             return None
-        return Found(pairs, min(ends, key=lambda n: (g.depth[n], n)), ending, bad)
+        return Found(pairs, (min(ends, key=lambda n: (g.depth[n], n)),), ending, bad)
     starts = [(n, key) for n, s in enumerate(g.states) for key in prop.predicate(s)]
     if not starts:
         return None
@@ -227,8 +229,12 @@ def find(setting: Setting, prop: Property, cuts: set[int]) -> Found | None:
     doomed = [n for n in heads if n in ending.doomed]
     if not doomed:
         return None
-    first = min(doomed, key=lambda n: (g.depth[pairs.orbit[n]], pairs.orbit[n], repr(pairs.key[n])))
-    return Found(pairs, first, ending, None)
+    shallowest: dict[str, tuple[tuple[int, int], int]] = {}
+    for n in doomed:
+        text, rank = repr(pairs.key[n]), (g.depth[pairs.orbit[n]], pairs.orbit[n])
+        if text not in shallowest or rank < shallowest[text][0]:
+            shallowest[text] = (rank, n)
+    return Found(pairs, tuple(shallowest[t][1] for t in sorted(shallowest)), ending, None)
 
 
 def opened(setting: Setting, prop: Property) -> int:

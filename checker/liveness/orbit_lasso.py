@@ -59,15 +59,33 @@ class Witness:
                 self.graph.succ[node].append((self.label(label), self.state(state)))
 
 
-def build(setting: Setting, prop: Property, found: Found) -> tuple[Lasso, StateGraph, Any]:
-    """``(lasso, the graph its indices name, the obligation's concrete key or None)``."""
+def shortest(setting: Setting, prop: Property, found: Found) -> tuple[Lasso, StateGraph, Any]:
+    """``build`` from each of ``found.starts``, and the shortest lasso (the earliest loop,
+    then the fewest states; ties to the earlier start), as ``check._leads_to`` chooses."""
+    best = None
+    for start in found.starts:
+        made = build(setting, prop, found, start)
+        if best is None or (made[0].back_to, len(made[0].path)) < (
+            best[0].back_to,
+            len(best[0].path),
+        ):
+            best = made
+    assert best is not None, "a violation has a start"
+    return best
+
+
+def build(
+    setting: Setting, prop: Property, found: Found, start: int
+) -> tuple[Lasso, StateGraph, Any]:
+    """``(lasso, the graph its indices name, the obligation's concrete key or None)`` from
+    the pair node ``start``."""
     g, pairs = setting.graph, found.pairs
     group, perms, names = g.group, g.group.perms, setting.names
     spec = setting.spec
     ending = found.ending
     out = Witness()
     path: Path = []
-    steps = g.path_to(pairs.orbit[found.start])
+    steps = g.path_to(pairs.orbit[start])
     tau = group.inv[steps[0][2]]
     for label, orbit, r in steps:
         named = None
@@ -75,9 +93,9 @@ def build(setting: Setting, prop: Property, found: Found) -> tuple[Lasso, StateG
             named = out.label(rename_label(g.labels[label], perms[tau], names))
             tau = group.mul[tau][group.inv[r]]
         path.append((named, out.state(g.symmetry.permute(g.states[orbit], perms[tau]))))
-    key = pairs.key[found.start]
+    key = pairs.key[start]
     concrete_key = None if key is None else rename_key(key, perms[tau], prop.key_ids or ())
-    for label, target, r in _into(pairs, found.start, ending):
+    for label, target, r in _into(pairs, start, ending):
         renamed = rename_label(g.labels[label], perms[tau], names)
         tau = group.mul[tau][group.inv[r]]
         state = g.symmetry.permute(g.states[pairs.orbit[target]], perms[tau])
