@@ -179,8 +179,11 @@ int64_t lg_build_orbits(LGraph *g, const uint8_t *init, int64_t ninit, int64_t m
     if (max_states >= (int64_t)NONE32) max_states = (int64_t)NONE32 - 1;
     size_t most = (size_t)BATCH * g->max_succ;
     size_t kept = (most > (size_t)ninit ? most : (size_t)ninit) * (size_t)g->ids * sizeof(int);
-    Work w = {malloc(most * 8), malloc(most * g->width), malloc(most), malloc(g->width),
-              malloc(kept)};
+    Work w = {.hs = malloc(most * 8),
+              .reps = malloc(most * g->width),
+              .gs = malloc(most),
+              .buf = malloc(g->width),
+              .kept = malloc(kept)};
     index_perms(g, &w.at);
     if (w.hs && w.reps && w.gs && w.buf && w.kept)
         done = orbits_all(g, init, ninit, max_states, &w);
