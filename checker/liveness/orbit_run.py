@@ -53,10 +53,9 @@ def check_orbits(
         if sym.n > MAX_IDS:
             note = f"the compiled orbit graph takes at most {MAX_IDS} replicas"
         else:
-            from checker.liveness.corbits import CompiledOrbitGraph
-
             from checker.liveness import orbit_arrays  # numpy: only when liveness runs
             from checker.liveness.compiled import NotCompiled
+            from checker.liveness.corbits import CompiledOrbitGraph
 
             try:
                 rows = [model.encode(s) for s in spec.init_states()]
