@@ -70,7 +70,9 @@ def test_the_array_components_are_the_reference_ones_on_random_quotients(n):
         if must_set is not None:
             must = np.zeros(len(q.succ), dtype=bool)
             must[list(must_set)] = True
-        owner = fair_components(net, np.array(allowed, dtype=np.int64), must)
+        nodes = np.array(allowed, dtype=np.int64)
+        owner = np.full(len(q.succ), -1, dtype=np.int64)
+        owner[nodes] = fair_components(net, nodes, must)
         assert set(np.flatnonzero(owner >= 0).tolist()) == want, (q.succ, q.strong, allowed)
         groups = {}
         for node in want:  # the same partition into components

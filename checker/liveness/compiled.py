@@ -61,7 +61,7 @@ def unsupported(model: CompiledModel, props: list[Property]) -> str:
     return str(unfit) if unfit else ""
 
 
-class _Named:
+class Named:
     """A condition placeholder for ``Constraints.over``: it only records the name."""
 
     def __init__(self, name: str) -> None:
@@ -76,7 +76,7 @@ def rules_of(
 ) -> Rules:
     """The fairness constraints as bit masks, numbered as ``Constraints.over`` numbers them."""
     names = tuple(model.condition_names)
-    named = {name: _Named(name) for name in names}
+    named = {name: Named(name) for name in names}
     rules = Constraints.over(StateGraph(labels=labels), fairness, named)
     count = len(rules.names)
     if count > 64:
@@ -93,7 +93,7 @@ def rules_of(
             guarded = sum(
                 1 << c
                 for c, g in enumerate(rules.guards)
-                if isinstance(g, _Named) and g.name == name
+                if isinstance(g, Named) and g.name == name
             )
             if guarded:
                 covered[(bits >> np.uint32(i)) & np.uint32(1) == 1] |= np.uint64(guarded)

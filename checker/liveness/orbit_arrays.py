@@ -22,8 +22,15 @@ import numpy as np
 from checker.liveness import orbit_lasso
 from checker.liveness.cgraph import Array
 from checker.liveness.check import Verdict
-from checker.liveness.compiled import CUT, Judged, NotCompiled
-from checker.liveness.orbit_fair import Net, Renamer, distinct, fair_components, ranges
+from checker.liveness.compiled import CUT, Judged, Named, NotCompiled
+from checker.liveness.orbit_fair import (
+    Net,
+    Renamer,
+    distinct,
+    fair_components,
+    ranges,
+    sorted_set,
+)
 from checker.liveness.orbit_find import Ending, Found, Setting
 from checker.liveness.orbit_view import ArrayPairs, Mask, OrbitView, Owner, Sorted, Space
 from checker.liveness.orbits import rename_key
@@ -34,16 +41,6 @@ from checker.symmetry import ReplicaSymmetry
 
 THREADS = 2
 """Properties judged at once (the machines this runs on have 2 cores)."""
-
-
-class _Named:
-    """A condition placeholder for ``Constraints.over``: it only records the name."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def __call__(self, state: Any) -> bool:
-        raise AssertionError("compiled conditions are evaluated in C")
 
 
 def net_of(setting: Setting, view: OrbitView, model: CompiledModel, space: Space) -> Net:
@@ -62,7 +59,7 @@ def net_of(setting: Setting, view: OrbitView, model: CompiledModel, space: Space
     bits = graph.conditions() if model.condition_names else None
     for i, name in enumerate(model.condition_names):
         guarded = sum(
-            1 << c for c, g in enumerate(rules.guards) if isinstance(g, _Named) and g.name == name
+            1 << c for c, g in enumerate(rules.guards) if isinstance(g, Named) and g.name == name
         )
         if guarded and bits is not None:
             covered[(bits >> np.uint32(i)) & np.uint32(1) == 1] |= np.uint64(guarded)
@@ -126,7 +123,7 @@ class Judge:
         graph = view.compiled
         index = model.liveness_names.index(prop.name)
         opened, goal, _ = graph.atoms(index)
-        self.opened_orbits = opened
+        sizes = view.sizes
         if prop.kind == LEADS_TO:
             space = key_space(view, model, prop, index, opened)
         else:
@@ -137,44 +134,40 @@ class Judge:
         if prop.kind == LEADS_TO:
             bits = space.bits
             assert bits is not None  # key_space numbers the keys
-            allowed = np.empty((graph.n, K), dtype=bool)
-            for k, bit in enumerate(bits):  # a column at a time: no n x K temporaries
-                allowed[:, k] = (goal >> bit) & np.uint64(1) == 0
-            opens = np.zeros(graph.n * K, dtype=bool)
+            heads, self.opened = [], 0
             for k, bit in enumerate(bits):
                 at = np.flatnonzero((opened >> bit) & np.uint64(1))
-                opens[at * K + space.best[space.cls[at], k]] = True
-            self.heads = np.flatnonzero(opens)
-            region = self.net.reach(allowed.reshape(-1), opens & allowed.reshape(-1))
-            del allowed, opens
+                self.opened += int(sizes[at].sum(dtype=np.int64))
+                heads.append(at * K + space.best[space.cls[at], k])
+            self.heads = sorted_set(np.concatenate(heads)) if heads else np.zeros(0, np.int64)
+            del opened
+
+            def allowed(pairs: Array) -> Array:  # the pairs whose key's Q is false
+                mask: Array = (goal[pairs // K] >> bits[pairs % K]) & np.uint64(1) == 0
+                return mask
+
             self.must = None
-            self.nodes = np.flatnonzero(region)
-            del region
+            self.nodes = self.net.reach(allowed, self.heads[allowed(self.heads)])
+            """The allowed pairs the obligations reach (sorted): the judgement's nodes."""
         else:
             self.must = (opened & np.uint64(1)) != 0
+            self.opened = int(sizes[self.must].sum(dtype=np.int64))
             self.nodes = np.arange(graph.n, dtype=np.int64)
-        """The allowed pairs the obligations reach (sorted): the judgement's nodes."""
         self.owner = np.full(len(self.nodes), -1, dtype=np.int64)
         if len(self.nodes):
-            self.owner = fair_components(self.net, self.nodes, self.must)[self.nodes]
+            self.owner = fair_components(self.net, self.nodes, self.must)
         self._reverse: tuple[Array, Array] | None = None
 
     def count(self) -> int:
-        """The plain check's opened count (``orbit_find.opened``)."""
-        sizes = self.view.sizes
-        if self.prop.kind == LEADS_TO:
-            per = np.bitwise_count(self.opened_orbits).astype(np.int64)
-            return int((sizes * per).sum())
-        return int(sizes[(self.opened_orbits & np.uint64(1)) != 0].sum())
+        """The plain check's opened count (``orbit_find.opened``): concrete states times
+        the keys they open."""
+        return self.opened
 
     def doomed(self, seeds: Array) -> Array:
         """The positions in ``nodes`` that reach ``seeds`` (bool, by position) through them."""
         if self._reverse is None:  # the nodes' edges among themselves, by target
             nodes = self.nodes
-            pos, target, _, _ = self.net.out(nodes)
-            at = np.minimum(np.searchsorted(nodes, target), len(nodes) - 1)
-            keep = nodes[at] == target
-            source, at = pos[keep], at[keep]
+            source, at, _, _ = self.net.inner(nodes)
             order = np.argsort(at, kind="stable")
             ptr = np.zeros(len(nodes) + 1, dtype=np.int64)
             ptr[1:] = np.cumsum(np.bincount(at, minlength=len(nodes)))
@@ -259,7 +252,7 @@ def judge_orbits(
     ``orbit_check.judge``'s on the reference's. Raises ``NotCompiled`` (keys or constraints
     the arrays cannot hold), ``ValueError`` (asymmetric fairness)."""
     view = OrbitView(graph, model, symmetry)
-    named = {name: _Named(name) for name in model.condition_names}
+    named = {name: Named(name) for name in model.condition_names}
     setting = Setting(spec, view, fairness, getattr(spec, "replica_args", ()), named)
     cut_of = getattr(spec, "cut", None)
     cuts = (graph.conditions() & CUT) != 0 if cut_of is not None else None

@@ -13,6 +13,7 @@ docstring there says why this is sound.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,6 +24,11 @@ from checker.liveness.cgraph import Array
 from checker.liveness.orbit_view import Space
 
 ALL = ~np.uint64(0)
+UNSET = np.uint8(255)
+"""A renaming number not yet given (there are at most 24)."""
+CHUNK = 1 << 17
+"""Pair nodes whose out-edges are followed at once: the per-edge temporaries (about 50 bytes
+an edge) stay near 30 MiB."""
 
 
 def ranges(starts: Array, ends: Array) -> tuple[Array, Array]:
@@ -73,7 +79,6 @@ class Net:
     renamer: Renamer
 
     def __post_init__(self) -> None:
-        self._stamp: Array | None = None
         self.mul = np.array(self.group.mul, dtype=np.uint8)
         self.inv = np.array(self.group.inv, dtype=np.uint8)
         self.wide = (len(self.graph.off) - 1) * self.space.K >= 2**31
@@ -91,25 +96,66 @@ class Net:
         )
         return pos, target, renaming, g.lab[edge]
 
-    def reach(self, inside: Array, seeds: Array) -> Array:
-        """The pair nodes of ``inside`` (bool, per pair) reachable from ``seeds`` (bool,
-        within it) through ``inside``."""
-        mark = seeds.copy()
+    def inner(self, nodes: Array) -> tuple[Array, Array, Array, Array]:
+        """The edges among the pair ``nodes`` (sorted ``int64``): ``(source position, target
+        position, renaming, label code)`` (``int32``, ``int32``, ``uint8``, ``uint16``), in
+        node then successor order. The out-edges are followed ``CHUNK`` nodes at a time, so
+        only the kept edges are held whole (11 bytes each); a target's position comes from
+        a map over every pair (4 bytes a pair) where ``nodes`` are at least an eighth of
+        them, else from a binary search."""
+        k, size, g = len(nodes), (len(self.graph.off) - 1) * self.space.K, self.graph
+        if self.space.trivial and k == size:  # every orbit: the graph's own arrays
+            deg = np.diff(g.off)
+            src = np.repeat(np.arange(k, dtype=np.int32), deg)
+            dst = g.dst.view(np.int32) if g.dst.dtype == np.uint32 else g.dst.astype(np.int32)
+            return src, dst, g.ren, g.lab
+        local = None
+        if size <= 8 * k:
+            local = np.full(size, -1, dtype=np.int32)
+            local[nodes] = np.arange(k, dtype=np.int32)
+        parts: list[tuple[Array, Array, Array, Array]] = []
+        for start in range(0, k, CHUNK):
+            pos, target, ren, lab = self.out(nodes[start : start + CHUNK])
+            if local is not None:
+                at = local[target]
+                keep = at >= 0
+            else:
+                at = np.minimum(np.searchsorted(nodes, target), k - 1)
+                keep = nodes[at] == target
+            src = (pos[keep] + start).astype(np.int32)
+            parts.append((src, at[keep].astype(np.int32), ren[keep], lab[keep]))
+        if not parts:
+            empty = np.zeros(0, dtype=np.int32)
+            return empty, empty, np.zeros(0, np.uint8), np.zeros(0, np.uint16)
+        src, dst, ren, lab = (np.concatenate([p[i] for p in parts]) for i in range(4))
+        return src, dst, ren, lab
+
+    def reach(self, inside: Callable[[Array], Array], seeds: Array) -> Array:
+        """The pair nodes (sorted ``int64``) reachable from ``seeds`` (pair nodes, admitted)
+        through those ``inside`` admits (a test of a pair node array, giving bool); marks
+        are one byte a pair."""
+        mark = np.zeros((len(self.graph.off) - 1) * self.space.K, dtype=bool)
+        mark[seeds] = True
         frontier = np.flatnonzero(mark)
         while len(frontier):
-            _, target, _, _ = self.out(frontier)
-            frontier = distinct(target[inside[target] & ~mark[target]], self.stamp)
-            mark[frontier] = True
-        return mark
+            found = []
+            for start in range(0, len(frontier), CHUNK):
+                _, target, _, _ = self.out(frontier[start : start + CHUNK])
+                target = target[~mark[target]]
+                target = target[inside(target)]
+                mark[target] = True
+                found.append(target)
+            frontier = sorted_set(np.concatenate(found))
+        return np.flatnonzero(mark)
 
-    @property
-    def stamp(self) -> Array:
-        """Scratch for ``distinct``: one ``int64`` per pair node (made once; ``int32`` while
-        pair numbers fit it, as a batch then does too)."""
-        if self._stamp is None:
-            size = (len(self.graph.off) - 1) * self.space.K
-            self._stamp = np.zeros(size, dtype=np.int64 if self.wide else np.int32)
-        return self._stamp
+
+def sorted_set(values: Array) -> Array:
+    """The distinct ``values``, sorted (a sort: numpy's hashing unique is slower here)."""
+    values = np.sort(values)
+    keep = np.ones(len(values), dtype=bool)
+    keep[1:] = values[1:] != values[:-1]
+    out: Array = values[keep]
+    return out
 
 
 def distinct(values: Array, stamp: Array) -> Array:
@@ -122,21 +168,22 @@ def distinct(values: Array, stamp: Array) -> Array:
 
 
 def _spanning(net: Net, k: int, comp: Array, src: Array, dst: Array, ren: Array) -> Array:
-    """``tau`` of each of ``k`` local nodes: breadth first from each component's first node
-    over its internal edges (sorted by ``src``)."""
-    tau = np.full(k, -1, dtype=np.int64)
+    """``tau`` of each of ``k`` local nodes (``uint8`` renaming numbers): breadth first from
+    each component's first node over its internal edges (sorted by ``src``)."""
+    tau = np.full(k, UNSET, dtype=np.uint8)
     _, roots = np.unique(comp, return_index=True)
     tau[roots] = 0
     indptr = np.zeros(k + 1, dtype=np.int64)
     indptr[1:] = np.cumsum(np.bincount(src, minlength=k))
+    stamp = np.zeros(k, dtype=np.int64)
     frontier = roots
     while len(frontier):
         pos, idx = ranges(indptr[frontier], indptr[frontier + 1])
         target = dst[idx]
-        new = tau[target] < 0
+        new = tau[target] == UNSET
         values = net.mul[tau[frontier[pos[new]]], net.inv[ren[idx[new]]]]
         tau[target[new]] = values  # any of a node's parents will do: a spanning tree
-        frontier = distinct(target[new], net.stamp)
+        frontier = distinct(target[new], stamp)
     return tau
 
 
@@ -171,25 +218,20 @@ def _close(net: Net, masks: Array, gamma: Array, meet: bool) -> Array:
 
 
 def fair_components(net: Net, nodes: Array, must: Array | None = None) -> Array:
-    """Per pair node (``K * orbits`` of them), the fair component of the pairs ``nodes``
-    (sorted ``int64``) holding it, -1 for none (with ``must``, bool per pair node, only the
-    components holding a ``must`` node); numbered arbitrarily. Raises ``ValueError`` when a
-    strong constraint's renaming is not strong (asymmetric fairness)."""
-    size = (len(net.graph.off) - 1) * net.space.K
-    owner = np.full(size, -1, dtype=np.int64)
-    local = np.full(size, -1, dtype=np.int32)
-    pending, found = nodes, 0
+    """Per pair of ``nodes`` (sorted ``int64``), by position, the fair component of those
+    pairs holding it, -1 for none (with ``must``, bool per pair node, only the components
+    holding a ``must`` node); numbered arbitrarily. Arrays are sized by ``nodes`` and their
+    edges, never by the whole pair space. Raises ``ValueError`` when a strong constraint's
+    renaming is not strong (asymmetric fairness)."""
+    owner = np.full(len(nodes), -1, dtype=np.int64)
+    pending, found = np.arange(len(nodes)), 0  # positions in nodes, increasing
     while len(pending):
         k = len(pending)
-        local[pending] = np.arange(k)
-        pos, target, ren, lab = net.out(pending)
-        lt = local[target]
-        local[pending] = -1
-        inside = lt >= 0
-        src, dst, ren, lab = pos[inside], lt[inside], ren[inside], lab[inside]
+        here = nodes[pending]
+        src, dst, ren, lab = net.inner(here)
         indptr = np.zeros(k + 1, dtype=np.int64)
         indptr[1:] = np.cumsum(np.bincount(src, minlength=k))
-        comp = net.graph.strong_components(indptr, dst.astype(np.int32), k).astype(np.int64)
+        comp = net.graph.strong_components(indptr, dst, k)
         ncomp = int(comp.max()) + 1
         same = comp[src] == comp[dst]
         src, dst, ren, lab = src[same], dst[same], ren[same], lab[same]
@@ -198,15 +240,17 @@ def fair_components(net: Net, nodes: Array, must: Array | None = None) -> Array:
         cyclic[comp[src[src == dst]]] = True
         tau = _spanning(net, k, comp, src, dst, ren)
         gamma = _gamma(net, ncomp, comp, src, dst, ren, tau)
-        orbit = pending // net.space.K
-        cons = net.cons[lab] & net.covered[orbit[src]]
+        orbit = here // net.space.K
         taken = np.zeros(ncomp, dtype=np.uint64)
-        np.bitwise_or.at(taken, comp[src], net.renamer(cons, tau[src]))
-        here = net.renamer(net.en[orbit], tau)
+        for start in range(0, len(src), CHUNK * 8):  # edge masks are 8 bytes: in chunks
+            at = src[start : start + CHUNK * 8]
+            cons = net.cons[lab[start : start + CHUNK * 8]] & net.covered[orbit[at]]
+            np.bitwise_or.at(taken, comp[at], net.renamer(cons, tau[at]))
+        enabled = net.renamer(net.en[orbit], tau)
         spread = np.zeros(ncomp, dtype=np.uint64)
-        np.bitwise_or.at(spread, comp, here)
+        np.bitwise_or.at(spread, comp, enabled)
         every = np.full(ncomp, ALL, dtype=np.uint64)
-        np.bitwise_and.at(every, comp, here)
+        np.bitwise_and.at(every, comp, enabled)
         taken, spread = _close(net, taken, gamma, False), _close(net, spread, gamma, False)
         every = _close(net, every, gamma, True)
         broken = spread & net.strong & ~taken
@@ -215,12 +259,12 @@ def fair_components(net: Net, nodes: Array, must: Array | None = None) -> Array:
         fair = cyclic & (broken == 0) & ~weak
         if must is not None:
             holds = np.zeros(ncomp, dtype=bool)
-            holds[comp[must[pending]]] = True
+            holds[comp[must[here]]] = True
             fair &= holds
         keep = fair[comp]
         owner[pending[keep]] = comp[keep] + found
         found += ncomp
-        refine = (broken != 0)[comp] & ((here & broken[comp]) == 0)
+        refine = (broken != 0)[comp] & ((enabled & broken[comp]) == 0)
         if np.any((broken != 0) & (np.bincount(comp[refine], minlength=ncomp) == sizes)):
             raise ValueError("a strong constraint's renaming is not strong: asymmetric fairness")
         pending = pending[refine]

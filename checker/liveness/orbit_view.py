@@ -8,7 +8,7 @@ pair's edges computed when walked): a lasso touches a few hundred orbits of mill
 
 from __future__ import annotations
 
-from collections.abc import Container, Iterator, Sequence
+from collections.abc import Container, Sequence
 from typing import Any
 
 import numpy as np
@@ -83,7 +83,8 @@ class OrbitView(OrbitGraph):
         self.depth = graph.depth
         self.stabilizer = _Stabilizers(graph.stab, len(self.group.perms))  # type: ignore[assignment]
         self.index = _Index(graph, model)  # type: ignore[assignment]
-        self.sizes: Array = len(self.group.perms) // _popcount(graph.stab)
+        self.sizes: Array = (len(self.group.perms) // np.bitwise_count(graph.stab)).astype(np.uint8)
+        """Per orbit, how many concrete states it holds (at most 24)."""
         classes, cls = np.unique(graph.stab, return_inverse=True)
         self.classes: Array = classes
         """The distinct stabilizers (masks); ``cls[orbit]``: the orbit's among them."""
@@ -109,13 +110,6 @@ class OrbitView(OrbitGraph):
                 return steps[::-1]
             steps.append((int(self.code_id[g.plabel[node]]), node, int(g.pren[node])))
             node = up
-
-
-def _popcount(masks: Array) -> Array:
-    """Set bits per ``uint32`` mask (``int64``)."""
-    bits = np.unpackbits(np.ascontiguousarray(masks, dtype="<u4").view(np.uint8))
-    counts: Array = bits.reshape(len(masks), 32).sum(axis=1).astype(np.int64)
-    return counts
 
 
 class Space:
@@ -210,9 +204,6 @@ class Mask(Container[int]):
 
     def __contains__(self, node: object) -> bool:
         return isinstance(node, (int, np.integer)) and bool(self.mask[node])
-
-    def __iter__(self) -> Iterator[int]:
-        return iter(int(n) for n in np.flatnonzero(self.mask))
 
 
 class Sorted(Container[int]):

@@ -56,6 +56,7 @@ void lg_free(LGraph *g) {
     free(g->pren);
     free(g->entry);
     free(g->stab);
+    free(g->found);
     free(g->succ);
     free(g->labels);
     free(g->violated);
@@ -220,11 +221,9 @@ static int64_t expand_all(LGraph *g, const uint8_t *init, int64_t ninit, int64_t
 
 void lg_finish(LGraph *g) {
     g->off[g->n] = g->ne;
-    if (!g->perms) { /* the table is no longer needed (lg_find needs an orbit graph's) */
-        free(g->slots);
-        g->slots = NULL;
-        g->nslots = 0;
-    }
+    free(g->slots); /* the build's table: 8 bytes a slot, at most half full */
+    g->slots = NULL;
+    g->nslots = 0;
     /* give the growth slack back */
     if (g->n) lg_grow((void **)&g->rows, g->width, g->n);
     if (g->ne) {

@@ -43,6 +43,8 @@ typedef struct LGraph {
     uint8_t *pren;   /* per orbit: the renaming of the edge from its parent */
     uint8_t *entry;  /* per initial orbit: the one taking its initial row to the rep */
     uint32_t *stab;  /* per orbit: bit k when renaming k leaves the rep as it is */
+    uint32_t *found; /* after the build, lg_find's table: (orbit + 1) or 0 free, by row hash */
+    int64_t nfound;  /* its slots: a power of two, at most three quarters full */
     uint8_t *succ;   /* a batch's successors: room for max_succ per state */
     uint16_t *labels;
     uint32_t *violated;

@@ -7,8 +7,8 @@
  * model's order, as orbits.build numbers them; renamings as itertools.permutations(range(n))
  * orders them (0: the identity). An edge keeps the first renaming g with g . target == its
  * representative. A concrete stutter (a successor equal to the representative expanded) is
- * dropped; a step to another member of the same orbit is kept, as an edge to itself. The row
- * table stays after the build (lg_find). */
+ * dropped; a step to another member of the same orbit is kept, as an edge to itself. The rows
+ * stay after the build, and lg_find's table (4 bytes a slot) replaces the build's (8). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -127,6 +127,22 @@ static int64_t settle(LGraph *g, const uint8_t *here, int j, Work *w) {
     return 0;
 }
 
+/* lg_find's table, made when the build's is gone: 4 bytes a slot (orbit + 1, 0 free), at
+ * most three quarters full, probed linearly from the row's hash; -1 out of memory. */
+static int index_orbits(LGraph *g) {
+    int64_t nslots = 1 << 4;
+    while (nslots * 3 < g->n * 4) nslots *= 2;
+    g->found = calloc((size_t)nslots, sizeof(uint32_t));
+    if (!g->found) return -1;
+    g->nfound = nslots;
+    for (int64_t i = 0; i < g->n; i++) {
+        int64_t at = (int64_t)(xxh3_64(g->rows + i * g->width, g->width) & (uint64_t)(nslots - 1));
+        while (g->found[at]) at = (at + 1) & (nslots - 1);
+        g->found[at] = (uint32_t)(i + 1);
+    }
+    return 0;
+}
+
 static int64_t orbits_all(LGraph *g, const uint8_t *init, int64_t ninit, int64_t max_states,
                           Work *w) {
     int64_t done = initial(g, init, ninit, max_states, w);
@@ -167,7 +183,7 @@ static int64_t orbits_all(LGraph *g, const uint8_t *init, int64_t ninit, int64_t
         first += batch;
     }
     lg_finish(g);
-    return g->n;
+    return index_orbits(g) ? LG_NO_MEMORY : g->n;
 }
 
 /* Build the orbit graph (once per LGraph, and not after lg_build): the orbit count, or
@@ -198,14 +214,10 @@ int64_t lg_build_orbits(LGraph *g, const uint8_t *init, int64_t ninit, int64_t m
 }
 
 int64_t lg_find(const LGraph *g, const uint8_t *row) {
-    if (!g->slots) return -1;
-    uint64_t h = xxh3_64(row, g->width), tag = h >> 32 << 32;
-    int64_t mask = g->nslots - 1, at = (int64_t)(h & (uint64_t)mask);
-    for (uint64_t s; (s = g->slots[at]); at = (at + 1) & mask) {
-        if ((s & ~0xFFFFFFFFull) != tag) continue;
-        int64_t i = (int64_t)(s & 0xFFFFFFFFull) - 1;
-        if (!memcmp(g->rows + i * g->width, row, g->width)) return i;
-    }
+    if (!g->found) return -1;
+    int64_t mask = g->nfound - 1, at = (int64_t)(xxh3_64(row, g->width) & (uint64_t)mask);
+    for (uint32_t s; (s = g->found[at]); at = (at + 1) & mask)
+        if (!memcmp(g->rows + (int64_t)(s - 1) * g->width, row, g->width)) return s - 1;
     return -1;
 }
 
