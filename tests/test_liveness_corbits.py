@@ -154,13 +154,19 @@ def test_the_plain_graph_walks_run_on_orbits():
 
 def test_a_model_without_symmetry_is_its_plain_graph():
     """The AsyncIsr module names a fixed leader: one renaming, and the orbit graph is the
-    plain graph (the same rows and edges, every renaming the identity)."""
+    plain graph (the same rows and edges, every renaming the identity). Sealed, its rows are
+    replayed and its atoms and conditions decoded to the plain graph's."""
     _, compiled, init = made("tla", TlaConfig(truncation="async-isr"))
     fast = CompiledOrbitGraph(compiled, init, 10**6)
     plain = CompiledGraph(compiled, init, 10**6)
     try:
-        assert fast.nperms == 1
-        assert (fast.rows == plain.rows).all() and (fast.off == plain.off).all()
+        assert fast.nperms == 1 and fast.sealed and fast.rows is None
+        assert [fast.row(i) for i in range(fast.n)] == [plain.row(i) for i in range(plain.n)]
+        assert (fast.off == plain.off).all()
+        assert (fast.conditions() == plain.conditions()).all()
+        for prop in range(len(compiled.liveness_names)):
+            got, want = fast.atoms(prop), plain.atoms(prop)
+            assert (got[0] == want[0]).all() and (got[1] == want[1]).all() and got[2] == want[2]
         assert (fast.dst == plain.dst).all() and (fast.lab == plain.lab).all()
         assert not fast.ren.any() and (fast.stab == 1).all() and not fast.entry.any()
     finally:

@@ -17,6 +17,8 @@ shortest paths) works on it, over orbits instead of states.
 
 from __future__ import annotations
 
+import ctypes
+
 import numpy as np
 
 from checker.liveness.cgraph import Array, CompiledGraph
@@ -62,6 +64,12 @@ class CompiledOrbitGraph(CompiledGraph):
         self.stab: Array = view(lib.lg_stab(h), np.uint32, count)
         self.pren: Array = view(lib.lg_pren(h), np.uint8, count)
         self.entry: Array = view(lib.lg_entry(h), np.uint8, count)
+        self.sealed = int(lib.lg_seal(h, len(model.liveness_names))) == 0
+        """Whether the rows were freed (``oseal.c``): ``row`` then replays a representative
+        from its breadth-first path, and ``rows`` is None. A graph is left unsealed, whole,
+        when a property's atoms take more than 65,535 distinct values."""
+        if self.sealed:
+            self.rows = None  # type: ignore[assignment]
 
     def _build(self, init: bytes, count: int, max_states: int) -> int:
         """``lg_build_orbits``: the orbit count, or its negative error; raises
@@ -74,6 +82,16 @@ class CompiledOrbitGraph(CompiledGraph):
                 "this model has more"
             )
         return found
+
+    def row(self, node: int) -> bytes:
+        """Orbit ``node``'s representative (``width`` bytes). Raises ``IndexError`` for no
+        such orbit, ``MemoryError`` when C runs out of memory replaying it."""
+        if not 0 <= node < self.n:
+            raise IndexError(f"no orbit {node} (there are {self.n:,})")
+        out = ctypes.create_string_buffer(self.width)
+        if int(self.lib.lg_row(self.handle, node, out)) != 0:
+            raise MemoryError("the compiled orbit graph could not replay a representative")
+        return out.raw
 
     def find(self, row: bytes) -> int:
         """The orbit whose representative is ``row`` (``width`` bytes), -1 when no orbit's

@@ -40,7 +40,12 @@ from checker.properties import LEADS_TO, Fairness, Property
 from checker.symmetry import ReplicaSymmetry
 
 THREADS = 2
-"""Properties judged at once (the machines this runs on have 2 cores)."""
+"""Properties judged at once (the machines this runs on have 2 cores), on a graph of at most
+``ONE_AT_A_TIME`` orbits."""
+ONE_AT_A_TIME = 1 << 23
+"""Past this many orbits properties are judged one at a time: at its peak a property's
+search holds about as much as the sealed graph (the whole graph's strongly connected sets
+for ``<>[]P``), so two at once would hold the graph's size twice over."""
 
 
 def net_of(setting: Setting, view: OrbitView, model: CompiledModel, space: Space) -> Net:
@@ -264,7 +269,7 @@ def judge_orbits(
     base = net_of(setting, view, model, one)  # the constraints: the same for every property
     # two properties at a time (numpy and the C walks let go of the GIL): a property's
     # arrays go when its verdict is in
-    with ThreadPoolExecutor(max_workers=THREADS) as pool:
+    with ThreadPoolExecutor(max_workers=THREADS if len(view) <= ONE_AT_A_TIME else 1) as pool:
         done = pool.map(lambda p: _judge_one(base, setting, view, model, p, cuts), props)
         for prop, (verdict, lasso) in zip(props, done, strict=True):
             verdicts.append(verdict)

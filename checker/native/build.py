@@ -34,6 +34,7 @@ ENGINE_SOURCES = (
     HERE / "xxh3.c",
     HERE / "lgraph.c",
     HERE / "ograph.c",
+    HERE / "oseal.c",
     HERE / "scc.c",
     HERE / "lwalk.c",
 )
@@ -278,6 +279,8 @@ def _declare(lib: ctypes.CDLL) -> None:
         "lg_build": (i64, [p, p, i64, i64]),
         "lg_build_orbits": (i64, [p, p, i64, i64]),
         "lg_find": (i64, [p, p]),
+        "lg_seal": (i64, [p, i32]),
+        "lg_row": (i64, [p, i64, p]),
         "lg_nperms": (i32, [p]),
         "lg_width": (i32, [p]),
         "lg_count": (i64, [p]),

@@ -56,6 +56,12 @@ void lg_free(LGraph *g) {
     free(g->pren);
     free(g->entry);
     free(g->stab);
+    free(g->via);
+    free(g->init);
+    free(g->cond);
+    free(g->acode);
+    free(g->tag);
+    free(g->atab);
     free(g->found);
     free(g->succ);
     free(g->labels);
@@ -81,7 +87,7 @@ static int reserve_state(LGraph *g) {
         return -1;
     if (g->perms
         && (lg_grow((void **)&g->pren, 1, want) || lg_grow((void **)&g->entry, 1, want)
-            || lg_grow((void **)&g->stab, 4, want)))
+            || lg_grow((void **)&g->stab, 4, want) || lg_grow((void **)&g->via, 2, want)))
         return -1;
     g->cap = want;
     return 0;
@@ -297,7 +303,13 @@ static int64_t atom_jobs(const LGraph *g, int prop, uint64_t *opened, uint64_t *
 
 /* Returns how many (state, key) pairs are opened. */
 int64_t lg_atoms(const LGraph *g, int prop, uint64_t *opened, uint64_t *goal) {
+    if (!g->rows && g->cond) return prop < g->nprops ? lg_atoms_sealed(g, prop, opened, goal) : -1;
     return atom_jobs(g, prop, opened, goal, NULL);
 }
 
-void lg_conditions(const LGraph *g, uint32_t *out) { atom_jobs(g, -1, NULL, NULL, out); }
+void lg_conditions(const LGraph *g, uint32_t *out) {
+    if (!g->rows && g->cond)
+        memcpy(out, g->cond, (size_t)g->n * sizeof(uint32_t));
+    else
+        atom_jobs(g, -1, NULL, NULL, out);
+}

@@ -43,6 +43,14 @@ typedef struct LGraph {
     uint8_t *pren;   /* per orbit: the renaming of the edge from its parent */
     uint8_t *entry;  /* per initial orbit: the one taking its initial row to the rep */
     uint32_t *stab;  /* per orbit: bit k when renaming k leaves the rep as it is */
+    uint16_t *via;   /* per orbit: which successor of its parent's (or which initial row) */
+    uint8_t *init;   /* the initial rows (ninit), where replays begin */
+    int64_t ninit;
+    /* sealed (oseal.c: rows freed): conditions, atoms as codes into per-property tables */
+    uint32_t *cond;
+    uint16_t *acode, *tag;
+    uint64_t *atab;
+    int nprops;
     uint32_t *found; /* after the build, lg_find's table: (orbit + 1) or 0 free, by row hash */
     int64_t nfound;  /* its slots: a power of two, at most three quarters full */
     uint8_t *succ;   /* a batch's successors: room for max_succ per state */
@@ -57,6 +65,16 @@ int64_t lg_build(LGraph *g, const uint8_t *init, int64_t ninit, int64_t max_stat
 int64_t lg_build_orbits(LGraph *g, const uint8_t *init, int64_t ninit, int64_t max_states);
 /* The orbit whose representative is `row` (an orbit graph's), -1 when none is. */
 int64_t lg_find(const LGraph *g, const uint8_t *row);
+/* Every state's liveness atoms for property `prop` (model_liveness; the opened pairs' count)
+ * and every state's conditions (model_conditions), from the rows or a sealed graph's codes. */
+int64_t lg_atoms(const LGraph *g, int prop, uint64_t *opened, uint64_t *goal);
+void lg_conditions(const LGraph *g, uint32_t *out);
+/* oseal.c: an orbit graph's rows freed, what is read of them kept (lg_seal); a row replayed
+ * (lg_row); lg_find, lg_atoms on a sealed graph. */
+int64_t lg_seal(LGraph *g, int nprops);
+int64_t lg_row(const LGraph *g, int64_t orbit, uint8_t *out);
+int64_t lg_find_sealed(const LGraph *g, const uint8_t *row);
+int64_t lg_atoms_sealed(const LGraph *g, int prop, uint64_t *opened, uint64_t *goal);
 /* scc.c: the strong component of each of k nodes of the CSR graph (indptr, indices), numbered
  * from 0 in the order Tarjan's algorithm completes them; the count, or LG_NO_MEMORY. */
 int64_t lg_scc(int64_t k, const int64_t *indptr, const int32_t *indices, int32_t *comp);

@@ -104,6 +104,7 @@ static int64_t initial(LGraph *g, const uint8_t *init, int64_t ninit, int64_t ma
         if (at < 0) return at == -1 ? LG_NO_MEMORY : LG_TOO_LARGE;
         if (at < before) continue;
         fresh(g, at, tied, w->buf);
+        g->via[at] = (uint16_t)i;
         g->entry[at] = (uint8_t)first_renaming(g, &w->at, at, w->kept);
     }
     return 0;
@@ -173,7 +174,10 @@ static int64_t orbits_all(LGraph *g, const uint8_t *init, int64_t ninit, int64_t
                 int64_t t = lg_add(g, w->reps + (size_t)j * g->width, w->hs[j], g->depth[node] + 1,
                                    (uint32_t)node, g->labels[j], max_states);
                 if (t < 0) return t == -1 ? LG_NO_MEMORY : LG_TOO_LARGE;
-                if (t == before) fresh(g, t, w->gs[j], w->buf);
+                if (t == before) {
+                    fresh(g, t, w->gs[j], w->buf);
+                    g->via[t] = (uint16_t)(j - (end - counts[b]));
+                }
                 int ren = first_renaming(g, &w->at, t, w->kept + (size_t)j * g->ids);
                 if (t == before) g->pren[t] = (uint8_t)ren;
                 if (lg_add_edge(g, (uint32_t)t, g->labels[j])) return LG_NO_MEMORY;
@@ -192,6 +196,10 @@ int64_t lg_build_orbits(LGraph *g, const uint8_t *init, int64_t ninit, int64_t m
     if (g->n || g->off || g->perms) return LG_OVERFLOW;
     int64_t done = number_perms(g);
     if (done < 0) return done;
+    g->init = malloc((size_t)ninit * g->width + 1);
+    if (!g->init) return LG_NO_MEMORY;
+    memcpy(g->init, init, (size_t)ninit * g->width);
+    g->ninit = ninit;
     if (max_states >= (int64_t)NONE32) max_states = (int64_t)NONE32 - 1;
     size_t most = (size_t)BATCH * g->max_succ;
     size_t kept = (most > (size_t)ninit ? most : (size_t)ninit) * (size_t)g->ids * sizeof(int);
@@ -215,6 +223,7 @@ int64_t lg_build_orbits(LGraph *g, const uint8_t *init, int64_t ninit, int64_t m
 
 int64_t lg_find(const LGraph *g, const uint8_t *row) {
     if (!g->found) return -1;
+    if (!g->rows) return lg_find_sealed(g, row);
     int64_t mask = g->nfound - 1, at = (int64_t)(xxh3_64(row, g->width) & (uint64_t)mask);
     for (uint32_t s; (s = g->found[at]); at = (at + 1) & mask)
         if (!memcmp(g->rows + (int64_t)(s - 1) * g->width, row, g->width)) return s - 1;
