@@ -26,7 +26,6 @@ from checker.liveness.compiled import CUT, Judged, Named, NotCompiled
 from checker.liveness.orbit_fair import (
     Net,
     Renamer,
-    distinct,
     fair_components,
     ranges,
     sorted_set,
@@ -179,12 +178,11 @@ class Judge:
             self._reverse = (ptr, source[order])
         ptr, before = self._reverse
         mark = seeds.copy()
-        stamp = np.zeros(len(mark), dtype=np.int64)
         frontier = np.flatnonzero(mark)
         while len(frontier):
             _, idx = ranges(ptr[frontier], ptr[frontier + 1])
             found = before[idx]
-            frontier = distinct(found[~mark[found]], stamp)
+            frontier = sorted_set(found[~mark[found]])
             mark[frontier] = True
         return mark
 

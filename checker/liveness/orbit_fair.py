@@ -158,15 +158,6 @@ def sorted_set(values: Array) -> Array:
     return out
 
 
-def distinct(values: Array, stamp: Array) -> Array:
-    """The distinct ``values`` (node numbers), each at its last position, in order of those
-    positions: a hash-free ``np.unique`` through the scratch ``stamp``."""
-    where = np.arange(len(values), dtype=stamp.dtype)
-    stamp[values] = where
-    kept: Array = values[stamp[values] == where]
-    return kept
-
-
 def _spanning(net: Net, k: int, comp: Array, src: Array, dst: Array, ren: Array) -> Array:
     """``tau`` of each of ``k`` local nodes (``uint8`` renaming numbers): breadth first from
     each component's first node over its internal edges (sorted by ``src``)."""
@@ -175,7 +166,6 @@ def _spanning(net: Net, k: int, comp: Array, src: Array, dst: Array, ren: Array)
     tau[roots] = 0
     indptr = np.zeros(k + 1, dtype=np.int64)
     indptr[1:] = np.cumsum(np.bincount(src, minlength=k))
-    stamp = np.zeros(k, dtype=np.int64)
     frontier = roots
     while len(frontier):
         pos, idx = ranges(indptr[frontier], indptr[frontier + 1])
@@ -183,7 +173,7 @@ def _spanning(net: Net, k: int, comp: Array, src: Array, dst: Array, ren: Array)
         new = tau[target] == UNSET
         values = net.mul[tau[frontier[pos[new]]], net.inv[ren[idx[new]]]]
         tau[target[new]] = values  # any of a node's parents will do: a spanning tree
-        frontier = distinct(target[new], stamp)
+        frontier = sorted_set(target[new])
     return tau
 
 

@@ -69,11 +69,10 @@ int64_t lg_find(const LGraph *g, const uint8_t *row);
  * and every state's conditions (model_conditions), from the rows or a sealed graph's codes. */
 int64_t lg_atoms(const LGraph *g, int prop, uint64_t *opened, uint64_t *goal);
 void lg_conditions(const LGraph *g, uint32_t *out);
-/* oseal.c: an orbit graph's rows freed, what is read of them kept (lg_seal); a row replayed
- * (lg_row); lg_find, lg_atoms on a sealed graph. */
+/* oseal.c: an orbit graph's rows freed, what is read of them kept (lg_seal); a row, replayed
+ * when sealed (lg_row); lg_atoms on a sealed graph. */
 int64_t lg_seal(LGraph *g, int nprops);
 int64_t lg_row(const LGraph *g, int64_t orbit, uint8_t *out);
-int64_t lg_find_sealed(const LGraph *g, const uint8_t *row);
 int64_t lg_atoms_sealed(const LGraph *g, int prop, uint64_t *opened, uint64_t *goal);
 /* scc.c: the strong component of each of k nodes of the CSR graph (indptr, indices), numbered
  * from 0 in the order Tarjan's algorithm completes them; the count, or LG_NO_MEMORY. */

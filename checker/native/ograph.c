@@ -7,8 +7,9 @@
  * model's order, as orbits.build numbers them; renamings as itertools.permutations(range(n))
  * orders them (0: the identity). An edge keeps the first renaming g with g . target == its
  * representative. A concrete stutter (a successor equal to the representative expanded) is
- * dropped; a step to another member of the same orbit is kept, as an edge to itself. The rows
- * stay after the build, and lg_find's table (4 bytes a slot) replaces the build's (8). */
+ * dropped; a step to another member of the same orbit is kept, as an edge to itself. After
+ * the build lg_find's table (4 bytes a slot, oseal.c) replaces the build's (8); the rows stay
+ * until lg_seal frees them. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -219,15 +220,6 @@ int64_t lg_build_orbits(LGraph *g, const uint8_t *init, int64_t ninit, int64_t m
     free(w.buf);
     free(w.kept);
     return done;
-}
-
-int64_t lg_find(const LGraph *g, const uint8_t *row) {
-    if (!g->found) return -1;
-    if (!g->rows) return lg_find_sealed(g, row);
-    int64_t mask = g->nfound - 1, at = (int64_t)(xxh3_64(row, g->width) & (uint64_t)mask);
-    for (uint32_t s; (s = g->found[at]); at = (at + 1) & mask)
-        if (!memcmp(g->rows + (int64_t)(s - 1) * g->width, row, g->width)) return s - 1;
-    return -1;
 }
 
 /* -- what Python reads ------------------------------------------------------------------- */

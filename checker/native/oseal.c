@@ -6,7 +6,7 @@
  *   whose goal holds there) as a 16-bit code per orbit into the property's table of the
  *   distinct (opened, goal) pairs, which is small (kafka at 3 replicas: a few hundred);
  * - 16 more bits of each representative's hash, so that lg_find only replays rows that
- *   match.
+ *   match (lg_find is here, beside lg_row, for sealed and whole graphs alike).
  *
  * A representative is found again by replaying its breadth-first path: from the initial
  * row its root came from, each step expands the parent's representative (model_expand, in
@@ -148,16 +148,18 @@ int64_t lg_row(const LGraph *g, int64_t orbit, uint8_t *out) {
     return replay(g, orbit, out);
 }
 
-/* lg_find on a sealed graph: the candidates whose hash bits match are replayed. */
-int64_t lg_find_sealed(const LGraph *g, const uint8_t *row) {
+int64_t lg_find(const LGraph *g, const uint8_t *row) {
     uint64_t h = xxh3_64(row, g->width);
     uint8_t *rep = malloc(g->width);
-    if (!rep) return -1;
+    if (!g->found || !rep) {
+        free(rep);
+        return -1;
+    }
     int64_t mask = g->nfound - 1, at = (int64_t)(h & (uint64_t)mask), found = -1;
-    for (uint32_t s; found < 0 && (s = g->found[at]); at = (at + 1) & mask)
-        if (g->tag[s - 1] == (uint16_t)(h >> 48) && !replay(g, s - 1, rep)
-            && !memcmp(rep, row, g->width))
-            found = s - 1;
+    for (uint32_t s; found < 0 && (s = g->found[at]); at = (at + 1) & mask) {
+        if (g->tag && g->tag[s - 1] != (uint16_t)(h >> 48)) continue; /* sealed: replay less */
+        if (!lg_row(g, s - 1, rep) && !memcmp(rep, row, g->width)) found = s - 1;
+    }
     free(rep);
     return found;
 }
