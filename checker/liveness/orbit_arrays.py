@@ -171,7 +171,9 @@ class Judge:
         """The positions in ``nodes`` that reach ``seeds`` (bool, by position) through them."""
         if self._reverse is None:  # the nodes' edges among themselves, by target
             nodes = self.nodes
-            source, at, _, _ = self.net.inner(nodes)
+            inner = self.net.inner(nodes)
+            at = inner.dst
+            source = np.repeat(np.arange(len(nodes), dtype=np.int32), np.diff(inner.indptr))
             order = np.argsort(at, kind="stable")
             ptr = np.zeros(len(nodes) + 1, dtype=np.int64)
             ptr[1:] = np.cumsum(np.bincount(at, minlength=len(nodes)))

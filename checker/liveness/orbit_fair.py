@@ -13,7 +13,7 @@ docstring there says why this is sound.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +29,9 @@ UNSET = np.uint8(255)
 CHUNK = 1 << 17
 """Pair nodes whose out-edges are followed at once: the per-edge temporaries (about 50 bytes
 an edge) stay near 30 MiB."""
+EDGES = 1 << 20
+"""Edges a pass over a component set's internal edges takes at once (about 40 bytes of
+temporaries an edge)."""
 
 
 def ranges(starts: Array, ends: Array) -> tuple[Array, Array]:
@@ -60,6 +63,35 @@ class Renamer:
             byte = ((masks >> np.uint64(8 * j)) & np.uint64(255)).astype(np.uint8)
             out |= self.table[perms, j, byte]
         return out
+
+
+@dataclass
+class Inner:
+    """The edges among ``k`` local nodes as a CSR graph: ``indptr`` (``int64``, ``k + 1``),
+    per edge the target's position ``dst`` (``int32``), renaming ``ren`` (``uint8``) and
+    label code ``lab``, in source then successor order."""
+
+    k: int
+    indptr: Array
+    dst: Array
+    ren: Array
+    lab: Array
+
+    def chunks(self) -> Iterator[tuple[Array, slice]]:
+        """Consecutive runs of sources with about ``EDGES`` edges between them (at least one
+        source a run): per edge its source position (``int32``), and the run's edge slice."""
+        start = 0
+        while start < self.k:
+            bound = self.indptr[start] + EDGES
+            end = int(np.searchsorted(self.indptr, bound, side="right")) - 1
+            end = min(max(end, start + 1), self.k)
+            deg = np.diff(self.indptr[start : end + 1])
+            src = np.repeat(np.arange(start, end, dtype=np.int32), deg)
+            yield src, slice(int(self.indptr[start]), int(self.indptr[end]))
+            start = end
+
+
+_NONE = (np.zeros(0, np.int32), np.zeros(0, np.uint8), np.zeros(0, np.uint16))
 
 
 @dataclass
@@ -96,24 +128,22 @@ class Net:
         )
         return pos, target, renaming, g.lab[edge]
 
-    def inner(self, nodes: Array) -> tuple[Array, Array, Array, Array]:
-        """The edges among the pair ``nodes`` (sorted ``int64``): ``(source position, target
-        position, renaming, label code)`` (``int32``, ``int32``, ``uint8``, ``uint16``), in
-        node then successor order. The out-edges are followed ``CHUNK`` nodes at a time, so
-        only the kept edges are held whole (11 bytes each); a target's position comes from
-        a map over every pair (4 bytes a pair) where ``nodes`` are at least an eighth of
-        them, else from a binary search."""
+    def inner(self, nodes: Array) -> Inner:
+        """The edges among the pair ``nodes`` (sorted ``int64``), by source position. On every
+        orbit of a one-key space these are the graph's own arrays, not copied; otherwise the
+        out-edges are followed ``CHUNK`` nodes at a time and only the kept edges are held
+        (11 bytes each), a target's position coming from a map over every pair (4 bytes a
+        pair) where ``nodes`` are at least an eighth of them, else from a binary search."""
         k, size, g = len(nodes), (len(self.graph.off) - 1) * self.space.K, self.graph
-        if self.space.trivial and k == size:  # every orbit: the graph's own arrays
-            deg = np.diff(g.off)
-            src = np.repeat(np.arange(k, dtype=np.int32), deg)
+        if self.space.trivial and k == size:
             dst = g.dst.view(np.int32) if g.dst.dtype == np.uint32 else g.dst.astype(np.int32)
-            return src, dst, g.ren, g.lab
+            return Inner(k, np.asarray(g.off, dtype=np.int64), dst, g.ren, g.lab)
         local = None
         if size <= 8 * k:
             local = np.full(size, -1, dtype=np.int32)
             local[nodes] = np.arange(k, dtype=np.int32)
-        parts: list[tuple[Array, Array, Array, Array]] = []
+        counts = np.zeros(k, dtype=np.int64)
+        parts: list[tuple[Array, Array, Array]] = []
         for start in range(0, k, CHUNK):
             pos, target, ren, lab = self.out(nodes[start : start + CHUNK])
             if local is not None:
@@ -122,13 +152,14 @@ class Net:
             else:
                 at = np.minimum(np.searchsorted(nodes, target), k - 1)
                 keep = nodes[at] == target
-            src = (pos[keep] + start).astype(np.int32)
-            parts.append((src, at[keep].astype(np.int32), ren[keep], lab[keep]))
+            counts[start : start + CHUNK] = np.bincount(pos[keep], minlength=min(CHUNK, k - start))
+            parts.append((at[keep].astype(np.int32), ren[keep], lab[keep]))
+        indptr = np.zeros(k + 1, dtype=np.int64)
+        np.cumsum(counts, out=indptr[1:])
         if not parts:
-            empty = np.zeros(0, dtype=np.int32)
-            return empty, empty, np.zeros(0, np.uint8), np.zeros(0, np.uint16)
-        src, dst, ren, lab = (np.concatenate([p[i] for p in parts]) for i in range(4))
-        return src, dst, ren, lab
+            return Inner(k, indptr, *_NONE)
+        dst, ren, lab = (np.concatenate([p[i] for p in parts]) for i in range(3))
+        return Inner(k, indptr, dst, ren, lab)
 
     def reach(self, inside: Callable[[Array], Array], seeds: Array) -> Array:
         """The pair nodes (sorted ``int64``) reachable from ``seeds`` (pair nodes, admitted)
@@ -158,35 +189,30 @@ def sorted_set(values: Array) -> Array:
     return out
 
 
-def _spanning(net: Net, k: int, comp: Array, src: Array, dst: Array, ren: Array) -> Array:
-    """``tau`` of each of ``k`` local nodes (``uint8`` renaming numbers): breadth first from
-    each component's first node over its internal edges (sorted by ``src``)."""
-    tau = np.full(k, UNSET, dtype=np.uint8)
-    _, roots = np.unique(comp, return_index=True)
+def _spanning(net: Net, inner: Inner, comp: Array, roots: Array) -> Array:
+    """``tau`` of each local node (``uint8`` renaming numbers, ``UNSET`` outside the
+    components of ``roots``): breadth first from each component's root (the identity) over
+    the edges inside its component."""
+    tau = np.full(inner.k, UNSET, dtype=np.uint8)
     tau[roots] = 0
-    indptr = np.zeros(k + 1, dtype=np.int64)
-    indptr[1:] = np.cumsum(np.bincount(src, minlength=k))
     frontier = roots
     while len(frontier):
-        pos, idx = ranges(indptr[frontier], indptr[frontier + 1])
-        target = dst[idx]
-        new = tau[target] == UNSET
-        values = net.mul[tau[frontier[pos[new]]], net.inv[ren[idx[new]]]]
-        tau[target[new]] = values  # any of a node's parents will do: a spanning tree
-        frontier = sorted_set(target[new])
+        found = []
+        for start in range(0, len(frontier), CHUNK):
+            here = frontier[start : start + CHUNK]
+            pos, idx = ranges(inner.indptr[here], inner.indptr[here + 1])
+            target = inner.dst[idx]
+            new = (tau[target] == UNSET) & (comp[target] == comp[here[pos]])
+            values = net.mul[tau[here[pos[new]]], net.inv[inner.ren[idx[new]]]]
+            tau[target[new]] = values  # any of a node's parents will do: a spanning tree
+            found.append(target[new])
+        frontier = sorted_set(np.concatenate(found))
     return tau
 
 
-def _gamma(
-    net: Net, ncomp: int, comp: Array, src: Array, dst: Array, ren: Array, tau: Array
-) -> Array:
-    """Per component, the group its loops generate, as a bit mask over renaming numbers."""
-    loops = net.mul[net.mul[tau[src], net.inv[ren]], net.inv[tau[dst]]]
-    gens = np.zeros(ncomp, dtype=np.int64)
-    for v in range(1, len(net.group.perms)):
-        present = np.zeros(ncomp, dtype=bool)
-        present[comp[src[loops == v]]] = True
-        gens[present] |= 1 << v
+def _gamma(net: Net, gens: Array) -> Array:
+    """Per component, the group its loops' renamings (``gens``, bit masks over renaming
+    numbers) generate, as such a mask."""
     masks, back = np.unique(gens, return_inverse=True)
     closed = [
         sum(1 << h for h in net.group.closure(h for h in range(24) if int(m) >> h & 1))
@@ -207,55 +233,97 @@ def _close(net: Net, masks: Array, gamma: Array, meet: bool) -> Array:
     return out
 
 
+def _cyclic(inner: Inner, comp: Array, ncomp: int) -> Array:
+    """Per strong component, whether it has a cycle: two nodes or more, or a self-loop."""
+    cyclic: Array = np.bincount(comp, minlength=ncomp) >= 2
+    for src, part in inner.chunks():
+        cyclic[comp[src[src == inner.dst[part]]]] = True
+    return cyclic
+
+
+def _round(net: Net, here: Array, must: Array | None) -> tuple[Array, Array, Array]:
+    """One refinement round over the pair nodes ``here`` (sorted): ``(component, fair,
+    refine)``, per node its cyclic strong component among ``here`` (-1 in none; numbered
+    from 0), per component whether it is fair (and holds a ``must`` node, given ``must``),
+    and the positions of the nodes to judge again (in a component failing a strong
+    constraint, where that constraint's renaming is not enabled). Every array is sized by
+    the nodes and the components with cycles; internal edges are taken ``EDGES`` at once."""
+    inner = net.inner(here)
+    scc = net.graph.strong_components(inner.indptr, inner.dst, inner.k)
+    cyclic = _cyclic(inner, scc, int(scc.max()) + 1)
+    number = np.cumsum(cyclic, dtype=np.int64) - 1  # cyclic components, renumbered
+    comp = np.where(cyclic[scc], number[scc], -1).astype(np.int32)
+    del scc, number
+    ncomp = int(cyclic.sum())
+    if not ncomp:
+        return comp, np.zeros(0, dtype=bool), np.zeros(0, dtype=np.int64)
+    _, roots = np.unique(comp, return_index=True)
+    roots = roots[comp[roots] >= 0]
+    tau = _spanning(net, inner, comp, roots)
+    orbit = here // net.space.K if net.space.K > 1 else here
+    gens = np.zeros(ncomp, dtype=np.int64)
+    taken = np.zeros(ncomp, dtype=np.uint64)
+    for src, part in inner.chunks():
+        dst, owner = inner.dst[part], comp[src]
+        keep = (owner >= 0) & (owner == comp[dst])
+        src, dst, owner = src[keep], dst[keep], owner[keep]
+        ren, lab = inner.ren[part][keep], inner.lab[part][keep]
+        loops = net.mul[net.mul[tau[src], net.inv[ren]], net.inv[tau[dst]]]
+        np.bitwise_or.at(gens, owner, np.left_shift(1, loops.astype(np.int64)))
+        cons = net.cons[lab] & net.covered[orbit[src]]
+        np.bitwise_or.at(taken, owner, net.renamer(cons, tau[src]))
+    del inner
+    gamma = _gamma(net, gens & ~np.int64(1))
+    spread = np.zeros(ncomp, dtype=np.uint64)
+    every = np.full(ncomp, ALL, dtype=np.uint64)
+    for start in range(0, len(here), EDGES):
+        at = slice(start, start + EDGES)
+        inside = comp[at] >= 0
+        owner = comp[at][inside]
+        enabled = net.renamer(net.en[orbit[at][inside]], tau[at][inside])
+        np.bitwise_or.at(spread, owner, enabled)
+        np.bitwise_and.at(every, owner, enabled)
+    taken, spread = _close(net, taken, gamma, False), _close(net, spread, gamma, False)
+    every = _close(net, every, gamma, True)
+    broken = spread & net.strong & ~taken
+    weak = (every & ~net.strong & ~taken) != 0
+    fair = (broken == 0) & ~weak
+    if must is not None:
+        holds = np.zeros(ncomp, dtype=bool)
+        inside = comp >= 0
+        holds[comp[inside & must[here]]] = True
+        fair &= holds
+    refine: list[Array] = []
+    for start in range(0, len(here), EDGES):
+        at = slice(start, start + EDGES)
+        owner = comp[at]
+        cand = np.flatnonzero((owner >= 0) & (broken[np.maximum(owner, 0)] != 0)) + start
+        enabled = net.renamer(net.en[orbit[cand]], tau[cand])
+        refine.append(cand[(enabled & broken[comp[cand]]) == 0])
+    again = np.concatenate(refine) if refine else np.zeros(0, dtype=np.int64)
+    sizes = np.bincount(comp[comp >= 0], minlength=ncomp)
+    if np.any((broken != 0) & (np.bincount(comp[again], minlength=ncomp) == sizes)):
+        raise ValueError("a strong constraint's renaming is not strong: asymmetric fairness")
+    return comp, fair, again
+
+
 def fair_components(net: Net, nodes: Array, must: Array | None = None) -> Array:
     """Per pair of ``nodes`` (sorted ``int64``), by position, the fair component of those
     pairs holding it, -1 for none (with ``must``, bool per pair node, only the components
-    holding a ``must`` node); numbered arbitrarily. Arrays are sized by ``nodes`` and their
-    edges, never by the whole pair space. Raises ``ValueError`` when a strong constraint's
-    renaming is not strong (asymmetric fairness)."""
+    holding a ``must`` node); numbered arbitrarily. Arrays are sized by ``nodes``, their
+    components with cycles and ``EDGES`` edges, never by the whole pair space or all edges.
+    Raises ``ValueError`` when a strong constraint's renaming is not strong (asymmetric
+    fairness)."""
     owner = np.full(len(nodes), -1, dtype=np.int64)
-    pending, found = np.arange(len(nodes)), 0  # positions in nodes, increasing
-    while len(pending):
-        k = len(pending)
-        here = nodes[pending]
-        src, dst, ren, lab = net.inner(here)
-        indptr = np.zeros(k + 1, dtype=np.int64)
-        indptr[1:] = np.cumsum(np.bincount(src, minlength=k))
-        comp = net.graph.strong_components(indptr, dst, k)
-        ncomp = int(comp.max()) + 1
-        same = comp[src] == comp[dst]
-        src, dst, ren, lab = src[same], dst[same], ren[same], lab[same]
-        sizes = np.bincount(comp, minlength=ncomp)
-        cyclic = sizes >= 2
-        cyclic[comp[src[src == dst]]] = True
-        tau = _spanning(net, k, comp, src, dst, ren)
-        gamma = _gamma(net, ncomp, comp, src, dst, ren, tau)
-        orbit = here // net.space.K
-        taken = np.zeros(ncomp, dtype=np.uint64)
-        for start in range(0, len(src), CHUNK * 8):  # edge masks are 8 bytes: in chunks
-            at = src[start : start + CHUNK * 8]
-            cons = net.cons[lab[start : start + CHUNK * 8]] & net.covered[orbit[at]]
-            np.bitwise_or.at(taken, comp[at], net.renamer(cons, tau[at]))
-        enabled = net.renamer(net.en[orbit], tau)
-        spread = np.zeros(ncomp, dtype=np.uint64)
-        np.bitwise_or.at(spread, comp, enabled)
-        every = np.full(ncomp, ALL, dtype=np.uint64)
-        np.bitwise_and.at(every, comp, enabled)
-        taken, spread = _close(net, taken, gamma, False), _close(net, spread, gamma, False)
-        every = _close(net, every, gamma, True)
-        broken = spread & net.strong & ~taken
-        broken[~cyclic] = 0
-        weak = (every & ~net.strong & ~taken) != 0
-        fair = cyclic & (broken == 0) & ~weak
-        if must is not None:
-            holds = np.zeros(ncomp, dtype=bool)
-            holds[comp[must[here]]] = True
-            fair &= holds
-        keep = fair[comp]
-        owner[pending[keep]] = comp[keep] + found
-        found += ncomp
-        refine = (broken != 0)[comp] & ((enabled & broken[comp]) == 0)
-        if np.any((broken != 0) & (np.bincount(comp[refine], minlength=ncomp) == sizes)):
-            raise ValueError("a strong constraint's renaming is not strong: asymmetric fairness")
-        pending = pending[refine]
+    pending: Array | None = None  # positions in nodes, increasing; None for all
+    found = 0
+    while pending is None or len(pending):
+        here = nodes if pending is None else nodes[pending]
+        comp, fair, again = _round(net, here, must)
+        if not len(fair):
+            break
+        keep = np.flatnonzero((comp >= 0) & fair[np.maximum(comp, 0)])
+        owner[keep if pending is None else pending[keep]] = comp[keep].astype(np.int64) + found
+        found += len(fair)
+        pending = again if pending is None else pending[again]
     return owner
