@@ -14,6 +14,7 @@ from __future__ import annotations
 import pytest
 
 from checker.composition import compose
+from checker.liveness import corbits
 from checker.liveness import run as live
 from checker.native.layout import compiled_model
 from tests.test_liveness_compiled import assert_same as compiled_alike
@@ -61,3 +62,28 @@ CASES = [
 def test_both_cores_judge_the_orbit_graph_alike(model, fair, unfair, bounds):
     reference, fast, plain = judged(model, fair, unfair, **bounds)
     assert_same(reference, fast, plain)
+
+
+@pytest.mark.parametrize("at", [3, 5], ids=["tla-hw", "kafka-hw"])
+def test_a_graph_left_whole_judges_as_the_sealed_one(at, monkeypatch):
+    """A graph whose atoms take more than 65,535 values stays whole (``lg_seal`` refuses):
+    forced here, it gives the sealed graph's sizes, verdicts, counts and lassos."""
+    model, fair, unfair, bounds = CASES[at]
+    spec, _ = compose.build_model(model, compose.make_config(model, bounds))
+    compiled, why = compiled_model(spec)
+    assert compiled is not None, why
+    props, rules = spec.liveness(), live.fairness_of(spec, fair, unfair)
+    seen: list[bool] = []
+    build = corbits.CompiledOrbitGraph.__init__
+
+    def recording(self, *args):
+        build(self, *args)
+        seen.append(self.sealed)
+
+    monkeypatch.setattr(corbits.CompiledOrbitGraph, "__init__", recording)
+    sealed = live.check(spec, props, rules, core="compiled", model=compiled, symmetric=True)
+    monkeypatch.setattr(corbits, "SEAL", False)
+    whole = live.check(spec, props, rules, core="compiled", model=compiled, symmetric=True)
+    assert seen == [True, False]
+    compiled_alike(sealed, whole)
+    assert any(v.lasso is not None for v in whole.verdicts)  # lassos were replayed and built

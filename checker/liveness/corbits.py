@@ -28,6 +28,12 @@ from checker.native.core import view
 
 TOO_MANY_IDS = -4
 """``lg_build_orbits``' refusal of more than ``MAX_PERMS`` renamings (``LG_TOO_MANY_IDS``)."""
+MAX_CODES = 65535
+"""The stride of a sealed graph's atom tables (``oseal.c``'s ``MAX_CODES``): the most
+distinct ``(opened, goal)`` pairs a property may take."""
+SEAL = True
+"""Whether a built graph is sealed (``lg_seal``); a test turns it off to judge the whole
+graph, the path a graph takes when its atoms do not fit the codes."""
 MAX_PERMS = 24
 """The most renamings the compiled orbit graph numbers (``LG_MAX_PERMS``): 4 replicas, so
 that a renaming number fits a byte and a stabilizer a 32-bit mask."""
@@ -64,7 +70,7 @@ class CompiledOrbitGraph(CompiledGraph):
         self.stab: Array = view(lib.lg_stab(h), np.uint32, count)
         self.pren: Array = view(lib.lg_pren(h), np.uint8, count)
         self.entry: Array = view(lib.lg_entry(h), np.uint8, count)
-        self.sealed = int(lib.lg_seal(h, len(model.liveness_names))) == 0
+        self.sealed = SEAL and int(lib.lg_seal(h, len(model.liveness_names))) == 0
         """Whether the rows were freed (``oseal.c``): ``row`` then replays a representative
         from its breadth-first path, and ``rows`` is None. A graph is left unsealed, whole,
         when a property's atoms take more than 65,535 distinct values."""
@@ -110,3 +116,24 @@ class CompiledOrbitGraph(CompiledGraph):
     def orbit_size(self, node: int) -> int:
         """How many concrete states orbit ``node`` holds."""
         return self.nperms // len(self.stabilizer(node))
+
+    def atom_codes(self, prop: int) -> tuple[Array, Array, Array]:
+        """Liveness property number ``prop``'s atoms (``CompiledGraph.atoms``) as ``(codes,
+        opened, goal)``: orbit ``i``'s are ``opened[codes[i]]`` and ``goal[codes[i]]``
+        (``uint64`` key bit masks). On a sealed graph the codes are its own ``uint16`` array
+        and the tables hold the distinct values, nothing copied; on a whole one the codes are
+        the orbit numbers and the tables the decoded atoms."""
+        if not self.sealed or not self.n:
+            opened, goal, _ = self.atoms(prop)
+            return np.arange(self.n), opened, goal
+        lib, h, n = self.lib, self.handle, self.n
+        codes = view(lib.lg_acode(h) + 2 * prop * n, np.uint16, n)
+        count = int(codes.max()) + 1
+        table = view(lib.lg_atab(h) + 16 * MAX_CODES * prop, np.uint64, count, 2)
+        return codes, table[:, 0], table[:, 1]
+
+    def conditions(self) -> Array:
+        """``CompiledGraph.conditions``; on a sealed graph, its own array (nothing copied)."""
+        if self.sealed and self.n:
+            return view(self.lib.lg_cond(self.handle), np.uint32, self.n)
+        return super().conditions()

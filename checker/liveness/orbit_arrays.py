@@ -43,8 +43,8 @@ THREADS = 2
 ``ONE_AT_A_TIME`` orbits."""
 ONE_AT_A_TIME = 1 << 23
 """Past this many orbits properties are judged one at a time: at its peak a property's
-search holds about as much as the sealed graph (the whole graph's strongly connected sets
-for ``<>[]P``), so two at once would hold the graph's size twice over."""
+search holds about as much as the sealed graph, so two at once would hold the graph's size
+twice over."""
 
 
 def net_of(setting: Setting, view: OrbitView, model: CompiledModel, space: Space) -> Net:
@@ -126,7 +126,7 @@ class Judge:
         self.view, self.prop = view, prop
         graph = view.compiled
         index = model.liveness_names.index(prop.name)
-        opened, goal, _ = graph.atoms(index)
+        codes, opened, goal = graph.atom_codes(index)  # orbit i's: opened[codes[i]]
         sizes = view.sizes
         if prop.kind == LEADS_TO:
             space = key_space(view, model, prop, index, opened)
@@ -140,21 +140,21 @@ class Judge:
             assert bits is not None  # key_space numbers the keys
             heads, self.opened = [], 0
             for k, bit in enumerate(bits):
-                at = np.flatnonzero((opened >> bit) & np.uint64(1))
+                at = np.flatnonzero((((opened >> bit) & np.uint64(1)) != 0)[codes])
                 self.opened += int(sizes[at].sum(dtype=np.int64))
                 heads.append(at * K + space.best[space.cls[at], k])
             self.heads = sorted_set(np.concatenate(heads)) if heads else np.zeros(0, np.int64)
             del opened
 
             def allowed(pairs: Array) -> Array:  # the pairs whose key's Q is false
-                mask: Array = (goal[pairs // K] >> bits[pairs % K]) & np.uint64(1) == 0
+                mask: Array = (goal[codes[pairs // K]] >> bits[pairs % K]) & np.uint64(1) == 0
                 return mask
 
             self.must = None
             self.nodes = self.net.reach(allowed, self.heads[allowed(self.heads)])
             """The allowed pairs the obligations reach (sorted): the judgement's nodes."""
         else:
-            self.must = (opened & np.uint64(1)) != 0
+            self.must = ((opened & np.uint64(1)) != 0)[codes]
             self.opened = int(sizes[self.must].sum(dtype=np.int64))
             self.nodes = np.arange(graph.n, dtype=np.int64)
         self.owner = np.full(len(self.nodes), -1, dtype=np.int64)

@@ -299,7 +299,7 @@ def _declare(lib: ctypes.CDLL) -> None:
     }
     for name in ("lg_rows", "lg_off", "lg_dst", "lg_lab", "lg_parent", "lg_plabel", "lg_depth"):
         signatures[name] = (p, [p])
-    for name in ("lg_ren", "lg_stab", "lg_pren", "lg_entry"):
+    for name in ("lg_ren", "lg_stab", "lg_pren", "lg_entry", "lg_acode", "lg_atab", "lg_cond"):
         signatures[name] = (p, [p])
     for name, (result, args) in signatures.items():
         function = getattr(lib, name)

@@ -74,6 +74,9 @@ void lg_conditions(const LGraph *g, uint32_t *out);
 int64_t lg_seal(LGraph *g, int nprops);
 int64_t lg_row(const LGraph *g, int64_t orbit, uint8_t *out);
 int64_t lg_atoms_sealed(const LGraph *g, int prop, uint64_t *opened, uint64_t *goal);
+void *lg_acode(const LGraph *g);
+void *lg_atab(const LGraph *g);
+void *lg_cond(const LGraph *g);
 /* scc.c: the strong component of each of k nodes of the CSR graph (indptr, indices), numbered
  * from 0 in the order Tarjan's algorithm completes them; the count, or LG_NO_MEMORY. */
 int64_t lg_scc(int64_t k, const int64_t *indptr, const int32_t *indices, int32_t *comp);

@@ -176,3 +176,10 @@ int64_t lg_atoms_sealed(const LGraph *g, int prop, uint64_t *opened, uint64_t *g
     }
     return count;
 }
+
+/* A sealed graph's own arrays, NULL on a whole graph: every property's atom codes (n each,
+ * property after property), their tables (2 * MAX_CODES a property: opened, goal; only the
+ * codes met are set) and every orbit's conditions (n). */
+void *lg_acode(const LGraph *g) { return g->rows ? NULL : g->acode; }
+void *lg_atab(const LGraph *g) { return g->rows ? NULL : g->atab; }
+void *lg_cond(const LGraph *g) { return g->rows ? NULL : g->cond; }
