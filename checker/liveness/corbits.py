@@ -28,9 +28,6 @@ from checker.native.core import view
 
 TOO_MANY_IDS = -4
 """``lg_build_orbits``' refusal of more than ``MAX_PERMS`` renamings (``LG_TOO_MANY_IDS``)."""
-MAX_CODES = 65535
-"""The stride of a sealed graph's atom tables (``oseal.c``'s ``MAX_CODES``): the most
-distinct ``(opened, goal)`` pairs a property may take."""
 SEAL = True
 """Whether a built graph is sealed (``lg_seal``); a test turns it off to judge the whole
 graph, the path a graph takes when its atoms do not fit the codes."""
@@ -122,18 +119,23 @@ class CompiledOrbitGraph(CompiledGraph):
         opened, goal)``: orbit ``i``'s are ``opened[codes[i]]`` and ``goal[codes[i]]``
         (``uint64`` key bit masks). On a sealed graph the codes are its own ``uint16`` array
         and the tables hold the distinct values, nothing copied; on a whole one the codes are
-        the orbit numbers and the tables the decoded atoms."""
-        if not self.sealed or not self.n:
-            opened, goal, _ = self.atoms(prop)
+        the orbit numbers and the tables the atoms."""
+        if not self.sealed:
+            opened, goal, _ = super().atoms(prop)
             return np.arange(self.n), opened, goal
-        lib, h, n = self.lib, self.handle, self.n
-        codes = view(lib.lg_acode(h) + 2 * prop * n, np.uint16, n)
-        count = int(codes.max()) + 1
-        table = view(lib.lg_atab(h) + 16 * MAX_CODES * prop, np.uint64, count, 2)
+        codes = view(self.lib.lg_acode(self.handle, prop), np.uint16, self.n)
+        table = view(self.lib.lg_atab(self.handle, prop), np.uint64, int(codes.max()) + 1, 2)
         return codes, table[:, 0], table[:, 1]
+
+    def atoms(self, prop: int) -> tuple[Array, Array, int]:
+        """``CompiledGraph.atoms``; on a sealed graph, decoded from ``atom_codes``."""
+        if not self.sealed:
+            return super().atoms(prop)
+        codes, opened, goal = self.atom_codes(prop)
+        return opened[codes], goal[codes], int(np.bitwise_count(opened)[codes].sum())
 
     def conditions(self) -> Array:
         """``CompiledGraph.conditions``; on a sealed graph, its own array (nothing copied)."""
-        if self.sealed and self.n:
+        if self.sealed:
             return view(self.lib.lg_cond(self.handle), np.uint32, self.n)
         return super().conditions()

@@ -172,8 +172,7 @@ class Judge:
         if self._reverse is None:  # the nodes' edges among themselves, by target
             nodes = self.nodes
             inner = self.net.inner(nodes)
-            at = inner.dst
-            source = np.repeat(np.arange(len(nodes), dtype=np.int32), np.diff(inner.indptr))
+            at, source = inner.dst, inner.sources()
             order = np.argsort(at, kind="stable")
             ptr = np.zeros(len(nodes) + 1, dtype=np.int64)
             ptr[1:] = np.cumsum(np.bincount(at, minlength=len(nodes)))

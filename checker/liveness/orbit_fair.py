@@ -77,6 +77,13 @@ class Inner:
     ren: Array
     lab: Array
 
+    def sources(self, start: int = 0, end: int | None = None) -> Array:
+        """Per edge out of the sources ``start`` to ``end`` (all by default), in order, its
+        source's position (``int32``)."""
+        end = self.k if end is None else end
+        deg = np.diff(self.indptr[start : end + 1])
+        return np.repeat(np.arange(start, end, dtype=np.int32), deg)
+
     def chunks(self) -> Iterator[tuple[Array, slice]]:
         """Consecutive runs of sources with about ``EDGES`` edges between them (at least one
         source a run): per edge its source position (``int32``), and the run's edge slice."""
@@ -85,9 +92,7 @@ class Inner:
             bound = self.indptr[start] + EDGES
             end = int(np.searchsorted(self.indptr, bound, side="right")) - 1
             end = min(max(end, start + 1), self.k)
-            deg = np.diff(self.indptr[start : end + 1])
-            src = np.repeat(np.arange(start, end, dtype=np.int32), deg)
-            yield src, slice(int(self.indptr[start]), int(self.indptr[end]))
+            yield self.sources(start, end), slice(int(self.indptr[start]), int(self.indptr[end]))
             start = end
 
 

@@ -281,6 +281,8 @@ def _declare(lib: ctypes.CDLL) -> None:
         "lg_find": (i64, [p, p]),
         "lg_seal": (i64, [p, i32]),
         "lg_row": (i64, [p, i64, p]),
+        "lg_acode": (p, [p, i32]),
+        "lg_atab": (p, [p, i32]),
         "lg_nperms": (i32, [p]),
         "lg_width": (i32, [p]),
         "lg_count": (i64, [p]),
@@ -299,7 +301,7 @@ def _declare(lib: ctypes.CDLL) -> None:
     }
     for name in ("lg_rows", "lg_off", "lg_dst", "lg_lab", "lg_parent", "lg_plabel", "lg_depth"):
         signatures[name] = (p, [p])
-    for name in ("lg_ren", "lg_stab", "lg_pren", "lg_entry", "lg_acode", "lg_atab", "lg_cond"):
+    for name in ("lg_ren", "lg_stab", "lg_pren", "lg_entry", "lg_cond"):
         signatures[name] = (p, [p])
     for name, (result, args) in signatures.items():
         function = getattr(lib, name)

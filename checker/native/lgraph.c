@@ -303,13 +303,9 @@ static int64_t atom_jobs(const LGraph *g, int prop, uint64_t *opened, uint64_t *
 
 /* Returns how many (state, key) pairs are opened. */
 int64_t lg_atoms(const LGraph *g, int prop, uint64_t *opened, uint64_t *goal) {
-    if (!g->rows && g->cond) return prop < g->nprops ? lg_atoms_sealed(g, prop, opened, goal) : -1;
-    return atom_jobs(g, prop, opened, goal, NULL);
+    return g->rows || !g->n ? atom_jobs(g, prop, opened, goal, NULL) : -1;
 }
 
 void lg_conditions(const LGraph *g, uint32_t *out) {
-    if (!g->rows && g->cond)
-        memcpy(out, g->cond, (size_t)g->n * sizeof(uint32_t));
-    else
-        atom_jobs(g, -1, NULL, NULL, out);
+    if (g->rows || !g->n) atom_jobs(g, -1, NULL, NULL, out);
 }

@@ -66,16 +66,16 @@ int64_t lg_build_orbits(LGraph *g, const uint8_t *init, int64_t ninit, int64_t m
 /* The orbit whose representative is `row` (an orbit graph's), -1 when none is. */
 int64_t lg_find(const LGraph *g, const uint8_t *row);
 /* Every state's liveness atoms for property `prop` (model_liveness; the opened pairs' count)
- * and every state's conditions (model_conditions), from the rows or a sealed graph's codes. */
+ * and every state's conditions (model_conditions), from the rows: -1 and nothing written on a
+ * sealed graph (its codes and conditions are read in place: lg_acode, lg_cond). */
 int64_t lg_atoms(const LGraph *g, int prop, uint64_t *opened, uint64_t *goal);
 void lg_conditions(const LGraph *g, uint32_t *out);
 /* oseal.c: an orbit graph's rows freed, what is read of them kept (lg_seal); a row, replayed
- * when sealed (lg_row); lg_atoms on a sealed graph. */
+ * when sealed (lg_row); a sealed graph's codes, tables and conditions. */
 int64_t lg_seal(LGraph *g, int nprops);
 int64_t lg_row(const LGraph *g, int64_t orbit, uint8_t *out);
-int64_t lg_atoms_sealed(const LGraph *g, int prop, uint64_t *opened, uint64_t *goal);
-void *lg_acode(const LGraph *g);
-void *lg_atab(const LGraph *g);
+void *lg_acode(const LGraph *g, int prop);
+void *lg_atab(const LGraph *g, int prop);
 void *lg_cond(const LGraph *g);
 /* scc.c: the strong component of each of k nodes of the CSR graph (indptr, indices), numbered
  * from 0 in the order Tarjan's algorithm completes them; the count, or LG_NO_MEMORY. */

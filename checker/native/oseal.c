@@ -164,22 +164,13 @@ int64_t lg_find(const LGraph *g, const uint8_t *row) {
     return found;
 }
 
-/* lg_atoms on a sealed graph: property `prop`'s atoms decoded; the opened pairs' count. */
-int64_t lg_atoms_sealed(const LGraph *g, int prop, uint64_t *opened, uint64_t *goal) {
-    const uint16_t *codes = g->acode + (size_t)prop * g->n;
-    const uint64_t *pairs = g->atab + (size_t)prop * 2 * MAX_CODES;
-    int64_t count = 0;
-    for (int64_t i = 0; i < g->n; i++) {
-        opened[i] = pairs[2 * codes[i]];
-        goal[i] = pairs[2 * codes[i] + 1];
-        count += __builtin_popcountll(opened[i]);
-    }
-    return count;
+/* A sealed graph's own arrays, NULL on a whole graph or for no such property: property
+ * `prop`'s atom codes (n) and their table (opened, goal per code; only the codes met are
+ * set), and every orbit's conditions (n). */
+void *lg_acode(const LGraph *g, int prop) {
+    return g->rows || prop < 0 || prop >= g->nprops ? NULL : g->acode + (size_t)prop * g->n;
 }
-
-/* A sealed graph's own arrays, NULL on a whole graph: every property's atom codes (n each,
- * property after property), their tables (2 * MAX_CODES a property: opened, goal; only the
- * codes met are set) and every orbit's conditions (n). */
-void *lg_acode(const LGraph *g) { return g->rows ? NULL : g->acode; }
-void *lg_atab(const LGraph *g) { return g->rows ? NULL : g->atab; }
+void *lg_atab(const LGraph *g, int prop) {
+    return g->rows || prop < 0 || prop >= g->nprops ? NULL : g->atab + (size_t)prop * 2 * MAX_CODES;
+}
 void *lg_cond(const LGraph *g) { return g->rows ? NULL : g->cond; }
