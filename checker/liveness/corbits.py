@@ -28,9 +28,18 @@ from checker.native.core import view
 
 TOO_MANY_IDS = -4
 """``lg_build_orbits``' refusal of more than ``MAX_PERMS`` renamings (``LG_TOO_MANY_IDS``)."""
+CODES = -5
+"""A sealed ``lg_build_orbits``' refusal of a property whose atoms take more than 65,535
+distinct values (``LG_CODES``): the graph is then built again, whole."""
 SEAL = True
-"""Whether a built graph is sealed (``lg_seal``); a test turns it off to judge the whole
-graph, the path a graph takes when its atoms do not fit the codes."""
+"""Whether a graph is sealed as it is built (``oseal.c``); a test turns it off to judge the
+whole graph, the path a graph takes when its atoms do not fit the codes."""
+
+
+class _Unsealable(Exception):
+    """A sealed build refused (``CODES``): build the graph whole instead."""
+
+
 MAX_PERMS = 24
 """The most renamings the compiled orbit graph numbers (``LG_MAX_PERMS``): 4 replicas, so
 that a renaming number fits a byte and a stabilizer a 32-bit mask."""
@@ -60,24 +69,31 @@ class CompiledOrbitGraph(CompiledGraph):
     kind, unit, held = "orbit graph", "orbits", "graph"  # orbits.build's words
 
     def __init__(self, model: CompiledModel, init_rows: list[bytes], max_states: int) -> None:
-        super().__init__(model, init_rows, max_states)
+        self._props = len(model.liveness_names) if SEAL else -1
+        try:
+            super().__init__(model, init_rows, max_states)
+        except _Unsealable:
+            self._props = -1
+            super().__init__(model, init_rows, max_states)
         lib, h, count = self.lib, self.handle, self.n
         self.nperms = int(lib.lg_nperms(h))
         self.ren: Array = view(lib.lg_ren(h), np.uint8, self.edges)
         self.stab: Array = view(lib.lg_stab(h), np.uint32, count)
         self.pren: Array = view(lib.lg_pren(h), np.uint8, count)
         self.entry: Array = view(lib.lg_entry(h), np.uint8, count)
-        self.sealed = SEAL and int(lib.lg_seal(h, len(model.liveness_names))) == 0
-        """Whether the rows were freed (``oseal.c``): ``row`` then replays a representative
-        from its breadth-first path, and ``rows`` is None. A graph is left unsealed, whole,
-        when a property's atoms take more than 65,535 distinct values."""
-        if self.sealed:
-            self.rows = None  # type: ignore[assignment]
+        self.sealed = self.rows is None
+        """Whether the graph was sealed as it was built (``oseal.c``): no row is held, ``row``
+        replays a representative from its breadth-first path, and ``rows`` is None. A graph
+        is built whole when a property's atoms take more than 65,535 distinct values."""
 
     def _build(self, init: bytes, count: int, max_states: int) -> int:
         """``lg_build_orbits``: the orbit count, or its negative error; raises
-        ``NativeUnavailable`` (closing the graph) for too many renamings."""
-        found = int(self.lib.lg_build_orbits(self.handle, init, count, max_states))
+        ``NativeUnavailable`` (closing the graph) for too many renamings, ``_Unsealable``
+        (closing it) for atoms past the codes."""
+        found = int(self.lib.lg_build_orbits(self.handle, init, count, max_states, self._props))
+        if found == CODES:
+            self.close()
+            raise _Unsealable
         if found == TOO_MANY_IDS:
             self.close()
             raise NativeUnavailable(

@@ -34,7 +34,7 @@ from checker.liveness.orbit_find import Ending, Found, Setting
 from checker.liveness.orbit_view import ArrayPairs, Mask, OrbitView, Owner, Sorted, Space
 from checker.liveness.orbits import rename_key
 from checker.model import CompiledModel, Spec
-from checker.native.core import NLABELS
+from checker.native.core import NLABELS, give_back
 from checker.properties import LEADS_TO, Fairness, Property
 from checker.symmetry import ReplicaSymmetry
 
@@ -170,13 +170,9 @@ class Judge:
     def doomed(self, seeds: Array) -> Array:
         """The positions in ``nodes`` that reach ``seeds`` (bool, by position) through them."""
         if self._reverse is None:  # the nodes' edges among themselves, by target
-            nodes = self.nodes
-            inner = self.net.inner(nodes)
-            at, source = inner.dst, inner.sources()
-            order = np.argsort(at, kind="stable")
-            ptr = np.zeros(len(nodes) + 1, dtype=np.int64)
-            ptr[1:] = np.cumsum(np.bincount(at, minlength=len(nodes)))
-            self._reverse = (ptr, source[order])
+            inner = self.net.inner(self.nodes)
+            self._reverse = self.net.graph.reverse(inner.indptr, inner.dst, inner.k)
+            del inner
         ptr, before = self._reverse
         mark = seeds.copy()
         frontier = np.flatnonzero(mark)
@@ -244,6 +240,14 @@ def _judge_one(
     return Verdict(prop, lasso, key, count, never, why or ""), pairs
 
 
+def _judged(*args: Any) -> tuple[Verdict, list[tuple[Any, Any]] | None]:
+    """``_judge_one``, its arrays handed back to the system once they are freed."""
+    try:
+        return _judge_one(*args)
+    finally:
+        give_back()
+
+
 def judge_orbits(
     spec: Spec,
     model: CompiledModel,
@@ -269,7 +273,7 @@ def judge_orbits(
     # two properties at a time (numpy and the C walks let go of the GIL): a property's
     # arrays go when its verdict is in
     with ThreadPoolExecutor(max_workers=THREADS if len(view) <= ONE_AT_A_TIME else 1) as pool:
-        done = pool.map(lambda p: _judge_one(base, setting, view, model, p, cuts), props)
+        done = pool.map(lambda p: _judged(base, setting, view, model, p, cuts), props)
         for prop, (verdict, lasso) in zip(props, done, strict=True):
             verdicts.append(verdict)
             if lasso is not None:

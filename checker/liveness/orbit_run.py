@@ -56,10 +56,12 @@ def check_orbits(
             from checker.liveness import orbit_arrays  # numpy: only when liveness runs
             from checker.liveness.compiled import NotCompiled
             from checker.liveness.corbits import CompiledOrbitGraph
+            from checker.native.core import give_back
 
             try:
                 rows = [model.encode(s) for s in spec.init_states()]
                 graph = CompiledOrbitGraph(model, rows, max_states)
+                give_back()  # what the build let go (its table, its rows' window)
                 try:
                     done = orbit_arrays.judge_orbits(
                         spec, model, graph, sym, list(props), list(fairness)

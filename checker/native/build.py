@@ -277,9 +277,8 @@ def _declare(lib: ctypes.CDLL) -> None:
         "lg_new": (p, [p, p, ctypes.c_size_t]),
         "lg_free": (None, [p]),
         "lg_build": (i64, [p, p, i64, i64]),
-        "lg_build_orbits": (i64, [p, p, i64, i64]),
+        "lg_build_orbits": (i64, [p, p, i64, i64, i32]),
         "lg_find": (i64, [p, p]),
-        "lg_seal": (i64, [p, i32]),
         "lg_row": (i64, [p, i64, p]),
         "lg_acode": (p, [p, i32]),
         "lg_atab": (p, [p, i32]),
@@ -298,6 +297,7 @@ def _declare(lib: ctypes.CDLL) -> None:
         "lg_sub_fill": (None, [p, p, i64, p, p, p, p]),
         "lg_bfs": (i64, [p, i64, p, p, p, p, i64]),
         "lg_scc": (i64, [i64, p, p, p]),
+        "lg_transpose": (None, [i64, p, p, p, p]),
     }
     for name in ("lg_rows", "lg_off", "lg_dst", "lg_lab", "lg_parent", "lg_plabel", "lg_depth"):
         signatures[name] = (p, [p])

@@ -27,6 +27,19 @@ MAX_ACTIONS = LAYOUT.max_actions
 the length of the per-action counts the engine and the walks fill."""
 
 
+def give_back() -> None:
+    """Hand the heap this process has freed back to the system (glibc's ``malloc_trim(0)``;
+    nothing elsewhere). glibc keeps freed blocks below its mmap threshold, which grows to
+    32 MiB as large blocks are freed, so a finished search's tables or a judged property's
+    arrays would otherwise still count in the resident memory of what runs next."""
+    try:
+        trim = ctypes.CDLL(None).malloc_trim
+    except (AttributeError, OSError):
+        return
+    trim.argtypes, trim.restype = [ctypes.c_size_t], ctypes.c_int
+    trim(0)
+
+
 NO_MEMORY, OVERFLOW, LIMIT, MISMATCH = -1, -2, -3, -4
 """The engine's errors (``engine.h``: ``ENG_NO_MEMORY``, ``ENG_OVERFLOW``, ``ENG_LIMIT``,
 ``ENG_MISMATCH``)."""

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "lgraph.h"
+#include "tables.h"
 #include "xxh3.h"
 
 #define NONE32 UINT32_MAX
@@ -62,6 +63,9 @@ void lg_free(LGraph *g) {
     free(g->acode);
     free(g->tag);
     free(g->atab);
+    free(g->fp);
+    free(g->cslots);
+    free(g->ncodes);
     free(g->found);
     free(g->succ);
     free(g->labels);
@@ -77,13 +81,24 @@ int lg_grow(void **p, size_t item, int64_t want) {
     return 0;
 }
 
-/* Room for one more state (rows, off, parent, plabel, depth; an orbit's pren, entry, stab). */
+/* Room for one more state (rows, off, parent, plabel, depth; an orbit's pren, entry, stab;
+ * in a sealed build, its second hash, conditions and codes, and the rows' window its row). */
 static int reserve_state(LGraph *g) {
+    if (g->sealing && g->n + 1 - g->rbase >= g->rcap) {
+        int64_t want = g->rcap ? g->rcap + g->rcap / 2 : 1 << 12;
+        if (lg_grow((void **)&g->rows, g->width, want)) return -1;
+        g->rcap = want;
+    }
     if (g->n + 1 < g->cap) return 0;
     int64_t want = g->cap ? g->cap + g->cap / 2 : 1 << 16;
-    if (lg_grow((void **)&g->rows, g->width, want) || lg_grow((void **)&g->off, 8, want + 1)
-        || lg_grow((void **)&g->parent, 4, want) || lg_grow((void **)&g->plabel, 2, want)
-        || lg_grow((void **)&g->depth, 4, want))
+    size_t codes = (size_t)2 * (g->nprops ? g->nprops : 1);
+    if (g->sealing
+        && (lg_grow((void **)&g->fp, 8, want) || lg_grow((void **)&g->cond, 4, want)
+            || lg_grow((void **)&g->acode, codes, want)))
+        return -1;
+    if ((!g->sealing && lg_grow((void **)&g->rows, g->width, want))
+        || lg_grow((void **)&g->off, 8, want + 1) || lg_grow((void **)&g->parent, 4, want)
+        || lg_grow((void **)&g->plabel, 2, want) || lg_grow((void **)&g->depth, 4, want))
         return -1;
     if (g->perms
         && (lg_grow((void **)&g->pren, 1, want) || lg_grow((void **)&g->entry, 1, want)
@@ -93,14 +108,21 @@ static int reserve_state(LGraph *g) {
     return 0;
 }
 
+/* A row's slot is picked by its hash's high half, which the slot keeps: the table grows
+ * without the rows (a sealed build has let most of them go). */
+static inline int64_t home(uint64_t h, int64_t nslots) {
+    return (int64_t)((h >> 32) & (uint64_t)(nslots - 1));
+}
+
 static int rehash(LGraph *g, int64_t nslots) {
     uint64_t *slots = calloc((size_t)nslots, 8);
     if (!slots) return -1;
-    for (int64_t i = 0; i < g->n; i++) {
-        uint64_t h = xxh3_64(g->rows + i * g->width, g->width);
-        int64_t at = (int64_t)(h & (uint64_t)(nslots - 1));
+    for (int64_t k = 0; k < g->nslots; k++) {
+        uint64_t s = g->slots[k];
+        if (!s) continue;
+        int64_t at = home(s, nslots);
         while (slots[at]) at = (at + 1) & (nslots - 1);
-        slots[at] = (h >> 32 << 32) | (uint64_t)(i + 1);
+        slots[at] = s;
     }
     free(g->slots);
     g->slots = slots;
@@ -108,23 +130,32 @@ static int rehash(LGraph *g, int64_t nslots) {
     return 0;
 }
 
-/* Room in the table for `more` states at most half full (no rehash until then). */
+/* Room in the table for `more` states at most three quarters full (no rehash until then):
+ * linear probes stay short (about 2.5 slots for a row seen, 8.5 for a new one, 8 slots a
+ * cache line), and the table, which peaks with the rest of the graph at the build's end, is
+ * half a half-full one's size for a third of the state counts. */
 int lg_room(LGraph *g, int64_t more) {
     int64_t want = g->nslots ? g->nslots : 1 << 16;
-    while ((g->n + more) * 2 > want) want *= 2;
+    while ((g->n + more) * 4 > want * 3) want *= 2;
     return want == g->nslots ? 0 : rehash(g, want);
 }
 
 /* The number of `row` (hash h), adding it as a new state (depth, parent, label) when
- * unseen; -1 when out of memory, -2 past max_states. The table has room (lg_room()). */
+ * unseen; -1 when out of memory, -2 past max_states. The table has room (lg_room()). Rows are
+ * told apart by their bytes; in a sealed build, whose rows are gone once expanded, by h (its
+ * slot and high half) and a second hash of another design (row_hash64), 96 bits or more. */
 int64_t lg_add(LGraph *g, const uint8_t *row, uint64_t h, uint32_t depth, uint32_t parent,
                uint16_t label, int64_t max_states) {
-    uint64_t tag = h >> 32 << 32;
-    int64_t mask = g->nslots - 1, at = (int64_t)(h & (uint64_t)mask);
+    uint64_t tag = h >> 32 << 32, fp = 0; /* row_hash64 is never 0 */
+    int64_t mask = g->nslots - 1, at = home(h, g->nslots);
     for (uint64_t s; (s = g->slots[at]); at = (at + 1) & mask) {
         if ((s & ~0xFFFFFFFFull) != tag) continue;
         int64_t i = (int64_t)(s & 0xFFFFFFFFull) - 1;
-        if (!memcmp(g->rows + i * g->width, row, g->width)) return i;
+        if (g->sealing) {
+            if (!fp) fp = row_hash64(row, g->width);
+            if (g->fp[i] == fp) return i;
+        } else if (!memcmp(g->rows + i * g->width, row, g->width))
+            return i;
     }
     if (g->n >= max_states) {
         g->error_depth = depth;
@@ -132,7 +163,8 @@ int64_t lg_add(LGraph *g, const uint8_t *row, uint64_t h, uint32_t depth, uint32
     }
     if (reserve_state(g)) return -1;
     int64_t i = g->n++;
-    memcpy(g->rows + i * g->width, row, g->width);
+    memcpy(lg_row_at(g, i), row, g->width);
+    if (g->sealing) g->fp[i] = fp ? fp : row_hash64(row, g->width);
     g->parent[i] = parent;
     g->plabel[i] = label;
     g->depth[i] = depth;
@@ -171,13 +203,14 @@ int64_t lg_build(LGraph *g, const uint8_t *init, int64_t ninit, int64_t max_stat
  * are looked up in order: the lookups are cache misses, overlapped this way. */
 void lg_prefetch(const LGraph *g, const uint64_t *hs, int k) {
     int64_t mask = g->nslots - 1;
-    for (int j = 0; j < k; j++) __builtin_prefetch(&g->slots[hs[j] & (uint64_t)mask]);
+    for (int j = 0; j < k; j++) __builtin_prefetch(&g->slots[home(hs[j], g->nslots)]);
     for (int j = 0; j < k; j++) {
         uint64_t tag = hs[j] >> 32 << 32;
-        int64_t at = (int64_t)(hs[j] & (uint64_t)mask);
+        int64_t at = home(hs[j], g->nslots);
         for (uint64_t s; (s = g->slots[at]); at = (at + 1) & mask)
             if ((s & ~0xFFFFFFFFull) == tag) {
-                __builtin_prefetch(g->rows + ((int64_t)(s & 0xFFFFFFFFull) - 1) * g->width);
+                int64_t i = (int64_t)(s & 0xFFFFFFFFull) - 1;
+                __builtin_prefetch(g->sealing ? (const void *)(g->fp + i) : g->rows + i * g->width);
                 break;
             }
     }
@@ -227,11 +260,12 @@ static int64_t expand_all(LGraph *g, const uint8_t *init, int64_t ninit, int64_t
 
 void lg_finish(LGraph *g) {
     g->off[g->n] = g->ne;
-    free(g->slots); /* the build's table: 8 bytes a slot, at most half full */
+    free(g->slots); /* the build's table: 8 bytes a slot, at most three quarters full */
     g->slots = NULL;
     g->nslots = 0;
-    /* give the growth slack back */
-    if (g->n) lg_grow((void **)&g->rows, g->width, g->n);
+    /* give the growth slack back (a sealed build's rows go in lg_seal_end) */
+    if (g->n && !g->sealing) lg_grow((void **)&g->rows, g->width, g->n);
+    if (g->n && g->sealing) lg_grow((void **)&g->cond, 4, g->n);
     if (g->ne) {
         lg_grow((void **)&g->dst, 4, g->ne);
         lg_grow((void **)&g->lab, 2, g->ne);

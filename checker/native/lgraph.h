@@ -17,13 +17,15 @@
 #define LG_OVERFLOW (-3)     /* a model call past its room (model.h: MODEL_OVERFLOW) */
 #define LG_TOO_MANY_IDS (-4) /* lg_build_orbits: more than LG_MAX_PERMS renamings */
 #define LG_MAX_PERMS 24      /* 4 replicas: renaming numbers fit a byte, stabilizers 32 bits */
+#define LG_CODES (-5)        /* a sealed lg_build_orbits: a property past LG_MAX_CODES atoms */
+#define LG_MAX_CODES 65535   /* distinct (opened, goal) pairs a property may have: 16-bit codes */
 
 typedef struct LGraph {
     Model *m;
     int width, max_succ;
-    uint8_t *rows; /* n rows of `width` bytes, in state order */
-    int64_t n, cap;
-    uint64_t *slots; /* open addressing: hash's high half << 32 | (state + 1); 0 free */
+    uint8_t *rows;               /* rows of `width` bytes, in state order: states rbase to n - 1 */
+    int64_t n, cap, rbase, rcap; /* rcap: rows' room (cap, but for a sealed build's window) */
+    uint64_t *slots;             /* open addressing: hash's high half << 32 | (state + 1); 0 free */
     int64_t nslots;
     int64_t *off;  /* CSR: state i's out-edges are [off[i], off[i + 1]) */
     uint32_t *dst; /* edge targets */
@@ -48,9 +50,11 @@ typedef struct LGraph {
     int64_t ninit;
     /* sealed (oseal.c: rows freed): conditions, atoms as codes into per-property tables */
     uint32_t *cond;
-    uint16_t *acode, *tag;
+    uint16_t *acode, *tag; /* acode: property-major after the build, orbit-major during it */
     uint64_t *atab;
-    int nprops;
+    int nprops, sealing;       /* sealing: a sealed build under way (oseal.c) */
+    uint64_t *fp;              /* while sealing, per orbit: the row's second hash (row_hash64) */
+    uint32_t *cslots, *ncodes; /* while sealing, per property: its codes' table and count */
     uint32_t *found; /* after the build, lg_find's table: (orbit + 1) or 0 free, by row hash */
     int64_t nfound;  /* its slots: a power of two, at most three quarters full */
     uint8_t *succ;   /* a batch's successors: room for max_succ per state */
@@ -62,7 +66,9 @@ typedef struct LGraph {
 LGraph *lg_new(const ModelParams *params, char *why, size_t room);
 void lg_free(LGraph *g);
 int64_t lg_build(LGraph *g, const uint8_t *init, int64_t ninit, int64_t max_states);
-int64_t lg_build_orbits(LGraph *g, const uint8_t *init, int64_t ninit, int64_t max_states);
+/* nprops >= 0: sealed as built, for nprops liveness properties (oseal.c); < 0: kept whole. */
+int64_t lg_build_orbits(LGraph *g, const uint8_t *init, int64_t ninit, int64_t max_states,
+                        int nprops);
 /* The orbit whose representative is `row` (an orbit graph's), -1 when none is. */
 int64_t lg_find(const LGraph *g, const uint8_t *row);
 /* Every state's liveness atoms for property `prop` (model_liveness; the opened pairs' count)
@@ -70,9 +76,8 @@ int64_t lg_find(const LGraph *g, const uint8_t *row);
  * sealed graph (its codes and conditions are read in place: lg_acode, lg_cond). */
 int64_t lg_atoms(const LGraph *g, int prop, uint64_t *opened, uint64_t *goal);
 void lg_conditions(const LGraph *g, uint32_t *out);
-/* oseal.c: an orbit graph's rows freed, what is read of them kept (lg_seal); a row, replayed
- * when sealed (lg_row); a sealed graph's codes, tables and conditions. */
-int64_t lg_seal(LGraph *g, int nprops);
+/* oseal.c: a row, replayed when sealed (lg_row); a sealed graph's codes, tables and
+ * conditions. */
 int64_t lg_row(const LGraph *g, int64_t orbit, uint8_t *out);
 void *lg_acode(const LGraph *g, int prop);
 void *lg_atab(const LGraph *g, int prop);
@@ -80,6 +85,10 @@ void *lg_cond(const LGraph *g);
 /* scc.c: the strong component of each of k nodes of the CSR graph (indptr, indices), numbered
  * from 0 in the order Tarjan's algorithm completes them; the count, or LG_NO_MEMORY. */
 int64_t lg_scc(int64_t k, const int64_t *indptr, const int32_t *indices, int32_t *comp);
+/* scc.c: the reverse of that graph, every edge once: node t's sources are rsrc[rptr[t] ..
+ * rptr[t + 1]), in increasing order (rptr: k + 1, rsrc: indptr[k]). */
+void lg_transpose(int64_t k, const int64_t *indptr, const int32_t *indices, int64_t *rptr,
+                  int32_t *rsrc);
 
 /* lgraph.c's building blocks, shared with ograph.c: lg_grow reallocs *p to `want` items (-1
  * out of memory); lg_room makes the table room for `more` rows; lg_add numbers a row (hash
@@ -93,5 +102,19 @@ int64_t lg_add(LGraph *g, const uint8_t *row, uint64_t h, uint32_t depth, uint32
 int lg_add_edge(LGraph *g, uint32_t target, uint16_t label);
 void lg_prefetch(const LGraph *g, const uint64_t *hs, int k);
 void lg_finish(LGraph *g);
+/* Where state i's row is while the rows hold it (rbase <= i < n). */
+static inline uint8_t *lg_row_at(const LGraph *g, int64_t i) {
+    return g->rows + (i - g->rbase) * g->width;
+}
+/* oseal.c's part of a sealed build (ograph.c): the tables begun (lg_seal_begin: 0, -1 out of
+ * memory); each new orbit's conditions and atom codes (lg_seal_orbit: 0, -1 out of memory,
+ * -2 past LG_MAX_CODES); the rows already expanded let go (lg_seal_slide, before state
+ * `first`); the rows freed and lg_find's table made (lg_seal_end: 0, -1 out of memory). */
+int lg_seal_begin(LGraph *g, int nprops);
+int lg_seal_orbit(LGraph *g, int64_t orbit, const uint8_t *row);
+void lg_seal_slide(LGraph *g, int64_t first);
+int lg_seal_end(LGraph *g);
+/* lg_find's table over a whole graph's rows (ograph.c): 0, -1 out of memory. */
+int lg_index_rows(LGraph *g);
 
 #endif

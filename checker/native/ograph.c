@@ -8,8 +8,8 @@
  * orders them (0: the identity). An edge keeps the first renaming g with g . target == its
  * representative. A concrete stutter (a successor equal to the representative expanded) is
  * dropped; a step to another member of the same orbit is kept, as an edge to itself. After
- * the build lg_find's table (4 bytes a slot, oseal.c) replaces the build's (8); the rows stay
- * until lg_seal frees them. */
+ * the build lg_find's table (4 bytes a slot, oseal.c) replaces the build's (8). A sealed
+ * build (oseal.c) lets each row go once its orbit is expanded; a whole one keeps them all. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,9 +73,10 @@ static int first_renaming(const LGraph *g, const PermIndex *at, int64_t orbit, c
     return best;
 }
 
-/* A new orbit's stabilizer: only the identity unless two replicas' keys tie (`tied`). */
-static void fresh(LGraph *g, int64_t orbit, int tied, uint8_t *buf) {
-    const uint8_t *rep = g->rows + orbit * g->width;
+/* A new orbit's stabilizer (only the identity unless two replicas' keys tie: `tied`), from
+ * its representative `rep`; in a sealed build, its conditions and codes too (0, or
+ * lg_seal_orbit's error). */
+static int fresh(LGraph *g, int64_t orbit, int tied, uint8_t *buf, const uint8_t *rep) {
     uint32_t stab = 1;
     for (int k = 1; tied && k < g->nperms; k++) {
         model_rename(g->m, rep, g->perms + k * g->ids, buf);
@@ -84,7 +85,10 @@ static void fresh(LGraph *g, int64_t orbit, int tied, uint8_t *buf) {
     g->pren[orbit] = 0;
     g->entry[orbit] = 0;
     g->stab[orbit] = stab;
+    return g->sealing ? lg_seal_orbit(g, orbit, rep) : 0;
 }
+
+static int64_t fresh_error(int error) { return error == -1 ? LG_NO_MEMORY : LG_CODES; }
 
 typedef struct {
     uint64_t *hs; /* a batch's representatives' hashes */
@@ -104,7 +108,8 @@ static int64_t initial(LGraph *g, const uint8_t *init, int64_t ninit, int64_t ma
         int64_t at = lg_add(g, w->reps, xxh3_64(w->reps, g->width), 1, NONE32, 0, max_states);
         if (at < 0) return at == -1 ? LG_NO_MEMORY : LG_TOO_LARGE;
         if (at < before) continue;
-        fresh(g, at, tied, w->buf);
+        int error = fresh(g, at, tied, w->buf, w->reps);
+        if (error) return fresh_error(error);
         g->via[at] = (uint16_t)i;
         g->entry[at] = (uint8_t)first_renaming(g, &w->at, at, w->kept);
     }
@@ -129,22 +134,6 @@ static int64_t settle(LGraph *g, const uint8_t *here, int j, Work *w) {
     return 0;
 }
 
-/* lg_find's table, made when the build's is gone: 4 bytes a slot (orbit + 1, 0 free), at
- * most three quarters full, probed linearly from the row's hash; -1 out of memory. */
-static int index_orbits(LGraph *g) {
-    int64_t nslots = 1 << 4;
-    while (nslots * 3 < g->n * 4) nslots *= 2;
-    g->found = calloc((size_t)nslots, sizeof(uint32_t));
-    if (!g->found) return -1;
-    g->nfound = nslots;
-    for (int64_t i = 0; i < g->n; i++) {
-        int64_t at = (int64_t)(xxh3_64(g->rows + i * g->width, g->width) & (uint64_t)(nslots - 1));
-        while (g->found[at]) at = (at + 1) & (nslots - 1);
-        g->found[at] = (uint32_t)(i + 1);
-    }
-    return 0;
-}
-
 static int64_t orbits_all(LGraph *g, const uint8_t *init, int64_t ninit, int64_t max_states,
                           Work *w) {
     int64_t done = initial(g, init, ninit, max_states, w);
@@ -154,7 +143,7 @@ static int64_t orbits_all(LGraph *g, const uint8_t *init, int64_t ninit, int64_t
     for (int64_t first = 0; first < g->n;) {
         int batch = g->n - first < BATCH ? (int)(g->n - first) : BATCH, total = 0;
         for (int b = 0; b < batch; b++) {
-            const uint8_t *here = g->rows + (first + b) * g->width;
+            const uint8_t *here = lg_row_at(g, first + b);
             int k = model_expand(g->m, g->scratch, here, g->max_succ,
                                  g->succ + (size_t)total * g->width, g->labels + total, 0,
                                  g->violated, 0, &reached);
@@ -165,6 +154,7 @@ static int64_t orbits_all(LGraph *g, const uint8_t *init, int64_t ninit, int64_t
             total += k;
         }
         if (lg_room(g, total)) return LG_NO_MEMORY;
+        if (g->sealing) lg_seal_slide(g, first + batch); /* the batch's rows are expanded */
         lg_prefetch(g, w->hs, total);
         for (int b = 0, j = 0; b < batch; b++) {
             int64_t node = first + b;
@@ -176,7 +166,8 @@ static int64_t orbits_all(LGraph *g, const uint8_t *init, int64_t ninit, int64_t
                                    (uint32_t)node, g->labels[j], max_states);
                 if (t < 0) return t == -1 ? LG_NO_MEMORY : LG_TOO_LARGE;
                 if (t == before) {
-                    fresh(g, t, w->gs[j], w->buf);
+                    int error = fresh(g, t, w->gs[j], w->buf, w->reps + (size_t)j * g->width);
+                    if (error) return fresh_error(error);
                     g->via[t] = (uint16_t)(j - (end - counts[b]));
                 }
                 int ren = first_renaming(g, &w->at, t, w->kept + (size_t)j * g->ids);
@@ -188,15 +179,20 @@ static int64_t orbits_all(LGraph *g, const uint8_t *init, int64_t ninit, int64_t
         first += batch;
     }
     lg_finish(g);
-    return index_orbits(g) ? LG_NO_MEMORY : g->n;
+    return (g->sealing ? lg_seal_end(g) : lg_index_rows(g)) ? LG_NO_MEMORY : g->n;
 }
 
-/* Build the orbit graph (once per LGraph, and not after lg_build): the orbit count, or
- * LG_TOO_MANY_IDS (before building), LG_TOO_LARGE, LG_NO_MEMORY, LG_OVERFLOW. */
-int64_t lg_build_orbits(LGraph *g, const uint8_t *init, int64_t ninit, int64_t max_states) {
+/* Build the orbit graph (once per LGraph, and not after lg_build), sealed for `nprops`
+ * liveness properties when nprops >= 0 and the 16-bit `via` can name every path (else whole):
+ * the orbit count, or LG_TOO_MANY_IDS (before building), LG_TOO_LARGE, LG_NO_MEMORY,
+ * LG_OVERFLOW, LG_CODES (sealed: a property's atoms past LG_MAX_CODES; build it whole). */
+int64_t lg_build_orbits(LGraph *g, const uint8_t *init, int64_t ninit, int64_t max_states,
+                        int nprops) {
     if (g->n || g->off || g->perms) return LG_OVERFLOW;
     int64_t done = number_perms(g);
     if (done < 0) return done;
+    if (nprops >= 0 && ninit <= 65535 && g->max_succ <= 65535 && lg_seal_begin(g, nprops))
+        return LG_NO_MEMORY;
     g->init = malloc((size_t)ninit * g->width + 1);
     if (!g->init) return LG_NO_MEMORY;
     memcpy(g->init, init, (size_t)ninit * g->width);

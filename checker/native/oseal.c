@@ -1,12 +1,15 @@
-/* The orbit graph sealed (lg_seal): after the build its rows, the largest part of it, are
- * freed. What the liveness check reads of them is kept in a compact form first:
+/* The orbit graph sealed as it is built: a sealed build (lg_build_orbits with nprops >= 0)
+ * never holds every orbit's row, the largest part of the graph. It keeps the rows of the
+ * orbits not yet expanded (a window: lg_seal_slide lets the expanded ones go), tells rows
+ * apart by two hashes instead of their bytes (lg_add), and keeps, from each new orbit's row,
+ * what the liveness check reads of it:
  *
- * - every orbit's fairness conditions (model_conditions), as they were;
- * - every liveness property's atoms (model_liveness: the keys each orbit opens and the ones
- *   whose goal holds there) as a 16-bit code per orbit into the property's table of the
- *   distinct (opened, goal) pairs, which is small (kafka at 3 replicas: a few hundred);
- * - 16 more bits of each representative's hash, so that lg_find only replays rows that
- *   match (lg_find is here, beside lg_row, for sealed and whole graphs alike).
+ * - its fairness conditions (model_conditions), as they are;
+ * - every liveness property's atoms (model_liveness: the keys the orbit opens and the ones
+ *   whose goal holds there) as a 16-bit code into the property's table of the distinct
+ *   (opened, goal) pairs, which is small (kafka at 3 replicas: a few hundred);
+ * - 16 more bits of its second hash, so that lg_find only replays rows that match (lg_find
+ *   is here, beside lg_row, for sealed and whole graphs alike).
  *
  * A representative is found again by replaying its breadth-first path: from the initial
  * row its root came from, each step expands the parent's representative (model_expand, in
@@ -16,92 +19,102 @@
 #include <string.h>
 
 #include "lgraph.h"
+#include "tables.h"
 #include "xxh3.h"
 
 #define NONE32 UINT32_MAX
-#define MAX_CODES 65535 /* distinct (opened, goal) pairs a property may have: codes are 16-bit */
+#define CSLOTS (1 << 17) /* a property's codes' table: at most half full */
 
-/* One property's distinct (opened, goal) pairs, numbered as first met: open addressing on
- * the pair's hash, slots (code + 1) or 0 free. */
-typedef struct {
-    uint64_t *pairs; /* 2 per code */
-    uint32_t *slots;
-    int64_t count, nslots;
-} Codes;
-
-static int64_t code_of(Codes *c, uint64_t opened, uint64_t goal) {
-    uint64_t key[2] = {opened, goal};
-    int64_t at = (int64_t)(xxh3_64(key, sizeof key) & (uint64_t)(c->nslots - 1));
-    for (uint32_t s; (s = c->slots[at]); at = (at + 1) & (c->nslots - 1))
-        if (c->pairs[2 * (s - 1)] == opened && c->pairs[2 * (s - 1) + 1] == goal) return s - 1;
-    if (c->count == MAX_CODES) return -1;
-    c->pairs[2 * c->count] = opened;
-    c->pairs[2 * c->count + 1] = goal;
-    c->slots[at] = (uint32_t)++c->count;
-    return c->count - 1;
-}
-
-/* Code property p's atoms of every orbit into g->acode + p * n and g->atab + p * 2 *
- * MAX_CODES; 0, -1 out of memory, -2 past MAX_CODES. */
-static int code_property(LGraph *g, int p, uint64_t *opened, uint64_t *goal) {
-    lg_atoms(g, p, opened, goal);
-    Codes c = {.pairs = g->atab + (size_t)p * 2 * MAX_CODES, .nslots = 1 << 17};
-    c.slots = calloc((size_t)c.nslots, sizeof(uint32_t));
-    if (!c.slots) return -1;
-    uint16_t *codes = g->acode + (size_t)p * g->n;
-    for (int64_t i = 0; i < g->n; i++) {
-        int64_t code = code_of(&c, opened[i], goal[i]);
-        if (code < 0) {
-            free(c.slots);
-            return -2;
-        }
-        codes[i] = (uint16_t)code;
-    }
-    free(c.slots);
+int lg_seal_begin(LGraph *g, int nprops) {
+    g->nprops = nprops;
+    g->atab = malloc((size_t)nprops * 2 * LG_MAX_CODES * sizeof(uint64_t) + 1);
+    g->cslots = calloc((size_t)nprops * CSLOTS + 1, sizeof(uint32_t));
+    g->ncodes = calloc((size_t)nprops + 1, sizeof(uint32_t));
+    if (!g->atab || !g->cslots || !g->ncodes) return -1;
+    g->sealing = 1;
     return 0;
 }
 
-/* Seal the orbit graph for `nprops` liveness properties: 0; LG_OVERFLOW (nothing changed)
- * when it cannot be (not an orbit graph, already sealed, a property with more than
- * MAX_CODES distinct atoms, paths the 16-bit `via` cannot name); LG_NO_MEMORY (nothing
- * changed). */
-int64_t lg_seal(LGraph *g, int nprops) {
-    if (!g->perms || !g->rows || !g->via || g->ninit > 65535 || g->max_succ > 65535 || nprops < 0)
-        return LG_OVERFLOW;
-    size_t n = (size_t)g->n;
-    uint32_t *cond = malloc(n * sizeof(uint32_t) + 1);
-    uint16_t *acode = malloc(n * (size_t)nprops * sizeof(uint16_t) + 1);
-    uint64_t *atab = malloc((size_t)nprops * 2 * MAX_CODES * sizeof(uint64_t) + 1);
-    uint16_t *tag = malloc(n * sizeof(uint16_t) + 1);
-    uint64_t *opened = malloc(n * 8 + 1), *goal = malloc(n * 8 + 1);
-    int64_t done = cond && acode && atab && tag && opened && goal ? 0 : LG_NO_MEMORY;
-    g->acode = acode;
-    g->atab = atab;
-    for (int p = 0; p < nprops && !done; p++) {
-        int coded = code_property(g, p, opened, goal);
-        if (coded) done = coded == -1 ? LG_NO_MEMORY : LG_OVERFLOW;
+/* Property p's code of (opened, goal), numbered as first met: -1 past LG_MAX_CODES. */
+static int64_t code_of(LGraph *g, int p, uint64_t opened, uint64_t goal) {
+    uint64_t key[2] = {opened, goal}, *pairs = g->atab + (size_t)p * 2 * LG_MAX_CODES;
+    uint32_t *slots = g->cslots + (size_t)p * CSLOTS;
+    int64_t at = (int64_t)(xxh3_64(key, sizeof key) & (CSLOTS - 1));
+    for (uint32_t s; (s = slots[at]); at = (at + 1) & (CSLOTS - 1))
+        if (pairs[2 * (s - 1)] == opened && pairs[2 * (s - 1) + 1] == goal) return s - 1;
+    uint32_t code = g->ncodes[p];
+    if (code == LG_MAX_CODES) return -1;
+    pairs[2 * code] = opened;
+    pairs[2 * code + 1] = goal;
+    slots[at] = ++g->ncodes[p];
+    return code;
+}
+
+int lg_seal_orbit(LGraph *g, int64_t orbit, const uint8_t *row) {
+    g->cond[orbit] = model_conditions(g->m, row);
+    for (int p = 0; p < g->nprops; p++) {
+        uint64_t opened = 0, goal = 0;
+        model_liveness(g->m, row, p, &opened, &goal);
+        int64_t code = code_of(g, p, opened, goal);
+        if (code < 0) return -2;
+        g->acode[orbit * g->nprops + p] = (uint16_t)code;
     }
-    free(opened);
-    free(goal);
-    g->acode = NULL;
-    g->atab = NULL;
-    if (done) {
-        free(cond);
-        free(acode);
-        free(atab);
-        free(tag);
-        return done;
-    }
-    lg_conditions(g, cond);
-    for (size_t i = 0; i < n; i++)
-        tag[i] = (uint16_t)(xxh3_64(g->rows + i * g->width, g->width) >> 48);
-    g->cond = cond;
-    g->acode = acode;
-    g->atab = atab;
-    g->tag = tag;
-    g->nprops = nprops;
+    return 0;
+}
+
+void lg_seal_slide(LGraph *g, int64_t first) {
+    if (first <= g->rbase || (first - g->rbase) * 2 < g->n - g->rbase) return;
+    memmove(g->rows, lg_row_at(g, first), (size_t)(g->n - first) * g->width);
+    g->rbase = first;
+}
+
+/* lg_find's table: 4 bytes a slot (orbit + 1, 0 free), at most three quarters full, probed
+ * linearly from the row's row_hash64; -1 out of memory. */
+static int found_table(LGraph *g) {
+    int64_t nslots = 1 << 4;
+    while (nslots * 3 < g->n * 4) nslots *= 2;
+    g->found = calloc((size_t)nslots, sizeof(uint32_t));
+    if (!g->found) return -1;
+    g->nfound = nslots;
+    return 0;
+}
+
+static void found_put(LGraph *g, int64_t orbit, uint64_t h) {
+    int64_t at = (int64_t)(h & (uint64_t)(g->nfound - 1));
+    while (g->found[at]) at = (at + 1) & (g->nfound - 1);
+    g->found[at] = (uint32_t)(orbit + 1);
+}
+
+int lg_index_rows(LGraph *g) {
+    if (found_table(g)) return -1;
+    for (int64_t i = 0; i < g->n; i++) found_put(g, i, row_hash64(lg_row_at(g, i), g->width));
+    return 0;
+}
+
+int lg_seal_end(LGraph *g) {
+    size_t n = (size_t)g->n, nprops = (size_t)g->nprops;
     free(g->rows);
+    free(g->cslots);
+    free(g->ncodes);
     g->rows = NULL;
+    g->cslots = g->ncodes = NULL;
+    uint16_t *acode = malloc(n * nprops * sizeof(uint16_t) + 1);
+    g->tag = malloc(n * sizeof(uint16_t) + 1);
+    if (!acode || !g->tag || found_table(g)) {
+        free(acode);
+        return -1;
+    }
+    for (size_t p = 0; p < nprops; p++) /* property-major, as lg_acode gives them */
+        for (size_t i = 0; i < n; i++) acode[p * n + i] = g->acode[i * nprops + p];
+    free(g->acode);
+    g->acode = acode;
+    for (size_t i = 0; i < n; i++) {
+        g->tag[i] = (uint16_t)(g->fp[i] >> 48);
+        found_put(g, (int64_t)i, g->fp[i]);
+    }
+    free(g->fp);
+    g->fp = NULL;
+    g->sealing = 0;
     return 0;
 }
 
@@ -149,7 +162,7 @@ int64_t lg_row(const LGraph *g, int64_t orbit, uint8_t *out) {
 }
 
 int64_t lg_find(const LGraph *g, const uint8_t *row) {
-    uint64_t h = xxh3_64(row, g->width);
+    uint64_t h = row_hash64(row, g->width);
     uint8_t *rep = malloc(g->width);
     if (!g->found || !rep) {
         free(rep);
@@ -171,6 +184,7 @@ void *lg_acode(const LGraph *g, int prop) {
     return g->rows || prop < 0 || prop >= g->nprops ? NULL : g->acode + (size_t)prop * g->n;
 }
 void *lg_atab(const LGraph *g, int prop) {
-    return g->rows || prop < 0 || prop >= g->nprops ? NULL : g->atab + (size_t)prop * 2 * MAX_CODES;
+    return g->rows || prop < 0 || prop >= g->nprops ? NULL
+                                                    : g->atab + (size_t)prop * 2 * LG_MAX_CODES;
 }
 void *lg_cond(const LGraph *g) { return g->rows ? NULL : g->cond; }

@@ -1,9 +1,10 @@
 /* Strong components of a CSR graph (checker/liveness/compiled.py's fair components): Tarjan's
  * algorithm (Tarjan 1972, "Depth-first search and linear graph algorithms"), with its
  * recursion held in arrays so that a path of millions of states needs no C stack. Edges may
- * repeat and loop on their source. */
+ * repeat and loop on their source. And a CSR graph's reverse (lg_transpose). */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "lgraph.h"
 
@@ -53,4 +54,15 @@ int64_t lg_scc(int64_t k, const int64_t *indptr, const int32_t *indices, int32_t
     }
     free(index), free(low), free(stack), free(calls), free(next);
     return components;
+}
+
+void lg_transpose(int64_t k, const int64_t *indptr, const int32_t *indices, int64_t *rptr,
+                  int32_t *rsrc) {
+    memset(rptr, 0, (size_t)(k + 1) * sizeof *rptr);
+    for (int64_t e = 0; e < indptr[k]; e++) rptr[indices[e] + 1]++;
+    for (int64_t v = 0; v < k; v++) rptr[v + 1] += rptr[v];
+    for (int64_t v = 0; v < k; v++) /* rptr[t] moves on to t's next free place */
+        for (int64_t e = indptr[v]; e < indptr[v + 1]; e++) rsrc[rptr[indices[e]]++] = (int32_t)v;
+    for (int64_t v = k; v > 0; v--) rptr[v] = rptr[v - 1]; /* each had moved to its end */
+    rptr[0] = 0;
 }

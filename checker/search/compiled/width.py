@@ -25,6 +25,7 @@ from checker.checkpoint.read import Loaded
 from checker.checkpoint.saving import SaveOptions, run_search
 from checker.fingerprint import collision_probability
 from checker.limits import Notice
+from checker.native.core import give_back
 from checker.result import CheckResult
 
 WIDEN_AT = 1e-3
@@ -76,7 +77,7 @@ def run_widening(
     ``saving``: with ``key_bits`` (a resumed one: its checkpoint's), or left to choose and,
     on ``Widen``, once more with 128 bits, ``on_note`` told why: its seconds and
     ``--time-limit`` count from the first search's start. Its tier and stream files are
-    deleted whatever happens. Raises ``CheckpointError`` as ``resumed_width``."""
+    deleted, and its tables freed, whatever happens. Raises ``CheckpointError`` as ``resumed_width``."""
     if saving.resume is not None:
         key_bits = resumed_width(saving.resume, key_bits)
     clock: tuple[float, float | None] | None = None  # the first search's start and deadline
@@ -85,15 +86,19 @@ def run_widening(
         if clock is None:
             clock = run.start, run.deadline
         run.start, run.deadline = clock  # a widened search counts, and is limited, from the first
+        result = None
         try:
-            return run_search(saving.apply(run), passthrough=(Widen,))
+            result = run_search(saving.apply(run), passthrough=(Widen,))
         except Widen as widen:
             if on_note is not None:
                 on_note(Notice(str(widen)))
             key_bits = 128
-            run.core.close()  # its C tables go now
         finally:
             run.stream.close()
             run.tier.close()
+            run.core.close()  # its C tables go now, before liveness or a wider search
         del run
         gc.collect()  # the search and its stream refer to each other: its arrays go now too
+        give_back()
+        if result is not None:
+            return result
