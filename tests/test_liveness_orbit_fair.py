@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from checker.liveness import annotated, orbit_fair
-from checker.liveness.orbit_fair import Net, Renamer, fair_components
+from checker.liveness.orbit_fair import Cover, Net, Renamer, fair_components
 from checker.liveness.orbit_view import Space
 from tests.test_liveness_annotated import random_quotient
 
@@ -52,7 +52,7 @@ def net_of(q: annotated.Quotient) -> Net:
         for e in range(arrays.off[a], arrays.off[a + 1]):
             en[a] |= arrays.cons[e]
     strong = np.uint64(sum(1 << c for c, s in enumerate(q.strong) if s))
-    covered = np.full(n, ~np.uint64(0), dtype=np.uint64)
+    covered = Cover(np.zeros(n, dtype=np.uint32), (1 << 64) - 1, [])
     return Net(arrays, space, q.group, arrays.cons, covered, en, strong, Renamer(q.act, count))
 
 

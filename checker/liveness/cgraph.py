@@ -21,6 +21,8 @@ from checker.native.core import BROKEN_BOUND, NLABELS, model_params, refused, vi
 
 Array = np.ndarray[Any, Any]
 NO_PARENT = 0xFFFFFFFF
+SCC_OVERFLOW = -3
+"""``lg_scc``'s refusal of a node with 2^32 out-edges or more (``LG_OVERFLOW``)."""
 GRAPH_LIMIT = NO_PARENT - 1
 """The most states the compiled graph holds whatever ``max_states`` says (``lg_build``):
 states are numbered in 32 bits, ``NO_PARENT`` excepted (a named limit)."""
@@ -179,11 +181,14 @@ class CompiledGraph:
         """The strong component of each of ``k`` nodes of the CSR graph ``(indptr: int64,
         indices: int32)`` (as ``subgraph`` returns it; edges may repeat and loop), ``int32``,
         numbered from 0 in the order Tarjan's algorithm completes them (``scc.c``). Raises
-        ``MemoryError`` when C runs out of memory."""
+        ``MemoryError`` when C runs out of memory, ``ValueError`` for a node of 2^32
+        out-edges or more."""
         indptr = np.ascontiguousarray(indptr, dtype=np.int64)
         indices = np.ascontiguousarray(indices, dtype=np.int32)
         comp = np.empty(k, dtype=np.int32)
         found = int(self.lib.lg_scc(k, indptr.ctypes.data, indices.ctypes.data, comp.ctypes.data))
+        if found == SCC_OVERFLOW:
+            raise ValueError("a node of the liveness graph has 2^32 out-edges or more")
         if found < 0:
             raise MemoryError("the compiled liveness graph ran out of memory")
         return comp

@@ -24,6 +24,8 @@ from checker.liveness.cgraph import Array
 from checker.liveness.check import Verdict
 from checker.liveness.compiled import CUT, Judged, Named, NotCompiled
 from checker.liveness.orbit_fair import (
+    CHUNK,
+    Cover,
     Net,
     Renamer,
     fair_components,
@@ -59,16 +61,17 @@ def net_of(setting: Setting, view: OrbitView, model: CompiledModel, space: Space
         for c in rules.of_label[setting.uid[label_id]]:
             cons[code] |= np.uint64(1 << c)
     always = sum(1 << c for c, guard in enumerate(rules.guards) if guard is None)
-    covered = np.full(graph.n, always, dtype=np.uint64)
-    bits = graph.conditions() if model.condition_names else None
+    guarded = []
     for i, name in enumerate(model.condition_names):
-        guarded = sum(
+        mask = sum(
             1 << c for c, g in enumerate(rules.guards) if isinstance(g, Named) and g.name == name
         )
-        if guarded and bits is not None:
-            covered[(bits >> np.uint32(i)) & np.uint32(1) == 1] |= np.uint64(guarded)
+        if mask:
+            guarded.append((i, mask))
+    cond = graph.conditions() if guarded else np.zeros(0, dtype=np.uint32)
+    covered = Cover(cond, always, guarded)
     strong = np.uint64(sum(1 << c for c, s in enumerate(rules.strong) if s))
-    en = graph.enabled(cons, covered)
+    en = graph.enabled(cons, covered(np.arange(graph.n)))  # per orbit only while en is made
     return Net(graph, space, view.group, cons, covered, en, strong, Renamer(setting.act, count))
 
 
@@ -138,28 +141,35 @@ class Judge:
         if prop.kind == LEADS_TO:
             bits = space.bits
             assert bits is not None  # key_space numbers the keys
-            heads, self.opened = [], 0
-            for k, bit in enumerate(bits):
-                at = np.flatnonzero((((opened >> bit) & np.uint64(1)) != 0)[codes])
-                self.opened += int(sizes[at].sum(dtype=np.int64))
-                heads.append(at * K + space.best[space.cls[at], k])
-            self.heads = sorted_set(np.concatenate(heads)) if heads else np.zeros(0, np.int64)
-            del opened
 
             def allowed(pairs: Array) -> Array:  # the pairs whose key's Q is false
                 mask: Array = (goal[codes[pairs // K]] >> bits[pairs % K]) & np.uint64(1) == 0
                 return mask
 
+            heads, self.opened = [], 0
+            for k, bit in enumerate(bits):  # a key's obligations, CHUNK orbits at a time
+                at = np.flatnonzero((((opened >> bit) & np.uint64(1)) != 0)[codes])
+                self.opened += int(sizes[at].sum(dtype=np.int64))
+                for start in range(0, len(at), CHUNK):
+                    some = at[start : start + CHUNK]
+                    pairs = some * K + space.best[space.cls[some], k]
+                    heads.append(pairs[allowed(pairs)])
+                del at
+            self.heads = sorted_set(np.concatenate(heads)) if heads else np.zeros(0, np.int64)
+            """The obligations whose key's Q is false (sorted pairs): the judgement's starts."""
+            del opened, heads
             self.must = None
-            self.nodes = self.net.reach(allowed, self.heads[allowed(self.heads)])
+            self.nodes = self.net.reach(allowed, self.heads)
             """The allowed pairs the obligations reach (sorted): the judgement's nodes."""
         else:
             self.must = ((opened & np.uint64(1)) != 0)[codes]
             self.opened = int(sizes[self.must].sum(dtype=np.int64))
             self.nodes = np.arange(graph.n, dtype=np.int64)
-        self.owner = np.full(len(self.nodes), -1, dtype=np.int64)
+        give_back()  # the temporaries of the starts and the reach
+        self.owner = np.full(len(self.nodes), -1, dtype=np.int32)
         if len(self.nodes):
             self.owner = fair_components(self.net, self.nodes, self.must)
+            give_back()
         self._reverse: tuple[Array, Array] | None = None
 
     def count(self) -> int:
@@ -170,7 +180,7 @@ class Judge:
     def doomed(self, seeds: Array) -> Array:
         """The positions in ``nodes`` that reach ``seeds`` (bool, by position) through them."""
         if self._reverse is None:  # the nodes' edges among themselves, by target
-            inner = self.net.inner(self.nodes)
+            inner = self.net.inner(self.nodes, labels=False)
             self._reverse = self.net.graph.reverse(inner.indptr, inner.dst, inner.k)
             del inner
         ptr, before = self._reverse

@@ -100,6 +100,27 @@ _NONE = (np.zeros(0, np.int32), np.zeros(0, np.uint8), np.zeros(0, np.uint16))
 
 
 @dataclass
+class Cover:
+    """The constraints an orbit's conditions cover, read from its condition bits (``cond``,
+    ``uint32`` per orbit, the graph's own) when asked instead of held per orbit: those
+    always covered (a mask), and per condition bit the ones it covers."""
+
+    cond: Array
+    always: int
+    guarded: list[tuple[int, int]]
+    """``(bit, constraints)``: the condition's bit number and the mask it covers."""
+
+    def __call__(self, orbits: Array) -> Array:
+        """The covered constraints (``uint64``) of each of ``orbits``."""
+        out = np.full(len(orbits), self.always, dtype=np.uint64)
+        if self.guarded:
+            bits = self.cond[orbits]
+            for bit, mask in self.guarded:
+                out[(bits >> np.uint32(bit)) & np.uint32(1) == 1] |= np.uint64(mask)
+        return out
+
+
+@dataclass
 class Net:
     """A pair graph to judge: the compiled orbit ``graph`` (``off``, ``dst``, ``lab``, ``ren``,
     ``strong_components``), its pair ``space``, the group's tables, the constraints of each
@@ -110,7 +131,7 @@ class Net:
     space: Space
     group: Group
     cons: Array
-    covered: Array
+    covered: Cover
     en: Array
     strong: np.uint64
     renamer: Renamer
@@ -133,12 +154,13 @@ class Net:
         )
         return pos, target, renaming, g.lab[edge]
 
-    def inner(self, nodes: Array) -> Inner:
+    def inner(self, nodes: Array, labels: bool = True) -> Inner:
         """The edges among the pair ``nodes`` (sorted ``int64``), by source position. On every
         orbit of a one-key space these are the graph's own arrays, not copied; otherwise the
         out-edges are followed ``CHUNK`` nodes at a time and only the kept edges are held
-        (11 bytes each), a target's position coming from a map over every pair (4 bytes a
-        pair) where ``nodes`` are at least an eighth of them, else from a binary search."""
+        (11 bytes each; 4 without ``labels``, whose ``ren`` and ``lab`` are then empty), a
+        target's position coming from a map over every pair (4 bytes a pair) where ``nodes``
+        are at least an eighth of them, else from a binary search."""
         k, size, g = len(nodes), (len(self.graph.off) - 1) * self.space.K, self.graph
         if self.space.trivial and k == size:
             dst = g.dst.view(np.int32) if g.dst.dtype == np.uint32 else g.dst.astype(np.int32)
@@ -148,7 +170,7 @@ class Net:
             local = np.full(size, -1, dtype=np.int32)
             local[nodes] = np.arange(k, dtype=np.int32)
         counts = np.zeros(k, dtype=np.int64)
-        parts: list[tuple[Array, Array, Array]] = []
+        parts: list[list[Array]] = []
         for start in range(0, k, CHUNK):
             pos, target, ren, lab = self.out(nodes[start : start + CHUNK])
             if local is not None:
@@ -158,13 +180,15 @@ class Net:
                 at = np.minimum(np.searchsorted(nodes, target), k - 1)
                 keep = nodes[at] == target
             counts[start : start + CHUNK] = np.bincount(pos[keep], minlength=min(CHUNK, k - start))
-            parts.append((at[keep].astype(np.int32), ren[keep], lab[keep]))
+            if labels:
+                parts.append([at[keep].astype(np.int32), ren[keep], lab[keep]])
+            else:
+                parts.append([at[keep].astype(np.int32), *_NONE[1:]])
         indptr = np.zeros(k + 1, dtype=np.int64)
         np.cumsum(counts, out=indptr[1:])
         if not parts:
             return Inner(k, indptr, *_NONE)
-        dst, ren, lab = (np.concatenate([p[i] for p in parts]) for i in range(3))
-        return Inner(k, indptr, dst, ren, lab)
+        return Inner(k, indptr, *(_joined(parts, i) for i in range(3)))
 
     def reach(self, inside: Callable[[Array], Array], seeds: Array) -> Array:
         """The pair nodes (sorted ``int64``) reachable from ``seeds`` (pair nodes, admitted)
@@ -183,6 +207,15 @@ class Net:
                 found.append(target)
             frontier = sorted_set(np.concatenate(found))
         return np.flatnonzero(mark)
+
+
+def _joined(parts: list[list[Array]], i: int) -> Array:
+    """Column ``i`` of ``parts`` joined, each part's piece let go once copied (a column's
+    pieces and its whole are held at once, not every column's)."""
+    out = np.concatenate([p[i] for p in parts])
+    for p in parts:
+        p[i] = _NONE[0]
+    return out
 
 
 def sorted_set(values: Array) -> Array:
@@ -256,8 +289,9 @@ def _round(net: Net, here: Array, must: Array | None) -> tuple[Array, Array, Arr
     inner = net.inner(here)
     scc = net.graph.strong_components(inner.indptr, inner.dst, inner.k)
     cyclic = _cyclic(inner, scc, int(scc.max()) + 1)
-    number = np.cumsum(cyclic, dtype=np.int64) - 1  # cyclic components, renumbered
-    comp = np.where(cyclic[scc], number[scc], -1).astype(np.int32)
+    number = np.cumsum(cyclic, dtype=np.int32) - 1  # cyclic components, renumbered
+    comp = number[scc]
+    comp[~cyclic[scc]] = -1
     del scc, number
     ncomp = int(cyclic.sum())
     if not ncomp:
@@ -275,7 +309,7 @@ def _round(net: Net, here: Array, must: Array | None) -> tuple[Array, Array, Arr
         ren, lab = inner.ren[part][keep], inner.lab[part][keep]
         loops = net.mul[net.mul[tau[src], net.inv[ren]], net.inv[tau[dst]]]
         np.bitwise_or.at(gens, owner, np.left_shift(1, loops.astype(np.int64)))
-        cons = net.cons[lab] & net.covered[orbit[src]]
+        cons = net.cons[lab] & net.covered(orbit[src])
         np.bitwise_or.at(taken, owner, net.renamer(cons, tau[src]))
     del inner
     gamma = _gamma(net, gens & ~np.int64(1))
@@ -314,12 +348,12 @@ def _round(net: Net, here: Array, must: Array | None) -> tuple[Array, Array, Arr
 
 def fair_components(net: Net, nodes: Array, must: Array | None = None) -> Array:
     """Per pair of ``nodes`` (sorted ``int64``), by position, the fair component of those
-    pairs holding it, -1 for none (with ``must``, bool per pair node, only the components
-    holding a ``must`` node); numbered arbitrarily. Arrays are sized by ``nodes``, their
+    pairs holding it (``int32``), -1 for none (with ``must``, bool per pair node, only the
+    components holding a ``must`` node); numbered arbitrarily. Arrays are sized by ``nodes``, their
     components with cycles and ``EDGES`` edges, never by the whole pair space or all edges.
     Raises ``ValueError`` when a strong constraint's renaming is not strong (asymmetric
     fairness)."""
-    owner = np.full(len(nodes), -1, dtype=np.int64)
+    owner = np.full(len(nodes), -1, dtype=np.int32)  # local positions are int32 too
     pending: Array | None = None  # positions in nodes, increasing; None for all
     found = 0
     while pending is None or len(pending):
@@ -328,7 +362,7 @@ def fair_components(net: Net, nodes: Array, must: Array | None = None) -> Array:
         if not len(fair):
             break
         keep = np.flatnonzero((comp >= 0) & fair[np.maximum(comp, 0)])
-        owner[keep if pending is None else pending[keep]] = comp[keep].astype(np.int64) + found
+        owner[keep if pending is None else pending[keep]] = comp[keep] + found
         found += len(fair)
         pending = again if pending is None else pending[again]
     return owner

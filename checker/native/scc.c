@@ -9,12 +9,14 @@
 #include "lgraph.h"
 
 int64_t lg_scc(int64_t k, const int64_t *indptr, const int32_t *indices, int32_t *comp) {
+    for (int64_t v = 0; v < k; v++)
+        if (indptr[v + 1] - indptr[v] > (int64_t)UINT32_MAX) return LG_OVERFLOW;
     size_t slots = (size_t)(k ? k : 1); /* malloc(0) may return NULL */
     int32_t *index = malloc(slots * sizeof *index);
     int32_t *low = malloc(slots * sizeof *low);
     int32_t *stack = malloc(slots * sizeof *stack);
     int32_t *calls = malloc(slots * sizeof *calls);
-    int64_t *next = malloc(slots * sizeof *next);
+    uint32_t *next = malloc(slots * sizeof *next); /* the next out-edge's offset in indptr */
     if (!index || !low || !stack || !calls || !next) {
         free(index), free(low), free(stack), free(calls), free(next);
         return LG_NO_MEMORY;
@@ -26,15 +28,15 @@ int64_t lg_scc(int64_t k, const int64_t *indptr, const int32_t *indices, int32_t
         if (index[root] >= 0) continue;
         index[root] = low[root] = counter++;
         stack[top++] = (int32_t)root;
-        calls[depth] = (int32_t)root, next[depth++] = indptr[root];
+        calls[depth] = (int32_t)root, next[depth++] = 0;
         while (depth > 0) {
             int32_t v = calls[depth - 1];
-            if (next[depth - 1] < indptr[v + 1]) {
-                int32_t w = indices[next[depth - 1]++];
+            if (indptr[v] + next[depth - 1] < indptr[v + 1]) {
+                int32_t w = indices[indptr[v] + next[depth - 1]++];
                 if (index[w] < 0) { /* a tree edge: descend */
                     index[w] = low[w] = counter++;
                     stack[top++] = w;
-                    calls[depth] = w, next[depth++] = indptr[w];
+                    calls[depth] = w, next[depth++] = 0;
                 } else if (comp[w] < 0 && index[w] < low[v]) {
                     low[v] = index[w]; /* w is still on the Tarjan stack */
                 }
