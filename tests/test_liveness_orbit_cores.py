@@ -66,8 +66,9 @@ def test_both_cores_judge_the_orbit_graph_alike(model, fair, unfair, bounds):
 
 @pytest.mark.parametrize("at", [3, 5], ids=["tla-hw", "kafka-hw"])
 def test_a_graph_left_whole_judges_as_the_sealed_one(at, monkeypatch):
-    """A graph whose atoms take more than 65,535 values stays whole (``lg_seal`` refuses):
-    forced here, it gives the sealed graph's sizes, verdicts, counts and lassos."""
+    """A graph whose atoms take more than 65,535 values is built again whole (a sealed build
+    refuses it: ``LG_CODES``): forced here, it gives the sealed graph's sizes, verdicts,
+    counts and lassos."""
     model, fair, unfair, bounds = CASES[at]
     spec, _ = compose.build_model(model, compose.make_config(model, bounds))
     compiled, why = compiled_model(spec)
@@ -82,7 +83,7 @@ def test_a_graph_left_whole_judges_as_the_sealed_one(at, monkeypatch):
 
     monkeypatch.setattr(corbits.CompiledOrbitGraph, "__init__", recording)
     sealed = live.check(spec, props, rules, core="compiled", model=compiled, symmetric=True)
-    monkeypatch.setattr(corbits, "SEAL", False)
+    monkeypatch.setattr(corbits, "MAX_CODES", 1)  # every property has two atoms or more
     whole = live.check(spec, props, rules, core="compiled", model=compiled, symmetric=True)
     assert seen == [True, False]
     compiled_alike(sealed, whole)

@@ -29,11 +29,11 @@ from checker.native.core import view
 TOO_MANY_IDS = -4
 """``lg_build_orbits``' refusal of more than ``MAX_PERMS`` renamings (``LG_TOO_MANY_IDS``)."""
 CODES = -5
-"""A sealed ``lg_build_orbits``' refusal of a property whose atoms take more than 65,535
-distinct values (``LG_CODES``): the graph is then built again, whole."""
-SEAL = True
-"""Whether a graph is sealed as it is built (``oseal.c``); a test turns it off to judge the
-whole graph, the path a graph takes when its atoms do not fit the codes."""
+"""A sealed ``lg_build_orbits``' refusal of a property whose atoms take more than
+``MAX_CODES`` distinct values (``LG_CODES``): the graph is then built again, whole."""
+MAX_CODES = 65535
+"""The most distinct atoms a property may have in a sealed graph (its codes are 16-bit:
+``LG_MAX_CODES``); a test lowers it to send a graph down the whole build."""
 
 
 class _Unsealable(Exception):
@@ -69,7 +69,7 @@ class CompiledOrbitGraph(CompiledGraph):
     kind, unit, held = "orbit graph", "orbits", "graph"  # orbits.build's words
 
     def __init__(self, model: CompiledModel, init_rows: list[bytes], max_states: int) -> None:
-        self._props = len(model.liveness_names) if SEAL else -1
+        self._props = len(model.liveness_names)
         try:
             super().__init__(model, init_rows, max_states)
         except _Unsealable:
@@ -90,7 +90,8 @@ class CompiledOrbitGraph(CompiledGraph):
         """``lg_build_orbits``: the orbit count, or its negative error; raises
         ``NativeUnavailable`` (closing the graph) for too many renamings, ``_Unsealable``
         (closing it) for atoms past the codes."""
-        found = int(self.lib.lg_build_orbits(self.handle, init, count, max_states, self._props))
+        lib, props = self.lib, self._props
+        found = int(lib.lg_build_orbits(self.handle, init, count, max_states, props, MAX_CODES))
         if found == CODES:
             self.close()
             raise _Unsealable

@@ -277,7 +277,7 @@ def _declare(lib: ctypes.CDLL) -> None:
         "lg_new": (p, [p, p, ctypes.c_size_t]),
         "lg_free": (None, [p]),
         "lg_build": (i64, [p, p, i64, i64]),
-        "lg_build_orbits": (i64, [p, p, i64, i64, i32]),
+        "lg_build_orbits": (i64, [p, p, i64, i64, i32, i32]),
         "lg_find": (i64, [p, p]),
         "lg_row": (i64, [p, i64, p]),
         "lg_acode": (p, [p, i32]),

@@ -52,7 +52,7 @@ typedef struct LGraph {
     uint32_t *cond;
     uint16_t *acode, *tag; /* acode: property-major after the build, orbit-major during it */
     uint64_t *atab;
-    int nprops, sealing;       /* sealing: a sealed build under way (oseal.c) */
+    int nprops, sealing, max_codes; /* sealing: a sealed build under way (oseal.c) */
     uint64_t *fp;              /* while sealing, per orbit: the row's second hash (row_hash64) */
     uint32_t *cslots, *ncodes; /* while sealing, per property: its codes' table and count */
     uint32_t *found; /* after the build, lg_find's table: (orbit + 1) or 0 free, by row hash */
@@ -66,9 +66,10 @@ typedef struct LGraph {
 LGraph *lg_new(const ModelParams *params, char *why, size_t room);
 void lg_free(LGraph *g);
 int64_t lg_build(LGraph *g, const uint8_t *init, int64_t ninit, int64_t max_states);
-/* nprops >= 0: sealed as built, for nprops liveness properties (oseal.c); < 0: kept whole. */
+/* nprops >= 0: sealed as built, for nprops liveness properties with at most max_codes
+ * distinct atoms each (at most LG_MAX_CODES; oseal.c); nprops < 0: kept whole. */
 int64_t lg_build_orbits(LGraph *g, const uint8_t *init, int64_t ninit, int64_t max_states,
-                        int nprops);
+                        int nprops, int max_codes);
 /* The orbit whose representative is `row` (an orbit graph's), -1 when none is. */
 int64_t lg_find(const LGraph *g, const uint8_t *row);
 /* Every state's liveness atoms for property `prop` (model_liveness; the opened pairs' count)
@@ -109,9 +110,9 @@ static inline uint8_t *lg_row_at(const LGraph *g, int64_t i) {
 }
 /* oseal.c's part of a sealed build (ograph.c): the tables begun (lg_seal_begin: 0, -1 out of
  * memory); each new orbit's conditions and atom codes (lg_seal_orbit: 0, -1 out of memory,
- * -2 past LG_MAX_CODES); the rows already expanded let go (lg_seal_slide, before state
+ * -2 past max_codes); the rows already expanded let go (lg_seal_slide, before state
  * `first`); the rows freed and lg_find's table made (lg_seal_end: 0, -1 out of memory). */
-int lg_seal_begin(LGraph *g, int nprops);
+int lg_seal_begin(LGraph *g, int nprops, int max_codes);
 int lg_seal_orbit(LGraph *g, int64_t orbit, const uint8_t *row);
 void lg_seal_slide(LGraph *g, int64_t first);
 int lg_seal_end(LGraph *g);

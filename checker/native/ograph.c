@@ -185,13 +185,14 @@ static int64_t orbits_all(LGraph *g, const uint8_t *init, int64_t ninit, int64_t
 /* Build the orbit graph (once per LGraph, and not after lg_build), sealed for `nprops`
  * liveness properties when nprops >= 0 and the 16-bit `via` can name every path (else whole):
  * the orbit count, or LG_TOO_MANY_IDS (before building), LG_TOO_LARGE, LG_NO_MEMORY,
- * LG_OVERFLOW, LG_CODES (sealed: a property's atoms past LG_MAX_CODES; build it whole). */
+ * LG_OVERFLOW, LG_CODES (sealed: a property's atoms past max_codes; build it whole). */
 int64_t lg_build_orbits(LGraph *g, const uint8_t *init, int64_t ninit, int64_t max_states,
-                        int nprops) {
+                        int nprops, int max_codes) {
     if (g->n || g->off || g->perms) return LG_OVERFLOW;
     int64_t done = number_perms(g);
     if (done < 0) return done;
-    if (nprops >= 0 && ninit <= 65535 && g->max_succ <= 65535 && lg_seal_begin(g, nprops))
+    if (nprops >= 0 && ninit <= 65535 && g->max_succ <= 65535
+        && lg_seal_begin(g, nprops, max_codes))
         return LG_NO_MEMORY;
     g->init = malloc((size_t)ninit * g->width + 1);
     if (!g->init) return LG_NO_MEMORY;

@@ -25,8 +25,9 @@
 #define NONE32 UINT32_MAX
 #define CSLOTS (1 << 17) /* a property's codes' table: at most half full */
 
-int lg_seal_begin(LGraph *g, int nprops) {
+int lg_seal_begin(LGraph *g, int nprops, int max_codes) {
     g->nprops = nprops;
+    g->max_codes = max_codes < 0 || max_codes > LG_MAX_CODES ? LG_MAX_CODES : max_codes;
     g->atab = malloc((size_t)nprops * 2 * LG_MAX_CODES * sizeof(uint64_t) + 1);
     g->cslots = calloc((size_t)nprops * CSLOTS + 1, sizeof(uint32_t));
     g->ncodes = calloc((size_t)nprops + 1, sizeof(uint32_t));
@@ -35,7 +36,7 @@ int lg_seal_begin(LGraph *g, int nprops) {
     return 0;
 }
 
-/* Property p's code of (opened, goal), numbered as first met: -1 past LG_MAX_CODES. */
+/* Property p's code of (opened, goal), numbered as first met: -1 past g->max_codes. */
 static int64_t code_of(LGraph *g, int p, uint64_t opened, uint64_t goal) {
     uint64_t key[2] = {opened, goal}, *pairs = g->atab + (size_t)p * 2 * LG_MAX_CODES;
     uint32_t *slots = g->cslots + (size_t)p * CSLOTS;
@@ -43,7 +44,7 @@ static int64_t code_of(LGraph *g, int p, uint64_t opened, uint64_t goal) {
     for (uint32_t s; (s = slots[at]); at = (at + 1) & (CSLOTS - 1))
         if (pairs[2 * (s - 1)] == opened && pairs[2 * (s - 1) + 1] == goal) return s - 1;
     uint32_t code = g->ncodes[p];
-    if (code == LG_MAX_CODES) return -1;
+    if (code == (uint32_t)g->max_codes) return -1;
     pairs[2 * code] = opened;
     pairs[2 * code + 1] = goal;
     slots[at] = ++g->ncodes[p];
