@@ -64,6 +64,20 @@ def test_the_interrupted_summary_says_what_it_counts_and_what_it_leaves(tmp_path
     ]
 
 
+def test_an_interrupt_after_the_search_says_only_liveness_was_cut():
+    """Ctrl-C in the liveness pass, after the search had finished: the line says so, not
+    that the counts are those of the levels completed before the interrupt."""
+
+    class Stats:
+        distinct, generated, depth = 5, 9, 3
+
+    assert progress_view.interrupted_line("Ctrl-C", Stats(), None, searched=True) == (
+        "Interrupted (Ctrl-C) in the liveness pass: the results below are partial. The search "
+        "had finished (5 distinct states, 9 generated, every level); the liveness properties "
+        "are unknown."
+    )
+
+
 def test_no_line_shown_means_no_in_flight_count_to_explain():
     class Stats:
         distinct, generated, depth = 5, 9, 1

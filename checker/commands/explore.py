@@ -142,7 +142,10 @@ def explore_cmd(
     )
     if interrupted(result.reason):
         click.echo(
-            progress_view.interrupted_line(signal_name(), result.stats, shown.last), err=True
+            progress_view.interrupted_line(
+                signal_name(), result.stats, shown.last, searched=result.exhausted
+            ),
+            err=True,
         )
     folder = (
         folders[0] if folders else out or plan.earlier() or Path("reports") / report.run_id(spec)

@@ -76,11 +76,20 @@ class Watched:
         self.show(progress)
 
 
-def interrupted_line(signal: str, stats: Any, last: SearchProgress | None) -> str:
+def interrupted_line(
+    signal: str, stats: Any, last: SearchProgress | None, searched: bool = False
+) -> str:
     """What an interrupted search's counts are: every engine commits a level whole, so the
     summary's distinct states and states generated (``stats``, ``checker.result.Stats``) are
     those of the levels completed before the signal, as its checkpoint holds them; the last
-    progress line (``last``, if one was shown) also counted the level in flight."""
+    progress line (``last``, if one was shown) also counted the level in flight. With
+    ``searched``, the search had finished and only the liveness pass after it was cut."""
+    if searched:
+        return (
+            f"Interrupted ({signal}) in the liveness pass: the results below are partial. The "
+            f"search had finished ({stats.distinct:,} distinct states, {stats.generated:,} "
+            "generated, every level); the liveness properties are unknown."
+        )
     levels = "level" if stats.depth == 1 else f"{stats.depth} levels"
     line = (
         f"Interrupted ({signal}): the results below are partial. Their counts "
