@@ -203,7 +203,10 @@ def test_ctrl_c_during_the_liveness_pass_leaves_it_unknown(tmp_path, monkeypatch
     monkeypatch.setattr(live, "check", interrupted)
     result, summary = explore(tmp_path, "--replicas", "2", "--liveness")
     assert result.exit_code == 3
-    assert "Interrupted (Ctrl-C): the results below are partial." in result.stderr
+    assert "Interrupted (Ctrl-C) in the liveness pass: the results below are partial." in (
+        result.stderr
+    )
+    assert "The search had finished" in result.stderr
     assert summary["status"] == "INCOMPLETE"
     assert summary["properties"]["LeaderElected"]["verdict"] == "unknown"
     assert summary["properties"]["NoCommittedLoss"]["verdict"] == "holds"

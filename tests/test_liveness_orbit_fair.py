@@ -13,8 +13,9 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from checker.liveness import annotated, orbit_fair
-from checker.liveness.orbit_fair import Cover, Net, Renamer, fair_components
+from checker.liveness import annotated, orbit_net
+from checker.liveness.orbit_fair import fair_components
+from checker.liveness.orbit_net import Cover, Net, Renamer
 from checker.liveness.orbit_view import Space
 from tests.test_liveness_annotated import random_quotient
 
@@ -59,8 +60,8 @@ def net_of(q: annotated.Quotient) -> Net:
 @pytest.mark.parametrize("n, piece", [(2, None), (3, None), (3, 2)])
 def test_the_array_components_are_the_reference_ones_on_random_quotients(n, piece, monkeypatch):
     if piece is not None:  # nodes and edges a few at a time: the chunked passes
-        monkeypatch.setattr(orbit_fair, "CHUNK", piece)
-        monkeypatch.setattr(orbit_fair, "EDGES", piece)
+        monkeypatch.setattr(orbit_net, "CHUNK", piece)
+        monkeypatch.setattr(orbit_net, "EDGES", piece)
     rng = random.Random(20261130 + 7 * n)
     fair_seen = 0
     for _ in range(200 if n == 2 else 100):

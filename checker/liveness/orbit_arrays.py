@@ -1,5 +1,5 @@
 """Liveness on the compiled core's orbit graph: ``checker.liveness.orbit_find``'s search,
-on arrays (``checker.liveness.orbit_fair``), with the same concrete lassos
+on arrays (``checker.liveness.orbit_fair``, ``orbit_net``), with the same concrete lassos
 (``checker.liveness.orbit_lasso``, shared through ``checker.liveness.orbit_view``).
 
 The compiled orbit graph (``checker.liveness.corbits``) is numbered as ``orbits.build``
@@ -23,16 +23,9 @@ from checker.liveness import orbit_lasso
 from checker.liveness.cgraph import Array
 from checker.liveness.check import Verdict
 from checker.liveness.compiled import CUT, Judged, Named, NotCompiled
-from checker.liveness.orbit_fair import (
-    CHUNK,
-    Cover,
-    Net,
-    Renamer,
-    fair_components,
-    ranges,
-    sorted_set,
-)
+from checker.liveness.orbit_fair import fair_components
 from checker.liveness.orbit_find import Ending, Found, Setting
+from checker.liveness.orbit_net import CHUNK, Cover, Net, Renamer, ranges, sorted_set
 from checker.liveness.orbit_view import ArrayPairs, Mask, OrbitView, Owner, Sorted, Space
 from checker.liveness.orbits import rename_key
 from checker.model import CompiledModel, Spec

@@ -13,218 +13,15 @@ docstring there says why this is sound.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from typing import Any
-
 import numpy as np
 
-from checker.liveness.annotated import Group
+from checker.liveness import orbit_net
 from checker.liveness.cgraph import Array
-from checker.liveness.orbit_view import Space
+from checker.liveness.orbit_net import Inner, Net, ranges, sorted_set
 
 ALL = ~np.uint64(0)
 UNSET = np.uint8(255)
 """A renaming number not yet given (there are at most 24)."""
-CHUNK = 1 << 17
-"""Pair nodes whose out-edges are followed at once: the per-edge temporaries (about 50 bytes
-an edge) stay near 30 MiB."""
-EDGES = 1 << 20
-"""Edges a pass over a component set's internal edges takes at once (about 40 bytes of
-temporaries an edge)."""
-
-
-def ranges(starts: Array, ends: Array) -> tuple[Array, Array]:
-    """``(i, j)`` for every ``j`` in ``[starts[i], ends[i])``, concatenated in order (``i``
-    as ``int32`` while it fits, ``j`` as ``int64``)."""
-    deg = (ends - starts).astype(np.int64)
-    small = len(starts) < 2**31
-    pos = np.repeat(np.arange(len(starts), dtype=np.int32 if small else np.int64), deg)
-    base = np.repeat(starts.astype(np.int64) - (np.cumsum(deg) - deg), deg)
-    return pos, base + np.arange(len(pos), dtype=np.int64)
-
-
-class Renamer:
-    """Constraint bit masks (``uint64``, ``count`` constraints) renamed by renaming numbers,
-    through per-byte tables built from ``act[g][c]`` (``orbit_find.Setting.act``)."""
-
-    def __init__(self, act: list[list[int]], count: int) -> None:
-        self.width = max(1, (count + 7) // 8)
-        values = np.arange(256)
-        self.table = np.zeros((len(act), self.width, 256), dtype=np.uint64)
-        for g, row in enumerate(act):
-            for c in range(count):
-                j, b = divmod(c, 8)
-                self.table[g, j, (values >> b) & 1 == 1] |= np.uint64(1 << row[c])
-
-    def __call__(self, masks: Array, perms: Array | int) -> Array:
-        out = np.zeros(len(masks), dtype=np.uint64)
-        for j in range(self.width):
-            byte = ((masks >> np.uint64(8 * j)) & np.uint64(255)).astype(np.uint8)
-            out |= self.table[perms, j, byte]
-        return out
-
-
-@dataclass
-class Inner:
-    """The edges among ``k`` local nodes as a CSR graph: ``indptr`` (``int64``, ``k + 1``),
-    per edge the target's position ``dst`` (``int32``), renaming ``ren`` (``uint8``) and
-    label code ``lab``, in source then successor order."""
-
-    k: int
-    indptr: Array
-    dst: Array
-    ren: Array
-    lab: Array
-
-    def sources(self, start: int = 0, end: int | None = None) -> Array:
-        """Per edge out of the sources ``start`` to ``end`` (all by default), in order, its
-        source's position (``int32``)."""
-        end = self.k if end is None else end
-        deg = np.diff(self.indptr[start : end + 1])
-        return np.repeat(np.arange(start, end, dtype=np.int32), deg)
-
-    def chunks(self) -> Iterator[tuple[Array, slice]]:
-        """Consecutive runs of sources with about ``EDGES`` edges between them (at least one
-        source a run): per edge its source position (``int32``), and the run's edge slice."""
-        start = 0
-        while start < self.k:
-            bound = self.indptr[start] + EDGES
-            end = int(np.searchsorted(self.indptr, bound, side="right")) - 1
-            end = min(max(end, start + 1), self.k)
-            yield self.sources(start, end), slice(int(self.indptr[start]), int(self.indptr[end]))
-            start = end
-
-
-_NONE = (np.zeros(0, np.int32), np.zeros(0, np.uint8), np.zeros(0, np.uint16))
-
-
-@dataclass
-class Cover:
-    """The constraints an orbit's conditions cover, read from its condition bits (``cond``,
-    ``uint32`` per orbit, the graph's own) when asked instead of held per orbit: those
-    always covered (a mask), and per condition bit the ones it covers."""
-
-    cond: Array
-    always: int
-    guarded: list[tuple[int, int]]
-    """``(bit, constraints)``: the condition's bit number and the mask it covers."""
-
-    def __call__(self, orbits: Array) -> Array:
-        """The covered constraints (``uint64``) of each of ``orbits``."""
-        out = np.full(len(orbits), self.always, dtype=np.uint64)
-        if self.guarded:
-            bits = self.cond[orbits]
-            for bit, mask in self.guarded:
-                out[(bits >> np.uint32(bit)) & np.uint32(1) == 1] |= np.uint64(mask)
-        return out
-
-
-@dataclass
-class Net:
-    """A pair graph to judge: the compiled orbit ``graph`` (``off``, ``dst``, ``lab``, ``ren``,
-    ``strong_components``), its pair ``space``, the group's tables, the constraints of each
-    label code (``cons``) within those each orbit's conditions cover (``covered``), each
-    orbit's enabled constraints (``en``), the strong ones (a mask) and the ``renamer``."""
-
-    graph: Any
-    space: Space
-    group: Group
-    cons: Array
-    covered: Cover
-    en: Array
-    strong: np.uint64
-    renamer: Renamer
-
-    def __post_init__(self) -> None:
-        self.mul = np.array(self.group.mul, dtype=np.uint8)
-        self.inv = np.array(self.group.inv, dtype=np.uint8)
-        self.wide = (len(self.graph.off) - 1) * self.space.K >= 2**31
-        """Whether pair numbers need 64 bits (else ``int32``)."""
-
-    def out(self, nodes: Array) -> tuple[Array, Array, Array, Array]:
-        """Every edge out of the pair ``nodes`` (``int64``): ``(position in nodes, target
-        pair, renaming, label code)``, in node then successor order; positions and pairs
-        ``int32`` while they fit, renamings ``uint8``."""
-        g, K = self.graph, self.space.K
-        orbit = nodes // K
-        pos, edge = ranges(g.off[orbit], g.off[orbit + 1])
-        target, renaming = self.space.step(
-            g.dst[edge], g.ren[edge], (nodes % K).astype(np.int16)[pos], self.mul, self.wide
-        )
-        return pos, target, renaming, g.lab[edge]
-
-    def inner(self, nodes: Array, labels: bool = True) -> Inner:
-        """The edges among the pair ``nodes`` (sorted ``int64``), by source position. On every
-        orbit of a one-key space these are the graph's own arrays, not copied; otherwise the
-        out-edges are followed ``CHUNK`` nodes at a time and only the kept edges are held
-        (11 bytes each; 4 without ``labels``, whose ``ren`` and ``lab`` are then empty), a
-        target's position coming from a map over every pair (4 bytes a pair) where ``nodes``
-        are at least an eighth of them, else from a binary search."""
-        k, size, g = len(nodes), (len(self.graph.off) - 1) * self.space.K, self.graph
-        if self.space.trivial and k == size:
-            dst = g.dst.view(np.int32) if g.dst.dtype == np.uint32 else g.dst.astype(np.int32)
-            return Inner(k, np.asarray(g.off, dtype=np.int64), dst, g.ren, g.lab)
-        local = None
-        if size <= 8 * k:
-            local = np.full(size, -1, dtype=np.int32)
-            local[nodes] = np.arange(k, dtype=np.int32)
-        counts = np.zeros(k, dtype=np.int64)
-        parts: list[list[Array]] = []
-        for start in range(0, k, CHUNK):
-            pos, target, ren, lab = self.out(nodes[start : start + CHUNK])
-            if local is not None:
-                at = local[target]
-                keep = at >= 0
-            else:
-                at = np.minimum(np.searchsorted(nodes, target), k - 1)
-                keep = nodes[at] == target
-            counts[start : start + CHUNK] = np.bincount(pos[keep], minlength=min(CHUNK, k - start))
-            if labels:
-                parts.append([at[keep].astype(np.int32), ren[keep], lab[keep]])
-            else:
-                parts.append([at[keep].astype(np.int32), *_NONE[1:]])
-        indptr = np.zeros(k + 1, dtype=np.int64)
-        np.cumsum(counts, out=indptr[1:])
-        if not parts:
-            return Inner(k, indptr, *_NONE)
-        return Inner(k, indptr, *(_joined(parts, i) for i in range(3)))
-
-    def reach(self, inside: Callable[[Array], Array], seeds: Array) -> Array:
-        """The pair nodes (sorted ``int64``) reachable from ``seeds`` (pair nodes, admitted)
-        through those ``inside`` admits (a test of a pair node array, giving bool); marks
-        are one byte a pair."""
-        mark = np.zeros((len(self.graph.off) - 1) * self.space.K, dtype=bool)
-        mark[seeds] = True
-        frontier = np.flatnonzero(mark)
-        while len(frontier):
-            found = []
-            for start in range(0, len(frontier), CHUNK):
-                _, target, _, _ = self.out(frontier[start : start + CHUNK])
-                target = target[~mark[target]]
-                target = target[inside(target)]
-                mark[target] = True
-                found.append(target)
-            frontier = sorted_set(np.concatenate(found))
-        return np.flatnonzero(mark)
-
-
-def _joined(parts: list[list[Array]], i: int) -> Array:
-    """Column ``i`` of ``parts`` joined, each part's piece let go once copied (a column's
-    pieces and its whole are held at once, not every column's)."""
-    out = np.concatenate([p[i] for p in parts])
-    for p in parts:
-        p[i] = _NONE[0]
-    return out
-
-
-def sorted_set(values: Array) -> Array:
-    """The distinct ``values``, sorted (a sort: numpy's hashing unique is slower here)."""
-    values = np.sort(values)
-    keep = np.ones(len(values), dtype=bool)
-    keep[1:] = values[1:] != values[:-1]
-    out: Array = values[keep]
-    return out
 
 
 def _spanning(net: Net, inner: Inner, comp: Array, roots: Array) -> Array:
@@ -236,8 +33,8 @@ def _spanning(net: Net, inner: Inner, comp: Array, roots: Array) -> Array:
     frontier = roots
     while len(frontier):
         found = []
-        for start in range(0, len(frontier), CHUNK):
-            here = frontier[start : start + CHUNK]
+        for start in range(0, len(frontier), orbit_net.CHUNK):
+            here = frontier[start : start + orbit_net.CHUNK]
             pos, idx = ranges(inner.indptr[here], inner.indptr[here + 1])
             target = inner.dst[idx]
             new = (tau[target] == UNSET) & (comp[target] == comp[here[pos]])
@@ -315,8 +112,8 @@ def _round(net: Net, here: Array, must: Array | None) -> tuple[Array, Array, Arr
     gamma = _gamma(net, gens & ~np.int64(1))
     spread = np.zeros(ncomp, dtype=np.uint64)
     every = np.full(ncomp, ALL, dtype=np.uint64)
-    for start in range(0, len(here), EDGES):
-        at = slice(start, start + EDGES)
+    for start in range(0, len(here), orbit_net.EDGES):
+        at = slice(start, start + orbit_net.EDGES)
         inside = comp[at] >= 0
         owner = comp[at][inside]
         enabled = net.renamer(net.en[orbit[at][inside]], tau[at][inside])
@@ -333,8 +130,8 @@ def _round(net: Net, here: Array, must: Array | None) -> tuple[Array, Array, Arr
         holds[comp[inside & must[here]]] = True
         fair &= holds
     refine: list[Array] = []
-    for start in range(0, len(here), EDGES):
-        at = slice(start, start + EDGES)
+    for start in range(0, len(here), orbit_net.EDGES):
+        at = slice(start, start + orbit_net.EDGES)
         owner = comp[at]
         cand = np.flatnonzero((owner >= 0) & (broken[np.maximum(owner, 0)] != 0)) + start
         enabled = net.renamer(net.en[orbit[cand]], tau[cand])

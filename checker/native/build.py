@@ -33,6 +33,7 @@ ENGINE_SOURCES = (
     HERE / "walk.c",
     HERE / "xxh3.c",
     HERE / "lgraph.c",
+    HERE / "latoms.c",
     HERE / "ograph.c",
     HERE / "oseal.c",
     HERE / "scc.c",

@@ -72,9 +72,9 @@ int64_t lg_build_orbits(LGraph *g, const uint8_t *init, int64_t ninit, int64_t m
                         int nprops, int max_codes);
 /* The orbit whose representative is `row` (an orbit graph's), -1 when none is. */
 int64_t lg_find(const LGraph *g, const uint8_t *row);
-/* Every state's liveness atoms for property `prop` (model_liveness; the opened pairs' count)
- * and every state's conditions (model_conditions), from the rows: -1 and nothing written on a
- * sealed graph (its codes and conditions are read in place: lg_acode, lg_cond). */
+/* latoms.c: every state's liveness atoms for property `prop` (model_liveness; the opened
+ * pairs' count) and every state's conditions (model_conditions), from the rows: -1 and nothing
+ * written on a sealed graph (its codes and conditions are read in place: lg_acode, lg_cond). */
 int64_t lg_atoms(const LGraph *g, int prop, uint64_t *opened, uint64_t *goal);
 void lg_conditions(const LGraph *g, uint32_t *out);
 /* oseal.c: a row, replayed when sealed (lg_row); a sealed graph's codes, tables and
