@@ -223,9 +223,10 @@ def csr(k: int, edges: list[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
 @settings(max_examples=300, deadline=None)
 @given(GRAPHS)
 def test_strong_components_are_networkx_s(a_graph, drawn):
-    """Tarjan's components in C (``scc.c``) partition the nodes as networkx's do, on random
-    graphs with repeated edges and self-loops (scipy, used before, never returned on a row
-    that repeats a column)."""
+    """Tarjan's components in C (``scc.c``, Pearce's form) partition the nodes as networkx's
+    do, on random graphs with repeated edges and self-loops (scipy, used before, never
+    returned on a row that repeats a column), numbered as Tarjan completes them: no edge
+    leads to a higher number."""
     k, edges = drawn
     indptr, indices = csr(k, edges)
     comp = a_graph.strong_components(indptr, indices, k)
@@ -235,6 +236,7 @@ def test_strong_components_are_networkx_s(a_graph, drawn):
     graph.add_edges_from(edges)
     assert found == {frozenset(c) for c in nx.strongly_connected_components(graph)}
     assert sorted(set(comp.tolist())) == list(range(len(found)))
+    assert all(comp[src] >= comp[dst] for src, dst in edges)
 
 
 @settings(max_examples=200, deadline=None)

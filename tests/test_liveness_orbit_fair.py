@@ -15,7 +15,7 @@ import pytest
 
 from checker.liveness import annotated, orbit_net
 from checker.liveness.orbit_fair import fair_components
-from checker.liveness.orbit_net import Cover, Net, Renamer
+from checker.liveness.orbit_net import Coded, Cover, Net, Renamer
 from checker.liveness.orbit_view import Space
 from tests.test_liveness_annotated import random_quotient
 
@@ -54,7 +54,9 @@ def net_of(q: annotated.Quotient) -> Net:
             en[a] |= arrays.cons[e]
     strong = np.uint64(sum(1 << c for c, s in enumerate(q.strong) if s))
     covered = Cover(np.zeros(n, dtype=np.uint32), (1 << 64) - 1, [])
-    return Net(arrays, space, q.group, arrays.cons, covered, en, strong, Renamer(q.act, count))
+    return Net(
+        arrays, space, q.group, arrays.cons, covered, Coded.of(en), strong, Renamer(q.act, count)
+    )
 
 
 @pytest.mark.parametrize("n, piece", [(2, None), (3, None), (3, 2)])

@@ -114,18 +114,40 @@ class Cover:
 
 
 @dataclass
+class Coded:
+    """Per orbit a ``uint64`` mask, held as a code into the distinct masks (``table``): 2
+    bytes an orbit while there are at most 65,536 of them (kafka at 3 replicas: a few
+    hundred), 4 past that, instead of 8. ``coded[orbits]`` gives the masks."""
+
+    codes: Array
+    table: Array
+
+    @classmethod
+    def of(cls, masks: Array) -> Coded:
+        """``masks`` (``uint64``, one per orbit) coded."""
+        table, codes = np.unique(masks, return_inverse=True)
+        small = len(table) <= 1 << 16
+        return cls(codes.astype(np.uint16 if small else np.uint32).reshape(-1), table)
+
+    def __getitem__(self, orbits: Array) -> Array:
+        out: Array = self.table[self.codes[orbits]]
+        return out
+
+
+@dataclass
 class Net:
     """A pair graph to judge: the compiled orbit ``graph`` (``off``, ``dst``, ``lab``, ``ren``,
     ``strong_components``), its pair ``space``, the group's tables, the constraints of each
     label code (``cons``) within those each orbit's conditions cover (``covered``), each
-    orbit's enabled constraints (``en``), the strong ones (a mask) and the ``renamer``."""
+    orbit's enabled constraints (``en``, coded), the strong ones (a mask) and the
+    ``renamer``."""
 
     graph: Any
     space: Space
     group: Group
     cons: Array
     covered: Cover
-    en: Array
+    en: Coded
     strong: np.uint64
     renamer: Renamer
 
@@ -150,10 +172,11 @@ class Net:
     def inner(self, nodes: Array, labels: bool = True) -> Inner:
         """The edges among the pair ``nodes`` (sorted ``int64``), by source position. On every
         orbit of a one-key space these are the graph's own arrays, not copied; otherwise the
-        out-edges are followed ``CHUNK`` nodes at a time and only the kept edges are held
-        (11 bytes each; 4 without ``labels``, whose ``ren`` and ``lab`` are then empty), a
-        target's position coming from a map over every pair (4 bytes a pair) where ``nodes``
-        are at least an eighth of them, else from a binary search."""
+        out-edges are followed ``CHUNK`` nodes at a time and the kept edges written into
+        arrays with room for every out-edge, of which only the pages written are ever
+        touched (7 bytes an edge; 4 without ``labels``, whose ``ren`` and ``lab`` are then
+        empty), a target's position coming from a map over every pair (4 bytes a pair)
+        where ``nodes`` are at least an eighth of them, else from a binary search."""
         k, size, g = len(nodes), (len(self.graph.off) - 1) * self.space.K, self.graph
         if self.space.trivial and k == size:
             dst = g.dst.view(np.int32) if g.dst.dtype == np.uint32 else g.dst.astype(np.int32)
@@ -162,26 +185,33 @@ class Net:
         if size <= 8 * k:
             local = np.full(size, -1, dtype=np.int32)
             local[nodes] = np.arange(k, dtype=np.int32)
-        counts = np.zeros(k, dtype=np.int64)
-        parts: list[list[Array]] = []
+        room = sum(  # every out-edge of the nodes: the kept ones' room, touched as filled
+            int(np.sum(g.off[orbit + 1] - g.off[orbit]))
+            for orbit in (nodes[at : at + CHUNK] // self.space.K for at in range(0, k, CHUNK))
+        )
+        dst = np.empty(room, dtype=np.int32)
+        ren, lab = (np.empty(room, np.uint8), np.empty(room, g.lab.dtype)) if labels else _NONE[1:]
+        indptr = np.zeros(k + 1, dtype=np.int64)
         for start in range(0, k, CHUNK):
-            pos, target, ren, lab = self.out(nodes[start : start + CHUNK])
+            pos, target, renaming, label = self.out(nodes[start : start + CHUNK])
             if local is not None:
                 at = local[target]
                 keep = at >= 0
             else:
                 at = np.minimum(np.searchsorted(nodes, target), k - 1)
                 keep = nodes[at] == target
-            counts[start : start + CHUNK] = np.bincount(pos[keep], minlength=min(CHUNK, k - start))
+            count = np.bincount(pos[keep], minlength=min(CHUNK, k - start))
+            begin = int(indptr[start])
+            np.cumsum(count, out=indptr[start + 1 : start + 1 + len(count)])
+            indptr[start + 1 : start + 1 + len(count)] += begin
+            end = int(indptr[start + len(count)])
+            dst[begin:end] = at[keep]
             if labels:
-                parts.append([at[keep].astype(np.int32), ren[keep], lab[keep]])
-            else:
-                parts.append([at[keep].astype(np.int32), *_NONE[1:]])
-        indptr = np.zeros(k + 1, dtype=np.int64)
-        np.cumsum(counts, out=indptr[1:])
-        if not parts:
-            return Inner(k, indptr, *_NONE)
-        return Inner(k, indptr, *(_joined(parts, i) for i in range(3)))
+                ren[begin:end], lab[begin:end] = renaming[keep], label[keep]
+        end = int(indptr[k])
+        return Inner(
+            k, indptr, dst[:end], ren[:end] if labels else ren, lab[:end] if labels else lab
+        )
 
     def reach(self, inside: Callable[[Array], Array], seeds: Array) -> Array:
         """The pair nodes (sorted ``int64``) reachable from ``seeds`` (pair nodes, admitted)
@@ -200,15 +230,6 @@ class Net:
                 found.append(target)
             frontier = sorted_set(np.concatenate(found))
         return np.flatnonzero(mark)
-
-
-def _joined(parts: list[list[Array]], i: int) -> Array:
-    """Column ``i`` of ``parts`` joined, each part's piece let go once copied (a column's
-    pieces and its whole are held at once, not every column's)."""
-    out = np.concatenate([p[i] for p in parts])
-    for p in parts:
-        p[i] = _NONE[0]
-    return out
 
 
 def sorted_set(values: Array) -> Array:

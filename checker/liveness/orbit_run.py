@@ -56,9 +56,10 @@ def check_orbits(
             from checker.liveness import orbit_arrays  # numpy: only when liveness runs
             from checker.liveness.compiled import NotCompiled
             from checker.liveness.corbits import CompiledOrbitGraph
-            from checker.native.core import give_back
+            from checker.native.core import give_back, map_large
 
             try:
+                map_large()  # the judge's large arrays given back as they are freed
                 rows = [model.encode(s) for s in spec.init_states()]
                 graph = CompiledOrbitGraph(model, rows, max_states)
                 give_back()  # what the build let go (its table, its rows' window)

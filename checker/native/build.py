@@ -35,6 +35,7 @@ ENGINE_SOURCES = (
     HERE / "lgraph.c",
     HERE / "latoms.c",
     HERE / "ograph.c",
+    HERE / "oexpand.c",
     HERE / "oseal.c",
     HERE / "scc.c",
     HERE / "lwalk.c",
@@ -48,6 +49,7 @@ HEADERS = (
     HERE / "rows.h",
     HERE / "xxh3.h",
     HERE / "lgraph.h",
+    HERE / "oexpand.h",
     HERE / "labels.h",
 )
 FLAGS = ("-O2", "-std=gnu11", "-shared", "-fPIC", "-pthread", "-fno-strict-aliasing")

@@ -84,8 +84,9 @@ void *lg_acode(const LGraph *g, int prop);
 void *lg_atab(const LGraph *g, int prop);
 void *lg_cond(const LGraph *g);
 /* scc.c: the strong component of each of k nodes of the CSR graph (indptr, indices), numbered
- * from 0 in the order Tarjan's algorithm completes them; the count, or LG_NO_MEMORY, or
- * LG_OVERFLOW for a node of 2^32 out-edges or more (20 bytes a node besides comp). */
+ * from 0 in the order Tarjan's algorithm completes them (so an edge never leads to a higher
+ * number); the count, or LG_NO_MEMORY, or LG_OVERFLOW for a node of 2^32 out-edges or more
+ * (Pearce's form: 8 bytes and a bit a node besides comp). */
 int64_t lg_scc(int64_t k, const int64_t *indptr, const int32_t *indices, int32_t *comp);
 /* scc.c: the reverse of that graph, every edge once: node t's sources are rsrc[rptr[t] ..
  * rptr[t + 1]), in increasing order (rptr: k + 1, rsrc: indptr[k]). */

@@ -9,17 +9,20 @@
  * representative. A concrete stutter (a successor equal to the representative expanded) is
  * dropped; a step to another member of the same orbit is kept, as an edge to itself. After
  * the build lg_find's table (4 bytes a slot, oseal.c) replaces the build's (8). A sealed
- * build (oseal.c) lets each row go once its orbit is expanded; a whole one keeps them all. */
+ * build (oseal.c) lets each row go once its orbit is expanded; a whole one keeps them all.
+ *
+ * Orbits are expanded OBATCH at a time on every processor online (oexpand.c), then numbered
+ * by the caller alone in the batch's order, so the numbering does not depend on the threads. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "lgraph.h"
+#include "oexpand.h"
 #include "rows.h"
 #include "xxh3.h"
 
 #define NONE32 UINT32_MAX
-#define BATCH 16      /* orbits expanded before their successors are looked up */
-#define STUTTER 0xFFu /* a successor's renaming slot: dropped */
+#define PREFETCH 16 /* orbits whose successors' slots are prefetched at once */
 
 /* Number the renamings of model_symmetric_ids() ids (lexicographic order, itertools'); 0, or
  * LG_TOO_MANY_IDS past LG_MAX_PERMS, LG_NO_MEMORY. */
@@ -91,10 +94,10 @@ static int fresh(LGraph *g, int64_t orbit, int tied, uint8_t *buf, const uint8_t
 static int64_t fresh_error(int error) { return error == -1 ? LG_NO_MEMORY : LG_CODES; }
 
 typedef struct {
-    uint64_t *hs; /* a batch's representatives' hashes */
-    uint8_t *reps, *gs, *buf;
-    int *kept; /* per successor, the renaming canonicalization applied (ids ints) */
+    uint8_t *buf, *rep;          /* a row; an initial row's representative */
+    int kept[ROWS_MAX_REPLICAS]; /* the renaming canonicalization applied to it */
     PermIndex at;
+    OBatch batch;
 } Work;
 
 static int64_t initial(LGraph *g, const uint8_t *init, int64_t ninit, int64_t max_states, Work *w) {
@@ -102,13 +105,13 @@ static int64_t initial(LGraph *g, const uint8_t *init, int64_t ninit, int64_t ma
     for (int64_t i = 0; i < ninit; i++) {
         const uint8_t *row = init + i * g->width;
         int tied = 0;
-        if (model_canonical_renaming(g->m, g->scratch, row, w->reps, w->kept, &tied))
+        if (model_canonical_renaming(g->m, g->scratch, row, w->rep, w->kept, &tied))
             return LG_OVERFLOW;
         int64_t before = g->n;
-        int64_t at = lg_add(g, w->reps, xxh3_64(w->reps, g->width), 1, NONE32, 0, max_states);
+        int64_t at = lg_add(g, w->rep, xxh3_64(w->rep, g->width), 1, NONE32, 0, max_states);
         if (at < 0) return at == -1 ? LG_NO_MEMORY : LG_TOO_LARGE;
         if (at < before) continue;
-        int error = fresh(g, at, tied, w->buf, w->reps);
+        int error = fresh(g, at, tied, w->buf, w->rep);
         if (error) return fresh_error(error);
         g->via[at] = (uint16_t)i;
         g->entry[at] = (uint8_t)first_renaming(g, &w->at, at, w->kept);
@@ -116,21 +119,38 @@ static int64_t initial(LGraph *g, const uint8_t *init, int64_t ninit, int64_t ma
     return 0;
 }
 
-/* Successor j of a batch (of `here`): its representative, renaming kept, ties and hash into
- * w (gs[j]: STUTTER for a concrete stutter, else whether the replicas' keys tie). */
-static int64_t settle(LGraph *g, const uint8_t *here, int j, Work *w) {
-    const uint8_t *succ = g->succ + (size_t)j * g->width;
-    uint8_t *rep = w->reps + (size_t)j * g->width;
-    if (!memcmp(succ, here, g->width)) {
-        w->gs[j] = STUTTER;
-        w->hs[j] = 0;
-        return 0;
+/* A share's successors numbered, in its orbits' order (the batch's, share after share):
+ * their hashes prefetched PREFETCH orbits at a time, each added (a new orbit set up), its edge
+ * appended; 0, or LG_NO_MEMORY, LG_TOO_LARGE, LG_CODES. */
+static int64_t number_share(LGraph *g, Work *w, OShare *s, int64_t max_states) {
+    const OBatch *o = &w->batch;
+    for (int64_t b = s->from, j = 0, ahead = 0; b < s->to; b++) {
+        if ((b - s->from) % PREFETCH == 0) {
+            int64_t upto = j;
+            for (int64_t c = b; c < s->to && c < b + PREFETCH; c++) upto += o->counts[c];
+            lg_prefetch(g, s->hs + ahead, (int)(upto - ahead));
+            ahead = upto;
+        }
+        int64_t node = o->first + b, base = j;
+        g->off[node] = g->ne;
+        for (; j < base + o->counts[b]; j++) {
+            if (s->gs[j] == STUTTER) continue;
+            int64_t before = g->n;
+            uint8_t *rep = s->reps + (size_t)j * g->width;
+            int64_t t = lg_add(g, rep, s->hs[j], g->depth[node] + 1, (uint32_t)node, s->labels[j],
+                               max_states);
+            if (t < 0) return t == -1 ? LG_NO_MEMORY : LG_TOO_LARGE;
+            if (t == before) {
+                int error = fresh(g, t, s->gs[j], w->buf, rep);
+                if (error) return fresh_error(error);
+                g->via[t] = (uint16_t)(j - base);
+            }
+            int ren = first_renaming(g, &w->at, t, s->kept + (size_t)j * g->ids);
+            if (t == before) g->pren[t] = (uint8_t)ren;
+            if (lg_add_edge(g, (uint32_t)t, s->labels[j])) return LG_NO_MEMORY;
+            g->ren[g->ne - 1] = (uint8_t)ren;
+        }
     }
-    int tied = 0;
-    if (model_canonical_renaming(g->m, g->scratch, succ, rep, w->kept + (size_t)j * g->ids, &tied))
-        return LG_OVERFLOW;
-    w->gs[j] = (uint8_t)tied;
-    w->hs[j] = xxh3_64(rep, g->width);
     return 0;
 }
 
@@ -138,44 +158,14 @@ static int64_t orbits_all(LGraph *g, const uint8_t *init, int64_t ninit, int64_t
                           Work *w) {
     int64_t done = initial(g, init, ninit, max_states, w);
     if (done < 0) return done;
-    uint32_t reached = 0;
-    int counts[BATCH];
     for (int64_t first = 0; first < g->n;) {
-        int batch = g->n - first < BATCH ? (int)(g->n - first) : BATCH, total = 0;
-        for (int b = 0; b < batch; b++) {
-            const uint8_t *here = lg_row_at(g, first + b);
-            int k = model_expand(g->m, g->scratch, here, g->max_succ,
-                                 g->succ + (size_t)total * g->width, g->labels + total, 0,
-                                 g->violated, 0, &reached);
-            if (k < 0) return LG_OVERFLOW;
-            for (int j = total; j < total + k; j++)
-                if ((done = settle(g, here, j, w)) < 0) return done;
-            counts[b] = k;
-            total += k;
-        }
+        int batch = g->n - first < OBATCH ? (int)(g->n - first) : OBATCH;
+        int64_t total = ob_expand(&w->batch, first, batch);
+        if (total < 0) return total;
         if (lg_room(g, total)) return LG_NO_MEMORY;
         if (g->sealing) lg_seal_slide(g, first + batch); /* the batch's rows are expanded */
-        lg_prefetch(g, w->hs, total);
-        for (int b = 0, j = 0; b < batch; b++) {
-            int64_t node = first + b;
-            g->off[node] = g->ne;
-            for (int end = j + counts[b]; j < end; j++) {
-                if (w->gs[j] == STUTTER) continue;
-                int64_t before = g->n;
-                int64_t t = lg_add(g, w->reps + (size_t)j * g->width, w->hs[j], g->depth[node] + 1,
-                                   (uint32_t)node, g->labels[j], max_states);
-                if (t < 0) return t == -1 ? LG_NO_MEMORY : LG_TOO_LARGE;
-                if (t == before) {
-                    int error = fresh(g, t, w->gs[j], w->buf, w->reps + (size_t)j * g->width);
-                    if (error) return fresh_error(error);
-                    g->via[t] = (uint16_t)(j - (end - counts[b]));
-                }
-                int ren = first_renaming(g, &w->at, t, w->kept + (size_t)j * g->ids);
-                if (t == before) g->pren[t] = (uint8_t)ren;
-                if (lg_add_edge(g, (uint32_t)t, g->labels[j])) return LG_NO_MEMORY;
-                g->ren[g->ne - 1] = (uint8_t)ren;
-            }
-        }
+        for (int t = 0; t < w->batch.threads; t++)
+            if ((total = number_share(g, w, &w->batch.shares[t], max_states)) < 0) return total;
         first += batch;
     }
     lg_finish(g);
@@ -199,23 +189,13 @@ int64_t lg_build_orbits(LGraph *g, const uint8_t *init, int64_t ninit, int64_t m
     memcpy(g->init, init, (size_t)ninit * g->width);
     g->ninit = ninit;
     if (max_states >= (int64_t)NONE32) max_states = (int64_t)NONE32 - 1;
-    size_t most = (size_t)BATCH * g->max_succ;
-    size_t kept = (most > (size_t)ninit ? most : (size_t)ninit) * (size_t)g->ids * sizeof(int);
-    Work w = {.hs = malloc(most * 8),
-              .reps = malloc(most * g->width),
-              .gs = malloc(most),
-              .buf = malloc(g->width),
-              .kept = malloc(kept)};
+    Work w = {.buf = malloc(g->width), .rep = malloc(g->width)};
     index_perms(g, &w.at);
-    if (w.hs && w.reps && w.gs && w.buf && w.kept)
-        done = orbits_all(g, init, ninit, max_states, &w);
-    else
-        done = LG_NO_MEMORY;
-    free(w.hs);
-    free(w.reps);
-    free(w.gs);
+    int ready = !ob_begin(&w.batch, g) && w.buf && w.rep;
+    done = ready ? orbits_all(g, init, ninit, max_states, &w) : LG_NO_MEMORY;
+    ob_end(&w.batch);
     free(w.buf);
-    free(w.kept);
+    free(w.rep);
     return done;
 }
 
