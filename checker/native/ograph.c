@@ -11,8 +11,9 @@
  * the build lg_find's table (4 bytes a slot, oseal.c) replaces the build's (8). A sealed
  * build (oseal.c) lets each row go once its orbit is expanded; a whole one keeps them all.
  *
- * Orbits are expanded OBATCH at a time on every processor online (oexpand.c), then numbered
- * by the caller alone in the batch's order, so the numbering does not depend on the threads. */
+ * Orbits are expanded OBATCH at a time on every processor online (oexpand.c), the next batch
+ * while the caller numbers this one, alone and in the batch's order, so the numbering does
+ * not depend on the threads. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -119,54 +120,69 @@ static int64_t initial(LGraph *g, const uint8_t *init, int64_t ninit, int64_t ma
     return 0;
 }
 
-/* A share's successors numbered, in its orbits' order (the batch's, share after share):
- * their hashes prefetched PREFETCH orbits at a time, each added (a new orbit set up), its edge
- * appended; 0, or LG_NO_MEMORY, LG_TOO_LARGE, LG_CODES. */
-static int64_t number_share(LGraph *g, Work *w, OShare *s, int64_t max_states) {
-    const OBatch *o = &w->batch;
-    for (int64_t b = s->from, j = 0, ahead = 0; b < s->to; b++) {
-        if ((b - s->from) % PREFETCH == 0) {
-            int64_t upto = j;
-            for (int64_t c = b; c < s->to && c < b + PREFETCH; c++) upto += o->counts[c];
-            lg_prefetch(g, s->hs + ahead, (int)(upto - ahead));
-            ahead = upto;
-        }
-        int64_t node = o->first + b, base = j;
-        g->off[node] = g->ne;
-        for (; j < base + o->counts[b]; j++) {
-            if (s->gs[j] == STUTTER) continue;
-            int64_t before = g->n;
-            uint8_t *rep = s->reps + (size_t)j * g->width;
-            int64_t t = lg_add(g, rep, s->hs[j], g->depth[node] + 1, (uint32_t)node, s->labels[j],
-                               max_states);
-            if (t < 0) return t == -1 ? LG_NO_MEMORY : LG_TOO_LARGE;
-            if (t == before) {
-                int error = fresh(g, t, s->gs[j], w->buf, rep);
-                if (error) return fresh_error(error);
-                g->via[t] = (uint16_t)(j - base);
+/* A set's successors numbered, chunk after chunk (the batch's order): their hashes
+ * prefetched PREFETCH orbits at a time, each added (a new orbit set up), its edge appended;
+ * 0, or LG_NO_MEMORY, LG_TOO_LARGE, LG_CODES. */
+static int64_t number_set(LGraph *g, Work *w, const OSet *set, int64_t max_states) {
+    for (int k = 0; k < set->nchunks; k++) {
+        const OChunk *c = &set->chunks[k];
+        for (int64_t b = c->from, j = 0, ahead = 0; b < c->to; b++) {
+            if ((b - c->from) % PREFETCH == 0) {
+                int64_t upto = j;
+                for (int64_t d = b; d < c->to && d < b + PREFETCH; d++) upto += set->counts[d];
+                lg_prefetch(g, c->hs + ahead, (int)(upto - ahead));
+                ahead = upto;
             }
-            int ren = first_renaming(g, &w->at, t, s->kept + (size_t)j * g->ids);
-            if (t == before) g->pren[t] = (uint8_t)ren;
-            if (lg_add_edge(g, (uint32_t)t, s->labels[j])) return LG_NO_MEMORY;
-            g->ren[g->ne - 1] = (uint8_t)ren;
+            int64_t node = set->first + b, base = j;
+            g->off[node] = g->ne;
+            for (; j < base + set->counts[b]; j++) {
+                if (c->gs[j] == STUTTER) continue;
+                int64_t before = g->n;
+                uint8_t *rep = c->reps + (size_t)j * g->width;
+                int64_t t = lg_add(g, rep, c->hs[j], g->depth[node] + 1, (uint32_t)node,
+                                   c->labels[j], max_states);
+                if (t < 0) return t == -1 ? LG_NO_MEMORY : LG_TOO_LARGE;
+                if (t == before) {
+                    int error = fresh(g, t, c->gs[j], w->buf, rep);
+                    if (error) return fresh_error(error);
+                    g->via[t] = (uint16_t)(j - base);
+                }
+                int ren = first_renaming(g, &w->at, t, c->kept + (size_t)j * g->ids);
+                if (t == before) g->pren[t] = (uint8_t)ren;
+                if (lg_add_edge(g, (uint32_t)t, c->labels[j])) return LG_NO_MEMORY;
+                g->ren[g->ne - 1] = (uint8_t)ren;
+            }
         }
     }
     return 0;
+}
+
+/* The next batch from orbit `first`: as many orbits as are numbered, at most OBATCH. */
+static int next_batch(const LGraph *g, int64_t first) {
+    return g->n - first < OBATCH ? (int)(g->n - first) : OBATCH;
 }
 
 static int64_t orbits_all(LGraph *g, const uint8_t *init, int64_t ninit, int64_t max_states,
                           Work *w) {
     int64_t done = initial(g, init, ninit, max_states, w);
     if (done < 0) return done;
-    for (int64_t first = 0; first < g->n;) {
-        int batch = g->n - first < OBATCH ? (int)(g->n - first) : OBATCH;
-        int64_t total = ob_expand(&w->batch, first, batch);
+    OBatch *o = &w->batch;
+    int set = 0, batch = next_batch(g, 0);
+    ob_start(o, set, 0, batch);
+    int64_t total = ob_finish(o);
+    for (int64_t first = 0; batch > 0;) {
         if (total < 0) return total;
+        int64_t next = first + batch;
+        int ahead = next_batch(g, next); /* expanded while this batch is numbered */
+        if (ahead > 0) ob_start(o, 1 - set, next, ahead);
         if (lg_room(g, total)) return LG_NO_MEMORY;
-        if (g->sealing) lg_seal_slide(g, first + batch); /* the batch's rows are expanded */
-        for (int t = 0; t < w->batch.threads; t++)
-            if ((total = number_share(g, w, &w->batch.shares[t], max_states)) < 0) return total;
-        first += batch;
+        if (g->sealing) lg_seal_slide(g, next); /* the batch's rows are expanded */
+        if ((done = number_set(g, w, &o->sets[set], max_states)) < 0) return done;
+        if (!ahead && (ahead = next_batch(g, next)) > 0) ob_start(o, 1 - set, next, ahead);
+        total = ahead > 0 ? ob_finish(o) : 0;
+        first = next;
+        batch = ahead;
+        set = 1 - set;
     }
     lg_finish(g);
     return (g->sealing ? lg_seal_end(g) : lg_index_rows(g)) ? LG_NO_MEMORY : g->n;
