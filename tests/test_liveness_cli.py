@@ -65,6 +65,25 @@ def test_kafka_liveness_under_symmetry_is_judged_on_the_orbit_graph(tmp_path):
     assert verdicts["LeaderElected"] == "unknown" and verdicts["FollowerCatchesUp"] == "holds"
 
 
+@pytest.mark.parametrize("memory", ["1M", "8M"])
+def test_memory_refuses_a_liveness_graph_estimated_past_it(tmp_path, memory):
+    """``--memory`` holds the liveness pass to ``ORBIT_BYTES`` (160) an orbit: the 11,834
+    orbits at 2 replicas (1.8 MiB) are refused under 1 MiB, every liveness property unknown
+    and the reason saying why, and judged under 8 MiB as without it."""
+    result, summary = explore(tmp_path, "--replicas", "2", "--liveness", "--memory", memory)
+    assert result.exit_code == 3, result.output
+    verdicts = {n: p["verdict"] for n, p in summary["properties"].items() if "-" in p["kind"]}
+    refused = (
+        "the orbit graph's 11,834 orbits need about 2 MiB (160 bytes each), past --memory 1 MiB"
+    )
+    if memory == "1M":
+        assert set(verdicts.values()) == {"unknown"}
+        assert refused in summary["reason"] and "no disk tier" in summary["reason"]
+    else:
+        assert verdicts["FollowerCatchesUp"] == "holds" and "orbits need" not in result.stderr
+        assert "judged on the orbit graph (11,834 orbits" in result.stderr
+
+
 @pytest.mark.parametrize(
     ("flag", "message"),
     [

@@ -138,7 +138,14 @@ def explore_cmd(
         shown = progress_view.Watched(on_progress)  # the last line, for an interrupt's summary
         spec, result = run(model, given, names, limits, shown.hook, engine, plan, checkpoint_at)
     found = liveness.check(
-        spec, alive, rules, result, liveness_max_states, engine.core, show=not no_progress
+        spec,
+        alive,
+        rules,
+        result,
+        liveness_max_states,
+        engine.core,
+        show=not no_progress,
+        memory=engine.memory,
     )
     if interrupted(result.reason):
         click.echo(

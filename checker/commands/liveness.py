@@ -32,7 +32,9 @@ LIVENESS_FLAGS = (
         "liveness_all",
         is_flag=True,
         help="Also check every liveness property (leads-to, eventually-always) under the "
-        "model's fairness, on the whole plain state graph. See 'hwcheck list properties'.",
+        "model's fairness, on the orbit graph under symmetry (else the whole plain state "
+        "graph), held in memory (--memory refuses one estimated past it). See 'hwcheck list "
+        "properties'.",
     ),
     click.option(
         "--fair",
@@ -106,6 +108,7 @@ def check(
     max_states: int | None = None,
     core: CoreName = "reference",
     show: bool = False,
+    memory: int | None = None,
 ) -> live.Liveness | None:
     """Judge ``props`` under the fairness ``rules`` after a safety search that ran to its
     end, and fold the verdicts into ``result``; ``None`` (nothing judged) after an
@@ -113,7 +116,8 @@ def check(
     ``compiled``: on the model's compiled core where it may run (``checker.search.choose_core``:
     it has one, proven on these sources) and it compiles these properties, else on the reference
     (one stderr line says why); ``max_states``: default, that core's budget; ``show``: a
-    spinner with the elapsed time on stderr meanwhile. Ctrl-C (or SIGTERM) during the pass
+    spinner with the elapsed time on stderr meanwhile; ``memory``: ``--memory`` in bytes, a
+    graph estimated past it is refused (``live.over_memory``). Ctrl-C (or SIGTERM) during the pass
     leaves the liveness properties unknown and the run INCOMPLETE (interrupted)."""
     if not props:
         return None
@@ -134,6 +138,7 @@ def check(
     symmetric = bool(result.stats.symmetry)
     orbits = symmetric and not orbit_run.unfit(spec, props)
     why = live.too_large(result, spec, cap, runs_on, orbits)
+    why = why or live.over_memory(result, spec, memory, runs_on, orbits)
     if why:
         found = live.Liveness([], fairness=tuple(rules), error=why, core=runs_on)
     else:
