@@ -19,7 +19,7 @@ from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from checker.commands.options import build
 from checker.commands.values import Integer
 from checker.limits import interruption
-from checker.liveness import orbit_run
+from checker.liveness import budget, orbit_run
 from checker.liveness import run as live
 from checker.liveness.fairness import FairnessError
 from checker.native import certificate
@@ -50,7 +50,7 @@ LIVENESS_FLAGS = (
         default=None,
         metavar="N",
         help="The most states the liveness graph may hold (default: "
-        f"{live.COMPILED_MAX_STATES:,} on the compiled core, {live.MAX_STATES:,} on the "
+        f"{budget.COMPILED_MAX_STATES:,} on the compiled core, {budget.MAX_STATES:,} on the "
         "reference); a larger graph leaves the liveness properties unknown (exit 3), said "
         "before it is built.",
     ),
@@ -117,7 +117,7 @@ def check(
     it has one, proven on these sources) and it compiles these properties, else on the reference
     (one stderr line says why); ``max_states``: default, that core's budget; ``show``: a
     spinner with the elapsed time on stderr meanwhile; ``memory``: ``--memory`` in bytes, a
-    graph estimated past it is refused (``live.over_memory``). Ctrl-C (or SIGTERM) during the pass
+    graph estimated past it is refused (``budget.over_memory``). Ctrl-C (or SIGTERM) during the pass
     leaves the liveness properties unknown and the run INCOMPLETE (interrupted)."""
     if not props:
         return None
@@ -134,11 +134,11 @@ def check(
     runs_on, note = live.core_for(model, props) if model is not None else ("reference", chosen.why)
     if note not in ("", certificate.STALE, ASKED):  # a stale certificate was said before
         click.echo(f"Note: liveness runs on the reference core ({note}).", err=True)
-    cap = live.budget(runs_on) if max_states is None else max_states
+    cap = budget.budget(runs_on) if max_states is None else max_states
     symmetric = bool(result.stats.symmetry)
     orbits = symmetric and not orbit_run.unfit(spec, props)
-    why = live.too_large(result, spec, cap, runs_on, orbits)
-    why = why or live.over_memory(result, spec, memory, runs_on, orbits)
+    why = budget.too_large(result, spec, cap, runs_on, orbits)
+    why = why or budget.over_memory(result, spec, memory, runs_on, orbits)
     if why:
         found = live.Liveness([], fairness=tuple(rules), error=why, core=runs_on)
     else:
