@@ -86,7 +86,8 @@ def test_the_seen_set_holds_exactly_the_keys_added(cores, threads, bits, data):
     others = [k for k in data.draw(st.lists(keys_of(bits), max_size=50)) if k not in held]
     probe = sorted(held) + others
     answer = np.zeros(len(probe), dtype=np.uint8)
-    lib.eng_seen_has(handle, as_keys(probe, bits).ctypes.data, len(probe), answer.ctypes.data)
+    asked = as_keys(probe, bits)  # held: a temporary's buffer would be freed before the call
+    lib.eng_seen_has(handle, asked.ctypes.data, len(probe), answer.ctypes.data)
     assert answer.tolist() == [1] * len(held) + [0] * len(others)
 
 
