@@ -209,9 +209,7 @@ class Net:
             if labels:
                 ren[begin:end], lab[begin:end] = renaming[keep], label[keep]
         end = int(indptr[k])
-        return Inner(
-            k, indptr, dst[:end], ren[:end] if labels else ren, lab[:end] if labels else lab
-        )
+        return Inner(k, indptr, dst[:end], ren[:end], lab[:end])  # without labels: empty
 
     def reach(self, inside: Callable[[Array], Array], seeds: Array) -> Array:
         """The pair nodes (sorted ``int64``) reachable from ``seeds`` (pair nodes, admitted)

@@ -27,17 +27,23 @@ MAX_ACTIONS = LAYOUT.max_actions
 the length of the per-action counts the engine and the walks fill."""
 
 
+def _glibc(name: str) -> Any:
+    """glibc's function ``name`` through ctypes, or None where the C library has none."""
+    try:
+        return getattr(ctypes.CDLL(None), name)
+    except (AttributeError, OSError):
+        return None
+
+
 def give_back() -> None:
     """Hand the heap this process has freed back to the system (glibc's ``malloc_trim(0)``;
     nothing elsewhere). glibc keeps freed blocks below its mmap threshold, which grows to
     32 MiB as large blocks are freed, so a finished search's tables or a judged property's
     arrays would otherwise still count in the resident memory of what runs next."""
-    try:
-        trim = ctypes.CDLL(None).malloc_trim
-    except (AttributeError, OSError):
-        return
-    trim.argtypes, trim.restype = [ctypes.c_size_t], ctypes.c_int
-    trim(0)
+    trim = _glibc("malloc_trim")
+    if trim is not None:
+        trim.argtypes, trim.restype = [ctypes.c_size_t], ctypes.c_int
+        trim(0)
 
 
 MAP_FROM = 4 << 20
@@ -51,12 +57,10 @@ def map_large(threshold: int = MAP_FROM) -> None:
     Fixing the threshold also stops glibc raising it, up to 32 MiB, as large blocks are
     freed. Process-wide and kept: the liveness judge, whose numpy arrays of megabytes come
     and go, holds about 50 MiB less at 3 replicas this way."""
-    try:
-        mallopt = ctypes.CDLL(None).mallopt
-    except (AttributeError, OSError):
-        return
-    mallopt.argtypes, mallopt.restype = [ctypes.c_int, ctypes.c_int], ctypes.c_int
-    mallopt(-3, threshold)  # M_MMAP_THRESHOLD (malloc.h)
+    mallopt = _glibc("mallopt")
+    if mallopt is not None:
+        mallopt.argtypes, mallopt.restype = [ctypes.c_int, ctypes.c_int], ctypes.c_int
+        mallopt(-3, threshold)  # M_MMAP_THRESHOLD (malloc.h)
 
 
 NO_MEMORY, OVERFLOW, LIMIT, MISMATCH = -1, -2, -3, -4

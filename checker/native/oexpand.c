@@ -101,7 +101,6 @@ void ob_start(OBatch *o, int which, int64_t first, int batch) {
     const LGraph *g = o->g;
     OSet *set = &o->sets[which];
     set->first = first;
-    set->batch = batch;
     set->nchunks = (batch + OCHUNK - 1) / OCHUNK;
     for (int k = 0; k < set->nchunks; k++) {
         set->chunks[k].from = k * OCHUNK;

@@ -34,7 +34,7 @@ typedef struct {  /* a chunk's orbits' successors, in order */
 
 typedef struct { /* a batch: orbits first to first + batch - 1 */
     int64_t first;
-    int batch, nchunks;
+    int nchunks;
     uint8_t *rows;      /* a copy of its orbits' rows (OBATCH rows of room) */
     int counts[OBATCH]; /* per orbit, its successors */
     OChunk chunks[OCHUNKS];
