@@ -179,6 +179,16 @@ def browser():
         chromium.close()
 
 
+@pytest.fixture(scope="session")
+def seeds(tmp_path_factory):
+    """The fuzz tests' seeds (``fuzzing.make_seeds``: traces, checkpoints and a lock file of
+    the hw model at 2 replicas): made once per test process (each xdist worker), shared by
+    every ``tests/test_fuzz_*.py`` module."""
+    from fuzzing import make_seeds
+
+    return make_seeds(tmp_path_factory)
+
+
 CTRL_C_ON = "import signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
 """Python code that makes SIGINT raise KeyboardInterrupt, as in a command typed at a terminal:
 prefixed to the ``-c`` of every child the tests send a Ctrl-C. A suite started in the
