@@ -1,29 +1,31 @@
 """``hwcheck conform`` against real Kafka 4.1.0 brokers (jars from Maven Central through
 checker/conform/pom.xml): the cut reader on files Kafka wrote in the test, the metadata reader
 against Kafka's own ``DumpLogSegments``, the judge on a cut no state explains and with a model
-that lacks a rule, one seeded schedule end to end, and no JVM left after SIGTERM."""
+that lacks a rule, one seeded schedule end to end, and no JVM left after SIGTERM. Beside it:
+the segment reader on hand-made batches (``test_conform_records``), conform checks in the gate
+(``test_conform_gate``, one on real brokers) and the harness's parts that need no broker
+(``test_conform_harness``)."""
 
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from conformance import HWCHECK, hwcheck, kafka_pids
 
 from checker.conform import jars
 from checker.conform.cluster import Cluster
 from checker.conform.cut import Naming, take_cut
 from checker.conform.judge import Counters, Validator, observe
 from checker.conform.metadata import fenced_brokers, partition_states
-from checker.conform.records import crc32c, epoch_cache, high_watermark, read_log
+from checker.conform.records import epoch_cache, high_watermark, read_log
 from checker.java import find_java
 from spec.kafka.config import Config
 from spec.kafka.model import KafkaSpec
@@ -31,24 +33,6 @@ from spec.kafka.model import KafkaSpec
 confluent_kafka = pytest.importorskip("confluent_kafka")
 
 SPEC = KafkaSpec(Config(replicas=3, min_isr=2, max_records=2, max_epoch=3, max_crashes=1))
-
-
-HWCHECK = [sys.executable, "-m", "checker.cli"]
-
-
-def hwcheck(*args: str) -> subprocess.CompletedProcess[str]:
-    """``hwcheck ARGS`` in a process of its own (at most 240 s), its output captured."""
-    return subprocess.run(
-        [*HWCHECK, *args], capture_output=True, text=True, timeout=240, check=False
-    )
-
-
-def kafka_pids(marker: str) -> list[int]:
-    """Pids of Kafka JVMs whose command line names ``marker`` (a run folder)."""
-    out = subprocess.run(
-        ["pgrep", "-f", marker], check=False, capture_output=True, text=True
-    ).stdout
-    return [int(p) for p in out.split() if int(p) != os.getpid()]
 
 
 def test_files_kafka_wrote_on_one_cluster(tmp_path):
@@ -129,10 +113,6 @@ def settled(c: Cluster, topic: str, check, limit: float = 15.0):
         if check(cut) or time.monotonic() > deadline:
             return cut
         time.sleep(0.2)
-
-
-def test_crc32c_is_castagnoli():
-    assert crc32c(b"123456789") == 0xE3069283  # the CRC-32C check value
 
 
 def check_the_reader_reads_what_kafka_wrote(cluster):
@@ -339,266 +319,3 @@ def test_sigterm_leaves_no_jvm(tmp_path):
     assert proc.returncode == 3, "".join(lines) + out
     assert kafka_pids(str(tmp_path)) == []
     assert json.loads((tmp_path / "conform.json").read_text())["partial"] is True
-
-
-def test_the_docs_list_every_setting_the_harness_changes():
-    """docs/explanation/conformance.md's settings table is the harness's, row for row."""
-    from checker.conform.settings import CONTROLLER_SETTINGS, HARNESS_SETTINGS
-
-    page = (Path(__file__).resolve().parents[1] / "docs/explanation/conformance.md").read_text()
-    rows = [
-        [cell.strip().strip("`") for cell in line.strip("|").split("|")]
-        for line in page.splitlines()
-        if line.startswith(("| brokers |", "| controller |"))
-    ]
-    expected = [["brokers", k, v, why] for k, (v, why) in HARNESS_SETTINGS.items()] + [
-        ["controller", k, v, why] for k, (v, why) in CONTROLLER_SETTINGS.items()
-    ]
-    assert rows == expected
-
-
-def test_a_seed_gives_one_schedule_within_its_bounds():
-    """The same seed and bounds give the same schedule; no schedule produces, crashes or
-    pauses past its bounds, and every one ends with every link healed and every broker up."""
-    from checker.conform.schedule import Bounds, describe, random_schedule
-
-    bounds = Bounds(replicas=3, records=2, crashes=1, steps=8)
-    for seed in range(200):
-        ops = random_schedule(seed, bounds)
-        assert ops == random_schedule(seed, bounds)
-        names = [name for name, _ in ops]
-        assert names.count("produce") <= 2 and names.count("crash") <= 1
-        down, paused, cut = set(), None, False
-        for name, args in ops:
-            if name == "crash":
-                down.add(args[0])
-            elif name == "restart":
-                assert args[0] in down
-                down.discard(args[0])
-            elif name == "pause":
-                assert paused is None
-                paused = args[0]
-            elif name == "resume":
-                paused = None
-            elif name in ("partition", "isolate"):
-                assert not cut
-                cut = True
-            elif name == "heal":
-                cut = False
-        assert (down, paused, cut) == (set(), None, False), [describe(o) for o in ops]
-    assert [describe(o) for o in random_schedule(6, Bounds(steps=4))] == [
-        "produce",
-        "crash(0)",
-        "wait",
-        "partition(1,2)",
-        "heal",
-        "restart(0)",
-    ]
-
-
-def test_a_cut_link_is_silent_until_healed():
-    """A proxy forwards both ways; cut, it closes its connections and holds new ones without a
-    byte through; healed, it forwards again."""
-    import socket
-    import threading
-
-    from checker.conform.ports import free_port
-    from checker.conform.proxy import Proxies
-
-    server = socket.create_server(("127.0.0.1", 0))
-
-    def echo() -> None:
-        while True:
-            try:
-                conn, _ = server.accept()
-            except OSError:
-                return
-            threading.Thread(
-                target=lambda c=conn: [c.sendall(d) for d in iter(lambda: c.recv(99), b"")],
-                daemon=True,
-            ).start()
-
-    threading.Thread(target=echo, daemon=True).start()
-    proxies = Proxies()
-    link = proxies.add("0->1", free_port(), server.getsockname()[1])
-    proxies.start()
-    try:
-        with socket.create_connection(("127.0.0.1", link.port), timeout=2) as conn:
-            conn.sendall(b"ping")
-            assert conn.recv(99) == b"ping"
-            proxies.cut("0->1")
-            assert conn.recv(99) == b""  # closed by the cut
-        with socket.create_connection(("127.0.0.1", link.port), timeout=0.5) as held:
-            held.sendall(b"lost")
-            with pytest.raises(TimeoutError):
-                held.recv(99)
-            proxies.heal("0->1")
-            assert held.recv(99) == b""  # the held connection is closed: the caller reconnects
-        with socket.create_connection(("127.0.0.1", link.port), timeout=2) as again:
-            again.sendall(b"back")
-            assert again.recv(99) == b"back"
-    finally:
-        proxies.close()
-        server.close()
-
-
-def test_the_timeline_page_escapes_what_the_report_holds():
-    """The HTML timeline draws each cut and verdict, and escapes every text of the report."""
-    from checker.renderers.conform_page import page
-
-    broker = {"records": [[0, 0, "<script>:0"]], "hw": 1, "alive": True, "paused": False}
-    cut = {
-        "index": 0,
-        "after": "produce",
-        "produced": "acked at offset 0",
-        "check": "unreachable",
-        "path": [],
-        "differences": ["controller isr: (0,) / (0, 1)"],
-        "unsafe": [],
-        "brokers": [broker, {**broker, "alive": False}],
-        "controller": {"leader": 0, "leader_epoch": 0, "isr": [0], "elr": [1]},
-    }
-    doc = {
-        "kafka": "4.1.0",
-        "preset": "kafka-4.1",
-        "partial": True,
-        "bounds": {"replicas": 2},
-        "schedules": [
-            {
-                "seed": 7,
-                "topic": "t<b>",
-                "operations": ["produce"],
-                "seconds": 1.0,
-                "conforms": False,
-                "safe": True,
-                "cuts": [cut],
-            }
-        ],
-    }
-    text = page(doc)
-    assert "<script>" not in text and "&lt;b&gt;" in text
-    assert "no model state" in text and "controller isr: (0,) / (0, 1)" in text
-    assert "ELR [1]" in text and ">down<" in text and "(partial: interrupted)" in text
-
-
-def _zigzag(n: int) -> bytes:
-    raw, out = (n << 1) ^ (n >> 63), b""
-    while True:
-        byte = raw & 0x7F
-        raw >>= 7
-        if raw:
-            out += bytes([byte | 0x80])
-        else:
-            return out + bytes([byte])
-
-
-def _batch(base: int, epoch: int, values: list[bytes]) -> bytes:
-    """A v2 record batch as Kafka lays it out (uncompressed, no key, no headers)."""
-    import struct
-
-    records = b""
-    for delta, value in enumerate(values):
-        body = b"\x00" + _zigzag(0) + _zigzag(delta) + _zigzag(-1) + _zigzag(len(value))
-        body += value + _zigzag(0)
-        records += _zigzag(len(body)) + body
-    tail = struct.pack(">hiqqqhii", 0, len(values) - 1, 0, 0, -1, -1, -1, len(values)) + records
-    crc = crc32c(tail)
-    head = struct.pack(">qiiBI", base, 4 + 1 + 4 + len(tail), epoch, 2, crc)
-    return head + tail
-
-
-def test_the_segment_reader_checks_crc_and_leaves_a_torn_tail_out():
-    """Whole batches are read with their epochs; a batch cut short by a crash is left out;
-    a flipped byte is a ``LogFormatError`` naming the byte."""
-    from checker.conform.records import LogFormatError, records
-
-    data = _batch(0, 0, [b"a", b"b"]) + _batch(2, 3, [b"c"])
-    assert [(r.offset, r.leader_epoch, r.value) for r in records(data)] == [
-        (0, 0, b"a"),
-        (1, 0, b"b"),
-        (2, 3, b"c"),
-    ]
-    assert [r.value for r in records(data[:-5])] == [b"a", b"b"]
-    broken = bytearray(data)
-    broken[-2] ^= 0xFF
-    with pytest.raises(LogFormatError, match="CRC"):
-        records(bytes(broken))
-
-
-def test_a_gate_check_of_real_kafka_is_read_with_its_own_keys(tmp_path):
-    """``mode = "conform"`` takes ``kafka``, ``schedules``, ``steps``, ``seed`` and
-    ``depth``; ``walks`` is a simulation's, ``kafka`` is no other mode's, and a conform check
-    expects "holds": each mistake is one line naming its key."""
-    from checker.gate.config import GateConfigError, load_checks
-
-    def read(body: str):
-        path = tmp_path / "gate.toml"
-        path.write_text('[[gate]]\ntruncation = "kafka-4.1"\n' + body)
-        return load_checks(path)
-
-    (check,) = read(
-        'mode = "conform"\nkafka = "3.9.1"\nschedules = 2\nseed = 5\nexpect = "holds"\n'
-    )
-    assert check.plan == {"kafka": "3.9.1", "schedules": 2, "seed": 5}
-    assert check.expectation == "real Kafka conforms, in 2 schedules"
-    for body, key in [
-        ('mode = "conform"\nwalks = 5\nexpect = "holds"\n', "walks"),
-        ('kafka = "4.1.0"\nexpect = "holds"\n', "kafka"),
-        ('mode = "conform"\nviolates = ["NoDivergence"]\n', "violates"),
-    ]:
-        with pytest.raises(GateConfigError, match=f"key '{key}'"):
-            read(body)
-
-
-def test_the_gate_runs_a_conform_check(tmp_path):
-    """A gate check of real Kafka passes, with JUnit, and keeps its report in its folder."""
-    (tmp_path / "gate.toml").write_text(
-        '[[gate]]\nname = "real"\nmode = "conform"\ntruncation = "kafka-4.1"\n'
-        'schedules = 1\nseed = 6\nsteps = 2\nexpect = "holds"\n'
-    )
-    done = hwcheck(
-        "gate",
-        "--config",
-        str(tmp_path / "gate.toml"),
-        "--junit-xml",
-        str(tmp_path / "j.xml"),
-        "--out",
-        str(tmp_path / "out"),
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "PASS" in done.stdout and "No pins yet" not in done.stdout
-    assert 'failures="0"' in (tmp_path / "j.xml").read_text()
-    assert (tmp_path / "out" / "real" / "conform.json").exists()
-    assert kafka_pids(str(tmp_path)) == []
-
-
-def test_background_steps_keep_their_order_and_hand_back_an_error():
-    """Steps run one after another in the order given; a step's error reaches ``finish``."""
-    from checker.conform.judge import Background
-
-    class Steps:
-        def step(self, cut, counters):
-            if cut == "boom":
-                raise ValueError("the model raised")
-            return cut
-
-    done: list[int] = []
-    background = Background(Steps())
-    for n in range(50):
-        background.submit(n, None, done.append)
-    background.finish()
-    assert done == list(range(50))
-    failing = Background(Steps())
-    failing.submit("boom", None, done.append)
-    with pytest.raises(ValueError, match="the model raised"):
-        failing.finish()
-
-
-def test_a_cluster_id_never_reads_as_a_flag(tmp_path):
-    """One id in 64 would start with '-', which the storage tool's ``-t`` takes for a flag
-    (a campaign once failed so); ids are drawn again until they do not, as Kafka's own."""
-    from checker.conform.settings import cluster_id
-
-    ids = {cluster_id(tmp_path) for _ in range(2000)}
-    assert len(ids) == 2000 and not any(i.startswith("-") for i in ids)
-    assert all(len(i) == 22 for i in ids)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from test_conform import _batch, hwcheck, kafka_pids
+from conformance import _batch, hwcheck, kafka_pids
 
 from checker.cli import cli
 from checker.conform import powerloss, schedule

@@ -12,7 +12,7 @@ import struct
 from pathlib import Path
 
 import pytest
-from test_conform import _batch
+from conformance import _batch
 
 from checker.conform import jvm
 from checker.conform.cluster import Cluster
