@@ -2,7 +2,8 @@
 moment, during a level or in the middle of writing a checkpoint, and resumed from what is on
 disk, on the same engine or another, gives the uninterrupted run's answers field for field,
 traces included; a checkpoint that cannot be written (a full disk) is said once and the
-last good one kept. The command-line side is ``tests/test_checkpoint_commands.py``."""
+last good one kept. The command-line side is ``tests/test_checkpoint_explore.py`` and
+``tests/test_checkpoint_commands.py``."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from test_checkpoint_commands import SMALL, cli_run
+from resuming import SMALL, cli_run
 
 from checker.checkpoint import write as checkpoint
 from checker.checkpoint.format import CheckpointError
