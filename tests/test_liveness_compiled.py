@@ -7,6 +7,8 @@ the same number), the same atoms as the Python predicates on every state, and th
 
 from __future__ import annotations
 
+import itertools
+
 import networkx as nx
 import numpy as np
 import pytest
@@ -242,12 +244,20 @@ def test_strong_components_are_networkx_s(a_graph, drawn):
 @settings(max_examples=200, deadline=None)
 @given(GRAPHS)
 def test_the_reverse_graph_holds_every_edge_once_by_target(a_graph, drawn):
-    """``lg_transpose`` (``scc.c``, the leads-to judge's backward search): node ``t``'s
-    sources are those of the edges into ``t``, repeated as the edges repeat, in increasing
-    order, on random graphs with repeated edges and self-loops."""
+    """``lg_transpose_count`` and ``_place`` (``scc.c``, the leads-to judge's backward
+    search): node ``t``'s sources are those of the edges into ``t``, repeated as the edges
+    repeat, in increasing order, on random graphs with repeated edges and self-loops, their
+    edges given in parts of one to three sources."""
     k, edges = drawn
     indptr, indices = csr(k, edges)
-    rptr, rsrc = a_graph.reverse(indptr, indices, k)
+    sources = np.repeat(np.arange(k, dtype=np.int32), np.diff(indptr))
+    cuts = [int(indptr[v]) for v in range(0, k, 1 + k % 3)] + [len(edges)]
+
+    def parts():
+        for a, b in itertools.pairwise(cuts):
+            yield sources[a:b], indices[a:b]
+
+    rptr, rsrc = a_graph.reverse(k, parts)
     assert rptr[0] == 0 and rptr[-1] == len(edges)
     for t in range(k):
         assert rsrc[rptr[t] : rptr[t + 1]].tolist() == sorted(s for s, d in edges if d == t)

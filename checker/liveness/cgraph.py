@@ -10,6 +10,7 @@ and the rows. The walks the liveness check needs run in C over it.
 from __future__ import annotations
 
 import ctypes
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
@@ -134,12 +135,17 @@ class CompiledGraph:
         present = np.flatnonzero(first >= 0)
         return present[np.argsort(first[present])]
 
-    def enabled(self, of_code: Array, covered: Array) -> Array:
-        """Per state, the OR of ``of_code[label]`` over its out-edges, within ``covered``."""
-        out = np.zeros(self.n, dtype=np.uint64)
+    def enabled(self, of_code: Array, covered: Array, first: int = 0) -> Array:
+        """Per state of ``first`` to ``first + len(covered) - 1``, the OR of
+        ``of_code[label]`` over its out-edges, within ``covered`` (one mask per such state)."""
+        if not 0 <= first <= first + len(covered) <= self.n:
+            raise IndexError(f"states {first} to {first + len(covered) - 1} (there are {self.n:,})")
+        out = np.zeros(len(covered), dtype=np.uint64)
         codes = np.ascontiguousarray(of_code, dtype=np.uint64)
         cover = np.ascontiguousarray(covered, dtype=np.uint64)
-        self.lib.lg_enabled(self.handle, codes.ctypes.data, cover.ctypes.data, out.ctypes.data)
+        self.lib.lg_enabled(
+            self.handle, codes.ctypes.data, cover.ctypes.data, first, len(cover), out.ctypes.data
+        )
         return out
 
     def reach(self, inside: Array, seeds: Array, backward: bool = False) -> Array:
@@ -193,16 +199,28 @@ class CompiledGraph:
             raise MemoryError("the compiled liveness graph ran out of memory")
         return comp
 
-    def reverse(self, indptr: Array, indices: Array, k: int) -> tuple[Array, Array]:
-        """The reverse of the CSR graph ``(indptr: int64, indices: int32)`` of ``k`` nodes, as
-        ``(indptr: int64, indices: int32)``: each node's sources, in increasing order, once
-        per edge (a counting sort in C, ``scc.c``: 8 bytes a node and 4 an edge)."""
-        indptr = np.ascontiguousarray(indptr, dtype=np.int64)
-        indices = np.ascontiguousarray(indices, dtype=np.int32)
-        rptr = np.empty(k + 1, dtype=np.int64)
-        rsrc = np.empty(len(indices), dtype=np.int32)
-        args = (indptr.ctypes.data, indices.ctypes.data, rptr.ctypes.data, rsrc.ctypes.data)
-        self.lib.lg_transpose(k, *args)
+    def reverse(
+        self, k: int, parts: Callable[[], Iterable[tuple[Array, Array]]]
+    ) -> tuple[Array, Array]:
+        """The reverse of a graph of ``k`` nodes whose edges ``parts()`` gives in parts, each
+        ``(sources, targets)`` (positions below ``k``, ``int32``), sources never decreasing
+        from edge to edge, the same edges each call: ``(indptr: int64, indices: int32)``,
+        each node's sources in increasing order, once per edge. A counting sort in C
+        (``scc.c``) that calls ``parts`` twice (the edges counted, then placed), so that the
+        forward edges need never all be held: 8 bytes a node and 4 an edge."""
+        rptr = np.zeros(k + 1, dtype=np.int64)
+        for _, dst in parts():
+            dst = np.ascontiguousarray(dst, dtype=np.int32)
+            self.lib.lg_transpose_count(len(dst), dst.ctypes.data, rptr.ctypes.data)
+        np.cumsum(rptr, out=rptr)  # rptr[t]: where t's sources begin
+        rsrc = np.empty(int(rptr[k]), dtype=np.int32)
+        for src, dst in parts():
+            src = np.ascontiguousarray(src, dtype=np.int32)
+            dst = np.ascontiguousarray(dst, dtype=np.int32)
+            args = (src.ctypes.data, dst.ctypes.data, rptr.ctypes.data, rsrc.ctypes.data)
+            self.lib.lg_transpose_place(len(dst), *args)
+        rptr[1:] = rptr[:-1].copy()  # each had moved on to its end
+        rptr[0] = 0
         return rptr, rsrc
 
     def bfs(self, start: int, inside: Array, goal: Array) -> list[int] | None:

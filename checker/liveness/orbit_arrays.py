@@ -64,7 +64,9 @@ def net_of(setting: Setting, view: OrbitView, model: CompiledModel, space: Space
     cond = graph.conditions() if guarded else np.zeros(0, dtype=np.uint32)
     covered = Cover(cond, always, guarded)
     strong = np.uint64(sum(1 << c for c, s in enumerate(rules.strong) if s))
-    en = Coded.of(graph.enabled(cons, covered(np.arange(graph.n))))  # 8 bytes an orbit only here
+    en = Coded.gathered(
+        graph.n, lambda start, stop: graph.enabled(cons, covered(np.arange(start, stop)), start)
+    )
     return Net(graph, space, view.group, cons, covered, en, strong, Renamer(setting.act, count))
 
 
@@ -173,9 +175,7 @@ class Judge:
     def doomed(self, seeds: Array) -> Array:
         """The positions in ``nodes`` that reach ``seeds`` (bool, by position) through them."""
         if self._reverse is None:  # the nodes' edges among themselves, by target
-            inner = self.net.inner(self.nodes, labels=False)
-            self._reverse = self.net.graph.reverse(inner.indptr, inner.dst, inner.k)
-            del inner
+            self._reverse = self.net.before(self.nodes)
         ptr, before = self._reverse
         mark = seeds.copy()
         frontier = np.flatnonzero(mark)

@@ -69,11 +69,24 @@ def _close(net: Net, masks: Array, gamma: Array, meet: bool) -> Array:
 
 
 def _cyclic(inner: Inner, comp: Array, ncomp: int) -> Array:
-    """Per strong component, whether it has a cycle: two nodes or more, or a self-loop."""
-    cyclic: Array = np.bincount(comp, minlength=ncomp) >= 2
+    """Per strong component, whether it has a cycle: an edge inside it (two nodes or more
+    have one; a single node, a self-loop). A byte a component, the edges ``EDGES`` at once."""
+    cyclic = np.zeros(ncomp, dtype=bool)
     for src, part in inner.chunks():
-        cyclic[comp[src[src == inner.dst[part]]]] = True
+        owner = comp[src]
+        cyclic[owner[owner == comp[inner.dst[part]]]] = True
     return cyclic
+
+
+def _roots(comp: Array, ncomp: int) -> Array:
+    """Per component ``0`` to ``ncomp - 1`` (each holding a node), its first node's position
+    in ``comp`` (``-1``: in none), sized by the components, ``EDGES`` nodes at once."""
+    roots = np.full(ncomp, len(comp), dtype=np.int64)
+    for start in range(0, len(comp), orbit_net.EDGES):
+        owner = comp[start : start + orbit_net.EDGES]
+        inside = owner >= 0
+        np.minimum.at(roots, owner[inside], np.flatnonzero(inside) + start)
+    return roots
 
 
 def _round(net: Net, here: Array, must: Array | None) -> tuple[Array, Array, Array]:
@@ -93,9 +106,7 @@ def _round(net: Net, here: Array, must: Array | None) -> tuple[Array, Array, Arr
     ncomp = int(cyclic.sum())
     if not ncomp:
         return comp, np.zeros(0, dtype=bool), np.zeros(0, dtype=np.int64)
-    _, roots = np.unique(comp, return_index=True)
-    roots = roots[comp[roots] >= 0]
-    tau = _spanning(net, inner, comp, roots)
+    tau = _spanning(net, inner, comp, _roots(comp, ncomp))
     orbit = here // net.space.K if net.space.K > 1 else here
     gens = np.zeros(ncomp, dtype=np.int64)
     taken = np.zeros(ncomp, dtype=np.uint64)

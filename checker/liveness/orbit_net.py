@@ -125,9 +125,22 @@ class Coded:
     @classmethod
     def of(cls, masks: Array) -> Coded:
         """``masks`` (``uint64``, one per orbit) coded."""
-        table, codes = np.unique(masks, return_inverse=True)
-        small = len(table) <= 1 << 16
-        return cls(codes.astype(np.uint16 if small else np.uint32).reshape(-1), table)
+        return cls.gathered(len(masks), lambda start, stop: masks[start:stop])
+
+    @classmethod
+    def gathered(cls, n: int, masks_of: Callable[[int, int], Array]) -> Coded:
+        """The masks of orbits ``0`` to ``n - 1`` coded, made ``CHUNK`` orbits at a time by
+        ``masks_of(start, stop)`` (``uint64``, one per orbit of ``start`` to ``stop - 1``), so
+        that no array of 8 bytes an orbit is held; the table in the order values are met."""
+        codes = np.empty(n, dtype=np.uint32)
+        seen: dict[int, int] = {}
+        for start in range(0, n, CHUNK):
+            stop = min(start + CHUNK, n)
+            values, inverse = np.unique(masks_of(start, stop), return_inverse=True)
+            ids = np.array([seen.setdefault(int(v), len(seen)) for v in values], np.uint32)
+            codes[start:stop] = ids[inverse.reshape(-1)]
+        small = len(seen) <= 1 << 16
+        return cls(codes.astype(np.uint16) if small else codes, np.array(list(seen), np.uint64))
 
     def __getitem__(self, orbits: Array) -> Array:
         out: Array = self.table[self.codes[orbits]]
@@ -169,29 +182,17 @@ class Net:
         )
         return pos, target, renaming, g.lab[edge]
 
-    def inner(self, nodes: Array, labels: bool = True) -> Inner:
-        """The edges among the pair ``nodes`` (sorted ``int64``), by source position. On every
-        orbit of a one-key space these are the graph's own arrays, not copied; otherwise the
-        out-edges are followed ``CHUNK`` nodes at a time and the kept edges written into
-        arrays with room for every out-edge, of which only the pages written are ever
-        touched (7 bytes an edge; 4 without ``labels``, whose ``ren`` and ``lab`` are then
-        empty), a target's position coming from a map over every pair (4 bytes a pair)
-        where ``nodes`` are at least an eighth of them, else from a binary search."""
-        k, size, g = len(nodes), (len(self.graph.off) - 1) * self.space.K, self.graph
-        if self.space.trivial and k == size:
-            dst = g.dst.view(np.int32) if g.dst.dtype == np.uint32 else g.dst.astype(np.int32)
-            return Inner(k, np.asarray(g.off, dtype=np.int64), dst, g.ren, g.lab)
+    def among(self, nodes: Array) -> Iterator[tuple[int, Array, Array, Array, Array]]:
+        """The edges among the pair ``nodes`` (sorted ``int64``), ``CHUNK`` sources at a time:
+        ``(the first source's position, each edge's source position within the chunk, its
+        target's position (``int32``), renaming, label code)``, in source then successor
+        order. A target's position comes from a map over every pair (4 bytes a pair) where
+        ``nodes`` are at least an eighth of them, else from a binary search."""
+        k, size = len(nodes), (len(self.graph.off) - 1) * self.space.K
         local = None
         if size <= 8 * k:
             local = np.full(size, -1, dtype=np.int32)
             local[nodes] = np.arange(k, dtype=np.int32)
-        room = sum(  # every out-edge of the nodes: the kept ones' room, touched as filled
-            int(np.sum(g.off[orbit + 1] - g.off[orbit]))
-            for orbit in (nodes[at : at + CHUNK] // self.space.K for at in range(0, k, CHUNK))
-        )
-        dst = np.empty(room, dtype=np.int32)
-        ren, lab = (np.empty(room, np.uint8), np.empty(room, g.lab.dtype)) if labels else _NONE[1:]
-        indptr = np.zeros(k + 1, dtype=np.int64)
         for start in range(0, k, CHUNK):
             pos, target, renaming, label = self.out(nodes[start : start + CHUNK])
             if local is not None:
@@ -200,16 +201,55 @@ class Net:
             else:
                 at = np.minimum(np.searchsorted(nodes, target), k - 1)
                 keep = nodes[at] == target
-            count = np.bincount(pos[keep], minlength=min(CHUNK, k - start))
+            yield (
+                start,
+                pos[keep],
+                at[keep].astype(np.int32, copy=False),
+                renaming[keep],
+                label[keep],
+            )
+
+    def inner(self, nodes: Array, labels: bool = True) -> Inner:
+        """The edges among the pair ``nodes`` (sorted ``int64``), by source position. On every
+        orbit of a one-key space these are the graph's own arrays, not copied; otherwise they
+        are found ``CHUNK`` sources at a time (``among``) and written into arrays with room
+        for every out-edge, of which only the pages written are ever touched (7 bytes an
+        edge; 4 without ``labels``, whose ``ren`` and ``lab`` are then empty)."""
+        k, size, g = len(nodes), (len(self.graph.off) - 1) * self.space.K, self.graph
+        if self.space.trivial and k == size:
+            dst = g.dst.view(np.int32) if g.dst.dtype == np.uint32 else g.dst.astype(np.int32)
+            return Inner(k, np.asarray(g.off, dtype=np.int64), dst, g.ren, g.lab)
+        room = sum(  # every out-edge of the nodes: the kept ones' room, touched as filled
+            int(np.sum(g.off[orbit + 1] - g.off[orbit]))
+            for orbit in (nodes[at : at + CHUNK] // self.space.K for at in range(0, k, CHUNK))
+        )
+        dst = np.empty(room, dtype=np.int32)
+        ren, lab = (np.empty(room, np.uint8), np.empty(room, g.lab.dtype)) if labels else _NONE[1:]
+        indptr = np.zeros(k + 1, dtype=np.int64)
+        for start, pos, at, renaming, label in self.among(nodes):
+            count = np.bincount(pos, minlength=min(CHUNK, k - start))
             begin = int(indptr[start])
             np.cumsum(count, out=indptr[start + 1 : start + 1 + len(count)])
             indptr[start + 1 : start + 1 + len(count)] += begin
             end = int(indptr[start + len(count)])
-            dst[begin:end] = at[keep]
+            dst[begin:end] = at
             if labels:
-                ren[begin:end], lab[begin:end] = renaming[keep], label[keep]
+                ren[begin:end], lab[begin:end] = renaming, label
         end = int(indptr[k])
         return Inner(k, indptr, dst[:end], ren[:end], lab[:end])  # without labels: empty
+
+    def before(self, nodes: Array) -> tuple[Array, Array]:
+        """The edges among the pair ``nodes`` (sorted ``int64``) by target: ``(indptr:
+        int64, sources: int32)``, each node's sources' positions in increasing order, once
+        per edge. The edges are found twice (``among``: counted, then placed), so they are
+        never held forward as well: 8 bytes a node and 4 an edge."""
+
+        def parts() -> Iterator[tuple[Array, Array]]:
+            for start, pos, at, _, _ in self.among(nodes):
+                yield (pos + start).astype(np.int32), at
+
+        found: tuple[Array, Array] = self.graph.reverse(len(nodes), parts)
+        return found
 
     def reach(self, inside: Callable[[Array], Array], seeds: Array) -> Array:
         """The pair nodes (sorted ``int64``) reachable from ``seeds`` (pair nodes, admitted)

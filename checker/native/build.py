@@ -294,13 +294,14 @@ def _declare(lib: ctypes.CDLL) -> None:
         "lg_key": (i64, [p, p, p, ctypes.c_uint64, p, p]),
         "lg_conditions": (None, [p, p]),
         "lg_first_codes": (None, [p, p]),
-        "lg_enabled": (None, [p, p, p, p]),
+        "lg_enabled": (None, [p, p, p, i64, i64, p]),
         "lg_reach": (i64, [p, p, p, i32]),
         "lg_sub_count": (i64, [p, p, i64, p]),
         "lg_sub_fill": (None, [p, p, i64, p, p, p, p]),
         "lg_bfs": (i64, [p, i64, p, p, p, p, i64]),
         "lg_scc": (i64, [i64, p, p, p]),
-        "lg_transpose": (None, [i64, p, p, p, p]),
+        "lg_transpose_count": (None, [i64, p, p]),
+        "lg_transpose_place": (None, [i64, p, p, p, p]),
     }
     for name in ("lg_rows", "lg_off", "lg_dst", "lg_lab", "lg_parent", "lg_plabel", "lg_depth"):
         signatures[name] = (p, [p])

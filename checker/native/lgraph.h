@@ -88,10 +88,12 @@ void *lg_cond(const LGraph *g);
  * number); the count, or LG_NO_MEMORY, or LG_OVERFLOW for a node of 2^32 out-edges or more
  * (Pearce's form: 8 bytes and a bit a node besides comp). */
 int64_t lg_scc(int64_t k, const int64_t *indptr, const int32_t *indices, int32_t *comp);
-/* scc.c: the reverse of that graph, every edge once: node t's sources are rsrc[rptr[t] ..
- * rptr[t + 1]), in increasing order (rptr: k + 1, rsrc: indptr[k]). */
-void lg_transpose(int64_t k, const int64_t *indptr, const int32_t *indices, int64_t *rptr,
-                  int32_t *rsrc);
+/* scc.c: the reverse of a graph given in parts of n edges (source and target positions,
+ * sources never decreasing): every part counted into rptr (zeroed, k + 1), rptr summed, every
+ * part placed into rsrc; rptr then holds each target's end (shift it by one). */
+void lg_transpose_count(int64_t n, const int32_t *dst, int64_t *rptr);
+void lg_transpose_place(int64_t n, const int32_t *src, const int32_t *dst, int64_t *rptr,
+                        int32_t *rsrc);
 
 /* lgraph.c's building blocks, shared with ograph.c: lg_grow reallocs *p to `want` items (-1
  * out of memory); lg_room makes the table room for `more` rows; lg_add numbers a row (hash

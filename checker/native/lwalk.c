@@ -163,14 +163,16 @@ int64_t lg_key(const LGraph *g, const uint64_t *opened, const uint64_t *goal, ui
     return count;
 }
 
-/* Per state, the fairness constraints enabled there: the OR over its out-edges of the
- * constraints of the edge's label code, within those its condition covers. */
-void lg_enabled(const LGraph *g, const uint64_t *of_code, const uint64_t *covered,
-                uint64_t *enabled) {
-    for (int64_t i = 0; i < g->n; i++) {
+/* Per state of first .. first + count - 1, the fairness constraints enabled there: the OR
+ * over its out-edges of the constraints of the edge's label code, within those its condition
+ * covers (covered and enabled are indexed from first). */
+void lg_enabled(const LGraph *g, const uint64_t *of_code, const uint64_t *covered, int64_t first,
+                int64_t count, uint64_t *enabled) {
+    for (int64_t k = 0; k < count; k++) {
+        int64_t i = first + k;
         uint64_t bits = 0;
         for (int64_t e = g->off[i]; e < g->off[i + 1]; e++) bits |= of_code[g->lab[e]];
-        enabled[i] = bits & covered[i];
+        enabled[k] = bits & covered[k];
     }
 }
 

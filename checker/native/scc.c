@@ -5,7 +5,7 @@
  * whether it is a root, and two stacks sharing one array), with its recursion held in
  * arrays so that a path of millions of states needs no C stack: 8 bytes and a bit a node
  * besides the output, where the textbook form takes 20. Edges may repeat and loop on their
- * source. And a CSR graph's reverse (lg_transpose). */
+ * source. And the reverse of a graph whose edges come in parts (lg_transpose_count, _place). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,13 +96,18 @@ int64_t lg_scc(int64_t k, const int64_t *indptr, const int32_t *indices, int32_t
     return k - 1 - c;
 }
 
-void lg_transpose(int64_t k, const int64_t *indptr, const int32_t *indices, int64_t *rptr,
-                  int32_t *rsrc) {
-    memset(rptr, 0, (size_t)(k + 1) * sizeof *rptr);
-    for (int64_t e = 0; e < indptr[k]; e++) rptr[indices[e] + 1]++;
-    for (int64_t v = 0; v < k; v++) rptr[v + 1] += rptr[v];
-    for (int64_t v = 0; v < k; v++) /* rptr[t] moves on to t's next free place */
-        for (int64_t e = indptr[v]; e < indptr[v + 1]; e++) rsrc[rptr[indices[e]]++] = (int32_t)v;
-    for (int64_t v = k; v > 0; v--) rptr[v] = rptr[v - 1]; /* each had moved to its end */
-    rptr[0] = 0;
+/* A graph's reverse, its edges given in parts (as a graph's kept edges are found), each
+ * part's n edges as their source and target positions, sources never decreasing over the
+ * parts: lg_transpose_count adds each target's edges to rptr[target + 1] (rptr zeroed, k + 1
+ * long); once the caller has summed rptr (rptr[t]: where t's sources begin),
+ * lg_transpose_place writes each source there, moving rptr[t] on; after every part rptr[t] is
+ * where t's sources end (the caller shifts it by one). So a target's sources are in
+ * increasing order, once per edge, and the forward edges are never all held. */
+void lg_transpose_count(int64_t n, const int32_t *dst, int64_t *rptr) {
+    for (int64_t e = 0; e < n; e++) rptr[dst[e] + 1]++;
+}
+
+void lg_transpose_place(int64_t n, const int32_t *src, const int32_t *dst, int64_t *rptr,
+                        int32_t *rsrc) {
+    for (int64_t e = 0; e < n; e++) rsrc[rptr[dst[e]]++] = src[e];
 }
