@@ -201,7 +201,7 @@ class Judge:
             cutting = np.bincount(owner[inside & cut], minlength=len(total))
             whole = total == cutting
             owner = np.where(inside & ~whole[np.maximum(owner, 0)], owner, -1)
-        stops = (self.net.en[orbit] == 0) & ~cut
+        stops = self.net.en.none(orbit) & ~cut
         if self.must is not None:
             stops &= self.must[orbit]
             ends = nodes[stops | (owner >= 0)]
@@ -209,8 +209,9 @@ class Judge:
                 return None
             ending = Ending(Sorted(nodes[stops]), Sorted(nodes[:0]), Owner(nodes, owner))
             return Found(self.pairs, (_first(self.view, ends, 1),), ending, Mask(self.must))
-        doomed = nodes[self.doomed(stops | (owner >= 0))]
-        starts = self.heads[np.isin(self.heads, doomed, assume_unique=True)]
+        mark = self.doomed(stops | (owner >= 0))
+        doomed = nodes[mark]
+        starts = self.heads[mark[np.searchsorted(nodes, self.heads)]]  # heads are nodes
         if not len(starts):
             return None
         ending = Ending(Sorted(nodes[stops]), Sorted(doomed), Owner(nodes, owner))

@@ -146,6 +146,11 @@ class Coded:
         out: Array = self.table[self.codes[orbits]]
         return out
 
+    def none(self, orbits: Array) -> Array:
+        """Whether each of ``orbits``' mask is empty (bool), without its masks."""
+        out: Array = (self.table == 0)[self.codes[orbits]]
+        return out
+
 
 @dataclass
 class Net:
