@@ -89,9 +89,6 @@ class Inner:
             start = end
 
 
-_NONE = (np.zeros(0, np.int32), np.zeros(0, np.uint8), np.zeros(0, np.uint16))
-
-
 @dataclass
 class Cover:
     """The constraints an orbit's conditions cover, read from its condition bits (``cond``,
@@ -214,12 +211,12 @@ class Net:
                 label[keep],
             )
 
-    def inner(self, nodes: Array, labels: bool = True) -> Inner:
+    def inner(self, nodes: Array) -> Inner:
         """The edges among the pair ``nodes`` (sorted ``int64``), by source position. On every
         orbit of a one-key space these are the graph's own arrays, not copied; otherwise they
         are found ``CHUNK`` sources at a time (``among``) and written into arrays with room
         for every out-edge, of which only the pages written are ever touched (7 bytes an
-        edge; 4 without ``labels``, whose ``ren`` and ``lab`` are then empty)."""
+        edge)."""
         k, size, g = len(nodes), (len(self.graph.off) - 1) * self.space.K, self.graph
         if self.space.trivial and k == size:
             dst = g.dst.view(np.int32) if g.dst.dtype == np.uint32 else g.dst.astype(np.int32)
@@ -229,7 +226,7 @@ class Net:
             for orbit in (nodes[at : at + CHUNK] // self.space.K for at in range(0, k, CHUNK))
         )
         dst = np.empty(room, dtype=np.int32)
-        ren, lab = (np.empty(room, np.uint8), np.empty(room, g.lab.dtype)) if labels else _NONE[1:]
+        ren, lab = np.empty(room, np.uint8), np.empty(room, g.lab.dtype)
         indptr = np.zeros(k + 1, dtype=np.int64)
         for start, pos, at, renaming, label in self.among(nodes):
             count = np.bincount(pos, minlength=min(CHUNK, k - start))
@@ -237,11 +234,9 @@ class Net:
             np.cumsum(count, out=indptr[start + 1 : start + 1 + len(count)])
             indptr[start + 1 : start + 1 + len(count)] += begin
             end = int(indptr[start + len(count)])
-            dst[begin:end] = at
-            if labels:
-                ren[begin:end], lab[begin:end] = renaming, label
+            dst[begin:end], ren[begin:end], lab[begin:end] = at, renaming, label
         end = int(indptr[k])
-        return Inner(k, indptr, dst[:end], ren[:end], lab[:end])  # without labels: empty
+        return Inner(k, indptr, dst[:end], ren[:end], lab[:end])
 
     def before(self, nodes: Array) -> tuple[Array, Array]:
         """The edges among the pair ``nodes`` (sorted ``int64``) by target: ``(indptr:
