@@ -65,23 +65,50 @@ def test_kafka_liveness_under_symmetry_is_judged_on_the_orbit_graph(tmp_path):
     assert verdicts["LeaderElected"] == "unknown" and verdicts["FollowerCatchesUp"] == "holds"
 
 
-@pytest.mark.parametrize("memory", ["1M", "8M"])
-def test_memory_refuses_a_liveness_graph_estimated_past_it(tmp_path, memory):
-    """``--memory`` holds the liveness pass to ``ORBIT_BYTES`` (160) an orbit: the 11,834
-    orbits at 2 replicas (1.8 MiB) are refused under 1 MiB, every liveness property unknown
-    and the reason saying why, and judged under 8 MiB as without it."""
-    result, summary = explore(tmp_path, "--replicas", "2", "--liveness", "--memory", memory)
-    assert result.exit_code == 3, result.output
+@pytest.mark.parametrize("memory", ["2M", "6M", "16M"])
+def test_memory_places_the_liveness_graph(tmp_path, memory):
+    """``--memory`` against the orbit graph's estimate (56,421 orbits at 3 replicas, 1 record,
+    epoch 1): at ``ORBIT_BYTES`` an orbit (8.6 MiB) it fits 16 MiB and is held in memory;
+    under 6 MiB its arrays go to files (``FILE_ORBIT_BYTES`` an orbit held, 3.4 MiB), with a
+    note and the same verdicts; under 2 MiB neither fits and it is refused, every liveness
+    property unknown with the reason."""
+    bounds = ("--replicas", "3", "--max-records", "1", "--max-epoch", "1", "--liveness")
+    result, summary = explore(tmp_path, *bounds, "--memory", memory)
     verdicts = {n: p["verdict"] for n, p in summary["properties"].items() if "-" in p["kind"]}
-    refused = (
-        "the orbit graph's 11,834 orbits need about 2 MiB (160 bytes each), past --memory 1 MiB"
-    )
-    if memory == "1M":
+    need = "the orbit graph's 56,421 orbits need about 9 MiB in memory (160 bytes each)"
+    if memory == "2M":
+        assert result.exit_code == 3, result.output
         assert set(verdicts.values()) == {"unknown"}
-        assert refused in summary["reason"] and "no disk tier" in summary["reason"]
-    else:
-        assert verdicts["FollowerCatchesUp"] == "holds" and "orbits need" not in result.stderr
-        assert "judged on the orbit graph (11,834 orbits" in result.stderr
+        assert (
+            f"{need}, past --memory 2 MiB, and about 3 MiB with its arrays in files"
+            in (summary["reason"])
+        )
+        return
+    assert "judged on the orbit graph (56,421 orbits" in result.stderr
+    assert (need in result.stderr) == (memory == "6M")
+    assert ("holds its arrays in files in" in result.stderr) == (memory == "6M")
+    assert verdicts == {
+        "AckedReachesIsr": "holds",
+        "HwReachesLeo": "holds",
+        "LeaderElected": "unknown",
+        "FollowerCatchesUp": "holds",
+        "ReplicasConverge": "unknown",
+    }
+
+
+def test_the_plain_graph_past_memory_is_held_in_files_too(tmp_path):
+    """``--no-symmetry`` at 2 replicas: the plain graph's 23,667 states need 7 MiB at
+    ``PLAIN_BYTES``, past 6 MiB, and 5.6 MiB at ``FILE_PLAIN_BYTES``: held in files, with the
+    plain graph's verdicts."""
+    result, summary = explore(
+        tmp_path, "--replicas", "2", "--liveness", "--no-symmetry", "--memory", "6M"
+    )
+    assert result.exit_code == 3, result.output  # LeaderElected is cut by --max-epoch
+    assert "the whole plain graph's 23,667 states need about 7 MiB in memory" in result.stderr
+    assert "holds its arrays in files in" in result.stderr
+    assert "judged on the whole plain graph (23,667 states" in result.stderr
+    verdicts = {n: p["verdict"] for n, p in summary["properties"].items() if "-" in p["kind"]}
+    assert verdicts["LeaderElected"] == "unknown" and verdicts["FollowerCatchesUp"] == "holds"
 
 
 @pytest.mark.parametrize(

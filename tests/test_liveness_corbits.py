@@ -3,12 +3,17 @@ the reference orbit graph (``checker.liveness.orbits.build``).
 
 Numbered alike on Kafka (2, 3 and 4 replicas) and the TLA+ port: the same orbits in the same
 order (every compiled representative decodes to the reference's), every orbit's out-edges in
-order (label, target orbit, renaming), parents, depths, entry renamings and stabilizers.
+order (label, target orbit, renaming), parents, depths, entry renamings and stabilizers;
+held in files (``lfiles.c``), the same arrays.
 The plain graph's walks (atoms, label codes, reachability, components, shortest paths) run on
 it over orbits; more than 4 replicas are refused before building; ``max_states`` is kept.
 """
 
 from __future__ import annotations
+
+import errno
+import resource
+import signal
 
 import networkx as nx
 import numpy as np
@@ -17,6 +22,7 @@ import pytest
 from checker import symmetry
 from checker.composition.compose import TlaConfig, build_model
 from checker.liveness import orbits
+from checker.liveness import run as live
 from checker.liveness.cgraph import NO_PARENT, CompiledGraph
 from checker.liveness.corbits import CompiledOrbitGraph
 from checker.liveness.graph import GraphTooLarge
@@ -188,3 +194,80 @@ def test_past_max_states_the_orbit_graph_says_so():
     with pytest.raises(GraphTooLarge) as reference:
         orbits.build(spec, symmetry.for_spec(spec), 1000)
     assert str(got.value) == str(reference.value)
+
+
+ARRAYS = ("off", "dst", "lab", "parent", "plabel", "depth", "ren", "stab", "pren", "entry")
+
+
+def mapped_files() -> int:
+    """How many graph files this process has mapped (``lfiles.c`` names them so)."""
+    with open("/proc/self/maps", encoding="ascii") as maps:
+        return sum("hwcheck-graph-" in line for line in maps)
+
+
+@pytest.mark.parametrize("case", ["kafka, 3 replicas, 1 record, epoch 1", "the TLA+ port"])
+def test_the_graph_held_in_files_is_the_graph_in_memory(case, tmp_path):
+    """With a folder (past ``--memory``) every array is a file there, unlinked at once and
+    unmapped when the graph is closed; the graph is the same, array for array, and so are
+    the plain graph's."""
+    _, compiled, init = made(*CASES[case])
+    memory = CompiledOrbitGraph(compiled, init, 10**6)
+    files = CompiledOrbitGraph(compiled, init, 10**6, folder=str(tmp_path))
+    try:
+        assert files.sealed and mapped_files() >= len(ARRAYS)
+        assert list(tmp_path.iterdir()) == []
+        for name in ARRAYS:
+            assert (getattr(files, name) == getattr(memory, name)).all(), name
+        assert (files.conditions() == memory.conditions()).all()
+        for prop in range(len(compiled.liveness_names)):
+            got, want = files.atoms(prop), memory.atoms(prop)
+            assert (got[0] == want[0]).all() and (got[1] == want[1]).all()
+        assert all(files.find(memory.row(node)) == node for node in range(0, memory.n, 97))
+    finally:
+        memory.close()
+        files.close()
+    assert mapped_files() == 0
+    plain = CompiledGraph(compiled, init, 10**6)
+    filed = CompiledGraph(compiled, init, 10**6, folder=str(tmp_path))
+    try:
+        for name in ("off", "dst", "lab", "parent", "plabel", "depth", "rows"):
+            assert (getattr(filed, name) == getattr(plain, name)).all(), name
+    finally:
+        plain.close()
+        filed.close()
+    assert mapped_files() == 0 and list(tmp_path.iterdir()) == []
+
+
+def test_a_folder_that_takes_no_file_is_an_os_error(tmp_path):
+    """A missing folder, and a file past the size the process may write (``RLIMIT_FSIZE``:
+    the reserve before a mapping grows fails, as on a full disk, instead of a SIGBUS); the
+    liveness pass gives the first as its error, in one line."""
+    _, compiled, init = made("kafka", Config(replicas=2))
+    with pytest.raises(OSError, match="No such file") as missing:
+        CompiledOrbitGraph(compiled, init, 10**6, folder=str(tmp_path / "gone"))
+    assert missing.value.errno == errno.ENOENT and missing.value.filename == str(tmp_path / "gone")
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    before = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 19, hard))
+    try:
+        with pytest.raises(OSError, match="File too large") as large:
+            CompiledOrbitGraph(compiled, init, 10**6, folder=str(tmp_path))
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+        signal.signal(signal.SIGXFSZ, before)
+    assert large.value.errno == errno.EFBIG and mapped_files() == 0
+    spec, _ = build_model("kafka", Config(replicas=2))
+    props = live.liveness_of(spec)
+    found = live.check(
+        spec,
+        props,
+        live.fairness_of(spec),
+        core="compiled",
+        model=compiled,
+        symmetric=True,
+        folder=str(tmp_path / "gone"),
+    )
+    assert found.verdicts == [] and found.error == (
+        f"the liveness graph's files in {tmp_path / 'gone'}: No such file or directory "
+        "(TMPDIR names the folder they go in)"
+    )

@@ -8,6 +8,7 @@ every safety property is). ``--fair`` and ``--unfair`` change the model's declar
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -117,7 +118,8 @@ def check(
     it has one, proven on these sources) and it compiles these properties, else on the reference
     (one stderr line says why); ``max_states``: default, that core's budget; ``show``: a
     spinner with the elapsed time on stderr meanwhile; ``memory``: ``--memory`` in bytes, a
-    graph estimated past it is refused (``budget.over_memory``). Ctrl-C (or SIGTERM) during the pass
+    graph estimated past it (or past what the machine has free, without it) has its arrays held
+    in files, or is refused where those would not fit either (``budget.place``). Ctrl-C (or SIGTERM) during the pass
     leaves the liveness properties unknown and the run INCOMPLETE (interrupted)."""
     if not props:
         return None
@@ -138,14 +140,29 @@ def check(
     symmetric = bool(result.stats.symmetry)
     orbits = symmetric and not orbit_run.unfit(spec, props)
     why = budget.too_large(result, spec, cap, runs_on, orbits)
-    why = why or budget.over_memory(result, spec, memory, runs_on, orbits)
+    placed = budget.place(result, spec, memory, runs_on, orbits)
+    why = why or placed.refused
+    folder = tempfile.gettempdir() if placed.files else None
+    if placed.files and not why:
+        click.echo(
+            f"Note: {placed.why}; liveness holds its arrays in files in {folder} (unlinked, "
+            "read back through the page cache; TMPDIR moves them).",
+            err=True,
+        )
     if why:
         found = live.Liveness([], fairness=tuple(rules), error=why, core=runs_on)
     else:
         try:
             with _spinner(show, f"Liveness: {len(props)} properties on the {runs_on} core"):
                 found = live.check(
-                    spec, props, rules, cap, core=runs_on, model=model, symmetric=symmetric
+                    spec,
+                    props,
+                    rules,
+                    cap,
+                    core=runs_on,
+                    model=model,
+                    symmetric=symmetric,
+                    folder=folder,
                 )
         except KeyboardInterrupt:  # Ctrl-C or SIGTERM (checker.cli): the verdicts so far stand
             result.checked = tuple(result.checked) + tuple(props)

@@ -1,13 +1,15 @@
 """What the liveness graph may cost before it is built: the states (or orbits) it may hold on
 each core (``--liveness-max-states``), and the memory it would take against ``--memory``,
-both judged from the safety search's count (``checker.commands.liveness``). The pass holds
-its graph in memory and has no disk tier: a graph past either is refused, its properties
-unknown, with the reason these functions give.
+both judged from the safety search's count (``checker.commands.liveness``). Past
+``--memory`` (or what the machine has free), the compiled core holds the graph's arrays in
+files instead (``place``); a graph past the states budget, or whose files would not fit
+either, is refused, its properties unknown, with the reason these functions give.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from checker.model import Spec
 from checker.result import CheckResult
@@ -29,6 +31,15 @@ replicas, 2 records, epoch 1 (11.7 GiB, 87,883,526 orbits)."""
 PLAIN_BYTES = 330
 """The same for the compiled core's whole plain graph, per state: 8,232 MiB for 26,027,896
 states at 3 replicas (2026-11-30)."""
+FILE_ORBIT_BYTES = 64
+"""What the compiled pass holds in memory per orbit when the orbit graph's arrays are files
+(``checker/native/lfiles.c``): the build's hash table and the judge's own arrays (bytes).
+Measured (2026-12-01), the pass's peak anonymous memory over its orbits beyond the process
+at its start: 46 at 3 replicas (280 MiB, 4,338,867 orbits), 55 at ``--max-epoch 3`` (2.2
+GiB, 40,263,439 orbits)."""
+FILE_PLAIN_BYTES = 250
+"""The same for the whole plain graph, per state: 220 (5.4 GiB for 26,027,896 states at 3
+replicas, 2026-12-01); its judge's arrays, not the graph's, are most of it."""
 
 
 def _plain_states(result: CheckResult, spec: Spec) -> int:
@@ -40,29 +51,52 @@ def _plain_states(result: CheckResult, spec: Spec) -> int:
     )
 
 
-def over_memory(
+@dataclass(frozen=True)
+class Placement:
+    """Where the compiled liveness pass holds its graph: in memory, or (``files``) with its
+    arrays in files (``checker/native/lfiles.c``), ``why`` saying why not in memory; or it
+    is refused, ``refused`` saying why."""
+
+    files: bool = False
+    why: str = ""
+    refused: str = ""
+
+
+def place(
     result: CheckResult, spec: Spec, memory: int | None, core: str, orbits: bool
-) -> str:
-    """Why the liveness graph of a finished safety search would not fit ``--memory``
-    (``memory`` bytes, None for no budget), or "": the compiled core's orbit graph at
-    ``ORBIT_BYTES`` an orbit (the search's count), or its whole plain graph at
-    ``PLAIN_BYTES`` a state (up to ``replicas!`` states an orbit). The liveness pass holds
-    its graph in memory and has no disk tier, so past the budget it is refused, not run."""
-    if memory is None or core != "compiled":
-        return ""
-    count = result.stats.distinct
+) -> Placement:
+    """Where the liveness graph of a finished safety search goes on ``core``, against
+    ``memory`` (``--memory`` in bytes; None: what the machine has free,
+    ``checker.search.tier.spill.free_memory``, as the safety search's disk tier takes it).
+    The compiled core's orbit graph takes ``ORBIT_BYTES`` an orbit in memory and
+    ``FILE_ORBIT_BYTES`` with its arrays in files (the search's count); its whole plain graph
+    ``PLAIN_BYTES`` and ``FILE_PLAIN_BYTES`` a state (up to ``replicas!`` states an orbit).
+    In memory where it fits; else in files where they fit, or without ``--memory``; else
+    refused. The reference core holds its graph in memory (``--liveness-max-states``)."""
+    if core != "compiled":
+        return Placement()
+    from checker.search.tier.spill import free_memory, megabytes
+
+    limit = free_memory() if memory is None else memory
     if orbits:
-        need, size = count * ORBIT_BYTES, f"orbit graph's {count:,} orbits"
+        count, unit = result.stats.distinct, "orbits"
+        each, filed, size = ORBIT_BYTES, FILE_ORBIT_BYTES, "orbit graph's"
     else:
-        states = _plain_states(result, spec)
-        need, size = states * PLAIN_BYTES, f"whole plain graph's {states:,} states"
-    if need <= memory:
-        return ""
-    each = ORBIT_BYTES if orbits else PLAIN_BYTES
-    return (
-        f"the {size} need about {need / 2**20:,.0f} MiB ({each} bytes each), past --memory "
-        f"{memory / 2**20:,.0f} MiB; the liveness pass holds its graph in memory (it has no "
-        "disk tier): raise --memory or lower the bounds"
+        count, unit = _plain_states(result, spec), "states"
+        each, filed, size = PLAIN_BYTES, FILE_PLAIN_BYTES, "whole plain graph's"
+    need = count * each
+    if need <= limit:
+        return Placement()
+    past = f"--memory {megabytes(limit)}" if memory is not None else f"the {megabytes(limit)} free"
+    why = (
+        f"the {size} {count:,} {unit} need about {megabytes(need)} in memory ({each} bytes "
+        f"each), past {past}"
+    )
+    if memory is None or count * filed <= limit:
+        return Placement(files=True, why=why)
+    return Placement(
+        refused=f"{why}, and about {megabytes(count * filed)} with its arrays in files "
+        f"({filed} bytes each): raise --memory or lower the bounds"
     )
 
 

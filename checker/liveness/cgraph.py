@@ -10,6 +10,7 @@ and the rows. The walks the liveness check needs run in C over it.
 from __future__ import annotations
 
 import ctypes
+import os
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -30,11 +31,20 @@ states are numbered in 32 bits, ``NO_PARENT`` excepted (a named limit)."""
 
 
 class CompiledGraph:
-    """The graph of ``model`` (a compiled model's codec) from ``init_rows``. Raises
-    ``GraphTooLarge`` past ``max_states``, ``NativeUnavailable`` when the library cannot
-    be built or does not take these bounds, ``MemoryError`` when C runs out of memory."""
+    """The graph of ``model`` (a compiled model's codec) from ``init_rows``. With ``folder``
+    its per-state and per-edge arrays are files there (``checker/native/lfiles.c``: unlinked,
+    mapped, gone with the graph), not heap memory. Raises ``GraphTooLarge`` past
+    ``max_states``, ``NativeUnavailable`` when the library cannot be built or does not take
+    these bounds, ``MemoryError`` when C runs out of memory, ``OSError`` when the folder
+    takes no file or its disk fills."""
 
-    def __init__(self, model: CompiledModel, init_rows: list[bytes], max_states: int) -> None:
+    def __init__(
+        self,
+        model: CompiledModel,
+        init_rows: list[bytes],
+        max_states: int,
+        folder: str | None = None,
+    ) -> None:
         self.handle = None
         self.lib = load(model.name, model.sources, model.headers)
         params = model_params(self.lib, model)
@@ -46,9 +56,13 @@ class CompiledGraph:
         if self.width != model.width:
             self.close()
             raise NativeUnavailable(f"the compiled {model.name} core's row is not its codec's")
+        if folder is not None and self.lib.lg_set_dir(self.handle, os.fsencode(folder)) != 0:
+            self._disk_failed(folder)
         init = b"".join(init_rows)
         count = self._build(init, len(init_rows), max_states)
         if count < 0:
+            if count == -2 and folder is not None and self.lib.lg_disk_error(self.handle):
+                self._disk_failed(folder)
             depth = int(self.lib.lg_error_depth(self.handle))
             self.close()
             if count == -1:
@@ -75,6 +89,13 @@ class CompiledGraph:
         self._came: Array | None = None
         self._conditions: Array | None = None
         self._local: Array | None = None
+
+    def _disk_failed(self, folder: str) -> None:
+        """Close the graph and raise ``OSError`` for the file operation in ``folder`` that
+        failed (``lg_disk_error``'s errno)."""
+        code = int(self.lib.lg_disk_error(self.handle))
+        self.close()
+        raise OSError(code, os.strerror(code), folder)
 
     kind, unit, held = "graph", "states", "plain graph"
     """What the build makes, in ``GraphTooLarge``'s text."""

@@ -239,14 +239,17 @@ def judge_compiled(
     props: list[Property],
     fairness: list[Fairness],
     max_states: int,
+    folder: str | None = None,
 ) -> Judged:
     """The verdicts of ``props`` (liveness properties the model compiles: ``unsupported``)
-    under ``fairness``, on the compiled core of ``model``. Raises ``GraphTooLarge``,
-    ``NotCompiled``, ``NativeUnavailable``, ``MemoryError``."""
+    under ``fairness``, on the compiled core of ``model``; with ``folder`` the graph's arrays
+    are files there (``CompiledGraph``). Raises ``GraphTooLarge``, ``NotCompiled``,
+    ``NativeUnavailable``, ``MemoryError``, ``OSError`` (the folder's files)."""
     why = unsupported(model, props)
     if why:
         raise NotCompiled(why)
-    graph = CompiledGraph(model, [model.encode(s) for s in spec.init_states()], max_states)
+    rows = [model.encode(s) for s in spec.init_states()]
+    graph = CompiledGraph(model, rows, max_states, folder)
     try:
         codes = graph.codes()
         labels = [model.labels[int(c)] for c in codes]

@@ -62,19 +62,26 @@ class CompiledOrbitGraph(CompiledGraph):
     - ``entry`` (``uint8``, ``n``): for an initial orbit (``parent == NO_PARENT``), the
       renaming taking the first initial row in it to its representative; 0 elsewhere.
 
-    Raises ``GraphTooLarge`` past ``max_states`` orbits, ``NativeUnavailable`` when the
-    library cannot be built or does not take these bounds, or for more than 4 replicas
-    (``MAX_PERMS``), ``MemoryError`` when C runs out of memory."""
+    With ``folder``, its arrays are files there (``CompiledGraph``). Raises ``GraphTooLarge``
+    past ``max_states`` orbits, ``NativeUnavailable`` when the library cannot be built or
+    does not take these bounds, or for more than 4 replicas (``MAX_PERMS``), ``MemoryError``
+    when C runs out of memory, ``OSError`` when the folder takes no file or its disk fills."""
 
     kind, unit, held = "orbit graph", "orbits", "graph"  # orbits.build's words
 
-    def __init__(self, model: CompiledModel, init_rows: list[bytes], max_states: int) -> None:
+    def __init__(
+        self,
+        model: CompiledModel,
+        init_rows: list[bytes],
+        max_states: int,
+        folder: str | None = None,
+    ) -> None:
         self._props = len(model.liveness_names)
         try:
-            super().__init__(model, init_rows, max_states)
+            super().__init__(model, init_rows, max_states, folder)
         except _Unsealable:
             self._props = -1
-            super().__init__(model, init_rows, max_states)
+            super().__init__(model, init_rows, max_states, folder)
         lib, h, count = self.lib, self.handle, self.n
         self.nperms = int(lib.lg_nperms(h))
         self.ren: Array = view(lib.lg_ren(h), np.uint8, self.edges)

@@ -44,9 +44,12 @@ def check_orbits(
     max_states: int,
     core: str,
     model: CompiledModel | None,
+    folder: str | None = None,
 ) -> tuple[list[Verdict], dict[str, list[tuple[Any, Any]]], int, int, str, str]:
-    """``(verdicts, lassos, orbits, edges, the core that judged, why not compiled)``. Raises
-    ``GraphTooLarge`` past ``max_states`` orbits, ``ValueError`` for asymmetric fairness."""
+    """``(verdicts, lassos, orbits, edges, the core that judged, why not compiled)``; with
+    ``folder`` the compiled graph's arrays are files there (``CompiledGraph``). Raises
+    ``GraphTooLarge`` past ``max_states`` orbits, ``ValueError`` for asymmetric fairness,
+    ``OSError`` when the folder takes no file or its disk fills."""
     sym = symmetry.for_spec(spec)
     note = ""
     if core == "compiled" and model is not None:
@@ -61,7 +64,7 @@ def check_orbits(
             try:
                 map_large()  # the judge's large arrays given back as they are freed
                 rows = [model.encode(s) for s in spec.init_states()]
-                graph = CompiledOrbitGraph(model, rows, max_states)
+                graph = CompiledOrbitGraph(model, rows, max_states, folder)
                 give_back()  # what the build let go (its table, its rows' window)
                 try:
                     done = orbit_arrays.judge_orbits(

@@ -99,23 +99,28 @@ def check(
     core: str = "reference",
     model: CompiledModel | None = None,
     symmetric: bool = False,
+    folder: str | None = None,
 ) -> Liveness:
     """Build the graph and judge ``props`` under ``fairness``: on the compiled core of
     ``model`` (its codec) when ``core`` is ``compiled`` and it can (``core_for``), else on
     the reference, with ``note`` saying why. With ``symmetric`` (the search ran under
-    symmetry) the graph is the orbit graph where ``orbit_run.unfit`` allows it. A graph
-    past ``max_states`` (default: the core's ``budget``) gives a ``Liveness`` whose
-    ``error`` says so; the model's exceptions pass through."""
+    symmetry) the graph is the orbit graph where ``orbit_run.unfit`` allows it. With
+    ``folder`` the compiled graph's arrays are files there (``checker.liveness.budget``
+    says when). A graph past ``max_states`` (default: the core's ``budget``), or whose files
+    fail (a full disk), gives a ``Liveness`` whose ``error`` says so; the model's exceptions
+    pass through."""
     start = time.monotonic()
     plain_why = orbit_run.unfit(spec, props) if symmetric else ""
     if symmetric and not plain_why:
         cap = budget(core) if max_states is None else max_states
         try:
             verdicts, lassos, n, edges, used, why = orbit_run.check_orbits(
-                spec, props, fairness, cap, core, model
+                spec, props, fairness, cap, core, model, folder
             )
         except GraphTooLarge as exc:
             return Liveness([], fairness=tuple(fairness), error=str(exc), core=core)
+        except OSError as exc:
+            return Liveness([], fairness=tuple(fairness), error=files_failed(exc), core=core)
         seconds = time.monotonic() - start
         return Liveness(
             verdicts, n, edges, seconds, tuple(fairness), "", lassos, used, why, "orbits"
@@ -128,9 +133,11 @@ def check(
 
         cap = budget(core) if max_states is None else max_states
         try:
-            done = compiled.judge_compiled(spec, model, list(props), list(fairness), cap)
+            done = compiled.judge_compiled(spec, model, list(props), list(fairness), cap, folder)
         except GraphTooLarge as exc:
             return Liveness([], fairness=tuple(fairness), error=str(exc), core=core)
+        except OSError as exc:
+            return Liveness([], fairness=tuple(fairness), error=files_failed(exc), core=core)
         except (compiled.NotCompiled, NativeUnavailable) as exc:
             note = str(exc)
         else:
@@ -171,6 +178,14 @@ def check(
         lassos,
         note=note,
         plain_why=plain_why,
+    )
+
+
+def files_failed(exc: OSError) -> str:
+    """Why a graph held in files failed (``CompiledGraph``'s ``OSError``), in one line."""
+    return (
+        f"the liveness graph's files in {exc.filename}: {exc.strerror} (TMPDIR names the "
+        "folder they go in)"
     )
 
 

@@ -39,6 +39,7 @@ ENGINE_SOURCES = (
     HERE / "oseal.c",
     HERE / "scc.c",
     HERE / "lwalk.c",
+    HERE / "lfiles.c",
 )
 HEADERS = (
     HERE / "model.h",
@@ -279,6 +280,8 @@ def _declare(lib: ctypes.CDLL) -> None:
         "eng_walk": (i32, [p, p, i32, p, p, u32, u32, u32, p, p, p, p, p, p, p]),
         "lg_new": (p, [p, p, ctypes.c_size_t]),
         "lg_free": (None, [p]),
+        "lg_set_dir": (i32, [p, ctypes.c_char_p]),
+        "lg_disk_error": (i32, [p]),
         "lg_build": (i64, [p, p, i64, i64]),
         "lg_build_orbits": (i64, [p, p, i64, i64, i32, i32]),
         "lg_find": (i64, [p, p]),

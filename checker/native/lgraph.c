@@ -41,35 +41,36 @@ LGraph *lg_new(const ModelParams *params, char *why, size_t room) {
 void lg_free(LGraph *g) {
     if (!g) return;
     if (g->m) model_free(g->m);
-    free(g->rows);
+    lg_drop(g, (void **)&g->rows);
     free(g->slots);
-    free(g->off);
-    free(g->dst);
-    free(g->lab);
-    free(g->parent);
-    free(g->plabel);
-    free(g->depth);
+    lg_drop(g, (void **)&g->off);
+    lg_drop(g, (void **)&g->dst);
+    lg_drop(g, (void **)&g->lab);
+    lg_drop(g, (void **)&g->parent);
+    lg_drop(g, (void **)&g->plabel);
+    lg_drop(g, (void **)&g->depth);
     free(g->poff);
     free(g->psrc);
     free(g->perms);
-    free(g->ren);
-    free(g->pren);
-    free(g->entry);
-    free(g->stab);
-    free(g->via);
+    lg_drop(g, (void **)&g->ren);
+    lg_drop(g, (void **)&g->pren);
+    lg_drop(g, (void **)&g->entry);
+    lg_drop(g, (void **)&g->stab);
+    lg_drop(g, (void **)&g->via);
     free(g->init);
-    free(g->cond);
-    free(g->acode);
-    free(g->tag);
+    lg_drop(g, (void **)&g->cond);
+    lg_drop(g, (void **)&g->acode);
+    lg_drop(g, (void **)&g->tag);
     free(g->atab);
-    free(g->fp);
+    lg_drop(g, (void **)&g->fp);
     free(g->cslots);
     free(g->ncodes);
-    free(g->found);
+    lg_drop(g, (void **)&g->found);
     free(g->succ);
     free(g->labels);
     free(g->violated);
     free(g->scratch);
+    lg_drop_files(g);
     free(g);
 }
 
@@ -92,16 +93,16 @@ static int reserve_state(LGraph *g) {
     int64_t want = g->cap ? g->cap + g->cap / 2 : 1 << 16;
     size_t codes = (size_t)2 * (g->nprops ? g->nprops : 1);
     if (g->sealing
-        && (lg_grow((void **)&g->fp, 8, want) || lg_grow((void **)&g->cond, 4, want)
-            || lg_grow((void **)&g->acode, codes, want)))
+        && (lg_hold(g, (void **)&g->fp, 8, want) || lg_hold(g, (void **)&g->cond, 4, want)
+            || lg_hold(g, (void **)&g->acode, codes, want)))
         return -1;
-    if ((!g->sealing && lg_grow((void **)&g->rows, g->width, want))
-        || lg_grow((void **)&g->off, 8, want + 1) || lg_grow((void **)&g->parent, 4, want)
-        || lg_grow((void **)&g->plabel, 2, want) || lg_grow((void **)&g->depth, 4, want))
+    if ((!g->sealing && lg_hold(g, (void **)&g->rows, g->width, want))
+        || lg_hold(g, (void **)&g->off, 8, want + 1) || lg_hold(g, (void **)&g->parent, 4, want)
+        || lg_hold(g, (void **)&g->plabel, 2, want) || lg_hold(g, (void **)&g->depth, 4, want))
         return -1;
     if (g->perms
-        && (lg_grow((void **)&g->pren, 1, want) || lg_grow((void **)&g->entry, 1, want)
-            || lg_grow((void **)&g->stab, 4, want) || lg_grow((void **)&g->via, 2, want)))
+        && (lg_hold(g, (void **)&g->pren, 1, want) || lg_hold(g, (void **)&g->entry, 1, want)
+            || lg_hold(g, (void **)&g->stab, 4, want) || lg_hold(g, (void **)&g->via, 2, want)))
         return -1;
     g->cap = want;
     return 0;
@@ -174,8 +175,9 @@ int64_t lg_add(LGraph *g, const uint8_t *row, uint64_t h, uint32_t depth, uint32
 int lg_add_edge(LGraph *g, uint32_t target, uint16_t label) {
     if (g->ne == g->ecap) {
         int64_t want = g->ecap ? g->ecap + g->ecap / 2 : 1 << 18;
-        if (lg_grow((void **)&g->dst, 4, want) || lg_grow((void **)&g->lab, 2, want)) return -1;
-        if (g->perms && lg_grow((void **)&g->ren, 1, want)) return -1;
+        if (lg_hold(g, (void **)&g->dst, 4, want) || lg_hold(g, (void **)&g->lab, 2, want))
+            return -1;
+        if (g->perms && lg_hold(g, (void **)&g->ren, 1, want)) return -1;
         g->ecap = want;
     }
     g->dst[g->ne] = target;
@@ -263,12 +265,12 @@ void lg_finish(LGraph *g) {
     g->slots = NULL;
     g->nslots = 0;
     /* give the growth slack back (a sealed build's rows go in lg_seal_end) */
-    if (g->n && !g->sealing) lg_grow((void **)&g->rows, g->width, g->n);
-    if (g->n && g->sealing) lg_grow((void **)&g->cond, 4, g->n);
+    if (g->n && !g->sealing) lg_hold(g, (void **)&g->rows, g->width, g->n);
+    if (g->n && g->sealing) lg_hold(g, (void **)&g->cond, 4, g->n);
     if (g->ne) {
-        lg_grow((void **)&g->dst, 4, g->ne);
-        lg_grow((void **)&g->lab, 2, g->ne);
-        if (g->perms) lg_grow((void **)&g->ren, 1, g->ne);
+        lg_hold(g, (void **)&g->dst, 4, g->ne);
+        lg_hold(g, (void **)&g->lab, 2, g->ne);
+        if (g->perms) lg_hold(g, (void **)&g->ren, 1, g->ne);
     }
 }
 

@@ -19,6 +19,13 @@
 #define LG_MAX_PERMS 24      /* 4 replicas: renaming numbers fit a byte, stabilizers 32 bits */
 #define LG_CODES (-5)        /* a sealed lg_build_orbits: a property past LG_MAX_CODES atoms */
 #define LG_MAX_CODES 65535   /* distinct (opened, goal) pairs a property may have: 16-bit codes */
+#define LG_MAX_FILES 32      /* arrays a graph may hold in files (lfiles.c) */
+
+typedef struct {
+    void *addr;   /* the file's mapping */
+    size_t bytes; /* its length, and the file's */
+    int fd;
+} LgFile;
 
 typedef struct LGraph {
     Model *m;
@@ -61,6 +68,10 @@ typedef struct LGraph {
     uint16_t *labels;
     uint32_t *violated;
     void *scratch; /* the model's (model_scratch_size) */
+    /* lfiles.c: with `dir` set, the arrays lg_hold grows are files there, mapped */
+    char *dir;
+    LgFile files[LG_MAX_FILES];
+    int nfiles, disk_errno;
 } LGraph;
 
 LGraph *lg_new(const ModelParams *params, char *why, size_t room);
@@ -101,6 +112,11 @@ void lg_transpose_place(int64_t n, const int32_t *src, const int32_t *dst, int64
  * edge to the last state begun; lg_prefetch prefetches the slots of k hashes; lg_finish
  * closes the CSR and trims the buffers. */
 int lg_grow(void **p, size_t item, int64_t want);
+int lg_set_dir(LGraph *g, const char *dir);
+int lg_disk_error(const LGraph *g);
+int lg_hold(LGraph *g, void **p, size_t item, int64_t want);
+void lg_drop(LGraph *g, void **p);
+void lg_drop_files(LGraph *g);
 int lg_room(LGraph *g, int64_t more);
 int64_t lg_add(LGraph *g, const uint8_t *row, uint64_t h, uint32_t depth, uint32_t parent,
                uint16_t label, int64_t max_states);

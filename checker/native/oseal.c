@@ -74,8 +74,11 @@ void lg_seal_slide(LGraph *g, int64_t first) {
 static int found_table(LGraph *g) {
     int64_t nslots = 1 << 4;
     while (nslots * 3 < g->n * 4) nslots *= 2;
-    g->found = calloc((size_t)nslots, sizeof(uint32_t));
-    if (!g->found) return -1;
+    if (g->dir) { /* a new file reads as zeros */
+        if (lg_hold(g, (void **)&g->found, sizeof(uint32_t), nslots)) return -1;
+    } else if (!(g->found = calloc((size_t)nslots, sizeof(uint32_t)))) {
+        return -1;
+    }
     g->nfound = nslots;
     return 0;
 }
@@ -99,22 +102,21 @@ int lg_seal_end(LGraph *g) {
     free(g->ncodes);
     g->rows = NULL;
     g->cslots = g->ncodes = NULL;
-    uint16_t *acode = malloc(n * nprops * sizeof(uint16_t) + 1);
-    g->tag = malloc(n * sizeof(uint16_t) + 1);
-    if (!acode || !g->tag || found_table(g)) {
-        free(acode);
+    uint16_t *acode = NULL;
+    if (lg_hold(g, (void **)&acode, sizeof(uint16_t), (int64_t)(n * nprops + 1))
+        || lg_hold(g, (void **)&g->tag, sizeof(uint16_t), (int64_t)n + 1) || found_table(g)) {
+        lg_drop(g, (void **)&acode);
         return -1;
     }
     for (size_t p = 0; p < nprops; p++) /* property-major, as lg_acode gives them */
         for (size_t i = 0; i < n; i++) acode[p * n + i] = g->acode[i * nprops + p];
-    free(g->acode);
+    lg_drop(g, (void **)&g->acode);
     g->acode = acode;
     for (size_t i = 0; i < n; i++) {
         g->tag[i] = (uint16_t)(g->fp[i] >> 48);
         found_put(g, (int64_t)i, g->fp[i]);
     }
-    free(g->fp);
-    g->fp = NULL;
+    lg_drop(g, (void **)&g->fp);
     g->sealing = 0;
     return 0;
 }

@@ -1,0 +1,135 @@
+/* A liveness graph's large arrays held in files instead of on the heap, for a graph past the
+ * memory budget (checker/liveness/budget.py): once lg_set_dir has named a folder, every array
+ * lg_hold grows (the per-state and per-edge arrays of lgraph.c, ograph.c and oseal.c) lives in
+ * a file of its own there, mapped shared, so the system writes its pages to disk and takes them
+ * back under memory pressure instead of the process holding them. TLC keeps its liveness graph
+ * on disk the same way (its behavior graph's files, read back by offset).
+ *
+ * The files are unlinked as soon as they are made: they take no name in the folder and go
+ * when the graph is freed or the process ends, however it ends. Their blocks are reserved
+ * (posix_fallocate) before the mapping grows over them, so a full disk is an error returned
+ * here (lg_disk_error), never a SIGBUS on a later write. Without lg_set_dir every array is a
+ * heap array, grown by lg_grow, as before. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "lgraph.h"
+
+/* Hold the graph's arrays in files in `dir` from now on (before lg_build or
+ * lg_build_orbits). 0, or -1 when no file can be made there (lg_disk_error says why). */
+int lg_set_dir(LGraph *g, const char *dir) {
+    size_t len = strlen(dir);
+    char *copy = malloc(len + 1);
+    if (!copy) return -1;
+    memcpy(copy, dir, len + 1);
+    free(g->dir);
+    g->dir = copy;
+    void *probe = NULL;
+    if (lg_hold(g, &probe, 1, 1)) return -1;
+    lg_drop(g, &probe);
+    return 0;
+}
+
+/* The errno of the last file operation that failed (0: none has). */
+int lg_disk_error(const LGraph *g) { return g->disk_errno; }
+
+static LgFile *file_of(LGraph *g, const void *addr) {
+    for (int k = 0; k < g->nfiles; k++)
+        if (g->files[k].addr == addr) return &g->files[k];
+    return NULL;
+}
+
+static int failed(LGraph *g) {
+    g->disk_errno = errno ? errno : EIO;
+    return -1;
+}
+
+/* A new file of `bytes` bytes in the folder, mapped: 0, or -1. */
+static int open_file(LGraph *g, void **p, size_t bytes) {
+    if (g->nfiles == LG_MAX_FILES) {
+        errno = EMFILE;
+        return failed(g);
+    }
+    size_t len = strlen(g->dir) + 32;
+    char *path = malloc(len);
+    if (!path) return failed(g);
+    snprintf(path, len, "%s/hwcheck-graph-XXXXXX", g->dir);
+    int fd = mkostemp(path, O_CLOEXEC);
+    if (fd < 0) {
+        free(path);
+        return failed(g);
+    }
+    unlink(path);
+    free(path);
+    int err = posix_fallocate(fd, 0, (off_t)bytes);
+    void *addr = MAP_FAILED;
+    if (!err) addr = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (err || addr == MAP_FAILED) {
+        if (err) errno = err;
+        failed(g);
+        close(fd);
+        return -1;
+    }
+    g->files[g->nfiles++] = (LgFile){addr, bytes, fd};
+    *p = addr;
+    return 0;
+}
+
+/* Room for `want` items of `item` bytes at *p, keeping what is there (lg_grow's contract: 0,
+ * or -1 with *p as it was). In a folder (lg_set_dir), a new array (*p NULL) is a file and a
+ * file grows or shrinks with its mapping; a heap array stays a heap array. A new file reads
+ * as zeros. */
+int lg_hold(LGraph *g, void **p, size_t item, int64_t want) {
+    if (!g->dir) return lg_grow(p, item, want);
+    size_t bytes = (size_t)want * item;
+    if (!bytes) bytes = 1; /* a mapping is never empty */
+    LgFile *f = *p ? file_of(g, *p) : NULL;
+    if (*p && !f) return lg_grow(p, item, want);
+    if (!f) return open_file(g, p, bytes);
+    if (bytes == f->bytes) return 0;
+    if (bytes > f->bytes) {
+        int err = posix_fallocate(f->fd, (off_t)f->bytes, (off_t)(bytes - f->bytes));
+        if (err) {
+            errno = err;
+            return failed(g);
+        }
+    }
+    void *addr = mremap(f->addr, f->bytes, bytes, MREMAP_MAYMOVE);
+    if (addr == MAP_FAILED) return failed(g);
+    if (bytes < f->bytes && ftruncate(f->fd, (off_t)bytes)) failed(g); /* the space stays */
+    f->addr = addr;
+    f->bytes = bytes;
+    *p = addr;
+    return 0;
+}
+
+/* Let *p go (a file's mapping and the file, or a heap array) and set it to NULL. */
+void lg_drop(LGraph *g, void **p) {
+    LgFile *f = *p ? file_of(g, *p) : NULL;
+    if (f) {
+        munmap(f->addr, f->bytes);
+        close(f->fd);
+        *f = g->files[--g->nfiles];
+    } else {
+        free(*p);
+    }
+    *p = NULL;
+}
+
+/* Let every file go, and the folder's name (lg_free). */
+void lg_drop_files(LGraph *g) {
+    while (g->nfiles) {
+        LgFile *f = &g->files[g->nfiles - 1];
+        munmap(f->addr, f->bytes);
+        close(f->fd);
+        g->nfiles--;
+    }
+    free(g->dir);
+    g->dir = NULL;
+}
