@@ -4,11 +4,13 @@ the same answers on every core and worker count."""
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 from click.testing import CliRunner
 
 from checker.cli import cli
+from checker.liveness import budget
 
 
 def explore(tmp_path, *args):
@@ -86,7 +88,7 @@ def test_memory_places_the_liveness_graph(tmp_path, memory):
         return
     assert "judged on the orbit graph (56,421 orbits" in result.stderr
     assert (need in result.stderr) == (memory == "6M")
-    assert ("holds its arrays in files in" in result.stderr) == (memory == "6M")
+    assert ("holds its graph's arrays in files in" in result.stderr) == (memory == "6M")
     assert verdicts == {
         "AckedReachesIsr": "holds",
         "HwReachesLeo": "holds",
@@ -94,6 +96,31 @@ def test_memory_places_the_liveness_graph(tmp_path, memory):
         "FollowerCatchesUp": "holds",
         "ReplicasConverge": "unknown",
     }
+
+
+def test_the_graph_s_files_want_room_on_a_disk(tmp_path, monkeypatch):
+    """The files' folder must have room for them (about 96 bytes an orbit: 5 MiB here),
+    else the graph is refused before it is built; a folder on a tmpfs is used with a
+    warning (its files would be held in memory)."""
+    bounds = ("--replicas", "3", "--max-records", "1", "--max-epoch", "1", "--liveness")
+    real = shutil.disk_usage
+    monkeypatch.setattr(shutil, "disk_usage", lambda path: real(path)._replace(free=1 << 20))
+    result, summary = explore(tmp_path, *bounds, "--memory", "6M")
+    assert result.exit_code == 3, result.output
+    assert "and its files would take about 5 MiB in " in summary["reason"]
+    assert "which has 1 MiB free: set TMPDIR to a folder with room" in summary["reason"]
+    monkeypatch.setattr(shutil, "disk_usage", real)
+    monkeypatch.setattr(budget, "filesystem", lambda folder: "tmpfs")
+    (tmp_path / "tmpfs").mkdir()
+    result, summary = explore(tmp_path / "tmpfs", *bounds, "--memory", "6M")
+    assert "is on a tmpfs, whose files are held in memory: set TMPDIR to a disk" in result.stderr
+    assert summary["properties"]["FollowerCatchesUp"]["verdict"] == "holds"
+
+
+def test_the_file_system_of_a_folder_is_its_longest_mount_s():
+    assert budget.filesystem("/proc/self") == "proc"
+    assert budget.filesystem("/proc") == "proc"
+    assert budget.filesystem("/") not in ("", "proc")
 
 
 def test_the_plain_graph_past_memory_is_held_in_files_too(tmp_path):
@@ -105,7 +132,7 @@ def test_the_plain_graph_past_memory_is_held_in_files_too(tmp_path):
     )
     assert result.exit_code == 3, result.output  # LeaderElected is cut by --max-epoch
     assert "the whole plain graph's 23,667 states need about 7 MiB in memory" in result.stderr
-    assert "holds its arrays in files in" in result.stderr
+    assert "holds its graph's arrays in files in" in result.stderr
     assert "judged on the whole plain graph (23,667 states" in result.stderr
     verdicts = {n: p["verdict"] for n, p in summary["properties"].items() if "-" in p["kind"]}
     assert verdicts["LeaderElected"] == "unknown" and verdicts["FollowerCatchesUp"] == "holds"

@@ -8,7 +8,6 @@ every safety property is). ``--fair`` and ``--unfair`` change the model's declar
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -140,15 +139,17 @@ def check(
     symmetric = bool(result.stats.symmetry)
     orbits = symmetric and not orbit_run.unfit(spec, props)
     why = budget.too_large(result, spec, cap, runs_on, orbits)
-    placed = budget.place(result, spec, memory, runs_on, orbits)
+    placed = budget.Placement() if why else budget.place(result, spec, memory, runs_on, orbits)
     why = why or placed.refused
-    folder = tempfile.gettempdir() if placed.files else None
-    if placed.files and not why:
+    folder = placed.folder
+    if folder is not None:
         click.echo(
-            f"Note: {placed.why}; liveness holds its arrays in files in {folder} (unlinked, "
-            "read back through the page cache; TMPDIR moves them).",
+            f"Note: {placed.why}; so the liveness pass holds its graph's arrays in files in "
+            f"{folder} (unlinked, read back through the page cache; TMPDIR moves them).",
             err=True,
         )
+        if placed.warning:
+            click.echo(f"Warning: {placed.warning}.", err=True)
     if why:
         found = live.Liveness([], fairness=tuple(rules), error=why, core=runs_on)
     else:

@@ -9,6 +9,9 @@ either, is refused, its properties unknown, with the reason these functions give
 from __future__ import annotations
 
 import math
+import os
+import shutil
+import tempfile
 from dataclasses import dataclass
 
 from checker.model import Spec
@@ -51,19 +54,49 @@ def _plain_states(result: CheckResult, spec: Spec) -> int:
     )
 
 
+MEMORY_FILESYSTEMS = frozenset({"tmpfs", "ramfs"})
+"""File systems whose files are held in memory: a graph's files there save none."""
+
+
 @dataclass(frozen=True)
 class Placement:
-    """Where the compiled liveness pass holds its graph: in memory, or (``files``) with its
-    arrays in files (``checker/native/lfiles.c``), ``why`` saying why not in memory; or it
-    is refused, ``refused`` saying why."""
+    """Where the compiled liveness pass holds its graph: in memory, or (``folder`` set) with
+    its arrays in files there (``checker/native/lfiles.c``), ``why`` saying why not in
+    memory and ``warning`` what the user should know of the folder; or it is refused,
+    ``refused`` saying why."""
 
-    files: bool = False
+    folder: str | None = None
     why: str = ""
+    warning: str = ""
     refused: str = ""
 
 
+def filesystem(folder: str) -> str:
+    """The type of the file system ``folder`` is on (``/proc/mounts``' longest mount point
+    holding it), "" where there is no ``/proc``."""
+    path, best, kind = os.path.realpath(folder), -1, ""
+    try:
+        with open("/proc/mounts", encoding="utf-8", errors="replace") as mounts:
+            for line in mounts:
+                fields = line.split()
+                if len(fields) < 3:
+                    continue
+                point = fields[1].replace("\\040", " ")
+                inside = path == point or path.startswith(point.rstrip("/") + "/")
+                if inside and len(point) > best:
+                    best, kind = len(point), fields[2]
+    except OSError:
+        return ""
+    return kind
+
+
 def place(
-    result: CheckResult, spec: Spec, memory: int | None, core: str, orbits: bool
+    result: CheckResult,
+    spec: Spec,
+    memory: int | None,
+    core: str,
+    orbits: bool,
+    folder: str | None = None,
 ) -> Placement:
     """Where the liveness graph of a finished safety search goes on ``core``, against
     ``memory`` (``--memory`` in bytes; None: what the machine has free,
@@ -71,8 +104,11 @@ def place(
     The compiled core's orbit graph takes ``ORBIT_BYTES`` an orbit in memory and
     ``FILE_ORBIT_BYTES`` with its arrays in files (the search's count); its whole plain graph
     ``PLAIN_BYTES`` and ``FILE_PLAIN_BYTES`` a state (up to ``replicas!`` states an orbit).
-    In memory where it fits; else in files where they fit, or without ``--memory``; else
-    refused. The reference core holds its graph in memory (``--liveness-max-states``)."""
+    In memory where it fits; else in files in ``folder`` (default ``TMPDIR``'s,
+    ``tempfile.gettempdir``) where they fit, or without ``--memory``; else refused, as it
+    is when the folder has less free space than the files take (the difference of the two
+    figures, about). A folder on a file system held in memory (``MEMORY_FILESYSTEMS``) gets
+    a warning. The reference core holds its graph in memory (``--liveness-max-states``)."""
     if core != "compiled":
         return Placement()
     from checker.search.tier.spill import free_memory, megabytes
@@ -92,12 +128,27 @@ def place(
         f"the {size} {count:,} {unit} need about {megabytes(need)} in memory ({each} bytes "
         f"each), past {past}"
     )
-    if memory is None or count * filed <= limit:
-        return Placement(files=True, why=why)
-    return Placement(
-        refused=f"{why}, and about {megabytes(count * filed)} with its arrays in files "
-        f"({filed} bytes each): raise --memory or lower the bounds"
-    )
+    if memory is not None and count * filed > limit:
+        return Placement(
+            refused=f"{why}, and about {megabytes(count * filed)} with its arrays in files "
+            f"({filed} bytes each): raise --memory or lower the bounds"
+        )
+    folder = tempfile.gettempdir() if folder is None else folder
+    disk = count * (each - filed)
+    try:
+        free = shutil.disk_usage(folder).free
+    except OSError as exc:
+        return Placement(refused=f"{why}, and {folder} takes no files: {exc.strerror}")
+    if disk > free:
+        return Placement(
+            refused=f"{why}, and its files would take about {megabytes(disk)} in {folder}, "
+            f"which has {megabytes(free)} free: set TMPDIR to a folder with room"
+        )
+    warning = ""
+    kind = filesystem(folder)
+    if kind in MEMORY_FILESYSTEMS:
+        warning = f"{folder} is on a {kind}, whose files are held in memory: set TMPDIR to a disk"
+    return Placement(folder, why, warning)
 
 
 def budget(core: str) -> int:
