@@ -18,6 +18,25 @@ REPORT_EVERY = 1.0
 """Seconds between a search's progress reports within a level (``Reporting.due``)."""
 
 
+def free_memory() -> int:
+    """Bytes this machine can give a process now (``MemAvailable`` in ``/proc/meminfo``; else
+    the physical memory): the default budget of ``--memory`` (the safety search's disk tier,
+    ``checker.search.tier.spill``, and the liveness graph's place, ``checker.liveness.budget``)."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+
+
+def megabytes(size: int) -> str:
+    """``size`` bytes in whole MiB, with thousands separators (``1,024 MiB``)."""
+    return f"{size / (1 << 20):,.0f} MiB"
+
+
 @dataclass(frozen=True)
 class Progress:
     """``depth`` (levels done, initial = 1), ``distinct`` and ``generated`` (states),

@@ -4,7 +4,6 @@ the same answers on every core and worker count."""
 from __future__ import annotations
 
 import json
-import shutil
 
 import pytest
 from click.testing import CliRunner
@@ -99,17 +98,17 @@ def test_memory_places_the_liveness_graph(tmp_path, memory):
 
 
 def test_the_graph_s_files_want_room_on_a_disk(tmp_path, monkeypatch):
-    """The files' folder must have room for them (about 96 bytes an orbit: 5 MiB here),
-    else the graph is refused before it is built; a folder on a tmpfs is used with a
-    warning (its files would be held in memory)."""
+    """The files' folder must have room for them (``DISK_ORBIT_BYTES`` an orbit: 7 MiB
+    here), else under ``--memory`` the graph is refused before it is built; a folder on a
+    tmpfs is used with a warning (its files would be held in memory)."""
     bounds = ("--replicas", "3", "--max-records", "1", "--max-epoch", "1", "--liveness")
-    real = shutil.disk_usage
-    monkeypatch.setattr(shutil, "disk_usage", lambda path: real(path)._replace(free=1 << 20))
+    real = budget.disk_usage
+    monkeypatch.setattr(budget, "disk_usage", lambda path: real(path)._replace(free=1 << 20))
     result, summary = explore(tmp_path, *bounds, "--memory", "6M")
     assert result.exit_code == 3, result.output
-    assert "and its files would take about 5 MiB in " in summary["reason"]
+    assert "and its files would take about 7 MiB in " in summary["reason"]
     assert "which has 1 MiB free: set TMPDIR to a folder with room" in summary["reason"]
-    monkeypatch.setattr(shutil, "disk_usage", real)
+    monkeypatch.setattr(budget, "disk_usage", real)
     monkeypatch.setattr(budget, "filesystem", lambda folder: "tmpfs")
     (tmp_path / "tmpfs").mkdir()
     result, summary = explore(tmp_path / "tmpfs", *bounds, "--memory", "6M")
@@ -118,6 +117,7 @@ def test_the_graph_s_files_want_room_on_a_disk(tmp_path, monkeypatch):
 
 
 def test_the_file_system_of_a_folder_is_its_longest_mount_s():
+    """``/proc/mounts``' longest mount point holding the folder names its file system."""
     assert budget.filesystem("/proc/self") == "proc"
     assert budget.filesystem("/proc") == "proc"
     assert budget.filesystem("/") not in ("", "proc")

@@ -21,7 +21,7 @@ import pytest
 
 from checker import symmetry
 from checker.composition.compose import TlaConfig, build_model
-from checker.liveness import orbits
+from checker.liveness import orbit_run, orbits
 from checker.liveness import run as live
 from checker.liveness.cgraph import NO_PARENT, CompiledGraph
 from checker.liveness.corbits import CompiledOrbitGraph
@@ -205,12 +205,16 @@ def mapped_files() -> int:
         return sum("hwcheck-graph-" in line for line in maps)
 
 
-@pytest.mark.parametrize("case", ["kafka, 3 replicas, 1 record, epoch 1", "the TLA+ port"])
-def test_the_graph_held_in_files_is_the_graph_in_memory(case, tmp_path):
+GROWN = ("kafka", Config(replicas=3, max_records=2, max_epoch=1))
+"""345,204 orbits and 1,397,265 edges: past the first room of every array (65,536 orbits,
+262,144 edges), so each file is grown, and moved, several times."""
+
+
+@pytest.mark.parametrize("case", ["kafka, 3 replicas, 2 records, epoch 1", "the TLA+ port"])
+def test_the_orbit_graph_held_in_files_is_the_graph_in_memory(case, tmp_path):
     """With a folder (past ``--memory``) every array is a file there, unlinked at once and
-    unmapped when the graph is closed; the graph is the same, array for array, and so are
-    the plain graph's."""
-    _, compiled, init = made(*CASES[case])
+    unmapped when the graph is closed; the graph is the same, array for array."""
+    _, compiled, init = made(*(GROWN if case.startswith("kafka") else CASES[case]))
     memory = CompiledOrbitGraph(compiled, init, 10**6)
     files = CompiledOrbitGraph(compiled, init, 10**6, folder=str(tmp_path))
     try:
@@ -222,14 +226,20 @@ def test_the_graph_held_in_files_is_the_graph_in_memory(case, tmp_path):
         for prop in range(len(compiled.liveness_names)):
             got, want = files.atoms(prop), memory.atoms(prop)
             assert (got[0] == want[0]).all() and (got[1] == want[1]).all()
-        assert all(files.find(memory.row(node)) == node for node in range(0, memory.n, 97))
+        assert all(files.find(memory.row(node)) == node for node in range(0, memory.n, 997))
     finally:
         memory.close()
         files.close()
-    assert mapped_files() == 0
+    assert mapped_files() == 0 and list(tmp_path.iterdir()) == []
+
+
+def test_the_plain_graph_held_in_files_is_the_graph_in_memory(tmp_path):
+    """The plain graph (337,534 states: its arrays grown too) and its rows, in files."""
+    _, compiled, init = made(*CASES["kafka, 3 replicas, 1 record, epoch 1"])
     plain = CompiledGraph(compiled, init, 10**6)
     filed = CompiledGraph(compiled, init, 10**6, folder=str(tmp_path))
     try:
+        assert filed.n == 337_534 and mapped_files() >= 6
         for name in ("off", "dst", "lab", "parent", "plabel", "depth", "rows"):
             assert (getattr(filed, name) == getattr(plain, name)).all(), name
     finally:
@@ -239,28 +249,18 @@ def test_the_graph_held_in_files_is_the_graph_in_memory(case, tmp_path):
 
 
 def test_a_folder_that_takes_no_file_is_an_os_error(tmp_path):
-    """A missing folder, and a file past the size the process may write (``RLIMIT_FSIZE``:
-    the reserve before a mapping grows fails, as on a full disk, instead of a SIGBUS); the
-    liveness pass gives the first as its error, in one line."""
+    """A missing folder, and a file grown past the size the process may write
+    (``RLIMIT_FSIZE``, 2 MiB: the first room of every file fits, the edges' third does not),
+    where the reserve before the mapping grows fails as on a full disk, instead of a SIGBUS
+    on a later write; the liveness pass gives the first as its error, in one line."""
     _, compiled, init = made("kafka", Config(replicas=2))
     with pytest.raises(OSError, match="No such file") as missing:
         CompiledOrbitGraph(compiled, init, 10**6, folder=str(tmp_path / "gone"))
     assert missing.value.errno == errno.ENOENT and missing.value.filename == str(tmp_path / "gone")
-    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
-    before = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-    resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 19, hard))
-    try:
-        with pytest.raises(OSError, match="File too large") as large:
-            CompiledOrbitGraph(compiled, init, 10**6, folder=str(tmp_path))
-    finally:
-        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
-        signal.signal(signal.SIGXFSZ, before)
-    assert large.value.errno == errno.EFBIG and mapped_files() == 0
     spec, _ = build_model("kafka", Config(replicas=2))
-    props = live.liveness_of(spec)
     found = live.check(
         spec,
-        props,
+        live.liveness_of(spec),
         live.fairness_of(spec),
         core="compiled",
         model=compiled,
@@ -271,3 +271,24 @@ def test_a_folder_that_takes_no_file_is_an_os_error(tmp_path):
         f"the liveness graph's files in {tmp_path / 'gone'}: No such file or directory "
         "(TMPDIR names the folder they go in)"
     )
+    _, grown, init = made(*GROWN)
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    before = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 21, hard))
+    try:
+        with pytest.raises(OSError, match="File too large") as large:
+            CompiledOrbitGraph(grown, init, 10**6, folder=str(tmp_path))
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+        signal.signal(signal.SIGXFSZ, before)
+    assert large.value.errno == errno.EFBIG and mapped_files() == 0
+
+
+def test_past_memory_a_graph_the_compiled_core_cannot_build_is_refused(tmp_path):
+    """With a folder (the graph past memory), 5 replicas (past the compiled orbit graph's 4)
+    are refused before anything is built, rather than built in memory by the reference."""
+    spec, compiled, _ = made("kafka", Config(replicas=5))
+    with pytest.raises(GraphTooLarge, match="compiled orbit graph takes at most 4 replicas"):
+        orbit_run.check_orbits(
+            spec, live.liveness_of(spec), [], 10**6, "compiled", compiled, str(tmp_path)
+        )

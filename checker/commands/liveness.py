@@ -16,6 +16,7 @@ import click
 from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
+from checker import symmetry
 from checker.commands.options import build
 from checker.commands.values import Integer
 from checker.limits import interruption
@@ -140,6 +141,9 @@ def check(
     orbits = symmetric and not orbit_run.unfit(spec, props)
     why = budget.too_large(result, spec, cap, runs_on, orbits)
     placed = budget.Placement() if why else budget.place(result, spec, memory, runs_on, orbits)
+    if placed.folder is not None and orbits and symmetry.for_spec(spec).n > orbit_run.MAX_IDS:
+        reason = f"the compiled orbit graph takes at most {orbit_run.MAX_IDS} replicas"
+        placed = budget.Placement(refused=orbit_run.past_memory(reason))
     why = why or placed.refused
     folder = placed.folder
     if folder is not None:

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import math
 import os
-import shutil
 import tempfile
 from dataclasses import dataclass
+from shutil import disk_usage
 
+from checker.limits import free_memory, megabytes
 from checker.model import Spec
 from checker.result import CheckResult
 
@@ -37,12 +38,20 @@ states at 3 replicas (2026-11-30)."""
 FILE_ORBIT_BYTES = 64
 """What the compiled pass holds in memory per orbit when the orbit graph's arrays are files
 (``checker/native/lfiles.c``): the build's hash table and the judge's own arrays (bytes).
-Measured (2026-12-01), the pass's peak anonymous memory over its orbits beyond the process
-at its start: 46 at 3 replicas (280 MiB, 4,338,867 orbits), 55 at ``--max-epoch 3`` (2.2
-GiB, 40,263,439 orbits)."""
+Measured (2026-12-01), the pass's peak anonymous memory (``RssAnon``) over its orbits beyond
+the process at its start: 47 at 3 replicas (274 MiB, 4,338,867 orbits; 128 with the graph
+in memory), 56 at ``--max-epoch 3`` (2.2 GiB, 40,263,439 orbits; 135 in memory)."""
 FILE_PLAIN_BYTES = 250
-"""The same for the whole plain graph, per state: 220 (5.4 GiB for 26,027,896 states at 3
+"""The same for the whole plain graph, per state: 225 (5.5 GiB for 26,027,896 states at 3
 replicas, 2026-12-01); its judge's arrays, not the graph's, are most of it."""
+DISK_ORBIT_BYTES = 128
+"""What the orbit graph's files take on disk per orbit at their largest (bytes): the arrays
+with their growth room (a file is reserved half again as it grows) and, as the build ends,
+the sealing's hashes and codes beside the tables that replace them; about 111 at 3
+replicas (88 once built). The folder must have this much free."""
+DISK_PLAIN_BYTES = 160
+"""The same for the whole plain graph, per state: about 134 at 3 replicas, 1 record, epoch 1
+(99 once built)."""
 
 
 def _plain_states(result: CheckResult, spec: Spec) -> int:
@@ -54,8 +63,9 @@ def _plain_states(result: CheckResult, spec: Spec) -> int:
     )
 
 
-MEMORY_FILESYSTEMS = frozenset({"tmpfs", "ramfs"})
-"""File systems whose files are held in memory: a graph's files there save none."""
+MEMORY_FILESYSTEMS = frozenset({"tmpfs"})
+"""File systems whose files are held in memory (and report free space): a graph's files
+there save none."""
 
 
 @dataclass(frozen=True)
@@ -100,26 +110,26 @@ def place(
 ) -> Placement:
     """Where the liveness graph of a finished safety search goes on ``core``, against
     ``memory`` (``--memory`` in bytes; None: what the machine has free,
-    ``checker.search.tier.spill.free_memory``, as the safety search's disk tier takes it).
-    The compiled core's orbit graph takes ``ORBIT_BYTES`` an orbit in memory and
-    ``FILE_ORBIT_BYTES`` with its arrays in files (the search's count); its whole plain graph
-    ``PLAIN_BYTES`` and ``FILE_PLAIN_BYTES`` a state (up to ``replicas!`` states an orbit).
-    In memory where it fits; else in files in ``folder`` (default ``TMPDIR``'s,
-    ``tempfile.gettempdir``) where they fit, or without ``--memory``; else refused, as it
-    is when the folder has less free space than the files take (the difference of the two
-    figures, about). A folder on a file system held in memory (``MEMORY_FILESYSTEMS``) gets
-    a warning. The reference core holds its graph in memory (``--liveness-max-states``)."""
+    ``checker.limits.free_memory``, as the safety search's disk tier takes it).
+    The compiled core's orbit graph takes ``ORBIT_BYTES`` an orbit in memory, and
+    ``FILE_ORBIT_BYTES`` in memory and ``DISK_ORBIT_BYTES`` on disk with its arrays in files
+    (the search's count); its whole plain graph ``PLAIN_BYTES``, ``FILE_PLAIN_BYTES`` and
+    ``DISK_PLAIN_BYTES`` a state (up to ``replicas!`` states an orbit). In memory where it
+    fits; else in files in ``folder`` (default ``TMPDIR``'s, ``tempfile.gettempdir``) where
+    the process's share fits and the folder has room for the files; else refused under
+    ``--memory``, or in memory as before without it. A folder on a file system held in
+    memory (``MEMORY_FILESYSTEMS``) gets a warning. The reference core holds its graph in
+    memory (``--liveness-max-states``). Raises nothing: a folder that cannot be used is a
+    refusal (or, without ``--memory``, the graph in memory)."""
     if core != "compiled":
         return Placement()
-    from checker.search.tier.spill import free_memory, megabytes
-
     limit = free_memory() if memory is None else memory
     if orbits:
-        count, unit = result.stats.distinct, "orbits"
-        each, filed, size = ORBIT_BYTES, FILE_ORBIT_BYTES, "orbit graph's"
+        count, unit, size = result.stats.distinct, "orbits", "orbit graph's"
+        each, filed, disk = ORBIT_BYTES, FILE_ORBIT_BYTES, DISK_ORBIT_BYTES
     else:
-        count, unit = _plain_states(result, spec), "states"
-        each, filed, size = PLAIN_BYTES, FILE_PLAIN_BYTES, "whole plain graph's"
+        count, unit, size = _plain_states(result, spec), "states", "whole plain graph's"
+        each, filed, disk = PLAIN_BYTES, FILE_PLAIN_BYTES, DISK_PLAIN_BYTES
     need = count * each
     if need <= limit:
         return Placement()
@@ -133,22 +143,25 @@ def place(
             refused=f"{why}, and about {megabytes(count * filed)} with its arrays in files "
             f"({filed} bytes each): raise --memory or lower the bounds"
         )
-    folder = tempfile.gettempdir() if folder is None else folder
-    disk = count * (each - filed)
+    problem, where = "", folder or ""
     try:
-        free = shutil.disk_usage(folder).free
+        where = tempfile.gettempdir() if folder is None else folder
+        free = disk_usage(where).free
     except OSError as exc:
-        return Placement(refused=f"{why}, and {folder} takes no files: {exc.strerror}")
-    if disk > free:
-        return Placement(
-            refused=f"{why}, and its files would take about {megabytes(disk)} in {folder}, "
-            f"which has {megabytes(free)} free: set TMPDIR to a folder with room"
-        )
+        problem = f"no folder for its files ({exc.strerror or exc})"
+    else:
+        if count * disk > free:
+            problem = (
+                f"its files would take about {megabytes(count * disk)} in {where}, which has "
+                f"{megabytes(free)} free: set TMPDIR to a folder with room"
+            )
+    if problem:
+        return Placement(refused=f"{why}, and {problem}") if memory is not None else Placement()
     warning = ""
-    kind = filesystem(folder)
+    kind = filesystem(where)
     if kind in MEMORY_FILESYSTEMS:
-        warning = f"{folder} is on a {kind}, whose files are held in memory: set TMPDIR to a disk"
-    return Placement(folder, why, warning)
+        warning = f"{where} is on a {kind}, whose files are held in memory: set TMPDIR to a disk"
+    return Placement(where, why, warning)
 
 
 def budget(core: str) -> int:

@@ -48,8 +48,9 @@ def check_orbits(
 ) -> tuple[list[Verdict], dict[str, list[tuple[Any, Any]]], int, int, str, str]:
     """``(verdicts, lassos, orbits, edges, the core that judged, why not compiled)``; with
     ``folder`` the compiled graph's arrays are files there (``CompiledGraph``). Raises
-    ``GraphTooLarge`` past ``max_states`` orbits, ``ValueError`` for asymmetric fairness,
-    ``OSError`` when the folder takes no file or its disk fills."""
+    ``GraphTooLarge`` past ``max_states`` orbits, or with ``folder`` where the compiled core
+    cannot build it (the reference's graph would be in memory), ``ValueError`` for asymmetric
+    fairness, ``OSError`` when the folder takes no file or its disk fills."""
     sym = symmetry.for_spec(spec)
     note = ""
     if core == "compiled" and model is not None:
@@ -75,6 +76,8 @@ def check_orbits(
                 return done.verdicts, done.lassos, done.states, done.edges, "compiled", ""
             except (NotCompiled, NativeUnavailable) as exc:
                 note = str(exc)
+    if folder is not None:
+        raise GraphTooLarge(past_memory(note))
     graph_ = orbits.build(spec, sym, max_states)
     setting = orbit_check.Setting(spec, graph_, fairness, getattr(spec, "replica_args", ()))
     verdicts: list[Verdict] = []
@@ -90,4 +93,13 @@ def check_orbits(
     return verdicts, lassos, len(graph_), graph_.edges, "reference", note or "--core reference"
 
 
-__all__ = ["GraphTooLarge", "check_orbits", "unfit"]
+def past_memory(why: str) -> str:
+    """Why a graph past the memory budget is not judged: the compiled core, the only one that
+    holds a graph in files, cannot build it (``why``); the reference's is in memory."""
+    return (
+        f"the graph is past the memory budget and the compiled core cannot build it ({why}); "
+        "the reference core would hold it in memory: raise --memory or lower the bounds"
+    )
+
+
+__all__ = ["GraphTooLarge", "check_orbits", "past_memory", "unfit"]

@@ -120,6 +120,8 @@ def check(
         except GraphTooLarge as exc:
             return Liveness([], fairness=tuple(fairness), error=str(exc), core=core)
         except OSError as exc:
+            if folder is None or exc.filename != folder:
+                raise
             return Liveness([], fairness=tuple(fairness), error=files_failed(exc), core=core)
         seconds = time.monotonic() - start
         return Liveness(
@@ -137,6 +139,8 @@ def check(
         except GraphTooLarge as exc:
             return Liveness([], fairness=tuple(fairness), error=str(exc), core=core)
         except OSError as exc:
+            if folder is None or exc.filename != folder:
+                raise
             return Liveness([], fairness=tuple(fairness), error=files_failed(exc), core=core)
         except (compiled.NotCompiled, NativeUnavailable) as exc:
             note = str(exc)
@@ -153,6 +157,9 @@ def check(
                 "compiled",
                 plain_why=plain_why,
             )
+    if folder is not None:  # past memory, and only the compiled core holds a graph in files
+        error = orbit_run.past_memory(note)
+        return Liveness([], fairness=tuple(fairness), error=error, note=note)
     try:
         graph = build(spec, budget("reference") if max_states is None else max_states, on_level)
     except GraphTooLarge as exc:

@@ -8,8 +8,9 @@
  * The files are unlinked as soon as they are made: they take no name in the folder and go
  * when the graph is freed or the process ends, however it ends. Their blocks are reserved
  * (posix_fallocate) before the mapping grows over them, so a full disk is an error returned
- * here (lg_disk_error), never a SIGBUS on a later write. Without lg_set_dir every array is a
- * heap array, grown by lg_grow, as before. */
+ * here (lg_disk_error), not a SIGBUS on a later write (an I/O error reading a page back, or a
+ * file system that only emulates the reserve, can still raise one). Without lg_set_dir every
+ * array is a heap array, grown by lg_grow, as before. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -26,7 +27,10 @@
 int lg_set_dir(LGraph *g, const char *dir) {
     size_t len = strlen(dir);
     char *copy = malloc(len + 1);
-    if (!copy) return -1;
+    if (!copy) {
+        g->disk_errno = ENOMEM;
+        return -1;
+    }
     memcpy(copy, dir, len + 1);
     free(g->dir);
     g->dir = copy;
@@ -102,7 +106,9 @@ int lg_hold(LGraph *g, void **p, size_t item, int64_t want) {
     }
     void *addr = mremap(f->addr, f->bytes, bytes, MREMAP_MAYMOVE);
     if (addr == MAP_FAILED) return failed(g);
-    if (bytes < f->bytes && ftruncate(f->fd, (off_t)bytes)) failed(g); /* the space stays */
+    if (bytes < f->bytes && ftruncate(f->fd, (off_t)bytes)) {
+        /* the file keeps its length beyond the mapping: no harm, nothing to report */
+    }
     f->addr = addr;
     f->bytes = bytes;
     *p = addr;

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from checker.checkpoint.write import link
+from checker.limits import free_memory, megabytes
 from checker.native.core import check
 from checker.result import Stats
 from checker.search.compiled.keys import KeyKind
@@ -52,19 +53,6 @@ def parse_size(text: str) -> int:
     return size
 
 
-def free_memory() -> int:
-    """Bytes this machine can give a process now (``MemAvailable`` in ``/proc/meminfo``; else
-    the physical memory): the default budget."""
-    try:
-        with open("/proc/meminfo", encoding="ascii") as handle:
-            for line in handle:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
-
-
 def resident() -> int:
     """This process's resident memory now, in bytes (0 where ``/proc`` has none)."""
     try:
@@ -77,10 +65,6 @@ def resident() -> int:
 SPILL_PREFIX = ".spill-"
 """The tier folder's name in a checkpoint folder: ``.spill-<pid>-<random>``, locked while
 its search lives (``level_files.work_folder``)."""
-
-
-def megabytes(size: int) -> str:
-    return f"{size / (1 << 20):,.0f} MiB"
 
 
 class Tier:
