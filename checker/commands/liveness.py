@@ -16,7 +16,6 @@ import click
 from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-from checker import symmetry
 from checker.commands.options import build
 from checker.commands.values import Integer
 from checker.limits import interruption
@@ -141,9 +140,9 @@ def check(
     orbits = symmetric and not orbit_run.unfit(spec, props)
     why = budget.too_large(result, spec, cap, runs_on, orbits)
     placed = budget.Placement() if why else budget.place(result, spec, memory, runs_on, orbits)
-    if placed.folder is not None and orbits and symmetry.for_spec(spec).n > orbit_run.MAX_IDS:
-        reason = f"the compiled orbit graph takes at most {orbit_run.MAX_IDS} replicas"
-        placed = budget.Placement(refused=orbit_run.past_memory(reason))
+    many = orbit_run.too_many_ids(spec) if placed.folder is not None and orbits else ""
+    if many:  # refused here, before the note says the graph goes to files
+        placed = budget.Placement(refused=orbit_run.past_memory(many))
     why = why or placed.refused
     folder = placed.folder
     if folder is not None:

@@ -37,6 +37,14 @@ def unfit(spec: Spec, props: Sequence[Property]) -> str:
     return ""
 
 
+def too_many_ids(spec: Spec) -> str:
+    """Why the compiled core cannot build ``spec``'s orbit graph (more interchangeable
+    replicas than ``MAX_IDS``), or ""."""
+    if symmetry.for_spec(spec).n > MAX_IDS:
+        return f"the compiled orbit graph takes at most {MAX_IDS} replicas"
+    return ""
+
+
 def check_orbits(
     spec: Spec,
     props: Sequence[Property],
@@ -54,9 +62,8 @@ def check_orbits(
     sym = symmetry.for_spec(spec)
     note = ""
     if core == "compiled" and model is not None:
-        if sym.n > MAX_IDS:
-            note = f"the compiled orbit graph takes at most {MAX_IDS} replicas"
-        else:
+        note = too_many_ids(spec)
+        if not note:
             from checker.liveness import orbit_arrays  # numpy: only when liveness runs
             from checker.liveness.compiled import NotCompiled
             from checker.liveness.corbits import CompiledOrbitGraph
@@ -102,4 +109,4 @@ def past_memory(why: str) -> str:
     )
 
 
-__all__ = ["GraphTooLarge", "check_orbits", "past_memory", "unfit"]
+__all__ = ["GraphTooLarge", "check_orbits", "past_memory", "too_many_ids", "unfit"]
