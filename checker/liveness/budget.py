@@ -35,23 +35,25 @@ replicas, 2 records, epoch 1 (11.7 GiB, 87,883,526 orbits)."""
 PLAIN_BYTES = 330
 """The same for the compiled core's whole plain graph, per state: 8,232 MiB for 26,027,896
 states at 3 replicas (2026-11-30)."""
-FILE_ORBIT_BYTES = 64
-"""What the compiled pass holds in memory per orbit when the orbit graph's arrays are files
-(``checker/native/lfiles.c``): the build's hash table and the judge's own arrays (bytes).
-Measured (2026-12-01), the pass's peak anonymous memory (``RssAnon``) over its orbits beyond
-the process at its start: 47 at 3 replicas (274 MiB, 4,338,867 orbits; 128 with the graph
-in memory), 56 at ``--max-epoch 3`` (2.2 GiB, 40,263,439 orbits; 135 in memory)."""
-FILE_PLAIN_BYTES = 250
-"""The same for the whole plain graph, per state: 225 (5.5 GiB for 26,027,896 states at 3
-replicas, 2026-12-01); its judge's arrays, not the graph's, are most of it."""
-DISK_ORBIT_BYTES = 128
-"""What the orbit graph's files take on disk per orbit at their largest (bytes): the arrays
-with their growth room (a file is reserved half again as it grows) and, as the build ends,
-the sealing's hashes and codes beside the tables that replace them; about 111 at 3
-replicas (88 once built). The folder must have this much free."""
-DISK_PLAIN_BYTES = 160
-"""The same for the whole plain graph, per state: about 134 at 3 replicas, 1 record, epoch 1
-(99 once built)."""
+FILE_BYTES = 16
+"""What the compiled pass holds in memory per orbit (or per state, on the plain graph) when
+its arrays are files: the graph's (``checker/native/lfiles.c``) and the judge's from a
+quarter of a byte a node up (``checker.liveness.scratch``), so that what stays is the judge's
+chunk-sized temporaries and arrays under that (bytes). Measured (2026-12-01), the pass's peak
+anonymous memory (``RssAnon``) over its nodes beyond the process at its start: 12 at 3
+replicas (4,338,867 orbits; 47 with the judge's arrays in memory, 128 with the graph's too),
+4 at ``--max-epoch 3`` (40,263,439 orbits; 56 and 135), 3 on the plain graph at 3 replicas
+(26,027,896 states; 225 with the judge's arrays in memory)."""
+DISK_ORBIT_BYTES = 192
+"""What the orbit graph's files and the judge's take on disk per orbit at their largest
+(bytes): the arrays with their growth room (a file is reserved half again as it grows), the
+sealing's hashes and codes beside the tables that replace them, and the judge's arrays.
+Measured (2026-12-01), the temporary folder's peak use over the orbits: 149 at 3 replicas,
+147 at ``--max-epoch 3`` (the graph's alone: 111 and 88 once built). The folder must have
+this much free."""
+DISK_PLAIN_BYTES = 384
+"""The same for the whole plain graph, per state: 321 at 3 replicas (8.2 GiB for 26,027,896
+states; the graph's alone about 134 at 1 record, epoch 1, 99 once built)."""
 
 
 def _plain_states(result: CheckResult, spec: Spec) -> int:
@@ -112,8 +114,8 @@ def place(
     ``memory`` (``--memory`` in bytes; None: what the machine has free,
     ``checker.limits.free_memory``, as the safety search's disk tier takes it).
     The compiled core's orbit graph takes ``ORBIT_BYTES`` an orbit in memory, and
-    ``FILE_ORBIT_BYTES`` in memory and ``DISK_ORBIT_BYTES`` on disk with its arrays in files
-    (the search's count); its whole plain graph ``PLAIN_BYTES``, ``FILE_PLAIN_BYTES`` and
+    ``FILE_BYTES`` in memory and ``DISK_ORBIT_BYTES`` on disk with its arrays in files
+    (the search's count); its whole plain graph ``PLAIN_BYTES``, ``FILE_BYTES`` and
     ``DISK_PLAIN_BYTES`` a state (up to ``replicas!`` states an orbit). In memory where it
     fits; else in files in ``folder`` (default ``TMPDIR``'s, ``tempfile.gettempdir``) where
     the process's share fits and the folder has room for the files; else refused under
@@ -126,10 +128,10 @@ def place(
     limit = free_memory() if memory is None else memory
     if orbits:
         count, unit, size = result.stats.distinct, "orbits", "orbit graph's"
-        each, filed, disk = ORBIT_BYTES, FILE_ORBIT_BYTES, DISK_ORBIT_BYTES
+        each, filed, disk = ORBIT_BYTES, FILE_BYTES, DISK_ORBIT_BYTES
     else:
         count, unit, size = _plain_states(result, spec), "states", "whole plain graph's"
-        each, filed, disk = PLAIN_BYTES, FILE_PLAIN_BYTES, DISK_PLAIN_BYTES
+        each, filed, disk = PLAIN_BYTES, FILE_BYTES, DISK_PLAIN_BYTES
     need = count * each
     if need <= limit:
         return Placement()

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from checker.liveness import scratch
 from checker.liveness.cgraph import Array, CompiledGraph
 from checker.liveness.check import Verdict
 from checker.liveness.cloop import Rules, lasso_from
@@ -233,6 +234,45 @@ def _eventually_always(
     return Verdict(prop, None, opened=count), None, False
 
 
+def _judge_all(
+    spec: Spec,
+    model: CompiledModel,
+    graph: CompiledGraph,
+    props: list[Property],
+    fairness: list[Fairness],
+) -> Judged:
+    """``judge_compiled``'s verdicts on the built ``graph``."""
+    codes = graph.codes()
+    labels = [model.labels[int(c)] for c in codes]
+    code_id = np.full(NLABELS, -1, dtype=np.int64)
+    code_id[codes] = np.arange(len(codes))
+    rules = rules_of(graph, model, labels, fairness)
+    rules.code_id = code_id
+    rules.labels = labels
+    cut_at = (graph.conditions() & CUT) != 0 if getattr(spec, "cut", None) else None
+    if cut_at is not None and not cut_at.any():
+        cut_at = None
+    verdicts: list[Verdict] = []
+    lassos: dict[str, list[tuple[Any, Any]]] = {}
+    for prop in props:
+        index = model.liveness_names.index(prop.name)
+        if prop.kind == LEADS_TO:
+            verdict, lasso, through_cut = _leads_to(graph, model, rules, index, prop, cut_at)
+        else:
+            verdict, lasso, through_cut = _eventually_always(graph, rules, index, prop, cut_at)
+        if lasso is not None and through_cut:
+            end = model.decode(graph.row(lasso.path[-1][1]))
+            verdict = replace(verdict, cut=spec.cut(end))  # type: ignore[attr-defined]
+        if lasso is not None:
+            verdict = replace(verdict, never_taken=tuple(rules.never_taken(graph, lasso)))
+            lassos[prop.name] = [
+                (None if k is None else labels[k], model.decode(graph.row(n)))
+                for k, n in lasso.path
+            ]
+        verdicts.append(verdict)
+    return Judged(verdicts, lassos, graph.n, graph.edges)
+
+
 def judge_compiled(
     spec: Spec,
     model: CompiledModel,
@@ -243,7 +283,8 @@ def judge_compiled(
 ) -> Judged:
     """The verdicts of ``props`` (liveness properties the model compiles: ``unsupported``)
     under ``fairness``, on the compiled core of ``model``; with ``folder`` the graph's arrays
-    are files there (``CompiledGraph``). Raises ``GraphTooLarge``, ``NotCompiled``,
+    are files there (``CompiledGraph``), and so are the judge's that grow with it
+    (``checker.liveness.scratch``). Raises ``GraphTooLarge``, ``NotCompiled``,
     ``NativeUnavailable``, ``MemoryError``, ``OSError`` (the folder's files)."""
     why = unsupported(model, props)
     if why:
@@ -251,35 +292,8 @@ def judge_compiled(
     rows = [model.encode(s) for s in spec.init_states()]
     graph = CompiledGraph(model, rows, max_states, folder)
     try:
-        codes = graph.codes()
-        labels = [model.labels[int(c)] for c in codes]
-        code_id = np.full(NLABELS, -1, dtype=np.int64)
-        code_id[codes] = np.arange(len(codes))
-        rules = rules_of(graph, model, labels, fairness)
-        rules.code_id = code_id
-        rules.labels = labels
-        cut_at = (graph.conditions() & CUT) != 0 if getattr(spec, "cut", None) else None
-        if cut_at is not None and not cut_at.any():
-            cut_at = None
-        verdicts: list[Verdict] = []
-        lassos: dict[str, list[tuple[Any, Any]]] = {}
-        for prop in props:
-            index = model.liveness_names.index(prop.name)
-            if prop.kind == LEADS_TO:
-                verdict, lasso, through_cut = _leads_to(graph, model, rules, index, prop, cut_at)
-            else:
-                verdict, lasso, through_cut = _eventually_always(graph, rules, index, prop, cut_at)
-            if lasso is not None and through_cut:
-                end = model.decode(graph.row(lasso.path[-1][1]))
-                verdict = replace(verdict, cut=spec.cut(end))  # type: ignore[attr-defined]
-            if lasso is not None:
-                verdict = replace(verdict, never_taken=tuple(rules.never_taken(graph, lasso)))
-                lassos[prop.name] = [
-                    (None if k is None else labels[k], model.decode(graph.row(n)))
-                    for k, n in lasso.path
-                ]
-            verdicts.append(verdict)
-        return Judged(verdicts, lassos, graph.n, graph.edges)
+        with scratch.held_in(graph.lib, folder, graph.n):  # the judge's arrays too
+            return _judge_all(spec, model, graph, props, fairness)
     finally:
         graph.close()
 

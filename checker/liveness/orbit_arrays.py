@@ -12,6 +12,7 @@ numbered over every renaming of every label, held as ``uint64`` masks (at most 6
 
 from __future__ import annotations
 
+import contextvars
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
@@ -275,9 +276,13 @@ def judge_orbits(
     one = Space([None], np.zeros((len(view.group.perms), 1), dtype=np.int64), view)
     base = net_of(setting, view, model, one)  # the constraints: the same for every property
     # two properties at a time (numpy and the C walks let go of the GIL): a property's
-    # arrays go when its verdict is in
+    # arrays go when its verdict is in; each runs in a copy of this context, numpy's memory
+    # handler with it (checker.liveness.scratch)
+    contexts = [contextvars.copy_context() for _ in props]
     with ThreadPoolExecutor(max_workers=THREADS if len(view) <= ONE_AT_A_TIME else 1) as pool:
-        done = pool.map(lambda p: _judged(base, setting, view, model, p, cuts), props)
+        done = pool.map(
+            lambda c, p: c.run(_judged, base, setting, view, model, p, cuts), contexts, props
+        )
         for prop, (verdict, lasso) in zip(props, done, strict=True):
             verdicts.append(verdict)
             if lasso is not None:

@@ -55,7 +55,8 @@ def check_orbits(
     folder: str | None = None,
 ) -> tuple[list[Verdict], dict[str, list[tuple[Any, Any]]], int, int, str, str]:
     """``(verdicts, lassos, orbits, edges, the core that judged, why not compiled)``; with
-    ``folder`` the compiled graph's arrays are files there (``CompiledGraph``). Raises
+    ``folder`` the compiled graph's arrays are files there (``CompiledGraph``), the judge's
+    too (``checker.liveness.scratch``). Raises
     ``GraphTooLarge`` past ``max_states`` orbits, or with ``folder`` where the compiled core
     cannot build it (the reference's graph would be in memory), ``ValueError`` for asymmetric
     fairness, ``OSError`` when the folder takes no file or its disk fills."""
@@ -64,7 +65,7 @@ def check_orbits(
     if core == "compiled" and model is not None:
         note = too_many_ids(spec)
         if not note:
-            from checker.liveness import orbit_arrays  # numpy: only when liveness runs
+            from checker.liveness import orbit_arrays, scratch  # numpy: when liveness runs
             from checker.liveness.compiled import NotCompiled
             from checker.liveness.corbits import CompiledOrbitGraph
             from checker.native.core import give_back, map_large
@@ -74,10 +75,11 @@ def check_orbits(
                 rows = [model.encode(s) for s in spec.init_states()]
                 graph = CompiledOrbitGraph(model, rows, max_states, folder)
                 give_back()  # what the build let go (its table, its rows' window)
-                try:
-                    done = orbit_arrays.judge_orbits(
-                        spec, model, graph, sym, list(props), list(fairness)
-                    )
+                try:  # the judge's arrays beside the graph's
+                    with scratch.held_in(graph.lib, folder, graph.n):
+                        done = orbit_arrays.judge_orbits(
+                            spec, model, graph, sym, list(props), list(fairness)
+                        )
                 finally:
                     graph.close()
                 return done.verdicts, done.lassos, done.states, done.edges, "compiled", ""

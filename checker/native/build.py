@@ -40,6 +40,7 @@ ENGINE_SOURCES = (
     HERE / "scc.c",
     HERE / "lwalk.c",
     HERE / "lfiles.c",
+    HERE / "lscratch.c",
 )
 HEADERS = (
     HERE / "model.h",
@@ -282,6 +283,9 @@ def _declare(lib: ctypes.CDLL) -> None:
         "lg_free": (None, [p]),
         "lg_set_dir": (i32, [p, ctypes.c_char_p]),
         "lg_disk_error": (i32, [p]),
+        "lf_use_dir": (i32, [ctypes.c_char_p, i64]),
+        "lf_counts": (None, [p]),
+        "lf_numpy_handler": (p, []),
         "lg_build": (i64, [p, p, i64, i64]),
         "lg_build_orbits": (i64, [p, p, i64, i64, i32, i32]),
         "lg_find": (i64, [p, p]),

@@ -42,15 +42,15 @@ void lg_free(LGraph *g) {
     if (!g) return;
     if (g->m) model_free(g->m);
     lg_drop(g, (void **)&g->rows);
-    free(g->slots);
+    lg_drop(g, (void **)&g->slots);
     lg_drop(g, (void **)&g->off);
     lg_drop(g, (void **)&g->dst);
     lg_drop(g, (void **)&g->lab);
     lg_drop(g, (void **)&g->parent);
     lg_drop(g, (void **)&g->plabel);
     lg_drop(g, (void **)&g->depth);
-    free(g->poff);
-    free(g->psrc);
+    lf_release(g->poff);
+    lf_release(g->psrc);
     free(g->perms);
     lg_drop(g, (void **)&g->ren);
     lg_drop(g, (void **)&g->pren);
@@ -86,7 +86,7 @@ int lg_grow(void **p, size_t item, int64_t want) {
 static int reserve_state(LGraph *g) {
     if (g->sealing && g->n + 1 - g->rbase >= g->rcap) {
         int64_t want = g->rcap ? g->rcap + g->rcap / 2 : 1 << 12;
-        if (lg_grow((void **)&g->rows, g->width, want)) return -1;
+        if (lg_hold(g, (void **)&g->rows, g->width, want)) return -1;
         g->rcap = want;
     }
     if (g->n + 1 < g->cap) return 0;
@@ -115,8 +115,12 @@ static inline int64_t home(uint64_t h, int64_t nslots) {
 }
 
 static int rehash(LGraph *g, int64_t nslots) {
-    uint64_t *slots = calloc((size_t)nslots, 8);
-    if (!slots) return -1;
+    uint64_t *slots = NULL;
+    if (g->dir) { /* a new file reads as zeros */
+        if (lg_hold(g, (void **)&slots, 8, nslots)) return -1;
+    } else if (!(slots = calloc((size_t)nslots, 8))) {
+        return -1;
+    }
     for (int64_t k = 0; k < g->nslots; k++) {
         uint64_t s = g->slots[k];
         if (!s) continue;
@@ -124,7 +128,7 @@ static int rehash(LGraph *g, int64_t nslots) {
         while (slots[at]) at = (at + 1) & (nslots - 1);
         slots[at] = s;
     }
-    free(g->slots);
+    lg_drop(g, (void **)&g->slots);
     g->slots = slots;
     g->nslots = nslots;
     return 0;
@@ -261,8 +265,7 @@ static int64_t expand_all(LGraph *g, const uint8_t *init, int64_t ninit, int64_t
 
 void lg_finish(LGraph *g) {
     g->off[g->n] = g->ne;
-    free(g->slots); /* the build's table: 8 bytes a slot, at most three quarters full */
-    g->slots = NULL;
+    lg_drop(g, (void **)&g->slots); /* the build's table: 8 bytes a slot, <= 3/4 full */
     g->nslots = 0;
     /* give the growth slack back (a sealed build's rows go in lg_seal_end) */
     if (g->n && !g->sealing) lg_hold(g, (void **)&g->rows, g->width, g->n);

@@ -106,6 +106,17 @@ void lg_transpose_count(int64_t n, const int32_t *dst, int64_t *rptr);
 void lg_transpose_place(int64_t n, const int32_t *src, const int32_t *dst, int64_t *rptr,
                         int32_t *rsrc);
 
+/* lscratch.c: the judge's work arrays (and, through numpy's memory handler, its numpy
+ * arrays) of `from` bytes or more in files in the folder lf_use_dir names (NULL: none);
+ * lf_counts gives the blocks made as files and those the folder refused; lf_alloc zeroes
+ * with `zero`, NULL out of memory; lf_release and lf_resize take any block lf_alloc gave. */
+int lf_use_dir(const char *dir, int64_t from);
+void lf_counts(int64_t *out);
+void *lf_alloc(size_t bytes, int zero);
+void *lf_resize(void *p, size_t bytes);
+void lf_release(void *p);
+void *lf_numpy_handler(void);
+
 /* lgraph.c's building blocks, shared with ograph.c: lg_grow reallocs *p to `want` items (-1
  * out of memory); lg_room makes the table room for `more` rows; lg_add numbers a row (hash
  * h), adding it when unseen (-1 out of memory, -2 past max_states); lg_add_edge appends an

@@ -11,25 +11,25 @@
 /* Predecessor CSR (a counting sort of the edges by target), once. */
 static int predecessors(LGraph *g) {
     if (g->poff) return 0;
-    int64_t *poff = calloc((size_t)g->n + 1, 8);
-    uint32_t *psrc = malloc((size_t)(g->ne ? g->ne : 1) * 4);
+    int64_t *poff = lf_alloc(((size_t)g->n + 1) * 8, 1);
+    uint32_t *psrc = lf_alloc((size_t)g->ne * 4, 0);
     if (!poff || !psrc) {
-        free(poff);
-        free(psrc);
+        lf_release(poff);
+        lf_release(psrc);
         return -1;
     }
     for (int64_t e = 0; e < g->ne; e++) poff[g->dst[e] + 1]++;
     for (int64_t i = 0; i < g->n; i++) poff[i + 1] += poff[i];
-    int64_t *fill = malloc((size_t)(g->n ? g->n : 1) * 8);
+    int64_t *fill = lf_alloc((size_t)g->n * 8, 0);
     if (!fill) {
-        free(poff);
-        free(psrc);
+        lf_release(poff);
+        lf_release(psrc);
         return -1;
     }
     memcpy(fill, poff, (size_t)g->n * 8);
     for (int64_t i = 0; i < g->n; i++)
         for (int64_t e = g->off[i]; e < g->off[i + 1]; e++) psrc[fill[g->dst[e]]++] = (uint32_t)i;
-    free(fill);
+    lf_release(fill);
     g->poff = poff;
     g->psrc = psrc;
     return 0;
@@ -40,7 +40,7 @@ static int predecessors(LGraph *g) {
  * out of memory. */
 int64_t lg_reach(LGraph *g, const uint8_t *inside, uint8_t *mark, int backward) {
     if (backward && predecessors(g)) return -1;
-    uint32_t *stack = malloc((size_t)(g->n ? g->n : 1) * 4);
+    uint32_t *stack = lf_alloc((size_t)g->n * 4, 0);
     if (!stack) return -1;
     int64_t top = 0, count = 0;
     for (int64_t i = 0; i < g->n; i++)
@@ -60,7 +60,7 @@ int64_t lg_reach(LGraph *g, const uint8_t *inside, uint8_t *mark, int backward) 
             stack[top++] = t;
         }
     }
-    free(stack);
+    lf_release(stack);
     return count;
 }
 
@@ -98,7 +98,7 @@ void lg_sub_fill(const LGraph *g, const int64_t *nodes, int64_t k, const int32_t
 int64_t lg_bfs(const LGraph *g, int64_t start, const uint8_t *inside, const uint8_t *goal,
                int64_t *came, int64_t *path, int64_t cap) {
     if (goal[start]) return 0;
-    uint32_t *queue = malloc((size_t)g->n * 4);
+    uint32_t *queue = lf_alloc((size_t)g->n * 4, 0);
     if (!queue) return -2;
     int64_t head = 0, tail = 0, found = -1;
     queue[tail++] = (uint32_t)start;
@@ -146,7 +146,7 @@ int64_t lg_bfs(const LGraph *g, int64_t start, const uint8_t *inside, const uint
         steps = -1;
     }
     for (int64_t i = 0; i < tail; i++) came[queue[i]] = -1;
-    free(queue);
+    lf_release(queue);
     return steps;
 }
 

@@ -97,10 +97,9 @@ int lg_index_rows(LGraph *g) {
 
 int lg_seal_end(LGraph *g) {
     size_t n = (size_t)g->n, nprops = (size_t)g->nprops;
-    free(g->rows);
+    lg_drop(g, (void **)&g->rows);
     free(g->cslots);
     free(g->ncodes);
-    g->rows = NULL;
     g->cslots = g->ncodes = NULL;
     uint16_t *acode = NULL;
     if (lg_hold(g, (void **)&acode, sizeof(uint16_t), (int64_t)(n * nprops + 1))

@@ -45,15 +45,15 @@ static inline void lower(Pearce *s, int32_t v, int32_t w) {
 int64_t lg_scc(int64_t k, const int64_t *indptr, const int32_t *indices, int32_t *comp) {
     for (int64_t v = 0; v < k; v++)
         if (indptr[v + 1] - indptr[v] > (int64_t)UINT32_MAX) return LG_OVERFLOW;
-    size_t slots = (size_t)(k ? k : 1); /* malloc(0) may return NULL */
+    size_t slots = (size_t)k;
     Pearce s = {comp,
-                malloc(slots * sizeof(int32_t)),
-                malloc(slots * sizeof(uint32_t)),
-                calloc((slots + 7) / 8, 1),
+                lf_alloc(slots * sizeof(int32_t), 0),
+                lf_alloc(slots * sizeof(uint32_t), 0),
+                lf_alloc((slots + 7) / 8, 1),
                 1,
                 0};
     if (!s.stack || !s.next || !s.root) {
-        free(s.stack), free(s.next), free(s.root);
+        lf_release(s.stack), lf_release(s.next), lf_release(s.root);
         return LG_NO_MEMORY;
     }
     memset(comp, 0, (size_t)k * sizeof *comp);
@@ -92,7 +92,7 @@ int64_t lg_scc(int64_t k, const int64_t *indptr, const int32_t *indices, int32_t
         }
     }
     for (int64_t v = 0; v < k; v++) comp[v] = (int32_t)(k - 1 - comp[v]);
-    free(s.stack), free(s.next), free(s.root);
+    lf_release(s.stack), lf_release(s.next), lf_release(s.root);
     return k - 1 - c;
 }
 
