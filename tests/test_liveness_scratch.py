@@ -82,7 +82,7 @@ def test_numpy_arrays_past_the_threshold_are_files_that_outlive_the_block(lib, t
     assert scratch_maps() == 1
     del counted
     assert scratch_maps() == 0 and list(tmp_path.iterdir()) == []
-    # the two arrays, the two resized ones' new files, a comparison's and the thread's arrays
+    # the two arrays, the two resized ones' new files, the arange compared with and the thread's
     assert scratch.counts(lib) == (made + 6, refused)
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import errno
+import gc
 import os
 from collections.abc import Iterator
 from typing import Any
@@ -31,27 +32,28 @@ SET_HANDLER = 304
 """``PyDataMem_SetHandler``'s place in numpy's C API table (``__multiarray_api.h``, numpy
 1.22 on; the table's order is numpy's ABI and does not change)."""
 
-_NAME = ctypes.create_string_buffer(b"mem_handler")  # the capsule keeps the pointer, not a copy
 _handlers: dict[int, Any] = {}  # one capsule a library, kept: arrays made under it refer to it
+_GET_POINTER = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.py_object, ctypes.c_char_p)(
+    ("PyCapsule_GetPointer", ctypes.pythonapi)
+)
+_NEW_CAPSULE = ctypes.PYFUNCTYPE(
+    ctypes.py_object, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p
+)(("PyCapsule_New", ctypes.pythonapi))
 
 
 def _set_handler() -> Any:
     """numpy's ``PyDataMem_SetHandler`` (capsule -> the previous capsule)."""
     api = np._core.multiarray._ARRAY_API  # type: ignore[attr-defined]
-    pointer = ctypes.pythonapi.PyCapsule_GetPointer
-    pointer.argtypes, pointer.restype = [ctypes.py_object, ctypes.c_char_p], ctypes.c_void_p
-    table = ctypes.cast(pointer(api, None), ctypes.POINTER(ctypes.c_void_p))
+    table = ctypes.cast(_GET_POINTER(api, None), ctypes.POINTER(ctypes.c_void_p))
     return ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.py_object)(table[SET_HANDLER])
 
 
 def _capsule(lib: Any) -> Any:
-    """The ``mem_handler`` capsule of ``lib``'s handler (``lf_numpy_handler``), made once."""
+    """The ``mem_handler`` capsule of ``lib``'s handler (``lf_numpy_handler``; its name a
+    static string of the library's, ``lf_capsule_name``), made once."""
     key = int(lib.lf_numpy_handler())
     if key not in _handlers:
-        new = ctypes.pythonapi.PyCapsule_New
-        new.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
-        new.restype = ctypes.py_object
-        _handlers[key] = new(key, ctypes.addressof(_NAME), None)
+        _handlers[key] = _NEW_CAPSULE(key, lib.lf_capsule_name(), None)
     return _handlers[key]
 
 
@@ -64,21 +66,22 @@ def threshold(nodes: int) -> int:
 def held_in(lib: Any, folder: str | None, nodes: int) -> Iterator[None]:
     """Within the block, the judge's blocks of ``threshold(nodes)`` bytes or more are files in
     ``folder`` (nothing changes when it is None): the C walks' (``lf_use_dir`` in ``lib``,
-    process-wide) and the numpy arrays made in this context. Arrays made inside may outlive
-    the block: each is freed the way it was made. Raises ``OSError`` for a folder name too
-    long to hold (4,064 bytes)."""
+    process-wide, so blocks do not nest) and the numpy arrays made in this context. Arrays
+    made inside may outlive the block: each is freed the way it was made. Raises ``OSError``
+    for a folder name too long to hold (4,064 bytes)."""
     if folder is None:
         yield
         return
-    if lib.lf_use_dir(os.fsencode(folder), threshold(nodes)) != 0:
-        raise OSError(errno.ENAMETOOLONG, os.strerror(errno.ENAMETOOLONG), folder)
     setter = _set_handler()
     previous = setter(_capsule(lib))
     try:
+        if lib.lf_use_dir(os.fsencode(folder), threshold(nodes)) != 0:
+            raise OSError(errno.ENAMETOOLONG, os.strerror(errno.ENAMETOOLONG), folder)
         yield
     finally:
-        setter(previous)
         lib.lf_use_dir(None, 0)
+        setter(previous)
+        gc.collect()  # arrays held only by reference cycles go now, their files with them
 
 
 def counts(lib: Any) -> tuple[int, int]:

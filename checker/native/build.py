@@ -286,6 +286,7 @@ def _declare(lib: ctypes.CDLL) -> None:
         "lf_use_dir": (i32, [ctypes.c_char_p, i64]),
         "lf_counts": (None, [p]),
         "lf_numpy_handler": (p, []),
+        "lf_capsule_name": (p, []),
         "lg_build": (i64, [p, p, i64, i64]),
         "lg_build_orbits": (i64, [p, p, i64, i64, i32, i32]),
         "lg_find": (i64, [p, p]),

@@ -116,6 +116,7 @@ void *lf_alloc(size_t bytes, int zero);
 void *lf_resize(void *p, size_t bytes);
 void lf_release(void *p);
 void *lf_numpy_handler(void);
+const char *lf_capsule_name(void);
 
 /* lgraph.c's building blocks, shared with ograph.c: lg_grow reallocs *p to `want` items (-1
  * out of memory); lg_room makes the table room for `more` rows; lg_add numbers a row (hash

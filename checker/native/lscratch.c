@@ -61,6 +61,7 @@ void lf_counts(int64_t *out) {
 
 /* A file block of `bytes` data bytes (zeros), or NULL when the folder does not take it. */
 static void *file_block(size_t bytes) {
+    if (bytes > SIZE_MAX - LF_PAGE) return NULL;
     char path[sizeof lf_dir + 32];
     snprintf(path, sizeof path, "%s/hwcheck-scratch-XXXXXX", lf_dir);
     int fd = mkostemp(path, O_CLOEXEC);
@@ -86,6 +87,7 @@ void *lf_alloc(size_t bytes, int zero) {
         }
         __atomic_fetch_add(&lf_refused, 1, __ATOMIC_RELAXED);
     }
+    if (bytes > SIZE_MAX - sizeof(Header)) return NULL;
     Header *h = zero ? calloc(1, bytes + sizeof(Header)) : malloc(bytes + sizeof(Header));
     if (!h) return NULL;
     *h = (Header){LF_HEAP, bytes};
@@ -109,6 +111,7 @@ void *lf_resize(void *p, size_t bytes) {
     if (!p) return lf_alloc(bytes, 0);
     Header *h = (Header *)p - 1;
     if (h->kind == LF_HEAP && (bytes < lf_from || !__atomic_load_n(&lf_on, __ATOMIC_ACQUIRE))) {
+        if (bytes > SIZE_MAX - sizeof(Header)) return NULL;
         Header *q = realloc(h, bytes + sizeof(Header));
         if (!q) return NULL;
         q->bytes = bytes;
@@ -157,3 +160,6 @@ static NumpyHandler lf_numpy = {"hwcheck_scratch", 1,          NULL,   np_malloc
                                 np_calloc,         np_realloc, np_free};
 
 void *lf_numpy_handler(void) { return &lf_numpy; }
+
+/* The name numpy wants on the handler's capsule; the capsule keeps the pointer, so it is ours. */
+const char *lf_capsule_name(void) { return "mem_handler"; }
