@@ -54,32 +54,38 @@ static int failed(LGraph *g) {
     return -1;
 }
 
+int lg_map_file(const char *dir, const char *prefix, size_t bytes, void **addr) {
+    char path[4096 + 64];
+    if (snprintf(path, sizeof path, "%s/%s-XXXXXX", dir, prefix) >= (int)sizeof path) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    int fd = mkostemp(path, O_CLOEXEC);
+    if (fd < 0) return -1;
+    unlink(path);
+    int err = posix_fallocate(fd, 0, (off_t)bytes);
+    void *at = MAP_FAILED;
+    if (!err) at = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (err || at == MAP_FAILED) {
+        if (err) errno = err;
+        int saved = errno;
+        close(fd);
+        errno = saved;
+        return -1;
+    }
+    *addr = at;
+    return fd;
+}
+
 /* A new file of `bytes` bytes in the folder, mapped: 0, or -1. */
 static int open_file(LGraph *g, void **p, size_t bytes) {
     if (g->nfiles == LG_MAX_FILES) {
         errno = EMFILE;
         return failed(g);
     }
-    size_t len = strlen(g->dir) + 32;
-    char *path = malloc(len);
-    if (!path) return failed(g);
-    snprintf(path, len, "%s/hwcheck-graph-XXXXXX", g->dir);
-    int fd = mkostemp(path, O_CLOEXEC);
-    if (fd < 0) {
-        free(path);
-        return failed(g);
-    }
-    unlink(path);
-    free(path);
-    int err = posix_fallocate(fd, 0, (off_t)bytes);
-    void *addr = MAP_FAILED;
-    if (!err) addr = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (err || addr == MAP_FAILED) {
-        if (err) errno = err;
-        failed(g);
-        close(fd);
-        return -1;
-    }
+    void *addr;
+    int fd = lg_map_file(g->dir, "hwcheck-graph", bytes, &addr);
+    if (fd < 0) return failed(g);
     g->files[g->nfiles++] = (LgFile){addr, bytes, fd};
     *p = addr;
     return 0;
@@ -113,6 +119,12 @@ int lg_hold(LGraph *g, void **p, size_t item, int64_t want) {
     f->bytes = bytes;
     *p = addr;
     return 0;
+}
+
+int lg_zeroed(LGraph *g, void **p, size_t item, int64_t n) {
+    if (g->dir) return lg_hold(g, p, item, n); /* a new file reads as zeros */
+    *p = calloc((size_t)n, item);
+    return *p ? 0 : -1;
 }
 
 /* Let *p go (a file's mapping and the file, or a heap array) and set it to NULL. */

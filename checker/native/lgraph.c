@@ -116,11 +116,7 @@ static inline int64_t home(uint64_t h, int64_t nslots) {
 
 static int rehash(LGraph *g, int64_t nslots) {
     uint64_t *slots = NULL;
-    if (g->dir) { /* a new file reads as zeros */
-        if (lg_hold(g, (void **)&slots, 8, nslots)) return -1;
-    } else if (!(slots = calloc((size_t)nslots, 8))) {
-        return -1;
-    }
+    if (lg_zeroed(g, (void **)&slots, 8, nslots)) return -1;
     for (int64_t k = 0; k < g->nslots; k++) {
         uint64_t s = g->slots[k];
         if (!s) continue;

@@ -129,6 +129,12 @@ int lg_disk_error(const LGraph *g);
 int lg_hold(LGraph *g, void **p, size_t item, int64_t want);
 void lg_drop(LGraph *g, void **p);
 void lg_drop_files(LGraph *g);
+/* lfiles.c's shared pieces: lg_map_file makes an unlinked file of `bytes` in `dir` (named
+ * prefix-XXXXXX), reserves its blocks and maps it shared at *addr, returning its descriptor
+ * (-1 with errno); lg_zeroed gives *p n zeroed items, a file in a folder (lg_set_dir) else
+ * the heap (0, or -1). */
+int lg_map_file(const char *dir, const char *prefix, size_t bytes, void **addr);
+int lg_zeroed(LGraph *g, void **p, size_t item, int64_t n);
 int lg_room(LGraph *g, int64_t more);
 int64_t lg_add(LGraph *g, const uint8_t *row, uint64_t h, uint32_t depth, uint32_t parent,
                uint16_t label, int64_t max_states);

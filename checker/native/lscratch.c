@@ -15,9 +15,7 @@
  * folder is one for the whole process (the liveness pass runs one at a time). */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -62,17 +60,11 @@ void lf_counts(int64_t *out) {
 /* A file block of `bytes` data bytes (zeros), or NULL when the folder does not take it. */
 static void *file_block(size_t bytes) {
     if (bytes > SIZE_MAX - LF_PAGE) return NULL;
-    char path[sizeof lf_dir + 32];
-    snprintf(path, sizeof path, "%s/hwcheck-scratch-XXXXXX", lf_dir);
-    int fd = mkostemp(path, O_CLOEXEC);
-    if (fd < 0) return NULL;
-    unlink(path);
     size_t len = bytes + LF_PAGE;
-    void *base = MAP_FAILED;
-    if (!posix_fallocate(fd, 0, (off_t)len))
-        base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    void *base;
+    int fd = lg_map_file(lf_dir, "hwcheck-scratch", len, &base);
+    if (fd < 0) return NULL;
     close(fd); /* the mapping keeps the file */
-    if (base == MAP_FAILED) return NULL;
     Header *h = (Header *)((char *)base + LF_PAGE - sizeof(Header));
     *h = (Header){LF_FILE, len};
     return (char *)base + LF_PAGE;

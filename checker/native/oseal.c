@@ -74,11 +74,7 @@ void lg_seal_slide(LGraph *g, int64_t first) {
 static int found_table(LGraph *g) {
     int64_t nslots = 1 << 4;
     while (nslots * 3 < g->n * 4) nslots *= 2;
-    if (g->dir) { /* a new file reads as zeros */
-        if (lg_hold(g, (void **)&g->found, sizeof(uint32_t), nslots)) return -1;
-    } else if (!(g->found = calloc((size_t)nslots, sizeof(uint32_t)))) {
-        return -1;
-    }
+    if (lg_zeroed(g, (void **)&g->found, sizeof(uint32_t), nslots)) return -1;
     g->nfound = nslots;
     return 0;
 }
